@@ -1,0 +1,4 @@
+//! goldgate
+pub mod error;
+pub mod spec;
+pub mod value;

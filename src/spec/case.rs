@@ -1,0 +1,96 @@
+//! serde types of the files users write. They say what may be written; `load` checks the rest.
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::Node;
+
+/// A case file, as written (SPEC §3).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// One line about the document.
+    pub description: Option<String>,
+    /// Free labels, for filtering and reports.
+    pub tags: Option<Vec<String>>,
+    /// When set, the test is reported ignored with this reason.
+    pub skip: Option<Spanned<String>>,
+    /// A path (relative to the case file) or an inline mapping.
+    pub prediction: Option<Node>,
+    /// A free-text prediction, for cases checked by rubrics alone.
+    pub prediction_text: Option<Spanned<String>>,
+    /// Gold value of every field.
+    pub gold: Option<Node>,
+    /// Fields that must be right.
+    pub critical: Option<Vec<Spanned<String>>>,
+    /// `false`, `true`, or a mapping of normalization steps.
+    pub normalize: Option<Node>,
+    /// Must-Right and Easy-Wrong rubrics, inline or included.
+    pub rubrics: Option<Vec<Spanned<RubricEntry>>>,
+    /// Bounds on metrics and on the score.
+    pub thresholds: Option<Spanned<ThresholdsSpec>>,
+    /// Number of uniform bins of the expected calibration error (default 5).
+    pub ece_bins: Option<Spanned<u32>>,
+}
+
+/// A rubric set in `rubrics/NAME.yaml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RubricSetFile {
+    /// Its rubrics, which may include other sets.
+    pub rubrics: Vec<Spanned<RubricEntry>>,
+}
+
+/// One entry of a `rubrics` list: a rubric, or `include: NAME`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RubricEntry {
+    /// Pulls in every rubric of `rubrics/NAME.yaml`.
+    pub include: Option<Spanned<String>>,
+    /// Label of a rubric whose failure closes the gate.
+    pub must_right: Option<Spanned<String>>,
+    /// Label of a rubric whose failure costs a penalty.
+    pub easy_wrong: Option<Spanned<String>>,
+    /// The field checked; without it the check reads the whole prediction text.
+    pub field: Option<Spanned<String>>,
+    /// A normalization override for this rubric.
+    pub normalize: Option<Node>,
+    /// Penalty of a failed Easy-Wrong rubric, in (0, 1]; 0.1 by default.
+    pub penalty: Option<Spanned<f64>>,
+    /// Check: the field matches its gold exactly.
+    pub exact: Option<Spanned<bool>>,
+    /// Check: ANLS of the field against its gold is at least this.
+    pub min_anls: Option<Spanned<f64>>,
+    /// Check: the normalized value equals this.
+    pub equals: Option<Node>,
+    /// Check: the normalized value equals one of these.
+    pub one_of: Option<Node>,
+    /// Check: the normalized value contains every one of these.
+    pub contains: Option<Node>,
+    /// Check: the normalized value contains none of these.
+    pub not_contains: Option<Node>,
+    /// Check: the raw value matches this regular expression.
+    pub matches: Option<Spanned<String>>,
+    /// Check: the field has a non-empty value (`true`) or none (`false`).
+    pub present: Option<Spanned<bool>>,
+}
+
+/// The thresholds of a case; all optional (SPEC §3).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdsSpec {
+    /// Lower bound on the gated score.
+    pub min_score: Option<Spanned<f64>>,
+    /// Lower bound on mean exact match.
+    pub min_exact_match: Option<Spanned<f64>>,
+    /// Lower bound on mean ANLS.
+    pub min_anls: Option<Spanned<f64>>,
+    /// Lower bound on mean exact match over critical fields.
+    pub min_exact_critical: Option<Spanned<f64>>,
+    /// Lower bound on mean ANLS over critical fields.
+    pub min_anls_critical: Option<Spanned<f64>>,
+    /// Upper bound on the Brier score.
+    pub max_brier: Option<Spanned<f64>>,
+    /// Upper bound on the expected calibration error.
+    pub max_ece: Option<Spanned<f64>>,
+}

@@ -1,0 +1,156 @@
+//! YAML text -> serde types, with errors located by file, line, column and YAML path.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde_path_to_error::Segment;
+
+use super::node::with_source;
+use super::Mark;
+use crate::error::{LoadError, closest};
+
+/// Parses a YAML document into `T`; scalars read as [`super::Node`] keep their written text.
+///
+/// Duplicate keys, unknown keys, wrong types and syntax errors come back as a [`LoadError`] with
+/// the position, the YAML path and, for a misspelt key, the closest valid one.
+pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, LoadError> {
+    let mut options = serde_saphyr::Options::default();
+    options.with_snippet = false;
+    let mut path = String::new();
+    let result = with_source(source, || {
+        serde_saphyr::with_deserializer_from_str_with_options(source, options, |de| {
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                path = clean_path(e.path());
+                e.into_inner()
+            })
+        })
+    });
+    result.map_err(|e| located(file, &path, &e))
+}
+
+fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
+    let mark = error.location().map(|l| Mark::of(&l)).unwrap_or_default();
+    let text = error.to_string();
+    let text = strip_position(&text);
+    let (message, hint) = explain(text);
+    let mut e = LoadError::at(file, mark, path, message);
+    e.hint = hint;
+    e
+}
+
+/// serde-saphyr appends ` at line N, column M`; the position is rendered up front instead.
+fn strip_position(text: &str) -> &str {
+    match text.rfind(" at line ") {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
+/// Rewrites the parser's wording into a message and a fix.
+fn explain(text: &str) -> (String, Option<String>) {
+    if let Some(rest) = text.strip_prefix("unknown field `") {
+        let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let expected: Vec<&str> = expected
+            .trim_start_matches(", expected one of ")
+            .trim_start_matches(", expected ")
+            .split(", ")
+            .map(|k| k.trim_matches('`'))
+            .filter(|k| !k.is_empty())
+            .collect();
+        let hint = match closest(key, expected.iter().copied()) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => format!("expected one of {}", expected.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+        };
+        return (format!("unknown key `{key}`"), Some(hint));
+    }
+    if let Some(rest) = text.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(", set DuplicateKeyPolicy").next().unwrap_or(rest);
+        return (
+            format!("duplicate key `{key}`"),
+            Some("a key may appear once in a mapping; remove or rename the other one".into()),
+        );
+    }
+    if let Some(field) = text.strip_prefix("missing field `") {
+        let field = field.trim_end_matches('`');
+        return (format!("missing key `{field}`"), Some(format!("add `{field}:`")));
+    }
+    if text.starts_with("invalid floating point") {
+        return ("expected a number".into(), Some("write a number such as `0.9`".into()));
+    }
+    if text.contains("invalid type") || text.starts_with("invalid boolean") {
+        return (text.replace("invalid type: ", "wrong type: "), None);
+    }
+    (text.to_owned(), None)
+}
+
+/// Renders serde_path_to_error's path the way users write it, dropping the `value` step that
+/// every `Spanned` wrapper adds after the segment it wraps.
+fn clean_path(path: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    let mut last_consumed = true;
+    for segment in path.iter() {
+        match segment {
+            Segment::Map { key } if key == "value" && !last_consumed => last_consumed = true,
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+                last_consumed = false;
+            }
+            Segment::Seq { index } => {
+                out.push_str(&format!("[{index}]"));
+                last_consumed = false;
+            }
+            Segment::Enum { variant } => {
+                out.push_str(&format!(".{variant}"));
+                last_consumed = false;
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{CaseFile, NodeKind};
+
+    fn parse(src: &str) -> Result<CaseFile, LoadError> {
+        parse_yaml(Path::new("c.yaml"), src)
+    }
+
+    #[test]
+    fn scalars_keep_their_written_text() {
+        let case = parse("gold:\n  a: 0173\n  b: 1234.50\n  c: no\n  d: 1e3\n  e: \"~\"\n  f: ~\n  g: &x 1.10\n  h: *x\nrubrics: []\n").unwrap();
+        let gold = case.gold.unwrap();
+        let map = gold.as_map().unwrap();
+        let text = |i: usize| match &map[i].1.kind {
+            NodeKind::Text(t) => t.clone(),
+            NodeKind::Null => "<null>".into(),
+            _ => "<tree>".into(),
+        };
+        let got: Vec<String> = (0..8).map(text).collect();
+        assert_eq!(got, ["0173", "1234.50", "no", "1e3", "~", "<null>", "1.10", "1.10"]);
+    }
+
+    #[test]
+    fn unknown_key_gets_position_path_and_suggestion() {
+        let e = parse("gold: {a: x}\nrubrics:\n  - must-right: x\n    exact: true\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:3:5: rubrics[0].must-right: unknown key `must-right` (did you mean `must_right`?)");
+    }
+
+    #[test]
+    fn duplicate_key_is_an_error() {
+        let e = parse("gold:\n  total: 1\n  total: 2\n").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 3));
+        assert!(e.message.contains("duplicate key `total`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_number_is_located() {
+        let e = parse("thresholds:\n  min_anls: high\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:2:13: thresholds.min_anls: expected a number (write a number such as `0.9`)");
+    }
+}

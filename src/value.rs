@@ -1,0 +1,90 @@
+//! The value tree shared by gold and predictions: text leaves that keep their written form.
+
+use std::fmt;
+
+/// A gold or predicted value. Scalars are text exactly as written; `Null` is "no value".
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// No value: YAML `null`/`~`, JSON `null`, or an absent field.
+    Null,
+    /// A scalar, as its written text (`0173`, `1234.50`, `no`).
+    Text(String),
+    /// A list value (line items, several addresses).
+    List(Vec<Value>),
+    /// A mapping value, in written order.
+    Map(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// True for `Null`, the empty text, and empty lists or mappings.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Value::Null => true,
+            Value::Text(t) => t.is_empty(),
+            Value::List(items) => items.is_empty(),
+            Value::Map(entries) => entries.is_empty(),
+        }
+    }
+
+    /// True for lists and mappings, which are scored as trees (ANLS*).
+    pub fn is_nested(&self) -> bool {
+        matches!(self, Value::List(_) | Value::Map(_))
+    }
+
+    /// The text a rubric reads: scalars as written, `Null` as empty, trees as compact JSON.
+    pub fn as_text(&self) -> String {
+        match self {
+            Value::Null => String::new(),
+            Value::Text(t) => t.clone(),
+            nested => nested.to_json().to_string(),
+        }
+    }
+
+    /// The JSON form used in reports: scalars are JSON strings, so `0173` stays `"0173"`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Text(t) => serde_json::Value::String(t.clone()),
+            Value::List(items) => items.iter().map(Value::to_json).collect(),
+            Value::Map(entries) => serde_json::Value::Object(
+                entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+            ),
+        }
+    }
+
+    /// Converts a JSON document; numbers become their shortest round-trip text (`1234.5`).
+    pub fn from_json(json: &serde_json::Value) -> Value {
+        match json {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Text(b.to_string()),
+            serde_json::Value::Number(n) => Value::Text(n.to_string()),
+            serde_json::Value::String(s) => Value::Text(s.clone()),
+            serde_json::Value::Array(items) => Value::List(items.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(map) => Value::Map(
+                map.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect(),
+            ),
+        }
+    }
+
+    /// Looks a key up in a mapping value.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Scalars as written, `null` for no value, trees as pretty JSON.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Text(t) => f.write_str(t),
+            nested => {
+                let pretty = serde_json::to_string_pretty(&nested.to_json()).map_err(|_| fmt::Error)?;
+                f.write_str(&pretty)
+            }
+        }
+    }
+}
