@@ -2,3 +2,7 @@
 pub mod error;
 pub mod spec;
 pub mod value;
+pub mod metrics;
+mod normalize;
+pub use normalize::Normalize;
+pub use value::Value;

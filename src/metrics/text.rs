@@ -1,0 +1,100 @@
+//! Exact match and ANLS of one text against its variants (SPEC §4.2).
+
+use crate::normalize::Normalize;
+
+/// The ANLS threshold τ: a normalized distance at or above it scores 0.
+pub const TAU: f64 = 0.5;
+
+/// Levenshtein distance counted in Unicode code points.
+///
+/// ```
+/// assert_eq!(goldgate::metrics::levenshtein("Société", "Societe"), 2);
+/// ```
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
+}
+
+/// 1 when the normalized texts are equal, else 0.
+///
+/// ```
+/// use goldgate::{Normalize, metrics::exact_match};
+/// assert_eq!(exact_match("ACME  Corp", "acme corp", Normalize::ALL), 1.0);
+/// assert_eq!(exact_match("ACME", "ACNE", Normalize::ALL), 0.0);
+/// ```
+pub fn exact_match(gold: &str, pred: &str, normalize: Normalize) -> f64 {
+    if normalize.apply(gold) == normalize.apply(pred) { 1.0 } else { 0.0 }
+}
+
+/// ANLS of one prediction against one variant: 1 − NL when NL < 0.5, else 0; both empty = 1.
+///
+/// ```
+/// use goldgate::{Normalize, metrics::anls};
+/// // "invoice" vs "invoce": distance 1 over 7 code points.
+/// assert_eq!(anls("invoice", "invoce", Normalize::ALL), 1.0 - 1.0 / 7.0);
+/// // NL = 0.5 exactly scores 0 (strict threshold).
+/// assert_eq!(anls("ab", "ax", Normalize::ALL), 0.0);
+/// ```
+pub fn anls(gold: &str, pred: &str, normalize: Normalize) -> f64 {
+    anls_normalized(&normalize.apply(gold), &normalize.apply(pred))
+}
+
+fn anls_normalized(a: &str, b: &str) -> f64 {
+    let longest = a.chars().count().max(b.chars().count());
+    if longest == 0 {
+        return 1.0;
+    }
+    let nl = levenshtein(a, b) as f64 / longest as f64;
+    if nl < TAU { 1.0 - nl } else { 0.0 }
+}
+
+/// The scores of one field: the best over its variants, and which variant came closest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldScore {
+    /// EM_i: 1 when some variant matches exactly.
+    pub em: f64,
+    /// ANLS_i: the best ANLS over the variants.
+    pub anls: f64,
+    /// Index of the closest variant (best ANLS, then EM; the first wins a tie).
+    pub closest: usize,
+}
+
+/// EM_i and ANLS_i of a prediction over the variants of a field.
+///
+/// ```
+/// use goldgate::{Normalize, metrics::score_variants};
+/// let s = score_variants(&["2024-03-05", "05/03/2024"], "05/03/2024", Normalize::ALL);
+/// assert_eq!((s.em, s.anls, s.closest), (1.0, 1.0, 1));
+/// ```
+pub fn score_variants<S: AsRef<str>>(variants: &[S], pred: &str, normalize: Normalize) -> FieldScore {
+    let b = normalize.apply(pred);
+    let mut best = FieldScore { em: 0.0, anls: 0.0, closest: 0 };
+    for (i, variant) in variants.iter().enumerate() {
+        let a = normalize.apply(variant.as_ref());
+        let em = if a == b { 1.0 } else { 0.0 };
+        let anls = anls_normalized(&a, &b);
+        if (anls, em) > (best.anls, best.em) {
+            best = FieldScore { em, anls, closest: i };
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_empty_scores_one() {
+        assert_eq!(anls("", "", Normalize::ALL), 1.0);
+        assert_eq!(exact_match("", "  ", Normalize::ALL), 1.0);
+        assert_eq!(anls("abc", "", Normalize::ALL), 0.0);
+    }
+
+    #[test]
+    fn just_under_the_threshold_keeps_its_score() {
+        // distance 2 over 5: NL = 0.4 -> 0.6
+        assert!((anls("abcde", "abxye", Normalize::ALL) - 0.6).abs() < 1e-15);
+        // distance 3 over 6: NL = 0.5 -> 0
+        assert_eq!(anls("abcdef", "abcxyz", Normalize::ALL), 0.0);
+    }
+}
