@@ -6,3 +6,7 @@ pub mod metrics;
 mod normalize;
 pub use normalize::Normalize;
 pub use value::Value;
+pub mod case;
+pub mod load;
+pub mod prediction;
+pub mod rubric;

@@ -1,0 +1,119 @@
+//! A checked case: what `load` produces and `evaluate` consumes.
+
+use std::path::PathBuf;
+
+use crate::normalize::Normalize;
+use crate::rubric::Rubric;
+use crate::value::Value;
+
+/// A gold case, validated and with its rubric sets resolved.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The test name: the path under the cases folder without extension, `/`-separated.
+    pub id: String,
+    /// The case file.
+    pub file: PathBuf,
+    /// One line about the document.
+    pub description: Option<String>,
+    /// Free labels.
+    pub tags: Vec<String>,
+    /// The reason the case is skipped, if it is.
+    pub skip: Option<String>,
+    /// Where the prediction comes from.
+    pub prediction: PredictionSource,
+    /// The gold fields in written order; `None` when the case has no `gold`.
+    pub gold: Option<Vec<GoldField>>,
+    /// Names of the critical fields.
+    pub critical: Vec<String>,
+    /// How texts are normalized before comparison.
+    pub normalize: Normalize,
+    /// Must-Right and Easy-Wrong rubrics, includes expanded.
+    pub rubrics: Vec<Rubric>,
+    /// Bounds the case must meet.
+    pub thresholds: Vec<Threshold>,
+    /// Number of ECE bins.
+    pub ece_bins: u32,
+}
+
+/// One field of `gold` with its accepted variants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoldField {
+    /// The field name.
+    pub name: String,
+    /// Accepted values; one unless written with `any_of`.
+    pub variants: Vec<Value>,
+    /// Line of the field in the case file.
+    pub line: u64,
+}
+
+/// Where a case's prediction comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PredictionSource {
+    /// A `.json`, `.yaml`, `.yml` or `.txt` file (resolved against the case's folder).
+    File {
+        /// The resolved path.
+        path: PathBuf,
+        /// Line of `prediction:` in the case file.
+        line: u64,
+    },
+    /// An inline field document.
+    Inline(crate::spec::Node),
+    /// `prediction_text:`.
+    Text(String),
+}
+
+/// A metric a threshold may bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// The gated rubric score.
+    Score,
+    /// Mean exact match over the gold fields.
+    ExactMatch,
+    /// Mean ANLS over the gold fields.
+    Anls,
+    /// Mean exact match over the critical fields.
+    ExactCritical,
+    /// Mean ANLS over the critical fields.
+    AnlsCritical,
+    /// Brier score of the confidences.
+    Brier,
+    /// Expected calibration error of the confidences.
+    Ece,
+}
+
+impl Metric {
+    /// The metric's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Score => "score",
+            Metric::ExactMatch => "exact_match",
+            Metric::Anls => "anls",
+            Metric::ExactCritical => "exact_critical",
+            Metric::AnlsCritical => "anls_critical",
+            Metric::Brier => "brier",
+            Metric::Ece => "ece",
+        }
+    }
+}
+
+/// A bound on a metric: `min_*` must be reached, `max_*` must not be exceeded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    /// The key as written (`min_anls`).
+    pub name: String,
+    /// What it bounds.
+    pub metric: Metric,
+    /// The limit.
+    pub limit: f64,
+    /// True for `max_*`.
+    pub is_max: bool,
+    /// Line in the case file.
+    pub line: u64,
+}
+
+impl Threshold {
+    /// Whether a value meets the bound.
+    pub fn holds(&self, value: f64) -> bool {
+        if self.is_max { value <= self.limit } else { value >= self.limit }
+    }
+}

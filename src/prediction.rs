@@ -1,0 +1,258 @@
+//! Reading predictions: the envelope, confidences, usage (SPEC §3.1).
+
+use std::path::Path;
+
+use crate::case::PredictionSource;
+use crate::error::{LoadError, closest};
+use crate::load::read_text;
+use crate::spec::{Mark, Node, parse_yaml};
+use crate::value::Value;
+
+/// What the extraction produced for one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// The predicted fields in written order; empty for a text prediction.
+    pub fields: Vec<PredictedField>,
+    /// The whole prediction as text, for rubrics without `field`.
+    pub text: String,
+    /// Whether this is a field document (as opposed to plain text).
+    pub is_document: bool,
+    /// Latency reported by the pipeline, in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// Token usage reported by the pipeline.
+    pub usage: Option<Usage>,
+    /// The model that produced it.
+    pub model: Option<String>,
+}
+
+/// One predicted field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictedField {
+    /// The field name.
+    pub name: String,
+    /// The value.
+    pub value: Value,
+    /// The model's confidence in [0, 1], when given.
+    pub confidence: Option<f64>,
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    /// Prompt (input) tokens.
+    pub input_tokens: Option<f64>,
+    /// Output (completion, candidates) tokens.
+    pub output_tokens: Option<f64>,
+    /// Total tokens.
+    pub total_tokens: Option<f64>,
+}
+
+impl Prediction {
+    /// The predicted field of that name.
+    pub fn field(&self, name: &str) -> Option<&PredictedField> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// Reads a case's prediction. A missing or broken file is an error naming it.
+pub fn read_prediction(source: &PredictionSource, case_file: &Path) -> Result<Prediction, LoadError> {
+    match source {
+        PredictionSource::Text(text) => Ok(text_prediction(text.clone())),
+        PredictionSource::Inline(node) => {
+            envelope(&node.to_value()).map_err(|(path, msg, hint)| locate_in_node(case_file, node, "prediction", &path, msg, hint))
+        }
+        PredictionSource::File { path, line } => {
+            if !path.is_file() {
+                return Err(LoadError::at(case_file, Mark { line: *line, column: 1 }, "prediction", format!(
+                    "prediction file `{}` does not exist", path.display()
+                ))
+                .hint("record the pipeline's output there, or fix the path (it is relative to the case file)"));
+            }
+            let text = read_text(path)?;
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("txt") => Ok(text_prediction(text)),
+                Some("json") => {
+                    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                        LoadError::at(path, Mark { line: e.line() as u64, column: e.column() as u64 }, "", format!("invalid JSON: {}", strip_position(&e.to_string())))
+                    })?;
+                    envelope(&Value::from_json(&json)).map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
+                }
+                _ => {
+                    let node: Node = parse_yaml(path, &text)?;
+                    envelope(&node.to_value()).map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
+                }
+            }
+        }
+    }
+}
+
+fn strip_position(message: &str) -> &str {
+    message.rfind(" at line ").map_or(message, |i| &message[..i])
+}
+
+fn text_prediction(text: String) -> Prediction {
+    Prediction { fields: Vec::new(), text, is_document: false, latency_ms: None, usage: None, model: None }
+}
+
+type EnvelopeError = (Vec<String>, String, Option<String>);
+
+const ENVELOPE_KEYS: [&str; 5] = ["fields", "latency_ms", "usage", "usageMetadata", "model"];
+
+/// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
+fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
+    let Value::Map(top) = doc else {
+        return Err((vec![], "a prediction document must be a mapping of fields".into(), Some("for free text use a .txt file or `prediction_text:`".into())));
+    };
+    let mut p = text_prediction(String::new());
+    p.is_document = true;
+    let fields = match doc.get("fields") {
+        None => top.as_slice(),
+        Some(Value::Map(fields)) => {
+            for (key, value) in top {
+                let at = vec![key.clone()];
+                match key.as_str() {
+                    "fields" => {}
+                    "latency_ms" => p.latency_ms = Some(number(value, at.clone(), "latency_ms", 0.0, f64::INFINITY)?),
+                    "usage" | "usageMetadata" => p.usage = Some(usage(value, at)?),
+                    "model" => p.model = Some(value.as_text()),
+                    _ => {
+                        let hint = closest(key, ENVELOPE_KEYS).map_or_else(
+                            || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
+                            |best| format!("did you mean `{best}`?"),
+                        );
+                        return Err((at, format!("unknown key `{key}` in the prediction envelope"), Some(hint)));
+                    }
+                }
+            }
+            fields.as_slice()
+        }
+        Some(_) => return Err((vec!["fields".into()], "`fields` must be a mapping of field names to values".into(), None)),
+    };
+    let in_envelope = doc.get("fields").is_some();
+    for (name, value) in fields {
+        let mut at: Vec<String> = if in_envelope { vec!["fields".into()] } else { vec![] };
+        at.push(name.clone());
+        let (value, confidence) = match value {
+            Value::Map(m) if m.iter().any(|(k, _)| k == "value") && m.iter().all(|(k, _)| k == "value" || k == "confidence") => {
+                let confidence = match value.get("confidence") {
+                    Some(c) => {
+                        let mut at = at.clone();
+                        at.push("confidence".into());
+                        Some(number(c, at, "confidence", 0.0, 1.0)?)
+                    }
+                    None => None,
+                };
+                (value.get("value").cloned().unwrap_or(Value::Null), confidence)
+            }
+            other => (other.clone(), None),
+        };
+        p.text.push_str(&format!("{name}: {}\n", value.as_text()));
+        p.fields.push(PredictedField { name: name.clone(), value, confidence });
+    }
+    Ok(p)
+}
+
+fn number(value: &Value, at: Vec<String>, what: &str, min: f64, max: f64) -> Result<f64, EnvelopeError> {
+    let text = value.as_text();
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+        Ok(x) if x.is_nan() => Err((at, format!("{what} is NaN"), Some(format!("give a number in [{min}, {max}]")))),
+        Ok(x) => Err((at, format!("{what} {x} is outside [{min}, {}]", if max.is_finite() { max.to_string() } else { "∞".into() }), None)),
+        Err(_) => Err((at, format!("{what} `{text}` is not a number"), Some("write a number such as 0.9".into()))),
+    }
+}
+
+fn usage(value: &Value, at: Vec<String>) -> Result<Usage, EnvelopeError> {
+    let Value::Map(entries) = value else {
+        return Err((at, "`usage` must be a mapping of token counts".into(), None));
+    };
+    let mut u = Usage::default();
+    for (key, v) in entries {
+        let mut here = at.clone();
+        here.push(key.clone());
+        let slot = match key.as_str() {
+            "prompt_tokens" | "input_tokens" | "promptTokenCount" => &mut u.input_tokens,
+            "output_tokens" | "completion_tokens" | "candidatesTokenCount" => &mut u.output_tokens,
+            "total_tokens" | "totalTokenCount" => &mut u.total_tokens,
+            // Providers add breakdowns (cached, thinking tokens); they do not change the price here.
+            _ => continue,
+        };
+        *slot = Some(number(v, here, key, 0.0, f64::INFINITY)?);
+    }
+    Ok(u)
+}
+
+fn locate_in_node(file: &Path, root: &Node, prefix: &str, path: &[String], message: String, hint: Option<String>) -> LoadError {
+    let mut node = root;
+    for key in path {
+        match node.as_map().and_then(|m| m.iter().find(|(k, _)| k == key)) {
+            Some((_, child)) => node = child,
+            None => break,
+        }
+    }
+    let mut yaml_path = prefix.to_owned();
+    for key in path {
+        if !yaml_path.is_empty() {
+            yaml_path.push('.');
+        }
+        yaml_path.push_str(key);
+    }
+    let mut e = LoadError::at(file, node.mark, yaml_path, message);
+    e.hint = hint;
+    e
+}
+
+/// Finds the line and column of a key path in JSON text by scanning for each key in turn.
+fn locate_in_json(file: &Path, text: &str, path: &[String], message: String, hint: Option<String>) -> LoadError {
+    let mut offset = 0;
+    for key in path {
+        let quoted = serde_json::to_string(key).unwrap_or_default();
+        match text[offset..].find(&quoted) {
+            Some(i) => offset += i,
+            None => break,
+        }
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() as u64 + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
+    let mark = if path.is_empty() { Mark { line: 1, column: 1 } } else { Mark { line, column } };
+    let mut e = LoadError::at(file, mark, path.join("."), message);
+    e.hint = hint;
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<Prediction, LoadError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.json");
+        std::fs::write(&path, text).unwrap();
+        read_prediction(&PredictionSource::File { path, line: 3 }, Path::new("c.yaml"))
+    }
+
+    #[test]
+    fn envelope_with_confidences_usage_and_shortest_numbers() {
+        let p = json(r#"{"fields": {"n": "173", "t": {"value": 1234.50, "confidence": 0.91}}, "latency_ms": 812.5,
+            "usageMetadata": {"promptTokenCount": 1200, "candidatesTokenCount": 310}, "model": "gemini-2.5-flash"}"#).unwrap();
+        assert_eq!(p.fields[1].value, Value::Text("1234.5".into()));
+        assert_eq!(p.fields[1].confidence, Some(0.91));
+        assert_eq!(p.latency_ms, Some(812.5));
+        assert_eq!(p.usage.unwrap().output_tokens, Some(310.0));
+        assert_eq!(p.model.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
+    fn bad_confidence_is_located() {
+        let e = json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5}}}").unwrap_err();
+        assert_eq!((e.line, e.yaml_path.as_str()), (2, "fields.t.confidence"));
+        assert!(e.message.contains("confidence 1.5 is outside [0, 1]"), "{e}");
+    }
+
+    #[test]
+    fn missing_file_names_its_path() {
+        let e = read_prediction(&PredictionSource::File { path: "nowhere/p.json".into(), line: 4 }, Path::new("c.yaml")).unwrap_err();
+        assert_eq!(e.to_string().split(" (").next().unwrap(), "c.yaml:4:1: prediction: prediction file `nowhere/p.json` does not exist");
+    }
+}
