@@ -1,3 +1,136 @@
-fn main() {
-    println!("Hello, world!");
+//! The `goldgate` command line: thin, it calls the library.
+
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use goldgate::cli::{PROFILES, calibrate_line, each_line, score_pair};
+
+/// Test document-extraction outputs against YAML gold cases.
+#[derive(Parser)]
+#[command(name = "goldgate", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the cases as tests: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]
+    #[command(disable_help_flag = true)]
+    Test {
+        /// DIR (default `cases`), then libtest's own flags and filter.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// EM and ANLS of one gold/prediction pair, or of every line of a JSONL file, as JSON.
+    Score {
+        /// The gold text.
+        #[arg(required_unless_present = "jsonl")]
+        gold: Option<String>,
+        /// The predicted text.
+        #[arg(required_unless_present = "jsonl")]
+        pred: Option<String>,
+        /// A file of `{"gold": ..., "pred": ...}` lines (`-` for standard input).
+        #[arg(long, conflicts_with_all = ["gold", "pred"])]
+        jsonl: Option<PathBuf>,
+        /// The scoring profile.
+        #[arg(long, default_value = "dream", value_parser = PROFILES)]
+        profile: String,
+    },
+    /// Brier score and ECE of every `{"p": [...], "o": [...], "bins": M}` line, as JSON lines.
+    Calibrate {
+        /// The JSONL file (`-` for standard input).
+        #[arg(long)]
+        jsonl: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Test { args } => test(args),
+        Command::Score { gold: Some(gold), pred: Some(pred), jsonl: None, .. } => {
+            match score_pair(&serde_json::Value::String(gold), &serde_json::Value::String(pred)) {
+                Ok(v) => {
+                    println!("{v}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Score { jsonl: Some(file), .. } => lines(&file, |j| score_pair(&j["gold"], &j["pred"])),
+        Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
+        Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
+    }
+}
+
+fn lines(file: &PathBuf, f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>) -> ExitCode {
+    let name = file.display().to_string();
+    let input: Box<dyn std::io::BufRead> = if name == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(file) {
+            Ok(f) => Box::new(BufReader::new(f)),
+            Err(e) => return fail(&format!("cannot read `{name}`: {e}")),
+        }
+    };
+    match each_line(input, std::io::stdout().lock(), &name, f) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => fail(&format!("cannot read `{name}`: {e}")),
+    }
+}
+
+/// Splits `goldgate test` arguments: DIR, `--rubrics`, `--report`, and the rest for libtest.
+fn test(args: Vec<String>) -> ExitCode {
+    // libtest flags that take a value: their value is not DIR.
+    const VALUED: [&str; 6] = ["--test-threads", "--skip", "--format", "--color", "--logfile", "-Z"];
+    let mut dir = None;
+    let mut rubrics = None;
+    let mut report = None;
+    let mut rest = vec!["goldgate test".to_owned()];
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        match flag.as_str() {
+            "--rubrics" | "--report" => {
+                let Some(value) = inline.or_else(|| it.next()) else {
+                    return usage(&format!("`{flag}` needs a value"));
+                };
+                let slot = if flag == "--rubrics" { &mut rubrics } else { &mut report };
+                *slot = Some(PathBuf::from(value));
+            }
+            f if VALUED.contains(&f) && inline.is_none() => {
+                rest.push(arg);
+                if let Some(value) = it.next() {
+                    rest.push(value);
+                }
+            }
+            _ if !arg.starts_with('-') && dir.is_none() => dir = Some(PathBuf::from(arg)),
+            _ => rest.push(arg),
+        }
+    }
+    let mut harness = goldgate::Harness::new(dir.unwrap_or_else(|| PathBuf::from("cases"))).args(rest);
+    if let Some(r) = rubrics {
+        harness = harness.rubrics(r);
+    }
+    if let Some(r) = report {
+        harness = harness.report(r);
+    }
+    harness.run()
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]");
+    ExitCode::from(2)
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
 }

@@ -1,0 +1,89 @@
+//! The `score` and `calibrate` commands: metrics of JSON lines, for checking goldgate against
+//! other implementations.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Value as Json, json};
+
+use crate::metrics::{brier, ece};
+use crate::normalize::Normalize;
+use crate::rubric::field_scores;
+use crate::value::Value;
+
+/// The scoring profiles `--profile` accepts.
+pub const PROFILES: [&str; 1] = ["dream"];
+
+/// EM and ANLS of one gold/prediction pair as a JSON object.
+pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
+    let variants = variants(gold)?;
+    let pred = Value::from_json(pred);
+    let (em, anls) = field_scores(&variants, &pred, Normalize::ALL);
+    Ok(json!({ "anls": anls, "em": em as u8 }))
+}
+
+/// Gold variants: `{"any_of": [...]}`, or a list of texts scored against a text (the reference's
+/// compatibility mode), or one value.
+fn variants(gold: &Json) -> Result<Vec<Value>, String> {
+    if let Some(map) = gold.as_object()
+        && let Some(any_of) = map.get("any_of")
+    {
+        return match any_of.as_array() {
+            Some(list) if map.len() == 1 && !list.is_empty() => Ok(list.iter().map(Value::from_json).collect()),
+            _ => Err("`any_of` must be the only key, with a non-empty list".into()),
+        };
+    }
+    Ok(vec![Value::from_json(gold)])
+}
+
+/// Brier and ECE of one `{"p": [...], "o": [...], "bins": M}` line.
+pub fn calibrate_line(line: &Json) -> Result<Json, String> {
+    let p: Vec<f64> = line["p"]
+        .as_array()
+        .ok_or("`p` must be a list of confidences")?
+        .iter()
+        .map(|x| x.as_f64().filter(|v| (0.0..=1.0).contains(v)).ok_or_else(|| format!("confidence {x} is not a number in [0, 1]")))
+        .collect::<Result<_, _>>()?;
+    let o: Vec<bool> = line["o"]
+        .as_array()
+        .ok_or("`o` must be a list of 0/1 outcomes")?
+        .iter()
+        .map(|x| match x {
+            Json::Bool(b) => Ok(*b),
+            n if n.as_f64() == Some(1.0) => Ok(true),
+            n if n.as_f64() == Some(0.0) => Ok(false),
+            other => Err(format!("outcome {other} is not 0 or 1")),
+        })
+        .collect::<Result<_, _>>()?;
+    if p.len() != o.len() {
+        return Err(format!("`p` has {} values but `o` has {}", p.len(), o.len()));
+    }
+    let bins = match &line["bins"] {
+        Json::Null => 5,
+        b => b.as_u64().filter(|b| (1..=u64::from(u32::MAX)).contains(b)).ok_or("`bins` must be a whole number from 1")? as u32,
+    };
+    Ok(json!({ "brier": brier(&p, &o), "ece": ece(&p, &o, bins) }))
+}
+
+/// Applies `f` to every JSON line of `input`, writing one line out per line in. A bad line gets
+/// `{"error": ...}` and is reported on stderr; returns whether every line was good.
+pub fn each_line(input: impl BufRead, mut out: impl Write, name: &str, f: impl Fn(&Json) -> Result<Json, String>) -> std::io::Result<bool> {
+    let mut ok = true;
+    // Split on \n only: JSON strings may hold U+2028 or U+0085.
+    for (i, line) in input.split(b'\n').enumerate() {
+        let line = line?;
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let result = serde_json::from_str::<Json>(&text).map_err(|e| format!("invalid JSON: {e}")).and_then(|j| f(&j));
+        match result {
+            Ok(v) => writeln!(out, "{v}")?,
+            Err(e) => {
+                ok = false;
+                eprintln!("error: {name}:{}: {e}", i + 1);
+                writeln!(out, "{}", json!({ "error": format!("line {}: {e}", i + 1) }))?;
+            }
+        }
+    }
+    Ok(ok)
+}

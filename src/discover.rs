@@ -1,0 +1,125 @@
+//! Finding case files: walkdir, sorted, symlinks followed with loops reported, never a crash.
+
+use std::path::{Path, PathBuf};
+
+use glob::Pattern;
+
+/// The patterns a case file matches, relative to the cases folder.
+pub const CASE_PATTERNS: [&str; 2] = ["**/*.yaml", "**/*.yml"];
+
+/// Files that live among cases but are not cases.
+const NOT_CASES: [&str; 2] = ["suite.yaml", "suite.yml"];
+
+/// One thing found under the cases folder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// A case file and its test name.
+    Case {
+        /// The test name: relative path without extension, `/`-separated.
+        id: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// A folder or file that could not be read (a symlink loop, no permission): a failing test.
+    Unreadable {
+        /// A test name for it.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Why discovery could not start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoCases(pub String);
+
+/// Walks `root` in sorted order and returns its case files and unreadable places.
+pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
+    if !root.is_dir() {
+        return Err(NoCases(format!(
+            "the cases folder `{}` does not exist (or is not a folder)",
+            root.display()
+        )));
+    }
+    let patterns: Vec<Pattern> = CASE_PATTERNS.iter().filter_map(|p| Pattern::new(p).ok()).collect();
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name() {
+        match entry {
+            Ok(entry) => {
+                if !entry.file_type().is_file() {
+                    continue;
+                }
+                let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+                let rel_text = slashed(rel);
+                let name = entry.file_name().to_string_lossy();
+                if NOT_CASES.contains(&name.as_ref()) || !patterns.iter().any(|p| p.matches(&rel_text)) {
+                    continue;
+                }
+                found.push(Found::Case { id: slashed(&rel.with_extension("")), path: entry.path().to_path_buf() });
+            }
+            Err(err) => {
+                let place = err.path().map(|p| p.strip_prefix(root).unwrap_or(p).to_path_buf()).unwrap_or_default();
+                let reason = if err.loop_ancestor().is_some() {
+                    format!("`{}` is a symbolic link loop; it was not followed", err.path().unwrap_or(root).display())
+                } else {
+                    format!("cannot read `{}`: {}", err.path().unwrap_or(root).display(), err.io_error().map_or_else(|| err.to_string(), crate::load::io_reason))
+                };
+                found.push(Found::Unreadable { id: slashed(&place.with_extension("")), reason });
+            }
+        }
+    }
+    if found.is_empty() {
+        return Err(NoCases(format!(
+            "no case files found in `{}` matching `{}`",
+            root.display(),
+            CASE_PATTERNS.join("` or `")
+        )));
+    }
+    Ok(found)
+}
+
+/// A relative path with `/` on every OS.
+fn slashed(path: &Path) -> String {
+    path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_names_without_extension_and_no_suites() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["b.yaml", "a/z.yml", "a/suite.yaml", "a/notes.txt", "a/out.json"] {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let ids: Vec<String> = discover(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|f| match f { Found::Case { id, .. } => id, Found::Unreadable { id, .. } => format!("!{id}") })
+            .collect();
+        assert_eq!(ids, ["a/z", "b"]);
+    }
+
+    #[test]
+    fn empty_and_missing_folders_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = discover(dir.path()).unwrap_err();
+        assert!(e.0.contains("no case files found in") && e.0.contains("**/*.yaml"), "{}", e.0);
+        assert!(discover(&dir.path().join("nope")).unwrap_err().0.contains("does not exist"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loop_is_a_found_problem_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/c.yaml"), "x").unwrap();
+        std::os::unix::fs::symlink("..", dir.path().join("a/loop")).unwrap();
+        let found = discover(dir.path()).unwrap();
+        assert!(found.iter().any(|f| matches!(f, Found::Unreadable { reason, .. } if reason.contains("loop"))), "{found:?}");
+        assert_eq!(found.iter().filter(|f| matches!(f, Found::Case { .. })).count(), 1);
+    }
+}

@@ -1,0 +1,174 @@
+//! The failure message of one case (SPEC §9).
+
+use std::fmt::Write;
+
+use super::{Styles, inline_diff, line_diff, paint};
+use crate::case::Case;
+use crate::evaluate::{FieldRow, Outcome, ThresholdVerdict};
+use crate::metrics::score_variants;
+use crate::rubric::RubricKind;
+use crate::value::Value;
+
+/// The failure message: verdict line, failed rubrics and thresholds, each field involved with
+/// gold, prediction, normalized forms, diff and scores, the table of every field, and where.
+pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", verdict_line(outcome));
+
+    let failed_rubrics: Vec<_> = outcome.rubrics.iter().filter(|r| !r.verdict.held).collect();
+    let failed_thresholds: Vec<&ThresholdVerdict> = outcome.thresholds.iter().filter(|t| !t.held).collect();
+    if !failed_rubrics.is_empty() || !failed_thresholds.is_empty() {
+        out.push('\n');
+    }
+    for r in &failed_rubrics {
+        let cost = match r.rubric.kind {
+            RubricKind::MustRight => "closes the gate".to_owned(),
+            RubricKind::EasyWrong => format!("costs {}", r.rubric.penalty),
+        };
+        let _ = writeln!(out, "{} `{}` failed ({cost}): {}", r.rubric.kind.key(), r.rubric.label, r.verdict.detail);
+    }
+    for t in &failed_thresholds {
+        let _ = writeln!(out, "threshold {}", threshold_text(t));
+    }
+
+    for row in involved_fields(outcome) {
+        out.push('\n');
+        field_block(&mut out, row, case);
+    }
+
+    if !outcome.fields.is_empty() {
+        out.push('\n');
+        field_table(&mut out, &outcome.fields);
+    }
+
+    out.push('\n');
+    for r in &failed_rubrics {
+        let _ = writeln!(out, "at {}:{} ({} `{}`)", r.rubric.file.display(), r.rubric.line, r.rubric.kind.key(), r.rubric.label);
+    }
+    for t in &failed_thresholds {
+        let line = case.thresholds.iter().find(|c| c.name == t.name).map_or(0, |c| c.line);
+        let _ = writeln!(out, "at {}:{} (thresholds.{})", case.file.display(), line, t.name);
+    }
+    out.trim_end().to_owned()
+}
+
+fn verdict_line(outcome: &Outcome) -> String {
+    let mut parts = Vec::new();
+    let closed: Vec<String> = outcome.closed_by().map(|r| format!("`{}`", r.rubric.label)).collect();
+    if !closed.is_empty() {
+        parts.push(format!("gate closed by must_right {}", closed.join(", ")));
+    }
+    for t in outcome.thresholds.iter().filter(|t| !t.held) {
+        parts.push(threshold_text(t));
+    }
+    let score = format!("score {:.4}", outcome.score);
+    if parts.is_empty() {
+        // A failure with an open gate and every threshold held cannot happen; say so rather than nothing.
+        return paint(Styles::BAD, format!("case failed ({score})"));
+    }
+    paint(Styles::BAD, format!("case failed: {} ({score})", parts.join("; ")))
+}
+
+fn threshold_text(t: &ThresholdVerdict) -> String {
+    match t.value {
+        Some(v) => format!("{} failed: {:.4} {} {}", t.name, v, if t.is_max { ">" } else { "<" }, t.limit),
+        None => format!("{} failed: the metric is absent ({})", t.name, t.absent_because.as_deref().unwrap_or("not measured")),
+    }
+}
+
+/// Fields named by failed rubrics, then (when a metric threshold failed) the fields that are not exact.
+fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
+    let mut names: Vec<&str> = outcome
+        .rubrics
+        .iter()
+        .filter(|r| !r.verdict.held)
+        .filter_map(|r| r.rubric.field.as_deref())
+        .collect();
+    let metric_failed = outcome.thresholds.iter().any(|t| !t.held && t.name != "min_score");
+    if metric_failed {
+        let only_critical = outcome.thresholds.iter().filter(|t| !t.held && t.name != "min_score").all(|t| t.name.contains("critical"));
+        names.extend(outcome.fields.iter().filter(|f| f.em < 1.0 && (f.critical || !only_critical)).map(|f| f.name.as_str()));
+    }
+    let mut seen = Vec::new();
+    outcome
+        .fields
+        .iter()
+        .filter(|f| names.contains(&f.name.as_str()))
+        .filter(|f| {
+            let new = !seen.contains(&f.name);
+            seen.push(f.name.clone());
+            new
+        })
+        .collect()
+}
+
+fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
+    let critical = if row.critical { " (critical)" } else { "" };
+    let _ = writeln!(out, "{}", paint(Styles::HEADING, format!("field `{}`{critical}", row.name)));
+    let closest = closest_variant(row, case);
+    for (i, g) in row.gold.iter().enumerate() {
+        let label = if i == 0 { "gold" } else { "" };
+        let mark = if row.gold.len() > 1 && i == closest { "   (closest)" } else { "" };
+        let _ = writeln!(out, "  {label:<12}{}{mark}", indent_value(g));
+    }
+    let prediction = if row.predicted { indent_value(&row.prediction) } else { "(absent)".to_owned() };
+    let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
+
+    let gold = &row.gold[closest];
+    if gold.is_nested() || row.prediction.is_nested() {
+        let _ = writeln!(out, "  diff");
+        for line in line_diff(&gold.to_string(), &row.prediction.to_string()) {
+            let _ = writeln!(out, "    {line}");
+        }
+    } else {
+        let (g, p) = (gold.as_text(), row.prediction.as_text());
+        let (ng, np) = (case.normalize.apply(&g), case.normalize.apply(&p));
+        if ng != g || np != p {
+            let _ = writeln!(out, "  {:<12}gold `{ng}`, prediction `{np}`", "normalized");
+        }
+        if g != p {
+            let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
+        }
+    }
+    let em = if row.em == 1.0 { paint(Styles::GOOD, "1") } else { paint(Styles::BAD, "0") };
+    let _ = writeln!(out, "  EM {em}   ANLS {:.4}   confidence {}", row.anls, row.confidence.map_or("-".into(), |c| c.to_string()));
+}
+
+fn closest_variant(row: &FieldRow, case: &Case) -> usize {
+    if row.gold.iter().any(Value::is_nested) {
+        return 0;
+    }
+    let texts: Vec<String> = row.gold.iter().map(Value::as_text).collect();
+    score_variants(&texts, &row.prediction.as_text(), case.normalize).closest
+}
+
+fn indent_value(v: &Value) -> String {
+    v.to_string().replace('\n', "\n              ")
+}
+
+fn field_table(out: &mut String, fields: &[FieldRow]) {
+    let width = fields.iter().map(|f| f.name.chars().count()).max().unwrap_or(5).max(5);
+    let _ = writeln!(out, "{}", paint(Styles::HEADING, format!("  {:<width$}  crit  EM  ANLS    conf    gold | prediction", "field")));
+    for f in fields {
+        let gold = f.gold.iter().map(|g| cell(g)).collect::<Vec<_>>().join(" / ");
+        let prediction = if f.predicted { cell(&f.prediction) } else { "(absent)".into() };
+        let line = format!(
+            "  {:<width$}  {:<4}  {:<2}  {:<6}  {:<6}  {gold} | {prediction}",
+            f.name,
+            if f.critical { "*" } else { "" },
+            f.em as u8,
+            format!("{:.4}", f.anls),
+            f.confidence.map_or("-".into(), |c| format!("{c:.2}")),
+        );
+        let style = if f.em == 1.0 { Styles::DIM } else { Styles::BAD };
+        let _ = writeln!(out, "{}", paint(style, line.trim_end()));
+    }
+}
+
+fn cell(v: &Value) -> String {
+    let text = match v {
+        Value::Null => "null".to_owned(),
+        other => other.as_text(),
+    };
+    if text.chars().count() > 32 { format!("{}…", text.chars().take(31).collect::<String>()) } else { text }
+}

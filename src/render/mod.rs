@@ -1,0 +1,37 @@
+//! Everything a user reads: the failure message and diffs, the run summary, the JSON report.
+//! Computes no metric.
+
+mod diff;
+mod message;
+mod report;
+mod summary;
+
+pub use diff::{inline_diff, line_diff};
+pub use message::failure_message;
+pub use report::{Record, Status, write_report};
+pub use summary::{RunSummary, summary_line};
+
+use anstyle::{AnsiColor, Style};
+
+/// The styles of rendered output. ANSI codes are always emitted; anstream strips them when the
+/// output is not a terminal, under `NO_COLOR`, or with `--color never`.
+pub struct Styles;
+
+impl Styles {
+    pub const BAD: Style = AnsiColor::Red.on_default().bold();
+    pub const GOOD: Style = AnsiColor::Green.on_default();
+    pub const REMOVED: Style = AnsiColor::Red.on_default();
+    pub const ADDED: Style = AnsiColor::Green.on_default();
+    pub const HEADING: Style = Style::new().bold();
+    pub const DIM: Style = Style::new().dimmed();
+}
+
+/// `text` wrapped in a style.
+pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// A metric with four decimals, or `-` when absent.
+pub(crate) fn num(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
+}

@@ -1,0 +1,115 @@
+//! The JSON report of a run (`GOLDGATE_REPORT` / `--report`), written atomically.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use super::RunSummary;
+use crate::evaluate::Outcome;
+use crate::prediction::Prediction;
+
+/// How a case's test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Gate open, every threshold held.
+    Passed,
+    /// Gate closed, a threshold failed, or the case could not be loaded.
+    Failed,
+    /// Skipped (`skip:`), not run.
+    Ignored,
+}
+
+/// What the report keeps of one case's test.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// The test name.
+    pub id: String,
+    /// The pipeline, when the suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// The case file.
+    pub file: String,
+    /// How it ended.
+    pub status: Status,
+    /// The load or prediction error, when there was one.
+    pub error: Option<String>,
+    /// The skip reason.
+    pub skip: Option<String>,
+    /// The evaluation, when the case ran.
+    pub outcome: Option<Outcome>,
+    /// The prediction's model and usage, when read.
+    pub prediction: Option<Prediction>,
+}
+
+impl Record {
+    fn to_json(&self) -> Json {
+        let mut case = json!({
+            "id": self.id,
+            "pipeline": self.pipeline,
+            "file": self.file,
+            "passed": match self.status { Status::Passed => Json::Bool(true), Status::Failed => Json::Bool(false), Status::Ignored => Json::Null },
+            "ignored": self.status == Status::Ignored,
+            "skip": self.skip,
+            "error": self.error,
+            "score": Json::Null,
+            "gate": Json::Null,
+            "metrics": Json::Null,
+            "fields": [],
+            "rubrics": [],
+            "thresholds": [],
+        });
+        if let Some(p) = &self.prediction {
+            case["model"] = json!(p.model);
+            case["usage"] = p.usage.map_or(Json::Null, |u| json!({
+                "input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens,
+            }));
+        }
+        let Some(o) = &self.outcome else { return case };
+        let m = &o.metrics;
+        case["score"] = json!(o.score);
+        case["gate"] = json!({
+            "open": o.gate_open,
+            "closed_by": o.closed_by().map(|r| r.rubric.label.clone()).collect::<Vec<_>>(),
+        });
+        case["metrics"] = json!({
+            "exact_match": m.exact_match, "anls": m.anls,
+            "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
+            "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms,
+        });
+        case["fields"] = o.fields.iter().map(|f| json!({
+            "name": f.name,
+            "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
+            "prediction": f.prediction.to_json(),
+            "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
+        })).collect();
+        case["rubrics"] = o.rubrics.iter().map(|r| json!({
+            "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.field,
+            "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
+            "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
+        })).collect();
+        case["thresholds"] = o.thresholds.iter().map(|t| json!({
+            "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
+        })).collect();
+        case
+    }
+}
+
+/// Writes the report next to its destination, then renames it over: a reader never sees half a file.
+pub fn write_report(path: &Path, records: &[Record], summary: &RunSummary) -> std::io::Result<()> {
+    let report = json!({
+        "goldgate": env!("CARGO_PKG_VERSION"),
+        "summary": summary.to_json(),
+        "cases": records.iter().map(Record::to_json).collect::<Vec<_>>(),
+    });
+    let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.write_all(b"\n")?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
