@@ -53,8 +53,8 @@ pub enum PredictionSource {
     File {
         /// The resolved path.
         path: PathBuf,
-        /// Line of `prediction:` in the case file.
-        line: u64,
+        /// Where `prediction:` is in the case file.
+        at: crate::spec::Mark,
     },
     /// An inline field document.
     Inline(crate::spec::Node),
@@ -112,8 +112,14 @@ pub struct Threshold {
 }
 
 impl Threshold {
-    /// Whether a value meets the bound.
+    /// Whether a value meets the bound. A slack of 1e-9 absorbs floating-point noise in sums
+    /// (`1 − (0.1 + 0.2)` must meet `min_score: 0.7`); no metric is that close by design.
     pub fn holds(&self, value: f64) -> bool {
-        if self.is_max { value <= self.limit } else { value >= self.limit }
+        const SLACK: f64 = 1e-9;
+        if self.is_max {
+            value <= self.limit + SLACK
+        } else {
+            value >= self.limit - SLACK
+        }
     }
 }

@@ -28,7 +28,9 @@ fn variants(gold: &Json) -> Result<Vec<Value>, String> {
         && let Some(any_of) = map.get("any_of")
     {
         return match any_of.as_array() {
-            Some(list) if map.len() == 1 && !list.is_empty() => Ok(list.iter().map(Value::from_json).collect()),
+            Some(list) if map.len() == 1 && !list.is_empty() => {
+                Ok(list.iter().map(Value::from_json).collect())
+            }
             _ => Err("`any_of` must be the only key, with a non-empty list".into()),
         };
     }
@@ -41,7 +43,11 @@ pub fn calibrate_line(line: &Json) -> Result<Json, String> {
         .as_array()
         .ok_or("`p` must be a list of confidences")?
         .iter()
-        .map(|x| x.as_f64().filter(|v| (0.0..=1.0).contains(v)).ok_or_else(|| format!("confidence {x} is not a number in [0, 1]")))
+        .map(|x| {
+            x.as_f64()
+                .filter(|v| (0.0..=1.0).contains(v))
+                .ok_or_else(|| format!("confidence {x} is not a number in [0, 1]"))
+        })
         .collect::<Result<_, _>>()?;
     let o: Vec<bool> = line["o"]
         .as_array()
@@ -55,18 +61,30 @@ pub fn calibrate_line(line: &Json) -> Result<Json, String> {
         })
         .collect::<Result<_, _>>()?;
     if p.len() != o.len() {
-        return Err(format!("`p` has {} values but `o` has {}", p.len(), o.len()));
+        return Err(format!(
+            "`p` has {} values but `o` has {}",
+            p.len(),
+            o.len()
+        ));
     }
     let bins = match &line["bins"] {
         Json::Null => 5,
-        b => b.as_u64().filter(|b| (1..=u64::from(u32::MAX)).contains(b)).ok_or("`bins` must be a whole number from 1")? as u32,
+        b => b
+            .as_u64()
+            .filter(|b| (1..=u64::from(u32::MAX)).contains(b))
+            .ok_or("`bins` must be a whole number from 1")? as u32,
     };
     Ok(json!({ "brier": brier(&p, &o), "ece": ece(&p, &o, bins) }))
 }
 
 /// Applies `f` to every JSON line of `input`, writing one line out per line in. A bad line gets
 /// `{"error": ...}` and is reported on stderr; returns whether every line was good.
-pub fn each_line(input: impl BufRead, mut out: impl Write, name: &str, f: impl Fn(&Json) -> Result<Json, String>) -> std::io::Result<bool> {
+pub fn each_line(
+    input: impl BufRead,
+    mut out: impl Write,
+    name: &str,
+    f: impl Fn(&Json) -> Result<Json, String>,
+) -> std::io::Result<bool> {
     let mut ok = true;
     // Split on \n only: JSON strings may hold U+2028 or U+0085.
     for (i, line) in input.split(b'\n').enumerate() {
@@ -75,13 +93,19 @@ pub fn each_line(input: impl BufRead, mut out: impl Write, name: &str, f: impl F
         if text.trim().is_empty() {
             continue;
         }
-        let result = serde_json::from_str::<Json>(&text).map_err(|e| format!("invalid JSON: {e}")).and_then(|j| f(&j));
+        let result = serde_json::from_str::<Json>(&text)
+            .map_err(|e| format!("invalid JSON: {e}"))
+            .and_then(|j| f(&j));
         match result {
             Ok(v) => writeln!(out, "{v}")?,
             Err(e) => {
                 ok = false;
                 eprintln!("error: {name}:{}: {e}", i + 1);
-                writeln!(out, "{}", json!({ "error": format!("line {}: {e}", i + 1) }))?;
+                writeln!(
+                    out,
+                    "{}",
+                    json!({ "error": format!("line {}: {e}", i + 1) })
+                )?;
             }
         }
     }

@@ -41,30 +41,57 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
             root.display()
         )));
     }
-    let patterns: Vec<Pattern> = CASE_PATTERNS.iter().filter_map(|p| Pattern::new(p).ok()).collect();
+    let patterns: Vec<Pattern> = CASE_PATTERNS
+        .iter()
+        .filter_map(|p| Pattern::new(p).ok())
+        .collect();
     let mut found = Vec::new();
-    for entry in walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name() {
+    for entry in walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+    {
         match entry {
             Ok(entry) => {
                 if !entry.file_type().is_file() {
                     continue;
                 }
-                let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+                let Ok(rel) = entry.path().strip_prefix(root) else {
+                    continue;
+                };
                 let rel_text = slashed(rel);
                 let name = entry.file_name().to_string_lossy();
-                if NOT_CASES.contains(&name.as_ref()) || !patterns.iter().any(|p| p.matches(&rel_text)) {
+                if NOT_CASES.contains(&name.as_ref())
+                    || !patterns.iter().any(|p| p.matches(&rel_text))
+                {
                     continue;
                 }
-                found.push(Found::Case { id: slashed(&rel.with_extension("")), path: entry.path().to_path_buf() });
+                found.push(Found::Case {
+                    id: slashed(&rel.with_extension("")),
+                    path: entry.path().to_path_buf(),
+                });
             }
             Err(err) => {
-                let place = err.path().map(|p| p.strip_prefix(root).unwrap_or(p).to_path_buf()).unwrap_or_default();
+                let place = err
+                    .path()
+                    .map(|p| p.strip_prefix(root).unwrap_or(p).to_path_buf())
+                    .unwrap_or_default();
                 let reason = if err.loop_ancestor().is_some() {
-                    format!("`{}` is a symbolic link loop; it was not followed", err.path().unwrap_or(root).display())
+                    format!(
+                        "`{}` is a symbolic link loop; it was not followed",
+                        err.path().unwrap_or(root).display()
+                    )
                 } else {
-                    format!("cannot read `{}`: {}", err.path().unwrap_or(root).display(), err.io_error().map_or_else(|| err.to_string(), crate::load::io_reason))
+                    format!(
+                        "cannot read `{}`: {}",
+                        err.path().unwrap_or(root).display(),
+                        err.io_error()
+                            .map_or_else(|| err.to_string(), crate::load::io_reason)
+                    )
                 };
-                found.push(Found::Unreadable { id: slashed(&place.with_extension("")), reason });
+                found.push(Found::Unreadable {
+                    id: slashed(&place.with_extension("")),
+                    reason,
+                });
             }
         }
     }
@@ -80,7 +107,10 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
 
 /// A relative path with `/` on every OS.
 fn slashed(path: &Path) -> String {
-    path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[cfg(test)]
@@ -90,7 +120,13 @@ mod tests {
     #[test]
     fn sorted_names_without_extension_and_no_suites() {
         let dir = tempfile::tempdir().unwrap();
-        for f in ["b.yaml", "a/z.yml", "a/suite.yaml", "a/notes.txt", "a/out.json"] {
+        for f in [
+            "b.yaml",
+            "a/z.yml",
+            "a/suite.yaml",
+            "a/notes.txt",
+            "a/out.json",
+        ] {
             let p = dir.path().join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "x").unwrap();
@@ -98,7 +134,10 @@ mod tests {
         let ids: Vec<String> = discover(dir.path())
             .unwrap()
             .into_iter()
-            .map(|f| match f { Found::Case { id, .. } => id, Found::Unreadable { id, .. } => format!("!{id}") })
+            .map(|f| match f {
+                Found::Case { id, .. } => id,
+                Found::Unreadable { id, .. } => format!("!{id}"),
+            })
             .collect();
         assert_eq!(ids, ["a/z", "b"]);
     }
@@ -107,8 +146,17 @@ mod tests {
     fn empty_and_missing_folders_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let e = discover(dir.path()).unwrap_err();
-        assert!(e.0.contains("no case files found in") && e.0.contains("**/*.yaml"), "{}", e.0);
-        assert!(discover(&dir.path().join("nope")).unwrap_err().0.contains("does not exist"));
+        assert!(
+            e.0.contains("no case files found in") && e.0.contains("**/*.yaml"),
+            "{}",
+            e.0
+        );
+        assert!(
+            discover(&dir.path().join("nope"))
+                .unwrap_err()
+                .0
+                .contains("does not exist")
+        );
     }
 
     #[cfg(unix)]
@@ -119,7 +167,18 @@ mod tests {
         std::fs::write(dir.path().join("a/c.yaml"), "x").unwrap();
         std::os::unix::fs::symlink("..", dir.path().join("a/loop")).unwrap();
         let found = discover(dir.path()).unwrap();
-        assert!(found.iter().any(|f| matches!(f, Found::Unreadable { reason, .. } if reason.contains("loop"))), "{found:?}");
-        assert_eq!(found.iter().filter(|f| matches!(f, Found::Case { .. })).count(), 1);
+        assert!(
+            found
+                .iter()
+                .any(|f| matches!(f, Found::Unreadable { reason, .. } if reason.contains("loop"))),
+            "{found:?}"
+        );
+        assert_eq!(
+            found
+                .iter()
+                .filter(|f| matches!(f, Found::Case { .. }))
+                .count(),
+            1
+        );
     }
 }

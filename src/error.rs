@@ -26,7 +26,12 @@ pub struct LoadError {
 
 impl LoadError {
     /// An error at a node of a file.
-    pub fn at(file: &Path, mark: Mark, yaml_path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn at(
+        file: &Path,
+        mark: Mark,
+        yaml_path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         LoadError {
             file: file.to_path_buf(),
             line: mark.line,
@@ -74,7 +79,12 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     let folded = word.to_lowercase().replace('-', "_");
     candidates
         .into_iter()
-        .map(|c| (rapidfuzz::distance::levenshtein::distance(folded.chars(), c.chars()), c))
+        .map(|c| {
+            (
+                rapidfuzz::distance::levenshtein::distance(folded.chars(), c.chars()),
+                c,
+            )
+        })
         .filter(|(d, c)| *d <= (c.chars().count() / 3).max(2))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
@@ -95,9 +105,23 @@ mod tests {
 
     #[test]
     fn renders_file_line_column_path_and_hint() {
-        let e = LoadError::at(Path::new("cases/a.yaml"), Mark { line: 14, column: 5 }, "rubrics[2]", "unknown key `must-right`")
-            .hint("did you mean `must_right`?");
-        assert_eq!(e.to_string(), "cases/a.yaml:14:5: rubrics[2]: unknown key `must-right` (did you mean `must_right`?)");
-        assert_eq!(LoadError::file(Path::new("x.json"), "not found").to_string(), "x.json: not found");
+        let e = LoadError::at(
+            Path::new("cases/a.yaml"),
+            Mark {
+                line: 14,
+                column: 5,
+            },
+            "rubrics[2]",
+            "unknown key `must-right`",
+        )
+        .hint("did you mean `must_right`?");
+        assert_eq!(
+            e.to_string(),
+            "cases/a.yaml:14:5: rubrics[2]: unknown key `must-right` (did you mean `must_right`?)"
+        );
+        assert_eq!(
+            LoadError::file(Path::new("x.json"), "not found").to_string(),
+            "x.json: not found"
+        );
     }
 }

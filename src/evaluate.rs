@@ -116,7 +116,10 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
 
     let has_gold = case.gold.is_some() && !fields.is_empty();
     let critical: Vec<&FieldRow> = fields.iter().filter(|f| f.critical).collect();
-    let (p, o): (Vec<f64>, Vec<bool>) = fields.iter().filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0))).unzip();
+    let (p, o): (Vec<f64>, Vec<bool>) = fields
+        .iter()
+        .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
+        .unzip();
     let metrics = Metrics {
         exact_match: has_gold.then(|| mean(fields.iter().map(|f| f.em))),
         anls: has_gold.then(|| mean(fields.iter().map(|f| f.anls))),
@@ -135,16 +138,30 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
             let (value, gold_variants) = match &rubric.field {
                 Some(name) => (
                     prediction.field(name).map_or(&Value::Null, |p| &p.value),
-                    gold.iter().find(|g| &g.name == name).map(|g| g.variants.as_slice()),
+                    gold.iter()
+                        .find(|g| &g.name == name)
+                        .map(|g| g.variants.as_slice()),
                 ),
                 None => (&whole, None),
             };
-            let verdict = rubric.judge(&Subject { value, gold: gold_variants }, case.normalize);
-            RubricVerdict { rubric: rubric.clone(), verdict }
+            let verdict = rubric.judge(
+                &Subject {
+                    value,
+                    gold: gold_variants,
+                },
+                case.normalize,
+            );
+            RubricVerdict {
+                rubric: rubric.clone(),
+                verdict,
+            }
         })
         .collect();
     let (gate_open, score) = gated_score(
-        &rubrics.iter().map(|r| (r.rubric.kind, r.rubric.penalty, r.verdict.held)).collect::<Vec<_>>(),
+        &rubrics
+            .iter()
+            .map(|r| (r.rubric.kind, r.rubric.penalty, r.verdict.held))
+            .collect::<Vec<_>>(),
     );
 
     let thresholds: Vec<ThresholdVerdict> = case
@@ -161,8 +178,12 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::Ece => metrics.ece,
             };
             let absent_because = value.is_none().then(|| match t.metric {
-                Metric::ExactMatch | Metric::Anls => "the case has no gold fields to compare".to_owned(),
-                Metric::ExactCritical | Metric::AnlsCritical => "the case has no critical field".to_owned(),
+                Metric::ExactMatch | Metric::Anls => {
+                    "the case has no gold fields to compare".to_owned()
+                }
+                Metric::ExactCritical | Metric::AnlsCritical => {
+                    "the case has no critical field".to_owned()
+                }
                 _ => "no gold field of the prediction carries a confidence".to_owned(),
             });
             ThresholdVerdict {
@@ -177,13 +198,23 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .collect();
 
     let passed = gate_open && thresholds.iter().all(|t| t.held);
-    Outcome { fields, metrics, rubrics, gate_open, score, thresholds, passed }
+    Outcome {
+        fields,
+        metrics,
+        rubrics,
+        gate_open,
+        score,
+        thresholds,
+        passed,
+    }
 }
 
 impl Outcome {
     /// The Must-Right rubrics that failed and closed the gate.
     pub fn closed_by(&self) -> impl Iterator<Item = &RubricVerdict> {
-        self.rubrics.iter().filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
+        self.rubrics
+            .iter()
+            .filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
     }
 }
 

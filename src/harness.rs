@@ -15,7 +15,9 @@ use crate::error::LoadError;
 use crate::evaluate::evaluate;
 use crate::load::load_case;
 use crate::prediction::read_prediction;
-use crate::render::{Record, RunSummary, Status, Styles, failure_message, paint, summary_line, write_report};
+use crate::render::{
+    Record, RunSummary, Status, Styles, failure_message, paint, summary_line, write_report,
+};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -37,7 +39,12 @@ type Records = Arc<Mutex<Vec<Record>>>;
 impl Harness {
     /// A harness over the case files under `cases`.
     pub fn new(cases: impl Into<PathBuf>) -> Self {
-        Harness { cases: cases.into(), rubrics: None, report: None, args: None }
+        Harness {
+            cases: cases.into(),
+            rubrics: None,
+            report: None,
+            args: None,
+        }
     }
 
     /// The folder of rubric sets for `include:` (default: `rubrics` beside the cases folder).
@@ -70,7 +77,10 @@ impl Harness {
             Err(message) => return fail_early(&message),
         };
         let report = self.report.clone().or(env.report);
-        let rubrics = self.rubrics.clone().unwrap_or_else(|| default_rubrics(&self.cases));
+        let rubrics = self
+            .rubrics
+            .clone()
+            .unwrap_or_else(|| default_rubrics(&self.cases));
 
         let found = match discover(&self.cases) {
             Ok(found) => found,
@@ -127,7 +137,9 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
     let loaded: Vec<(String, Result<Case, LoadError>)> = found
         .iter()
         .filter_map(|f| match f {
-            Found::Case { id, path } if wanted(id) => Some((id.clone(), load_case(path, id, rubrics))),
+            Found::Case { id, path } if wanted(id) => {
+                Some((id.clone(), load_case(path, id, rubrics)))
+            }
             _ => None,
         })
         .collect();
@@ -146,7 +158,9 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
             && wanted(id)
         {
             let (id, reason) = (id.clone(), reason.clone());
-            trials.push(Trial::test(id, move || Err(Failed::from(format!("error: {reason}")))));
+            trials.push(Trial::test(id, move || {
+                Err(Failed::from(format!("error: {reason}")))
+            }));
         }
     }
     for (id, case) in loaded {
@@ -154,7 +168,11 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
             Found::Case { id: i, path } if *i == id => Some(path.clone()),
             _ => None,
         });
-        if path.as_ref().and_then(|p| std::fs::canonicalize(p).ok()).is_some_and(|p| predictions.contains(&p)) {
+        if path
+            .as_ref()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .is_some_and(|p| predictions.contains(&p))
+        {
             continue;
         }
         let records = Arc::clone(records);
@@ -162,8 +180,21 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
             Err(error) => {
                 let file = path.map(|p| p.display().to_string()).unwrap_or_default();
                 Trial::test(id.clone(), move || {
-                    let message = format!("error: {error}\nthe case could not be loaded, so it was not run");
-                    push(&records, Record { id, pipeline: None, file, status: Status::Failed, error: Some(error.to_string()), skip: None, outcome: None, prediction: None });
+                    let message =
+                        format!("error: {error}\nthe case could not be loaded, so it was not run");
+                    push(
+                        &records,
+                        Record {
+                            id,
+                            pipeline: None,
+                            file,
+                            status: Status::Failed,
+                            error: Some(error.to_string()),
+                            skip: None,
+                            outcome: None,
+                            prediction: None,
+                        },
+                    );
                     Err(Failed::from(message))
                 })
             }
@@ -180,7 +211,16 @@ fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
     let run_skipped = args.ignored || args.include_ignored;
     Trial::ignorable_test(case.id.clone(), move || {
         let file = case.file.display().to_string();
-        let mut record = Record { id: case.id.clone(), pipeline: None, file, status: Status::Failed, error: None, skip: case.skip.clone(), outcome: None, prediction: None };
+        let mut record = Record {
+            id: case.id.clone(),
+            pipeline: None,
+            file,
+            status: Status::Failed,
+            error: None,
+            skip: case.skip.clone(),
+            outcome: None,
+            prediction: None,
+        };
         if let (Some(reason), false) = (&case.skip, run_skipped) {
             record.status = Status::Ignored;
             let reason = reason.clone();
@@ -192,12 +232,22 @@ fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
             Err(error) => {
                 record.error = Some(error.to_string());
                 push(&records, record);
-                return Err(Failed::from(format!("error: {error}\nthe prediction could not be read, so nothing was scored")));
+                return Err(Failed::from(format!(
+                    "error: {error}\nthe prediction could not be read, so nothing was scored"
+                )));
             }
         };
         let outcome = evaluate(&case, &prediction);
-        let result = if outcome.passed { Ok(Completion::Completed) } else { Err(Failed::from(failure_message(&case, &outcome))) };
-        record.status = if outcome.passed { Status::Passed } else { Status::Failed };
+        let result = if outcome.passed {
+            Ok(Completion::Completed)
+        } else {
+            Err(Failed::from(failure_message(&case, &outcome)))
+        };
+        record.status = if outcome.passed {
+            Status::Passed
+        } else {
+            Status::Failed
+        };
         record.outcome = Some(outcome);
         record.prediction = Some(prediction);
         push(&records, record);
@@ -207,5 +257,8 @@ fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
 }
 
 fn push(records: &Records, record: Record) {
-    records.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+    records
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(record);
 }

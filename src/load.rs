@@ -10,7 +10,9 @@ use crate::case::{Case, GoldField, Metric, PredictionSource, Threshold};
 use crate::error::{LoadError, closest};
 use crate::normalize::Normalize;
 use crate::rubric::{Check, Rubric, RubricKind};
-use crate::spec::{CaseFile, Mark, Node, NodeKind, RubricEntry, RubricSetFile, ThresholdsSpec, parse_yaml};
+use crate::spec::{
+    CaseFile, Mark, Node, NodeKind, RubricEntry, RubricSetFile, ThresholdsSpec, parse_yaml,
+};
 use crate::value::Value;
 
 /// Default penalty of a failed Easy-Wrong rubric.
@@ -32,20 +34,14 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
     };
 
     let mut rubrics = Vec::new();
-    let mut stack = Vec::new();
+    let gold_names: Vec<&str> = gold.iter().flatten().map(|f| f.name.as_str()).collect();
+    let mut sets = Sets {
+        dir: rubrics_dir,
+        gold: &gold_names,
+        stack: Vec::new(),
+    };
     for (i, entry) in spec.rubrics.iter().flatten().enumerate() {
-        resolve(file, &format!("rubrics[{i}]"), entry, rubrics_dir, &mut stack, &mut rubrics)?;
-    }
-    for rubric in &rubrics {
-        if let (true, Some(field)) = (rubric.check.needs_gold(), &rubric.field) {
-            let has_gold = gold.as_ref().is_some_and(|g| g.iter().any(|f| &f.name == field));
-            if !has_gold {
-                return Err(LoadError::at(&rubric.file, Mark { line: rubric.line, column: 1 }, "", format!(
-                    "rubric `{}` compares `{field}` with its gold, but gold has no `{field}`", rubric.label
-                ))
-                .hint(format!("add `{field}` under `gold:`, or use a check that needs no gold (`equals`, `contains`, `present`...)")));
-            }
-        }
+        sets.resolve(file, &format!("rubrics[{i}]"), entry, &mut rubrics)?;
     }
 
     let thresholds = match &spec.thresholds {
@@ -54,8 +50,13 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
     };
     let ece_bins = match &spec.ece_bins {
         Some(b) if b.value == 0 => {
-            return Err(LoadError::at(file, Mark::of(&b.referenced), "ece_bins", "`ece_bins` must be at least 1")
-                .hint("the default is 5"));
+            return Err(LoadError::at(
+                file,
+                Mark::of(&b.referenced),
+                "ece_bins",
+                "`ece_bins` must be at least 1",
+            )
+            .hint("the default is 5"));
         }
         Some(b) => b.value,
         None => DEFAULT_ECE_BINS,
@@ -64,7 +65,7 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
 
     if rubrics.is_empty() && thresholds.is_empty() {
         return Err(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
-            .hint("add `rubrics:` or `thresholds:` (for example `thresholds: { min_exact_match: 1.0 }`)"));
+            .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
     }
 
     Ok(Case {
@@ -85,10 +86,17 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
 
 /// Reads a file as UTF-8 text, with an error naming it.
 pub(crate) fn read_text(file: &Path) -> Result<String, LoadError> {
-    let bytes = std::fs::read(file).map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
+    let bytes = std::fs::read(file)
+        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
     String::from_utf8(bytes).map_err(|e| {
-        LoadError::file(file, format!("the file is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
-            .hint("save it as UTF-8")
+        LoadError::file(
+            file,
+            format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .hint("save it as UTF-8")
     })
 }
 
@@ -112,25 +120,48 @@ impl Here<'_> {
 
     fn gold(&self, node: &Node) -> Result<Vec<GoldField>, LoadError> {
         let entries = node.as_map().ok_or_else(|| {
-            self.err(node.mark, "gold", format!("`gold` must be a mapping of field names to values, found {}", node.kind_name()))
-                .hint("write one `field: value` per line under `gold:`")
+            self.err(
+                node.mark,
+                "gold",
+                format!(
+                    "`gold` must be a mapping of field names to values, found {}",
+                    node.kind_name()
+                ),
+            )
+            .hint("write one `field: value` per line under `gold:`")
         })?;
         entries
             .iter()
             .map(|(name, value)| {
                 let path = format!("gold.{name}");
                 let variants = match value.as_map() {
-                    Some(m) if m.iter().any(|(k, _)| k == "any_of") => self.any_of(value, m, &path)?,
+                    Some(m) if m.iter().any(|(k, _)| k == "any_of") => {
+                        self.any_of(value, m, &path)?
+                    }
                     _ => vec![self.gold_value(value, &path)?],
                 };
-                Ok(GoldField { name: name.clone(), variants, line: value.mark.line })
+                Ok(GoldField {
+                    name: name.clone(),
+                    variants,
+                    line: value.mark.line,
+                })
             })
             .collect()
     }
 
-    fn any_of(&self, node: &Node, entries: &[(String, Node)], path: &str) -> Result<Vec<Value>, LoadError> {
+    fn any_of(
+        &self,
+        node: &Node,
+        entries: &[(String, Node)],
+        path: &str,
+    ) -> Result<Vec<Value>, LoadError> {
         if entries.len() != 1 {
-            return Err(self.err(node.mark, path, "`any_of` must be the only key of its mapping")
+            return Err(self
+                .err(
+                    node.mark,
+                    path,
+                    "`any_of` must be the only key of its mapping",
+                )
                 .hint("move the other keys out, or write the variants as `{ any_of: [a, b] }`"));
         }
         let list = &entries[0].1;
@@ -141,8 +172,18 @@ impl Here<'_> {
                 .enumerate()
                 .map(|(i, item)| self.gold_value(item, &format!("{path}[{i}]")))
                 .collect(),
-            NodeKind::List(_) => Err(self.err(list.mark, &path, "`any_of` is empty").hint("give at least one accepted variant")),
-            _ => Err(self.err(list.mark, &path, format!("`any_of` must be a list of variants, found {}", list.kind_name()))
+            NodeKind::List(_) => Err(self
+                .err(list.mark, &path, "`any_of` is empty")
+                .hint("give at least one accepted variant")),
+            _ => Err(self
+                .err(
+                    list.mark,
+                    &path,
+                    format!(
+                        "`any_of` must be a list of variants, found {}",
+                        list.kind_name()
+                    ),
+                )
                 .hint("write `any_of: [variant1, variant2]`")),
         }
     }
@@ -152,7 +193,12 @@ impl Here<'_> {
         match &node.kind {
             NodeKind::Map(entries) => {
                 if let Some((_, inner)) = entries.iter().find(|(k, _)| k == "any_of") {
-                    return Err(self.err(inner.mark, &format!("{path}.any_of"), "`any_of` is only allowed directly under a gold field")
+                    return Err(self
+                        .err(
+                            inner.mark,
+                            &format!("{path}.any_of"),
+                            "`any_of` is only allowed directly under a gold field",
+                        )
                         .hint("give the variants of the whole field: `field: { any_of: [...] }`"));
                 }
                 for (k, v) in entries {
@@ -169,16 +215,28 @@ impl Here<'_> {
         Ok(node.to_value())
     }
 
-    fn critical(&self, names: &[Spanned<String>], gold: Option<&[GoldField]>) -> Result<Vec<String>, LoadError> {
+    fn critical(
+        &self,
+        names: &[Spanned<String>],
+        gold: Option<&[GoldField]>,
+    ) -> Result<Vec<String>, LoadError> {
         names
             .iter()
             .enumerate()
             .map(|(i, name)| {
-                let fields: Vec<&str> = gold.unwrap_or(&[]).iter().map(|f| f.name.as_str()).collect();
+                let fields: Vec<&str> = gold
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect();
                 if fields.contains(&name.value.as_str()) {
                     return Ok(name.value.clone());
                 }
-                let e = self.err(Mark::of(&name.referenced), &format!("critical[{i}]"), format!("critical field `{}` is not in `gold`", name.value));
+                let e = self.err(
+                    Mark::of(&name.referenced),
+                    &format!("critical[{i}]"),
+                    format!("critical field `{}` is not in `gold`", name.value),
+                );
                 Err(match closest(&name.value, fields.iter().copied()) {
                     Some(best) => e.hint(format!("did you mean `{best}`?")),
                     None => e.hint("a critical field must have a gold value; add it under `gold:`"),
@@ -189,16 +247,26 @@ impl Here<'_> {
 
     fn normalize(&self, node: &Node, path: &str) -> Result<Normalize, LoadError> {
         match &node.kind {
-            NodeKind::Text(_) => Ok(if self.boolean(node, path)? { Normalize::ALL } else { Normalize::NONE }),
+            NodeKind::Text(_) => Ok(if self.boolean(node, path)? {
+                Normalize::ALL
+            } else {
+                Normalize::NONE
+            }),
             NodeKind::Map(entries) => {
                 let mut n = Normalize::ALL;
                 const KEYS: [&str; 3] = ["lowercase", "strip_accents", "collapse_whitespace"];
                 for (key, value) in entries {
                     let step_path = format!("{path}.{key}");
                     let on = match key.as_str() {
-                        "lowercase" | "strip_accents" | "collapse_whitespace" => self.boolean(value, &step_path)?,
+                        "lowercase" | "strip_accents" | "collapse_whitespace" => {
+                            self.boolean(value, &step_path)?
+                        }
                         _ => {
-                            let e = self.err(value.mark, &step_path, format!("unknown normalization step `{key}`"));
+                            let e = self.err(
+                                value.mark,
+                                &step_path,
+                                format!("unknown normalization step `{key}`"),
+                            );
                             return Err(match closest(key, KEYS) {
                                 Some(best) => e.hint(format!("did you mean `{best}`?")),
                                 None => e.hint("the steps are `lowercase`, `strip_accents`, `collapse_whitespace`"),
@@ -213,7 +281,15 @@ impl Here<'_> {
                 }
                 Ok(n)
             }
-            _ => Err(self.err(node.mark, path, format!("`normalize` must be `true`, `false` or a mapping of steps, found {}", node.kind_name()))
+            _ => Err(self
+                .err(
+                    node.mark,
+                    path,
+                    format!(
+                        "`normalize` must be `true`, `false` or a mapping of steps, found {}",
+                        node.kind_name()
+                    ),
+                )
                 .hint("for example `normalize: { lowercase: true, strip_accents: false }`")),
         }
     }
@@ -226,14 +302,26 @@ impl Here<'_> {
         }
     }
 
-    fn thresholds(&self, spec: &Spanned<ThresholdsSpec>, critical: &[String]) -> Result<Vec<Threshold>, LoadError> {
+    fn thresholds(
+        &self,
+        spec: &Spanned<ThresholdsSpec>,
+        critical: &[String],
+    ) -> Result<Vec<Threshold>, LoadError> {
         let t = &spec.value;
         let all = [
             ("min_score", Metric::Score, &t.min_score),
             ("min_exact_match", Metric::ExactMatch, &t.min_exact_match),
             ("min_anls", Metric::Anls, &t.min_anls),
-            ("min_exact_critical", Metric::ExactCritical, &t.min_exact_critical),
-            ("min_anls_critical", Metric::AnlsCritical, &t.min_anls_critical),
+            (
+                "min_exact_critical",
+                Metric::ExactCritical,
+                &t.min_exact_critical,
+            ),
+            (
+                "min_anls_critical",
+                Metric::AnlsCritical,
+                &t.min_anls_critical,
+            ),
             ("max_brier", Metric::Brier, &t.max_brier),
             ("max_ece", Metric::Ece, &t.max_ece),
         ];
@@ -243,14 +331,26 @@ impl Here<'_> {
             let mark = Mark::of(&value.referenced);
             let path = format!("thresholds.{name}");
             if !(0.0..=1.0).contains(&value.value) {
-                return Err(self.err(mark, &path, format!("`{name}` is {}, outside [0, 1]", value.value))
+                return Err(self
+                    .err(
+                        mark,
+                        &path,
+                        format!("`{name}` is {}, outside [0, 1]", value.value),
+                    )
                     .hint("metrics and the score lie between 0 and 1"));
             }
-            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical) && critical.is_empty() {
+            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical) && critical.is_empty()
+            {
                 return Err(self.err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
                     .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
             }
-            out.push(Threshold { name: name.into(), metric, limit: value.value, is_max: name.starts_with("max_"), line: mark.line });
+            out.push(Threshold {
+                name: name.into(),
+                metric,
+                limit: value.value,
+                is_max: name.starts_with("max_"),
+                line: mark.line,
+            });
         }
         Ok(out)
     }
@@ -260,7 +360,7 @@ impl Here<'_> {
             (Some(node), Some(_)) => Err(self.err(node.mark, "prediction", "give either `prediction` or `prediction_text`, not both")),
             (None, Some(text)) => Ok(PredictionSource::Text(text.value.clone())),
             (None, None) => Err(self.err(Mark { line: 1, column: 1 }, "", "this case has no prediction")
-                .hint("add `prediction: outputs/NAME.json` (a path relative to this file), an inline mapping, or `prediction_text:`")),
+                .hint("add `prediction: outputs/NAME.json`, a path relative to this file, or an inline mapping, or `prediction_text:`")),
             (Some(node), None) => match &node.kind {
                 NodeKind::Text(path) => {
                     let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -269,7 +369,7 @@ impl Here<'_> {
                             .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
                     }
                     let base = self.file.parent().unwrap_or(Path::new("."));
-                    Ok(PredictionSource::File { path: base.join(path), line: node.mark.line })
+                    Ok(PredictionSource::File { path: base.join(path), at: node.mark })
                 }
                 NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone())),
                 _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),
@@ -278,55 +378,92 @@ impl Here<'_> {
     }
 }
 
-/// Adds the rubrics of one entry (a rubric, or an include) to `out`.
-fn resolve(
-    file: &Path,
-    path: &str,
-    entry: &Spanned<RubricEntry>,
-    rubrics_dir: &Path,
-    stack: &mut Vec<PathBuf>,
-    out: &mut Vec<Rubric>,
-) -> Result<(), LoadError> {
-    let mark = Mark::of(&entry.referenced);
-    let e = &entry.value;
-    let here = Here { file };
-    if let Some(name) = &e.include {
-        if e.must_right.is_some() || e.easy_wrong.is_some() || check_keys(e).next().is_some() || e.field.is_some() {
-            return Err(here.err(mark, path, "`include` stands alone in its entry").hint("put the rubric in an entry of its own"));
-        }
-        let set_file = find_set(rubrics_dir, &name.value).ok_or_else(|| {
-            let available = available_sets(rubrics_dir);
-            let err = here.err(Mark::of(&name.referenced), &format!("{path}.include"), format!(
-                "rubric set `{}` not found: no `{}` or `.yml`", name.value, rubrics_dir.join(format!("{}.yaml", name.value)).display()
-            ));
-            match closest(&name.value, available.iter().map(String::as_str)) {
-                Some(best) => err.hint(format!("did you mean `{best}`?")),
-                None if available.is_empty() => err.hint(format!("create it, or point --rubrics at the folder of rubric sets (now `{}`)", rubrics_dir.display())),
-                None => err.hint(format!("available sets: {}", available.join(", "))),
+/// Resolves rubric entries against the rubric sets folder and the case's gold fields.
+struct Sets<'a> {
+    dir: &'a Path,
+    gold: &'a [&'a str],
+    /// The sets being included, outermost first: (canonical path, name), to catch cycles.
+    stack: Vec<(PathBuf, String)>,
+}
+
+impl Sets<'_> {
+    /// Adds the rubrics of one entry (a rubric, or an include) to `out`.
+    fn resolve(
+        &mut self,
+        file: &Path,
+        path: &str,
+        entry: &Spanned<RubricEntry>,
+        out: &mut Vec<Rubric>,
+    ) -> Result<(), LoadError> {
+        let rubrics_dir = self.dir;
+        let mark = Mark::of(&entry.referenced);
+        let e = &entry.value;
+        let here = Here { file };
+        if let Some(name) = &e.include {
+            if e.must_right.is_some()
+                || e.easy_wrong.is_some()
+                || check_keys(e).next().is_some()
+                || e.field.is_some()
+            {
+                return Err(here
+                    .err(mark, path, "`include` stands alone in its entry")
+                    .hint("put the rubric in an entry of its own"));
             }
-        })?;
-        let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
-        if stack.contains(&key) {
-            let mut chain: Vec<String> = stack.iter().map(|p| p.display().to_string()).collect();
-            chain.push(key.display().to_string());
-            return Err(here.err(Mark::of(&name.referenced), &format!("{path}.include"), format!("rubric sets include each other in a cycle: {}", chain.join(" -> ")))
-                .hint("remove one of the includes"));
+            let set_file = find_set(rubrics_dir, &name.value).ok_or_else(|| {
+                let available = available_sets(rubrics_dir);
+                let err = here.err(
+                    Mark::of(&name.referenced),
+                    &format!("{path}.include"),
+                    format!(
+                        "rubric set `{}` not found: no `{}` or `.yml`",
+                        name.value,
+                        rubrics_dir.join(format!("{}.yaml", name.value)).display()
+                    ),
+                );
+                match closest(&name.value, available.iter().map(String::as_str)) {
+                    Some(best) => err.hint(format!("did you mean `{best}`?")),
+                    None if available.is_empty() => err.hint(format!(
+                        "create it, or point --rubrics at the folder of rubric sets (now `{}`)",
+                        rubrics_dir.display()
+                    )),
+                    None => err.hint(format!("available sets: {}", available.join(", "))),
+                }
+            })?;
+            let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
+            if self.stack.iter().any(|(p, _)| *p == key) {
+                let mut chain: Vec<String> =
+                    self.stack.iter().map(|(_, n)| format!("`{n}`")).collect();
+                chain.push(format!("`{}`", name.value));
+                return Err(here
+                    .err(
+                        Mark::of(&name.referenced),
+                        &format!("{path}.include"),
+                        format!(
+                            "rubric sets include each other in a cycle: {}",
+                            chain.join(" -> ")
+                        ),
+                    )
+                    .hint("remove one of the includes"));
+            }
+            let source = read_text(&set_file)?;
+            let set: RubricSetFile = parse_yaml(&set_file, &source)?;
+            self.stack.push((key, name.value.clone()));
+            for (i, inner) in set.rubrics.iter().enumerate() {
+                self.resolve(&set_file, &format!("rubrics[{i}]"), inner, out)?;
+            }
+            self.stack.pop();
+            return Ok(());
         }
-        let source = read_text(&set_file)?;
-        let set: RubricSetFile = parse_yaml(&set_file, &source)?;
-        stack.push(key);
-        for (i, inner) in set.rubrics.iter().enumerate() {
-            resolve(&set_file, &format!("rubrics[{i}]"), inner, rubrics_dir, stack, out)?;
-        }
-        stack.pop();
-        return Ok(());
+        out.push(rubric(&here, path, mark, e, self.gold)?);
+        Ok(())
     }
-    out.push(rubric(&here, path, mark, e)?);
-    Ok(())
 }
 
 fn find_set(dir: &Path, name: &str) -> Option<PathBuf> {
-    ["yaml", "yml"].iter().map(|ext| dir.join(format!("{name}.{ext}"))).find(|p| p.is_file())
+    ["yaml", "yml"]
+        .iter()
+        .map(|ext| dir.join(format!("{name}.{ext}")))
+        .find(|p| p.is_file())
 }
 
 fn available_sets(dir: &Path) -> Vec<String> {
@@ -337,14 +474,24 @@ fn available_sets(dir: &Path) -> Vec<String> {
         .filter_map(|e| {
             let rel = e.path().strip_prefix(dir).ok()?;
             let ext = rel.extension()?.to_str()?;
-            matches!(ext, "yaml" | "yml").then(|| rel.with_extension("").to_string_lossy().replace('\\', "/"))
+            matches!(ext, "yaml" | "yml")
+                .then(|| rel.with_extension("").to_string_lossy().replace('\\', "/"))
         })
         .collect();
     names.sort();
     names
 }
 
-const CHECKS: [&str; 8] = ["exact", "min_anls", "equals", "one_of", "contains", "not_contains", "matches", "present"];
+const CHECKS: [&str; 8] = [
+    "exact",
+    "min_anls",
+    "equals",
+    "one_of",
+    "contains",
+    "not_contains",
+    "matches",
+    "present",
+];
 
 fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
     let given = [
@@ -357,15 +504,30 @@ fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
         e.matches.is_some(),
         e.present.is_some(),
     ];
-    CHECKS.iter().zip(given).filter(|(_, g)| *g).map(|(k, _)| *k)
+    CHECKS
+        .iter()
+        .zip(given)
+        .filter(|(_, g)| *g)
+        .map(|(k, _)| *k)
 }
 
-fn rubric(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<Rubric, LoadError> {
+fn rubric(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    gold: &[&str],
+) -> Result<Rubric, LoadError> {
     let (kind, label) = match (&e.must_right, &e.easy_wrong) {
         (Some(l), None) => (RubricKind::MustRight, l),
         (None, Some(l)) => (RubricKind::EasyWrong, l),
         (Some(_), Some(_)) => {
-            return Err(here.err(mark, path, "a rubric is either `must_right` or `easy_wrong`, not both")
+            return Err(here
+                .err(
+                    mark,
+                    path,
+                    "a rubric is either `must_right` or `easy_wrong`, not both",
+                )
                 .hint("split it into two rubrics"));
         }
         (None, None) => {
@@ -378,72 +540,161 @@ fn rubric(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<Rubric
         let message = if checks.is_empty() {
             format!("rubric `{}` has no check", label.value)
         } else {
-            format!("rubric `{}` has {} checks ({}); a rubric has exactly one", label.value, checks.len(), checks.join(", "))
+            format!(
+                "rubric `{}` has {} checks ({}); a rubric has exactly one",
+                label.value,
+                checks.len(),
+                checks.join(", ")
+            )
         };
-        return Err(here.err(mark, path, message)
-            .hint(format!("use one of {}; write several rubrics for several checks", CHECKS.map(|c| format!("`{c}`")).join(", "))));
+        return Err(here.err(mark, path, message).hint(format!(
+            "use one of {}; write several rubrics for several checks",
+            CHECKS.map(|c| format!("`{c}`")).join(", ")
+        )));
     }
     let check = check(here, path, e)?;
     let field = e.field.as_ref().map(|f| f.value.clone());
     if check.needs_gold() && field.is_none() {
-        return Err(here.err(mark, path, format!("`{}` compares a field with its gold, so the rubric needs `field:`", checks[0]))
+        return Err(here
+            .err(
+                mark,
+                path,
+                format!(
+                    "`{}` compares a field with its gold, so the rubric needs `field:`",
+                    checks[0]
+                ),
+            )
             .hint("add `field: NAME`"));
+    }
+    if let (true, Some(f)) = (check.needs_gold(), &e.field)
+        && !gold.contains(&f.value.as_str())
+    {
+        let name = &f.value;
+        return Err(here.err(Mark::of(&f.referenced), &format!("{path}.field"), format!(
+            "`{}` compares `{name}` with its gold, but gold has no `{name}`", checks[0]
+        ))
+        .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")));
     }
     let penalty = match (&e.penalty, kind) {
         (Some(p), RubricKind::MustRight) => {
-            return Err(here.err(Mark::of(&p.referenced), &format!("{path}.penalty"), "a `must_right` rubric has no penalty: its failure closes the gate")
+            return Err(here
+                .err(
+                    Mark::of(&p.referenced),
+                    &format!("{path}.penalty"),
+                    "a `must_right` rubric has no penalty: its failure closes the gate",
+                )
                 .hint("remove `penalty`, or make the rubric `easy_wrong`"));
         }
         (Some(p), RubricKind::EasyWrong) if !(p.value > 0.0 && p.value <= 1.0) => {
-            return Err(here.err(Mark::of(&p.referenced), &format!("{path}.penalty"), format!("penalty {} is outside (0, 1]", p.value))
-                .hint("use a value such as 0.1 (the default) or 0.25"));
+            return Err(here
+                .err(
+                    Mark::of(&p.referenced),
+                    &format!("{path}.penalty"),
+                    format!("penalty {} is outside (0, 1]", p.value),
+                )
+                .hint("use a value such as 0.1, the default"));
         }
         (Some(p), RubricKind::EasyWrong) => p.value,
         (None, RubricKind::EasyWrong) => DEFAULT_PENALTY,
         (None, RubricKind::MustRight) => 0.0,
     };
-    let normalize = e.normalize.as_ref().map(|n| here.normalize(n, &format!("{path}.normalize"))).transpose()?;
-    Ok(Rubric { label: label.value.clone(), kind, field, normalize, penalty, check, file: here.file.to_path_buf(), line: mark.line })
+    let normalize = e
+        .normalize
+        .as_ref()
+        .map(|n| here.normalize(n, &format!("{path}.normalize")))
+        .transpose()?;
+    Ok(Rubric {
+        label: label.value.clone(),
+        kind,
+        field,
+        normalize,
+        penalty,
+        check,
+        file: here.file.to_path_buf(),
+        line: mark.line,
+    })
 }
 
 fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
     if let Some(exact) = &e.exact {
         if !exact.value {
-            return Err(here.err(Mark::of(&exact.referenced), &format!("{path}.exact"), "`exact: false` checks nothing")
-                .hint("write `exact: true`, or use `not_contains` / `min_anls` for a looser check"));
+            return Err(here
+                .err(
+                    Mark::of(&exact.referenced),
+                    &format!("{path}.exact"),
+                    "`exact: false` checks nothing",
+                )
+                .hint(
+                    "write `exact: true`, or use `not_contains` / `min_anls` for a looser check",
+                ));
         }
         return Ok(Check::Exact);
     }
     if let Some(min) = &e.min_anls {
         if !(0.0..=1.0).contains(&min.value) {
-            return Err(here.err(Mark::of(&min.referenced), &format!("{path}.min_anls"), format!("`min_anls` is {}, outside [0, 1]", min.value)));
+            return Err(here.err(
+                Mark::of(&min.referenced),
+                &format!("{path}.min_anls"),
+                format!("`min_anls` is {}, outside [0, 1]", min.value),
+            ));
         }
         return Ok(Check::MinAnls(min.value));
     }
     if let Some(node) = &e.equals {
-        return Ok(Check::Equals(scalar(here, node, &format!("{path}.equals"))?));
+        return Ok(Check::Equals(scalar(
+            here,
+            node,
+            &format!("{path}.equals"),
+        )?));
     }
     if let Some(node) = &e.one_of {
         let p = format!("{path}.one_of");
         return match &node.kind {
             NodeKind::List(items) if !items.is_empty() => Ok(Check::OneOf(
-                items.iter().enumerate().map(|(i, n)| scalar(here, n, &format!("{p}[{i}]"))).collect::<Result<_, _>>()?,
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| scalar(here, n, &format!("{p}[{i}]")))
+                    .collect::<Result<_, _>>()?,
             )),
-            _ => Err(here.err(node.mark, &p, "`one_of` must be a non-empty list").hint("write `one_of: [a, b]`")),
+            _ => Err(here
+                .err(node.mark, &p, "`one_of` must be a non-empty list")
+                .hint("write `one_of: [a, b]`")),
         };
     }
     if let Some(node) = &e.contains {
-        return Ok(Check::Contains(texts(here, node, &format!("{path}.contains"))?));
+        return Ok(Check::Contains(texts(
+            here,
+            node,
+            &format!("{path}.contains"),
+        )?));
     }
     if let Some(node) = &e.not_contains {
-        return Ok(Check::NotContains(texts(here, node, &format!("{path}.not_contains"))?));
+        return Ok(Check::NotContains(texts(
+            here,
+            node,
+            &format!("{path}.not_contains"),
+        )?));
     }
     if let Some(pattern) = &e.matches {
-        return Regex::new(&pattern.value).map(Check::Matches).map_err(|err| {
-            let detail = err.to_string().lines().last().unwrap_or_default().trim().to_owned();
-            here.err(Mark::of(&pattern.referenced), &format!("{path}.matches"), format!("invalid regular expression: {detail}"))
+        return Regex::new(&pattern.value)
+            .map(Check::Matches)
+            .map_err(|err| {
+                let detail = err
+                    .to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_start_matches("error: ")
+                    .to_owned();
+                here.err(
+                    Mark::of(&pattern.referenced),
+                    &format!("{path}.matches"),
+                    format!("invalid regular expression: {detail}"),
+                )
                 .hint("the syntax is Rust's `regex` crate; quote the pattern in YAML")
-        });
+            });
     }
     if let Some(present) = &e.present {
         return Ok(Check::Present(present.value));
@@ -455,17 +706,32 @@ fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
     match &node.kind {
         NodeKind::Text(t) => Ok(t.clone()),
         NodeKind::Null => Ok(String::new()),
-        _ => Err(here.err(node.mark, path, format!("expected a single value, found {}", node.kind_name()))),
+        _ => Err(here.err(
+            node.mark,
+            path,
+            format!("expected a single value, found {}", node.kind_name()),
+        )),
     }
 }
 
 fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
     match &node.kind {
-        NodeKind::List(items) if !items.is_empty() => {
-            items.iter().enumerate().map(|(i, n)| scalar(here, n, &format!("{path}[{i}]"))).collect()
-        }
-        NodeKind::List(_) => Err(here.err(node.mark, path, "the list is empty").hint("give at least one text")),
+        NodeKind::List(items) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, n)| scalar(here, n, &format!("{path}[{i}]")))
+            .collect(),
+        NodeKind::List(_) => Err(here
+            .err(node.mark, path, "the list is empty")
+            .hint("give at least one text")),
         NodeKind::Text(t) => Ok(vec![t.clone()]),
-        _ => Err(here.err(node.mark, path, format!("expected a text or a list of texts, found {}", node.kind_name()))),
+        _ => Err(here.err(
+            node.mark,
+            path,
+            format!(
+                "expected a text or a list of texts, found {}",
+                node.kind_name()
+            ),
+        )),
     }
 }

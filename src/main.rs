@@ -51,8 +51,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Test { args } => test(args),
-        Command::Score { gold: Some(gold), pred: Some(pred), jsonl: None, .. } => {
-            match score_pair(&serde_json::Value::String(gold), &serde_json::Value::String(pred)) {
+        Command::Score {
+            gold: Some(gold),
+            pred: Some(pred),
+            jsonl: None,
+            ..
+        } => {
+            match score_pair(
+                &serde_json::Value::String(gold),
+                &serde_json::Value::String(pred),
+            ) {
                 Ok(v) => {
                     println!("{v}");
                     ExitCode::SUCCESS
@@ -60,13 +68,18 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
-        Command::Score { jsonl: Some(file), .. } => lines(&file, |j| score_pair(&j["gold"], &j["pred"])),
+        Command::Score {
+            jsonl: Some(file), ..
+        } => lines(&file, |j| score_pair(&j["gold"], &j["pred"])),
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
     }
 }
 
-fn lines(file: &PathBuf, f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>) -> ExitCode {
+fn lines(
+    file: &PathBuf,
+    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>,
+) -> ExitCode {
     let name = file.display().to_string();
     let input: Box<dyn std::io::BufRead> = if name == "-" {
         Box::new(std::io::stdin().lock())
@@ -86,7 +99,14 @@ fn lines(file: &PathBuf, f: impl Fn(&serde_json::Value) -> Result<serde_json::Va
 /// Splits `goldgate test` arguments: DIR, `--rubrics`, `--report`, and the rest for libtest.
 fn test(args: Vec<String>) -> ExitCode {
     // libtest flags that take a value: their value is not DIR.
-    const VALUED: [&str; 6] = ["--test-threads", "--skip", "--format", "--color", "--logfile", "-Z"];
+    const VALUED: [&str; 6] = [
+        "--test-threads",
+        "--skip",
+        "--format",
+        "--color",
+        "--logfile",
+        "-Z",
+    ];
     let mut dir = None;
     let mut rubrics = None;
     let mut report = None;
@@ -102,7 +122,11 @@ fn test(args: Vec<String>) -> ExitCode {
                 let Some(value) = inline.or_else(|| it.next()) else {
                     return usage(&format!("`{flag}` needs a value"));
                 };
-                let slot = if flag == "--rubrics" { &mut rubrics } else { &mut report };
+                let slot = if flag == "--rubrics" {
+                    &mut rubrics
+                } else {
+                    &mut report
+                };
                 *slot = Some(PathBuf::from(value));
             }
             f if VALUED.contains(&f) && inline.is_none() => {
@@ -115,7 +139,8 @@ fn test(args: Vec<String>) -> ExitCode {
             _ => rest.push(arg),
         }
     }
-    let mut harness = goldgate::Harness::new(dir.unwrap_or_else(|| PathBuf::from("cases"))).args(rest);
+    let mut harness =
+        goldgate::Harness::new(dir.unwrap_or_else(|| PathBuf::from("cases"))).args(rest);
     if let Some(r) = rubrics {
         harness = harness.rubrics(r);
     }
@@ -126,7 +151,9 @@ fn test(args: Vec<String>) -> ExitCode {
 }
 
 fn usage(message: &str) -> ExitCode {
-    eprintln!("error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]");
+    eprintln!(
+        "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]"
+    );
     ExitCode::from(2)
 }
 

@@ -21,9 +21,17 @@ impl Default for Normalize {
 
 impl Normalize {
     /// Every step on (the default).
-    pub const ALL: Normalize = Normalize { lowercase: true, strip_accents: true, collapse_whitespace: true };
+    pub const ALL: Normalize = Normalize {
+        lowercase: true,
+        strip_accents: true,
+        collapse_whitespace: true,
+    };
     /// Raw text comparison (`normalize: false`).
-    pub const NONE: Normalize = Normalize { lowercase: false, strip_accents: false, collapse_whitespace: false };
+    pub const NONE: Normalize = Normalize {
+        lowercase: false,
+        strip_accents: false,
+        collapse_whitespace: false,
+    };
 
     /// Applies the steps in the order of the spec.
     ///
@@ -33,12 +41,20 @@ impl Normalize {
     /// assert_eq!(Normalize::NONE.apply(" É "), " É ");
     /// ```
     pub fn apply(&self, text: &str) -> String {
-        let mut out = if self.lowercase { text.to_lowercase() } else { text.to_owned() };
+        let mut out = if self.lowercase {
+            text.to_lowercase()
+        } else {
+            text.to_owned()
+        };
         if self.strip_accents {
             out = out.nfd().filter(|c| !is_accent(*c)).nfc().collect();
         }
         if self.collapse_whitespace {
-            out = out.split(char::is_whitespace).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+            out = out
+                .split(char::is_whitespace)
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
         }
         out
     }
@@ -68,9 +84,15 @@ mod tests {
         assert_eq!(n.apply("が"), "が");
         // Devanagari vowel sign is kept.
         assert_eq!(n.apply("कि"), "कि");
-        let no_case = Normalize { lowercase: false, ..Normalize::ALL };
+        let no_case = Normalize {
+            lowercase: false,
+            ..Normalize::ALL
+        };
         assert_eq!(no_case.apply("Été"), "Ete");
-        let keep_space = Normalize { collapse_whitespace: false, ..Normalize::ALL };
+        let keep_space = Normalize {
+            collapse_whitespace: false,
+            ..Normalize::ALL
+        };
         assert_eq!(keep_space.apply(" a  b "), " a  b ");
     }
 }

@@ -55,31 +55,55 @@ impl Prediction {
 }
 
 /// Reads a case's prediction. A missing or broken file is an error naming it.
-pub fn read_prediction(source: &PredictionSource, case_file: &Path) -> Result<Prediction, LoadError> {
+pub fn read_prediction(
+    source: &PredictionSource,
+    case_file: &Path,
+) -> Result<Prediction, LoadError> {
     match source {
         PredictionSource::Text(text) => Ok(text_prediction(text.clone())),
         PredictionSource::Inline(node) => {
-            envelope(&node.to_value()).map_err(|(path, msg, hint)| locate_in_node(case_file, node, "prediction", &path, msg, hint))
+            envelope(&node.to_value()).map_err(|(path, msg, hint)| {
+                locate_in_node(case_file, node, "prediction", &path, msg, hint)
+            })
         }
-        PredictionSource::File { path, line } => {
+        PredictionSource::File { path, at } => {
             if !path.is_file() {
-                return Err(LoadError::at(case_file, Mark { line: *line, column: 1 }, "prediction", format!(
+                return Err(LoadError::at(case_file, *at, "prediction", format!(
                     "prediction file `{}` does not exist", path.display()
                 ))
-                .hint("record the pipeline's output there, or fix the path (it is relative to the case file)"));
+                .hint("record the pipeline's output there, or fix the path: it is relative to the case file"));
             }
             let text = read_text(path)?;
             match path.extension().and_then(|e| e.to_str()) {
                 Some("txt") => Ok(text_prediction(text)),
                 Some("json") => {
                     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                        LoadError::at(path, Mark { line: e.line() as u64, column: e.column() as u64 }, "", format!("invalid JSON: {}", strip_position(&e.to_string())))
+                        LoadError::at(
+                            path,
+                            Mark {
+                                line: e.line() as u64,
+                                column: e.column() as u64,
+                            },
+                            "",
+                            format!("invalid JSON: {}", strip_position(&e.to_string())),
+                        )
                     })?;
-                    envelope(&Value::from_json(&json)).map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
+                    envelope(&Value::from_json(&json))
+                        .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
                 }
                 _ => {
-                    let node: Node = parse_yaml(path, &text)?;
-                    envelope(&node.to_value()).map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
+                    let node: Node = parse_yaml(path, &text).map_err(|mut e| {
+                        // The root node's own wrapper step.
+                        e.yaml_path = e
+                            .yaml_path
+                            .strip_prefix("value")
+                            .unwrap_or(&e.yaml_path)
+                            .trim_start_matches('.')
+                            .to_owned();
+                        e
+                    })?;
+                    envelope(&node.to_value())
+                        .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
                 }
             }
         }
@@ -87,11 +111,20 @@ pub fn read_prediction(source: &PredictionSource, case_file: &Path) -> Result<Pr
 }
 
 fn strip_position(message: &str) -> &str {
-    message.rfind(" at line ").map_or(message, |i| &message[..i])
+    message
+        .rfind(" at line ")
+        .map_or(message, |i| &message[..i])
 }
 
 fn text_prediction(text: String) -> Prediction {
-    Prediction { fields: Vec::new(), text, is_document: false, latency_ms: None, usage: None, model: None }
+    Prediction {
+        fields: Vec::new(),
+        text,
+        is_document: false,
+        latency_ms: None,
+        usage: None,
+        model: None,
+    }
 }
 
 type EnvelopeError = (Vec<String>, String, Option<String>);
@@ -101,7 +134,11 @@ const ENVELOPE_KEYS: [&str; 5] = ["fields", "latency_ms", "usage", "usageMetadat
 /// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
 fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
     let Value::Map(top) = doc else {
-        return Err((vec![], "a prediction document must be a mapping of fields".into(), Some("for free text use a .txt file or `prediction_text:`".into())));
+        return Err((
+            vec![],
+            "a prediction document must be a mapping of fields".into(),
+            Some("for free text use a .txt file or `prediction_text:`".into()),
+        ));
     };
     let mut p = text_prediction(String::new());
     p.is_document = true;
@@ -112,7 +149,10 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
                 let at = vec![key.clone()];
                 match key.as_str() {
                     "fields" => {}
-                    "latency_ms" => p.latency_ms = Some(number(value, at.clone(), "latency_ms", 0.0, f64::INFINITY)?),
+                    "latency_ms" => {
+                        p.latency_ms =
+                            Some(number(value, at.clone(), "latency_ms", 0.0, f64::INFINITY)?)
+                    }
                     "usage" | "usageMetadata" => p.usage = Some(usage(value, at)?),
                     "model" => p.model = Some(value.as_text()),
                     _ => {
@@ -120,20 +160,37 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
                             || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
                             |best| format!("did you mean `{best}`?"),
                         );
-                        return Err((at, format!("unknown key `{key}` in the prediction envelope"), Some(hint)));
+                        return Err((
+                            at,
+                            format!("unknown key `{key}` in the prediction envelope"),
+                            Some(hint),
+                        ));
                     }
                 }
             }
             fields.as_slice()
         }
-        Some(_) => return Err((vec!["fields".into()], "`fields` must be a mapping of field names to values".into(), None)),
+        Some(_) => {
+            return Err((
+                vec!["fields".into()],
+                "`fields` must be a mapping of field names to values".into(),
+                None,
+            ));
+        }
     };
     let in_envelope = doc.get("fields").is_some();
     for (name, value) in fields {
-        let mut at: Vec<String> = if in_envelope { vec!["fields".into()] } else { vec![] };
+        let mut at: Vec<String> = if in_envelope {
+            vec!["fields".into()]
+        } else {
+            vec![]
+        };
         at.push(name.clone());
         let (value, confidence) = match value {
-            Value::Map(m) if m.iter().any(|(k, _)| k == "value") && m.iter().all(|(k, _)| k == "value" || k == "confidence") => {
+            Value::Map(m)
+                if m.iter().any(|(k, _)| k == "value")
+                    && m.iter().all(|(k, _)| k == "value" || k == "confidence") =>
+            {
                 let confidence = match value.get("confidence") {
                     Some(c) => {
                         let mut at = at.clone();
@@ -142,23 +199,62 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
                     }
                     None => None,
                 };
-                (value.get("value").cloned().unwrap_or(Value::Null), confidence)
+                (
+                    value.get("value").cloned().unwrap_or(Value::Null),
+                    confidence,
+                )
             }
             other => (other.clone(), None),
         };
         p.text.push_str(&format!("{name}: {}\n", value.as_text()));
-        p.fields.push(PredictedField { name: name.clone(), value, confidence });
+        p.fields.push(PredictedField {
+            name: name.clone(),
+            value,
+            confidence,
+        });
     }
     Ok(p)
 }
 
-fn number(value: &Value, at: Vec<String>, what: &str, min: f64, max: f64) -> Result<f64, EnvelopeError> {
+fn number(
+    value: &Value,
+    at: Vec<String>,
+    what: &str,
+    min: f64,
+    max: f64,
+) -> Result<f64, EnvelopeError> {
     let text = value.as_text();
+    if matches!(text.trim().to_lowercase().as_str(), ".nan" | "nan") {
+        return Err((
+            at,
+            format!("{what} is NaN"),
+            Some(format!("give a number in [{min}, {max}]")),
+        ));
+    }
     match text.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
-        Ok(x) if x.is_nan() => Err((at, format!("{what} is NaN"), Some(format!("give a number in [{min}, {max}]")))),
-        Ok(x) => Err((at, format!("{what} {x} is outside [{min}, {}]", if max.is_finite() { max.to_string() } else { "∞".into() }), None)),
-        Err(_) => Err((at, format!("{what} `{text}` is not a number"), Some("write a number such as 0.9".into()))),
+        Ok(x) if x.is_nan() => Err((
+            at,
+            format!("{what} is NaN"),
+            Some(format!("give a number in [{min}, {max}]")),
+        )),
+        Ok(x) => Err((
+            at,
+            format!(
+                "{what} {x} is outside [{min}, {}]",
+                if max.is_finite() {
+                    max.to_string()
+                } else {
+                    "∞".into()
+                }
+            ),
+            None,
+        )),
+        Err(_) => Err((
+            at,
+            format!("{what} `{text}` is not a number"),
+            Some("write a number such as 0.9".into()),
+        )),
     }
 }
 
@@ -182,7 +278,14 @@ fn usage(value: &Value, at: Vec<String>) -> Result<Usage, EnvelopeError> {
     Ok(u)
 }
 
-fn locate_in_node(file: &Path, root: &Node, prefix: &str, path: &[String], message: String, hint: Option<String>) -> LoadError {
+fn locate_in_node(
+    file: &Path,
+    root: &Node,
+    prefix: &str,
+    path: &[String],
+    message: String,
+    hint: Option<String>,
+) -> LoadError {
     let mut node = root;
     for key in path {
         match node.as_map().and_then(|m| m.iter().find(|(k, _)| k == key)) {
@@ -203,7 +306,13 @@ fn locate_in_node(file: &Path, root: &Node, prefix: &str, path: &[String], messa
 }
 
 /// Finds the line and column of a key path in JSON text by scanning for each key in turn.
-fn locate_in_json(file: &Path, text: &str, path: &[String], message: String, hint: Option<String>) -> LoadError {
+fn locate_in_json(
+    file: &Path,
+    text: &str,
+    path: &[String],
+    message: String,
+    hint: Option<String>,
+) -> LoadError {
     let mut offset = 0;
     for key in path {
         let quoted = serde_json::to_string(key).unwrap_or_default();
@@ -215,7 +324,11 @@ fn locate_in_json(file: &Path, text: &str, path: &[String], message: String, hin
     let before = &text[..offset];
     let line = before.matches('\n').count() as u64 + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
-    let mark = if path.is_empty() { Mark { line: 1, column: 1 } } else { Mark { line, column } };
+    let mark = if path.is_empty() {
+        Mark { line: 1, column: 1 }
+    } else {
+        Mark { line, column }
+    };
     let mut e = LoadError::at(file, mark, path.join("."), message);
     e.hint = hint;
     e
@@ -229,7 +342,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.json");
         std::fs::write(&path, text).unwrap();
-        read_prediction(&PredictionSource::File { path, line: 3 }, Path::new("c.yaml"))
+        read_prediction(
+            &PredictionSource::File {
+                path,
+                at: Mark {
+                    line: 3,
+                    column: 13,
+                },
+            },
+            Path::new("c.yaml"),
+        )
     }
 
     #[test]
@@ -245,14 +367,31 @@ mod tests {
 
     #[test]
     fn bad_confidence_is_located() {
-        let e = json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5}}}").unwrap_err();
+        let e =
+            json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5}}}").unwrap_err();
         assert_eq!((e.line, e.yaml_path.as_str()), (2, "fields.t.confidence"));
-        assert!(e.message.contains("confidence 1.5 is outside [0, 1]"), "{e}");
+        assert!(
+            e.message.contains("confidence 1.5 is outside [0, 1]"),
+            "{e}"
+        );
     }
 
     #[test]
     fn missing_file_names_its_path() {
-        let e = read_prediction(&PredictionSource::File { path: "nowhere/p.json".into(), line: 4 }, Path::new("c.yaml")).unwrap_err();
-        assert_eq!(e.to_string().split(" (").next().unwrap(), "c.yaml:4:1: prediction: prediction file `nowhere/p.json` does not exist");
+        let e = read_prediction(
+            &PredictionSource::File {
+                path: "nowhere/p.json".into(),
+                at: Mark {
+                    line: 4,
+                    column: 13,
+                },
+            },
+            Path::new("c.yaml"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string().split(" (").next().unwrap(),
+            "c.yaml:4:13: prediction: prediction file `nowhere/p.json` does not exist"
+        );
     }
 }

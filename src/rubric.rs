@@ -105,45 +105,88 @@ impl Rubric {
                 let gold = subject.gold.unwrap_or(&[]);
                 let (em, anls) = field_scores(gold, subject.value, normalize);
                 match &self.check {
-                    Check::MinAnls(min) => {
-                        (anls >= *min, format!("ANLS {anls:.4} against gold, needs at least {min}"))
-                    }
-                    _ => (em == 1.0, format!("`{shown}` is {}an exact match of its gold", if em == 1.0 { "" } else { "not " })),
+                    Check::MinAnls(min) => (
+                        anls >= *min,
+                        format!("ANLS {anls:.4} against gold, needs at least {min}"),
+                    ),
+                    _ => (
+                        em == 1.0,
+                        format!(
+                            "`{shown}` is {}an exact match of its gold",
+                            if em == 1.0 { "" } else { "not " }
+                        ),
+                    ),
                 }
             }
             Check::Equals(v) => {
                 let held = norm == normalize.apply(v);
-                (held, format!("`{shown}` {} `{v}`", if held { "equals" } else { "does not equal" }))
+                (
+                    held,
+                    format!(
+                        "`{shown}` {} `{v}`",
+                        if held { "equals" } else { "does not equal" }
+                    ),
+                )
             }
             Check::OneOf(options) => {
                 let held = options.iter().any(|v| normalize.apply(v) == norm);
-                (held, format!("`{shown}` is {}one of {}", if held { "" } else { "not " }, list(options)))
+                (
+                    held,
+                    format!(
+                        "`{shown}` is {}one of {}",
+                        if held { "" } else { "not " },
+                        list(options)
+                    ),
+                )
             }
             Check::Contains(needles) => {
-                let missing: Vec<String> =
-                    needles.iter().filter(|s| !norm.contains(&normalize.apply(s))).cloned().collect();
+                let missing: Vec<String> = needles
+                    .iter()
+                    .filter(|s| !norm.contains(&normalize.apply(s)))
+                    .cloned()
+                    .collect();
                 if missing.is_empty() {
                     (true, format!("`{shown}` contains {}", list(needles)))
                 } else {
-                    (false, format!("`{shown}` does not contain {}", list(&missing)))
+                    (
+                        false,
+                        format!("`{shown}` does not contain {}", list(&missing)),
+                    )
                 }
             }
             Check::NotContains(needles) => {
-                let found: Vec<String> =
-                    needles.iter().filter(|s| norm.contains(&normalize.apply(s))).cloned().collect();
+                let found: Vec<String> = needles
+                    .iter()
+                    .filter(|s| norm.contains(&normalize.apply(s)))
+                    .cloned()
+                    .collect();
                 if found.is_empty() {
-                    (true, format!("`{shown}` contains none of {}", list(needles)))
+                    (
+                        true,
+                        format!("`{shown}` contains none of {}", list(needles)),
+                    )
                 } else {
                     (false, format!("`{shown}` contains {}", list(&found)))
                 }
             }
             Check::Matches(re) => {
                 let held = re.is_match(&raw);
-                (held, format!("`{shown}` {} /{}/", if held { "matches" } else { "does not match" }, re.as_str()))
+                (
+                    held,
+                    format!(
+                        "`{shown}` {} /{}/",
+                        if held { "matches" } else { "does not match" },
+                        re.as_str()
+                    ),
+                )
             }
             Check::Present(want) => {
                 let present = !subject.value.is_empty();
-                let detail = if present { format!("has the value `{shown}`") } else { "is absent, null or empty".into() };
+                let detail = if present {
+                    format!("has the value `{shown}`")
+                } else {
+                    "is absent, null or empty".into()
+                };
                 (present == *want, detail)
             }
         };
@@ -179,16 +222,26 @@ pub fn field_scores(variants: &[Value], pred: &Value, normalize: Normalize) -> (
 /// assert_eq!(gated_score(&[]), (true, 1.0));
 /// ```
 pub fn gated_score(verdicts: &[(RubricKind, f64, bool)]) -> (bool, f64) {
-    let gate_open = verdicts.iter().all(|&(kind, _, held)| held || kind == RubricKind::EasyWrong);
+    let gate_open = verdicts
+        .iter()
+        .all(|&(kind, _, held)| held || kind == RubricKind::EasyWrong);
     if !gate_open {
         return (false, 0.0);
     }
-    let lost: f64 = verdicts.iter().filter(|(_, _, held)| !held).map(|(_, penalty, _)| penalty).sum();
+    let lost: f64 = verdicts
+        .iter()
+        .filter(|(_, _, held)| !held)
+        .map(|(_, penalty, _)| penalty)
+        .sum();
     (true, (1.0 - lost).max(0.0))
 }
 
 fn list(items: &[String]) -> String {
-    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn shorten(text: &str) -> String {

@@ -47,7 +47,10 @@ impl Value {
             Value::Text(t) => serde_json::Value::String(t.clone()),
             Value::List(items) => items.iter().map(Value::to_json).collect(),
             Value::Map(entries) => serde_json::Value::Object(
-                entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
             ),
         }
     }
@@ -59,9 +62,13 @@ impl Value {
             serde_json::Value::Bool(b) => Value::Text(b.to_string()),
             serde_json::Value::Number(n) => Value::Text(n.to_string()),
             serde_json::Value::String(s) => Value::Text(s.clone()),
-            serde_json::Value::Array(items) => Value::List(items.iter().map(Value::from_json).collect()),
+            serde_json::Value::Array(items) => {
+                Value::List(items.iter().map(Value::from_json).collect())
+            }
             serde_json::Value::Object(map) => Value::Map(
-                map.iter().map(|(k, v)| (k.clone(), Value::from_json(v))).collect(),
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
             ),
         }
     }
@@ -82,7 +89,8 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("null"),
             Value::Text(t) => f.write_str(t),
             nested => {
-                let pretty = serde_json::to_string_pretty(&nested.to_json()).map_err(|_| fmt::Error)?;
+                let pretty =
+                    serde_json::to_string_pretty(&nested.to_json()).map_err(|_| fmt::Error)?;
                 f.write_str(&pretty)
             }
         }

@@ -9,7 +9,11 @@ pub fn brier(p: &[f64], o: &[bool]) -> Option<f64> {
     if p.is_empty() {
         return None;
     }
-    let sum: f64 = p.iter().zip(o).map(|(p, &o)| (p - f64::from(u8::from(o))).powi(2)).sum();
+    let sum: f64 = p
+        .iter()
+        .zip(o)
+        .map(|(p, &o)| (p - f64::from(u8::from(o))).powi(2))
+        .sum();
     Some(sum / p.len() as f64)
 }
 

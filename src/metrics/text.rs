@@ -22,7 +22,11 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 /// assert_eq!(exact_match("ACME", "ACNE", Normalize::ALL), 0.0);
 /// ```
 pub fn exact_match(gold: &str, pred: &str, normalize: Normalize) -> f64 {
-    if normalize.apply(gold) == normalize.apply(pred) { 1.0 } else { 0.0 }
+    if normalize.apply(gold) == normalize.apply(pred) {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// ANLS of one prediction against one variant: 1 − NL when NL < 0.5, else 0; both empty = 1.
@@ -65,15 +69,27 @@ pub struct FieldScore {
 /// let s = score_variants(&["2024-03-05", "05/03/2024"], "05/03/2024", Normalize::ALL);
 /// assert_eq!((s.em, s.anls, s.closest), (1.0, 1.0, 1));
 /// ```
-pub fn score_variants<S: AsRef<str>>(variants: &[S], pred: &str, normalize: Normalize) -> FieldScore {
+pub fn score_variants<S: AsRef<str>>(
+    variants: &[S],
+    pred: &str,
+    normalize: Normalize,
+) -> FieldScore {
     let b = normalize.apply(pred);
-    let mut best = FieldScore { em: 0.0, anls: 0.0, closest: 0 };
+    let mut best = FieldScore {
+        em: 0.0,
+        anls: 0.0,
+        closest: 0,
+    };
     for (i, variant) in variants.iter().enumerate() {
         let a = normalize.apply(variant.as_ref());
         let em = if a == b { 1.0 } else { 0.0 };
         let anls = anls_normalized(&a, &b);
         if (anls, em) > (best.anls, best.em) {
-            best = FieldScore { em, anls, closest: i };
+            best = FieldScore {
+                em,
+                anls,
+                closest: i,
+            };
         }
     }
     best

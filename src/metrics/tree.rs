@@ -46,10 +46,17 @@ fn leaves(v: &Value) -> f64 {
     }
 }
 
-fn tally_maps(gold: &[(String, Value)], pred: &[(String, Value)], normalize: Normalize) -> (f64, f64) {
+fn tally_maps(
+    gold: &[(String, Value)],
+    pred: &[(String, Value)],
+    normalize: Normalize,
+) -> (f64, f64) {
     let (mut sum, mut count) = (0.0, 0.0);
     for (key, g) in gold {
-        let p = pred.iter().find(|(k, _)| k == key).map_or(&Value::Null, |(_, v)| v);
+        let p = pred
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(&Value::Null, |(_, v)| v);
         let (s, c) = tally(g, p, normalize);
         sum += s;
         count += c;
@@ -71,7 +78,10 @@ fn tally_lists(gold: &[Value], pred: &[Value], normalize: Normalize) -> (f64, f6
         .iter()
         .map(|g| pred.iter().map(|p| score_tree(g, p, normalize).0).collect())
         .collect();
-    let matched: f64 = assign_max(&scores).into_iter().map(|(i, j)| scores[i][j]).sum();
+    let matched: f64 = assign_max(&scores)
+        .into_iter()
+        .map(|(i, j)| scores[i][j])
+        .sum();
     (matched, gold.len().max(pred.len()) as f64)
 }
 
@@ -83,8 +93,18 @@ pub(crate) fn assign_max(scores: &[Vec<f64>]) -> Vec<(usize, usize)> {
         return Vec::new();
     }
     let transposed = rows > cols;
-    let (n, m) = if transposed { (cols, rows) } else { (rows, cols) };
-    let cost = |i: usize, j: usize| if transposed { -scores[j][i] } else { -scores[i][j] };
+    let (n, m) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let cost = |i: usize, j: usize| {
+        if transposed {
+            -scores[j][i]
+        } else {
+            -scores[i][j]
+        }
+    };
     // Potentials and matching, 1-based with a virtual column 0 (e-maxx formulation).
     let mut u = vec![0.0; n + 1];
     let mut v = vec![0.0; m + 1];
@@ -137,7 +157,13 @@ pub(crate) fn assign_max(scores: &[Vec<f64>]) -> Vec<(usize, usize)> {
     }
     (1..=m)
         .filter(|&j| owner[j] != 0)
-        .map(|j| if transposed { (j - 1, owner[j] - 1) } else { (owner[j] - 1, j - 1) })
+        .map(|j| {
+            if transposed {
+                (j - 1, owner[j] - 1)
+            } else {
+                (owner[j] - 1, j - 1)
+            }
+        })
         .collect()
 }
 
@@ -160,7 +186,11 @@ mod tests {
     fn maps_count_missing_and_extra_keys() {
         let t = |s: &str| Value::Text(s.into());
         let gold = Value::Map(vec![("a".into(), t("x")), ("b".into(), t("y"))]);
-        let pred = Value::Map(vec![("a".into(), t("x")), ("c".into(), t("z")), ("d".into(), Value::Null)]);
+        let pred = Value::Map(vec![
+            ("a".into(), t("x")),
+            ("c".into(), t("z")),
+            ("d".into(), Value::Null),
+        ]);
         // a: 1, b missing: 0, c extra: counted, d null extra: not counted -> 1/3
         assert_eq!(score_tree(&gold, &pred, Normalize::ALL), (1.0 / 3.0, false));
     }

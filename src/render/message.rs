@@ -16,7 +16,8 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     let _ = writeln!(out, "{}", verdict_line(outcome));
 
     let failed_rubrics: Vec<_> = outcome.rubrics.iter().filter(|r| !r.verdict.held).collect();
-    let failed_thresholds: Vec<&ThresholdVerdict> = outcome.thresholds.iter().filter(|t| !t.held).collect();
+    let failed_thresholds: Vec<&ThresholdVerdict> =
+        outcome.thresholds.iter().filter(|t| !t.held).collect();
     if !failed_rubrics.is_empty() || !failed_thresholds.is_empty() {
         out.push('\n');
     }
@@ -25,7 +26,13 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             RubricKind::MustRight => "closes the gate".to_owned(),
             RubricKind::EasyWrong => format!("costs {}", r.rubric.penalty),
         };
-        let _ = writeln!(out, "{} `{}` failed ({cost}): {}", r.rubric.kind.key(), r.rubric.label, r.verdict.detail);
+        let _ = writeln!(
+            out,
+            "{} `{}` failed ({cost}): {}",
+            r.rubric.kind.key(),
+            r.rubric.label,
+            r.verdict.detail
+        );
     }
     for t in &failed_thresholds {
         let _ = writeln!(out, "threshold {}", threshold_text(t));
@@ -43,18 +50,38 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
 
     out.push('\n');
     for r in &failed_rubrics {
-        let _ = writeln!(out, "at {}:{} ({} `{}`)", r.rubric.file.display(), r.rubric.line, r.rubric.kind.key(), r.rubric.label);
+        let _ = writeln!(
+            out,
+            "at {}:{} ({} `{}`)",
+            r.rubric.file.display(),
+            r.rubric.line,
+            r.rubric.kind.key(),
+            r.rubric.label
+        );
     }
     for t in &failed_thresholds {
-        let line = case.thresholds.iter().find(|c| c.name == t.name).map_or(0, |c| c.line);
-        let _ = writeln!(out, "at {}:{} (thresholds.{})", case.file.display(), line, t.name);
+        let line = case
+            .thresholds
+            .iter()
+            .find(|c| c.name == t.name)
+            .map_or(0, |c| c.line);
+        let _ = writeln!(
+            out,
+            "at {}:{} (thresholds.{})",
+            case.file.display(),
+            line,
+            t.name
+        );
     }
     out.trim_end().to_owned()
 }
 
 fn verdict_line(outcome: &Outcome) -> String {
     let mut parts = Vec::new();
-    let closed: Vec<String> = outcome.closed_by().map(|r| format!("`{}`", r.rubric.label)).collect();
+    let closed: Vec<String> = outcome
+        .closed_by()
+        .map(|r| format!("`{}`", r.rubric.label))
+        .collect();
     if !closed.is_empty() {
         parts.push(format!("gate closed by must_right {}", closed.join(", ")));
     }
@@ -66,13 +93,26 @@ fn verdict_line(outcome: &Outcome) -> String {
         // A failure with an open gate and every threshold held cannot happen; say so rather than nothing.
         return paint(Styles::BAD, format!("case failed ({score})"));
     }
-    paint(Styles::BAD, format!("case failed: {} ({score})", parts.join("; ")))
+    paint(
+        Styles::BAD,
+        format!("case failed: {} ({score})", parts.join("; ")),
+    )
 }
 
 fn threshold_text(t: &ThresholdVerdict) -> String {
     match t.value {
-        Some(v) => format!("{} failed: {:.4} {} {}", t.name, v, if t.is_max { ">" } else { "<" }, t.limit),
-        None => format!("{} failed: the metric is absent ({})", t.name, t.absent_because.as_deref().unwrap_or("not measured")),
+        Some(v) => format!(
+            "{} failed: {:.4} {} {}",
+            t.name,
+            v,
+            if t.is_max { ">" } else { "<" },
+            t.limit
+        ),
+        None => format!(
+            "{} failed: the metric is absent ({})",
+            t.name,
+            t.absent_because.as_deref().unwrap_or("not measured")
+        ),
     }
 }
 
@@ -84,10 +124,23 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
         .filter(|r| !r.verdict.held)
         .filter_map(|r| r.rubric.field.as_deref())
         .collect();
-    let metric_failed = outcome.thresholds.iter().any(|t| !t.held && t.name != "min_score");
+    let metric_failed = outcome
+        .thresholds
+        .iter()
+        .any(|t| !t.held && t.name != "min_score");
     if metric_failed {
-        let only_critical = outcome.thresholds.iter().filter(|t| !t.held && t.name != "min_score").all(|t| t.name.contains("critical"));
-        names.extend(outcome.fields.iter().filter(|f| f.em < 1.0 && (f.critical || !only_critical)).map(|f| f.name.as_str()));
+        let only_critical = outcome
+            .thresholds
+            .iter()
+            .filter(|t| !t.held && t.name != "min_score")
+            .all(|t| t.name.contains("critical"));
+        names.extend(
+            outcome
+                .fields
+                .iter()
+                .filter(|f| f.em < 1.0 && (f.critical || !only_critical))
+                .map(|f| f.name.as_str()),
+        );
     }
     let mut seen = Vec::new();
     outcome
@@ -104,14 +157,26 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
 
 fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
     let critical = if row.critical { " (critical)" } else { "" };
-    let _ = writeln!(out, "{}", paint(Styles::HEADING, format!("field `{}`{critical}", row.name)));
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(Styles::HEADING, format!("field `{}`{critical}", row.name))
+    );
     let closest = closest_variant(row, case);
     for (i, g) in row.gold.iter().enumerate() {
         let label = if i == 0 { "gold" } else { "" };
-        let mark = if row.gold.len() > 1 && i == closest { "   (closest)" } else { "" };
+        let mark = if row.gold.len() > 1 && i == closest {
+            "   (closest)"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "  {label:<12}{}{mark}", indent_value(g));
     }
-    let prediction = if row.predicted { indent_value(&row.prediction) } else { "(absent)".to_owned() };
+    let prediction = if row.predicted {
+        indent_value(&row.prediction)
+    } else {
+        "(absent)".to_owned()
+    };
     let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
 
     let gold = &row.gold[closest];
@@ -130,8 +195,17 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
             let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
         }
     }
-    let em = if row.em == 1.0 { paint(Styles::GOOD, "1") } else { paint(Styles::BAD, "0") };
-    let _ = writeln!(out, "  EM {em}   ANLS {:.4}   confidence {}", row.anls, row.confidence.map_or("-".into(), |c| c.to_string()));
+    let em = if row.em == 1.0 {
+        paint(Styles::GOOD, "1")
+    } else {
+        paint(Styles::BAD, "0")
+    };
+    let _ = writeln!(
+        out,
+        "  EM {em}   ANLS {:.4}   confidence {}",
+        row.anls,
+        row.confidence.map_or("-".into(), |c| c.to_string())
+    );
 }
 
 fn closest_variant(row: &FieldRow, case: &Case) -> usize {
@@ -147,11 +221,35 @@ fn indent_value(v: &Value) -> String {
 }
 
 fn field_table(out: &mut String, fields: &[FieldRow]) {
-    let width = fields.iter().map(|f| f.name.chars().count()).max().unwrap_or(5).max(5);
-    let _ = writeln!(out, "{}", paint(Styles::HEADING, format!("  {:<width$}  crit  EM  ANLS    conf    gold | prediction", "field")));
+    let width = fields
+        .iter()
+        .map(|f| f.name.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(
+            Styles::HEADING,
+            format!(
+                "  {:<width$}  crit  EM  ANLS    conf    gold | prediction",
+                "field"
+            )
+        )
+    );
     for f in fields {
-        let gold = f.gold.iter().map(|g| cell(g)).collect::<Vec<_>>().join(" / ");
-        let prediction = if f.predicted { cell(&f.prediction) } else { "(absent)".into() };
+        let gold = f
+            .gold
+            .iter()
+            .map(|g| cell(g))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let prediction = if f.predicted {
+            cell(&f.prediction)
+        } else {
+            "(absent)".into()
+        };
         let line = format!(
             "  {:<width$}  {:<4}  {:<2}  {:<6}  {:<6}  {gold} | {prediction}",
             f.name,
@@ -160,7 +258,11 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
             format!("{:.4}", f.anls),
             f.confidence.map_or("-".into(), |c| format!("{c:.2}")),
         );
-        let style = if f.em == 1.0 { Styles::DIM } else { Styles::BAD };
+        let style = if f.em == 1.0 {
+            Styles::DIM
+        } else {
+            Styles::BAD
+        };
         let _ = writeln!(out, "{}", paint(style, line.trim_end()));
     }
 }
@@ -170,5 +272,9 @@ fn cell(v: &Value) -> String {
         Value::Null => "null".to_owned(),
         other => other.as_text(),
     };
-    if text.chars().count() > 32 { format!("{}…", text.chars().take(31).collect::<String>()) } else { text }
+    if text.chars().count() > 32 {
+        format!("{}…", text.chars().take(31).collect::<String>())
+    } else {
+        text
+    }
 }

@@ -76,17 +76,29 @@ impl Record {
             "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
             "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms,
         });
-        case["fields"] = o.fields.iter().map(|f| json!({
-            "name": f.name,
-            "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
-            "prediction": f.prediction.to_json(),
-            "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
-        })).collect();
-        case["rubrics"] = o.rubrics.iter().map(|r| json!({
-            "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.field,
-            "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
-            "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
-        })).collect();
+        case["fields"] = o
+            .fields
+            .iter()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
+                    "prediction": f.prediction.to_json(),
+                    "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
+                })
+            })
+            .collect();
+        case["rubrics"] = o
+            .rubrics
+            .iter()
+            .map(|r| {
+                json!({
+                    "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.field,
+                    "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
+                    "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
+                })
+            })
+            .collect();
         case["thresholds"] = o.thresholds.iter().map(|t| json!({
             "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
         })).collect();

@@ -41,13 +41,26 @@ impl RunSummary {
         };
         let (p, o): (Vec<f64>, Vec<bool>) = outcomes
             .iter()
-            .flat_map(|out| out.fields.iter().filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0))))
+            .flat_map(|out| {
+                out.fields
+                    .iter()
+                    .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
+            })
             .unzip();
         RunSummary {
             cases: records.len(),
-            passed: records.iter().filter(|r| r.status == Status::Passed).count(),
-            failed: records.iter().filter(|r| r.status == Status::Failed).count(),
-            ignored: records.iter().filter(|r| r.status == Status::Ignored).count(),
+            passed: records
+                .iter()
+                .filter(|r| r.status == Status::Passed)
+                .count(),
+            failed: records
+                .iter()
+                .filter(|r| r.status == Status::Failed)
+                .count(),
+            ignored: records
+                .iter()
+                .filter(|r| r.status == Status::Ignored)
+                .count(),
             exact_match: mean(&|m| m.exact_match),
             anls: mean(&|m| m.anls),
             exact_critical: mean(&|m| m.exact_critical),

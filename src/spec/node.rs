@@ -35,7 +35,10 @@ pub struct Mark {
 
 impl Mark {
     pub(crate) fn of(location: &serde_saphyr::Location) -> Mark {
-        Mark { line: location.line(), column: location.column() }
+        Mark {
+            line: location.line(),
+            column: location.column(),
+        }
     }
 }
 
@@ -68,9 +71,12 @@ impl Node {
             NodeKind::Null => Value::Null,
             NodeKind::Text(t) => Value::Text(t.clone()),
             NodeKind::List(items) => Value::List(items.iter().map(Node::to_value).collect()),
-            NodeKind::Map(entries) => {
-                Value::Map(entries.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
-            }
+            NodeKind::Map(entries) => Value::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
+            ),
         }
     }
 
@@ -176,7 +182,10 @@ impl<'de> Deserialize<'de> for Node {
                 de::Error::custom("cannot recover the written text of this scalar")
             })?),
         };
-        Ok(Node { kind, mark: Mark::of(&spanned.referenced) })
+        Ok(Node {
+            kind,
+            mark: Mark::of(&spanned.referenced),
+        })
     }
 }
 
@@ -189,7 +198,9 @@ fn written_text(location: &serde_saphyr::Location) -> Option<String> {
         let text = source.get(start..start.checked_add(len)?)?;
         // A tagged scalar (`!!float 1.0`) spans its tag too.
         let text = match text.strip_prefix('!') {
-            Some(rest) => rest.split_once(char::is_whitespace).map_or(rest, |(_, v)| v),
+            Some(rest) => rest
+                .split_once(char::is_whitespace)
+                .map_or(rest, |(_, v)| v),
             None => text,
         };
         Some(text.trim().to_owned())

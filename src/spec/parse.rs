@@ -5,8 +5,8 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
-use super::node::with_source;
 use super::Mark;
+use super::node::with_source;
 use crate::error::{LoadError, closest};
 
 /// Parses a YAML document into `T`; scalars read as [`super::Node`] keep their written text.
@@ -16,6 +16,8 @@ use crate::error::{LoadError, closest};
 pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, LoadError> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
+    // `.nan` and `.inf` reach the node as text; numeric checks then refuse them with a reason.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
     let mut path = String::new();
     let result = with_source(source, || {
         serde_saphyr::with_deserializer_from_str_with_options(source, options, |de| {
@@ -59,12 +61,22 @@ fn explain(text: &str) -> (String, Option<String>) {
             .collect();
         let hint = match closest(key, expected.iter().copied()) {
             Some(best) => format!("did you mean `{best}`?"),
-            None => format!("expected one of {}", expected.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+            None => format!(
+                "expected one of {}",
+                expected
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         return (format!("unknown key `{key}`"), Some(hint));
     }
     if let Some(rest) = text.strip_prefix("duplicate mapping key: ") {
-        let key = rest.split(", set DuplicateKeyPolicy").next().unwrap_or(rest);
+        let key = rest
+            .split(", set DuplicateKeyPolicy")
+            .next()
+            .unwrap_or(rest);
         return (
             format!("duplicate key `{key}`"),
             Some("a key may appear once in a mapping; remove or rename the other one".into()),
@@ -72,10 +84,28 @@ fn explain(text: &str) -> (String, Option<String>) {
     }
     if let Some(field) = text.strip_prefix("missing field `") {
         let field = field.trim_end_matches('`');
-        return (format!("missing key `{field}`"), Some(format!("add `{field}:`")));
+        return (
+            format!("missing key `{field}`"),
+            Some(format!("add `{field}:`")),
+        );
     }
     if text.starts_with("invalid floating point") {
-        return ("expected a number".into(), Some("write a number such as `0.9`".into()));
+        return (
+            "expected a number".into(),
+            Some("write a number such as `0.9`".into()),
+        );
+    }
+    if text == "expected sequence start" {
+        return (
+            "expected a list".into(),
+            Some("write `[a, b]`, or one `- item` per line".into()),
+        );
+    }
+    if text == "expected mapping start" {
+        return (
+            "expected a mapping".into(),
+            Some("write `key: value` pairs".into()),
+        );
     }
     if text.contains("invalid type") || text.starts_with("invalid boolean") {
         return (text.replace("invalid type: ", "wrong type: "), None);
@@ -132,13 +162,21 @@ mod tests {
             _ => "<tree>".into(),
         };
         let got: Vec<String> = (0..8).map(text).collect();
-        assert_eq!(got, ["0173", "1234.50", "no", "1e3", "~", "<null>", "1.10", "1.10"]);
+        assert_eq!(
+            got,
+            [
+                "0173", "1234.50", "no", "1e3", "~", "<null>", "1.10", "1.10"
+            ]
+        );
     }
 
     #[test]
     fn unknown_key_gets_position_path_and_suggestion() {
         let e = parse("gold: {a: x}\nrubrics:\n  - must-right: x\n    exact: true\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:3:5: rubrics[0].must-right: unknown key `must-right` (did you mean `must_right`?)");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:3:5: rubrics[0].must-right: unknown key `must-right` (did you mean `must_right`?)"
+        );
     }
 
     #[test]
@@ -151,6 +189,9 @@ mod tests {
     #[test]
     fn wrong_number_is_located() {
         let e = parse("thresholds:\n  min_anls: high\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:2:13: thresholds.min_anls: expected a number (write a number such as `0.9`)");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:13: thresholds.min_anls: expected a number (write a number such as `0.9`)"
+        );
     }
 }
