@@ -1,0 +1,306 @@
+//! The harness as a user runs it: the `goldgate` binary over fixture folders, asserting test
+//! names, verdicts, exit codes, report values and failure messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs `goldgate ARGS` in `dir`, with colour off.
+fn goldgate(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GOLDGATE_REPORT")
+        .output()
+        .expect("the goldgate binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The failure block libtest prints for one test.
+fn failure_block(out: &str, name: &str) -> String {
+    let start = out.find(&format!("---- {name} ----\n")).unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
+    let body = &out[start..].split_once('\n').unwrap().1;
+    let end = [body.find("\n---- "), body.find("\nfailures:")].into_iter().flatten().min().unwrap_or(body.len());
+    body[..end].trim_end().to_owned()
+}
+
+/// Compares with a snapshot in tests/snapshots; `GOLDGATE_BLESS=1` rewrites it.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}.txt"));
+    if std::env::var_os("GOLDGATE_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{actual}\n")).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
+    assert_eq!(actual, expected.trim_end(), "snapshot {name} differs (GOLDGATE_BLESS=1 to accept)");
+}
+
+fn test_lines(out: &str) -> Vec<(String, String)> {
+    let mut lines: Vec<(String, String)> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("test "))
+        .filter_map(|l| l.split_once(" ... "))
+        .map(|(name, verdict)| (name.trim().to_owned(), verdict.to_owned()))
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn report(dir: &Path, args: &[&str]) -> (Output, Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("report.json");
+    let mut all = vec!["test", "cases", "--report", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = goldgate(dir, &all);
+    let json = serde_json::from_str(&std::fs::read_to_string(&file).expect("report written")).unwrap();
+    (out, json)
+}
+
+fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["cases"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no case {id} in report"))
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    (a.as_f64().unwrap_or(f64::NAN) - b).abs() < 1e-12
+}
+
+#[test]
+fn verdicts_of_every_fixture_case() {
+    let out = goldgate(&fixtures().join("verdicts"), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    let verdicts = test_lines(&stdout(&out));
+    let expected = [
+        ("anls/at-threshold", "FAILED"),
+        ("calibration/no-confidence", "FAILED"),
+        ("calibration/overconfident", "FAILED"),
+        ("critical/wrong-total", "FAILED"),
+        ("exact/pass", "ok"),
+        ("gate/closed", "FAILED"),
+        ("negation/summary", "ok"),
+        ("nested/line-items", "ok"),
+        ("nulls/absent-iban", "ok"),
+        ("nulls/hallucinated-iban", "FAILED"),
+        ("penalty/default", "FAILED"),
+        ("penalty/half", "ok"),
+        ("raw/leading-zero", "FAILED"),
+        ("skip/later", "ignored (vendor export is broken until the next release)"),
+        ("variants/any-of", "ok"),
+    ];
+    let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(verdicts, expected);
+    assert!(stdout(&out).contains("test result: FAILED. 6 passed; 8 failed; 1 ignored"));
+    assert!(stdout(&out).contains("goldgate: 15 cases, 6 passed, 8 failed, 1 ignored; mean EM 0.7121, ANLS 0.8452"), "{}", stdout(&out));
+}
+
+#[test]
+fn report_values() {
+    let (out, r) = report(&fixtures().join("verdicts"), &[]);
+    assert_eq!(out.status.code(), Some(101));
+    assert_eq!(r["summary"]["cases"], 15);
+    assert_eq!(r["summary"]["failed"], 8);
+
+    let raw = case(&r, "raw/leading-zero");
+    assert_eq!(raw["passed"], false);
+    assert_eq!(raw["file"], "cases/raw/leading-zero.yaml");
+    assert_eq!(raw["fields"][0]["gold"], serde_json::json!(["0173"]));
+    assert_eq!(raw["fields"][0]["prediction"], "173");
+    assert!(close(&raw["fields"][0]["anls"], 0.75));
+    assert_eq!(raw["fields"][1]["gold"], serde_json::json!(["no"]));
+    assert!(close(&raw["metrics"]["exact_match"], 0.5));
+    assert_eq!(raw["thresholds"][0], serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null}));
+
+    assert!(close(&case(&r, "anls/at-threshold")["metrics"]["anls"], (0.0 + 6.0 / 7.0) / 2.0));
+
+    let cal = case(&r, "calibration/overconfident");
+    assert!(close(&cal["metrics"]["brier"], (0.81 + 0.04 + 0.49) / 3.0));
+    assert!(close(&cal["metrics"]["ece"], 0.6));
+    assert!(close(&cal["metrics"]["latency_ms"], 640.0));
+    assert_eq!(cal["model"], "gemini-2.5-flash");
+    assert_eq!(cal["usage"]["input_tokens"], 1000.0);
+    assert_eq!(cal["fields"][0]["confidence"], 0.9);
+
+    let absent = case(&r, "calibration/no-confidence");
+    assert_eq!(absent["metrics"]["brier"], Value::Null);
+    assert_eq!(absent["thresholds"][0]["held"], false);
+    assert!(absent["thresholds"][0]["absent_because"].as_str().unwrap().contains("confidence"));
+
+    let gate = case(&r, "gate/closed");
+    assert_eq!(gate["score"], 0.0);
+    assert_eq!(gate["gate"], serde_json::json!({"open": false, "closed_by": ["total is exact"]}));
+    assert_eq!(gate["rubrics"][1]["held"], true);
+    assert_eq!(gate["rubrics"][0]["kind"], "must_right");
+
+    assert!(close(&case(&r, "penalty/half")["score"], 0.5));
+    assert_eq!(case(&r, "penalty/half")["passed"], true);
+    assert!(close(&case(&r, "penalty/default")["score"], 0.7));
+    assert_eq!(case(&r, "penalty/default")["rubrics"][2]["penalty"], 0.1);
+
+    let crit = case(&r, "critical/wrong-total");
+    assert!(close(&crit["metrics"]["exact_critical"], 0.5));
+    assert!(close(&crit["metrics"]["exact_match"], 2.0 / 3.0));
+    assert_eq!(crit["fields"][1]["critical"], true);
+
+    let skipped = case(&r, "skip/later");
+    assert_eq!(skipped["passed"], Value::Null);
+    assert_eq!(skipped["ignored"], true);
+    assert_eq!(skipped["skip"], "vendor export is broken until the next release");
+
+    assert_eq!(case(&r, "nulls/hallucinated-iban")["fields"][0]["em"], 0.0);
+    assert_eq!(case(&r, "nested/line-items")["fields"][0]["em"], 1.0);
+}
+
+#[test]
+fn report_from_the_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("r.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["test", "cases", "--exact", "exact/pass"])
+        .current_dir(fixtures().join("verdicts"))
+        .env("GOLDGATE_REPORT", &file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(r["cases"].as_array().unwrap().len(), 1);
+    assert_eq!(r["cases"][0]["passed"], true);
+}
+
+#[test]
+fn failure_messages() {
+    let out = stdout(&goldgate(&fixtures().join("verdicts"), &["test", "cases", "--test-threads", "1"]));
+    for name in ["gate/closed", "raw/leading-zero", "penalty/default", "calibration/no-confidence"] {
+        assert_snapshot(&name.replace('/', "-"), &failure_block(&out, name));
+    }
+}
+
+#[test]
+fn colour_on_request_and_never_in_a_pipe() {
+    let dir = fixtures().join("verdicts");
+    let plain = goldgate(&dir, &["test", "cases", "gate/closed"]);
+    assert!(!stdout(&plain).contains('\u{1b}'));
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["test", "cases", "gate/closed", "--color", "always"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("\u{1b}[31m[-.-]"), "the removed part is red: {text}");
+}
+
+#[test]
+fn libtest_flags() {
+    let dir = fixtures().join("verdicts");
+    let list = stdout(&goldgate(&dir, &["test", "cases", "--list"]));
+    assert!(list.starts_with("anls/at-threshold: test\ncalibration/no-confidence: test\n"), "{list}");
+    assert_eq!(list.lines().filter(|l| l.ends_with(": test")).count(), 15);
+
+    let exact = goldgate(&dir, &["test", "cases", "--exact", "penalty/half"]);
+    assert_eq!(exact.status.code(), Some(0));
+    assert_eq!(test_lines(&stdout(&exact)), vec![("penalty/half".to_owned(), "ok".to_owned())]);
+
+    let filtered = goldgate(&dir, &["test", "cases", "nulls/"]);
+    assert_eq!(test_lines(&stdout(&filtered)).len(), 2);
+    assert_eq!(filtered.status.code(), Some(101));
+
+    let skipped = goldgate(&dir, &["test", "cases", "nulls/", "--skip", "hallucinated"]);
+    assert_eq!(skipped.status.code(), Some(0));
+
+    let ignored = goldgate(&dir, &["test", "cases", "--ignored"]);
+    assert_eq!(test_lines(&stdout(&ignored)), vec![("skip/later".to_owned(), "FAILED".to_owned())]);
+    let ignored_list = stdout(&goldgate(&dir, &["test", "cases", "--list", "--ignored"]));
+    assert_eq!(ignored_list.trim(), "skip/later: test");
+
+    let include = goldgate(&dir, &["test", "cases", "skip/", "--include-ignored"]);
+    assert_eq!(test_lines(&stdout(&include)), vec![("skip/later".to_owned(), "FAILED".to_owned())]);
+
+    let terse = stdout(&goldgate(&dir, &["test", "cases", "variants/", "--format", "terse"]));
+    assert!(terse.contains("running 1 test\n."), "{terse}");
+    let json = stdout(&goldgate(&dir, &["test", "cases", "--exact", "variants/any-of", "--format", "json", "-Z", "unstable-options"]));
+    assert!(json.contains(r#""name": "variants/any-of""#), "{json}");
+}
+
+#[test]
+fn load_errors_fail_their_case_alone_with_location_and_fix() {
+    let dir = fixtures().join("errors");
+    let out = goldgate(&dir, &["test", "cases", "--test-threads", "1"]);
+    assert_eq!(out.status.code(), Some(101));
+    let text = stdout(&out);
+    assert!(test_lines(&text).contains(&("valid".to_owned(), "ok".to_owned())));
+    let expected = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
+    let mut checked = 0;
+    for line in expected.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, message) = line.split_once(" | ").unwrap();
+        let block = failure_block(&text, name);
+        assert_eq!(block.lines().next().unwrap(), message, "case {name}");
+        checked += 1;
+    }
+    let failed = test_lines(&text).iter().filter(|(_, v)| v == "FAILED").count();
+    assert_eq!(checked, failed, "every broken case has an expected message");
+}
+
+#[test]
+fn zero_cases_and_missing_folder_fail_naming_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("cases")).unwrap();
+    let out = goldgate(tmp.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(101));
+    assert!(stderr(&out).contains("no case files found in `cases` matching `**/*.yaml` or `**/*.yml`"), "{}", stderr(&out));
+    let out = goldgate(tmp.path(), &["test", "elsewhere"]);
+    assert_eq!(out.status.code(), Some(101));
+    assert!(stderr(&out).contains("`elsewhere` does not exist"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = fixtures().join("verdicts");
+    assert_eq!(goldgate(&dir, &["test", "cases", "--rubrics"]).status.code(), Some(2));
+    assert_eq!(goldgate(&dir, &["test", "cases", "--no-such-flag"]).status.code(), Some(2));
+    assert_eq!(goldgate(&dir, &["frobnicate"]).status.code(), Some(2));
+    assert_eq!(goldgate(&dir, &["score", "only-gold"]).status.code(), Some(2));
+}
+
+#[test]
+fn score_and_calibrate_commands() {
+    let dir = fixtures();
+    let out = goldgate(&dir, &["score", "Société Générale", "societe generale"]);
+    assert_eq!(stdout(&out).trim(), r#"{"anls":1.0,"em":1}"#);
+    let out = goldgate(&dir, &["score", "invoice", "invoce"]);
+    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert!(close(&v["anls"], 1.0 - 1.0 / 7.0));
+    assert_eq!(v["em"], 0);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    std::fs::write(&input, concat!(
+        r#"{"gold": {"any_of": ["2024-03-05", "05/03/2024"]}, "pred": "05/03/2024"}"#, "\n",
+        r#"{"gold": "abcdef", "pred": "abcxyz"}"#, "\n",
+        r#"{"gold": null, "pred": null}"#, "\n",
+        "not json\n",
+    )).unwrap();
+    let out = goldgate(&dir, &["score", "--jsonl", input.to_str().unwrap()]);
+    let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    assert_eq!(lines[..3], [r#"{"anls":1.0,"em":1}"#, r#"{"anls":0.0,"em":0}"#, r#"{"anls":1.0,"em":1}"#]);
+    assert!(lines[3].contains("error") && lines[3].contains("line 4"));
+    assert_eq!(out.status.code(), Some(1));
+
+    std::fs::write(&input, "{\"p\": [0.2, 0.9], \"o\": [0, 1], \"bins\": 5}\n{\"p\": [0.6000000000000001], \"o\": [1]}\n").unwrap();
+    let out = goldgate(&dir, &["calibrate", "--jsonl", input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(close(&lines[0]["brier"], (0.04 + 0.01) / 2.0));
+    assert!(close(&lines[0]["ece"], 0.15));
+    assert!(close(&lines[1]["ece"], 0.3999999999999999));
+}
