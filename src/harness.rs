@@ -100,11 +100,11 @@ impl Harness {
             let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
             let _ = writeln!(out, "{}\n", paint(Styles::HEADING, summary_line(&summary)));
         }
-        if let Some(path) = report {
-            if let Err(e) = write_report(&path, &records, &summary) {
-                eprintln!("error: cannot write the report `{}`: {e}", path.display());
-                return ExitCode::from(101);
-            }
+        if let Some(path) = report
+            && let Err(e) = write_report(&path, &records, &summary)
+        {
+            eprintln!("error: cannot write the report `{}`: {e}", path.display());
+            return ExitCode::from(101);
         }
         conclusion.exit_code()
     }

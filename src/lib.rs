@@ -1,19 +1,86 @@
-//! goldgate
-pub mod error;
-pub mod metrics;
-mod normalize;
-pub mod spec;
-pub mod value;
-pub use normalize::Normalize;
-pub use value::Value;
+//! # goldgate
+//!
+//! goldgate turns YAML gold cases for document-extraction outputs (invoices, receipts, forms)
+//! into `cargo test` cases. Each case scores a recorded prediction with exact match, ANLS and
+//! calibration, applies gated scoring (one failed Must-Right rubric zeroes the case; each failed
+//! Easy-Wrong rubric costs a penalty), checks thresholds, and prints a per-field diff on failure.
+//!
+//! ## Setup
+//!
+//! ```toml
+//! # Cargo.toml
+//! [dev-dependencies]
+//! goldgate = "0.1"
+//!
+//! [[test]]
+//! name = "goldgate"
+//! harness = false
+//! ```
+//!
+//! ```no_run
+//! // tests/goldgate.rs
+//! fn main() -> std::process::ExitCode {
+//!     goldgate::Harness::new("cases").rubrics("rubrics").run()
+//! }
+//! ```
+//!
+//! `cargo test` then runs one test per file under `cases/`, named by its path without extension
+//! (`invoices/fr/acme-173`). libtest's flags work: filters, `--exact`, `--skip`, `--list`,
+//! `--ignored`, `--include-ignored`, `--test-threads`, `--format`, `--color`.
+//!
+//! ## A case
+//!
+//! ```yaml
+//! description: ACME invoice no. 173
+//! prediction: outputs/acme-173.json        # relative to this file; or an inline mapping
+//! gold:
+//!   invoice_number: 0173                   # compared as the text written: "0173"
+//!   total_ttc: 1234.50                     # the text "1234.50"
+//!   issue_date: { any_of: [2024-03-05, 05/03/2024] }
+//!   iban: null                             # must be absent, null or empty
+//! critical: [invoice_number, total_ttc]
+//! rubrics:
+//!   - include: invoice-basics              # rubrics/invoice-basics.yaml
+//!   - must_right: total is the tax-inclusive amount
+//!     field: total_ttc
+//!     exact: true
+//! thresholds:
+//!   min_anls: 0.9
+//!   max_brier: 0.25
+//! ```
+//!
+//! ## Environment
+//!
+//! - `GOLDGATE_REPORT=FILE`: write the JSON report of the run there (atomically).
+//! - `NO_COLOR`: no colour, as does `--color never` or a pipe.
+//!
+//! ## How the crate is laid out
+//!
+//! A case travels one way: file -> [`load`] -> [`evaluate`] -> [`render`]. [`spec`] holds the
+//! serde types of the files and the located nodes that keep written scalar text; [`metrics`]
+//! holds EM, ANLS, ANLS* and calibration and knows nothing of YAML; [`Harness`] is the
+//! libtest-mimic glue; [`discover`] finds the files; [`env`] reads every `GOLDGATE_*` variable.
+#![warn(missing_docs)]
+
 pub mod case;
+pub mod cli;
 pub mod discover;
 pub mod env;
+pub mod error;
 pub mod evaluate;
 mod harness;
 pub mod load;
+pub mod metrics;
+mod normalize;
 pub mod prediction;
 pub mod render;
 pub mod rubric;
+pub mod spec;
+pub mod value;
+
+pub use case::Case;
+pub use error::LoadError;
+pub use evaluate::{Outcome, evaluate};
 pub use harness::Harness;
-pub mod cli;
+pub use normalize::Normalize;
+pub use value::Value;

@@ -239,12 +239,7 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
         )
     );
     for f in fields {
-        let gold = f
-            .gold
-            .iter()
-            .map(|g| cell(g))
-            .collect::<Vec<_>>()
-            .join(" / ");
+        let gold = f.gold.iter().map(cell).collect::<Vec<_>>().join(" / ");
         let prediction = if f.predicted {
             cell(&f.prediction)
         } else {

@@ -13,16 +13,22 @@ pub use summary::{RunSummary, summary_line};
 
 use anstyle::{AnsiColor, Style};
 
-/// The styles of rendered output. ANSI codes are always emitted; anstream strips them when the
+/// The styles of rendered output, one per role. ANSI codes are always emitted; anstream strips them when the
 /// output is not a terminal, under `NO_COLOR`, or with `--color never`.
 pub struct Styles;
 
 impl Styles {
+    /// Failures and wrong fields.
     pub const BAD: Style = AnsiColor::Red.on_default().bold();
+    /// Exact matches.
     pub const GOOD: Style = AnsiColor::Green.on_default();
+    /// Text of the gold missing from the prediction.
     pub const REMOVED: Style = AnsiColor::Red.on_default();
+    /// Text of the prediction not in the gold.
     pub const ADDED: Style = AnsiColor::Green.on_default();
+    /// Headings.
     pub const HEADING: Style = Style::new().bold();
+    /// Rows that are fine.
     pub const DIM: Style = Style::new().dimmed();
 }
 
