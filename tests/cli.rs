@@ -31,21 +31,34 @@ fn stderr(o: &Output) -> String {
 
 /// The failure block libtest prints for one test.
 fn failure_block(out: &str, name: &str) -> String {
-    let start = out.find(&format!("---- {name} ----\n")).unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
+    let start = out
+        .find(&format!("---- {name} ----\n"))
+        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
     let body = &out[start..].split_once('\n').unwrap().1;
-    let end = [body.find("\n---- "), body.find("\nfailures:")].into_iter().flatten().min().unwrap_or(body.len());
+    let end = [body.find("\n---- "), body.find("\nfailures:")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(body.len());
     body[..end].trim_end().to_owned()
 }
 
 /// Compares with a snapshot in tests/snapshots; `GOLDGATE_BLESS=1` rewrites it.
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}.txt"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.txt"));
     if std::env::var_os("GOLDGATE_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, format!("{actual}\n")).unwrap();
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
-    assert_eq!(actual, expected.trim_end(), "snapshot {name} differs (GOLDGATE_BLESS=1 to accept)");
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {}", path.display()));
+    assert_eq!(
+        actual,
+        expected.trim_end(),
+        "snapshot {name} differs (GOLDGATE_BLESS=1 to accept)"
+    );
 }
 
 fn test_lines(out: &str) -> Vec<(String, String)> {
@@ -65,12 +78,18 @@ fn report(dir: &Path, args: &[&str]) -> (Output, Value) {
     let mut all = vec!["test", "cases", "--report", file.to_str().unwrap()];
     all.extend_from_slice(args);
     let out = goldgate(dir, &all);
-    let json = serde_json::from_str(&std::fs::read_to_string(&file).expect("report written")).unwrap();
+    let json =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("report written")).unwrap();
     (out, json)
 }
 
 fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no case {id} in report"))
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in report"))
 }
 
 fn close(a: &Value, b: f64) -> bool {
@@ -96,13 +115,25 @@ fn verdicts_of_every_fixture_case() {
         ("penalty/default", "FAILED"),
         ("penalty/half", "ok"),
         ("raw/leading-zero", "FAILED"),
-        ("skip/later", "ignored (vendor export is broken until the next release)"),
+        (
+            "skip/later",
+            "ignored (vendor export is broken until the next release)",
+        ),
         ("variants/any-of", "ok"),
     ];
-    let expected: Vec<(String, String)> = expected.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
     assert_eq!(verdicts, expected);
     assert!(stdout(&out).contains("test result: FAILED. 6 passed; 8 failed; 1 ignored"));
-    assert!(stdout(&out).contains("goldgate: 15 cases, 6 passed, 8 failed, 1 ignored; mean EM 0.7121, ANLS 0.8452"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(
+            "goldgate: 15 cases, 6 passed, 8 failed, 1 ignored; mean EM 0.7121, ANLS 0.8452"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -120,9 +151,15 @@ fn report_values() {
     assert!(close(&raw["fields"][0]["anls"], 0.75));
     assert_eq!(raw["fields"][1]["gold"], serde_json::json!(["no"]));
     assert!(close(&raw["metrics"]["exact_match"], 0.5));
-    assert_eq!(raw["thresholds"][0], serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null}));
+    assert_eq!(
+        raw["thresholds"][0],
+        serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null})
+    );
 
-    assert!(close(&case(&r, "anls/at-threshold")["metrics"]["anls"], (0.0 + 6.0 / 7.0) / 2.0));
+    assert!(close(
+        &case(&r, "anls/at-threshold")["metrics"]["anls"],
+        (0.0 + 6.0 / 7.0) / 2.0
+    ));
 
     let cal = case(&r, "calibration/overconfident");
     assert!(close(&cal["metrics"]["brier"], (0.81 + 0.04 + 0.49) / 3.0));
@@ -135,11 +172,19 @@ fn report_values() {
     let absent = case(&r, "calibration/no-confidence");
     assert_eq!(absent["metrics"]["brier"], Value::Null);
     assert_eq!(absent["thresholds"][0]["held"], false);
-    assert!(absent["thresholds"][0]["absent_because"].as_str().unwrap().contains("confidence"));
+    assert!(
+        absent["thresholds"][0]["absent_because"]
+            .as_str()
+            .unwrap()
+            .contains("confidence")
+    );
 
     let gate = case(&r, "gate/closed");
     assert_eq!(gate["score"], 0.0);
-    assert_eq!(gate["gate"], serde_json::json!({"open": false, "closed_by": ["total is exact"]}));
+    assert_eq!(
+        gate["gate"],
+        serde_json::json!({"open": false, "closed_by": ["total is exact"]})
+    );
     assert_eq!(gate["rubrics"][1]["held"], true);
     assert_eq!(gate["rubrics"][0]["kind"], "must_right");
 
@@ -156,7 +201,10 @@ fn report_values() {
     let skipped = case(&r, "skip/later");
     assert_eq!(skipped["passed"], Value::Null);
     assert_eq!(skipped["ignored"], true);
-    assert_eq!(skipped["skip"], "vendor export is broken until the next release");
+    assert_eq!(
+        skipped["skip"],
+        "vendor export is broken until the next release"
+    );
 
     assert_eq!(case(&r, "nulls/hallucinated-iban")["fields"][0]["em"], 0.0);
     assert_eq!(case(&r, "nested/line-items")["fields"][0]["em"], 1.0);
@@ -180,8 +228,16 @@ fn report_from_the_environment() {
 
 #[test]
 fn failure_messages() {
-    let out = stdout(&goldgate(&fixtures().join("verdicts"), &["test", "cases", "--test-threads", "1"]));
-    for name in ["gate/closed", "raw/leading-zero", "penalty/default", "calibration/no-confidence"] {
+    let out = stdout(&goldgate(
+        &fixtures().join("verdicts"),
+        &["test", "cases", "--test-threads", "1"],
+    ));
+    for name in [
+        "gate/closed",
+        "raw/leading-zero",
+        "penalty/default",
+        "calibration/no-confidence",
+    ] {
         assert_snapshot(&name.replace('/', "-"), &failure_block(&out, name));
     }
 }
@@ -197,19 +253,28 @@ fn colour_on_request_and_never_in_a_pipe() {
         .output()
         .unwrap();
     let text = stdout(&out);
-    assert!(text.contains("\u{1b}[31m[-.-]"), "the removed part is red: {text}");
+    assert!(
+        text.contains("\u{1b}[31m[-.-]"),
+        "the removed part is red: {text}"
+    );
 }
 
 #[test]
 fn libtest_flags() {
     let dir = fixtures().join("verdicts");
     let list = stdout(&goldgate(&dir, &["test", "cases", "--list"]));
-    assert!(list.starts_with("anls/at-threshold: test\ncalibration/no-confidence: test\n"), "{list}");
+    assert!(
+        list.starts_with("anls/at-threshold: test\ncalibration/no-confidence: test\n"),
+        "{list}"
+    );
     assert_eq!(list.lines().filter(|l| l.ends_with(": test")).count(), 15);
 
     let exact = goldgate(&dir, &["test", "cases", "--exact", "penalty/half"]);
     assert_eq!(exact.status.code(), Some(0));
-    assert_eq!(test_lines(&stdout(&exact)), vec![("penalty/half".to_owned(), "ok".to_owned())]);
+    assert_eq!(
+        test_lines(&stdout(&exact)),
+        vec![("penalty/half".to_owned(), "ok".to_owned())]
+    );
 
     let filtered = goldgate(&dir, &["test", "cases", "nulls/"]);
     assert_eq!(test_lines(&stdout(&filtered)).len(), 2);
@@ -219,16 +284,37 @@ fn libtest_flags() {
     assert_eq!(skipped.status.code(), Some(0));
 
     let ignored = goldgate(&dir, &["test", "cases", "--ignored"]);
-    assert_eq!(test_lines(&stdout(&ignored)), vec![("skip/later".to_owned(), "FAILED".to_owned())]);
+    assert_eq!(
+        test_lines(&stdout(&ignored)),
+        vec![("skip/later".to_owned(), "FAILED".to_owned())]
+    );
     let ignored_list = stdout(&goldgate(&dir, &["test", "cases", "--list", "--ignored"]));
     assert_eq!(ignored_list.trim(), "skip/later: test");
 
     let include = goldgate(&dir, &["test", "cases", "skip/", "--include-ignored"]);
-    assert_eq!(test_lines(&stdout(&include)), vec![("skip/later".to_owned(), "FAILED".to_owned())]);
+    assert_eq!(
+        test_lines(&stdout(&include)),
+        vec![("skip/later".to_owned(), "FAILED".to_owned())]
+    );
 
-    let terse = stdout(&goldgate(&dir, &["test", "cases", "variants/", "--format", "terse"]));
+    let terse = stdout(&goldgate(
+        &dir,
+        &["test", "cases", "variants/", "--format", "terse"],
+    ));
     assert!(terse.contains("running 1 test\n."), "{terse}");
-    let json = stdout(&goldgate(&dir, &["test", "cases", "--exact", "variants/any-of", "--format", "json", "-Z", "unstable-options"]));
+    let json = stdout(&goldgate(
+        &dir,
+        &[
+            "test",
+            "cases",
+            "--exact",
+            "variants/any-of",
+            "--format",
+            "json",
+            "-Z",
+            "unstable-options",
+        ],
+    ));
     assert!(json.contains(r#""name": "variants/any-of""#), "{json}");
 }
 
@@ -247,7 +333,10 @@ fn load_errors_fail_their_case_alone_with_location_and_fix() {
         assert_eq!(block.lines().next().unwrap(), message, "case {name}");
         checked += 1;
     }
-    let failed = test_lines(&text).iter().filter(|(_, v)| v == "FAILED").count();
+    let failed = test_lines(&text)
+        .iter()
+        .filter(|(_, v)| v == "FAILED")
+        .count();
     assert_eq!(checked, failed, "every broken case has an expected message");
 }
 
@@ -257,7 +346,11 @@ fn zero_cases_and_missing_folder_fail_naming_them() {
     std::fs::create_dir(tmp.path().join("cases")).unwrap();
     let out = goldgate(tmp.path(), &["test", "cases"]);
     assert_eq!(out.status.code(), Some(101));
-    assert!(stderr(&out).contains("no case files found in `cases` matching `**/*.yaml` or `**/*.yml`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no case files found in `cases` matching `**/*.yaml` or `**/*.yml`"),
+        "{}",
+        stderr(&out)
+    );
     let out = goldgate(tmp.path(), &["test", "elsewhere"]);
     assert_eq!(out.status.code(), Some(101));
     assert!(stderr(&out).contains("`elsewhere` does not exist"));
@@ -266,10 +359,23 @@ fn zero_cases_and_missing_folder_fail_naming_them() {
 #[test]
 fn usage_errors_exit_2() {
     let dir = fixtures().join("verdicts");
-    assert_eq!(goldgate(&dir, &["test", "cases", "--rubrics"]).status.code(), Some(2));
-    assert_eq!(goldgate(&dir, &["test", "cases", "--no-such-flag"]).status.code(), Some(2));
+    assert_eq!(
+        goldgate(&dir, &["test", "cases", "--rubrics"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        goldgate(&dir, &["test", "cases", "--no-such-flag"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(goldgate(&dir, &["frobnicate"]).status.code(), Some(2));
-    assert_eq!(goldgate(&dir, &["score", "only-gold"]).status.code(), Some(2));
+    assert_eq!(
+        goldgate(&dir, &["score", "only-gold"]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -284,23 +390,48 @@ fn score_and_calibrate_commands() {
 
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("in.jsonl");
-    std::fs::write(&input, concat!(
-        r#"{"gold": {"any_of": ["2024-03-05", "05/03/2024"]}, "pred": "05/03/2024"}"#, "\n",
-        r#"{"gold": "abcdef", "pred": "abcxyz"}"#, "\n",
-        r#"{"gold": null, "pred": null}"#, "\n",
-        "not json\n",
-    )).unwrap();
+    std::fs::write(
+        &input,
+        concat!(
+            r#"{"gold": {"any_of": ["2024-03-05", "05/03/2024"]}, "pred": "05/03/2024"}"#,
+            "\n",
+            r#"{"gold": "abcdef", "pred": "abcxyz"}"#,
+            "\n",
+            r#"{"gold": null, "pred": null}"#,
+            "\n",
+            "not json\n",
+        ),
+    )
+    .unwrap();
     let out = goldgate(&dir, &["score", "--jsonl", input.to_str().unwrap()]);
     let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
-    assert_eq!(lines[..3], [r#"{"anls":1.0,"em":1}"#, r#"{"anls":0.0,"em":0}"#, r#"{"anls":1.0,"em":1}"#]);
+    assert_eq!(
+        lines[..3],
+        [
+            r#"{"anls":1.0,"em":1}"#,
+            r#"{"anls":0.0,"em":0}"#,
+            r#"{"anls":1.0,"em":1}"#
+        ]
+    );
     assert!(lines[3].contains("error") && lines[3].contains("line 4"));
     assert_eq!(out.status.code(), Some(1));
 
     std::fs::write(&input, "{\"p\": [0.2, 0.9], \"o\": [0, 1], \"bins\": 5}\n{\"p\": [0.6000000000000001], \"o\": [1]}\n").unwrap();
     let out = goldgate(&dir, &["calibrate", "--jsonl", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(close(&lines[0]["brier"], (0.04 + 0.01) / 2.0));
     assert!(close(&lines[0]["ece"], 0.15));
     assert!(close(&lines[1]["ece"], 0.3999999999999999));
+}
+
+#[test]
+fn the_readme_shows_a_real_failure_message() {
+    let out = stdout(&goldgate(&fixtures().join("readme"), &["test", "cases"]));
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let shown = readme.split("## A failure, as goldgate prints it\n\n```\n").nth(1).unwrap().split("\n```").next().unwrap();
+    assert_eq!(failure_block(&out, "acme"), shown);
 }
