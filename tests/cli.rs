@@ -431,7 +431,14 @@ fn score_and_calibrate_commands() {
 #[test]
 fn the_readme_shows_a_real_failure_message() {
     let out = stdout(&goldgate(&fixtures().join("readme"), &["test", "cases"]));
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let shown = readme.split("## A failure, as goldgate prints it\n\n```\n").nth(1).unwrap().split("\n```").next().unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let shown = readme
+        .split("## A failure, as goldgate prints it\n\n```\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```")
+        .next()
+        .unwrap();
     assert_eq!(failure_block(&out, "acme"), shown);
 }
