@@ -3,7 +3,8 @@
 /// Brier = (1/N) Σ (p_i − o_i)²; `None` with no confidence.
 ///
 /// ```
-/// assert_eq!(goldgate::metrics::brier(&[0.8, 0.3], &[true, false]), Some((0.04 + 0.09) / 2.0));
+/// // (1 − 0.75)² and (0.25 − 0)², averaged.
+/// assert_eq!(goldgate::metrics::brier(&[0.75, 0.25], &[true, false]), Some(0.0625));
 /// ```
 pub fn brier(p: &[f64], o: &[bool]) -> Option<f64> {
     if p.is_empty() {
