@@ -166,6 +166,8 @@ fn report_values() {
     assert!(close(&cal["metrics"]["ece"], 0.6));
     assert!(close(&cal["metrics"]["latency_ms"], 640.0));
     assert_eq!(cal["model"], "gemini-2.5-flash");
+    assert_eq!(cal["description"], Value::Null);
+    assert_eq!(case(&r, "skip/later")["tags"], serde_json::json!([]));
     assert_eq!(cal["usage"]["input_tokens"], 1000.0);
     assert_eq!(cal["fields"][0]["confidence"], 0.9);
 

@@ -29,6 +29,8 @@ pub struct Record {
     pub pipeline: Option<String>,
     /// The case file.
     pub file: String,
+    /// The case's description and tags, when it loaded.
+    pub about: Option<(Option<String>, Vec<String>)>,
     /// How it ended.
     pub status: Status,
     /// The load or prediction error, when there was one.
@@ -58,6 +60,10 @@ impl Record {
             "rubrics": [],
             "thresholds": [],
         });
+        if let Some((description, tags)) = &self.about {
+            case["description"] = json!(description);
+            case["tags"] = json!(tags);
+        }
         if let Some(p) = &self.prediction {
             case["model"] = json!(p.model);
             case["usage"] = p.usage.map_or(Json::Null, |u| json!({
