@@ -30,24 +30,62 @@ pub fn ece(p: &[f64], o: &[bool], bins: u32) -> Option<f64> {
     if p.is_empty() || bins == 0 {
         return None;
     }
-    let m = bins as usize;
-    let width = 1.0 / bins as f64;
-    let mut count = vec![0usize; m];
-    let mut conf = vec![0.0f64; m];
-    let mut acc = vec![0.0f64; m];
+    // Only non-empty bins are kept, so any number of bins costs nothing.
+    let mut bins_used: std::collections::BTreeMap<u64, (usize, f64, f64)> = Default::default();
     for (&p, &o) in p.iter().zip(o) {
-        let bin = (1..m).filter(|&k| k as f64 * width < p).count();
-        count[bin] += 1;
-        conf[bin] += p;
-        acc[bin] += f64::from(u8::from(o));
+        let slot = bins_used.entry(bin_of(p, bins)).or_default();
+        slot.0 += 1;
+        slot.1 += p;
+        slot.2 += f64::from(u8::from(o));
     }
     let n = p.len() as f64;
-    let ece = (0..m)
-        .filter(|&b| count[b] > 0)
-        .map(|b| {
-            let nb = count[b] as f64;
-            (nb / n) * (acc[b] / nb - conf[b] / nb).abs()
+    let ece = bins_used
+        .values()
+        .map(|&(count, conf, acc)| {
+            let nb = count as f64;
+            (nb / n) * (acc / nb - conf / nb).abs()
         })
         .sum();
     Some(ece)
+}
+
+/// #{k ∈ 1..M−1 : k · (1/M) < p}, in constant time: a first guess from p · M, then corrected
+/// against the edges exactly as numpy computes them.
+fn bin_of(p: f64, bins: u32) -> u64 {
+    let m = u64::from(bins);
+    let width = 1.0 / f64::from(bins);
+    let edge = |k: u64| k as f64 * width;
+    let mut bin = ((p * m as f64).floor().max(0.0) as u64).min(m - 1);
+    while bin >= 1 && edge(bin) >= p {
+        bin -= 1;
+    }
+    while bin + 1 < m && edge(bin + 1) < p {
+        bin += 1;
+    }
+    bin
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_follow_the_edges_exactly() {
+        // For M = 5 the third edge is 0.6000000000000001: 0.6 stays in bin 2.
+        let got: Vec<u64> = [0.0, 0.2, 0.2000001, 0.4, 0.6, 0.6000000000000001, 0.61, 0.8, 1.0].iter().map(|&p| bin_of(p, 5)).collect();
+        assert_eq!(got, [0, 0, 1, 1, 2, 2, 3, 3, 4]);
+        for m in [1, 3, 7, 10, 15, 1000] {
+            for i in 0..=1000 {
+                let p = i as f64 / 1000.0;
+                let slow = (1..m).filter(|&k| k as f64 * (1.0 / m as f64) < p).count() as u64;
+                assert_eq!(bin_of(p, m as u32), slow, "p = {p}, M = {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_number_of_bins_is_cheap() {
+        let ece = ece(&[0.5, 0.25], &[true, false], u32::MAX).unwrap();
+        assert!((ece - (0.5 * 0.5 + 0.5 * 0.25)).abs() < 1e-15);
+    }
 }
