@@ -15,7 +15,14 @@ pub const PROFILES: [&str; 1] = ["dream"];
 
 /// EM and ANLS of one gold/prediction pair as a JSON object.
 pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
-    let variants = variants(gold)?;
+    let mut variants = variants(gold)?;
+    // Compatibility mode of the reference: a gold list of texts against a text is its variants.
+    if let (Some(list), false) = (gold.as_array(), pred.is_array() || pred.is_object())
+        && !list.is_empty()
+        && list.iter().all(|g| !g.is_array() && !g.is_object())
+    {
+        variants = list.iter().map(Value::from_json).collect();
+    }
     let pred = Value::from_json(pred);
     let (em, anls) = field_scores(&variants, &pred, Normalize::ALL);
     Ok(json!({ "anls": anls, "em": em as u8 }))

@@ -95,6 +95,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
             }
         }
     }
+    merge_same_names(&mut found);
     if found.is_empty() {
         return Err(NoCases(format!(
             "no case files found in `{}` matching `{}`",
@@ -103,6 +104,40 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
         )));
     }
     Ok(found)
+}
+
+/// `x.yaml` beside `x.yml` would make two tests of one name: they become one failing test.
+fn merge_same_names(found: &mut Vec<Found>) {
+    let id_of = |f: &Found| match f {
+        Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
+    };
+    let mut i = 0;
+    while i < found.len() {
+        let id = id_of(&found[i]);
+        let same: Vec<usize> = (i + 1..found.len())
+            .filter(|&j| id_of(&found[j]) == id)
+            .collect();
+        if !same.is_empty() {
+            let files: Vec<String> = std::iter::once(i)
+                .chain(same.iter().copied())
+                .filter_map(|k| match &found[k] {
+                    Found::Case { path, .. } => Some(format!("`{}`", path.display())),
+                    Found::Unreadable { .. } => None,
+                })
+                .collect();
+            for &j in same.iter().rev() {
+                found.remove(j);
+            }
+            found[i] = Found::Unreadable {
+                reason: format!(
+                    "{} all give the test name `{id}`; rename all but one",
+                    files.join(" and ")
+                ),
+                id,
+            };
+        }
+        i += 1;
+    }
 }
 
 /// A relative path with `/` on every OS.
@@ -123,6 +158,8 @@ mod tests {
         for f in [
             "b.yaml",
             "a/z.yml",
+            "c.yaml",
+            "c.yml",
             "a/suite.yaml",
             "a/notes.txt",
             "a/out.json",
@@ -139,7 +176,7 @@ mod tests {
                 Found::Unreadable { id, .. } => format!("!{id}"),
             })
             .collect();
-        assert_eq!(ids, ["a/z", "b"]);
+        assert_eq!(ids, ["a/z", "b", "!c"]);
     }
 
     #[test]

@@ -76,6 +76,15 @@ impl std::error::Error for LoadError {}
 
 /// The closest of `candidates` to a misspelt `word`, when it is close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    closest_within(word, candidates, |len| (len / 3).max(2))
+}
+
+/// As [`closest`], with the largest distance allowed for a candidate of a given length.
+pub fn closest_within<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    allowed: impl Fn(usize) -> usize,
+) -> Option<&'a str> {
     let folded = word.to_lowercase().replace('-', "_");
     candidates
         .into_iter()
@@ -85,7 +94,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
                 c,
             )
         })
-        .filter(|(d, c)| *d <= (c.chars().count() / 3).max(2))
+        .filter(|(d, c)| *d <= allowed(c.chars().count()))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }

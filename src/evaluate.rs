@@ -2,6 +2,7 @@
 //! Knows nothing of terminals or files.
 
 use crate::case::{Case, Metric};
+use crate::error::closest_within;
 use crate::metrics::{brier, ece};
 use crate::prediction::Prediction;
 use crate::rubric::{Rubric, RubricKind, Subject, Verdict, field_scores, gated_score};
@@ -135,6 +136,12 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .rubrics
         .iter()
         .map(|rubric| {
+            if let Some(verdict) = misspelt_field(rubric, case, prediction) {
+                return RubricVerdict {
+                    rubric: rubric.clone(),
+                    verdict,
+                };
+            }
             let (value, gold_variants) = match &rubric.field {
                 Some(name) => (
                     prediction.field(name).map_or(&Value::Null, |p| &p.value),
@@ -216,6 +223,28 @@ impl Outcome {
             .iter()
             .filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
     }
+}
+
+/// A rubric whose field is in neither gold nor the prediction, but close to a name that is,
+/// is a typo: it fails rather than pass on nothing (`not_contains` on `totl` always holds).
+fn misspelt_field(rubric: &Rubric, case: &Case, prediction: &Prediction) -> Option<Verdict> {
+    let name = rubric.field.as_deref()?;
+    let gold = case.gold.as_deref().unwrap_or(&[]);
+    if gold.iter().any(|g| g.name == name) || prediction.field(name).is_some() {
+        return None;
+    }
+    let known = gold
+        .iter()
+        .map(|g| g.name.as_str())
+        .chain(prediction.fields.iter().map(|f| f.name.as_str()));
+    // Stricter than for keys: field names are short and an absent field may be meant.
+    let best = closest_within(name, known, |len| if len <= 5 { 1 } else { 2 })?;
+    Some(Verdict {
+        held: false,
+        detail: format!(
+            "{name}: the field is in neither gold nor the prediction (did you mean `{best}`?)"
+        ),
+    })
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> f64 {

@@ -72,6 +72,10 @@ impl Harness {
             Some(a) => Arguments::from_iter(a.clone()),
             None => Arguments::from_args(),
         };
+        if args.test_threads == Some(0) {
+            eprintln!("error: `--test-threads` must be at least 1");
+            return ExitCode::from(2);
+        }
         let env = match Env::from_process() {
             Ok(env) => env,
             Err(message) => return fail_early(&message),
@@ -110,7 +114,15 @@ impl Harness {
     }
 }
 
+/// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.
 fn default_rubrics(cases: &Path) -> PathBuf {
+    if cases.file_name().is_none()
+        && let Some(parent) = std::fs::canonicalize(cases)
+            .ok()
+            .and_then(|c| c.parent().map(Path::to_path_buf))
+    {
+        return parent.join("rubrics");
+    }
     cases.parent().unwrap_or(Path::new("")).join("rubrics")
 }
 
@@ -134,23 +146,25 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
         (Some(filter), true) => id == filter,
         _ => true,
     };
-    let loaded: Vec<(String, Result<Case, LoadError>)> = found
+    let loaded: Vec<(String, PathBuf, Result<Case, LoadError>)> = found
         .iter()
         .filter_map(|f| match f {
             Found::Case { id, path } if wanted(id) => {
-                Some((id.clone(), load_case(path, id, rubrics)))
+                Some((id.clone(), path.clone(), load_case(path, id, rubrics)))
             }
             _ => None,
         })
         .collect();
-    // A YAML prediction file under the cases folder is not a case of its own.
+    // A YAML prediction file under the cases folder is not a case of its own (it does not load
+    // as one); a file that does load as a case stays a test even when another names it.
     let predictions: HashSet<PathBuf> = loaded
         .iter()
-        .filter_map(|(_, c)| match c.as_ref().ok().map(|c| &c.prediction) {
+        .filter_map(|(_, _, c)| match c.as_ref().ok().map(|c| &c.prediction) {
             Some(PredictionSource::File { path, .. }) => std::fs::canonicalize(path).ok(),
             _ => None,
         })
         .collect();
+    let plain = args.format == Some(FormatSetting::Json);
 
     let mut trials = Vec::new();
     for f in &found {
@@ -159,26 +173,19 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
         {
             let (id, reason) = (id.clone(), reason.clone());
             trials.push(Trial::test(id, move || {
-                Err(Failed::from(format!("error: {reason}")))
+                Err(failed(format!("error: {reason}"), plain))
             }));
         }
     }
-    for (id, case) in loaded {
-        let path = found.iter().find_map(|f| match f {
-            Found::Case { id: i, path } if *i == id => Some(path.clone()),
-            _ => None,
-        });
-        if path
-            .as_ref()
-            .and_then(|p| std::fs::canonicalize(p).ok())
-            .is_some_and(|p| predictions.contains(&p))
-        {
+    for (id, path, case) in loaded {
+        let is_prediction = std::fs::canonicalize(&path).is_ok_and(|p| predictions.contains(&p));
+        if case.is_err() && is_prediction {
             continue;
         }
         let records = Arc::clone(records);
         trials.push(match case {
             Err(error) => {
-                let file = path.map(|p| p.display().to_string()).unwrap_or_default();
+                let file = path.display().to_string();
                 Trial::test(id.clone(), move || {
                     let message =
                         format!("error: {error}\nthe case could not be loaded, so it was not run");
@@ -196,17 +203,17 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
                             prediction: None,
                         },
                     );
-                    Err(Failed::from(message))
+                    Err(failed(message, plain))
                 })
             }
-            Ok(case) => case_trial(case, args, records),
+            Ok(case) => case_trial(case, args, records, plain),
         });
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
 }
 
-fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
+fn case_trial(case: Case, args: &Arguments, records: Records, plain: bool) -> Trial {
     // `--ignored` selects skipped cases by libtest's flag; otherwise they report their reason.
     let flagged = case.skip.is_some() && args.ignored;
     let run_skipped = args.ignored || args.include_ignored;
@@ -234,16 +241,19 @@ fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
             Err(error) => {
                 record.error = Some(error.to_string());
                 push(&records, record);
-                return Err(Failed::from(format!(
-                    "error: {error}\nthe prediction could not be read, so nothing was scored"
-                )));
+                return Err(failed(
+                    format!(
+                        "error: {error}\nthe prediction could not be read, so nothing was scored"
+                    ),
+                    plain,
+                ));
             }
         };
         let outcome = evaluate(&case, &prediction);
         let result = if outcome.passed {
             Ok(Completion::Completed)
         } else {
-            Err(Failed::from(failure_message(&case, &outcome)))
+            Err(failed(failure_message(&case, &outcome), plain))
         };
         record.status = if outcome.passed {
             Status::Passed
@@ -256,6 +266,15 @@ fn case_trial(case: Case, args: &Arguments, records: Records) -> Trial {
         result
     })
     .with_ignored_flag(flagged)
+}
+
+/// A failure message; without colour codes where libtest-mimic would print them verbatim (JSON).
+fn failed(message: String, plain: bool) -> Failed {
+    if plain {
+        Failed::from(anstream::adapter::strip_str(&message).to_string())
+    } else {
+        Failed::from(message)
+    }
 }
 
 fn push(records: &Records, record: Record) {

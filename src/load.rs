@@ -62,6 +62,28 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
         None => DEFAULT_ECE_BINS,
     };
     let prediction = here.prediction(&spec)?;
+    if is_text(&prediction) {
+        if let Some(g) = &spec.gold {
+            return Err(here.err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
+                .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
+        }
+        if let Some(r) = rubrics.iter().find(|r| r.field.is_some()) {
+            return Err(LoadError::at(
+                &r.file,
+                Mark {
+                    line: r.line,
+                    column: 1,
+                },
+                "",
+                format!(
+                    "rubric `{}` reads the field `{}`, but a text prediction has no fields",
+                    r.label,
+                    r.field.as_deref().unwrap_or_default()
+                ),
+            )
+            .hint("remove `field:` to check the whole text"));
+        }
+    }
 
     if rubrics.is_empty() && thresholds.is_empty() {
         return Err(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
@@ -73,7 +95,7 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
         file: file.to_path_buf(),
         description: spec.description,
         tags: spec.tags.unwrap_or_default(),
-        skip: spec.skip.map(|s| s.value),
+        skip: spec.skip.map(|s| here.skip_reason(&s)).transpose()?,
         prediction,
         gold,
         critical,
@@ -84,10 +106,25 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
     })
 }
 
-/// Reads a file as UTF-8 text, with an error naming it.
+fn is_text(prediction: &PredictionSource) -> bool {
+    match prediction {
+        PredictionSource::Text(_) => true,
+        PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
+        PredictionSource::Inline(_) => false,
+    }
+}
+
+/// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
 pub(crate) fn read_text(file: &Path) -> Result<String, LoadError> {
+    if file.is_dir() {
+        return Err(LoadError::file(file, "this is a folder, not a file"));
+    }
     let bytes = std::fs::read(file)
         .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
     String::from_utf8(bytes).map_err(|e| {
         LoadError::file(
             file,
@@ -116,6 +153,20 @@ struct Here<'a> {
 impl Here<'_> {
     fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
         LoadError::at(self.file, mark, path, message)
+    }
+
+    /// `skip:` takes a reason; `false`, `no` or an empty value would hide the case silently.
+    fn skip_reason(&self, skip: &Spanned<String>) -> Result<String, LoadError> {
+        let text = skip.value.trim();
+        let looks_boolean = [
+            "true", "false", "yes", "no", "on", "off", "y", "n", "0", "1",
+        ]
+        .contains(&text.to_lowercase().as_str());
+        if text.is_empty() || looks_boolean {
+            return Err(self.err(Mark::of(&skip.referenced), "skip", format!("`skip` takes the reason the case is skipped, not `{text}`"))
+                .hint("to run the case, remove `skip`; to skip it, write why: `skip: vendor export is broken`"));
+        }
+        Ok(skip.value.clone())
     }
 
     fn gold(&self, node: &Node) -> Result<Vec<GoldField>, LoadError> {
@@ -448,10 +499,15 @@ impl Sets<'_> {
             let source = read_text(&set_file)?;
             let set: RubricSetFile = parse_yaml(&set_file, &source)?;
             self.stack.push((key, name.value.clone()));
+            let first = out.len();
             for (i, inner) in set.rubrics.iter().enumerate() {
                 self.resolve(&set_file, &format!("rubrics[{i}]"), inner, out)?;
             }
             self.stack.pop();
+            // The outermost include is the line of the case file a reader looks for.
+            for rubric in &mut out[first..] {
+                rubric.included_at = Some((file.to_path_buf(), Mark::of(&name.referenced).line));
+            }
             return Ok(());
         }
         out.push(rubric(&here, path, mark, e, self.gold)?);
@@ -535,6 +591,17 @@ fn rubric(
                 .hint("start it with `must_right: LABEL` (a failure closes the gate) or `easy_wrong: LABEL` (a failure costs a penalty)"));
         }
     };
+    if label.value.trim().is_empty() {
+        return Err(here
+            .err(
+                Mark::of(&label.referenced),
+                &format!("{path}.{}", kind.key()),
+                "the rubric's label is empty",
+            )
+            .hint(
+                "say what the rubric checks, e.g. `must_right: total is the tax-inclusive amount`",
+            ));
+    }
     let checks: Vec<&str> = check_keys(e).collect();
     if checks.len() != 1 {
         let message = if checks.is_empty() {
@@ -612,6 +679,7 @@ fn rubric(
         check,
         file: here.file.to_path_buf(),
         line: mark.line,
+        included_at: None,
     })
 }
 
@@ -677,6 +745,10 @@ fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
         )?));
     }
     if let Some(pattern) = &e.matches {
+        if pattern.value.is_empty() {
+            return Err(here.err(Mark::of(&pattern.referenced), &format!("{path}.matches"), "an empty pattern matches everything")
+                .hint("write the pattern the value must match, anchored with ^ and $ for a whole-value match"));
+        }
         return Regex::new(&pattern.value)
             .map(Check::Matches)
             .map_err(|err| {
@@ -715,6 +787,20 @@ fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
 }
 
 fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
+    let texts = texts_as_written(here, node, path)?;
+    if texts.iter().any(|t| t.trim().is_empty()) {
+        return Err(here
+            .err(
+                node.mark,
+                path,
+                "an empty text checks nothing: every value contains it",
+            )
+            .hint("give the words to look for"));
+    }
+    Ok(texts)
+}
+
+fn texts_as_written(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
     match &node.kind {
         NodeKind::List(items) if !items.is_empty() => items
             .iter()

@@ -67,6 +67,14 @@ pub fn read_prediction(
             })
         }
         PredictionSource::File { path, at } => {
+            if path.is_dir() {
+                return Err(LoadError::at(
+                    case_file,
+                    *at,
+                    "prediction",
+                    format!("prediction `{}` is a folder, not a file", path.display()),
+                ));
+            }
             if !path.is_file() {
                 return Err(LoadError::at(case_file, *at, "prediction", format!(
                     "prediction file `{}` does not exist", path.display()
@@ -77,20 +85,32 @@ pub fn read_prediction(
             match path.extension().and_then(|e| e.to_str()) {
                 Some("txt") => Ok(text_prediction(text)),
                 Some("json") => {
-                    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                        LoadError::at(
-                            path,
-                            Mark {
-                                line: e.line() as u64,
-                                column: e.column() as u64,
-                            },
-                            "",
-                            format!("invalid JSON: {}", strip_position(&e.to_string())),
-                        )
-                    })?;
+                    let json: serde_json::Value = serde_json::from_str::<StrictJson>(&text)
+                        .map(|j| j.0)
+                        .map_err(|e| {
+                            LoadError::at(
+                                path,
+                                Mark {
+                                    line: (e.line() as u64).max(1),
+                                    column: (e.column() as u64).max(1),
+                                },
+                                "",
+                                format!("invalid JSON: {}", strip_position(&e.to_string())),
+                            )
+                        })?;
                     envelope(&Value::from_json(&json))
                         .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
                 }
+                _ if looks_like_case(&text) => Err(LoadError::at(
+                    case_file,
+                    *at,
+                    "prediction",
+                    format!(
+                        "`{}` is a goldgate case file, not a prediction",
+                        path.display()
+                    ),
+                )
+                .hint("point `prediction:` at the pipeline's recorded output")),
                 _ => {
                     let node: Node = parse_yaml(path, &text).map_err(|mut e| {
                         // The root node's own wrapper step.
@@ -107,6 +127,84 @@ pub fn read_prediction(
                 }
             }
         }
+    }
+}
+
+/// A YAML file with a case's keys at the top level: naming it as a prediction is a mistake.
+fn looks_like_case(text: &str) -> bool {
+    let top_level = |key: &str| {
+        text.lines().any(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    };
+    ["gold", "rubrics", "thresholds"]
+        .iter()
+        .any(|k| top_level(k))
+        && ["prediction", "prediction_text"]
+            .iter()
+            .any(|k| top_level(k))
+}
+
+/// A JSON document read like `serde_json::Value`, except that a duplicate key is an error:
+/// serde_json alone keeps the last of two `"total"` keys without a word.
+struct StrictJson(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictJson)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictJson(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}`"
+                )));
+            }
+            let StrictJson(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(object))
     }
 }
 
@@ -223,6 +321,14 @@ fn number(
     min: f64,
     max: f64,
 ) -> Result<f64, EnvelopeError> {
+    if value.is_nested() || matches!(value, Value::Null) {
+        let found = if value.is_nested() {
+            "a list or mapping"
+        } else {
+            "null"
+        };
+        return Err((at, format!("{what} must be a number, found {found}"), None));
+    }
     let text = value.as_text();
     if matches!(text.trim().to_lowercase().as_str(), ".nan" | "nan") {
         return Err((

@@ -74,6 +74,8 @@ pub struct Rubric {
     pub file: PathBuf,
     /// Its line there.
     pub line: u64,
+    /// Where the case includes it, when it comes from a rubric set: (case file, line of `include:`).
+    pub included_at: Option<(PathBuf, u64)>,
 }
 
 /// What a rubric reads: the predicted value and, when the check needs it, the gold variants.
@@ -181,7 +183,7 @@ impl Rubric {
                 )
             }
             Check::Present(want) => {
-                let present = !subject.value.is_empty();
+                let present = !subject.value.is_empty() && !raw.trim().is_empty();
                 let detail = if present {
                     format!("has the value `{shown}`")
                 } else {

@@ -119,6 +119,7 @@ fn verdicts_of_every_fixture_case() {
             "skip/later",
             "ignored (vendor export is broken until the next release)",
         ),
+        ("typo/field", "FAILED"),
         ("variants/any-of", "ok"),
     ];
     let expected: Vec<(String, String)> = expected
@@ -126,10 +127,10 @@ fn verdicts_of_every_fixture_case() {
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
     assert_eq!(verdicts, expected);
-    assert!(stdout(&out).contains("test result: FAILED. 6 passed; 8 failed; 1 ignored"));
+    assert!(stdout(&out).contains("test result: FAILED. 6 passed; 9 failed; 1 ignored"));
     assert!(
         stdout(&out).contains(
-            "goldgate: 15 cases, 6 passed, 8 failed, 1 ignored; mean EM 0.7121, ANLS 0.8452"
+            "goldgate: 16 cases, 6 passed, 9 failed, 1 ignored; mean EM 0.7361, ANLS 0.8581"
         ),
         "{}",
         stdout(&out)
@@ -140,8 +141,8 @@ fn verdicts_of_every_fixture_case() {
 fn report_values() {
     let (out, r) = report(&fixtures().join("verdicts"), &[]);
     assert_eq!(out.status.code(), Some(101));
-    assert_eq!(r["summary"]["cases"], 15);
-    assert_eq!(r["summary"]["failed"], 8);
+    assert_eq!(r["summary"]["cases"], 16);
+    assert_eq!(r["summary"]["failed"], 9);
 
     let raw = case(&r, "raw/leading-zero");
     assert_eq!(raw["passed"], false);
@@ -239,6 +240,7 @@ fn failure_messages() {
         "raw/leading-zero",
         "penalty/default",
         "calibration/no-confidence",
+        "typo/field",
     ] {
         assert_snapshot(&name.replace('/', "-"), &failure_block(&out, name));
     }
@@ -269,7 +271,7 @@ fn libtest_flags() {
         list.starts_with("anls/at-threshold: test\ncalibration/no-confidence: test\n"),
         "{list}"
     );
-    assert_eq!(list.lines().filter(|l| l.ends_with(": test")).count(), 15);
+    assert_eq!(list.lines().filter(|l| l.ends_with(": test")).count(), 16);
 
     let exact = goldgate(&dir, &["test", "cases", "--exact", "penalty/half"]);
     assert_eq!(exact.status.code(), Some(0));
@@ -443,4 +445,38 @@ fn the_readme_shows_a_real_failure_message() {
         .next()
         .unwrap();
     assert_eq!(failure_block(&out, "acme"), shown);
+}
+
+#[test]
+fn zero_test_threads_is_a_usage_error() {
+    let out = goldgate(
+        &fixtures().join("verdicts"),
+        &["test", "cases", "--test-threads", "0"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--test-threads"));
+}
+
+#[test]
+fn json_output_carries_no_colour_codes() {
+    let out = goldgate(
+        &fixtures().join("verdicts"),
+        &["test", "cases", "gate/", "--format", "json"],
+    );
+    let text = stdout(&out);
+    assert!(text.contains("gate closed by must_right"), "{text}");
+    assert!(
+        !text.contains("\\u001b") && !text.contains('\u{1b}'),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_from_inside_the_cases_folder_finds_the_rubrics_beside_it() {
+    let out = goldgate(
+        &fixtures().join("verdicts/cases"),
+        &["test", ".", "--exact", "penalty/default"],
+    );
+    let text = stdout(&out);
+    assert!(text.contains("rubrics/one-more-miss.yaml:2 (easy_wrong `says supplier`, included at ./penalty/default.yaml:4)"), "{text}");
 }

@@ -72,7 +72,20 @@ mod tests {
     #[test]
     fn bins_follow_the_edges_exactly() {
         // For M = 5 the third edge is 0.6000000000000001: 0.6 stays in bin 2.
-        let got: Vec<u64> = [0.0, 0.2, 0.2000001, 0.4, 0.6, 0.6000000000000001, 0.61, 0.8, 1.0].iter().map(|&p| bin_of(p, 5)).collect();
+        let got: Vec<u64> = [
+            0.0,
+            0.2,
+            0.2000001,
+            0.4,
+            0.6,
+            0.6000000000000001,
+            0.61,
+            0.8,
+            1.0,
+        ]
+        .iter()
+        .map(|&p| bin_of(p, 5))
+        .collect();
         assert_eq!(got, [0, 0, 1, 1, 2, 2, 3, 3, 4]);
         for m in [1, 3, 7, 10, 15, 1000] {
             for i in 0..=1000 {

@@ -50,9 +50,13 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
 
     out.push('\n');
     for r in &failed_rubrics {
+        let via = match &r.rubric.included_at {
+            Some((file, line)) => format!(", included at {}:{line}", file.display()),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "at {}:{} ({} `{}`)",
+            "at {}:{} ({} `{}`{via})",
             r.rubric.file.display(),
             r.rubric.line,
             r.rubric.kind.key(),

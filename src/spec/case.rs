@@ -62,17 +62,26 @@ pub struct RubricEntry {
     /// Check: ANLS of the field against its gold is at least this.
     pub min_anls: Option<Spanned<f64>>,
     /// Check: the normalized value equals this.
+    #[serde(default, deserialize_with = "given")]
     pub equals: Option<Node>,
     /// Check: the normalized value equals one of these.
+    #[serde(default, deserialize_with = "given")]
     pub one_of: Option<Node>,
     /// Check: the normalized value contains every one of these.
+    #[serde(default, deserialize_with = "given")]
     pub contains: Option<Node>,
     /// Check: the normalized value contains none of these.
+    #[serde(default, deserialize_with = "given")]
     pub not_contains: Option<Node>,
     /// Check: the raw value matches this regular expression.
     pub matches: Option<Spanned<String>>,
     /// Check: the field has a non-empty value (`true`) or none (`false`).
     pub present: Option<Spanned<bool>>,
+}
+
+/// A key that is present is `Some`, even when its value is `null` (`equals: null` is a check).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Node>, D::Error> {
+    Node::deserialize(d).map(Some)
 }
 
 /// The thresholds of a case; all optional (SPEC §3).

@@ -35,6 +35,21 @@ fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
     let text = error.to_string();
     let text = strip_position(&text);
     let (message, hint) = explain(text);
+    // A duplicate key is named in the path too: `gold.total`.
+    let path = match text.strip_prefix("duplicate mapping key: ") {
+        Some(rest) => {
+            let key = rest
+                .split(", set DuplicateKeyPolicy")
+                .next()
+                .unwrap_or(rest);
+            if path.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{path}.{key}")
+            }
+        }
+        None => path.to_owned(),
+    };
     let mut e = LoadError::at(file, mark, path, message);
     e.hint = hint;
     e
@@ -87,6 +102,26 @@ fn explain(text: &str) -> (String, Option<String>) {
         return (
             format!("missing key `{field}`"),
             Some(format!("add `{field}:`")),
+        );
+    }
+    if text.starts_with("cannot deserialize null into string") {
+        return (
+            "expected a text, found null".into(),
+            Some("quote it, as `\"~\"` or `\"null\"`, if the text itself is meant".into()),
+        );
+    }
+    if text.starts_with("multiple YAML documents detected") {
+        return (
+            "a file holds one YAML document, this one has several".into(),
+            Some("remove the `---` separator, or split the file in two".into()),
+        );
+    }
+    if let Some(ty) = text.strip_prefix("invalid ")
+        && ["u8", "u16", "u32", "u64", "i32", "i64", "usize"].contains(&ty)
+    {
+        return (
+            "expected a whole number".into(),
+            Some("write a number such as `5`".into()),
         );
     }
     if text.starts_with("invalid floating point") {
