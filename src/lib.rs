@@ -76,6 +76,7 @@ pub mod prediction;
 pub mod render;
 pub mod rubric;
 pub mod spec;
+pub mod typed;
 pub mod value;
 
 pub use case::Case;
