@@ -33,6 +33,69 @@ pub struct Case {
     pub thresholds: Vec<Threshold>,
     /// Number of ECE bins.
     pub ece_bins: u32,
+    /// How values are scored.
+    pub profile: Profile,
+}
+
+/// A scoring profile (SPEC §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// goldgate's own rules (§4.1–4.2): accents stripped, NL = 0.5 scores 0.
+    #[default]
+    Dream,
+    /// The `anls-star` package 1.0.1, reproduced.
+    AnlsStar,
+}
+
+impl Profile {
+    /// The names users write.
+    pub const NAMES: [&'static str; 2] = ["dream", "anls_star"];
+
+    /// The profile of a name.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        match name {
+            "dream" => Some(Profile::Dream),
+            "anls_star" => Some(Profile::AnlsStar),
+            _ => None,
+        }
+    }
+}
+
+/// How a field is compared and when it is correct (`fields:`, SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FieldRule {
+    /// Text, number or date comparison.
+    pub compare: Comparison,
+    /// What makes the field correct.
+    pub correct: Correctness,
+}
+
+/// How a field's values are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Comparison {
+    /// Normalized text (the default).
+    #[default]
+    Text,
+    /// Amounts, equal within `tolerance`.
+    Number {
+        /// Largest difference still equal.
+        tolerance: f64,
+    },
+    /// Calendar dates.
+    Date {
+        /// Whether `05/03/2024` is the 5th of March.
+        day_first: bool,
+    },
+}
+
+/// What makes a field correct: its EM_i and its calibration outcome o_i.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Correctness {
+    /// An exact match by its comparison (the default).
+    #[default]
+    Exact,
+    /// ANLS at least this.
+    Anls(f64),
 }
 
 /// One field of `gold` with its accepted variants.
@@ -44,6 +107,8 @@ pub struct GoldField {
     pub variants: Vec<Value>,
     /// Line of the field in the case file.
     pub line: u64,
+    /// How it is compared (`fields:`).
+    pub rule: FieldRule,
 }
 
 /// Where a case's prediction comes from.
@@ -79,6 +144,14 @@ pub enum Metric {
     Brier,
     /// Expected calibration error of the confidences.
     Ece,
+    /// Number of predicted fields that gold does not list.
+    ExtraFields,
+    /// Field-level F1.
+    F1,
+    /// Field-level precision.
+    Precision,
+    /// Field-level recall.
+    Recall,
 }
 
 impl Metric {
@@ -92,6 +165,10 @@ impl Metric {
             Metric::AnlsCritical => "anls_critical",
             Metric::Brier => "brier",
             Metric::Ece => "ece",
+            Metric::ExtraFields => "extra_fields",
+            Metric::F1 => "f1",
+            Metric::Precision => "precision",
+            Metric::Recall => "recall",
         }
     }
 }

@@ -5,15 +5,28 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Value as Json, json};
 
+use crate::case::Profile;
+use crate::metrics::anls_star::{Tree, anls_star};
 use crate::metrics::{brier, ece};
 use crate::normalize::Normalize;
-use crate::rubric::field_scores;
+use crate::score::field_scores;
 use crate::value::Value;
 
 /// The scoring profiles `--profile` accepts.
-pub const PROFILES: [&str; 1] = ["dream"];
+pub const PROFILES: [&str; 2] = Profile::NAMES;
 
-/// EM and ANLS of one gold/prediction pair as a JSON object.
+/// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
+pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
+    match profile {
+        Profile::Dream => score_pair(gold, pred),
+        Profile::AnlsStar => {
+            let score = anls_star(&Tree::from_json(gold), &Tree::from_json(pred));
+            Ok(json!({ "anls": score, "em": u8::from(score == 1.0) }))
+        }
+    }
+}
+
+/// EM and ANLS of one gold/prediction pair as a JSON object (default profile).
 pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
     let mut variants = variants(gold)?;
     // Compatibility mode of the reference: a gold list of texts against a text is its variants.

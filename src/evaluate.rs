@@ -5,7 +5,8 @@ use crate::case::{Case, Metric};
 use crate::error::closest_within;
 use crate::metrics::{brier, ece};
 use crate::prediction::Prediction;
-use crate::rubric::{Rubric, RubricKind, Subject, Verdict, field_scores, gated_score};
+use crate::rubric::{Rubric, RubricKind, Subject, Verdict, gated_score};
+use crate::score::{Scored, score_field};
 use crate::value::Value;
 
 /// Everything measured about one case.
@@ -25,6 +26,8 @@ pub struct Outcome {
     pub thresholds: Vec<ThresholdVerdict>,
     /// Gate open and every threshold held.
     pub passed: bool,
+    /// Predicted fields with a value that gold does not list (hallucinated fields).
+    pub extra_fields: Vec<(String, Value)>,
 }
 
 /// The scores of one gold field.
@@ -46,6 +49,8 @@ pub struct FieldRow {
     pub anls: f64,
     /// Whether the field is critical.
     pub critical: bool,
+    /// Why a typed comparison could not be made.
+    pub note: Option<String>,
 }
 
 /// Case metrics; `None` when they cannot be computed (no gold, no critical field, no confidence).
@@ -65,6 +70,14 @@ pub struct Metrics {
     pub ece: Option<f64>,
     /// Latency reported by the prediction.
     pub latency_ms: Option<f64>,
+    /// Number of predicted fields with a value that gold does not list.
+    pub extra_fields: Option<f64>,
+    /// Field-level precision: correct non-empty predicted fields over non-empty predicted fields.
+    pub precision: Option<f64>,
+    /// Field-level recall: correct non-empty predicted fields over non-empty gold fields.
+    pub recall: Option<f64>,
+    /// Harmonic mean of precision and recall.
+    pub f1: Option<f64>,
 }
 
 /// A rubric and what came of it.
@@ -101,7 +114,8 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .map(|g| {
             let predicted = prediction.field(&g.name);
             let value = predicted.map_or(Value::Null, |p| p.value.clone());
-            let (em, anls) = field_scores(&g.variants, &value, case.normalize);
+            let Scored { em, anls, note } =
+                score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
             FieldRow {
                 name: g.name.clone(),
                 gold: g.variants.clone(),
@@ -111,6 +125,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 em,
                 anls,
                 critical: case.critical.contains(&g.name),
+                note,
             }
         })
         .collect();
@@ -129,6 +144,25 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         brier: brier(&p, &o),
         ece: ece(&p, &o, case.ece_bins),
         latency_ms: prediction.latency_ms,
+        ..Metrics::default()
+    };
+    let extra_fields: Vec<(String, Value)> = prediction
+        .fields
+        .iter()
+        .filter(|f| has_value(&f.value) && !gold.iter().any(|g| g.name == f.name))
+        .map(|f| (f.name.clone(), f.value.clone()))
+        .collect();
+    let metrics = if has_gold && prediction.is_document {
+        let (precision, recall, f1) = field_f1(&fields, extra_fields.len());
+        Metrics {
+            extra_fields: Some(extra_fields.len() as f64),
+            precision: Some(precision),
+            recall: Some(recall),
+            f1: Some(f1),
+            ..metrics
+        }
+    } else {
+        metrics
     };
 
     let whole = Value::Text(prediction.text.clone());
@@ -142,22 +176,19 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                     verdict,
                 };
             }
-            let (value, gold_variants) = match &rubric.field {
+            let (value, gold_field) = match &rubric.field {
                 Some(name) => (
                     prediction.field(name).map_or(&Value::Null, |p| &p.value),
-                    gold.iter()
-                        .find(|g| &g.name == name)
-                        .map(|g| g.variants.as_slice()),
+                    gold.iter().find(|g| &g.name == name),
                 ),
                 None => (&whole, None),
             };
-            let verdict = rubric.judge(
-                &Subject {
-                    value,
-                    gold: gold_variants,
-                },
-                case.normalize,
-            );
+            let subject = Subject {
+                value,
+                gold: gold_field,
+                profile: case.profile,
+            };
+            let verdict = rubric.judge(&subject, case.normalize);
             RubricVerdict {
                 rubric: rubric.clone(),
                 verdict,
@@ -183,6 +214,10 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::AnlsCritical => metrics.anls_critical,
                 Metric::Brier => metrics.brier,
                 Metric::Ece => metrics.ece,
+                Metric::ExtraFields => metrics.extra_fields,
+                Metric::F1 => metrics.f1,
+                Metric::Precision => metrics.precision,
+                Metric::Recall => metrics.recall,
             };
             let absent_because = value.is_none().then(|| match t.metric {
                 Metric::ExactMatch | Metric::Anls => {
@@ -191,7 +226,8 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::ExactCritical | Metric::AnlsCritical => {
                     "the case has no critical field".to_owned()
                 }
-                _ => "no gold field of the prediction carries a confidence".to_owned(),
+                Metric::Brier | Metric::Ece => "no gold field of the prediction carries a confidence".to_owned(),
+                _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted".to_owned(),
             });
             ThresholdVerdict {
                 name: t.name.clone(),
@@ -213,6 +249,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         score,
         thresholds,
         passed,
+        extra_fields,
     }
 }
 
@@ -245,6 +282,46 @@ fn misspelt_field(rubric: &Rubric, case: &Case, prediction: &Prediction) -> Opti
             "{name}: the field is in neither gold nor the prediction (did you mean `{best}`?)"
         ),
     })
+}
+
+/// A value that counts as given: not null, not empty, not only spaces.
+fn has_value(v: &Value) -> bool {
+    !v.is_empty() && !v.as_text().trim().is_empty()
+}
+
+/// Precision, recall and F1 over fields (KIEval's entity level): a field is a true positive when
+/// its prediction is non-empty and correct by its rule; extra fields are false positives.
+///
+/// With nothing predicted and nothing to predict, all three are 1; with one side empty, 0.
+fn field_f1(fields: &[FieldRow], extra: usize) -> (f64, f64, f64) {
+    let true_positives = fields
+        .iter()
+        .filter(|f| has_value(&f.prediction) && f.em == 1.0)
+        .count() as f64;
+    let predicted = (fields.iter().filter(|f| has_value(&f.prediction)).count() + extra) as f64;
+    let actual = fields
+        .iter()
+        .filter(|f| f.gold.iter().any(has_value))
+        .count() as f64;
+    if predicted == 0.0 && actual == 0.0 {
+        return (1.0, 1.0, 1.0);
+    }
+    let precision = if predicted > 0.0 {
+        true_positives / predicted
+    } else {
+        0.0
+    };
+    let recall = if actual > 0.0 {
+        true_positives / actual
+    } else {
+        0.0
+    };
+    let f1 = if precision + recall > 0.0 {
+        2.0 * precision * recall / (precision + recall)
+    } else {
+        0.0
+    };
+    (precision, recall, f1)
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> f64 {

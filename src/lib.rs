@@ -75,6 +75,7 @@ mod normalize;
 pub mod prediction;
 pub mod render;
 pub mod rubric;
+pub mod score;
 pub mod spec;
 pub mod typed;
 pub mod value;

@@ -6,13 +6,18 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde_saphyr::Spanned;
 
-use crate::case::{Case, GoldField, Metric, PredictionSource, Threshold};
+use crate::case::{
+    Case, Comparison, Correctness, FieldRule, GoldField, Metric, PredictionSource, Profile,
+    Threshold,
+};
 use crate::error::{LoadError, closest};
 use crate::normalize::Normalize;
 use crate::rubric::{Check, Rubric, RubricKind};
 use crate::spec::{
     CaseFile, Mark, Node, NodeKind, RubricEntry, RubricSetFile, ThresholdsSpec, parse_yaml,
 };
+use crate::spec::{Compare, Correct, FieldRuleSpec};
+use crate::typed::{parse_date, parse_number};
 use crate::value::Value;
 
 /// Default penalty of a failed Easy-Wrong rubric.
@@ -26,7 +31,24 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
     let spec: CaseFile = parse_yaml(file, &source)?;
     let here = Here { file };
 
-    let gold = spec.gold.as_ref().map(|g| here.gold(g)).transpose()?;
+    let mut gold = spec.gold.as_ref().map(|g| here.gold(g)).transpose()?;
+    if let Some(rules) = &spec.fields {
+        here.rules(rules, gold.as_mut(), spec.gold.as_ref())?;
+    }
+    let profile = match &spec.profile {
+        None => Profile::Dream,
+        Some(p) => Profile::from_name(&p.value).ok_or_else(|| {
+            let e = here.err(
+                Mark::of(&p.referenced),
+                "profile",
+                format!("unknown profile `{}`", p.value),
+            );
+            match closest(&p.value, Profile::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
+            }
+        })?,
+    };
     let critical = here.critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
     let normalize = match &spec.normalize {
         Some(node) => here.normalize(node, "normalize")?,
@@ -103,6 +125,7 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
         rubrics,
         thresholds,
         ece_bins,
+        profile,
     })
 }
 
@@ -155,6 +178,121 @@ impl Here<'_> {
         LoadError::at(self.file, mark, path, message)
     }
 
+    /// Applies `fields:` rules to the gold fields, checking that they fit.
+    fn rules(
+        &self,
+        rules: &std::collections::BTreeMap<String, Spanned<FieldRuleSpec>>,
+        gold: Option<&mut Vec<GoldField>>,
+        gold_node: Option<&Node>,
+    ) -> Result<(), LoadError> {
+        let mut empty = Vec::new();
+        let gold = gold.unwrap_or(&mut empty);
+        for (name, spec) in rules {
+            let mark = Mark::of(&spec.referenced);
+            let path = format!("fields.{name}");
+            let names: Vec<String> = gold.iter().map(|g| g.name.clone()).collect();
+            let Some(field) = gold.iter_mut().find(|g| &g.name == name) else {
+                let e = self.err(
+                    mark,
+                    &path,
+                    format!("`fields` has a rule for `{name}`, which is not in `gold`"),
+                );
+                return Err(match closest(name, names.iter().map(String::as_str)) {
+                    Some(best) => e.hint(format!("did you mean `{best}`?")),
+                    None => e.hint("give the field a gold value, or remove its rule"),
+                });
+            };
+            let s = &spec.value;
+            let compare = s.compare.unwrap_or(Compare::Text);
+            if let (Some(t), false) = (&s.tolerance, compare == Compare::Number) {
+                return Err(self
+                    .err(
+                        Mark::of(&t.referenced),
+                        &format!("{path}.tolerance"),
+                        "`tolerance` applies to `compare: number`",
+                    )
+                    .hint("add `compare: number`, or remove `tolerance`"));
+            }
+            if let (Some(d), false) = (&s.day_first, compare == Compare::Date) {
+                return Err(self
+                    .err(
+                        Mark::of(&d.referenced),
+                        &format!("{path}.day_first"),
+                        "`day_first` applies to `compare: date`",
+                    )
+                    .hint("add `compare: date`, or remove `day_first`"));
+            }
+            let correct = s.correct.unwrap_or(Correct::Exact);
+            if let (Some(m), Correct::Exact) = (&s.min_anls, correct) {
+                return Err(self
+                    .err(
+                        Mark::of(&m.referenced),
+                        &format!("{path}.min_anls"),
+                        "`min_anls` applies to `correct: anls`",
+                    )
+                    .hint("add `correct: anls`, or remove `min_anls`"));
+            }
+            let tolerance = s.tolerance.as_ref().map_or(0.0, |t| t.value);
+            if !(tolerance >= 0.0 && tolerance.is_finite()) {
+                return Err(self.err(
+                    mark,
+                    &format!("{path}.tolerance"),
+                    format!("`tolerance` is {tolerance}; it must be 0 or more"),
+                ));
+            }
+            let min_anls = s.min_anls.as_ref().map_or(0.5, |m| m.value);
+            if !(0.0..=1.0).contains(&min_anls) {
+                return Err(self.err(
+                    mark,
+                    &format!("{path}.min_anls"),
+                    format!("`min_anls` is {min_anls}, outside [0, 1]"),
+                ));
+            }
+            field.rule = FieldRule {
+                compare: match compare {
+                    Compare::Text => Comparison::Text,
+                    Compare::Number => Comparison::Number { tolerance },
+                    Compare::Date => Comparison::Date {
+                        day_first: s.day_first.as_ref().is_some_and(|d| d.value),
+                    },
+                },
+                correct: match correct {
+                    Correct::Exact => Correctness::Exact,
+                    Correct::Anls => Correctness::Anls(min_anls),
+                },
+            };
+            // A gold value that is not a number (or date) could never be matched: say so now.
+            let what = match field.rule.compare {
+                Comparison::Text => continue,
+                Comparison::Number { .. } => "a number",
+                Comparison::Date { .. } => "a date",
+            };
+            for variant in &field.variants {
+                let readable = match (variant, field.rule.compare) {
+                    (Value::Null, _) => true,
+                    (Value::Text(t), Comparison::Number { .. }) => parse_number(t).is_some(),
+                    (Value::Text(t), Comparison::Date { day_first }) => {
+                        parse_date(t, day_first).is_some()
+                    }
+                    _ => false,
+                };
+                if !readable {
+                    let at = gold_node
+                        .and_then(|g| g.as_map())
+                        .and_then(|m| m.iter().find(|(k, _)| k == name))
+                        .map_or(mark, |(_, n)| n.mark);
+                    return Err(self.err(at, &format!("gold.{name}"), format!("gold `{variant}` cannot be read as {what}, as `fields.{name}` requires"))
+                        .hint(if what == "a date" {
+                            "write the date as 2024-03-05 or 5 March 2024, or as 05/03/2024 with `day_first: true`"
+                        } else {
+                            "write the amount with digits, such as 1234.50 or 1 234,50"
+                        }));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `skip:` takes a reason; `false`, `no` or an empty value would hide the case silently.
     fn skip_reason(&self, skip: &Spanned<String>) -> Result<String, LoadError> {
         let text = skip.value.trim();
@@ -195,6 +333,7 @@ impl Here<'_> {
                     name: name.clone(),
                     variants,
                     line: value.mark.line,
+                    rule: FieldRule::default(),
                 })
             })
             .collect()
@@ -375,13 +514,27 @@ impl Here<'_> {
             ),
             ("max_brier", Metric::Brier, &t.max_brier),
             ("max_ece", Metric::Ece, &t.max_ece),
+            ("max_extra_fields", Metric::ExtraFields, &t.max_extra_fields),
+            ("min_f1", Metric::F1, &t.min_f1),
+            ("min_precision", Metric::Precision, &t.min_precision),
+            ("min_recall", Metric::Recall, &t.min_recall),
         ];
         let mut out = Vec::new();
         for (name, metric, value) in all {
             let Some(value) = value else { continue };
             let mark = Mark::of(&value.referenced);
             let path = format!("thresholds.{name}");
-            if !(0.0..=1.0).contains(&value.value) {
+            if metric == Metric::ExtraFields {
+                if !(value.value >= 0.0 && value.value.fract() == 0.0) {
+                    return Err(self
+                        .err(
+                            mark,
+                            &path,
+                            format!("`{name}` is {}, not a count", value.value),
+                        )
+                        .hint("write a whole number such as 0"));
+                }
+            } else if !(0.0..=1.0).contains(&value.value) {
                 return Err(self
                     .err(
                         mark,

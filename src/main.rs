@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use goldgate::cli::{PROFILES, calibrate_line, each_line, score_pair};
+use goldgate::case::Profile;
+use goldgate::cli::{PROFILES, calibrate_line, each_line, score_pair_in};
 
 /// Test document-extraction outputs against YAML gold cases.
 #[derive(Parser)]
@@ -55,9 +56,10 @@ fn main() -> ExitCode {
             gold: Some(gold),
             pred: Some(pred),
             jsonl: None,
-            ..
+            profile,
         } => {
-            match score_pair(
+            match score_pair_in(
+                profile_of(&profile),
                 &serde_json::Value::String(gold),
                 &serde_json::Value::String(pred),
             ) {
@@ -69,11 +71,29 @@ fn main() -> ExitCode {
             }
         }
         Command::Score {
-            jsonl: Some(file), ..
-        } => lines(&file, |j| score_pair(&j["gold"], &j["pred"])),
+            jsonl: Some(file),
+            profile,
+            ..
+        } => {
+            let profile = profile_of(&profile);
+            lines(&file, |j| {
+                // `gt` is the anls-star reference's name for gold.
+                let gold = j
+                    .get("gold")
+                    .or_else(|| j.get("gt"))
+                    .ok_or("the line has no `gold` key")?;
+                let pred = j.get("pred").ok_or("the line has no `pred` key")?;
+                score_pair_in(profile, gold, pred)
+            })
+        }
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
     }
+}
+
+/// clap has already checked the name against `PROFILES`.
+fn profile_of(name: &str) -> Profile {
+    Profile::from_name(name).unwrap_or_default()
 }
 
 fn lines(

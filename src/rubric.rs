@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
-use crate::metrics::{score_tree, score_variants};
+use crate::case::{FieldRule, GoldField, Profile};
 use crate::normalize::Normalize;
+use crate::score::{Scored, score_field};
 use crate::value::Value;
 
 /// Must-Right closes the gate when it fails; Easy-Wrong costs its penalty.
@@ -78,12 +79,14 @@ pub struct Rubric {
     pub included_at: Option<(PathBuf, u64)>,
 }
 
-/// What a rubric reads: the predicted value and, when the check needs it, the gold variants.
+/// What a rubric reads: the predicted value and, when the check needs it, the field's gold.
 pub struct Subject<'a> {
     /// The value (a field's, or the whole prediction text).
     pub value: &'a Value,
-    /// The field's gold variants, if it has gold.
-    pub gold: Option<&'a [Value]>,
+    /// The field's gold and rule, if it has gold.
+    pub gold: Option<&'a GoldField>,
+    /// The case's scoring profile.
+    pub profile: Profile,
 }
 
 /// The outcome of one rubric.
@@ -104,8 +107,11 @@ impl Rubric {
         let shown = shorten(&raw);
         let (held, detail) = match &self.check {
             Check::Exact | Check::MinAnls(_) => {
-                let gold = subject.gold.unwrap_or(&[]);
-                let (em, anls) = field_scores(gold, subject.value, normalize);
+                let (variants, rule) = subject.gold.map_or((&[][..], FieldRule::default()), |g| {
+                    (g.variants.as_slice(), g.rule)
+                });
+                let Scored { em, anls, .. } =
+                    score_field(variants, rule, subject.value, normalize, subject.profile);
                 match &self.check {
                     Check::MinAnls(min) => (
                         anls >= *min,
@@ -197,20 +203,6 @@ impl Rubric {
             None => format!("prediction: {detail}"),
         };
         Verdict { held, detail }
-    }
-}
-
-/// EM_i and ANLS_i of a value against gold variants: text by §4.2, trees by ANLS*.
-pub fn field_scores(variants: &[Value], pred: &Value, normalize: Normalize) -> (f64, f64) {
-    if variants.iter().any(Value::is_nested) || pred.is_nested() {
-        variants.iter().fold((0.0, 0.0), |(em, anls), g| {
-            let (s, exact) = score_tree(g, pred, normalize);
-            (em.max(if exact { 1.0 } else { 0.0 }), anls.max(s))
-        })
-    } else {
-        let texts: Vec<String> = variants.iter().map(Value::as_text).collect();
-        let s = score_variants(&texts, &pred.as_text(), normalize);
-        (s.em, s.anls)
     }
 }
 

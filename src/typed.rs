@@ -54,7 +54,8 @@ fn decimal_point(digits: &str) -> Option<String> {
             let repeated = digits.bytes().filter(|&b| b == mark).count() > 1;
             let after = &digits[i + 1..];
             let before = &digits[..i];
-            let groups_thousands = repeated || (after.len() == 3 && (1..=3).contains(&before.len()) && before != "0");
+            let groups_thousands =
+                repeated || (after.len() == 3 && (1..=3).contains(&before.len()) && before != "0");
             if groups_thousands { None } else { Some(i) }
         }
         (None, None) => None,
@@ -94,23 +95,71 @@ impl std::fmt::Display for Date {
 }
 
 const MONTHS: [(&str, u32); 41] = [
-    ("january", 1), ("jan", 1), ("janvier", 1), ("janv", 1),
-    ("february", 2), ("feb", 2), ("fevrier", 2), ("fev", 2), ("fevr", 2),
-    ("march", 3), ("mar", 3), ("mars", 3),
-    ("april", 4), ("apr", 4), ("avril", 4), ("avr", 4),
-    ("may", 5), ("mai", 5),
-    ("june", 6), ("jun", 6), ("juin", 6),
-    ("july", 7), ("jul", 7), ("juillet", 7), ("juil", 7),
-    ("august", 8), ("aug", 8), ("aout", 8),
-    ("september", 9), ("sep", 9), ("sept", 9), ("septembre", 9),
-    ("october", 10), ("oct", 10), ("octobre", 10),
-    ("november", 11), ("nov", 11), ("novembre", 11),
-    ("december", 12), ("dec", 12), ("decembre", 12),
+    ("january", 1),
+    ("jan", 1),
+    ("janvier", 1),
+    ("janv", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("fevrier", 2),
+    ("fev", 2),
+    ("fevr", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("mars", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("avril", 4),
+    ("avr", 4),
+    ("may", 5),
+    ("mai", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("juin", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("juillet", 7),
+    ("juil", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("aout", 8),
+    ("september", 9),
+    ("sep", 9),
+    ("sept", 9),
+    ("septembre", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("octobre", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("novembre", 11),
+    ("december", 12),
+    ("dec", 12),
+    ("decembre", 12),
 ];
 
 const WEEKDAYS: [&str; 21] = [
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue", "wed", "thu", "fri",
-    "sat", "sun", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mon",
+    "tue",
+    "wed",
+    "thu",
+    "fri",
+    "sat",
+    "sun",
+    "lundi",
+    "mardi",
+    "mercredi",
+    "jeudi",
+    "vendredi",
+    "samedi",
+    "dimanche",
 ];
 
 /// Reads a date: ISO (`2024-03-05`, a time after it ignored), numeric day-first or month-first
@@ -162,7 +211,10 @@ fn iso(text: &str) -> Option<Date> {
 }
 
 fn month_name(token: &str) -> Option<u32> {
-    MONTHS.iter().find(|(name, _)| *name == token).map(|(_, m)| *m)
+    MONTHS
+        .iter()
+        .find(|(name, _)| *name == token)
+        .map(|(_, m)| *m)
 }
 
 fn day_of(token: &str) -> Option<u32> {
@@ -188,7 +240,9 @@ fn valid(year: i32, month: u32, day: u32) -> Option<Date> {
         2 => 28,
         _ => return None,
     };
-    (1..=days).contains(&day).then_some(Date { year, month, day })
+    (1..=days)
+        .contains(&day)
+        .then_some(Date { year, month, day })
 }
 
 #[cfg(test)]
@@ -221,7 +275,13 @@ mod tests {
 
     #[test]
     fn dates() {
-        let d = |y, m, day| Some(Date { year: y, month: m, day });
+        let d = |y, m, day| {
+            Some(Date {
+                year: y,
+                month: m,
+                day,
+            })
+        };
         assert_eq!(parse_date("2024-03-05T10:00:00", false), d(2024, 3, 5));
         assert_eq!(parse_date("2024/03/05", true), d(2024, 3, 5));
         assert_eq!(parse_date("5.3.24", true), d(2024, 3, 5));

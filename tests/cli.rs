@@ -480,3 +480,101 @@ fn run_from_inside_the_cases_folder_finds_the_rubrics_beside_it() {
     let text = stdout(&out);
     assert!(text.contains("rubrics/one-more-miss.yaml:2 (easy_wrong `says supplier`, included at ./penalty/default.yaml:4)"), "{text}");
 }
+
+#[test]
+fn typed_fields_extra_fields_nested_values_and_profiles() {
+    let (out, r) = report(&fixtures().join("typed"), &["--test-threads", "1"]);
+    assert_eq!(out.status.code(), Some(101));
+    let verdicts: Vec<(String, String)> = test_lines(&stdout(&out));
+    let failed: Vec<&str> = verdicts
+        .iter()
+        .filter(|(_, v)| v == "FAILED")
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "correct/by-anls",
+            "extra/hallucinated",
+            "nested/missing-item",
+            "numbers/unreadable"
+        ]
+    );
+
+    let numbers = case(&r, "numbers/forms");
+    assert!(
+        numbers["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["em"] == 1.0 && f["anls"] == 1.0)
+    );
+
+    let dates = case(&r, "dates/forms");
+    let ems: Vec<f64> = dates["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["em"].as_f64().unwrap())
+        .collect();
+    assert_eq!(ems, [1.0, 1.0, 1.0, 0.0]);
+
+    let unreadable = case(&r, "numbers/unreadable");
+    assert_eq!(
+        unreadable["fields"][0]["note"],
+        "`twelve hundred` could not be read as a number"
+    );
+
+    // title is correct by ANLS (o = 1), vendor is not: Brier = ((0.9 - 1)^2 + 0.9^2) / 2.
+    let by_anls = case(&r, "correct/by-anls");
+    assert_eq!(by_anls["fields"][0]["em"], 1.0);
+    assert!(close(&by_anls["fields"][0]["anls"], 1.0 - 1.0 / 7.0));
+    assert!(close(&by_anls["metrics"]["brier"], (0.01 + 0.81) / 2.0));
+
+    // 1 correct of 2 non-empty predictions (iban is extra, note is empty); 1 correct of 2 gold fields.
+    let extra = case(&r, "extra/hallucinated");
+    assert_eq!(
+        extra["extra_fields"],
+        serde_json::json!([{"name": "iban", "prediction": "FR76 3000 6000 0112"}])
+    );
+    assert_eq!(extra["metrics"]["extra_fields"], 1.0);
+    assert!(close(&extra["metrics"]["precision"], 0.5));
+    assert!(close(&extra["metrics"]["recall"], 0.5));
+    assert!(close(&extra["metrics"]["f1"], 0.5));
+
+    let nested = case(&r, "nested/missing-item");
+    assert!(close(&nested["metrics"]["anls"], 2.0 / 3.0));
+    assert_eq!(nested["fields"][0]["em"], 0.0);
+
+    // anls_star: NL = 0.5 keeps 0.5; accents count: 1 - 2/7.
+    let star = case(&r, "profile/anls-star");
+    assert!(close(&star["fields"][0]["anls"], 0.5));
+    assert!(close(&star["fields"][1]["anls"], 1.0 - 2.0 / 7.0));
+    assert_eq!(star["passed"], true);
+
+    let text = stdout(&out);
+    for name in [
+        "nested/missing-item",
+        "numbers/unreadable",
+        "extra/hallucinated",
+    ] {
+        assert_snapshot(&name.replace('/', "-"), &failure_block(&text, name));
+    }
+}
+
+#[test]
+fn score_in_the_anls_star_profile() {
+    let out = goldgate(
+        &fixtures(),
+        &["score", "--profile", "anls_star", "ab", "a8"],
+    );
+    assert_eq!(stdout(&out).trim(), r#"{"anls":0.5,"em":0}"#);
+    let out = goldgate(&fixtures(), &["score", "ab", "a8"]);
+    assert_eq!(stdout(&out).trim(), r#"{"anls":0.0,"em":0}"#);
+    assert_eq!(
+        goldgate(&fixtures(), &["score", "--profile", "anls-star", "a", "b"])
+            .status
+            .code(),
+        Some(2)
+    );
+}

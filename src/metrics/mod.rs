@@ -1,10 +1,11 @@
 //! Metrics: exact match and ANLS of text (§4.2), ANLS* of trees (§4.3), calibration (§4.4).
 //! They know nothing of YAML or terminals.
 
+pub mod anls_star;
 mod calibration;
 mod text;
 mod tree;
 
 pub use calibration::{brier, ece};
 pub use text::{FieldScore, anls, exact_match, levenshtein, score_variants};
-pub use tree::score_tree;
+pub use tree::{ItemMatch, match_items, score_tree};

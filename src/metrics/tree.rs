@@ -85,6 +85,58 @@ fn tally_lists(gold: &[Value], pred: &[Value], normalize: Normalize) -> (f64, f6
     (matched, gold.len().max(pred.len()) as f64)
 }
 
+/// One line of a list comparison: which gold item went with which predicted item, and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ItemMatch {
+    /// Index in the gold list; `None` for an extra predicted item.
+    pub gold: Option<usize>,
+    /// Index in the predicted list; `None` for a missing item.
+    pub pred: Option<usize>,
+    /// The pair's ANLS* (0 for a missing or extra item).
+    pub score: f64,
+}
+
+/// How the items of two lists were matched, gold order first, then the extra predicted items.
+///
+/// ```
+/// use goldgate::{Normalize, Value, metrics::{ItemMatch, match_items}};
+/// let t = |s: &str| Value::Text(s.into());
+/// let m = match_items(&[t("a"), t("b")], &[t("b"), t("x")], Normalize::ALL);
+/// assert_eq!(m[0], ItemMatch { gold: Some(0), pred: Some(1), score: 0.0 });
+/// assert_eq!(m[1], ItemMatch { gold: Some(1), pred: Some(0), score: 1.0 });
+/// ```
+pub fn match_items(gold: &[Value], pred: &[Value], normalize: Normalize) -> Vec<ItemMatch> {
+    let scores: Vec<Vec<f64>> = gold
+        .iter()
+        .map(|g| pred.iter().map(|p| score_tree(g, p, normalize).0).collect())
+        .collect();
+    let pairs = assign_max(&scores);
+    let mut out: Vec<ItemMatch> = (0..gold.len())
+        .map(|i| match pairs.iter().find(|(g, _)| *g == i) {
+            Some(&(g, p)) => ItemMatch {
+                gold: Some(g),
+                pred: Some(p),
+                score: scores[g][p],
+            },
+            None => ItemMatch {
+                gold: Some(i),
+                pred: None,
+                score: 0.0,
+            },
+        })
+        .collect();
+    out.extend(
+        (0..pred.len())
+            .filter(|j| !pairs.iter().any(|(_, p)| p == j))
+            .map(|j| ItemMatch {
+                gold: None,
+                pred: Some(j),
+                score: 0.0,
+            }),
+    );
+    out
+}
+
 /// The assignment of rows to columns maximising the total score (Hungarian method, O(n²m)).
 pub(crate) fn assign_max(scores: &[Vec<f64>]) -> Vec<(usize, usize)> {
     let rows = scores.len();

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::{Styles, inline_diff, line_diff, paint};
 use crate::case::Case;
 use crate::evaluate::{FieldRow, Outcome, ThresholdVerdict};
-use crate::metrics::score_variants;
+use crate::metrics::{match_items, score_variants};
 use crate::rubric::RubricKind;
 use crate::value::Value;
 
@@ -41,6 +41,24 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     for row in involved_fields(outcome) {
         out.push('\n');
         field_block(&mut out, row, case);
+    }
+
+    if !outcome.extra_fields.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(Styles::HEADING, "extra fields, predicted but not in gold")
+        );
+        let width = outcome
+            .extra_fields
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (name, value) in &outcome.extra_fields {
+            let _ = writeln!(out, "  {name:<width$}  {}", fit(&value.as_text(), 60));
+        }
     }
 
     if !outcome.fields.is_empty() {
@@ -105,6 +123,7 @@ fn verdict_line(outcome: &Outcome) -> String {
 
 fn threshold_text(t: &ThresholdVerdict) -> String {
     match t.value {
+        Some(v) if t.name == "max_extra_fields" => format!("{} failed: {v} > {}", t.name, t.limit),
         Some(v) => format!(
             "{} failed: {:.4} {} {}",
             t.name,
@@ -189,6 +208,9 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         for line in line_diff(&gold.to_string(), &row.prediction.to_string()) {
             let _ = writeln!(out, "    {line}");
         }
+        if let (Value::List(g), Value::List(p)) = (gold, &row.prediction) {
+            items_block(out, g, p, case);
+        }
     } else {
         let (g, p) = (gold.as_text(), row.prediction.as_text());
         let (ng, np) = (case.normalize.apply(&g), case.normalize.apply(&p));
@@ -198,6 +220,9 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         if g != p {
             let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
         }
+    }
+    if let Some(note) = &row.note {
+        let _ = writeln!(out, "  {:<12}{note}", "note");
     }
     let em = if row.em == 1.0 {
         paint(Styles::GOOD, "1")
@@ -212,6 +237,53 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
     );
 }
 
+/// Matched list items side by side with each pair's score, so the wrong line item stands out.
+fn items_block(out: &mut String, gold: &[Value], pred: &[Value], case: &Case) {
+    const WIDTH: usize = 44;
+    let _ = writeln!(
+        out,
+        "  items       gold ↔ prediction, by the matching that scores best"
+    );
+    for m in match_items(gold, pred, case.normalize) {
+        let side = |list: &[Value], i: Option<usize>, absent: &str| match i {
+            Some(i) => fit(&format!("[{i}] {}", item_text(&list[i])), WIDTH),
+            None => absent.to_owned(),
+        };
+        let line = format!(
+            "    {:<WIDTH$}  ↔  {:<WIDTH$}  {:.4}",
+            side(gold, m.gold, "(extra)"),
+            side(pred, m.pred, "(missing)"),
+            m.score
+        );
+        let style = if m.score == 1.0 {
+            Styles::DIM
+        } else {
+            Styles::BAD
+        };
+        let _ = writeln!(out, "{}", paint(style, line));
+    }
+}
+
+/// A line item in a few words: a mapping's values joined by ` · `, in written order.
+fn item_text(item: &Value) -> String {
+    match item {
+        Value::Map(entries) => entries
+            .iter()
+            .map(|(_, v)| v.as_text())
+            .collect::<Vec<_>>()
+            .join(" · "),
+        other => other.as_text(),
+    }
+}
+
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(width - 1).collect::<String>())
+    }
+}
+
 fn closest_variant(row: &FieldRow, case: &Case) -> usize {
     if row.gold.iter().any(Value::is_nested) {
         return 0;
@@ -220,8 +292,12 @@ fn closest_variant(row: &FieldRow, case: &Case) -> usize {
     score_variants(&texts, &row.prediction.as_text(), case.normalize).closest
 }
 
+/// A value on one line: scalars as written, trees as compact JSON (the diff shows them pretty).
 fn indent_value(v: &Value) -> String {
-    v.to_string().replace('\n', "\n              ")
+    match v {
+        Value::Null => "null".to_owned(),
+        other => other.as_text().replace('\n', "\n              "),
+    }
 }
 
 fn field_table(out: &mut String, fields: &[FieldRow]) {

@@ -59,6 +59,7 @@ impl Record {
             "fields": [],
             "rubrics": [],
             "thresholds": [],
+            "extra_fields": [],
         });
         if let Some((description, tags)) = &self.about {
             case["description"] = json!(description);
@@ -81,7 +82,17 @@ impl Record {
             "exact_match": m.exact_match, "anls": m.anls,
             "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
             "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms,
+            "extra_fields": m.extra_fields, "precision": m.precision, "recall": m.recall, "f1": m.f1,
         });
+        case["extra_fields"] = o
+            .extra_fields
+            .iter()
+            .map(|(name, value)| {
+                json!({
+                    "name": name, "prediction": value.to_json(),
+                })
+            })
+            .collect();
         case["fields"] = o
             .fields
             .iter()
@@ -91,6 +102,7 @@ impl Record {
                     "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
                     "prediction": f.prediction.to_json(),
                     "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
+                    "note": f.note,
                 })
             })
             .collect();

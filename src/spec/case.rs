@@ -1,5 +1,7 @@
 //! serde types of the files users write. They say what may be written; `load` checks the rest.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -31,6 +33,48 @@ pub struct CaseFile {
     pub thresholds: Option<Spanned<ThresholdsSpec>>,
     /// Number of uniform bins of the expected calibration error (default 5).
     pub ece_bins: Option<Spanned<u32>>,
+    /// Per-field comparison rules (`compare: number`, `correct: anls`...).
+    pub fields: Option<BTreeMap<String, Spanned<FieldRuleSpec>>>,
+    /// The scoring profile: `dream` (default) or `anls_star`.
+    pub profile: Option<Spanned<String>>,
+}
+
+/// How one field is compared and when it counts as correct (SPEC §6).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldRuleSpec {
+    /// `text` (default), `number` or `date`.
+    pub compare: Option<Compare>,
+    /// Largest difference two numbers may have and still be equal (`compare: number`).
+    pub tolerance: Option<Spanned<f64>>,
+    /// Whether numeric dates are day-first, `05/03/2024` = 5 March (`compare: date`).
+    pub day_first: Option<Spanned<bool>>,
+    /// `exact` (default) or `anls`: what makes the field correct (EM and calibration).
+    pub correct: Option<Correct>,
+    /// With `correct: anls`, the ANLS from which the field is correct (default 0.5).
+    pub min_anls: Option<Spanned<f64>>,
+}
+
+/// How a field's values are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    /// As normalized text.
+    Text,
+    /// As amounts.
+    Number,
+    /// As calendar dates.
+    Date,
+}
+
+/// What makes a field correct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Correct {
+    /// An exact match (by its comparison).
+    Exact,
+    /// ANLS at least `min_anls`.
+    Anls,
 }
 
 /// A rubric set in `rubrics/NAME.yaml`.
@@ -102,4 +146,12 @@ pub struct ThresholdsSpec {
     pub max_brier: Option<Spanned<f64>>,
     /// Upper bound on the expected calibration error.
     pub max_ece: Option<Spanned<f64>>,
+    /// Upper bound on the number of predicted fields that gold does not list.
+    pub max_extra_fields: Option<Spanned<f64>>,
+    /// Lower bound on field-level F1.
+    pub min_f1: Option<Spanned<f64>>,
+    /// Lower bound on field-level precision.
+    pub min_precision: Option<Spanned<f64>>,
+    /// Lower bound on field-level recall.
+    pub min_recall: Option<Spanned<f64>>,
 }

@@ -4,6 +4,8 @@ mod case;
 mod node;
 mod parse;
 
-pub use case::{CaseFile, RubricEntry, RubricSetFile, ThresholdsSpec};
+pub use case::{
+    CaseFile, Compare, Correct, FieldRuleSpec, RubricEntry, RubricSetFile, ThresholdsSpec,
+};
 pub use node::{Mark, Node, NodeKind};
 pub use parse::parse_yaml;

@@ -87,6 +87,28 @@ fn explain(text: &str) -> (String, Option<String>) {
         };
         return (format!("unknown key `{key}`"), Some(hint));
     }
+    if let Some(rest) = text.strip_prefix("unknown variant `") {
+        let (value, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        let expected: Vec<&str> = expected
+            .trim_start_matches(", expected one of ")
+            .trim_start_matches(", expected ")
+            .split(", ")
+            .map(|k| k.trim_matches('`'))
+            .filter(|k| !k.is_empty())
+            .collect();
+        let hint = match closest(value, expected.iter().copied()) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => format!(
+                "use one of {}",
+                expected
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        return (format!("unknown value `{value}`"), Some(hint));
+    }
     if let Some(rest) = text.strip_prefix("duplicate mapping key: ") {
         let key = rest
             .split(", set DuplicateKeyPolicy")

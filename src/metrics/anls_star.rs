@@ -1,0 +1,851 @@
+//! Profile `anls_star` (SPEC §4.3): ANLS* exactly as the `anls-star` package 1.0.1 computes it,
+//! with munkres 1.1.4 matching list items, quirks included.
+//!
+//! The package flattens a pair of trees into a list of leaf scores and divides their sum by a
+//! "pairwise length". Every node here therefore yields the same four things the package derives
+//! for it: the leaf scores in the package's order (summed left to right, as Python's `sum` does),
+//! the pairwise length, whether the closest gold equals the prediction (`==` on the objects, which
+//! breaks ties) and whether that closest gold is "none-like" (which hides a missing key).
+//!
+//! Leaves are text, so the package's `==` between Python numbers and strings (`1 != "1"`,
+//! `1 == 1.0 == True`) is read as equality of their text. That only shows in two places: which of
+//! two equally good items or alternatives is taken, and compatibility mode, which the package
+//! enters only when every gold item and the prediction are Python strings.
+
+use serde_json::Value;
+
+/// A gold or predicted tree as the anls-star package sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tree {
+    /// Python's `None`: no value.
+    Null,
+    /// A string leaf (numbers and booleans arrive as Python's `str()` of them).
+    Text(String),
+    /// A list, matched order-free against a predicted list.
+    List(Vec<Tree>),
+    /// A mapping, compared over the union of keys.
+    Map(Vec<(String, Tree)>),
+    /// Gold alternatives (the package's tuple); the best one is scored. In a prediction, where
+    /// the package refuses tuples, it is scored as a `List`; an empty one scores as `Null`.
+    AnyOf(Vec<Tree>),
+}
+
+impl Tree {
+    /// From JSON: numbers and booleans become Python's str() of them; `{"__tuple__": [...]}` and
+    /// `{"any_of": [...]}` (a single-key object) become AnyOf.
+    ///
+    /// A float keeps Python's `repr` (`1e16` -> `1e+16`, `1.0` -> `1.0`), a boolean becomes
+    /// `True` or `False`. Integers beyond 64 bits reach serde_json as floats and so lose the
+    /// exact text Python would give them.
+    pub fn from_json(v: &Value) -> Tree {
+        match v {
+            Value::Null => Tree::Null,
+            Value::Bool(b) => Tree::Text(if *b { "True" } else { "False" }.into()),
+            Value::Number(n) => Tree::Text(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => u.to_string(),
+                (None, Some(i), _) => i.to_string(),
+                (None, None, Some(f)) => python_float_str(f),
+                (None, None, None) => n.to_string(),
+            }),
+            Value::String(s) => Tree::Text(s.clone()),
+            Value::Array(items) => Tree::List(items.iter().map(Tree::from_json).collect()),
+            Value::Object(map) => {
+                if map.len() == 1
+                    && let Some((key, Value::Array(alts))) = map.iter().next()
+                    && (key == "__tuple__" || key == "any_of")
+                    && !alts.is_empty()
+                {
+                    return Tree::AnyOf(alts.iter().map(Tree::from_json).collect());
+                }
+                Tree::Map(
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), Tree::from_json(v)))
+                        .collect(),
+                )
+            }
+        }
+    }
+}
+
+/// The ANLS* score of `pred` against `gold` in [0, 1], as anls-star 1.0.1 computes it.
+///
+/// Leaves are lowercased and their whitespace folded (no accent stripping); a leaf scores its
+/// normalized Levenshtein similarity when that is at least 0.5, else 0. The score is the sum of
+/// the leaf scores over the pairwise length of the two trees. A gold list of texts against a
+/// text prediction is read as alternatives, as the package does for VQA datasets.
+///
+/// ```
+/// use goldgate::metrics::anls_star::{Tree, anls_star};
+/// let t = |s: &str| Tree::Text(s.into());
+/// let gold = Tree::Map(vec![
+///     ("name".into(), t("hello")),
+///     ("items".into(), Tree::List(vec![t("a"), t("b")])),
+/// ]);
+/// let pred = Tree::Map(vec![
+///     ("name".into(), t("Hallo")),
+///     ("items".into(), Tree::List(vec![t("b")])),
+/// ]);
+/// // name: 1 - 1/5 = 0.8; items: "b" matched (1), "a" missing (0, weighs 1): (0.8 + 1) / 3
+/// assert_eq!(anls_star(&gold, &pred), (0.8 + 1.0) / 3.0);
+/// ```
+pub fn anls_star(gold: &Tree, pred: &Tree) -> f64 {
+    let compat;
+    let gold = match (gold, pred) {
+        // The package's "compatibility mode" for ST-VQA-like datasets. It raises on an empty
+        // list; that is left as a list here (scored 0 against the text).
+        (Tree::List(items), Tree::Text(_))
+            if !items.is_empty() && items.iter().all(|i| matches!(i, Tree::Text(_))) =>
+        {
+            compat = Tree::AnyOf(items.clone());
+            &compat
+        }
+        _ => gold,
+    };
+    let pair = compare(&Node::gold(gold), &Node::pred(pred));
+    mean(&pair.scores, pair.len)
+}
+
+/// A tree prepared for scoring: leaves folded once, Python's `len()` cached.
+enum Node<'a> {
+    Null,
+    Leaf { raw: &'a str, folded: Vec<char> },
+    List(Vec<Node<'a>>, usize),
+    Map(Vec<(&'a str, Node<'a>)>, usize),
+    AnyOf(Vec<Node<'a>>, usize),
+}
+
+impl<'a> Node<'a> {
+    fn gold(tree: &'a Tree) -> Self {
+        Self::build(tree, true)
+    }
+
+    fn pred(tree: &'a Tree) -> Self {
+        Self::build(tree, false)
+    }
+
+    fn build(tree: &'a Tree, is_gold: bool) -> Self {
+        match tree {
+            Tree::Null => Node::Null,
+            Tree::Text(s) => Node::Leaf {
+                raw: s,
+                folded: fold(s),
+            },
+            Tree::List(items) => list(items, is_gold),
+            Tree::AnyOf(items) if !is_gold => list(items, is_gold),
+            Tree::AnyOf(alts) if alts.is_empty() => Node::Null,
+            Tree::AnyOf(alts) => {
+                let alts: Vec<_> = alts.iter().map(|a| Self::build(a, is_gold)).collect();
+                let len = alts.iter().map(Node::len).max().unwrap_or(0);
+                Node::AnyOf(alts, len)
+            }
+            Tree::Map(entries) => {
+                // As a Python dict built from the pairs: first position, last value.
+                let mut map: Vec<(&str, Node)> = Vec::with_capacity(entries.len());
+                for (k, v) in entries {
+                    let node = Self::build(v, is_gold);
+                    match map.iter_mut().find(|(key, _)| key == k) {
+                        Some(slot) => slot.1 = node,
+                        None => map.push((k, node)),
+                    }
+                }
+                let len = map.iter().map(|(_, v)| v.len()).sum();
+                Node::Map(map, len)
+            }
+        }
+    }
+
+    /// Python's `len()` of the package's tree node.
+    fn len(&self) -> usize {
+        match self {
+            Node::Null | Node::Leaf { .. } => 1,
+            Node::List(_, len) | Node::Map(_, len) | Node::AnyOf(_, len) => *len,
+        }
+    }
+
+    /// The package's `check_if_none`: `None`, `""`, `[]` or `{}`.
+    fn is_noney(&self) -> bool {
+        match self {
+            Node::Null => true,
+            Node::Leaf { raw, .. } => raw.is_empty(),
+            Node::List(items, _) => items.is_empty(),
+            Node::Map(entries, _) => entries.is_empty(),
+            Node::AnyOf(..) => false,
+        }
+    }
+
+    fn get(entries: &'a [(&'a str, Node<'a>)], key: &str) -> Option<&'a Node<'a>> {
+        entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+fn list(items: &[Tree], is_gold: bool) -> Node<'_> {
+    let items: Vec<_> = items.iter().map(|i| Node::build(i, is_gold)).collect();
+    let len = items.iter().map(Node::len).sum();
+    Node::List(items, len)
+}
+
+/// What the package derives from one (gold, prediction) pair.
+struct Pair {
+    /// Leaf scores in the package's order (`nls_list`).
+    scores: Vec<f64>,
+    /// `pairwise_len`.
+    len: usize,
+    /// The closest gold `==` the prediction.
+    equal: bool,
+    /// The closest gold is `None`, `""`, `[]` or `{}`.
+    closest_noney: bool,
+}
+
+impl Pair {
+    fn leaf(score: f64, len: usize, equal: bool, closest_noney: bool) -> Self {
+        Pair {
+            scores: vec![score],
+            len,
+            equal,
+            closest_noney,
+        }
+    }
+
+    fn average(&self) -> f64 {
+        mean(&self.scores, self.len)
+    }
+}
+
+/// `sum(scores) / len`, or 1 for a zero length. Summed left to right, as Python's `sum` of floats.
+fn mean(scores: &[f64], len: usize) -> f64 {
+    if len == 0 {
+        return 1.0;
+    }
+    scores.iter().fold(0.0, |acc, s| acc + s) / len as f64
+}
+
+static MISSING: Node<'static> = Node::Null;
+
+fn compare(gold: &Node, pred: &Node) -> Pair {
+    let weigh = || gold.len().max(pred.len());
+    match gold {
+        Node::Null => {
+            // The closest gold is then the prediction itself.
+            let noney = pred.is_noney();
+            Pair::leaf(f64::from(u8::from(noney)), weigh(), noney, true)
+        }
+        Node::Leaf { raw, folded } => match pred {
+            Node::Leaf {
+                raw: pred_raw,
+                folded: pred_folded,
+            } => Pair::leaf(
+                similarity(folded, pred_folded),
+                weigh(),
+                raw == pred_raw,
+                raw.is_empty(),
+            ),
+            _ => Pair::leaf(0.0, weigh(), false, raw.is_empty()),
+        },
+        Node::List(items, _) => match pred {
+            Node::List(pred_items, _) => compare_lists(items, pred_items),
+            _ => Pair::leaf(0.0, weigh(), false, items.is_empty()),
+        },
+        Node::Map(entries, _) => match pred {
+            Node::Map(pred_entries, _) => compare_maps(entries, pred_entries),
+            _ => Pair::leaf(0.0, weigh(), false, entries.is_empty()),
+        },
+        Node::AnyOf(alts, _) => {
+            // max(key=(average, equal)) keeps the first of equal keys.
+            let mut best: Option<(f64, bool, Pair)> = None;
+            for alt in alts {
+                let pair = compare(alt, pred);
+                let average = pair.average();
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(a, e, _)| average > *a || (average == *a && pair.equal && !*e));
+                if better {
+                    best = Some((average, pair.equal, pair));
+                }
+            }
+            best.map_or_else(|| compare(&MISSING, pred), |(_, _, pair)| pair)
+        }
+    }
+}
+
+fn compare_lists(gold: &[Node], pred: &[Node]) -> Pair {
+    let pairs: Vec<Vec<Pair>> = gold
+        .iter()
+        .map(|g| pred.iter().map(|p| compare(g, p)).collect())
+        .collect();
+    let assignment = if gold.is_empty() || pred.is_empty() {
+        Vec::new()
+    } else {
+        let profit: Vec<Vec<f64>> = pairs
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|pair| {
+                        let average = pair.average();
+                        // The package's nudge towards exactly equal items.
+                        if pair.equal {
+                            average.next_up()
+                        } else {
+                            average
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        munkres_max(&profit)
+    };
+    let mut gold_used = vec![false; gold.len()];
+    let mut pred_used = vec![false; pred.len()];
+    let mut scores = Vec::new();
+    let mut len = 0;
+    let mut equal = gold.len() == pred.len();
+    for &(row, col) in &assignment {
+        let pair = &pairs[row][col];
+        scores.extend_from_slice(&pair.scores);
+        len += pair.len;
+        equal &= pair.equal;
+        gold_used[row] = true;
+        pred_used[col] = true;
+    }
+    len += unused_len(gold, &gold_used) + unused_len(pred, &pred_used);
+    Pair {
+        scores,
+        len,
+        equal,
+        closest_noney: gold.is_empty(),
+    }
+}
+
+fn unused_len(items: &[Node], used: &[bool]) -> usize {
+    items
+        .iter()
+        .zip(used)
+        .filter(|(_, used)| !**used)
+        .map(|(item, _)| item.len())
+        .sum()
+}
+
+fn compare_maps<'a>(gold: &'a [(&'a str, Node<'a>)], pred: &'a [(&'a str, Node<'a>)]) -> Pair {
+    let extra = pred.iter().filter(|(k, _)| Node::get(gold, k).is_none());
+    let keys = gold.iter().chain(extra).map(|(k, _)| *k);
+    let mut scores = Vec::new();
+    let mut len = 0;
+    let mut equal = true;
+    let mut closest_empty = true;
+    for key in keys {
+        let gold_value = Node::get(gold, key);
+        let pred_value = Node::get(pred, key);
+        let (g, p) = (
+            gold_value.unwrap_or(&MISSING),
+            pred_value.unwrap_or(&MISSING),
+        );
+        if gold_value.is_none() && p.is_noney() {
+            // A hallucinated empty key: skipped by the scores, counted by the length.
+            len += 1;
+            equal = false;
+            continue;
+        }
+        let pair = compare(g, p);
+        scores.extend_from_slice(&pair.scores);
+        len += pair.len;
+        // A missing key whose closest gold is none-like is left out of the closest gold.
+        let kept = pred_value.is_some() || !pair.closest_noney;
+        closest_empty &= !kept;
+        equal &= if pred_value.is_some() {
+            pair.equal
+        } else {
+            !kept
+        };
+    }
+    Pair {
+        scores,
+        len,
+        equal,
+        closest_noney: closest_empty,
+    }
+}
+
+/// The package's leaf score: normalized Levenshtein similarity, 0 below 0.5.
+fn similarity(a: &[char], b: &[char]) -> f64 {
+    let longest = a.len().max(b.len());
+    let distance = if longest == 0 {
+        0.0
+    } else {
+        levenshtein(a, b) as f64 / longest as f64
+    };
+    let score = 1.0 - distance;
+    if score < 0.5 { 0.0 } else { score }
+}
+
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut row: Vec<usize> = (0..=short.len()).collect();
+    for (i, &cl) in long.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cs) in short.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if cl == cs {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[short.len()]
+}
+
+/// `" ".join(s.strip().lower().split())`: Python's lowercasing (final sigma included) and its
+/// whitespace, which adds U+001C..U+001F to Unicode's White_Space.
+fn fold(s: &str) -> Vec<char> {
+    let lower = s.to_lowercase();
+    let mut out = Vec::with_capacity(lower.len());
+    for word in lower.split(is_python_space).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars());
+    }
+    out
+}
+
+fn is_python_space(c: char) -> bool {
+    matches!(c, '\u{1c}'..='\u{1f}') || c.is_whitespace()
+}
+
+/// Python's `repr` of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
+fn python_float_str(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f < 0.0 { "-inf" } else { "inf" }.into();
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f == 0.0 {
+        return format!("{sign}0.0");
+    }
+    let scientific = format!("{:e}", f.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let point = exponent + 1; // digits are 0.DDD × 10^point
+    if !(-4 < point && point <= 16) {
+        let (head, tail) = digits.split_at(1);
+        let dot = if tail.is_empty() { "" } else { "." };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{head}{dot}{tail}e{exp_sign}{:02}", exponent.abs());
+    }
+    if point <= 0 {
+        return format!(
+            "{sign}0.{}{digits}",
+            "0".repeat(point.unsigned_abs() as usize)
+        );
+    }
+    let point = point as usize;
+    if point >= digits.len() {
+        format!("{sign}{digits}{}.0", "0".repeat(point - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..point], &digits[point..])
+    }
+}
+
+/// munkres 1.1.4 on `make_cost_matrix(profit)`: the same steps in the same order with the same
+/// float arithmetic, so that among assignments of equal cost it picks the one the package picks.
+/// Returns (row, column) pairs in row order. Polynomial (O(n⁴) at worst, like munkres itself).
+fn munkres_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
+    let rows = profit.len();
+    let cols = profit.first().map_or(0, Vec::len);
+    if rows == 0 || cols == 0 {
+        return Vec::new();
+    }
+    let maximum = profit
+        .iter()
+        .flatten()
+        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    let n = rows.max(cols);
+    // Padded with cost 0, as `pad_matrix` does.
+    let mut cost = vec![0.0; n * n];
+    for (i, row) in profit.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            cost[i * n + j] = maximum - v;
+        }
+    }
+    let mut m = Munkres {
+        n,
+        cost,
+        marked: vec![Mark::None; n * n],
+        row_covered: vec![false; n],
+        col_covered: vec![false; n],
+    };
+    m.solve();
+    let mut out = Vec::with_capacity(rows.min(cols));
+    for i in 0..rows {
+        for j in 0..cols {
+            if m.marked[i * n + j] == Mark::Star {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mark {
+    None,
+    Star,
+    Prime,
+}
+
+struct Munkres {
+    n: usize,
+    cost: Vec<f64>,
+    marked: Vec<Mark>,
+    row_covered: Vec<bool>,
+    col_covered: Vec<bool>,
+}
+
+impl Munkres {
+    fn solve(&mut self) {
+        let n = self.n;
+        // Step 1: subtract each row's minimum (no column reduction).
+        for i in 0..n {
+            let row = &mut self.cost[i * n..(i + 1) * n];
+            let min = row
+                .iter()
+                .fold(f64::INFINITY, |m, &v| if v < m { v } else { m });
+            row.iter_mut().for_each(|v| *v -= min);
+        }
+        // Step 2: star the first free zero of each row.
+        for i in 0..n {
+            for j in 0..n {
+                if self.cost[i * n + j] == 0.0 && !self.col_covered[j] && !self.row_covered[i] {
+                    self.marked[i * n + j] = Mark::Star;
+                    self.col_covered[j] = true;
+                    self.row_covered[i] = true;
+                    break;
+                }
+            }
+        }
+        self.clear_covers();
+        // Step 3, then steps 4-6 until every column holds a star.
+        while self.cover_starred_columns() < n {
+            let (row, col) = self.prime_until_augmenting();
+            self.augment(row, col);
+        }
+    }
+
+    fn cover_starred_columns(&mut self) -> usize {
+        let n = self.n;
+        let mut count = 0;
+        for i in 0..n {
+            for j in 0..n {
+                if self.marked[i * n + j] == Mark::Star && !self.col_covered[j] {
+                    self.col_covered[j] = true;
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    /// Steps 4 and 6: prime uncovered zeros until one has no star in its row.
+    fn prime_until_augmenting(&mut self) -> (usize, usize) {
+        let n = self.n;
+        let (mut row, mut col) = (0, 0);
+        loop {
+            match self.find_a_zero(row, col) {
+                Some((r, c)) => {
+                    self.marked[r * n + c] = Mark::Prime;
+                    match self.find_in_row(r, Mark::Star) {
+                        Some(star_col) => {
+                            // The next scan starts at this row and the star's column.
+                            (row, col) = (r, star_col);
+                            self.row_covered[r] = true;
+                            self.col_covered[star_col] = false;
+                        }
+                        None => return (r, c),
+                    }
+                }
+                None => {
+                    // Step 6 hands back to a fresh step 4, which scans from (0, 0) again.
+                    self.adjust();
+                    (row, col) = (0, 0);
+                }
+            }
+        }
+    }
+
+    /// munkres' `__find_a_zero`: rows from `i0` round, each row scanned from `j0` round, and the
+    /// scan does not stop at a hit, so it returns the last uncovered zero of the first row with one.
+    fn find_a_zero(&self, i0: usize, j0: usize) -> Option<(usize, usize)> {
+        let n = self.n;
+        let mut i = i0;
+        loop {
+            if !self.row_covered[i] {
+                let mut hit = None;
+                let mut j = j0;
+                loop {
+                    if self.cost[i * n + j] == 0.0 && !self.col_covered[j] {
+                        hit = Some(j);
+                    }
+                    j = (j + 1) % n;
+                    if j == j0 {
+                        break;
+                    }
+                }
+                if let Some(j) = hit {
+                    return Some((i, j));
+                }
+            }
+            i = (i + 1) % n;
+            if i == i0 {
+                return None;
+            }
+        }
+    }
+
+    /// Step 6: add the smallest uncovered value to covered rows, subtract it from uncovered
+    /// columns, in that order (both for a covered row's uncovered cell, as munkres does).
+    fn adjust(&mut self) {
+        let n = self.n;
+        let mut min = f64::INFINITY;
+        for i in (0..n).filter(|&i| !self.row_covered[i]) {
+            for j in (0..n).filter(|&j| !self.col_covered[j]) {
+                let v = self.cost[i * n + j];
+                if min > v {
+                    min = v;
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                let v = &mut self.cost[i * n + j];
+                if self.row_covered[i] {
+                    *v += min;
+                }
+                if !self.col_covered[j] {
+                    *v -= min;
+                }
+            }
+        }
+    }
+
+    /// Step 5: flip the alternating path of primes and stars that starts at (row, col).
+    fn augment(&mut self, row: usize, col: usize) {
+        let n = self.n;
+        let mut path = vec![(row, col)];
+        let mut col = col;
+        while let Some(star_row) = self.find_in_col(col, Mark::Star) {
+            path.push((star_row, col));
+            // A starred zero on the path always has a prime in its row.
+            col = self.find_in_row(star_row, Mark::Prime).unwrap_or(col);
+            path.push((star_row, col));
+        }
+        for (r, c) in path {
+            let mark = &mut self.marked[r * n + c];
+            *mark = if *mark == Mark::Star {
+                Mark::None
+            } else {
+                Mark::Star
+            };
+        }
+        self.clear_covers();
+        self.marked
+            .iter_mut()
+            .filter(|m| **m == Mark::Prime)
+            .for_each(|m| *m = Mark::None);
+    }
+
+    fn find_in_row(&self, row: usize, mark: Mark) -> Option<usize> {
+        (0..self.n).find(|&j| self.marked[row * self.n + j] == mark)
+    }
+
+    fn find_in_col(&self, col: usize, mark: Mark) -> Option<usize> {
+        (0..self.n).find(|&i| self.marked[i * self.n + col] == mark)
+    }
+
+    fn clear_covers(&mut self) {
+        self.row_covered.fill(false);
+        self.col_covered.fill(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn t(s: &str) -> Tree {
+        Tree::Text(s.into())
+    }
+
+    fn list(items: &[&str]) -> Tree {
+        Tree::List(items.iter().map(|s| t(s)).collect())
+    }
+
+    fn map(entries: Vec<(&str, Tree)>) -> Tree {
+        Tree::Map(entries.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    #[test]
+    fn case_and_whitespace_fold_but_accents_stay() {
+        assert_eq!(
+            anls_star(&t("  Hello\u{2028}\tWORLD "), &t("hello world")),
+            1.0
+        );
+        // Python's split() also breaks on the information separators U+001C..U+001F.
+        assert_eq!(anls_star(&t("a\u{1c}b"), &t("a b")), 1.0);
+        assert_eq!(anls_star(&t("café"), &t("cafe")), 1.0 - 1.0 / 4.0);
+        assert_eq!(anls_star(&t("é"), &t("e")), 0.0);
+        assert_eq!(anls_star(&t("ΟΔΟΣ"), &t("οδος")), 1.0); // final sigma, as str.lower()
+    }
+
+    #[test]
+    fn a_similarity_of_exactly_one_half_is_kept() {
+        assert_eq!(anls_star(&t("ab"), &t("ac")), 0.5);
+        assert_eq!(anls_star(&t("abc"), &t("axy")), 0.0); // 1/3 < 0.5
+    }
+
+    #[test]
+    fn numbers_and_booleans_become_python_text() {
+        let text = |v: serde_json::Value| match Tree::from_json(&v) {
+            Tree::Text(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text(json!(1e16)), "1e+16");
+        assert_eq!(text(json!(1e15)), "1000000000000000.0");
+        assert_eq!(text(json!(1.0)), "1.0");
+        assert_eq!(text(json!(123456789.0)), "123456789.0");
+        assert_eq!(text(json!(1e-5)), "1e-05");
+        assert_eq!(text(json!(0.0001)), "0.0001");
+        assert_eq!(text(json!(0.1 + 0.2)), "0.30000000000000004");
+        assert_eq!(text(json!(1.5e300)), "1.5e+300");
+        assert_eq!(text(json!(-2.5e-10)), "-2.5e-10");
+        assert_eq!(text(json!(-0.0)), "-0.0");
+        assert_eq!(text(json!(12)), "12");
+        assert_eq!(text(json!(-7)), "-7");
+        assert_eq!(text(json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(text(json!(true)), "True");
+        let score = |g, p| anls_star(&Tree::from_json(&g), &Tree::from_json(&p));
+        assert_eq!(score(json!(true), json!("true")), 1.0);
+        assert_eq!(score(json!(12.0), json!(12)), 0.5); // "12.0" against "12"
+        assert_eq!(score(json!(1e16), json!("10000000000000000")), 0.0);
+    }
+
+    #[test]
+    fn tuples_and_any_of_are_alternatives() {
+        let alts = Tree::AnyOf(vec![t("a"), t("b")]);
+        assert_eq!(Tree::from_json(&json!({"__tuple__": ["a", "b"]})), alts);
+        assert_eq!(Tree::from_json(&json!({"any_of": ["a", "b"]})), alts);
+        let nested = json!({"x": [{"__tuple__": ["a", {"__tuple__": ["b"]}]}]});
+        let inner = Tree::AnyOf(vec![t("a"), Tree::AnyOf(vec![t("b")])]);
+        assert_eq!(
+            Tree::from_json(&nested),
+            map(vec![("x", Tree::List(vec![inner]))])
+        );
+        // Not a single-key object holding a non-empty list: a plain map.
+        assert!(matches!(
+            Tree::from_json(&json!({"any_of": []})),
+            Tree::Map(_)
+        ));
+        assert_eq!(anls_star(&alts, &t("b")), 1.0);
+    }
+
+    #[test]
+    fn gold_none_accepts_every_empty_prediction_but_not_the_reverse() {
+        for empty in [Tree::Null, t(""), Tree::List(vec![]), Tree::Map(vec![])] {
+            assert_eq!(anls_star(&Tree::Null, &empty), 1.0);
+        }
+        // A missing key is None.
+        assert_eq!(anls_star(&map(vec![("a", Tree::Null)]), &map(vec![])), 1.0);
+        assert_eq!(anls_star(&Tree::Null, &t(" ")), 0.0);
+        assert_eq!(anls_star(&t(""), &Tree::Null), 0.0);
+        assert_eq!(anls_star(&Tree::List(vec![]), &Tree::Null), 0.0); // weighs max(0, 1)
+    }
+
+    #[test]
+    fn empty_containers_weigh_nothing() {
+        // The pairwise length is 0, so the score is 1, even across types.
+        assert_eq!(anls_star(&Tree::List(vec![]), &Tree::List(vec![])), 1.0);
+        assert_eq!(anls_star(&Tree::List(vec![]), &Tree::Map(vec![])), 1.0);
+    }
+
+    #[test]
+    fn a_prediction_only_key_weighs_one_even_when_empty() {
+        let gold = map(vec![("a", t("x"))]);
+        for extra in [Tree::Null, t(""), Tree::List(vec![]), t("y")] {
+            let pred = map(vec![("a", t("x")), ("b", extra)]);
+            assert_eq!(anls_star(&gold, &pred), 0.5);
+        }
+        // A non-empty extra weighs its own length: (1 + 0) / (1 + max(1, 2)).
+        let pred = map(vec![("a", t("x")), ("b", list(&["y", "z"]))]);
+        assert_eq!(anls_star(&gold, &pred), 1.0 / 3.0);
+    }
+
+    #[test]
+    fn a_list_of_texts_against_a_text_is_alternatives() {
+        let gold = list(&["abc", "xyz"]);
+        assert_eq!(anls_star(&gold, &t("xyz")), 1.0);
+        // Against a list it stays a list: "abc" is missing.
+        assert_eq!(anls_star(&gold, &list(&["xyz"])), 0.5);
+        // The package raises on an empty list; here it stays a list against a text.
+        assert_eq!(anls_star(&list(&[]), &t("x")), 0.0);
+    }
+
+    #[test]
+    fn list_items_match_in_any_order_and_missing_ones_count() {
+        assert_eq!(
+            anls_star(&list(&["a", "b", "c"]), &list(&["c", "a"])),
+            2.0 / 3.0
+        );
+    }
+
+    #[test]
+    fn among_tied_alternatives_the_first_wins() {
+        // ["x", "q"] scores (1 + 0) / 2, ["x", "y", "q1", "q2"] scores (1 + 1) / 4: a tie
+        // whose winner decides the total.
+        let short = list(&["x", "q"]);
+        let long = list(&["x", "y", "q1", "q2"]);
+        let pred = map(vec![("k", list(&["x", "y"])), ("m", t("z"))]);
+        let gold = |alts| map(vec![("k", Tree::AnyOf(alts)), ("m", t("z"))]);
+        let short_first = gold(vec![short.clone(), long.clone()]);
+        assert_eq!(anls_star(&short_first, &pred), 2.0 / 3.0); // (1 + 0 + 1) / (2 + 1)
+        let long_first = gold(vec![long, short]);
+        assert_eq!(anls_star(&long_first, &pred), 3.0 / 5.0); // (1 + 1 + 1) / (4 + 1)
+    }
+
+    #[test]
+    fn an_alternative_equal_to_the_prediction_wins_a_tie() {
+        // Both alternatives average 1, but only the second equals the prediction ("X" != "x").
+        let loose = map(vec![("a", t("X")), ("b", Tree::Null)]);
+        let exact = map(vec![("a", t("x"))]);
+        let gold = map(vec![("k", Tree::AnyOf(vec![loose, exact])), ("m", t("z"))]);
+        let pred = map(vec![("k", map(vec![("a", t("x"))])), ("m", t("q"))]);
+        assert_eq!(anls_star(&gold, &pred), 0.5); // (1 + 0) / (1 + 1), not (1 + 1 + 0) / 3
+    }
+
+    #[test]
+    fn exactly_equal_items_win_ties_and_munkres_breaks_the_rest() {
+        // a-aB and aB-b (0.5 each) tie with aB-aB (1): the nudge picks aB-aB. The remaining
+        // zero-score pairs tie too; munkres 1.1.4 pairs a with {z: ""} and the map with b, each
+        // weighing 1 (the map against {z: ""} would weigh 2): 1 / 3, not 1 / 4.
+        let gold = Tree::List(vec![t("a"), map(vec![("v", t("ab"))]), t("aB")]);
+        let pred = Tree::List(vec![t("b"), map(vec![("z", t(""))]), t("aB")]);
+        assert_eq!(anls_star(&gold, &pred), 1.0 / 3.0);
+    }
+
+    #[test]
+    fn munkres_takes_the_last_free_zero_of_a_row() {
+        let nudged = 1.0_f64.next_up();
+        let profit = vec![
+            vec![0.0, 0.0, 0.5],
+            vec![0.0, 0.0, 0.0],
+            vec![0.5, 0.0, nudged],
+        ];
+        assert_eq!(munkres_max(&profit), vec![(0, 1), (1, 0), (2, 2)]);
+        // Rectangular matrices are padded; only real pairs come back.
+        assert_eq!(munkres_max(&[vec![0.2, 0.9, 0.4]]), vec![(0, 1)]);
+        assert_eq!(munkres_max(&[vec![1.0], vec![1.0]]), vec![(0, 0)]);
+    }
+}
