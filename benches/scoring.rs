@@ -5,7 +5,9 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use goldgate::Normalize;
-use goldgate::metrics::{ece, score_variants};
+use goldgate::Value;
+use goldgate::metrics::anls_star::{Tree, anls_star};
+use goldgate::metrics::{ece, score_tree, score_variants};
 
 fn reference(name: &str) -> Vec<serde_json::Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -88,6 +90,60 @@ fn text_metrics(c: &mut Criterion) {
     });
 }
 
+/// An invoice of 50 line items × 6 keys against a shuffled prediction with one item dropped,
+/// one invented and every fifth description misspelt.
+fn invoice_items() -> (Value, Value) {
+    let item = |k: usize, typo: bool| {
+        let t = |s: String| Value::Text(s);
+        Value::Map(vec![
+            (
+                "description".into(),
+                t(if typo {
+                    format!("Cabel 3G2.5 lot {k}")
+                } else {
+                    format!("Câble 3G2.5 lot {k}")
+                }),
+            ),
+            ("quantity".into(), t(format!("{}", k % 7 + 1))),
+            ("unit_price".into(), t(format!("{}.{:02}", 10 + k, k % 100))),
+            (
+                "vat_rate".into(),
+                t(if k % 3 == 0 {
+                    "20%".into()
+                } else {
+                    "5.5%".into()
+                }),
+            ),
+            ("amount".into(), t(format!("{}.00", (k % 7 + 1) * (10 + k)))),
+            ("reference".into(), t(format!("REF-{k:04}"))),
+        ])
+    };
+    let gold = Value::List((0..50).map(|k| item(k, false)).collect());
+    let mut pred: Vec<Value> = (1..50).map(|k| item(k, k % 5 == 0)).collect();
+    pred.push(item(99, false));
+    pred.reverse();
+    (gold, Value::List(pred))
+}
+
+fn nested(c: &mut Criterion) {
+    let (gold, pred) = invoice_items();
+    c.bench_function("ANLS* default profile, 50 line items x 6 keys", |b| {
+        b.iter(|| score_tree(black_box(&gold), black_box(&pred), Normalize::ALL))
+    });
+    let to_tree = |v: &Value| Tree::from_json(&v.to_json());
+    let (gold_tree, pred_tree) = (to_tree(&gold), to_tree(&pred));
+    c.bench_function("ANLS* anls_star profile, 50 line items x 6 keys", |b| {
+        b.iter(|| anls_star(black_box(&gold_tree), black_box(&pred_tree)))
+    });
+    let corpus: Vec<(Tree, Tree)> = reference("anls_star.jsonl")
+        .iter()
+        .map(|l| (Tree::from_json(&l["gt"]), Tree::from_json(&l["pred"])))
+        .collect();
+    c.bench_function("anls_star.jsonl corpus (2074 lines)", |b| {
+        b.iter(|| corpus.iter().map(|(g, p)| anls_star(g, p)).sum::<f64>())
+    });
+}
+
 fn gold_set(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<(String, std::path::PathBuf)> =
@@ -113,5 +169,5 @@ fn gold_set(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, text_metrics, gold_set);
+criterion_group!(benches, text_metrics, nested, gold_set);
 criterion_main!(benches);

@@ -30,22 +30,40 @@ pub fn ece(p: &[f64], o: &[bool], bins: u32) -> Option<f64> {
     if p.is_empty() || bins == 0 {
         return None;
     }
-    // Only non-empty bins are kept, so any number of bins costs nothing.
-    let mut bins_used: std::collections::BTreeMap<u64, (usize, f64, f64)> = Default::default();
-    for (&p, &o) in p.iter().zip(o) {
-        let slot = bins_used.entry(bin_of(p, bins)).or_default();
-        slot.0 += 1;
-        slot.1 += p;
-        slot.2 += f64::from(u8::from(o));
-    }
     let n = p.len() as f64;
-    let ece = bins_used
-        .values()
-        .map(|&(count, conf, acc)| {
-            let nb = count as f64;
-            (nb / n) * (acc / nb - conf / nb).abs()
-        })
-        .sum();
+    let contribution = |count: usize, conf: f64, acc: f64| {
+        let nb = count as f64;
+        (nb / n) * (acc / nb - conf / nb).abs()
+    };
+    // (count, Σp, Σo) per bin, summed in input order within a bin and bins in ascending order,
+    // as the reference does. Few bins: a table; many: only the non-empty ones, sorted.
+    let ece = if bins <= 4096 {
+        let mut table = vec![(0usize, 0.0f64, 0.0f64); bins as usize];
+        for (&p, &o) in p.iter().zip(o) {
+            let slot = &mut table[bin_of(p, bins) as usize];
+            *slot = (slot.0 + 1, slot.1 + p, slot.2 + f64::from(u8::from(o)));
+        }
+        table
+            .iter()
+            .filter(|b| b.0 > 0)
+            .map(|&(c, conf, acc)| contribution(c, conf, acc))
+            .sum()
+    } else {
+        let mut binned: Vec<(u64, f64, bool)> = p
+            .iter()
+            .zip(o)
+            .map(|(&p, &o)| (bin_of(p, bins), p, o))
+            .collect();
+        binned.sort_by_key(|&(bin, _, _)| bin);
+        binned
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|bin| {
+                let conf: f64 = bin.iter().map(|&(_, p, _)| p).sum();
+                let acc: f64 = bin.iter().map(|&(_, _, o)| f64::from(u8::from(o))).sum();
+                contribution(bin.len(), conf, acc)
+            })
+            .sum()
+    };
     Some(ece)
 }
 

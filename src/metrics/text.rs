@@ -42,7 +42,7 @@ pub fn anls(gold: &str, pred: &str, normalize: Normalize) -> f64 {
     anls_normalized(&normalize.apply(gold), &normalize.apply(pred))
 }
 
-fn anls_normalized(a: &str, b: &str) -> f64 {
+pub(crate) fn anls_normalized(a: &str, b: &str) -> f64 {
     let longest = a.chars().count().max(b.chars().count());
     if longest == 0 {
         return 1.0;

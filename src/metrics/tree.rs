@@ -1,7 +1,7 @@
 //! ANLS* of a nested value in the default profile (SPEC §4.3): lists matched order-free by an
 //! optimal assignment, mappings over the union of keys, leaves compared as in §4.2.
 
-use super::text::score_variants;
+use super::text::anls_normalized;
 use crate::normalize::Normalize;
 use crate::value::Value;
 
@@ -18,21 +18,42 @@ use crate::value::Value;
 /// assert_eq!(score_tree(&gold, &short, Normalize::ALL), (0.5, false));
 /// ```
 pub fn score_tree(gold: &Value, pred: &Value, normalize: Normalize) -> (f64, bool) {
-    let (sum, count) = tally(gold, pred, normalize);
+    // Each text is normalized once here, not once per pair the list matching tries.
+    scored(&normalized(gold, normalize), &normalized(pred, normalize))
+}
+
+/// A tree with every text normalized.
+fn normalized(value: &Value, normalize: Normalize) -> Value {
+    match value {
+        Value::Null => Value::Null,
+        Value::Text(t) => Value::Text(normalize.apply(t)),
+        Value::List(items) => Value::List(items.iter().map(|v| normalized(v, normalize)).collect()),
+        Value::Map(entries) => Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), normalized(v, normalize)))
+                .collect(),
+        ),
+    }
+}
+
+/// ANLS* of two normalized trees, and whether they match exactly.
+fn scored(gold: &Value, pred: &Value) -> (f64, bool) {
+    let (sum, count) = tally(gold, pred);
     let score = if count == 0.0 { 1.0 } else { sum / count };
     (score, sum == count)
 }
 
 /// (sum of leaf scores, number of leaves counted) of a pair of subtrees.
-fn tally(gold: &Value, pred: &Value, normalize: Normalize) -> (f64, f64) {
+fn tally(gold: &Value, pred: &Value) -> (f64, f64) {
     match (gold, pred) {
         (Value::Null, p) => (if p.is_empty() { 1.0 } else { 0.0 }, 1.0),
-        (Value::Text(g), Value::Text(p)) => (score_variants(&[g], p, normalize).anls, 1.0),
-        (Value::Text(g), Value::Null) => (score_variants(&[g], "", normalize).anls, 1.0),
-        (Value::List(g), Value::List(p)) => tally_lists(g, p, normalize),
-        (Value::List(g), Value::Null) => tally_lists(g, &[], normalize),
-        (Value::Map(g), Value::Map(p)) => tally_maps(g, p, normalize),
-        (Value::Map(g), Value::Null) => tally_maps(g, &[], normalize),
+        (Value::Text(g), Value::Text(p)) => (anls_normalized(g, p), 1.0),
+        (Value::Text(g), Value::Null) => (anls_normalized(g, ""), 1.0),
+        (Value::List(g), Value::List(p)) => tally_lists(g, p),
+        (Value::List(g), Value::Null) => tally_lists(g, &[]),
+        (Value::Map(g), Value::Map(p)) => tally_maps(g, p),
+        (Value::Map(g), Value::Null) => tally_maps(g, &[]),
         // A value of the wrong shape scores nothing and weighs what gold weighs.
         (g, _) => (0.0, leaves(g).max(1.0)),
     }
@@ -46,18 +67,14 @@ fn leaves(v: &Value) -> f64 {
     }
 }
 
-fn tally_maps(
-    gold: &[(String, Value)],
-    pred: &[(String, Value)],
-    normalize: Normalize,
-) -> (f64, f64) {
+fn tally_maps(gold: &[(String, Value)], pred: &[(String, Value)]) -> (f64, f64) {
     let (mut sum, mut count) = (0.0, 0.0);
     for (key, g) in gold {
         let p = pred
             .iter()
             .find(|(k, _)| k == key)
             .map_or(&Value::Null, |(_, v)| v);
-        let (s, c) = tally(g, p, normalize);
+        let (s, c) = tally(g, p);
         sum += s;
         count += c;
     }
@@ -70,13 +87,13 @@ fn tally_maps(
     (sum, count)
 }
 
-fn tally_lists(gold: &[Value], pred: &[Value], normalize: Normalize) -> (f64, f64) {
+fn tally_lists(gold: &[Value], pred: &[Value]) -> (f64, f64) {
     if gold.is_empty() && pred.is_empty() {
         return (1.0, 1.0);
     }
     let scores: Vec<Vec<f64>> = gold
         .iter()
-        .map(|g| pred.iter().map(|p| score_tree(g, p, normalize).0).collect())
+        .map(|g| pred.iter().map(|p| scored(g, p).0).collect())
         .collect();
     let matched: f64 = assign_max(&scores)
         .into_iter()
@@ -106,9 +123,11 @@ pub struct ItemMatch {
 /// assert_eq!(m[1], ItemMatch { gold: Some(1), pred: Some(0), score: 1.0 });
 /// ```
 pub fn match_items(gold: &[Value], pred: &[Value], normalize: Normalize) -> Vec<ItemMatch> {
-    let scores: Vec<Vec<f64>> = gold
+    let gold_n: Vec<Value> = gold.iter().map(|g| normalized(g, normalize)).collect();
+    let pred_n: Vec<Value> = pred.iter().map(|p| normalized(p, normalize)).collect();
+    let scores: Vec<Vec<f64>> = gold_n
         .iter()
-        .map(|g| pred.iter().map(|p| score_tree(g, p, normalize).0).collect())
+        .map(|g| pred_n.iter().map(|p| scored(g, p).0).collect())
         .collect();
     let pairs = assign_max(&scores);
     let mut out: Vec<ItemMatch> = (0..gold.len())
