@@ -108,7 +108,7 @@ fn invoice_items() -> (Value, Value) {
             ("unit_price".into(), t(format!("{}.{:02}", 10 + k, k % 100))),
             (
                 "vat_rate".into(),
-                t(if k % 3 == 0 {
+                t(if k.is_multiple_of(3) {
                     "20%".into()
                 } else {
                     "5.5%".into()
@@ -119,7 +119,7 @@ fn invoice_items() -> (Value, Value) {
         ])
     };
     let gold = Value::List((0..50).map(|k| item(k, false)).collect());
-    let mut pred: Vec<Value> = (1..50).map(|k| item(k, k % 5 == 0)).collect();
+    let mut pred: Vec<Value> = (1..50).map(|k| item(k, k.is_multiple_of(5))).collect();
     pred.push(item(99, false));
     pred.reverse();
     (gold, Value::List(pred))
