@@ -3,6 +3,7 @@
 
 pub mod anls_star;
 mod calibration;
+mod munkres;
 mod text;
 mod tree;
 

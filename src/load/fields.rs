@@ -1,0 +1,127 @@
+//! `fields:` rules: how each gold field is compared and when it is correct (SPEC §6).
+
+use serde_saphyr::Spanned;
+
+use super::Here;
+use crate::case::{Comparison, Correctness, FieldRule, GoldField};
+use crate::error::{LoadError, closest};
+use crate::spec::{Compare, Correct, FieldRuleSpec, Mark, Node};
+use crate::typed::{parse_date, parse_number};
+use crate::value::Value;
+
+impl Here<'_> {
+    /// Applies `fields:` rules to the gold fields, checking that they fit.
+    pub(super) fn rules(
+        &self,
+        rules: &std::collections::BTreeMap<String, Spanned<FieldRuleSpec>>,
+        gold: Option<&mut Vec<GoldField>>,
+        gold_node: Option<&Node>,
+    ) -> Result<(), LoadError> {
+        let mut empty = Vec::new();
+        let gold = gold.unwrap_or(&mut empty);
+        for (name, spec) in rules {
+            let mark = Mark::of(&spec.referenced);
+            let path = format!("fields.{name}");
+            let names: Vec<String> = gold.iter().map(|g| g.name.clone()).collect();
+            let Some(field) = gold.iter_mut().find(|g| &g.name == name) else {
+                let e = self.err(
+                    mark,
+                    &path,
+                    format!("`fields` has a rule for `{name}`, which is not in `gold`"),
+                );
+                return Err(match closest(name, names.iter().map(String::as_str)) {
+                    Some(best) => e.hint(format!("did you mean `{best}`?")),
+                    None => e.hint("give the field a gold value, or remove its rule"),
+                });
+            };
+            let s = &spec.value;
+            let compare = s.compare.unwrap_or(Compare::Text);
+            if let (Some(t), false) = (&s.tolerance, compare == Compare::Number) {
+                return Err(self
+                    .err(
+                        Mark::of(&t.referenced),
+                        &format!("{path}.tolerance"),
+                        "`tolerance` applies to `compare: number`",
+                    )
+                    .hint("add `compare: number`, or remove `tolerance`"));
+            }
+            if let (Some(d), false) = (&s.day_first, compare == Compare::Date) {
+                return Err(self
+                    .err(
+                        Mark::of(&d.referenced),
+                        &format!("{path}.day_first"),
+                        "`day_first` applies to `compare: date`",
+                    )
+                    .hint("add `compare: date`, or remove `day_first`"));
+            }
+            let correct = s.correct.unwrap_or(Correct::Exact);
+            if let (Some(m), Correct::Exact) = (&s.min_anls, correct) {
+                return Err(self
+                    .err(
+                        Mark::of(&m.referenced),
+                        &format!("{path}.min_anls"),
+                        "`min_anls` applies to `correct: anls`",
+                    )
+                    .hint("add `correct: anls`, or remove `min_anls`"));
+            }
+            let tolerance = s.tolerance.as_ref().map_or(0.0, |t| t.value);
+            if !(tolerance >= 0.0 && tolerance.is_finite()) {
+                return Err(self.err(
+                    mark,
+                    &format!("{path}.tolerance"),
+                    format!("`tolerance` is {tolerance}; it must be 0 or more"),
+                ));
+            }
+            let min_anls = s.min_anls.as_ref().map_or(0.5, |m| m.value);
+            if !(0.0..=1.0).contains(&min_anls) {
+                return Err(self.err(
+                    mark,
+                    &format!("{path}.min_anls"),
+                    format!("`min_anls` is {min_anls}, outside [0, 1]"),
+                ));
+            }
+            field.rule = FieldRule {
+                compare: match compare {
+                    Compare::Text => Comparison::Text,
+                    Compare::Number => Comparison::Number { tolerance },
+                    Compare::Date => Comparison::Date {
+                        day_first: s.day_first.as_ref().is_some_and(|d| d.value),
+                    },
+                },
+                correct: match correct {
+                    Correct::Exact => Correctness::Exact,
+                    Correct::Anls => Correctness::Anls(min_anls),
+                },
+            };
+            // A gold value that is not a number (or date) could never be matched: say so now.
+            let what = match field.rule.compare {
+                Comparison::Text => continue,
+                Comparison::Number { .. } => "a number",
+                Comparison::Date { .. } => "a date",
+            };
+            for variant in &field.variants {
+                let readable = match (variant, field.rule.compare) {
+                    (Value::Null, _) => true,
+                    (Value::Text(t), Comparison::Number { .. }) => parse_number(t).is_some(),
+                    (Value::Text(t), Comparison::Date { day_first }) => {
+                        parse_date(t, day_first).is_some()
+                    }
+                    _ => false,
+                };
+                if !readable {
+                    let at = gold_node
+                        .and_then(|g| g.as_map())
+                        .and_then(|m| m.iter().find(|(k, _)| k == name))
+                        .map_or(mark, |(_, n)| n.mark);
+                    return Err(self.err(at, &format!("gold.{name}"), format!("gold `{variant}` cannot be read as {what}, as `fields.{name}` requires"))
+                        .hint(if what == "a date" {
+                            "write the date as 2024-03-05 or 5 March 2024, or as 05/03/2024 with `day_first: true`"
+                        } else {
+                            "write the amount with digits, such as 1234.50 or 1 234,50"
+                        }));
+                }
+            }
+        }
+        Ok(())
+    }
+}

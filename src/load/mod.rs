@@ -1,0 +1,463 @@
+//! Case file -> checked [`Case`]: parse, validate, resolve rubric includes. Every mistake is a
+//! [`LoadError`] naming the file, line, column, YAML path and the fix.
+
+mod fields;
+mod rubrics;
+
+use std::path::Path;
+
+use serde_saphyr::Spanned;
+
+use crate::case::{Case, FieldRule, GoldField, Metric, PredictionSource, Profile, Threshold};
+use crate::error::{LoadError, closest};
+use crate::normalize::Normalize;
+use crate::spec::{CaseFile, Mark, Node, NodeKind, ThresholdsSpec, parse_yaml};
+use crate::value::Value;
+use rubrics::Sets;
+
+/// Default penalty of a failed Easy-Wrong rubric.
+pub const DEFAULT_PENALTY: f64 = 0.1;
+/// Default number of ECE bins.
+pub const DEFAULT_ECE_BINS: u32 = 5;
+
+/// Reads and checks one case file. `id` is its test name; includes are looked up in `rubrics_dir`.
+pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, LoadError> {
+    let source = read_text(file)?;
+    let spec: CaseFile = parse_yaml(file, &source)?;
+    let here = Here { file };
+
+    let mut gold = spec.gold.as_ref().map(|g| here.gold(g)).transpose()?;
+    if let Some(rules) = &spec.fields {
+        here.rules(rules, gold.as_mut(), spec.gold.as_ref())?;
+    }
+    let profile = match &spec.profile {
+        None => Profile::Dream,
+        Some(p) => Profile::from_name(&p.value).ok_or_else(|| {
+            let e = here.err(
+                Mark::of(&p.referenced),
+                "profile",
+                format!("unknown profile `{}`", p.value),
+            );
+            match closest(&p.value, Profile::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
+            }
+        })?,
+    };
+    let critical = here.critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
+    let normalize = match &spec.normalize {
+        Some(node) => here.normalize(node, "normalize")?,
+        None => Normalize::ALL,
+    };
+
+    let mut rubrics = Vec::new();
+    let gold_names: Vec<&str> = gold.iter().flatten().map(|f| f.name.as_str()).collect();
+    let mut sets = Sets {
+        dir: rubrics_dir,
+        gold: &gold_names,
+        stack: Vec::new(),
+    };
+    for (i, entry) in spec.rubrics.iter().flatten().enumerate() {
+        sets.resolve(file, &format!("rubrics[{i}]"), entry, &mut rubrics)?;
+    }
+
+    let thresholds = match &spec.thresholds {
+        Some(t) => here.thresholds(t, &critical)?,
+        None => Vec::new(),
+    };
+    let ece_bins = match &spec.ece_bins {
+        Some(b) if b.value == 0 => {
+            return Err(LoadError::at(
+                file,
+                Mark::of(&b.referenced),
+                "ece_bins",
+                "`ece_bins` must be at least 1",
+            )
+            .hint("the default is 5"));
+        }
+        Some(b) => b.value,
+        None => DEFAULT_ECE_BINS,
+    };
+    let prediction = here.prediction(&spec)?;
+    if is_text(&prediction) {
+        if let Some(g) = &spec.gold {
+            return Err(here.err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
+                .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
+        }
+        if let Some(r) = rubrics.iter().find(|r| r.field.is_some()) {
+            return Err(LoadError::at(
+                &r.file,
+                Mark {
+                    line: r.line,
+                    column: 1,
+                },
+                "",
+                format!(
+                    "rubric `{}` reads the field `{}`, but a text prediction has no fields",
+                    r.label,
+                    r.field.as_deref().unwrap_or_default()
+                ),
+            )
+            .hint("remove `field:` to check the whole text"));
+        }
+    }
+
+    if rubrics.is_empty() && thresholds.is_empty() {
+        return Err(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
+            .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
+    }
+
+    Ok(Case {
+        id: id.to_owned(),
+        file: file.to_path_buf(),
+        description: spec.description,
+        tags: spec.tags.unwrap_or_default(),
+        skip: spec.skip.map(|s| here.skip_reason(&s)).transpose()?,
+        prediction,
+        gold,
+        critical,
+        normalize,
+        rubrics,
+        thresholds,
+        ece_bins,
+        profile,
+    })
+}
+
+fn is_text(prediction: &PredictionSource) -> bool {
+    match prediction {
+        PredictionSource::Text(_) => true,
+        PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
+        PredictionSource::Inline(_) => false,
+    }
+}
+
+/// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
+pub(crate) fn read_text(file: &Path) -> Result<String, LoadError> {
+    if file.is_dir() {
+        return Err(LoadError::file(file, "this is a folder, not a file"));
+    }
+    let bytes = std::fs::read(file)
+        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        LoadError::file(
+            file,
+            format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .hint("save it as UTF-8")
+    })
+}
+
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "it does not exist".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Checks over one file's nodes.
+struct Here<'a> {
+    file: &'a Path,
+}
+
+impl Here<'_> {
+    fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
+        LoadError::at(self.file, mark, path, message)
+    }
+
+    /// `skip:` takes a reason; `false`, `no` or an empty value would hide the case silently.
+    fn skip_reason(&self, skip: &Spanned<String>) -> Result<String, LoadError> {
+        let text = skip.value.trim();
+        let looks_boolean = [
+            "true", "false", "yes", "no", "on", "off", "y", "n", "0", "1",
+        ]
+        .contains(&text.to_lowercase().as_str());
+        if text.is_empty() || looks_boolean {
+            return Err(self.err(Mark::of(&skip.referenced), "skip", format!("`skip` takes the reason the case is skipped, not `{text}`"))
+                .hint("to run the case, remove `skip`; to skip it, write why: `skip: vendor export is broken`"));
+        }
+        Ok(skip.value.clone())
+    }
+
+    fn gold(&self, node: &Node) -> Result<Vec<GoldField>, LoadError> {
+        let entries = node.as_map().ok_or_else(|| {
+            self.err(
+                node.mark,
+                "gold",
+                format!(
+                    "`gold` must be a mapping of field names to values, found {}",
+                    node.kind_name()
+                ),
+            )
+            .hint("write one `field: value` per line under `gold:`")
+        })?;
+        entries
+            .iter()
+            .map(|(name, value)| {
+                let path = format!("gold.{name}");
+                let variants = match value.as_map() {
+                    Some(m) if m.iter().any(|(k, _)| k == "any_of") => {
+                        self.any_of(value, m, &path)?
+                    }
+                    _ => vec![self.gold_value(value, &path)?],
+                };
+                Ok(GoldField {
+                    name: name.clone(),
+                    variants,
+                    line: value.mark.line,
+                    rule: FieldRule::default(),
+                })
+            })
+            .collect()
+    }
+
+    fn any_of(
+        &self,
+        node: &Node,
+        entries: &[(String, Node)],
+        path: &str,
+    ) -> Result<Vec<Value>, LoadError> {
+        if entries.len() != 1 {
+            return Err(self
+                .err(
+                    node.mark,
+                    path,
+                    "`any_of` must be the only key of its mapping",
+                )
+                .hint("move the other keys out, or write the variants as `{ any_of: [a, b] }`"));
+        }
+        let list = &entries[0].1;
+        let path = format!("{path}.any_of");
+        match &list.kind {
+            NodeKind::List(items) if !items.is_empty() => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| self.gold_value(item, &format!("{path}[{i}]")))
+                .collect(),
+            NodeKind::List(_) => Err(self
+                .err(list.mark, &path, "`any_of` is empty")
+                .hint("give at least one accepted variant")),
+            _ => Err(self
+                .err(
+                    list.mark,
+                    &path,
+                    format!(
+                        "`any_of` must be a list of variants, found {}",
+                        list.kind_name()
+                    ),
+                )
+                .hint("write `any_of: [variant1, variant2]`")),
+        }
+    }
+
+    /// A gold value; `any_of` is only allowed directly under a field.
+    fn gold_value(&self, node: &Node, path: &str) -> Result<Value, LoadError> {
+        match &node.kind {
+            NodeKind::Map(entries) => {
+                if let Some((_, inner)) = entries.iter().find(|(k, _)| k == "any_of") {
+                    return Err(self
+                        .err(
+                            inner.mark,
+                            &format!("{path}.any_of"),
+                            "`any_of` is only allowed directly under a gold field",
+                        )
+                        .hint("give the variants of the whole field: `field: { any_of: [...] }`"));
+                }
+                for (k, v) in entries {
+                    self.gold_value(v, &format!("{path}.{k}"))?;
+                }
+            }
+            NodeKind::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.gold_value(item, &format!("{path}[{i}]"))?;
+                }
+            }
+            _ => {}
+        }
+        Ok(node.to_value())
+    }
+
+    fn critical(
+        &self,
+        names: &[Spanned<String>],
+        gold: Option<&[GoldField]>,
+    ) -> Result<Vec<String>, LoadError> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let fields: Vec<&str> = gold
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect();
+                if fields.contains(&name.value.as_str()) {
+                    return Ok(name.value.clone());
+                }
+                let e = self.err(
+                    Mark::of(&name.referenced),
+                    &format!("critical[{i}]"),
+                    format!("critical field `{}` is not in `gold`", name.value),
+                );
+                Err(match closest(&name.value, fields.iter().copied()) {
+                    Some(best) => e.hint(format!("did you mean `{best}`?")),
+                    None => e.hint("a critical field must have a gold value; add it under `gold:`"),
+                })
+            })
+            .collect()
+    }
+
+    fn normalize(&self, node: &Node, path: &str) -> Result<Normalize, LoadError> {
+        match &node.kind {
+            NodeKind::Text(_) => Ok(if self.boolean(node, path)? {
+                Normalize::ALL
+            } else {
+                Normalize::NONE
+            }),
+            NodeKind::Map(entries) => {
+                let mut n = Normalize::ALL;
+                const KEYS: [&str; 3] = ["lowercase", "strip_accents", "collapse_whitespace"];
+                for (key, value) in entries {
+                    let step_path = format!("{path}.{key}");
+                    let on = match key.as_str() {
+                        "lowercase" | "strip_accents" | "collapse_whitespace" => {
+                            self.boolean(value, &step_path)?
+                        }
+                        _ => {
+                            let e = self.err(
+                                value.mark,
+                                &step_path,
+                                format!("unknown normalization step `{key}`"),
+                            );
+                            return Err(match closest(key, KEYS) {
+                                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                                None => e.hint("the steps are `lowercase`, `strip_accents`, `collapse_whitespace`"),
+                            });
+                        }
+                    };
+                    match key.as_str() {
+                        "lowercase" => n.lowercase = on,
+                        "strip_accents" => n.strip_accents = on,
+                        _ => n.collapse_whitespace = on,
+                    }
+                }
+                Ok(n)
+            }
+            _ => Err(self
+                .err(
+                    node.mark,
+                    path,
+                    format!(
+                        "`normalize` must be `true`, `false` or a mapping of steps, found {}",
+                        node.kind_name()
+                    ),
+                )
+                .hint("for example `normalize: { lowercase: true, strip_accents: false }`")),
+        }
+    }
+
+    fn boolean(&self, node: &Node, path: &str) -> Result<bool, LoadError> {
+        match &node.kind {
+            NodeKind::Text(t) if matches!(t.as_str(), "true" | "True" | "TRUE") => Ok(true),
+            NodeKind::Text(t) if matches!(t.as_str(), "false" | "False" | "FALSE") => Ok(false),
+            _ => Err(self.err(node.mark, path, "expected `true` or `false`")),
+        }
+    }
+
+    fn thresholds(
+        &self,
+        spec: &Spanned<ThresholdsSpec>,
+        critical: &[String],
+    ) -> Result<Vec<Threshold>, LoadError> {
+        let t = &spec.value;
+        let all = [
+            ("min_score", Metric::Score, &t.min_score),
+            ("min_exact_match", Metric::ExactMatch, &t.min_exact_match),
+            ("min_anls", Metric::Anls, &t.min_anls),
+            (
+                "min_exact_critical",
+                Metric::ExactCritical,
+                &t.min_exact_critical,
+            ),
+            (
+                "min_anls_critical",
+                Metric::AnlsCritical,
+                &t.min_anls_critical,
+            ),
+            ("max_brier", Metric::Brier, &t.max_brier),
+            ("max_ece", Metric::Ece, &t.max_ece),
+            ("max_extra_fields", Metric::ExtraFields, &t.max_extra_fields),
+            ("min_f1", Metric::F1, &t.min_f1),
+            ("min_precision", Metric::Precision, &t.min_precision),
+            ("min_recall", Metric::Recall, &t.min_recall),
+        ];
+        let mut out = Vec::new();
+        for (name, metric, value) in all {
+            let Some(value) = value else { continue };
+            let mark = Mark::of(&value.referenced);
+            let path = format!("thresholds.{name}");
+            if metric == Metric::ExtraFields {
+                if !(value.value >= 0.0 && value.value.fract() == 0.0) {
+                    return Err(self
+                        .err(
+                            mark,
+                            &path,
+                            format!("`{name}` is {}, not a count", value.value),
+                        )
+                        .hint("write a whole number such as 0"));
+                }
+            } else if !(0.0..=1.0).contains(&value.value) {
+                return Err(self
+                    .err(
+                        mark,
+                        &path,
+                        format!("`{name}` is {}, outside [0, 1]", value.value),
+                    )
+                    .hint("metrics and the score lie between 0 and 1"));
+            }
+            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical) && critical.is_empty()
+            {
+                return Err(self.err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
+                    .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
+            }
+            out.push(Threshold {
+                name: name.into(),
+                metric,
+                limit: value.value,
+                is_max: name.starts_with("max_"),
+                line: mark.line,
+            });
+        }
+        Ok(out)
+    }
+
+    fn prediction(&self, spec: &CaseFile) -> Result<PredictionSource, LoadError> {
+        match (&spec.prediction, &spec.prediction_text) {
+            (Some(node), Some(_)) => Err(self.err(node.mark, "prediction", "give either `prediction` or `prediction_text`, not both")),
+            (None, Some(text)) => Ok(PredictionSource::Text(text.value.clone())),
+            (None, None) => Err(self.err(Mark { line: 1, column: 1 }, "", "this case has no prediction")
+                .hint("add `prediction: outputs/NAME.json`, a path relative to this file, or an inline mapping, or `prediction_text:`")),
+            (Some(node), None) => match &node.kind {
+                NodeKind::Text(path) => {
+                    let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
+                    if !matches!(ext, "json" | "yaml" | "yml" | "txt") {
+                        return Err(self.err(node.mark, "prediction", format!("prediction file `{path}` must end in .json, .yaml, .yml or .txt"))
+                            .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
+                    }
+                    let base = self.file.parent().unwrap_or(Path::new("."));
+                    Ok(PredictionSource::File { path: base.join(path), at: node.mark })
+                }
+                NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone())),
+                _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),
+            },
+        }
+    }
+}

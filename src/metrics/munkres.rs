@@ -1,0 +1,227 @@
+//! The assignment solver of munkres 1.1.4, step for step, for the `anls_star` profile.
+//!
+//! Among matchings of equal total cost the package picks one by the order of its steps, and that
+//! choice changes ANLS* scores (the score is not the matching's cost), so the steps are kept as
+//! they are: rows reduced only, padding with cost 0, the last free zero of a row, restarts after
+//! each adjustment.
+
+/// munkres 1.1.4 on `make_cost_matrix(profit)`: the same steps in the same order with the same
+/// float arithmetic, so that among assignments of equal cost it picks the one the package picks.
+/// Returns (row, column) pairs in row order. Polynomial (O(n⁴) at worst, like munkres itself).
+pub(crate) fn munkres_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
+    let rows = profit.len();
+    let cols = profit.first().map_or(0, Vec::len);
+    if rows == 0 || cols == 0 {
+        return Vec::new();
+    }
+    let maximum = profit
+        .iter()
+        .flatten()
+        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    let n = rows.max(cols);
+    // Padded with cost 0, as `pad_matrix` does.
+    let mut cost = vec![0.0; n * n];
+    for (i, row) in profit.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            cost[i * n + j] = maximum - v;
+        }
+    }
+    let mut m = Munkres {
+        n,
+        cost,
+        marked: vec![Mark::None; n * n],
+        row_covered: vec![false; n],
+        col_covered: vec![false; n],
+    };
+    m.solve();
+    let mut out = Vec::with_capacity(rows.min(cols));
+    for i in 0..rows {
+        for j in 0..cols {
+            if m.marked[i * n + j] == Mark::Star {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mark {
+    None,
+    Star,
+    Prime,
+}
+
+struct Munkres {
+    n: usize,
+    cost: Vec<f64>,
+    marked: Vec<Mark>,
+    row_covered: Vec<bool>,
+    col_covered: Vec<bool>,
+}
+
+impl Munkres {
+    fn solve(&mut self) {
+        let n = self.n;
+        // Step 1: subtract each row's minimum (no column reduction).
+        for i in 0..n {
+            let row = &mut self.cost[i * n..(i + 1) * n];
+            let min = row
+                .iter()
+                .fold(f64::INFINITY, |m, &v| if v < m { v } else { m });
+            row.iter_mut().for_each(|v| *v -= min);
+        }
+        // Step 2: star the first free zero of each row.
+        for i in 0..n {
+            for j in 0..n {
+                if self.cost[i * n + j] == 0.0 && !self.col_covered[j] && !self.row_covered[i] {
+                    self.marked[i * n + j] = Mark::Star;
+                    self.col_covered[j] = true;
+                    self.row_covered[i] = true;
+                    break;
+                }
+            }
+        }
+        self.clear_covers();
+        // Step 3, then steps 4-6 until every column holds a star.
+        while self.cover_starred_columns() < n {
+            let (row, col) = self.prime_until_augmenting();
+            self.augment(row, col);
+        }
+    }
+
+    fn cover_starred_columns(&mut self) -> usize {
+        let n = self.n;
+        let mut count = 0;
+        for i in 0..n {
+            for j in 0..n {
+                if self.marked[i * n + j] == Mark::Star && !self.col_covered[j] {
+                    self.col_covered[j] = true;
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    /// Steps 4 and 6: prime uncovered zeros until one has no star in its row.
+    fn prime_until_augmenting(&mut self) -> (usize, usize) {
+        let n = self.n;
+        let (mut row, mut col) = (0, 0);
+        loop {
+            match self.find_a_zero(row, col) {
+                Some((r, c)) => {
+                    self.marked[r * n + c] = Mark::Prime;
+                    match self.find_in_row(r, Mark::Star) {
+                        Some(star_col) => {
+                            // The next scan starts at this row and the star's column.
+                            (row, col) = (r, star_col);
+                            self.row_covered[r] = true;
+                            self.col_covered[star_col] = false;
+                        }
+                        None => return (r, c),
+                    }
+                }
+                None => {
+                    // Step 6 hands back to a fresh step 4, which scans from (0, 0) again.
+                    self.adjust();
+                    (row, col) = (0, 0);
+                }
+            }
+        }
+    }
+
+    /// munkres' `__find_a_zero`: rows from `i0` round, each row scanned from `j0` round, and the
+    /// scan does not stop at a hit, so it returns the last uncovered zero of the first row with one.
+    fn find_a_zero(&self, i0: usize, j0: usize) -> Option<(usize, usize)> {
+        let n = self.n;
+        let mut i = i0;
+        loop {
+            if !self.row_covered[i] {
+                let mut hit = None;
+                let mut j = j0;
+                loop {
+                    if self.cost[i * n + j] == 0.0 && !self.col_covered[j] {
+                        hit = Some(j);
+                    }
+                    j = (j + 1) % n;
+                    if j == j0 {
+                        break;
+                    }
+                }
+                if let Some(j) = hit {
+                    return Some((i, j));
+                }
+            }
+            i = (i + 1) % n;
+            if i == i0 {
+                return None;
+            }
+        }
+    }
+
+    /// Step 6: add the smallest uncovered value to covered rows, subtract it from uncovered
+    /// columns, in that order (both for a covered row's uncovered cell, as munkres does).
+    fn adjust(&mut self) {
+        let n = self.n;
+        let mut min = f64::INFINITY;
+        for i in (0..n).filter(|&i| !self.row_covered[i]) {
+            for j in (0..n).filter(|&j| !self.col_covered[j]) {
+                let v = self.cost[i * n + j];
+                if min > v {
+                    min = v;
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                let v = &mut self.cost[i * n + j];
+                if self.row_covered[i] {
+                    *v += min;
+                }
+                if !self.col_covered[j] {
+                    *v -= min;
+                }
+            }
+        }
+    }
+
+    /// Step 5: flip the alternating path of primes and stars that starts at (row, col).
+    fn augment(&mut self, row: usize, col: usize) {
+        let n = self.n;
+        let mut path = vec![(row, col)];
+        let mut col = col;
+        while let Some(star_row) = self.find_in_col(col, Mark::Star) {
+            path.push((star_row, col));
+            // A starred zero on the path always has a prime in its row.
+            col = self.find_in_row(star_row, Mark::Prime).unwrap_or(col);
+            path.push((star_row, col));
+        }
+        for (r, c) in path {
+            let mark = &mut self.marked[r * n + c];
+            *mark = if *mark == Mark::Star {
+                Mark::None
+            } else {
+                Mark::Star
+            };
+        }
+        self.clear_covers();
+        self.marked
+            .iter_mut()
+            .filter(|m| **m == Mark::Prime)
+            .for_each(|m| *m = Mark::None);
+    }
+
+    fn find_in_row(&self, row: usize, mark: Mark) -> Option<usize> {
+        (0..self.n).find(|&j| self.marked[row * self.n + j] == mark)
+    }
+
+    fn find_in_col(&self, col: usize, mark: Mark) -> Option<usize> {
+        (0..self.n).find(|&i| self.marked[i * self.n + col] == mark)
+    }
+
+    fn clear_covers(&mut self) {
+        self.row_covered.fill(false);
+        self.col_covered.fill(false);
+    }
+}
