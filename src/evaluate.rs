@@ -2,10 +2,9 @@
 //! Knows nothing of terminals or files.
 
 use crate::case::{Case, Metric};
-use crate::error::closest_within;
 use crate::metrics::{brier, ece};
 use crate::prediction::Prediction;
-use crate::rubric::{Rubric, RubricKind, Subject, Verdict, gated_score};
+use crate::rubric::{Context, Rubric, RubricKind, Verdict, gated_score};
 use crate::score::{Scored, score_field};
 use crate::value::Value;
 
@@ -149,7 +148,9 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
     let extra_fields: Vec<(String, Value)> = prediction
         .fields
         .iter()
-        .filter(|f| has_value(&f.value) && !gold.iter().any(|g| g.name == f.name))
+        .filter(|f| {
+            case.gold.is_some() && has_value(&f.value) && !gold.iter().any(|g| g.name == f.name)
+        })
         .map(|f| (f.name.clone(), f.value.clone()))
         .collect();
     let metrics = if has_gold && prediction.is_document {
@@ -165,34 +166,18 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         metrics
     };
 
-    let whole = Value::Text(prediction.text.clone());
+    let cx = Context {
+        prediction,
+        gold,
+        profile: case.profile,
+        normalize: case.normalize,
+    };
     let rubrics: Vec<RubricVerdict> = case
         .rubrics
         .iter()
-        .map(|rubric| {
-            if let Some(verdict) = misspelt_field(rubric, case, prediction) {
-                return RubricVerdict {
-                    rubric: rubric.clone(),
-                    verdict,
-                };
-            }
-            let (value, gold_field) = match &rubric.field {
-                Some(name) => (
-                    prediction.field(name).map_or(&Value::Null, |p| &p.value),
-                    gold.iter().find(|g| &g.name == name),
-                ),
-                None => (&whole, None),
-            };
-            let subject = Subject {
-                value,
-                gold: gold_field,
-                profile: case.profile,
-            };
-            let verdict = rubric.judge(&subject, case.normalize);
-            RubricVerdict {
-                rubric: rubric.clone(),
-                verdict,
-            }
+        .map(|rubric| RubricVerdict {
+            rubric: rubric.clone(),
+            verdict: rubric.judge(&cx),
         })
         .collect();
     let (gate_open, score) = gated_score(
@@ -260,28 +245,6 @@ impl Outcome {
             .iter()
             .filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
     }
-}
-
-/// A rubric whose field is in neither gold nor the prediction, but close to a name that is,
-/// is a typo: it fails rather than pass on nothing (`not_contains` on `totl` always holds).
-fn misspelt_field(rubric: &Rubric, case: &Case, prediction: &Prediction) -> Option<Verdict> {
-    let name = rubric.field.as_deref()?;
-    let gold = case.gold.as_deref().unwrap_or(&[]);
-    if gold.iter().any(|g| g.name == name) || prediction.field(name).is_some() {
-        return None;
-    }
-    let known = gold
-        .iter()
-        .map(|g| g.name.as_str())
-        .chain(prediction.fields.iter().map(|f| f.name.as_str()));
-    // Stricter than for keys: field names are short and an absent field may be meant.
-    let best = closest_within(name, known, |len| if len <= 5 { 1 } else { 2 })?;
-    Some(Verdict {
-        held: false,
-        detail: format!(
-            "{name}: the field is in neither gold nor the prediction (did you mean `{best}`?)"
-        ),
-    })
 }
 
 /// A value that counts as given: not null, not empty, not only spaces.

@@ -72,6 +72,7 @@ mod harness;
 pub mod load;
 pub mod metrics;
 mod normalize;
+pub mod path;
 pub mod prediction;
 pub mod render;
 pub mod rubric;

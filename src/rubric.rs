@@ -1,12 +1,16 @@
-//! Rubrics: checks -> verdicts, and the gate and score built from them (SPEC §5).
+//! Rubrics: checks -> verdicts, and the gate and score built from them (SPEC §5, §6).
 
 use std::path::PathBuf;
 
 use regex::Regex;
 
 use crate::case::{FieldRule, GoldField, Profile};
+use crate::error::closest_within;
 use crate::normalize::Normalize;
+use crate::path::FieldPath;
+use crate::prediction::Prediction;
 use crate::score::{Scored, score_field};
+use crate::typed::{Date, parse_date, parse_number};
 use crate::value::Value;
 
 /// Must-Right closes the gate when it fails; Easy-Wrong costs its penalty.
@@ -28,6 +32,17 @@ impl RubricKind {
     }
 }
 
+/// What a check looks at and what it asks of it.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The field path; `None` inherits the enclosing one (the whole prediction at the top).
+    pub field: Option<FieldPath>,
+    /// A normalization override.
+    pub normalize: Option<Normalize>,
+    /// The check.
+    pub check: Check,
+}
+
 /// What a rubric checks.
 #[derive(Debug, Clone)]
 pub enum Check {
@@ -47,6 +62,42 @@ pub enum Check {
     Matches(Regex),
     /// The field has a non-empty value (`true`) or none (`false`).
     Present(bool),
+    /// The value read as a number equals this, within the tolerance.
+    Number {
+        /// The expected number.
+        value: f64,
+        /// Largest difference still equal.
+        tolerance: f64,
+    },
+    /// The value read as a date equals this.
+    Date {
+        /// The expected date.
+        value: Date,
+        /// How numeric dates are read.
+        day_first: bool,
+    },
+    /// The field's confidence is at least this.
+    MinConfidence(f64),
+    /// The list has between `min` and `max` items.
+    Count {
+        /// At least this many.
+        min: usize,
+        /// At most this many.
+        max: usize,
+    },
+    /// Every nested check holds.
+    All(Vec<Probe>),
+    /// At least one nested check holds.
+    Any(Vec<Probe>),
+    /// The nested check does not hold.
+    Not(Box<Probe>),
+    /// The value read as a number equals the sum of these fields' numbers.
+    SumOf {
+        /// The fields summed (`[*]` sums every element).
+        fields: Vec<FieldPath>,
+        /// Largest difference still equal.
+        tolerance: f64,
+    },
 }
 
 impl Check {
@@ -63,14 +114,10 @@ pub struct Rubric {
     pub label: String,
     /// Must-Right or Easy-Wrong.
     pub kind: RubricKind,
-    /// The field checked; `None` reads the whole prediction text.
-    pub field: Option<String>,
-    /// A normalization override.
-    pub normalize: Option<Normalize>,
+    /// What is checked, and how.
+    pub probe: Probe,
     /// Penalty when an Easy-Wrong rubric fails (0 for Must-Right).
     pub penalty: f64,
-    /// The check.
-    pub check: Check,
     /// The file the rubric is written in (the case, or a rubric set).
     pub file: PathBuf,
     /// Its line there.
@@ -79,14 +126,11 @@ pub struct Rubric {
     pub included_at: Option<(PathBuf, u64)>,
 }
 
-/// What a rubric reads: the predicted value and, when the check needs it, the field's gold.
-pub struct Subject<'a> {
-    /// The value (a field's, or the whole prediction text).
-    pub value: &'a Value,
-    /// The field's gold and rule, if it has gold.
-    pub gold: Option<&'a GoldField>,
-    /// The case's scoring profile.
-    pub profile: Profile,
+impl Rubric {
+    /// The top-level field the rubric reads, if any.
+    pub fn field(&self) -> Option<&str> {
+        self.probe.field.as_ref().map(FieldPath::root)
+    }
 }
 
 /// The outcome of one rubric.
@@ -98,111 +142,391 @@ pub struct Verdict {
     pub detail: String,
 }
 
+/// What rubrics read: the prediction and the case's gold, profile and normalization.
+pub struct Context<'a> {
+    /// The prediction.
+    pub prediction: &'a Prediction,
+    /// The case's gold fields.
+    pub gold: &'a [GoldField],
+    /// The case's scoring profile.
+    pub profile: Profile,
+    /// The case's normalization.
+    pub normalize: Normalize,
+}
+
+/// One place a check looks at: a concrete path (or the whole text) and what is there.
+struct Target<'a> {
+    /// `None` for the whole prediction text.
+    at: Option<FieldPath>,
+    value: &'a Value,
+    confidence: Option<f64>,
+    /// The gold variants at the same place, when gold has them.
+    gold: Option<Vec<Value>>,
+    rule: FieldRule,
+}
+
 impl Rubric {
-    /// Runs the check against what it reads.
-    pub fn judge(&self, subject: &Subject, case_normalize: Normalize) -> Verdict {
-        let normalize = self.normalize.unwrap_or(case_normalize);
-        let raw = subject.value.as_text();
-        let norm = normalize.apply(&raw);
-        let shown = shorten(&raw);
-        let (held, detail) = match &self.check {
-            Check::Exact | Check::MinAnls(_) => {
-                let (variants, rule) = subject.gold.map_or((&[][..], FieldRule::default()), |g| {
-                    (g.variants.as_slice(), g.rule)
-                });
-                let Scored { em, anls, .. } =
-                    score_field(variants, rule, subject.value, normalize, subject.profile);
-                match &self.check {
-                    Check::MinAnls(min) => (
-                        anls >= *min,
-                        format!("ANLS {anls:.4} against gold, needs at least {min}"),
-                    ),
-                    _ => (
-                        em == 1.0,
-                        format!(
-                            "`{shown}` is {}an exact match of its gold",
-                            if em == 1.0 { "" } else { "not " }
-                        ),
-                    ),
-                }
-            }
-            Check::Equals(v) => {
-                let held = norm == normalize.apply(v);
-                (
-                    held,
-                    format!(
-                        "`{shown}` {} `{v}`",
-                        if held { "equals" } else { "does not equal" }
-                    ),
-                )
-            }
-            Check::OneOf(options) => {
-                let held = options.iter().any(|v| normalize.apply(v) == norm);
-                (
-                    held,
-                    format!(
-                        "`{shown}` is {}one of {}",
-                        if held { "" } else { "not " },
-                        list(options)
-                    ),
-                )
-            }
-            Check::Contains(needles) => {
-                let missing: Vec<String> = needles
-                    .iter()
-                    .filter(|s| !norm.contains(&normalize.apply(s)))
-                    .cloned()
-                    .collect();
-                if missing.is_empty() {
-                    (true, format!("`{shown}` contains {}", list(needles)))
-                } else {
-                    (
-                        false,
-                        format!("`{shown}` does not contain {}", list(&missing)),
-                    )
-                }
-            }
-            Check::NotContains(needles) => {
-                let found: Vec<String> = needles
-                    .iter()
-                    .filter(|s| norm.contains(&normalize.apply(s)))
-                    .cloned()
-                    .collect();
-                if found.is_empty() {
-                    (
-                        true,
-                        format!("`{shown}` contains none of {}", list(needles)),
-                    )
-                } else {
-                    (false, format!("`{shown}` contains {}", list(&found)))
-                }
-            }
-            Check::Matches(re) => {
-                let held = re.is_match(&raw);
-                (
-                    held,
-                    format!(
-                        "`{shown}` {} /{}/",
-                        if held { "matches" } else { "does not match" },
-                        re.as_str()
-                    ),
-                )
-            }
-            Check::Present(want) => {
-                let present = !subject.value.is_empty() && !raw.trim().is_empty();
-                let detail = if present {
-                    format!("has the value `{shown}`")
-                } else {
-                    "is absent, null or empty".into()
-                };
-                (present == *want, detail)
-            }
-        };
-        let detail = match &self.field {
-            Some(field) => format!("{field}: {detail}"),
-            None => format!("prediction: {detail}"),
-        };
+    /// Runs the rubric's check against the prediction.
+    pub fn judge(&self, cx: &Context) -> Verdict {
+        let whole = Value::Text(cx.prediction.text.clone());
+        let (held, detail) = judge(
+            &self.probe,
+            None,
+            cx,
+            self.probe.normalize.unwrap_or(cx.normalize),
+            &whole,
+        );
         Verdict { held, detail }
+    }
+}
+
+/// Judges a probe; `inherited` is the place an enclosing check looks at.
+fn judge(
+    probe: &Probe,
+    inherited: Option<&FieldPath>,
+    cx: &Context,
+    normalize: Normalize,
+    whole: &Value,
+) -> (bool, String) {
+    let normalize = probe.normalize.unwrap_or(normalize);
+    let path = probe.field.as_ref().or(inherited);
+    if let Some(path) = path
+        && let Some(hint) = misspelt(path, cx)
+    {
+        return (false, hint);
+    }
+    let targets = targets(path, cx, whole);
+    if targets.is_empty() {
+        let path = path.map(ToString::to_string).unwrap_or_default();
+        return (
+            false,
+            format!("{path}: `[*]` reached no element, so nothing could be checked"),
+        );
+    }
+    // A nested check on its parent's place does not repeat the path.
+    let named = probe.field.is_some() || inherited.is_none();
+    let mut failures = Vec::new();
+    let mut last = String::new();
+    for target in &targets {
+        let (held, detail) = judge_at(&probe.check, target, cx, normalize, whole);
+        let detail = match (&target.at, named) {
+            (_, false) => detail,
+            (Some(at), true) => format!("{at}: {detail}"),
+            (None, true) => format!("prediction: {detail}"),
+        };
+        if held {
+            last = detail;
+        } else {
+            failures.push(detail);
+        }
+    }
+    match (failures.is_empty(), targets.len()) {
+        (true, 1) => (true, last),
+        (true, n) => (true, format!("all {n} elements hold ({last})")),
+        (false, _) => (false, failures.join("; ")),
+    }
+}
+
+/// A root field in neither gold nor the prediction, one edit from a name that is, is a typo.
+fn misspelt(path: &FieldPath, cx: &Context) -> Option<String> {
+    let name = path.root();
+    if cx.gold.iter().any(|g| g.name == name) || cx.prediction.field(name).is_some() {
+        return None;
+    }
+    let known = cx
+        .gold
+        .iter()
+        .map(|g| g.name.as_str())
+        .chain(cx.prediction.fields.iter().map(|f| f.name.as_str()));
+    // Stricter than for keys: field names are short and an absent field may be meant.
+    let best = closest_within(name, known, |len| if len <= 5 { 1 } else { 2 })?;
+    Some(format!(
+        "{name}: the field is in neither gold nor the prediction (did you mean `{best}`?)"
+    ))
+}
+
+fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> Vec<Target<'a>> {
+    let Some(path) = path else {
+        return vec![Target {
+            at: None,
+            value: whole,
+            confidence: None,
+            gold: None,
+            rule: FieldRule::default(),
+        }];
+    };
+    let field = cx.prediction.field(path.root());
+    let root = field.map_or(&Value::Null, |f| &f.value);
+    let gold = cx.gold.iter().find(|g| g.name == path.root());
+    path.resolve(root)
+        .into_iter()
+        .map(|(at, value)| Target {
+            confidence: if at.is_field() {
+                field.and_then(|f| f.confidence)
+            } else {
+                None
+            },
+            gold: gold.map(|g| g.variants.iter().map(|v| at.get(v).clone()).collect()),
+            rule: if at.is_field() {
+                gold.map_or(FieldRule::default(), |g| g.rule)
+            } else {
+                FieldRule::default()
+            },
+            at: Some(at),
+            value,
+        })
+        .collect()
+}
+
+fn judge_at(
+    check: &Check,
+    t: &Target,
+    cx: &Context,
+    normalize: Normalize,
+    whole: &Value,
+) -> (bool, String) {
+    let raw = t.value.as_text();
+    let norm = normalize.apply(&raw);
+    let shown = shorten(&raw);
+    match check {
+        Check::Exact | Check::MinAnls(_) => {
+            let Some(gold) = &t.gold else {
+                return (false, "gold has no value here to compare with".into());
+            };
+            let Scored { em, anls, .. } = score_field(gold, t.rule, t.value, normalize, cx.profile);
+            match check {
+                Check::MinAnls(min) => (
+                    anls >= *min,
+                    format!("ANLS {anls:.4} against gold, needs at least {min}"),
+                ),
+                _ => (
+                    em == 1.0,
+                    format!(
+                        "`{shown}` is {}an exact match of its gold",
+                        if em == 1.0 { "" } else { "not " }
+                    ),
+                ),
+            }
+        }
+        Check::Equals(v) => {
+            let held = norm == normalize.apply(v);
+            (
+                held,
+                format!(
+                    "`{shown}` {} `{v}`",
+                    if held { "equals" } else { "does not equal" }
+                ),
+            )
+        }
+        Check::OneOf(options) => {
+            let held = options.iter().any(|v| normalize.apply(v) == norm);
+            (
+                held,
+                format!(
+                    "`{shown}` is {}one of {}",
+                    if held { "" } else { "not " },
+                    list(options)
+                ),
+            )
+        }
+        Check::Contains(needles) => {
+            let missing: Vec<String> = needles
+                .iter()
+                .filter(|s| !norm.contains(&normalize.apply(s)))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                (true, format!("`{shown}` contains {}", list(needles)))
+            } else {
+                (
+                    false,
+                    format!("`{shown}` does not contain {}", list(&missing)),
+                )
+            }
+        }
+        Check::NotContains(needles) => {
+            let found: Vec<String> = needles
+                .iter()
+                .filter(|s| norm.contains(&normalize.apply(s)))
+                .cloned()
+                .collect();
+            if found.is_empty() {
+                (
+                    true,
+                    format!("`{shown}` contains none of {}", list(needles)),
+                )
+            } else {
+                (false, format!("`{shown}` contains {}", list(&found)))
+            }
+        }
+        Check::Matches(re) => {
+            let held = re.is_match(&raw);
+            (
+                held,
+                format!(
+                    "`{shown}` {} /{}/",
+                    if held { "matches" } else { "does not match" },
+                    re.as_str()
+                ),
+            )
+        }
+        Check::Present(want) => {
+            let present = !t.value.is_empty() && !raw.trim().is_empty();
+            let detail = if present {
+                format!("has the value `{shown}`")
+            } else {
+                "is absent, null or empty".into()
+            };
+            (present == *want, detail)
+        }
+        Check::Number { value, tolerance } => match parse_number(&raw) {
+            Some(n) => {
+                let held =
+                    (n - value).abs() <= tolerance + 4.0 * f64::EPSILON * n.abs().max(value.abs());
+                (
+                    held,
+                    format!(
+                        "`{shown}` reads as {n}, {} {value}{}",
+                        if held { "equal to" } else { "not" },
+                        within(*tolerance)
+                    ),
+                )
+            }
+            None => (false, format!("`{shown}` could not be read as a number")),
+        },
+        Check::Date { value, day_first } => match parse_date(&raw, *day_first) {
+            Some(d) => (
+                d == *value,
+                format!(
+                    "`{shown}` reads as {d}, {} {value}",
+                    if d == *value { "equal to" } else { "not" }
+                ),
+            ),
+            None => (false, format!("`{shown}` could not be read as a date")),
+        },
+        Check::MinConfidence(min) => match t.confidence {
+            Some(c) => (c >= *min, format!("confidence {c}, needs at least {min}")),
+            None => (false, "the prediction gives no confidence for it".into()),
+        },
+        Check::Count { min, max } => {
+            let n = match t.value {
+                Value::List(items) => items.len(),
+                Value::Null => 0,
+                _ => return (false, format!("`{shown}` is not a list")),
+            };
+            let wanted = if min == max {
+                format!("{min}")
+            } else if *max == usize::MAX {
+                format!("at least {min}")
+            } else {
+                format!("{min} to {max}")
+            };
+            (
+                (*min..=*max).contains(&n),
+                format!(
+                    "has {n} item{}, needs {wanted}",
+                    if n == 1 { "" } else { "s" }
+                ),
+            )
+        }
+        Check::All(probes) => {
+            let here = t.at.as_ref();
+            let results: Vec<(bool, String)> = probes
+                .iter()
+                .map(|p| judge(p, here, cx, normalize, whole))
+                .collect();
+            let failed: Vec<&String> = results.iter().filter(|(h, _)| !h).map(|(_, d)| d).collect();
+            if failed.is_empty() {
+                (true, format!("all {} checks hold", probes.len()))
+            } else {
+                (
+                    false,
+                    format!(
+                        "not all checks hold: {}",
+                        failed
+                            .iter()
+                            .map(|d| d.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                )
+            }
+        }
+        Check::Any(probes) => {
+            let here = t.at.as_ref();
+            let results: Vec<(bool, String)> = probes
+                .iter()
+                .map(|p| judge(p, here, cx, normalize, whole))
+                .collect();
+            match results.iter().find(|(h, _)| *h) {
+                Some((_, d)) => (true, format!("one check holds: {d}")),
+                None => (
+                    false,
+                    format!(
+                        "no check holds: {}",
+                        results
+                            .iter()
+                            .map(|(_, d)| d.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                ),
+            }
+        }
+        Check::Not(probe) => {
+            let (held, detail) = judge(probe, t.at.as_ref(), cx, normalize, whole);
+            (!held, format!("not ({detail})"))
+        }
+        Check::SumOf { fields, tolerance } => {
+            let Some(total) = parse_number(&raw) else {
+                return (false, format!("`{shown}` could not be read as a number"));
+            };
+            let mut sum = 0.0;
+            let mut parts = Vec::new();
+            for path in fields {
+                let root = cx
+                    .prediction
+                    .field(path.root())
+                    .map_or(&Value::Null, |f| &f.value);
+                for (at, v) in path.resolve(root) {
+                    match parse_number(&v.as_text()) {
+                        Some(n) => {
+                            sum += n;
+                            parts.push(format!("{at} {n}"));
+                        }
+                        None => {
+                            return (
+                                false,
+                                format!(
+                                    "{at} `{}` could not be read as a number, so the sum is unknown",
+                                    shorten(&v.as_text())
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            let held =
+                (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
+            let sum_text = format!("{}", (sum * 1e9).round() / 1e9);
+            (
+                held,
+                format!(
+                    "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
+                    if held { "equal to" } else { "not" },
+                    parts.join(" + "),
+                    within(*tolerance)
+                ),
+            )
+        }
+    }
+}
+
+fn within(tolerance: f64) -> String {
+    if tolerance > 0.0 {
+        format!(" (within {tolerance})")
+    } else {
+        String::new()
     }
 }
 

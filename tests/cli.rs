@@ -322,26 +322,45 @@ fn libtest_flags() {
     assert!(json.contains(r#""name": "variants/any-of""#), "{json}");
 }
 
+/// `tests/ui/cases/NAME.yaml` is a broken case named after its mistake; `NAME.expected` beside
+/// it is the first line of its failure message.
 #[test]
-fn load_errors_fail_their_case_alone_with_location_and_fix() {
-    let dir = fixtures().join("errors");
+fn ui_broken_files_fail_alone_with_location_and_fix() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
     let out = goldgate(&dir, &["test", "cases", "--test-threads", "1"]);
     assert_eq!(out.status.code(), Some(101));
     let text = stdout(&out);
-    assert!(test_lines(&text).contains(&("valid".to_owned(), "ok".to_owned())));
-    let expected = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
-    let mut checked = 0;
-    for line in expected.lines().filter(|l| !l.trim().is_empty()) {
-        let (name, message) = line.split_once(" | ").unwrap();
-        let block = failure_block(&text, name);
-        assert_eq!(block.lines().next().unwrap(), message, "case {name}");
-        checked += 1;
+    let verdicts = test_lines(&text);
+    assert!(
+        verdicts.contains(&("valid".to_owned(), "ok".to_owned())),
+        "a good case among broken ones still runs"
+    );
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(dir.join("cases")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "expected") {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let expected = std::fs::read_to_string(&path).unwrap();
+            let block = failure_block(&text, &name);
+            assert_eq!(
+                block.lines().next().unwrap(),
+                expected.trim_end(),
+                "tests/ui/cases/{name}"
+            );
+            checked.push(name);
+        }
     }
-    let failed = test_lines(&text)
+    let failed: Vec<&String> = verdicts
         .iter()
         .filter(|(_, v)| v == "FAILED")
-        .count();
-    assert_eq!(checked, failed, "every broken case has an expected message");
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        checked.len(),
+        failed.len(),
+        "every broken case has its .expected: {failed:?}"
+    );
+    assert!(checked.len() >= 30, "{} ui cases", checked.len());
 }
 
 #[test]
@@ -577,4 +596,37 @@ fn score_in_the_anls_star_profile() {
             .code(),
         Some(2)
     );
+}
+
+#[test]
+fn every_check_of_the_vocabulary_holds_and_fails() {
+    let (out, r) = report(&fixtures().join("checks"), &[]);
+    let verdicts = test_lines(&stdout(&out));
+    assert_eq!(
+        verdicts,
+        [
+            ("fails".to_owned(), "FAILED".to_owned()),
+            ("passes".to_owned(), "ok".to_owned())
+        ]
+    );
+    let passes = case(&r, "passes");
+    assert_eq!(passes["rubrics"].as_array().unwrap().len(), 14);
+    assert!(
+        passes["rubrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["held"] == true)
+    );
+    let fails = case(&r, "fails");
+    assert!(
+        fails["rubrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["held"] == false)
+    );
+    assert!(close(&fails["score"], 0.1));
+    assert_eq!(fails["rubrics"][5]["field"], "line_items[*].quantity");
+    assert_snapshot("checks-fails", &failure_block(&stdout(&out), "fails"));
 }

@@ -84,7 +84,7 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
             return Err(here.err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
                 .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
         }
-        if let Some(r) = rubrics.iter().find(|r| r.field.is_some()) {
+        if let Some(r) = rubrics.iter().find(|r| r.field().is_some()) {
             return Err(LoadError::at(
                 &r.file,
                 Mark {
@@ -95,7 +95,7 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
                 format!(
                     "rubric `{}` reads the field `{}`, but a text prediction has no fields",
                     r.label,
-                    r.field.as_deref().unwrap_or_default()
+                    r.field().unwrap_or_default()
                 ),
             )
             .hint("remove `field:` to check the whole text"));

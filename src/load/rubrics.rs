@@ -8,8 +8,10 @@ use serde_saphyr::Spanned;
 
 use super::{DEFAULT_PENALTY, Here, read_text};
 use crate::error::{LoadError, closest};
-use crate::rubric::{Check, Rubric, RubricKind};
+use crate::path::FieldPath;
+use crate::rubric::{Check, Probe, Rubric, RubricKind};
 use crate::spec::{Mark, Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
+use crate::typed::{parse_date, parse_number};
 
 /// Resolves rubric entries against the rubric sets folder and the case's gold fields.
 pub(super) struct Sets<'a> {
@@ -122,7 +124,7 @@ fn available_sets(dir: &Path) -> Vec<String> {
     names
 }
 
-const CHECKS: [&str; 8] = [
+const CHECKS: [&str; 16] = [
     "exact",
     "min_anls",
     "equals",
@@ -131,6 +133,14 @@ const CHECKS: [&str; 8] = [
     "not_contains",
     "matches",
     "present",
+    "number",
+    "date",
+    "min_confidence",
+    "count",
+    "all",
+    "any",
+    "not",
+    "sum_of",
 ];
 
 fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
@@ -143,6 +153,14 @@ fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
         e.not_contains.is_some(),
         e.matches.is_some(),
         e.present.is_some(),
+        e.number.is_some(),
+        e.date.is_some(),
+        e.min_confidence.is_some(),
+        e.count.is_some(),
+        e.all.is_some(),
+        e.any.is_some(),
+        e.not.is_some(),
+        e.sum_of.is_some(),
     ];
     CHECKS
         .iter()
@@ -186,46 +204,7 @@ fn rubric(
                 "say what the rubric checks, e.g. `must_right: total is the tax-inclusive amount`",
             ));
     }
-    let checks: Vec<&str> = check_keys(e).collect();
-    if checks.len() != 1 {
-        let message = if checks.is_empty() {
-            format!("rubric `{}` has no check", label.value)
-        } else {
-            format!(
-                "rubric `{}` has {} checks ({}); a rubric has exactly one",
-                label.value,
-                checks.len(),
-                checks.join(", ")
-            )
-        };
-        return Err(here.err(mark, path, message).hint(format!(
-            "use one of {}; write several rubrics for several checks",
-            CHECKS.map(|c| format!("`{c}`")).join(", ")
-        )));
-    }
-    let check = check(here, path, e)?;
-    let field = e.field.as_ref().map(|f| f.value.clone());
-    if check.needs_gold() && field.is_none() {
-        return Err(here
-            .err(
-                mark,
-                path,
-                format!(
-                    "`{}` compares a field with its gold, so the rubric needs `field:`",
-                    checks[0]
-                ),
-            )
-            .hint("add `field: NAME`"));
-    }
-    if let (true, Some(f)) = (check.needs_gold(), &e.field)
-        && !gold.contains(&f.value.as_str())
-    {
-        let name = &f.value;
-        return Err(here.err(Mark::of(&f.referenced), &format!("{path}.field"), format!(
-            "`{}` compares `{name}` with its gold, but gold has no `{name}`", checks[0]
-        ))
-        .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")));
-    }
+    let probe = probe(here, path, mark, e, gold, false)?;
     let penalty = match (&e.penalty, kind) {
         (Some(p), RubricKind::MustRight) => {
             return Err(here
@@ -249,25 +228,157 @@ fn rubric(
         (None, RubricKind::EasyWrong) => DEFAULT_PENALTY,
         (None, RubricKind::MustRight) => 0.0,
     };
-    let normalize = e
-        .normalize
-        .as_ref()
-        .map(|n| here.normalize(n, &format!("{path}.normalize")))
-        .transpose()?;
     Ok(Rubric {
         label: label.value.clone(),
         kind,
-        field,
-        normalize,
+        probe,
         penalty,
-        check,
         file: here.file.to_path_buf(),
         line: mark.line,
         included_at: None,
     })
 }
 
-fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
+/// A check with its field and normalization; `nested` for the entries of `all`, `any`, `not`.
+fn probe(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    gold: &[&str],
+    nested: bool,
+) -> Result<Probe, LoadError> {
+    if nested {
+        let rubric_only = [
+            ("must_right", e.must_right.is_some()),
+            ("easy_wrong", e.easy_wrong.is_some()),
+            ("penalty", e.penalty.is_some()),
+            ("include", e.include.is_some()),
+        ];
+        if let Some((key, _)) = rubric_only.iter().find(|(_, given)| *given) {
+            return Err(here
+                .err(
+                    mark,
+                    path,
+                    format!("`{key}` belongs to a rubric, not to a nested check"),
+                )
+                .hint("a nested check holds a check and, if needed, `field` and `normalize`"));
+        }
+    }
+    let checks: Vec<&str> = check_keys(e).collect();
+    if checks.len() != 1 {
+        let what = if nested {
+            "the nested check".to_owned()
+        } else {
+            format!(
+                "rubric `{}`",
+                e.must_right
+                    .as_ref()
+                    .or(e.easy_wrong.as_ref())
+                    .map_or("", |l| l.value.as_str())
+            )
+        };
+        let message = if checks.is_empty() {
+            format!("{what} has no check")
+        } else {
+            format!(
+                "{what} has {} checks ({}); it takes exactly one",
+                checks.len(),
+                checks.join(", ")
+            )
+        };
+        return Err(here.err(mark, path, message).hint(format!(
+            "use one of {}; combine several with `all: [...]` or `any: [...]`",
+            CHECKS.map(|c| format!("`{c}`")).join(", ")
+        )));
+    }
+    let field = match &e.field {
+        Some(f) => Some(FieldPath::parse(&f.value).map_err(|why| {
+            here.err(Mark::of(&f.referenced), &format!("{path}.field"), format!("invalid field path: {why}"))
+                .hint("a path is a field name and `.key`, `[0]` or `[*]` steps, as `line_items[*].quantity`")
+        })?),
+        None => None,
+    };
+    if let (Some(t), false) = (&e.tolerance, e.number.is_some() || e.sum_of.is_some()) {
+        return Err(here
+            .err(
+                Mark::of(&t.referenced),
+                &format!("{path}.tolerance"),
+                "`tolerance` goes with `number` or `sum_of`",
+            )
+            .hint("remove it, or use it with one of those checks"));
+    }
+    if let (Some(d), false) = (&e.day_first, e.date.is_some()) {
+        return Err(here
+            .err(
+                Mark::of(&d.referenced),
+                &format!("{path}.day_first"),
+                "`day_first` goes with `date`",
+            )
+            .hint("remove it, or use it with `date:`"));
+    }
+    let check = check(here, path, mark, e, gold)?;
+    if check.needs_gold() {
+        match &field {
+            None if !nested => {
+                return Err(here
+                    .err(
+                        mark,
+                        path,
+                        format!(
+                            "`{}` compares a field with its gold, so the rubric needs `field:`",
+                            checks[0]
+                        ),
+                    )
+                    .hint("add `field: NAME`"));
+            }
+            Some(f) if !gold.contains(&f.root()) => {
+                let name = f.root();
+                let at = e.field.as_ref().map_or(mark, |f| Mark::of(&f.referenced));
+                return Err(here
+                    .err(at, &format!("{path}.field"), format!("`{}` compares `{name}` with its gold, but gold has no `{name}`", checks[0]))
+                    .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")));
+            }
+            _ => {}
+        }
+    }
+    if field.is_none()
+        && !nested
+        && matches!(
+            check,
+            Check::MinConfidence(_) | Check::SumOf { .. } | Check::Count { .. }
+        )
+    {
+        return Err(here
+            .err(
+                mark,
+                path,
+                format!(
+                    "`{}` reads a field, so the rubric needs `field:`",
+                    checks[0]
+                ),
+            )
+            .hint("add `field: NAME`"));
+    }
+    let normalize = e
+        .normalize
+        .as_ref()
+        .map(|n| here.normalize(n, &format!("{path}.normalize")))
+        .transpose()?;
+    Ok(Probe {
+        field,
+        normalize,
+        check,
+    })
+}
+
+fn check(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    gold: &[&str],
+) -> Result<Check, LoadError> {
     if let Some(exact) = &e.exact {
         if !exact.value {
             return Err(here
@@ -276,21 +387,16 @@ fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
                     &format!("{path}.exact"),
                     "`exact: false` checks nothing",
                 )
-                .hint(
-                    "write `exact: true`, or use `not_contains` / `min_anls` for a looser check",
-                ));
+                .hint("write `exact: true`, or `not: { exact: true }` for the opposite"));
         }
         return Ok(Check::Exact);
     }
     if let Some(min) = &e.min_anls {
-        if !(0.0..=1.0).contains(&min.value) {
-            return Err(here.err(
-                Mark::of(&min.referenced),
-                &format!("{path}.min_anls"),
-                format!("`min_anls` is {}, outside [0, 1]", min.value),
-            ));
-        }
-        return Ok(Check::MinAnls(min.value));
+        return Ok(Check::MinAnls(unit(
+            here,
+            min,
+            &format!("{path}.min_anls"),
+        )?));
     }
     if let Some(node) = &e.equals {
         return Ok(Check::Equals(scalar(
@@ -330,7 +436,8 @@ fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
     }
     if let Some(pattern) = &e.matches {
         if pattern.value.is_empty() {
-            return Err(here.err(Mark::of(&pattern.referenced), &format!("{path}.matches"), "an empty pattern matches everything")
+            return Err(here
+                .err(Mark::of(&pattern.referenced), &format!("{path}.matches"), "an empty pattern matches everything")
                 .hint("write the pattern the value must match, anchored with ^ and $ for a whole-value match"));
         }
         return Regex::new(&pattern.value)
@@ -355,7 +462,180 @@ fn check(here: &Here, path: &str, e: &RubricEntry) -> Result<Check, LoadError> {
     if let Some(present) = &e.present {
         return Ok(Check::Present(present.value));
     }
-    Err(here.err(Mark::default(), path, "rubric has no check"))
+    if let Some(node) = &e.number {
+        let p = format!("{path}.number");
+        let text = scalar(here, node, &p)?;
+        let value = parse_number(&text).ok_or_else(|| {
+            here.err(
+                node.mark,
+                &p,
+                format!("`{text}` cannot be read as a number"),
+            )
+            .hint("write it with digits, such as 1234.50")
+        })?;
+        return Ok(Check::Number {
+            value,
+            tolerance: tolerance(here, e, path)?,
+        });
+    }
+    if let Some(node) = &e.date {
+        let p = format!("{path}.date");
+        let text = scalar(here, node, &p)?;
+        let day_first = e.day_first.as_ref().is_some_and(|d| d.value);
+        let value = parse_date(&text, day_first).ok_or_else(|| {
+            here.err(node.mark, &p, format!("`{text}` cannot be read as a date"))
+                .hint("write it as 2024-03-05 or 5 March 2024, or as 05/03/2024 with `day_first: true`")
+        })?;
+        return Ok(Check::Date { value, day_first });
+    }
+    if let Some(min) = &e.min_confidence {
+        return Ok(Check::MinConfidence(unit(
+            here,
+            min,
+            &format!("{path}.min_confidence"),
+        )?));
+    }
+    if let Some(node) = &e.count {
+        return count(here, node, &format!("{path}.count"));
+    }
+    for (key, list) in [("all", &e.all), ("any", &e.any)] {
+        if let Some(list) = list {
+            if list.is_empty() {
+                return Err(here
+                    .err(mark, &format!("{path}.{key}"), format!("`{key}` is empty"))
+                    .hint("give at least one check"));
+            }
+            let probes = list
+                .iter()
+                .enumerate()
+                .map(|(i, entry)| {
+                    probe(
+                        here,
+                        &format!("{path}.{key}[{i}]"),
+                        Mark::of(&entry.referenced),
+                        &entry.value,
+                        gold,
+                        true,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(if key == "all" {
+                Check::All(probes)
+            } else {
+                Check::Any(probes)
+            });
+        }
+    }
+    if let Some(entry) = &e.not {
+        let inner = probe(
+            here,
+            &format!("{path}.not"),
+            Mark::of(&entry.referenced),
+            &entry.value,
+            gold,
+            true,
+        )?;
+        return Ok(Check::Not(Box::new(inner)));
+    }
+    if let Some(fields) = &e.sum_of {
+        if fields.is_empty() {
+            return Err(here
+                .err(mark, &format!("{path}.sum_of"), "`sum_of` is empty")
+                .hint("list the fields that add up: `sum_of: [total_ht, tva]`"));
+        }
+        let paths = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                FieldPath::parse(&f.value).map_err(|why| {
+                    here.err(
+                        Mark::of(&f.referenced),
+                        &format!("{path}.sum_of[{i}]"),
+                        format!("invalid field path: {why}"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Check::SumOf {
+            fields: paths,
+            tolerance: tolerance(here, e, path)?,
+        });
+    }
+    Err(here.err(mark, path, "the rubric has no check"))
+}
+
+fn unit(here: &Here, value: &Spanned<f64>, path: &str) -> Result<f64, LoadError> {
+    if (0.0..=1.0).contains(&value.value) {
+        Ok(value.value)
+    } else {
+        Err(here.err(
+            Mark::of(&value.referenced),
+            path,
+            format!("{} is outside [0, 1]", value.value),
+        ))
+    }
+}
+
+fn tolerance(here: &Here, e: &RubricEntry, path: &str) -> Result<f64, LoadError> {
+    match &e.tolerance {
+        None => Ok(0.0),
+        Some(t) if t.value >= 0.0 && t.value.is_finite() => Ok(t.value),
+        Some(t) => Err(here.err(
+            Mark::of(&t.referenced),
+            &format!("{path}.tolerance"),
+            format!("`tolerance` is {}; it must be 0 or more", t.value),
+        )),
+    }
+}
+
+/// `count: N` or `count: { min: A, max: B }` (either bound may be left out).
+fn count(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
+    let whole = |n: &Node, p: &str| -> Result<usize, LoadError> {
+        match &n.kind {
+            NodeKind::Text(t) => t.trim().parse().map_err(|_| {
+                here.err(n.mark, p, format!("`{t}` is not a count"))
+                    .hint("write a whole number such as 3")
+            }),
+            _ => Err(here.err(
+                n.mark,
+                p,
+                format!("expected a count, found {}", n.kind_name()),
+            )),
+        }
+    };
+    match &node.kind {
+        NodeKind::Map(entries) => {
+            let (mut min, mut max) = (0, usize::MAX);
+            for (key, value) in entries {
+                let p = format!("{path}.{key}");
+                match key.as_str() {
+                    "min" => min = whole(value, &p)?,
+                    "max" => max = whole(value, &p)?,
+                    _ => {
+                        let e = here.err(value.mark, &p, format!("unknown key `{key}` in `count`"));
+                        return Err(match closest(key, ["min", "max"]) {
+                            Some(best) => e.hint(format!("did you mean `{best}`?")),
+                            None => e.hint("`count` takes `min` and `max`"),
+                        });
+                    }
+                }
+            }
+            if entries.is_empty() || min > max {
+                return Err(here
+                    .err(
+                        node.mark,
+                        path,
+                        "`count` needs `min` ≤ `max`, at least one of them",
+                    )
+                    .hint("write `count: { min: 1, max: 5 }`"));
+            }
+            Ok(Check::Count { min, max })
+        }
+        _ => {
+            let n = whole(node, path)?;
+            Ok(Check::Count { min: n, max: n })
+        }
+    }
 }
 
 fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
@@ -371,7 +651,29 @@ fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
 }
 
 fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
-    let texts = texts_as_written(here, node, path)?;
+    let texts = match &node.kind {
+        NodeKind::List(items) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, n)| scalar(here, n, &format!("{path}[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        NodeKind::List(_) => {
+            return Err(here
+                .err(node.mark, path, "the list is empty")
+                .hint("give at least one text"));
+        }
+        NodeKind::Text(t) => vec![t.clone()],
+        _ => {
+            return Err(here.err(
+                node.mark,
+                path,
+                format!(
+                    "expected a text or a list of texts, found {}",
+                    node.kind_name()
+                ),
+            ));
+        }
+    };
     if texts.iter().any(|t| t.trim().is_empty()) {
         return Err(here
             .err(
@@ -382,26 +684,4 @@ fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError>
             .hint("give the words to look for"));
     }
     Ok(texts)
-}
-
-fn texts_as_written(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
-    match &node.kind {
-        NodeKind::List(items) if !items.is_empty() => items
-            .iter()
-            .enumerate()
-            .map(|(i, n)| scalar(here, n, &format!("{path}[{i}]")))
-            .collect(),
-        NodeKind::List(_) => Err(here
-            .err(node.mark, path, "the list is empty")
-            .hint("give at least one text")),
-        NodeKind::Text(t) => Ok(vec![t.clone()]),
-        _ => Err(here.err(
-            node.mark,
-            path,
-            format!(
-                "expected a text or a list of texts, found {}",
-                node.kind_name()
-            ),
-        )),
-    }
 }

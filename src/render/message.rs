@@ -145,7 +145,7 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
         .rubrics
         .iter()
         .filter(|r| !r.verdict.held)
-        .filter_map(|r| r.rubric.field.as_deref())
+        .filter_map(|r| r.rubric.field())
         .collect();
     let metric_failed = outcome
         .thresholds

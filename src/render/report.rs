@@ -111,7 +111,7 @@ impl Record {
             .iter()
             .map(|r| {
                 json!({
-                    "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.field,
+                    "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.probe.field.as_ref().map(ToString::to_string),
                     "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
                     "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
                 })

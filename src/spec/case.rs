@@ -85,7 +85,8 @@ pub struct RubricSetFile {
     pub rubrics: Vec<Spanned<RubricEntry>>,
 }
 
-/// One entry of a `rubrics` list: a rubric, or `include: NAME`.
+/// One entry of a `rubrics` list: a rubric, or `include: NAME`. The same keys, without the
+/// rubric's kind, label and penalty, make the nested checks of `all`, `any` and `not`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RubricEntry {
@@ -95,7 +96,8 @@ pub struct RubricEntry {
     pub must_right: Option<Spanned<String>>,
     /// Label of a rubric whose failure costs a penalty.
     pub easy_wrong: Option<Spanned<String>>,
-    /// The field checked; without it the check reads the whole prediction text.
+    /// The field checked (`total`, `address.city`, `line_items[0].description`,
+    /// `line_items[*].quantity`); without it the check reads the whole prediction text.
     pub field: Option<Spanned<String>>,
     /// A normalization override for this rubric.
     pub normalize: Option<Node>,
@@ -121,6 +123,29 @@ pub struct RubricEntry {
     pub matches: Option<Spanned<String>>,
     /// Check: the field has a non-empty value (`true`) or none (`false`).
     pub present: Option<Spanned<bool>>,
+    /// Check: the value read as a number equals this (within `tolerance`).
+    #[serde(default, deserialize_with = "given")]
+    pub number: Option<Node>,
+    /// Check: the value read as a date equals this (numeric dates read as `day_first` says).
+    #[serde(default, deserialize_with = "given")]
+    pub date: Option<Node>,
+    /// Check: the field's confidence is at least this.
+    pub min_confidence: Option<Spanned<f64>>,
+    /// Check: the list has this many items, or `{ min, max }`.
+    #[serde(default, deserialize_with = "given")]
+    pub count: Option<Node>,
+    /// Check: every nested check holds.
+    pub all: Option<Vec<Spanned<RubricEntry>>>,
+    /// Check: at least one nested check holds.
+    pub any: Option<Vec<Spanned<RubricEntry>>>,
+    /// Check: the nested check does not hold.
+    pub not: Option<Box<Spanned<RubricEntry>>>,
+    /// Check: the value read as a number equals the sum of these fields' numbers.
+    pub sum_of: Option<Vec<Spanned<String>>>,
+    /// With `number` or `sum_of`: the largest difference still equal (default 0).
+    pub tolerance: Option<Spanned<f64>>,
+    /// With `date`: numeric dates are day-first (`05/03/2024` is 5 March).
+    pub day_first: Option<Spanned<bool>>,
 }
 
 /// A key that is present is `Some`, even when its value is `null` (`equals: null` is a check).

@@ -1,0 +1,208 @@
+//! Field paths in rubrics: `total`, `address.city`, `line_items[0].description`,
+//! `line_items[*].quantity` (every element).
+
+use std::fmt;
+
+use crate::value::Value;
+
+/// One step of a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A mapping key (the first step is the field name).
+    Key(String),
+    /// A list index.
+    Index(usize),
+    /// Every element of a list.
+    Every,
+}
+
+/// A parsed field path, with the text it was written as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPath {
+    /// The steps, a key first.
+    pub steps: Vec<Step>,
+}
+
+impl FieldPath {
+    /// Parses `a.b[0].c[*]`; `Err` says what is wrong.
+    ///
+    /// ```
+    /// use goldgate::path::{FieldPath, Step};
+    /// let p = FieldPath::parse("line_items[*].quantity").unwrap();
+    /// assert_eq!(p.steps, [Step::Key("line_items".into()), Step::Every, Step::Key("quantity".into())]);
+    /// assert!(FieldPath::parse("items[x]").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<FieldPath, String> {
+        let mut steps = Vec::new();
+        let mut rest = text;
+        let mut expect_key = true;
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix('[') {
+                let (inside, after) = after
+                    .split_once(']')
+                    .ok_or_else(|| format!("`[` without `]` in `{text}`"))?;
+                steps.push(match inside.trim() {
+                    "*" => Step::Every,
+                    n => Step::Index(
+                        n.parse()
+                            .map_err(|_| format!("`[{inside}]` in `{text}` is not an index"))?,
+                    ),
+                });
+                rest = after;
+                expect_key = false;
+            } else {
+                if !expect_key {
+                    rest = rest
+                        .strip_prefix('.')
+                        .ok_or_else(|| format!("expected `.` or `[` after `]` in `{text}`"))?;
+                }
+                let end = rest.find(['.', '[']).unwrap_or(rest.len());
+                let key = &rest[..end];
+                if key.is_empty() {
+                    return Err(format!("an empty name in `{text}`"));
+                }
+                if key.contains(']') {
+                    return Err(format!("`]` without `[` in `{text}`"));
+                }
+                steps.push(Step::Key(key.to_owned()));
+                rest = &rest[end..];
+                if let Some(after) = rest.strip_prefix('.') {
+                    rest = after;
+                    expect_key = true;
+                    if rest.is_empty() {
+                        return Err(format!("`{text}` ends with `.`"));
+                    }
+                } else {
+                    expect_key = false;
+                }
+            }
+        }
+        match steps.first() {
+            Some(Step::Key(_)) => Ok(FieldPath { steps }),
+            _ => Err(format!("`{text}` must start with a field name")),
+        }
+    }
+
+    /// The top-level field the path starts at.
+    pub fn root(&self) -> &str {
+        match self.steps.first() {
+            Some(Step::Key(k)) => k,
+            _ => "",
+        }
+    }
+
+    /// True for a bare field name.
+    pub fn is_field(&self) -> bool {
+        self.steps.len() == 1
+    }
+
+    /// Every concrete path and value the path reaches in `root_value` (the value of the first
+    /// key). A missing step gives `Null`; `[*]` on a list gives one entry per element.
+    pub fn resolve<'a>(&self, root_value: &'a Value) -> Vec<(FieldPath, &'a Value)> {
+        let mut reached = vec![(vec![self.steps[0].clone()], root_value)];
+        for step in &self.steps[1..] {
+            let mut next = Vec::new();
+            for (at, value) in reached {
+                match step {
+                    Step::Every => {
+                        if let Value::List(items) = value {
+                            for (i, item) in items.iter().enumerate() {
+                                let mut at = at.clone();
+                                at.push(Step::Index(i));
+                                next.push((at, item));
+                            }
+                        }
+                    }
+                    Step::Index(i) => {
+                        let mut at = at.clone();
+                        at.push(step.clone());
+                        next.push((
+                            at,
+                            match value {
+                                Value::List(items) => items.get(*i).unwrap_or(&Value::Null),
+                                _ => &Value::Null,
+                            },
+                        ));
+                    }
+                    Step::Key(k) => {
+                        let mut at = at.clone();
+                        at.push(step.clone());
+                        next.push((at, value.get(k).unwrap_or(&Value::Null)));
+                    }
+                }
+            }
+            reached = next;
+        }
+        reached
+            .into_iter()
+            .map(|(steps, v)| (FieldPath { steps }, v))
+            .collect()
+    }
+
+    /// The value at a concrete path (no `[*]`) inside `root_value`.
+    pub fn get<'a>(&self, root_value: &'a Value) -> &'a Value {
+        self.resolve(root_value)
+            .into_iter()
+            .next()
+            .map_or(&Value::Null, |(_, v)| v)
+    }
+
+    /// Whether the path has a `[*]`.
+    pub fn has_every(&self) -> bool {
+        self.steps.contains(&Step::Every)
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.steps.iter().enumerate() {
+            match step {
+                Step::Key(k) if i == 0 => f.write_str(k)?,
+                Step::Key(k) => write!(f, ".{k}")?,
+                Step::Index(n) => write!(f, "[{n}]")?,
+                Step::Every => f.write_str("[*]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_show() {
+        for text in [
+            "total",
+            "address.city",
+            "line_items[0].description",
+            "items[*].tags[*]",
+            "a[2][3]",
+        ] {
+            assert_eq!(FieldPath::parse(text).unwrap().to_string(), text);
+        }
+        for bad in ["", ".a", "a.", "a..b", "[0]", "a[", "a[-1]", "a]b"] {
+            assert!(FieldPath::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resolve_every_element() {
+        let t = |s: &str| Value::Text(s.into());
+        let item = |q: &str| Value::Map(vec![("quantity".into(), t(q))]);
+        let items = Value::List(vec![item("1"), item("2")]);
+        let p = FieldPath::parse("line_items[*].quantity").unwrap();
+        let got: Vec<String> = p
+            .resolve(&items)
+            .iter()
+            .map(|(at, v)| format!("{at}={}", v.as_text()))
+            .collect();
+        assert_eq!(
+            got,
+            ["line_items[0].quantity=1", "line_items[1].quantity=2"]
+        );
+        let missing = FieldPath::parse("line_items[5].quantity").unwrap();
+        assert_eq!(missing.get(&items), &Value::Null);
+    }
+}
