@@ -140,6 +140,18 @@ fn merge_same_names(found: &mut Vec<Found>) {
     }
 }
 
+/// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.
+pub fn default_rubrics(cases: &Path) -> PathBuf {
+    if cases.file_name().is_none()
+        && let Some(parent) = std::fs::canonicalize(cases)
+            .ok()
+            .and_then(|c| c.parent().map(Path::to_path_buf))
+    {
+        return parent.join("rubrics");
+    }
+    cases.parent().unwrap_or(Path::new("")).join("rubrics")
+}
+
 /// A relative path with `/` on every OS.
 fn slashed(path: &Path) -> String {
     path.components()

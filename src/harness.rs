@@ -1,6 +1,5 @@
 //! The `Harness` builder and the libtest-mimic glue: case files in, one trial per case, exit code out.
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,12 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use libtest_mimic::{Arguments, ColorSetting, Completion, Failed, FormatSetting, Trial};
 
-use crate::case::{Case, PredictionSource};
+use crate::case::Case;
 use crate::discover::{Found, discover};
 use crate::env::Env;
-use crate::error::LoadError;
 use crate::evaluate::evaluate;
-use crate::load::load_case;
+use crate::load::{Problem, load_folder};
 use crate::prediction::read_prediction;
 use crate::render::{
     Record, RunSummary, Status, Styles, failure_message, paint, summary_line, write_report,
@@ -84,7 +82,7 @@ impl Harness {
         let rubrics = self
             .rubrics
             .clone()
-            .unwrap_or_else(|| default_rubrics(&self.cases));
+            .unwrap_or_else(|| crate::discover::default_rubrics(&self.cases));
 
         let found = match discover(&self.cases) {
             Ok(found) => found,
@@ -114,18 +112,6 @@ impl Harness {
     }
 }
 
-/// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.
-fn default_rubrics(cases: &Path) -> PathBuf {
-    if cases.file_name().is_none()
-        && let Some(parent) = std::fs::canonicalize(cases)
-            .ok()
-            .and_then(|c| c.parent().map(Path::to_path_buf))
-    {
-        return parent.join("rubrics");
-    }
-    cases.parent().unwrap_or(Path::new("")).join("rubrics")
-}
-
 fn fail_early(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(101)
@@ -146,71 +132,38 @@ fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records
         (Some(filter), true) => id == filter,
         _ => true,
     };
-    let loaded: Vec<(String, PathBuf, Result<Case, LoadError>)> = found
-        .iter()
-        .filter_map(|f| match f {
-            Found::Case { id, path } if wanted(id) => {
-                Some((id.clone(), path.clone(), load_case(path, id, rubrics)))
-            }
-            _ => None,
-        })
-        .collect();
-    // A YAML prediction file under the cases folder is not a case of its own (it does not load
-    // as one); a file that does load as a case stays a test even when another names it.
-    let predictions: HashSet<PathBuf> = loaded
-        .iter()
-        .filter_map(|(_, _, c)| match c.as_ref().ok().map(|c| &c.prediction) {
-            Some(PredictionSource::File { path, .. }) => std::fs::canonicalize(path).ok(),
-            _ => None,
-        })
-        .collect();
     let plain = args.format == Some(FormatSetting::Json);
-
-    let mut trials = Vec::new();
-    for f in &found {
-        if let Found::Unreadable { id, reason } = f
-            && wanted(id)
-        {
-            let (id, reason) = (id.clone(), reason.clone());
-            trials.push(Trial::test(id, move || {
-                Err(failed(format!("error: {reason}"), plain))
-            }));
-        }
-    }
-    for (id, path, case) in loaded {
-        let is_prediction = std::fs::canonicalize(&path).is_ok_and(|p| predictions.contains(&p));
-        if case.is_err() && is_prediction {
-            continue;
-        }
-        let records = Arc::clone(records);
-        trials.push(match case {
-            Err(error) => {
-                let file = path.display().to_string();
+    load_folder(&found, rubrics, wanted)
+        .into_iter()
+        .map(|entry| match entry.loaded {
+            Ok(case) => case_trial(case, args, Arc::clone(records), plain),
+            Err(problem) => {
+                let (id, file) = (entry.id, entry.file.display().to_string());
+                let records = Arc::clone(records);
                 Trial::test(id.clone(), move || {
-                    let message =
-                        format!("error: {error}\nthe case could not be loaded, so it was not run");
-                    push(
-                        &records,
-                        Record {
-                            id,
-                            pipeline: None,
-                            file,
-                            about: None,
-                            status: Status::Failed,
-                            error: Some(error.to_string()),
-                            skip: None,
-                            outcome: None,
-                            prediction: None,
-                        },
-                    );
+                    let message = match &problem {
+                        Problem::Load(error) => format!(
+                            "error: {error}\nthe case could not be loaded, so it was not run"
+                        ),
+                        Problem::Unreadable(reason) => format!("error: {reason}"),
+                    };
+                    let record = Record {
+                        id,
+                        pipeline: None,
+                        file,
+                        about: None,
+                        status: Status::Failed,
+                        error: Some(problem.to_string()),
+                        skip: None,
+                        outcome: None,
+                        prediction: None,
+                    };
+                    push(&records, record);
                     Err(failed(message, plain))
                 })
             }
-            Ok(case) => case_trial(case, args, records, plain),
-        });
-    }
-    trials.sort_by(|a, b| a.name().cmp(b.name()));
-    trials
+        })
+        .collect()
 }
 
 fn case_trial(case: Case, args: &Arguments, records: Records, plain: bool) -> Trial {

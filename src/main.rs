@@ -46,6 +46,21 @@ enum Command {
         #[arg(long)]
         jsonl: PathBuf,
     },
+    /// Print the JSON Schema (draft-07) of case files, or of rubric sets with `--kind rubrics`.
+    Schema {
+        /// `case` or `rubrics`.
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics"])]
+        kind: String,
+    },
+    /// Load every case and prediction, run nothing, print every mistake (exit 1 if any).
+    Lint {
+        /// The cases folder.
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+        /// The rubric sets folder (default: `rubrics` beside DIR).
+        #[arg(long)]
+        rubrics: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -88,6 +103,39 @@ fn main() -> ExitCode {
         }
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
+        Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Schema { kind } => {
+            let kind = if kind == "rubrics" {
+                goldgate::schema::Kind::Rubrics
+            } else {
+                goldgate::schema::Kind::Case
+            };
+            print!("{}", goldgate::schema::schema(kind));
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn lint(dir: &std::path::Path, rubrics: Option<PathBuf>) -> ExitCode {
+    let rubrics = rubrics.unwrap_or_else(|| goldgate::discover::default_rubrics(dir));
+    match goldgate::lint::lint(dir, &rubrics) {
+        Err(no_cases) => fail(&no_cases.0),
+        Ok(found) => {
+            for error in &found.errors {
+                println!("error: {error}");
+            }
+            let n = found.errors.len();
+            println!(
+                "lint: {} case files, {n} error{}",
+                found.cases,
+                if n == 1 { "" } else { "s" }
+            );
+            if n == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
     }
 }
 

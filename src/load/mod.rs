@@ -2,7 +2,10 @@
 //! [`LoadError`] naming the file, line, column, YAML path and the fix.
 
 mod fields;
+mod folder;
 mod rubrics;
+
+pub use folder::{Entry, Problem, load_folder};
 
 use std::path::Path;
 

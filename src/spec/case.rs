@@ -2,13 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::Node;
 
 /// A case file, as written (SPEC §3).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
     /// One line about the document.
@@ -16,47 +17,65 @@ pub struct CaseFile {
     /// Free labels, for filtering and reports.
     pub tags: Option<Vec<String>>,
     /// When set, the test is reported ignored with this reason.
+    #[schemars(with = "Option<String>")]
     pub skip: Option<Spanned<String>>,
     /// A path (relative to the case file) or an inline mapping.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::prediction")]
     pub prediction: Option<Node>,
     /// A free-text prediction, for cases checked by rubrics alone.
+    #[schemars(with = "Option<String>")]
     pub prediction_text: Option<Spanned<String>>,
     /// Gold value of every field.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::gold")]
     pub gold: Option<Node>,
     /// Fields that must be right.
+    #[schemars(with = "Option<Vec<String>>")]
     pub critical: Option<Vec<Spanned<String>>>,
     /// `false`, `true`, or a mapping of normalization steps.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::normalize")]
     pub normalize: Option<Node>,
     /// Must-Right and Easy-Wrong rubrics, inline or included.
+    #[schemars(with = "Option<Vec<RubricEntry>>")]
     pub rubrics: Option<Vec<Spanned<RubricEntry>>>,
     /// Bounds on metrics and on the score.
+    #[schemars(with = "Option<ThresholdsSpec>")]
     pub thresholds: Option<Spanned<ThresholdsSpec>>,
     /// Number of uniform bins of the expected calibration error (default 5).
+    #[schemars(with = "Option<u32>")]
     pub ece_bins: Option<Spanned<u32>>,
     /// Per-field comparison rules (`compare: number`, `correct: anls`...).
+    #[schemars(with = "Option<BTreeMap<String, FieldRuleSpec>>")]
     pub fields: Option<BTreeMap<String, Spanned<FieldRuleSpec>>>,
     /// The scoring profile: `dream` (default) or `anls_star`.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::profile")]
     pub profile: Option<Spanned<String>>,
 }
 
 /// How one field is compared and when it counts as correct (SPEC §6).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldRuleSpec {
     /// `text` (default), `number` or `date`.
     pub compare: Option<Compare>,
     /// Largest difference two numbers may have and still be equal (`compare: number`).
+    #[schemars(with = "Option<f64>")]
     pub tolerance: Option<Spanned<f64>>,
     /// Whether numeric dates are day-first, `05/03/2024` = 5 March (`compare: date`).
+    #[schemars(with = "Option<bool>")]
     pub day_first: Option<Spanned<bool>>,
     /// `exact` (default) or `anls`: what makes the field correct (EM and calibration).
     pub correct: Option<Correct>,
     /// With `correct: anls`, the ANLS from which the field is correct (default 0.5).
+    #[schemars(with = "Option<f64>")]
     pub min_anls: Option<Spanned<f64>>,
 }
 
 /// How a field's values are compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Compare {
     /// As normalized text.
@@ -68,7 +87,7 @@ pub enum Compare {
 }
 
 /// What makes a field correct.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Correct {
     /// An exact match (by its comparison).
@@ -78,73 +97,99 @@ pub enum Correct {
 }
 
 /// A rubric set in `rubrics/NAME.yaml`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RubricSetFile {
     /// Its rubrics, which may include other sets.
+    #[schemars(with = "Vec<RubricEntry>")]
     pub rubrics: Vec<Spanned<RubricEntry>>,
 }
 
 /// One entry of a `rubrics` list: a rubric, or `include: NAME`. The same keys, without the
 /// rubric's kind, label and penalty, make the nested checks of `all`, `any` and `not`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RubricEntry {
     /// Pulls in every rubric of `rubrics/NAME.yaml`.
+    #[schemars(with = "Option<String>")]
     pub include: Option<Spanned<String>>,
     /// Label of a rubric whose failure closes the gate.
+    #[schemars(with = "Option<String>")]
     pub must_right: Option<Spanned<String>>,
     /// Label of a rubric whose failure costs a penalty.
+    #[schemars(with = "Option<String>")]
     pub easy_wrong: Option<Spanned<String>>,
     /// The field checked (`total`, `address.city`, `line_items[0].description`,
     /// `line_items[*].quantity`); without it the check reads the whole prediction text.
+    #[schemars(with = "Option<String>")]
     pub field: Option<Spanned<String>>,
     /// A normalization override for this rubric.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::normalize")]
     pub normalize: Option<Node>,
     /// Penalty of a failed Easy-Wrong rubric, in (0, 1]; 0.1 by default.
+    #[schemars(with = "Option<f64>")]
     pub penalty: Option<Spanned<f64>>,
     /// Check: the field matches its gold exactly.
+    #[schemars(with = "Option<bool>")]
     pub exact: Option<Spanned<bool>>,
     /// Check: ANLS of the field against its gold is at least this.
+    #[schemars(with = "Option<f64>")]
     pub min_anls: Option<Spanned<f64>>,
     /// Check: the normalized value equals this.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::one_value")]
     pub equals: Option<Node>,
     /// Check: the normalized value equals one of these.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::values")]
     pub one_of: Option<Node>,
     /// Check: the normalized value contains every one of these.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::texts")]
     pub contains: Option<Node>,
     /// Check: the normalized value contains none of these.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::texts")]
     pub not_contains: Option<Node>,
     /// Check: the raw value matches this regular expression.
+    #[schemars(with = "Option<String>")]
     pub matches: Option<Spanned<String>>,
     /// Check: the field has a non-empty value (`true`) or none (`false`).
+    #[schemars(with = "Option<bool>")]
     pub present: Option<Spanned<bool>>,
     /// Check: the value read as a number equals this (within `tolerance`).
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::one_value")]
     pub number: Option<Node>,
     /// Check: the value read as a date equals this (numeric dates read as `day_first` says).
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::one_value")]
     pub date: Option<Node>,
     /// Check: the field's confidence is at least this.
+    #[schemars(with = "Option<f64>")]
     pub min_confidence: Option<Spanned<f64>>,
     /// Check: the list has this many items, or `{ min, max }`.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(schema_with = "crate::schema::count")]
     pub count: Option<Node>,
     /// Check: every nested check holds.
+    #[schemars(with = "Option<Vec<RubricEntry>>")]
     pub all: Option<Vec<Spanned<RubricEntry>>>,
     /// Check: at least one nested check holds.
+    #[schemars(with = "Option<Vec<RubricEntry>>")]
     pub any: Option<Vec<Spanned<RubricEntry>>>,
     /// Check: the nested check does not hold.
+    #[schemars(with = "Option<RubricEntry>")]
     pub not: Option<Box<Spanned<RubricEntry>>>,
     /// Check: the value read as a number equals the sum of these fields' numbers.
+    #[schemars(with = "Option<Vec<String>>")]
     pub sum_of: Option<Vec<Spanned<String>>>,
     /// With `number` or `sum_of`: the largest difference still equal (default 0).
+    #[schemars(with = "Option<f64>")]
     pub tolerance: Option<Spanned<f64>>,
     /// With `date`: numeric dates are day-first (`05/03/2024` is 5 March).
+    #[schemars(with = "Option<bool>")]
     pub day_first: Option<Spanned<bool>>,
 }
 
@@ -154,29 +199,40 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Node>, D::Erro
 }
 
 /// The thresholds of a case; all optional (SPEC §3).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThresholdsSpec {
     /// Lower bound on the gated score.
+    #[schemars(with = "Option<f64>")]
     pub min_score: Option<Spanned<f64>>,
     /// Lower bound on mean exact match.
+    #[schemars(with = "Option<f64>")]
     pub min_exact_match: Option<Spanned<f64>>,
     /// Lower bound on mean ANLS.
+    #[schemars(with = "Option<f64>")]
     pub min_anls: Option<Spanned<f64>>,
     /// Lower bound on mean exact match over critical fields.
+    #[schemars(with = "Option<f64>")]
     pub min_exact_critical: Option<Spanned<f64>>,
     /// Lower bound on mean ANLS over critical fields.
+    #[schemars(with = "Option<f64>")]
     pub min_anls_critical: Option<Spanned<f64>>,
     /// Upper bound on the Brier score.
+    #[schemars(with = "Option<f64>")]
     pub max_brier: Option<Spanned<f64>>,
     /// Upper bound on the expected calibration error.
+    #[schemars(with = "Option<f64>")]
     pub max_ece: Option<Spanned<f64>>,
     /// Upper bound on the number of predicted fields that gold does not list.
+    #[schemars(with = "Option<f64>")]
     pub max_extra_fields: Option<Spanned<f64>>,
     /// Lower bound on field-level F1.
+    #[schemars(with = "Option<f64>")]
     pub min_f1: Option<Spanned<f64>>,
     /// Lower bound on field-level precision.
+    #[schemars(with = "Option<f64>")]
     pub min_precision: Option<Spanned<f64>>,
     /// Lower bound on field-level recall.
+    #[schemars(with = "Option<f64>")]
     pub min_recall: Option<Spanned<f64>>,
 }

@@ -1,0 +1,114 @@
+//! `goldgate schema`: JSON Schemas (draft-07) of case and rubric files, generated from the serde
+//! types, for editors (`# yaml-language-server: $schema=...`).
+
+use schemars::{Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
+
+use crate::spec::{CaseFile, RubricSetFile};
+
+/// Which file a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A case file.
+    Case,
+    /// A rubric set in `rubrics/`.
+    Rubrics,
+}
+
+/// The draft-07 schema of a kind of file, as pretty JSON.
+pub fn schema(kind: Kind) -> String {
+    let mut generator = SchemaSettings::draft07().into_generator();
+    let schema = match kind {
+        Kind::Case => generator.root_schema_for::<CaseFile>(),
+        Kind::Rubrics => generator.root_schema_for::<RubricSetFile>(),
+    };
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn scalar() -> serde_json::Value {
+    serde_json::json!({ "type": ["string", "number", "integer", "boolean", "null"] })
+}
+
+/// `gold:` a mapping of field names to values, or `{ any_of: [...] }`.
+pub(crate) fn gold(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "Gold value of every field; scalars are compared as the text written. `{ any_of: [a, b] }` gives accepted variants; `null` means the field must be absent or empty.",
+        "type": "object",
+        "additionalProperties": true
+    })
+}
+
+/// `prediction:` a path or an inline mapping.
+pub(crate) fn prediction(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "A .json/.yaml/.yml/.txt file relative to this case, or an inline field document.",
+        "type": ["string", "object"]
+    })
+}
+
+/// `normalize:` a boolean or the three steps.
+pub(crate) fn normalize(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "`false` compares raw text; or switch steps off one by one.",
+        "oneOf": [
+            { "type": "boolean" },
+            {
+                "type": "object",
+                "properties": {
+                    "lowercase": { "type": "boolean" },
+                    "strip_accents": { "type": "boolean" },
+                    "collapse_whitespace": { "type": "boolean" }
+                },
+                "additionalProperties": false
+            }
+        ]
+    })
+}
+
+/// One value (`equals`, `number`, `date`).
+pub(crate) fn one_value(_: &mut SchemaGenerator) -> Schema {
+    Schema::try_from(scalar()).unwrap_or_default()
+}
+
+/// A list of values (`one_of`).
+pub(crate) fn values(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": scalar(), "minItems": 1 })
+}
+
+/// A text or a list of texts (`contains`, `not_contains`).
+pub(crate) fn texts(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "oneOf": [scalar(), { "type": "array", "items": scalar(), "minItems": 1 }] })
+}
+
+/// `count: N` or `count: { min, max }`.
+pub(crate) fn count(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "oneOf": [
+            { "type": "integer", "minimum": 0 },
+            {
+                "type": "object",
+                "properties": { "min": { "type": "integer", "minimum": 0 }, "max": { "type": "integer", "minimum": 0 } },
+                "additionalProperties": false
+            }
+        ]
+    })
+}
+
+/// `profile:` one of the profile names.
+pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star"] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspelt_top_level_keys_are_refused_by_the_schema() {
+        let schema: serde_json::Value = serde_json::from_str(&schema(Kind::Case)).unwrap();
+        assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(schema["properties"]["gold"].is_object());
+    }
+}

@@ -1,0 +1,85 @@
+//! The JSON Schema of case and rubric files: generated from the serde types, committed under
+//! `schema/` for editors, and accepting every valid case the project ships.
+
+use std::path::Path;
+
+use goldgate::schema::{Kind, schema};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn validator(kind: Kind) -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(&schema(kind)).unwrap();
+    jsonschema::draft7::new(&schema).expect("the generated schema is valid draft-07")
+}
+
+/// A YAML file as JSON, with YAML's types (what an editor validates).
+fn yaml_as_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn committed_schemas_are_the_generated_ones() {
+    for (kind, file) in [
+        (Kind::Case, "case.schema.json"),
+        (Kind::Rubrics, "rubrics.schema.json"),
+    ] {
+        let path = root().join("schema").join(file);
+        if std::env::var_os("GOLDGATE_BLESS").is_some() {
+            std::fs::write(&path, schema(kind)).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            schema(kind),
+            "{file} is stale: run `goldgate schema > schema/{file}`"
+        );
+    }
+}
+
+#[test]
+fn every_valid_case_and_rubric_set_validates() {
+    let cases = validator(Kind::Case);
+    let mut checked = 0;
+    for folder in [
+        "cases",
+        "tests/fixtures/verdicts/cases",
+        "tests/fixtures/typed/cases",
+        "tests/fixtures/checks/cases",
+    ] {
+        let dir = root().join(folder);
+        let found = goldgate::discover::discover(&dir).unwrap();
+        let rubrics = goldgate::discover::default_rubrics(&dir);
+        for entry in goldgate::load::load_folder(&found, &rubrics, |_| true) {
+            if entry.loaded.is_ok() {
+                let json = yaml_as_json(&entry.file);
+                let errors: Vec<String> = cases
+                    .iter_errors(&json)
+                    .map(|e| format!("{} at {}", e, e.instance_path()))
+                    .collect();
+                assert!(errors.is_empty(), "{}: {errors:?}", entry.file.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "{checked} cases validated");
+    let sets = validator(Kind::Rubrics);
+    for entry in std::fs::read_dir(root().join("rubrics")).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(sets.is_valid(&yaml_as_json(&path)), "{}", path.display());
+    }
+}
+
+#[test]
+fn the_schema_refuses_a_misspelt_key() {
+    let cases = validator(Kind::Case);
+    let good = serde_json::json!({ "prediction_text": "x", "rubrics": [{ "must_right": "a", "contains": "x" }] });
+    assert!(cases.is_valid(&good));
+    let misspelt = serde_json::json!({ "prediction_text": "x", "rubric": [{ "must_right": "a", "contains": "x" }] });
+    assert!(!cases.is_valid(&misspelt));
+    let misspelt_inside = serde_json::json!({ "prediction_text": "x", "rubrics": [{ "must-right": "a", "contains": "x" }] });
+    assert!(!cases.is_valid(&misspelt_inside));
+    let bad_profile = serde_json::json!({ "prediction_text": "x", "profile": "anls-star", "thresholds": { "min_score": 1 } });
+    assert!(!cases.is_valid(&bad_profile));
+}
