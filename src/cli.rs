@@ -30,9 +30,9 @@ pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json,
 pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
     let mut variants = variants(gold)?;
     // Compatibility mode of the reference: a gold list of texts against a text is its variants.
-    if let (Some(list), false) = (gold.as_array(), pred.is_array() || pred.is_object())
+    if let (Some(list), true) = (gold.as_array(), pred.is_string())
         && !list.is_empty()
-        && list.iter().all(|g| !g.is_array() && !g.is_object())
+        && list.iter().all(Json::is_string)
     {
         variants = list.iter().map(Value::from_json).collect();
     }

@@ -247,9 +247,14 @@ impl Outcome {
     }
 }
 
-/// A value that counts as given: not null, not empty, not only spaces.
+/// A value that counts as given: some leaf holds more than spaces (`[null]` holds nothing).
 fn has_value(v: &Value) -> bool {
-    !v.is_empty() && !v.as_text().trim().is_empty()
+    match v {
+        Value::Null => false,
+        Value::Text(t) => !t.trim().is_empty(),
+        Value::List(items) => items.iter().any(has_value),
+        Value::Map(entries) => entries.iter().any(|(_, v)| has_value(v)),
+    }
 }
 
 /// Precision, recall and F1 over fields (KIEval's entity level): a field is a true positive when

@@ -69,6 +69,7 @@ pub mod env;
 pub mod error;
 pub mod evaluate;
 mod harness;
+pub mod init;
 pub mod lint;
 pub mod load;
 pub mod metrics;

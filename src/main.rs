@@ -52,6 +52,13 @@ enum Command {
         #[arg(long, default_value = "case", value_parser = ["case", "rubrics"])]
         kind: String,
     },
+    /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
+    /// tests/goldgate.rs, an example case and rubric set. Never overwrites a file.
+    Init {
+        /// Depend on goldgate by this path instead of the published version.
+        #[arg(long)]
+        path: Option<PathBuf>,
+    },
     /// Load every case and prediction, run nothing, print every mistake (exit 1 if any).
     Lint {
         /// The cases folder.
@@ -104,6 +111,15 @@ fn main() -> ExitCode {
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Init { path } => {
+            match goldgate::init::init(std::path::Path::new("."), path.as_deref()) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e.to_string()),
+            }
+        }
         Command::Schema { kind } => {
             let kind = if kind == "rubrics" {
                 goldgate::schema::Kind::Rubrics

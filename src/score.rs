@@ -1,8 +1,8 @@
 //! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
 
 use crate::case::{Comparison, Correctness, FieldRule, Profile};
-use crate::metrics::anls_star::{Tree, anls_star};
-use crate::metrics::{score_tree, score_variants};
+use crate::metrics::anls_star::{Rules, Tree, score_with};
+use crate::metrics::score_variants;
 use crate::normalize::Normalize;
 use crate::typed::{parse_date, parse_number};
 use crate::value::Value;
@@ -76,6 +76,22 @@ pub fn score_field(
             None => {}
         }
     }
+    if pred.is_nested() && rule.compare != Comparison::Text {
+        let what = if matches!(rule.compare, Comparison::Date { .. }) {
+            "a date"
+        } else {
+            "a number"
+        };
+        em = 0.0;
+        note = Some(format!(
+            "a {} could not be read as {what}",
+            if matches!(pred, Value::List(_)) {
+                "list"
+            } else {
+                "mapping"
+            }
+        ));
+    }
     if let Correctness::Anls(min) = rule.correct {
         em = if anls >= min { 1.0 } else { 0.0 };
     }
@@ -87,13 +103,15 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance + 4.0 * f64::EPSILON * a.abs().max(b.abs())
 }
 
-/// EM_i and ANLS_i in the default profile: text by §4.2, trees by ANLS*.
+/// EM_i and ANLS_i in the default profile: text by §4.2, trees by ANLS* with §4.2 leaves.
 pub fn field_scores(variants: &[Value], pred: &Value, normalize: Normalize) -> (f64, f64) {
     if variants.iter().any(Value::is_nested) || pred.is_nested() {
-        variants.iter().fold((0.0, 0.0), |(em, anls), g| {
-            let (s, exact) = score_tree(g, pred, normalize);
-            (em.max(if exact { 1.0 } else { 0.0 }), anls.max(s))
-        })
+        let score = score_with(
+            &gold_tree(variants),
+            &to_tree(pred),
+            Rules::dream(normalize),
+        );
+        (if score == 1.0 { 1.0 } else { 0.0 }, score)
     } else {
         let texts: Vec<String> = variants.iter().map(Value::as_text).collect();
         let s = score_variants(&texts, &pred.as_text(), normalize);
@@ -103,16 +121,51 @@ pub fn field_scores(variants: &[Value], pred: &Value, normalize: Normalize) -> (
 
 /// EM_i and ANLS_i in the `anls_star` profile: the reference's score, EM when it is 1.
 fn anls_star_scores(variants: &[Value], pred: &Value) -> (f64, f64) {
-    let gold = match variants {
-        [one] => to_tree(one),
-        many => Tree::AnyOf(many.iter().map(to_tree).collect()),
-    };
-    let score = anls_star(&gold, &to_tree(pred));
+    let score = score_with(&gold_tree(variants), &to_tree(pred), Rules::REFERENCE);
     (if score == 1.0 { 1.0 } else { 0.0 }, score)
 }
 
+/// The rules of a profile, for the message's list of matched items.
+pub fn rules(profile: Profile, normalize: Normalize) -> Rules {
+    match profile {
+        Profile::Dream => Rules::dream(normalize),
+        Profile::AnlsStar => Rules::REFERENCE,
+    }
+}
+
+/// A field's variants as one gold tree; `{ any_of: [...] }` at any depth gives alternatives.
+pub fn gold_tree(variants: &[Value]) -> Tree {
+    match variants {
+        [one] => gold_node(one),
+        many => Tree::AnyOf(many.iter().map(gold_node).collect()),
+    }
+}
+
+/// Gold list items as trees, `any_of` read as alternatives.
+pub fn gold_node_list(items: &[Value]) -> Vec<Tree> {
+    items.iter().map(gold_node).collect()
+}
+
+fn gold_node(value: &Value) -> Tree {
+    match value {
+        Value::Map(entries) => match entries.as_slice() {
+            [(key, Value::List(alternatives))] if key == "any_of" && !alternatives.is_empty() => {
+                Tree::AnyOf(alternatives.iter().map(gold_node).collect())
+            }
+            _ => Tree::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), gold_node(v)))
+                    .collect(),
+            ),
+        },
+        Value::List(items) => Tree::List(items.iter().map(gold_node).collect()),
+        other => to_tree(other),
+    }
+}
+
 /// Scalars keep their written text, which is what the reference compares after `str()`.
-fn to_tree(value: &Value) -> Tree {
+pub fn to_tree(value: &Value) -> Tree {
     match value {
         Value::Null => Tree::Null,
         Value::Text(t) => Tree::Text(t.clone()),
@@ -123,5 +176,81 @@ fn to_tree(value: &Value) -> Tree {
                 .map(|(k, v)| (k.clone(), to_tree(v)))
                 .collect(),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    fn map(entries: &[(&str, Value)]) -> Value {
+        Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn anls(gold: &Value, pred: &Value) -> f64 {
+        field_scores(std::slice::from_ref(gold), pred, Normalize::ALL).1
+    }
+
+    #[test]
+    fn nested_values_weigh_their_leaves() {
+        // A missing four-key item costs four leaves: 1 of 5.
+        let widget = map(&[
+            ("description", t("Widget")),
+            ("quantity", t("1")),
+            ("unit", t("pcs")),
+            ("price", t("10")),
+        ]);
+        let shipping = map(&[("description", t("Shipping"))]);
+        assert_eq!(
+            anls(
+                &Value::List(vec![widget, shipping.clone()]),
+                &Value::List(vec![shipping])
+            ),
+            1.0 / 5.0
+        );
+        // An extra three-leaf address costs three leaves, as a missing one would: 1 of 4.
+        let name = map(&[("name", t("ACME"))]);
+        let address = map(&[
+            ("street", t("Main")),
+            ("city", t("Paris")),
+            ("zip", t("75001")),
+        ]);
+        let with_address = map(&[("name", t("ACME")), ("address", address)]);
+        assert_eq!(anls(&name, &with_address), 0.25);
+        assert_eq!(anls(&with_address, &name), 0.25);
+    }
+
+    #[test]
+    fn nothing_equals_nothing_and_an_empty_extra_key_is_not_counted() {
+        assert_eq!(
+            field_scores(&[Value::List(vec![])], &t(""), Normalize::ALL),
+            (1.0, 1.0)
+        );
+        let gold = map(&[("a", t("x"))]);
+        let pred = map(&[("a", t("x")), ("b", Value::Null)]);
+        assert_eq!(
+            field_scores(std::slice::from_ref(&gold), &pred, Normalize::ALL),
+            (1.0, 1.0)
+        );
+        // The reference counts it: 1 of 2.
+        assert_eq!(anls_star_scores(&[gold], &pred), (0.0, 0.5));
+    }
+
+    #[test]
+    fn alternatives_inside_a_value() {
+        let gold = map(&[(
+            "city",
+            map(&[("any_of", Value::List(vec![t("Paris"), t("Lutèce")]))]),
+        )]);
+        assert_eq!(anls(&gold, &map(&[("city", t("Lutece"))])), 1.0);
     }
 }

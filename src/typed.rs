@@ -1,11 +1,13 @@
 //! Reading amounts and dates the way invoices write them, for `compare: number | date` (SPEC §6).
 
-/// Reads an amount: `1 234,50`, `1,234.50`, `1.234,50`, `€1234.5`, `1234.50 EUR`, `-12`, `(12.50)`.
+/// Reads an amount: `1 234,50`, `1,234.50`, `1.234,50`, `€1234.5`, `1234.50 EUR`, `-12`, `(12.50)`,
+/// `1e3`. Anything else (`12 apples`, `5 or 6`, `1.2.3`) is not a number.
 ///
-/// Currency signs and codes, spaces (also no-break and thin) and apostrophes are dropped. With both
-/// `.` and `,`, the last one is the decimal mark. With one kind repeated, it groups thousands. A
-/// single mark followed by exactly three digits after a group of one to three digits (not `0`)
-/// groups thousands (`1,234` and `1.234` are 1234); otherwise it is the decimal mark.
+/// A currency sign or an ISO code (`EUR`, `usd`) may stand before or after the digits. Groups of
+/// thousands are marked by one kind of separator (space, no-break space, `'`, `.` or `,`), every
+/// group after the first having three digits. With both `.` and `,`, the last is the decimal
+/// mark. A single `.` is the decimal mark (`1.234` is 1.234, as JSON writes it); a single `,`
+/// before exactly three digits groups thousands (`1,234` is 1234), otherwise it is the decimal mark.
 ///
 /// ```
 /// use goldgate::typed::parse_number;
@@ -14,67 +16,144 @@
 /// }
 /// assert_eq!(parse_number("(12.50)"), Some(-12.5));
 /// assert_eq!(parse_number("0.125"), Some(0.125));
-/// assert_eq!(parse_number("twelve"), None);
+/// assert_eq!(parse_number("12 apples"), None);
 /// ```
 pub fn parse_number(text: &str) -> Option<f64> {
-    let t = text.trim();
-    let (t, parenthesised) = match t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
-        Some(inner) => (inner, true),
-        None => (t, false),
-    };
-    let mut negative = parenthesised;
-    let mut digits = String::new();
-    for c in t.chars() {
-        match c {
-            '0'..='9' | '.' | ',' => digits.push(c),
-            '-' | '−' if digits.is_empty() => negative = true,
-            '-' | '−' => negative = true, // a trailing minus, as some ledgers print
-            '+' => {}
-            c if c.is_whitespace() || c == '\'' || c == '’' || c == '\u{202f}' => {}
-            c if c.is_alphabetic() || "€$£¥₹₩₽¤".contains(c) => {}
-            _ => return None,
-        }
+    let mut t = text.trim();
+    let mut negative = false;
+    if let Some(inner) = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        t = inner.trim();
+        negative = true;
     }
-    if !digits.chars().any(|c| c.is_ascii_digit()) {
-        return None;
+    t = strip_currency(t);
+    if let Some(rest) = t.strip_prefix(['-', '−']) {
+        negative = !negative;
+        t = rest.trim_start();
+    } else if let Some(rest) = t.strip_prefix('+') {
+        t = rest.trim_start();
+    } else if let Some(rest) = t.strip_suffix('-') {
+        negative = !negative; // a trailing minus, as some ledgers print
+        t = rest.trim_end();
     }
-    let normalized = decimal_point(&digits)?;
-    let value: f64 = normalized.parse().ok()?;
+    t = strip_currency(t);
+    let value = body(t)?;
     Some(if negative { -value } else { value })
 }
 
-/// Rewrites the separators of a digit string so that `.` is the decimal mark and nothing groups.
-fn decimal_point(digits: &str) -> Option<String> {
-    let last_dot = digits.rfind('.');
-    let last_comma = digits.rfind(',');
-    let decimal = match (last_dot, last_comma) {
-        (Some(d), Some(c)) => Some(d.max(c)),
-        (Some(i), None) | (None, Some(i)) => {
-            let mark = digits.as_bytes()[i];
-            let repeated = digits.bytes().filter(|&b| b == mark).count() > 1;
-            let after = &digits[i + 1..];
-            let before = &digits[..i];
-            let groups_thousands =
-                repeated || (after.len() == 3 && (1..=3).contains(&before.len()) && before != "0");
-            if groups_thousands { None } else { Some(i) }
-        }
-        (None, None) => None,
+const ISO_CODES: [&str; 12] = [
+    "eur", "usd", "gbp", "chf", "jpy", "cad", "aud", "cny", "inr", "sek", "nok", "dkk",
+];
+
+/// Drops one currency sign or code at the start and one at the end.
+fn strip_currency(t: &str) -> &str {
+    const SIGNS: [char; 8] = ['€', '$', '£', '¥', '₹', '₩', '₽', '¤'];
+    let is_code = |w: &str| {
+        (w.len() == 3 && w.chars().all(|c| c.is_ascii_uppercase()))
+            || ISO_CODES.contains(&w.to_lowercase().as_str())
     };
-    let mut out = String::new();
-    for (i, c) in digits.char_indices() {
-        match c {
-            '0'..='9' => out.push(c),
-            _ if Some(i) == decimal => out.push('.'),
-            _ => {}
+    let mut t = t.trim();
+    if let Some(rest) = t.strip_prefix(SIGNS) {
+        t = rest.trim_start();
+    } else {
+        let word_end = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+        if word_end < t.len() && is_code(&t[..word_end]) {
+            t = t[word_end..].trim_start();
         }
     }
-    // A grouping mark after the decimal mark (`1.234,5.6`) makes no sense.
-    if let Some(d) = decimal
-        && digits[d + 1..].contains(['.', ','])
+    if let Some(rest) = t.strip_suffix(SIGNS) {
+        t = rest.trim_end();
+    } else {
+        let word_start = t
+            .rfind(|c: char| !c.is_alphabetic())
+            .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
+        if word_start > 0 && is_code(&t[word_start..]) {
+            t = t[..word_start].trim_end();
+        }
+    }
+    t
+}
+
+/// Digits with their separators, or scientific notation.
+fn body(t: &str) -> Option<f64> {
+    if t.is_empty() {
+        return None;
+    }
+    if t.contains(['e', 'E']) {
+        let ok = t.chars().all(|c| c.is_ascii_digit() || "eE+-.".contains(c))
+            && t.starts_with(|c: char| c.is_ascii_digit());
+        return if ok {
+            t.parse().ok().filter(|v: &f64| v.is_finite())
+        } else {
+            None
+        };
+    }
+    let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}' || c == '\u{2009}';
+    let is_sep = |c: char| is_space(c) || matches!(c, '.' | ',' | '\'' | '’');
+    if !t.chars().all(|c| c.is_ascii_digit() || is_sep(c))
+        || !t.starts_with(|c: char| c.is_ascii_digit())
     {
         return None;
     }
-    Some(out)
+    let kind = |c: char| {
+        if is_space(c) {
+            ' '
+        } else if c == '’' {
+            '\''
+        } else {
+            c
+        }
+    };
+    let seps: Vec<(usize, char)> = t
+        .char_indices()
+        .filter(|(_, c)| is_sep(*c))
+        .map(|(i, c)| (i, kind(c)))
+        .collect();
+    let Some(&(last_at, last)) = seps.last() else {
+        return t.parse().ok();
+    };
+    let after_last = &t[last_at + t[last_at..].chars().next().map_or(1, char::len_utf8)..];
+    let decimal_at = match last {
+        '.' | ',' => {
+            let others: Vec<char> = seps[..seps.len() - 1].iter().map(|(_, c)| *c).collect();
+            if others.is_empty() {
+                let before = &t[..last_at];
+                let groups = last == ','
+                    && after_last.len() == 3
+                    && (1..=3).contains(&before.len())
+                    && before != "0";
+                (!groups).then_some(last_at)
+            } else if others.iter().all(|&c| c == last) {
+                None
+            } else {
+                Some(last_at)
+            }
+        }
+        _ => None,
+    };
+    let (whole, fraction) = match decimal_at {
+        Some(at) => (&t[..at], Some(after_last)),
+        None => (t, None),
+    };
+    if fraction.is_some_and(|f| f.is_empty() || !f.chars().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    // The whole part: one kind of separator, groups of three after the first.
+    let group_seps: Vec<char> = whole.chars().filter(|c| is_sep(*c)).map(kind).collect();
+    if group_seps.windows(2).any(|w| w[0] != w[1]) {
+        return None;
+    }
+    let groups: Vec<&str> = whole.split(is_sep).collect();
+    if groups.len() > 1
+        && !((1..=3).contains(&groups[0].len()) && groups[1..].iter().all(|g| g.len() == 3))
+    {
+        return None;
+    }
+    let digits: String = groups.concat();
+    let number = match fraction {
+        Some(f) => format!("{digits}.{f}"),
+        None => digits,
+    };
+    number.parse().ok()
 }
 
 /// A calendar date.
@@ -258,6 +337,18 @@ mod tests {
             ("$1,234,567.89", Some(1234567.89)),
             ("1.234.567", Some(1234567.0)),
             ("1,234", Some(1234.0)),
+            ("1.234", Some(1.234)),
+            ("12.345", Some(12.345)),
+            ("1e3", Some(1000.0)),
+            ("1.5e-07", Some(1.5e-7)),
+            ("5 or 6", None),
+            ("10 20", None),
+            ("12 apples", None),
+            ("1.2.3", None),
+            ("1,23,4", None),
+            ("abc100", None),
+            ("100 usd", Some(100.0)),
+            ("CHF 1'250.00", Some(1250.0)),
             ("12,5", Some(12.5)),
             ("0,125", Some(0.125)),
             ("1234,567", Some(1234.567)),

@@ -60,7 +60,14 @@ impl Value {
         match json {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Text(b.to_string()),
-            serde_json::Value::Number(n) => Value::Text(n.to_string()),
+            // Integers as written; floats as Python's repr, the shortest round-trip text
+            // (`1234.5`, `1e-05`, `1e+16`), which is also what the anls-star reference compares.
+            serde_json::Value::Number(n) => Value::Text(match n.as_f64() {
+                Some(f) if !n.is_i64() && !n.is_u64() => {
+                    crate::metrics::anls_star::python_float_str(f)
+                }
+                _ => n.to_string(),
+            }),
             serde_json::Value::String(s) => Value::Text(s.clone()),
             serde_json::Value::Array(items) => {
                 Value::List(items.iter().map(Value::from_json).collect())

@@ -102,6 +102,7 @@ impl Here<'_> {
             for variant in &field.variants {
                 let readable = match (variant, field.rule.compare) {
                     (Value::Null, _) => true,
+                    (Value::Text(t), _) if t.trim().is_empty() => true,
                     (Value::Text(t), Comparison::Number { .. }) => parse_number(t).is_some(),
                     (Value::Text(t), Comparison::Date { day_first }) => {
                         parse_date(t, day_first).is_some()

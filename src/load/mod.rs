@@ -265,14 +265,11 @@ impl Here<'_> {
     fn gold_value(&self, node: &Node, path: &str) -> Result<Value, LoadError> {
         match &node.kind {
             NodeKind::Map(entries) => {
-                if let Some((_, inner)) = entries.iter().find(|(k, _)| k == "any_of") {
-                    return Err(self
-                        .err(
-                            inner.mark,
-                            &format!("{path}.any_of"),
-                            "`any_of` is only allowed directly under a gold field",
-                        )
-                        .hint("give the variants of the whole field: `field: { any_of: [...] }`"));
+                // Alternatives inside a value (`{ city: { any_of: [Paris, PARIS] } }`) are
+                // checked like a field's and kept in the tree, where ANLS* reads them.
+                if entries.iter().any(|(k, _)| k == "any_of") {
+                    self.any_of(node, entries, path)?;
+                    return Ok(node.to_value());
                 }
                 for (k, v) in entries {
                     self.gold_value(v, &format!("{path}.{k}"))?;

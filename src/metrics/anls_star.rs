@@ -15,6 +15,7 @@
 use serde_json::Value;
 
 use super::munkres::munkres_max;
+use crate::normalize::Normalize;
 
 /// A gold or predicted tree as the anls-star package sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,20 +92,126 @@ impl Tree {
 /// assert_eq!(anls_star(&gold, &pred), (0.8 + 1.0) / 3.0);
 /// ```
 pub fn anls_star(gold: &Tree, pred: &Tree) -> f64 {
+    score_with(gold, pred, Rules::REFERENCE)
+}
+
+/// How leaves are compared and what counts: the reference's rules, or goldgate's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// `None` for the reference's folding (lowercase, Python whitespace); else goldgate's
+    /// normalization (SPEC §4.1).
+    normalize: Option<Normalize>,
+}
+
+impl Rules {
+    /// The `anls-star` package 1.0.1, every quirk included.
+    pub const REFERENCE: Rules = Rules { normalize: None };
+
+    /// goldgate's default profile: leaves by SPEC §4.1–4.2 (NL = 0.5 scores 0), a predicted
+    /// extra key holding nothing not counted, every form of "nothing" equal to every other, and
+    /// no reading of a gold list as alternatives.
+    pub fn dream(normalize: Normalize) -> Rules {
+        Rules {
+            normalize: Some(normalize),
+        }
+    }
+
+    fn is_reference(self) -> bool {
+        self.normalize.is_none()
+    }
+
+    fn fold(self, s: &str) -> Vec<char> {
+        match self.normalize {
+            None => fold(s),
+            Some(n) => n.apply(s).chars().collect(),
+        }
+    }
+
+    /// The leaf score: 1 − NL, kept from 0.5 (reference) or above 0.5 (SPEC §4.2).
+    fn similarity(self, a: &[char], b: &[char]) -> f64 {
+        let score = similarity(a, b);
+        if !self.is_reference() && score <= 0.5 && !(a.is_empty() && b.is_empty()) {
+            0.0
+        } else {
+            score
+        }
+    }
+}
+
+/// ANLS* of `pred` against `gold` under `rules`.
+///
+/// ```
+/// use goldgate::Normalize;
+/// use goldgate::metrics::anls_star::{Rules, Tree, score_with};
+/// let t = |s: &str| Tree::Text(s.into());
+/// // "ab" vs "a8": NL = 0.5 keeps 0.5 in the reference, scores 0 in goldgate's default profile.
+/// assert_eq!(score_with(&t("ab"), &t("a8"), Rules::REFERENCE), 0.5);
+/// assert_eq!(score_with(&t("ab"), &t("a8"), Rules::dream(Normalize::ALL)), 0.0);
+/// ```
+pub fn score_with(gold: &Tree, pred: &Tree, rules: Rules) -> f64 {
     let compat;
     let gold = match (gold, pred) {
         // The package's "compatibility mode" for ST-VQA-like datasets. It raises on an empty
         // list; that is left as a list here (scored 0 against the text).
         (Tree::List(items), Tree::Text(_))
-            if !items.is_empty() && items.iter().all(|i| matches!(i, Tree::Text(_))) =>
+            if rules.is_reference()
+                && !items.is_empty()
+                && items.iter().all(|i| matches!(i, Tree::Text(_))) =>
         {
             compat = Tree::AnyOf(items.clone());
             &compat
         }
         _ => gold,
     };
-    let pair = compare(&Node::gold(gold), &Node::pred(pred));
+    let pair = compare(&Node::gold(gold, rules), &Node::pred(pred, rules), rules);
     mean(&pair.scores, pair.len)
+}
+
+/// How the items of two lists were matched (gold order first, then extra predicted items),
+/// with each pair's ANLS*, as the list scoring matched them.
+pub fn match_list(gold: &[Tree], pred: &[Tree], rules: Rules) -> Vec<ItemMatch> {
+    let gold: Vec<Node> = gold.iter().map(|g| Node::gold(g, rules)).collect();
+    let pred: Vec<Node> = pred.iter().map(|p| Node::pred(p, rules)).collect();
+    let pairs: Vec<Vec<Pair>> = gold
+        .iter()
+        .map(|g| pred.iter().map(|p| compare(g, p, rules)).collect())
+        .collect();
+    let assignment = assign(&pairs, gold.is_empty() || pred.is_empty());
+    let mut out: Vec<ItemMatch> = (0..gold.len())
+        .map(|i| match assignment.iter().find(|(g, _)| *g == i) {
+            Some(&(g, p)) => ItemMatch {
+                gold: Some(g),
+                pred: Some(p),
+                score: pairs[g][p].average(),
+            },
+            None => ItemMatch {
+                gold: Some(i),
+                pred: None,
+                score: 0.0,
+            },
+        })
+        .collect();
+    out.extend(
+        (0..pred.len())
+            .filter(|j| !assignment.iter().any(|(_, p)| p == j))
+            .map(|j| ItemMatch {
+                gold: None,
+                pred: Some(j),
+                score: 0.0,
+            }),
+    );
+    out
+}
+
+/// One line of a list comparison: which gold item went with which predicted item, and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ItemMatch {
+    /// Index in the gold list; `None` for an extra predicted item.
+    pub gold: Option<usize>,
+    /// Index in the predicted list; `None` for a missing item.
+    pub pred: Option<usize>,
+    /// The pair's ANLS* (0 for a missing or extra item).
+    pub score: f64,
 }
 
 /// A tree prepared for scoring: leaves folded once, Python's `len()` cached.
@@ -117,26 +224,29 @@ enum Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    fn gold(tree: &'a Tree) -> Self {
-        Self::build(tree, true)
+    fn gold(tree: &'a Tree, rules: Rules) -> Self {
+        Self::build(tree, true, rules)
     }
 
-    fn pred(tree: &'a Tree) -> Self {
-        Self::build(tree, false)
+    fn pred(tree: &'a Tree, rules: Rules) -> Self {
+        Self::build(tree, false, rules)
     }
 
-    fn build(tree: &'a Tree, is_gold: bool) -> Self {
+    fn build(tree: &'a Tree, is_gold: bool, rules: Rules) -> Self {
         match tree {
             Tree::Null => Node::Null,
             Tree::Text(s) => Node::Leaf {
                 raw: s,
-                folded: fold(s),
+                folded: rules.fold(s),
             },
-            Tree::List(items) => list(items, is_gold),
-            Tree::AnyOf(items) if !is_gold => list(items, is_gold),
+            Tree::List(items) => list(items, is_gold, rules),
+            Tree::AnyOf(items) if !is_gold => list(items, is_gold, rules),
             Tree::AnyOf(alts) if alts.is_empty() => Node::Null,
             Tree::AnyOf(alts) => {
-                let alts: Vec<_> = alts.iter().map(|a| Self::build(a, is_gold)).collect();
+                let alts: Vec<_> = alts
+                    .iter()
+                    .map(|a| Self::build(a, is_gold, rules))
+                    .collect();
                 let len = alts.iter().map(Node::len).max().unwrap_or(0);
                 Node::AnyOf(alts, len)
             }
@@ -144,7 +254,7 @@ impl<'a> Node<'a> {
                 // As a Python dict built from the pairs: first position, last value.
                 let mut map: Vec<(&str, Node)> = Vec::with_capacity(entries.len());
                 for (k, v) in entries {
-                    let node = Self::build(v, is_gold);
+                    let node = Self::build(v, is_gold, rules);
                     match map.iter_mut().find(|(key, _)| key == k) {
                         Some(slot) => slot.1 = node,
                         None => map.push((k, node)),
@@ -180,8 +290,11 @@ impl<'a> Node<'a> {
     }
 }
 
-fn list(items: &[Tree], is_gold: bool) -> Node<'_> {
-    let items: Vec<_> = items.iter().map(|i| Node::build(i, is_gold)).collect();
+fn list(items: &[Tree], is_gold: bool, rules: Rules) -> Node<'_> {
+    let items: Vec<_> = items
+        .iter()
+        .map(|i| Node::build(i, is_gold, rules))
+        .collect();
     let len = items.iter().map(Node::len).sum();
     Node::List(items, len)
 }
@@ -223,8 +336,12 @@ fn mean(scores: &[f64], len: usize) -> f64 {
 
 static MISSING: Node<'static> = Node::Null;
 
-fn compare(gold: &Node, pred: &Node) -> Pair {
+fn compare(gold: &Node, pred: &Node, rules: Rules) -> Pair {
     let weigh = || gold.len().max(pred.len());
+    // goldgate's rule: every form of "nothing" equals every other (`[]` and `""` included).
+    if !rules.is_reference() && gold.is_noney() && pred.is_noney() {
+        return Pair::leaf(1.0, weigh(), true, true);
+    }
     match gold {
         Node::Null => {
             // The closest gold is then the prediction itself.
@@ -236,26 +353,30 @@ fn compare(gold: &Node, pred: &Node) -> Pair {
                 raw: pred_raw,
                 folded: pred_folded,
             } => Pair::leaf(
-                similarity(folded, pred_folded),
+                rules.similarity(folded, pred_folded),
                 weigh(),
-                raw == pred_raw,
+                if rules.is_reference() {
+                    raw == pred_raw
+                } else {
+                    folded == pred_folded
+                },
                 raw.is_empty(),
             ),
             _ => Pair::leaf(0.0, weigh(), false, raw.is_empty()),
         },
         Node::List(items, _) => match pred {
-            Node::List(pred_items, _) => compare_lists(items, pred_items),
+            Node::List(pred_items, _) => compare_lists(items, pred_items, rules),
             _ => Pair::leaf(0.0, weigh(), false, items.is_empty()),
         },
         Node::Map(entries, _) => match pred {
-            Node::Map(pred_entries, _) => compare_maps(entries, pred_entries),
+            Node::Map(pred_entries, _) => compare_maps(entries, pred_entries, rules),
             _ => Pair::leaf(0.0, weigh(), false, entries.is_empty()),
         },
         Node::AnyOf(alts, _) => {
             // max(key=(average, equal)) keeps the first of equal keys.
             let mut best: Option<(f64, bool, Pair)> = None;
             for alt in alts {
-                let pair = compare(alt, pred);
+                let pair = compare(alt, pred, rules);
                 let average = pair.average();
                 let better = best
                     .as_ref()
@@ -264,37 +385,17 @@ fn compare(gold: &Node, pred: &Node) -> Pair {
                     best = Some((average, pair.equal, pair));
                 }
             }
-            best.map_or_else(|| compare(&MISSING, pred), |(_, _, pair)| pair)
+            best.map_or_else(|| compare(&MISSING, pred, rules), |(_, _, pair)| pair)
         }
     }
 }
 
-fn compare_lists(gold: &[Node], pred: &[Node]) -> Pair {
+fn compare_lists(gold: &[Node], pred: &[Node], rules: Rules) -> Pair {
     let pairs: Vec<Vec<Pair>> = gold
         .iter()
-        .map(|g| pred.iter().map(|p| compare(g, p)).collect())
+        .map(|g| pred.iter().map(|p| compare(g, p, rules)).collect())
         .collect();
-    let assignment = if gold.is_empty() || pred.is_empty() {
-        Vec::new()
-    } else {
-        let profit: Vec<Vec<f64>> = pairs
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|pair| {
-                        let average = pair.average();
-                        // The package's nudge towards exactly equal items.
-                        if pair.equal {
-                            average.next_up()
-                        } else {
-                            average
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        munkres_max(&profit)
-    };
+    let assignment = assign(&pairs, gold.is_empty() || pred.is_empty());
     let mut gold_used = vec![false; gold.len()];
     let mut pred_used = vec![false; pred.len()];
     let mut scores = Vec::new();
@@ -317,6 +418,30 @@ fn compare_lists(gold: &[Node], pred: &[Node]) -> Pair {
     }
 }
 
+/// The matching of list items: munkres on per-pair averages, nudged up one ulp for equal items.
+fn assign(pairs: &[Vec<Pair>], empty: bool) -> Vec<(usize, usize)> {
+    if empty {
+        return Vec::new();
+    }
+    let profit: Vec<Vec<f64>> = pairs
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|pair| {
+                    let average = pair.average();
+                    // The package's nudge towards exactly equal items.
+                    if pair.equal {
+                        average.next_up()
+                    } else {
+                        average
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    munkres_max(&profit)
+}
+
 fn unused_len(items: &[Node], used: &[bool]) -> usize {
     items
         .iter()
@@ -326,7 +451,11 @@ fn unused_len(items: &[Node], used: &[bool]) -> usize {
         .sum()
 }
 
-fn compare_maps<'a>(gold: &'a [(&'a str, Node<'a>)], pred: &'a [(&'a str, Node<'a>)]) -> Pair {
+fn compare_maps<'a>(
+    gold: &'a [(&'a str, Node<'a>)],
+    pred: &'a [(&'a str, Node<'a>)],
+    rules: Rules,
+) -> Pair {
     let extra = pred.iter().filter(|(k, _)| Node::get(gold, k).is_none());
     let keys = gold.iter().chain(extra).map(|(k, _)| *k);
     let mut scores = Vec::new();
@@ -341,12 +470,15 @@ fn compare_maps<'a>(gold: &'a [(&'a str, Node<'a>)], pred: &'a [(&'a str, Node<'
             pred_value.unwrap_or(&MISSING),
         );
         if gold_value.is_none() && p.is_noney() {
-            // A hallucinated empty key: skipped by the scores, counted by the length.
-            len += 1;
+            // A hallucinated empty key: skipped by the scores, counted by the reference's length
+            // (not by goldgate's: it predicted nothing).
+            if rules.is_reference() {
+                len += 1;
+            }
             equal = false;
             continue;
         }
-        let pair = compare(g, p);
+        let pair = compare(g, p, rules);
         scores.extend_from_slice(&pair.scores);
         len += pair.len;
         // A missing key whose closest gold is none-like is left out of the closest gold.
@@ -416,7 +548,8 @@ fn is_python_space(c: char) -> bool {
 }
 
 /// Python's `repr` of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
-fn python_float_str(f: f64) -> String {
+/// Python's `repr` of a float.
+pub fn python_float_str(f: f64) -> String {
     if f.is_nan() {
         return "nan".into();
     }

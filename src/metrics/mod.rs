@@ -5,8 +5,6 @@ pub mod anls_star;
 mod calibration;
 mod munkres;
 mod text;
-mod tree;
 
 pub use calibration::{brier, ece};
 pub use text::{FieldScore, anls, exact_match, levenshtein, score_variants};
-pub use tree::{ItemMatch, match_items, score_tree};

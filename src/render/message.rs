@@ -5,8 +5,10 @@ use std::fmt::Write;
 use super::{Styles, inline_diff, line_diff, paint};
 use crate::case::Case;
 use crate::evaluate::{FieldRow, Outcome, ThresholdVerdict};
-use crate::metrics::{match_items, score_variants};
+use crate::metrics::anls_star::match_list;
+use crate::metrics::score_variants;
 use crate::rubric::RubricKind;
+use crate::score::{gold_node_list, rules, to_tree};
 use crate::value::Value;
 
 /// The failure message: verdict line, failed rubrics and thresholds, each field involved with
@@ -244,7 +246,13 @@ fn items_block(out: &mut String, gold: &[Value], pred: &[Value], case: &Case) {
         out,
         "  items       gold ↔ prediction, by the matching that scores best"
     );
-    for m in match_items(gold, pred, case.normalize) {
+    let gold_trees = gold_node_list(gold);
+    let pred_trees: Vec<_> = pred.iter().map(to_tree).collect();
+    for m in match_list(
+        &gold_trees,
+        &pred_trees,
+        rules(case.profile, case.normalize),
+    ) {
         let side = |list: &[Value], i: Option<usize>, absent: &str| match i {
             Some(i) => fit(&format!("[{i}] {}", item_text(&list[i])), WIDTH),
             None => absent.to_owned(),
