@@ -84,6 +84,10 @@ pub mod spec;
 pub mod typed;
 pub mod value;
 
+/// Writing cases: every key, every check and every threshold, by example.
+#[doc = include_str!("guide.md")]
+pub mod guide {}
+
 pub use case::Case;
 pub use error::LoadError;
 pub use evaluate::{Outcome, evaluate};

@@ -630,3 +630,49 @@ fn every_check_of_the_vocabulary_holds_and_fails() {
     assert_eq!(fails["rubrics"][5]["field"], "line_items[*].quantity");
     assert_snapshot("checks-fails", &failure_block(&stdout(&out), "fails"));
 }
+
+#[test]
+fn the_readme_carries_the_case_writing_guide_of_the_crate_docs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root.join("src/guide.md")).unwrap();
+    assert!(
+        readme.contains(&guide),
+        "README.md's `Writing cases` must be src/guide.md word for word"
+    );
+}
+
+#[test]
+fn the_guide_examples_load() {
+    // Every rubric of the guide, against a prediction that makes each hold.
+    let dir = tempfile::tempdir().unwrap();
+    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guide.md"))
+        .unwrap();
+    let rubrics = guide
+        .split("```yaml\nrubrics:\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let case = format!(
+        "prediction: p.json\ngold:\n  invoice_number: \"0173\"\n  supplier: {{ name: ACME }}\nrubrics:\n{rubrics}"
+    );
+    std::fs::create_dir(dir.path().join("cases")).unwrap();
+    std::fs::create_dir(dir.path().join("rubrics")).unwrap();
+    std::fs::write(
+        dir.path().join("rubrics/invoice-basics.yaml"),
+        "rubrics:\n  - must_right: a number\n    field: invoice_number\n    present: true\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cases/guide.yaml"), case).unwrap();
+    std::fs::write(dir.path().join("cases/p.json"), r#"{"fields": {
+        "invoice_number": "0173", "supplier": {"name": "ACME"}, "currency": "eur", "payment_method": "card",
+        "iban": null, "vat_number": "FR25812345678", "total_ht": "1 028,75", "tva": "205,75",
+        "total_ttc": {"value": "1 234,50", "confidence": 0.9}, "issue_date": "5 mars 2024",
+        "line_items": [{"description": "Câble 3G2.5", "quantity": "10"}, {"description": "Gaine", "quantity": "2"},
+                       {"description": "Boîte", "quantity": "1"}],
+        "summary": "ACME invoice, unpaid"}}"#).unwrap();
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

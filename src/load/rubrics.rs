@@ -60,7 +60,7 @@ impl Sets<'_> {
                 match closest(&name.value, available.iter().map(String::as_str)) {
                     Some(best) => err.hint(format!("did you mean `{best}`?")),
                     None if available.is_empty() => err.hint(format!(
-                        "create it, or point --rubrics at the folder of rubric sets (now `{}`)",
+                        "create it, or point --rubrics at the folder of rubric sets, now `{}`",
                         rubrics_dir.display()
                     )),
                     None => err.hint(format!("available sets: {}", available.join(", "))),
