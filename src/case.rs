@@ -35,6 +35,25 @@ pub struct Case {
     pub ece_bins: u32,
     /// How values are scored.
     pub profile: Profile,
+    /// The pipeline this case is run for, when its suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// Prices per model, from the suite.
+    pub pricing: Vec<Price>,
+    /// The baseline of the suite, if it declares one.
+    pub baseline: Option<std::sync::Arc<crate::suite::BaselineSpec>>,
+    /// The aggregates of the suites above the case.
+    pub aggregates: Vec<std::sync::Arc<crate::suite::Aggregate>>,
+}
+
+/// A model's prices, in US dollars per million tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Price {
+    /// The model, as the prediction names it.
+    pub model: String,
+    /// Price of a million input tokens.
+    pub input_per_mtok: f64,
+    /// Price of a million output tokens.
+    pub output_per_mtok: f64,
 }
 
 /// A scoring profile (SPEC §4.3).
@@ -125,6 +144,15 @@ pub enum PredictionSource {
     Inline(crate::spec::Node),
     /// `prediction_text:`.
     Text(String),
+    /// A suite's `run` command: its standard output is the prediction.
+    Run {
+        /// Program and arguments, placeholders filled.
+        command: Vec<String>,
+        /// Where it runs (the suite's folder).
+        dir: PathBuf,
+        /// When it is killed.
+        timeout: std::time::Duration,
+    },
 }
 
 /// A metric a threshold may bound.
@@ -152,6 +180,12 @@ pub enum Metric {
     Precision,
     /// Field-level recall.
     Recall,
+    /// Latency in milliseconds (a case's, or the 95th percentile of a suite's).
+    LatencyMs,
+    /// Cost in US dollars (a case's, or the mean of a suite's).
+    CostUsd,
+    /// Share of a suite's case tests that passed.
+    PassRate,
 }
 
 impl Metric {
@@ -169,6 +203,9 @@ impl Metric {
             Metric::F1 => "f1",
             Metric::Precision => "precision",
             Metric::Recall => "recall",
+            Metric::LatencyMs => "latency_ms",
+            Metric::CostUsd => "cost_usd",
+            Metric::PassRate => "pass_rate",
         }
     }
 }

@@ -2,11 +2,23 @@
 
 use std::path::PathBuf;
 
+/// Whether a run rewrites its baselines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Update {
+    /// Never write (`GOLDGATE_UPDATE` unset or `no`).
+    #[default]
+    No,
+    /// Rewrite the baselines with this run's numbers (`GOLDGATE_UPDATE=always`).
+    Always,
+}
+
 /// The settings goldgate reads from the environment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Env {
     /// `GOLDGATE_REPORT`: where to write the JSON report.
     pub report: Option<PathBuf>,
+    /// `GOLDGATE_UPDATE`: whether baselines are rewritten.
+    pub update: Update,
 }
 
 impl Env {
@@ -16,12 +28,33 @@ impl Env {
     }
 
     /// Reads variables through `lookup` (tests pass a map).
+    ///
+    /// ```
+    /// use goldgate::env::{Env, Update};
+    /// let env = |v: &'static str| Env::from_lookup(move |name| (name == "GOLDGATE_UPDATE").then(|| v.into()));
+    /// assert_eq!(env("always").unwrap().update, Update::Always);
+    /// assert_eq!(env("no").unwrap().update, Update::No);
+    /// assert_eq!(env("yes").unwrap_err(), "GOLDGATE_UPDATE=`yes` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it");
+    /// ```
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Env, String> {
         let report = match lookup("GOLDGATE_REPORT") {
             Some(v) if v.is_empty() => None,
             Some(v) => Some(PathBuf::from(v)),
             None => None,
         };
-        Ok(Env { report })
+        let update = match lookup("GOLDGATE_UPDATE") {
+            None => Update::No,
+            Some(v) => match v.to_str() {
+                Some("no") | Some("") => Update::No,
+                Some("always") => Update::Always,
+                _ => {
+                    return Err(format!(
+                        "GOLDGATE_UPDATE=`{}` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it",
+                        v.to_string_lossy()
+                    ));
+                }
+            },
+        };
+        Ok(Env { report, update })
     }
 }

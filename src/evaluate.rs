@@ -1,7 +1,7 @@
 //! Case × Prediction -> Outcome: metrics, field rows, rubric verdicts, threshold verdicts.
 //! Knows nothing of terminals or files.
 
-use crate::case::{Case, Metric};
+use crate::case::{Case, Metric, Price};
 use crate::metrics::{brier, ece};
 use crate::prediction::Prediction;
 use crate::rubric::{Context, Rubric, RubricKind, Verdict, gated_score};
@@ -67,8 +67,10 @@ pub struct Metrics {
     pub brier: Option<f64>,
     /// Expected calibration error over the fields with a confidence.
     pub ece: Option<f64>,
-    /// Latency reported by the prediction.
+    /// Latency: measured around the pipeline's run, else reported by the prediction.
     pub latency_ms: Option<f64>,
+    /// input tokens / 1e6 · input price + output tokens / 1e6 · output price.
+    pub cost_usd: Option<f64>,
     /// Number of predicted fields with a value that gold does not list.
     pub extra_fields: Option<f64>,
     /// Field-level precision: correct non-empty predicted fields over non-empty predicted fields.
@@ -143,6 +145,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         brier: brier(&p, &o),
         ece: ece(&p, &o, case.ece_bins),
         latency_ms: prediction.latency_ms,
+        cost_usd: cost(prediction, &case.pricing),
         ..Metrics::default()
     };
     let extra_fields: Vec<(String, Value)> = prediction
@@ -203,6 +206,9 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::F1 => metrics.f1,
                 Metric::Precision => metrics.precision,
                 Metric::Recall => metrics.recall,
+                Metric::LatencyMs => metrics.latency_ms,
+                Metric::CostUsd => metrics.cost_usd,
+                Metric::PassRate => None,
             };
             let absent_because = value.is_none().then(|| match t.metric {
                 Metric::ExactMatch | Metric::Anls => {
@@ -212,6 +218,13 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                     "the case has no critical field".to_owned()
                 }
                 Metric::Brier | Metric::Ece => "no gold field of the prediction carries a confidence".to_owned(),
+                Metric::LatencyMs => "the prediction reports no `latency_ms` and goldgate did not run it".to_owned(),
+                Metric::CostUsd => match (&prediction.usage, &prediction.model) {
+                    (None, _) => "the prediction reports no token `usage`".to_owned(),
+                    (_, None) => "the prediction names no `model` to price".to_owned(),
+                    (_, Some(model)) => format!("the suite's `pricing` has no price for `{model}`"),
+                },
+                Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
                 _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted".to_owned(),
             });
             ThresholdVerdict {
@@ -245,6 +258,19 @@ impl Outcome {
             .iter()
             .filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
     }
+}
+
+/// The cost of the prediction's tokens at its model's price (SPEC §4.5).
+fn cost(prediction: &Prediction, pricing: &[Price]) -> Option<f64> {
+    let usage = prediction.usage?;
+    let model = prediction.model.as_deref()?;
+    let price = pricing.iter().find(|p| p.model == model)?;
+    let input = usage.input_tokens.unwrap_or(0.0);
+    let output = usage.output_tokens.unwrap_or(0.0);
+    if usage.input_tokens.is_none() && usage.output_tokens.is_none() {
+        return None;
+    }
+    Some(input / 1e6 * price.input_per_mtok + output / 1e6 * price.output_per_mtok)
 }
 
 /// A value that counts as given: some leaf holds more than spaces (`[null]` holds nothing).

@@ -3,19 +3,19 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use libtest_mimic::{Arguments, ColorSetting, Completion, Failed, FormatSetting, Trial};
+use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
-use crate::case::Case;
+use crate::aggregate::{Aggregated, aggregate};
 use crate::discover::{Found, discover};
-use crate::env::Env;
-use crate::evaluate::evaluate;
-use crate::load::{Problem, load_folder};
-use crate::prediction::read_prediction;
+use crate::env::{Env, Update};
+use crate::load::{Entry, load_folder};
 use crate::render::{
-    Record, RunSummary, Status, Styles, failure_message, paint, summary_line, write_report,
+    Record, RunSummary, Status, Styles, comparison_table, paint, summary_line, write_report,
 };
+use crate::suite::Aggregate;
+use crate::trial::{Run, aggregate_trial, case_trial};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -30,9 +30,8 @@ pub struct Harness {
     rubrics: Option<PathBuf>,
     report: Option<PathBuf>,
     args: Option<Vec<String>>,
+    invocation: Option<String>,
 }
-
-type Records = Arc<Mutex<Vec<Record>>>;
 
 impl Harness {
     /// A harness over the case files under `cases`.
@@ -42,6 +41,7 @@ impl Harness {
             rubrics: None,
             report: None,
             args: None,
+            invocation: None,
         }
     }
 
@@ -63,7 +63,14 @@ impl Harness {
         self
     }
 
-    /// Runs the cases: 0 when all pass, 101 when a test failed, as libtest.
+    /// How to run the tests again, for the commands in messages (default: the `cargo test`
+    /// command of this test target).
+    pub fn invocation(mut self, command: impl Into<String>) -> Self {
+        self.invocation = Some(command.into());
+        self
+    }
+
+    /// Runs the cases: 0 when all pass, 101 when a test failed, as libtest; 2 for a usage error.
     #[must_use]
     pub fn run(self) -> ExitCode {
         let args = match &self.args {
@@ -76,7 +83,10 @@ impl Harness {
         }
         let env = match Env::from_process() {
             Ok(env) => env,
-            Err(message) => return fail_early(&message),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
         };
         let report = self.report.clone().or(env.report);
         let rubrics = self
@@ -88,28 +98,137 @@ impl Harness {
             Ok(found) => found,
             Err(no_cases) => return fail_early(&no_cases.0),
         };
-        let records: Records = Arc::default();
-        let trials = trials(found, &rubrics, &args, &records);
+        let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
+        let run = Run::new(
+            env.update,
+            invocation,
+            args.format == Some(FormatSetting::Json),
+        );
+        let trials = trials(&found, &self.cases, &rubrics, &args, &run);
         let conclusion = libtest_mimic::run(&args, trials);
         if args.list {
             return conclusion.exit_code();
         }
 
-        let mut records = std::mem::take(&mut *records.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut records =
+            std::mem::take(&mut *run.records.lock().unwrap_or_else(|e| e.into_inner()));
         records.sort_by(|a, b| a.id.cmp(&b.id));
         let summary = RunSummary::of(&records);
+        let pipelines = pipeline_rows(&records);
         if args.format != Some(FormatSetting::Json) {
             let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
-            let _ = writeln!(out, "{}\n", paint(Styles::HEADING, summary_line(&summary)));
+            let _ = writeln!(out, "{}", paint(Styles::HEADING, summary_line(&summary)));
+            if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
+                let _ = write!(out, "\n{}", comparison_table(&pipelines));
+            }
+            for line in run
+                .improvements
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+            {
+                let _ = writeln!(
+                    out,
+                    "improved beyond the baseline's tolerance, {line} (tighten it with GOLDGATE_UPDATE=always)"
+                );
+            }
+            let new_cases = run
+                .new_cases
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            if !new_cases.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "new, not in the baseline yet: {}",
+                    new_cases.join(", ")
+                );
+            }
+            let _ = writeln!(out);
         }
+        if env.update == Update::Always
+            && let Err(e) = update_baselines(&records)
+        {
+            eprintln!("error: {e}");
+            return ExitCode::from(101);
+        }
+        let aggregates = run
+            .aggregates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         if let Some(path) = report
-            && let Err(e) = write_report(&path, &records, &summary)
+            && let Err(e) = write_report(&path, &records, &summary, &pipelines, &aggregates)
         {
             eprintln!("error: cannot write the report `{}`: {e}", path.display());
             return ExitCode::from(101);
         }
         conclusion.exit_code()
     }
+}
+
+/// The row name of cases without pipelines in the comparison table.
+const NO_PIPELINE: &str = "(none)";
+
+/// The comparison of pipelines: every case test of each pipeline, aggregated.
+fn pipeline_rows(records: &[Record]) -> Vec<(String, Aggregated)> {
+    let mut names: Vec<String> = records
+        .iter()
+        .map(|r| r.pipeline.clone().unwrap_or_else(|| NO_PIPELINE.into()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let results = records
+                .iter()
+                .filter(|r| {
+                    r.pipeline.as_deref().unwrap_or(NO_PIPELINE) == name
+                        && r.status != Status::Ignored
+                })
+                .map(|r| (r.status == Status::Passed, r.outcome.as_ref()));
+            (name.clone(), aggregate(results))
+        })
+        .collect()
+}
+
+/// Rewrites each baseline with the numbers of the tests that ran; other entries stay.
+fn update_baselines(records: &[Record]) -> Result<(), String> {
+    let mut files: Vec<(PathBuf, Vec<(&str, crate::baseline::Entry)>)> = Vec::new();
+    for record in records {
+        let (Some(spec), Some(outcome)) = (record.baseline.as_ref(), record.outcome.as_ref())
+        else {
+            continue;
+        };
+        let entry = crate::baseline::entry_of(outcome);
+        match files.iter_mut().find(|(f, _)| *f == spec.file) {
+            Some((_, list)) => list.push((&record.id, entry)),
+            None => files.push((spec.file.clone(), vec![(&record.id, entry)])),
+        }
+    }
+    for (file, entries) in files {
+        let mut base = crate::baseline::read(&file)?.unwrap_or_default();
+        for (id, entry) in entries {
+            base.cases.insert(id.to_owned(), entry);
+        }
+        crate::baseline::write(&file, &base)
+            .map_err(|e| format!("cannot write the baseline `{}`: {e}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// `cargo test --test NAME --`, from the name of this test binary.
+fn cargo_invocation() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_ref()
+        .and_then(|e| e.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Cargo names test binaries `NAME-HASH`.
+    let name = stem.rsplit_once('-').map_or(stem.as_str(), |(n, _)| n);
+    format!("cargo test --test {name} --")
 }
 
 fn fail_early(message: &str) -> ExitCode {
@@ -125,114 +244,62 @@ fn color_choice(setting: Option<ColorSetting>) -> anstream::ColorChoice {
     }
 }
 
-/// Loads the cases libtest will run and makes one trial of each. With `--exact NAME` only that
-/// case is loaded, so a runner that starts one process per test (nextest) stays fast.
-fn trials(found: Vec<Found>, rubrics: &Path, args: &Arguments, records: &Records) -> Vec<Trial> {
-    let wanted = |id: &str| match (&args.filter, args.exact) {
-        (Some(filter), true) => id == filter,
-        _ => true,
+/// The trials of a run. With `--exact NAME` only the cases that test needs are loaded, so a
+/// runner that starts one process per test (nextest) stays fast.
+fn trials(
+    found: &[Found],
+    root: &Path,
+    rubrics: &Path,
+    args: &Arguments,
+    run: &Arc<Run>,
+) -> Vec<Trial> {
+    let exact = match (&args.filter, args.exact) {
+        (Some(filter), true) => Some(filter.clone()),
+        _ => None,
     };
-    let plain = args.format == Some(FormatSetting::Json);
-    load_folder(&found, rubrics, wanted)
-        .into_iter()
-        .map(|entry| match entry.loaded {
-            Ok(case) => case_trial(case, args, Arc::clone(records), plain),
-            Err(problem) => {
-                let (id, file) = (entry.id, entry.file.display().to_string());
-                let records = Arc::clone(records);
-                Trial::test(id.clone(), move || {
-                    let message = match &problem {
-                        Problem::Load(error) => format!(
-                            "error: {error}\nthe case could not be loaded, so it was not run"
-                        ),
-                        Problem::Unreadable(reason) => format!("error: {reason}"),
-                    };
-                    let record = Record {
-                        id,
-                        pipeline: None,
-                        file,
-                        about: None,
-                        status: Status::Failed,
-                        error: Some(problem.to_string()),
-                        skip: None,
-                        outcome: None,
-                        prediction: None,
-                    };
-                    push(&records, record);
-                    Err(failed(message, plain))
-                })
-            }
-        })
-        .collect()
-}
-
-fn case_trial(case: Case, args: &Arguments, records: Records, plain: bool) -> Trial {
-    // `--ignored` selects skipped cases by libtest's flag; otherwise they report their reason.
-    let flagged = case.skip.is_some() && args.ignored;
-    let run_skipped = args.ignored || args.include_ignored;
-    Trial::ignorable_test(case.id.clone(), move || {
-        let file = case.file.display().to_string();
-        let mut record = Record {
-            id: case.id.clone(),
-            pipeline: None,
-            file,
-            about: Some((case.description.clone(), case.tags.clone())),
-            status: Status::Failed,
-            error: None,
-            skip: case.skip.clone(),
-            outcome: None,
-            prediction: None,
-        };
-        if let (Some(reason), false) = (&case.skip, run_skipped) {
-            record.status = Status::Ignored;
-            let reason = reason.clone();
-            push(&records, record);
-            return Ok(Completion::ignored_with(reason));
+    let wanted = |file_id: &str| match &exact {
+        // An aggregate needs every case of its suite.
+        Some(name)
+            if name.contains("::aggregate")
+                || name == "aggregate"
+                || name.starts_with("aggregate::") =>
+        {
+            true
         }
-        let prediction = match read_prediction(&case.prediction, &case.file) {
-            Ok(p) => p,
-            Err(error) => {
-                record.error = Some(error.to_string());
-                push(&records, record);
-                return Err(failed(
-                    format!(
-                        "error: {error}\nthe prediction could not be read, so nothing was scored"
-                    ),
-                    plain,
-                ));
+        Some(name) => name.split("::").next() == Some(file_id),
+        None => true,
+    };
+    let entries = load_folder(found, root, rubrics, wanted);
+    let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
+    for entry in &entries {
+        for agg in &entry.aggregates {
+            if !aggregates
+                .iter()
+                .any(|(a, p)| Arc::ptr_eq(a, agg) && *p == entry.pipeline)
+            {
+                aggregates.push((Arc::clone(agg), entry.pipeline.clone()));
             }
-        };
-        let outcome = evaluate(&case, &prediction);
-        let result = if outcome.passed {
-            Ok(Completion::Completed)
-        } else {
-            Err(failed(failure_message(&case, &outcome), plain))
-        };
-        record.status = if outcome.passed {
-            Status::Passed
-        } else {
-            Status::Failed
-        };
-        record.outcome = Some(outcome);
-        record.prediction = Some(prediction);
-        push(&records, record);
-        result
-    })
-    .with_ignored_flag(flagged)
-}
-
-/// A failure message; without colour codes where libtest-mimic would print them verbatim (JSON).
-fn failed(message: String, plain: bool) -> Failed {
-    if plain {
-        Failed::from(anstream::adapter::strip_str(&message).to_string())
-    } else {
-        Failed::from(message)
+        }
     }
-}
-
-fn push(records: &Records, record: Record) {
-    records
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(record);
+    let mut trials: Vec<Trial> = aggregates
+        .into_iter()
+        .map(|(agg, pipeline)| {
+            let cases: Vec<Entry> = entries
+                .iter()
+                .filter(|e| {
+                    e.pipeline == pipeline && e.aggregates.iter().any(|a| Arc::ptr_eq(a, &agg))
+                })
+                .cloned()
+                .collect();
+            aggregate_trial(agg, pipeline, cases, run)
+        })
+        .collect();
+    let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
+    trials.extend(
+        entries
+            .into_iter()
+            .map(|entry| case_trial(entry, run, flag, run_skipped)),
+    );
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
+    trials
 }

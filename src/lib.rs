@@ -62,6 +62,8 @@
 //! libtest-mimic glue; [`discover`] finds the files; [`env`] reads every `GOLDGATE_*` variable.
 #![warn(missing_docs)]
 
+pub mod aggregate;
+pub mod baseline;
 pub mod case;
 pub mod cli;
 pub mod discover;
@@ -78,9 +80,12 @@ pub mod path;
 pub mod prediction;
 pub mod render;
 pub mod rubric;
+pub mod run;
 pub mod schema;
 pub mod score;
 pub mod spec;
+pub mod suite;
+pub mod trial;
 pub mod typed;
 pub mod value;
 

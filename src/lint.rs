@@ -18,7 +18,7 @@ pub struct Lint {
 /// Loads every case under `cases` (rubric sets from `rubrics`) and reads its prediction.
 pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     let found = discover(cases)?;
-    let entries = load_folder(&found, rubrics, |_| true);
+    let entries = load_folder(&found, cases, rubrics, |_| true);
     let mut errors = Vec::new();
     for entry in &entries {
         match &entry.loaded {

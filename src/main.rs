@@ -46,10 +46,10 @@ enum Command {
         #[arg(long)]
         jsonl: PathBuf,
     },
-    /// Print the JSON Schema (draft-07) of case files, or of rubric sets with `--kind rubrics`.
+    /// Print the JSON Schema (draft-07) of case files, rubric sets or suite files.
     Schema {
-        /// `case` or `rubrics`.
-        #[arg(long, default_value = "case", value_parser = ["case", "rubrics"])]
+        /// `case`, `rubrics` or `suite`.
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite"])]
         kind: String,
     },
     /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
@@ -121,10 +121,10 @@ fn main() -> ExitCode {
             }
         }
         Command::Schema { kind } => {
-            let kind = if kind == "rubrics" {
-                goldgate::schema::Kind::Rubrics
-            } else {
-                goldgate::schema::Kind::Case
+            let kind = match kind.as_str() {
+                "rubrics" => goldgate::schema::Kind::Rubrics,
+                "suite" => goldgate::schema::Kind::Suite,
+                _ => goldgate::schema::Kind::Case,
             };
             print!("{}", goldgate::schema::schema(kind));
             ExitCode::SUCCESS

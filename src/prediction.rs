@@ -61,6 +61,34 @@ pub fn read_prediction(
 ) -> Result<Prediction, LoadError> {
     match source {
         PredictionSource::Text(text) => Ok(text_prediction(text.clone())),
+        PredictionSource::Run {
+            command,
+            dir,
+            timeout,
+        } => {
+            let ran = crate::run::run(command, dir, *timeout)
+                .map_err(|why| LoadError::file(case_file, why))?;
+            // A JSON field document, else text.
+            let mut prediction = match serde_json::from_str::<StrictJson>(&ran.stdout) {
+                Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json))
+                    .map_err(|(p, msg, hint)| {
+                        let mut e = LoadError::file(
+                            case_file,
+                            format!(
+                                "the output of `{}`: {}: {msg}",
+                                command.join(" "),
+                                p.join(".")
+                            ),
+                        );
+                        e.hint = hint;
+                        e
+                    })?,
+                _ => text_prediction(ran.stdout),
+            };
+            // Measured around the run, whatever the output says.
+            prediction.latency_ms = Some(ran.latency_ms);
+            Ok(prediction)
+        }
         PredictionSource::Inline(node) => {
             envelope(&node.to_value()).map_err(|(path, msg, hint)| {
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)

@@ -3,7 +3,7 @@
 
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
 
-use crate::spec::{CaseFile, RubricSetFile};
+use crate::spec::{CaseFile, RubricSetFile, SuiteFile};
 
 /// Which file a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +12,8 @@ pub enum Kind {
     Case,
     /// A rubric set in `rubrics/`.
     Rubrics,
+    /// A `suite.yaml`.
+    Suite,
 }
 
 /// The draft-07 schema of a kind of file, as pretty JSON.
@@ -20,6 +22,7 @@ pub fn schema(kind: Kind) -> String {
     let schema = match kind {
         Kind::Case => generator.root_schema_for::<CaseFile>(),
         Kind::Rubrics => generator.root_schema_for::<RubricSetFile>(),
+        Kind::Suite => generator.root_schema_for::<SuiteFile>(),
     };
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
@@ -91,6 +94,17 @@ pub(crate) fn count(_: &mut SchemaGenerator) -> Schema {
                 "properties": { "min": { "type": "integer", "minimum": 0 }, "max": { "type": "integer", "minimum": 0 } },
                 "additionalProperties": false
             }
+        ]
+    })
+}
+
+/// `pipelines:` names to prediction paths, or a list of names (with `run`).
+pub(crate) fn pipelines(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "One test per case and pipeline: names to prediction paths ({case}, {pipeline}, {document}), or a list of names when `run` produces the predictions.",
+        "oneOf": [
+            { "type": "object", "additionalProperties": { "type": "string" } },
+            { "type": "array", "items": { "type": "string" } }
         ]
     })
 }

@@ -51,7 +51,7 @@ fn every_valid_case_and_rubric_set_validates() {
         let dir = root().join(folder);
         let found = goldgate::discover::discover(&dir).unwrap();
         let rubrics = goldgate::discover::default_rubrics(&dir);
-        for entry in goldgate::load::load_folder(&found, &rubrics, |_| true) {
+        for entry in goldgate::load::load_folder(&found, &dir, &rubrics, |_| true) {
             if entry.loaded.is_ok() {
                 let json = yaml_as_json(&entry.file);
                 let errors: Vec<String> = cases

@@ -3,18 +3,25 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::load_case;
+use std::sync::Arc;
+
+use super::load_case_in;
 use crate::case::{Case, PredictionSource};
 use crate::discover::Found;
 use crate::error::LoadError;
+use crate::suite::{Aggregate, Suites};
 
 /// One test-to-be: a loaded case, or why it could not be loaded.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Entry {
-    /// The test name.
+    /// The test name (`invoices/acme-173::guided`).
     pub id: String,
     /// The case file (empty for an unreadable place).
     pub file: PathBuf,
+    /// The pipeline, when the suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// The aggregates of the suites above it, so that a broken case still counts as failed.
+    pub aggregates: Vec<Arc<Aggregate>>,
     /// The case, or what is wrong.
     pub loaded: Result<Case, Problem>,
 }
@@ -37,26 +44,68 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// Loads the found cases whose name `wanted` accepts. A YAML prediction file under the cases
-/// folder is not a case of its own (it does not load as one); a file that does load as a case
-/// stays a test even when another names it as its prediction.
-pub fn load_folder(found: &[Found], rubrics: &Path, wanted: impl Fn(&str) -> bool) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = found
-        .iter()
-        .filter_map(|f| match f {
-            Found::Case { id, path } if wanted(id) => Some(Entry {
-                id: id.clone(),
-                file: path.clone(),
-                loaded: load_case(path, id, rubrics).map_err(Problem::Load),
-            }),
-            Found::Unreadable { id, reason } if wanted(id) => Some(Entry {
+/// Loads the found cases whose file name `wanted` accepts, one entry per case and pipeline. A
+/// YAML prediction file under the cases folder is not a case of its own (it does not load as
+/// one); a file that does load as a case stays a test even when another names it.
+pub fn load_folder(
+    found: &[Found],
+    root: &Path,
+    rubrics: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<Entry> {
+    let mut suites = Suites::new(root);
+    let mut entries: Vec<Entry> = Vec::new();
+    for f in found {
+        match f {
+            Found::Case { id, path } if wanted(id) => {
+                let suite = suites.for_case(path);
+                let loaded = suite
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|s| load_case_in(path, id, rubrics, s));
+                match loaded {
+                    Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {
+                        id: case.id.clone(),
+                        file: path.clone(),
+                        pipeline: case.pipeline.clone(),
+                        aggregates: case.aggregates.clone(),
+                        loaded: Ok(case),
+                    })),
+                    Err(error) => {
+                        // One failing test per pipeline, as the case would have had.
+                        let (pipelines, aggregates) = match &suite {
+                            Ok(s) => (
+                                s.pipelines.as_ref().map_or(vec![None], |p| {
+                                    p.list.iter().map(|(n, _)| Some(n.clone())).collect()
+                                }),
+                                s.aggregates.clone(),
+                            ),
+                            Err(_) => (vec![None], Vec::new()),
+                        };
+                        for pipeline in pipelines {
+                            entries.push(Entry {
+                                id: pipeline
+                                    .as_ref()
+                                    .map_or_else(|| id.clone(), |p| format!("{id}::{p}")),
+                                file: path.clone(),
+                                pipeline,
+                                aggregates: aggregates.clone(),
+                                loaded: Err(Problem::Load(error.clone())),
+                            });
+                        }
+                    }
+                }
+            }
+            Found::Unreadable { id, reason } if wanted(id) => entries.push(Entry {
                 id: id.clone(),
                 file: PathBuf::new(),
+                pipeline: None,
+                aggregates: Vec::new(),
                 loaded: Err(Problem::Unreadable(reason.clone())),
             }),
-            _ => None,
-        })
-        .collect();
+            _ => {}
+        }
+    }
     let predictions: HashSet<PathBuf> = entries
         .iter()
         .filter_map(|e| match e.loaded.as_ref().ok().map(|c| &c.prediction) {

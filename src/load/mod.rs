@@ -7,7 +7,8 @@ mod rubrics;
 
 pub use folder::{Entry, Problem, load_folder};
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
@@ -15,6 +16,7 @@ use crate::case::{Case, FieldRule, GoldField, Metric, PredictionSource, Profile,
 use crate::error::{LoadError, closest};
 use crate::normalize::Normalize;
 use crate::spec::{CaseFile, Mark, Node, NodeKind, ThresholdsSpec, parse_yaml};
+use crate::suite::Suite;
 use crate::value::Value;
 use rubrics::Sets;
 
@@ -23,20 +25,74 @@ pub const DEFAULT_PENALTY: f64 = 0.1;
 /// Default number of ECE bins.
 pub const DEFAULT_ECE_BINS: u32 = 5;
 
-/// Reads and checks one case file. `id` is its test name; includes are looked up in `rubrics_dir`.
+/// Reads and checks one case file outside any suite. `id` is its test name; includes are looked
+/// up in `rubrics_dir`.
 pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, LoadError> {
+    let mut cases = load_case_in(file, id, rubrics_dir, &Suite::default())?;
+    Ok(cases.remove(0))
+}
+
+/// Reads and checks one case file under its suites: one [`Case`] per pipeline (named
+/// `id::pipeline`), or one when the suites declare none.
+pub fn load_case_in(
+    file: &Path,
+    id: &str,
+    rubrics_dir: &Path,
+    suite: &Suite,
+) -> Result<Vec<Case>, LoadError> {
     let source = read_text(file)?;
-    let spec: CaseFile = parse_yaml(file, &source)?;
+    let mut spec: CaseFile = parse_yaml(file, &source)?;
+    // A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
+    // suite file, and their paths are relative to it.
+    let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
+    macro_rules! inherit {
+        ($($key:ident),*) => {$(
+            if spec.$key.is_none()
+                && let Some((from, value)) = suite.defaults.iter().find_map(|(f, d)| d.$key.as_ref().map(|v| (f, v)))
+            {
+                spec.$key = Some(value.clone());
+                origin.insert(stringify!($key), from.clone());
+            }
+        )*};
+    }
+    inherit!(
+        description,
+        tags,
+        skip,
+        gold,
+        critical,
+        normalize,
+        rubrics,
+        thresholds,
+        ece_bins,
+        fields,
+        profile,
+        document
+    );
+    let own_prediction = spec.prediction.is_some() || spec.prediction_text.is_some();
+    if !own_prediction
+        && let Some((from, d)) = suite
+            .defaults
+            .iter()
+            .find(|(_, d)| d.prediction.is_some() || d.prediction_text.is_some())
+    {
+        spec.prediction = d.prediction.clone();
+        spec.prediction_text = d.prediction_text.clone();
+        origin.insert("prediction", from.clone());
+    }
+    let at = |key: &str| Here {
+        file: origin.get(key).map_or(file, PathBuf::as_path),
+    };
     let here = Here { file };
 
-    let mut gold = spec.gold.as_ref().map(|g| here.gold(g)).transpose()?;
+    let mut gold = spec.gold.as_ref().map(|g| at("gold").gold(g)).transpose()?;
     if let Some(rules) = &spec.fields {
-        here.rules(rules, gold.as_mut(), spec.gold.as_ref())?;
+        at("fields").rules(rules, gold.as_mut(), spec.gold.as_ref())?;
     }
     let profile = match &spec.profile {
-        None => Profile::Dream,
+        None => suite.profile.unwrap_or(Profile::Dream),
         Some(p) => Profile::from_name(&p.value).ok_or_else(|| {
-            let e = here.err(
+            let e = at("profile").err(
                 Mark::of(&p.referenced),
                 "profile",
                 format!("unknown profile `{}`", p.value),
@@ -47,9 +103,10 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
             }
         })?,
     };
-    let critical = here.critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
+    let critical =
+        at("critical").critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
     let normalize = match &spec.normalize {
-        Some(node) => here.normalize(node, "normalize")?,
+        Some(node) => at("normalize").normalize(node, "normalize")?,
         None => Normalize::ALL,
     };
 
@@ -59,32 +116,51 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
         dir: rubrics_dir,
         gold: &gold_names,
         stack: Vec::new(),
+        penalty: suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
     };
+    let rubrics_file = at("rubrics").file;
     for (i, entry) in spec.rubrics.iter().flatten().enumerate() {
-        sets.resolve(file, &format!("rubrics[{i}]"), entry, &mut rubrics)?;
+        sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics)?;
     }
 
     let thresholds = match &spec.thresholds {
-        Some(t) => here.thresholds(t, &critical)?,
+        Some(t) => at("thresholds").thresholds(t, &critical)?,
         None => Vec::new(),
     };
     let ece_bins = match &spec.ece_bins {
         Some(b) if b.value == 0 => {
-            return Err(LoadError::at(
-                file,
-                Mark::of(&b.referenced),
-                "ece_bins",
-                "`ece_bins` must be at least 1",
-            )
-            .hint("the default is 5"));
+            return Err(at("ece_bins")
+                .err(
+                    Mark::of(&b.referenced),
+                    "ece_bins",
+                    "`ece_bins` must be at least 1",
+                )
+                .hint("the default is 5"));
         }
         Some(b) => b.value,
         None => DEFAULT_ECE_BINS,
     };
-    let prediction = here.prediction(&spec)?;
-    if is_text(&prediction) {
+    let document = spec.document.as_ref().map(|d| {
+        at("document")
+            .file
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(&d.value)
+    });
+    let from_suite = !own_prediction
+        && (suite.run.is_some()
+            || suite
+                .pipelines
+                .as_ref()
+                .is_some_and(|p| p.list.iter().all(|(_, t)| t.is_some())));
+    let prediction = if from_suite {
+        None
+    } else {
+        Some(at("prediction").prediction(&spec)?)
+    };
+    if prediction.as_ref().is_some_and(is_text) {
         if let Some(g) = &spec.gold {
-            return Err(here.err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
+            return Err(at("gold").err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
                 .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
         }
         if let Some(r) = rubrics.iter().find(|r| r.field().is_some()) {
@@ -110,13 +186,19 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
             .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
     }
 
-    Ok(Case {
+    let case = Case {
         id: id.to_owned(),
         file: file.to_path_buf(),
-        description: spec.description,
-        tags: spec.tags.unwrap_or_default(),
-        skip: spec.skip.map(|s| here.skip_reason(&s)).transpose()?,
-        prediction,
+        description: spec.description.clone(),
+        tags: spec.tags.clone().unwrap_or_default(),
+        skip: spec
+            .skip
+            .as_ref()
+            .map(|s| at("skip").skip_reason(s))
+            .transpose()?,
+        prediction: prediction
+            .clone()
+            .unwrap_or(PredictionSource::Text(String::new())),
         gold,
         critical,
         normalize,
@@ -124,19 +206,117 @@ pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, Load
         thresholds,
         ece_bins,
         profile,
-    })
+        pipeline: None,
+        pricing: suite.pricing.clone(),
+        baseline: suite.baseline.clone(),
+        aggregates: suite.aggregates.clone(),
+    };
+    let pipelines: Vec<(Option<String>, Option<String>)> = match &suite.pipelines {
+        Some(p) => p
+            .list
+            .iter()
+            .map(|(n, t)| (Some(n.clone()), t.clone()))
+            .collect(),
+        None => vec![(None, None)],
+    };
+    pipelines
+        .into_iter()
+        .map(|(pipeline, template)| {
+            let mut case = case.clone();
+            if let Some(name) = &pipeline {
+                case.id = format!("{id}::{name}");
+            }
+            case.prediction = match (&prediction, &suite.run, &template, &suite.pipelines) {
+                (Some(own), _, _, _)
+                    if own_prediction || suite.run.is_none() && template.is_none() =>
+                {
+                    own.clone()
+                }
+                (_, Some(run), _, _) => PredictionSource::Run {
+                    command: run
+                        .command
+                        .iter()
+                        .map(|a| {
+                            expand(
+                                &here,
+                                a,
+                                file,
+                                &run.dir,
+                                pipeline.as_deref(),
+                                document.as_deref(),
+                            )
+                        })
+                        .collect::<Result<_, _>>()?,
+                    dir: run.dir.clone(),
+                    timeout: run.timeout,
+                },
+                (_, None, Some(template), Some(p)) => PredictionSource::File {
+                    path: p.dir.join(expand(
+                        &here,
+                        template,
+                        file,
+                        &p.dir,
+                        pipeline.as_deref(),
+                        document.as_deref(),
+                    )?),
+                    at: Mark { line: 1, column: 1 },
+                },
+                (Some(own), _, _, _) => own.clone(),
+                _ => here.prediction(&spec)?,
+            };
+            case.pipeline = pipeline;
+            Ok(case)
+        })
+        .collect()
+}
+
+/// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument.
+fn expand(
+    here: &Here,
+    text: &str,
+    case_file: &Path,
+    suite_dir: &Path,
+    pipeline: Option<&str>,
+    document: Option<&Path>,
+) -> Result<String, LoadError> {
+    let mut out = text.to_owned();
+    if out.contains("{case}") {
+        let rel = case_file
+            .strip_prefix(suite_dir)
+            .unwrap_or(case_file)
+            .with_extension("");
+        out = out.replace(
+            "{case}",
+            &rel.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+        );
+    }
+    if out.contains("{pipeline}") {
+        out = out.replace("{pipeline}", pipeline.unwrap_or(""));
+    }
+    if out.contains("{document}") {
+        let Some(document) = document else {
+            return Err(here.err(Mark { line: 1, column: 1 }, "document", format!("the suite's `{text}` needs `{{document}}`, and this case has no `document:`"))
+                .hint("add `document: path/to/the/scan.pdf` (relative to the case file)"));
+        };
+        let shown = document.strip_prefix(suite_dir).unwrap_or(document);
+        out = out.replace("{document}", &shown.to_string_lossy());
+    }
+    Ok(out)
 }
 
 fn is_text(prediction: &PredictionSource) -> bool {
     match prediction {
         PredictionSource::Text(_) => true,
         PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
-        PredictionSource::Inline(_) => false,
+        PredictionSource::Inline(_) | PredictionSource::Run { .. } => false,
     }
 }
 
 /// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
-pub(crate) fn read_text(file: &Path) -> Result<String, LoadError> {
+pub fn read_text(file: &Path) -> Result<String, LoadError> {
     if file.is_dir() {
         return Err(LoadError::file(file, "this is a folder, not a file"));
     }
@@ -167,12 +347,12 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// Checks over one file's nodes.
-struct Here<'a> {
-    file: &'a Path,
+pub(crate) struct Here<'a> {
+    pub(crate) file: &'a Path,
 }
 
 impl Here<'_> {
-    fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
+    pub(crate) fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
         LoadError::at(self.file, mark, path, message)
     }
 
@@ -378,60 +558,81 @@ impl Here<'_> {
         critical: &[String],
     ) -> Result<Vec<Threshold>, LoadError> {
         let t = &spec.value;
-        let all = [
-            ("min_score", Metric::Score, &t.min_score),
-            ("min_exact_match", Metric::ExactMatch, &t.min_exact_match),
-            ("min_anls", Metric::Anls, &t.min_anls),
-            (
-                "min_exact_critical",
-                Metric::ExactCritical,
-                &t.min_exact_critical,
-            ),
-            (
-                "min_anls_critical",
-                Metric::AnlsCritical,
-                &t.min_anls_critical,
-            ),
-            ("max_brier", Metric::Brier, &t.max_brier),
-            ("max_ece", Metric::Ece, &t.max_ece),
-            ("max_extra_fields", Metric::ExtraFields, &t.max_extra_fields),
-            ("min_f1", Metric::F1, &t.min_f1),
-            ("min_precision", Metric::Precision, &t.min_precision),
-            ("min_recall", Metric::Recall, &t.min_recall),
-        ];
+        self.bounds(
+            "thresholds",
+            &[
+                ("min_score", Metric::Score, &t.min_score),
+                ("min_exact_match", Metric::ExactMatch, &t.min_exact_match),
+                ("min_anls", Metric::Anls, &t.min_anls),
+                (
+                    "min_exact_critical",
+                    Metric::ExactCritical,
+                    &t.min_exact_critical,
+                ),
+                (
+                    "min_anls_critical",
+                    Metric::AnlsCritical,
+                    &t.min_anls_critical,
+                ),
+                ("max_brier", Metric::Brier, &t.max_brier),
+                ("max_ece", Metric::Ece, &t.max_ece),
+                ("max_extra_fields", Metric::ExtraFields, &t.max_extra_fields),
+                ("min_f1", Metric::F1, &t.min_f1),
+                ("min_precision", Metric::Precision, &t.min_precision),
+                ("min_recall", Metric::Recall, &t.min_recall),
+                ("max_latency_ms", Metric::LatencyMs, &t.max_latency_ms),
+                ("max_cost_usd", Metric::CostUsd, &t.max_cost_usd),
+            ],
+            Some(critical),
+        )
+    }
+
+    /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is
+    /// the case's critical fields, `None` for a suite's aggregate.
+    pub(crate) fn bounds(
+        &self,
+        section: &str,
+        all: &[(&str, Metric, &Option<Spanned<f64>>)],
+        critical: Option<&[String]>,
+    ) -> Result<Vec<Threshold>, LoadError> {
         let mut out = Vec::new();
-        for (name, metric, value) in all {
+        for &(name, metric, value) in all {
             let Some(value) = value else { continue };
             let mark = Mark::of(&value.referenced);
-            let path = format!("thresholds.{name}");
-            if metric == Metric::ExtraFields {
-                if !(value.value >= 0.0 && value.value.fract() == 0.0) {
+            let path = format!("{section}.{name}");
+            let v = value.value;
+            match metric {
+                Metric::ExtraFields if !(v >= 0.0 && v.fract() == 0.0) => {
                     return Err(self
-                        .err(
-                            mark,
-                            &path,
-                            format!("`{name}` is {}, not a count", value.value),
-                        )
+                        .err(mark, &path, format!("`{name}` is {v}, not a count"))
                         .hint("write a whole number such as 0"));
                 }
-            } else if !(0.0..=1.0).contains(&value.value) {
-                return Err(self
-                    .err(
+                Metric::LatencyMs | Metric::CostUsd if !(v >= 0.0 && v.is_finite()) => {
+                    return Err(self.err(
                         mark,
                         &path,
-                        format!("`{name}` is {}, outside [0, 1]", value.value),
-                    )
-                    .hint("metrics and the score lie between 0 and 1"));
+                        format!("`{name}` is {v}; it must be 0 or more"),
+                    ));
+                }
+                Metric::ExtraFields | Metric::LatencyMs | Metric::CostUsd => {}
+                _ if !(0.0..=1.0).contains(&v) => {
+                    return Err(self
+                        .err(mark, &path, format!("`{name}` is {v}, outside [0, 1]"))
+                        .hint("metrics and the score lie between 0 and 1"));
+                }
+                _ => {}
             }
-            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical) && critical.is_empty()
+            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical)
+                && critical.is_some_and(<[String]>::is_empty)
             {
-                return Err(self.err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
+                return Err(self
+                    .err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
                     .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
             }
             out.push(Threshold {
                 name: name.into(),
                 metric,
-                limit: value.value,
+                limit: v,
                 is_max: name.starts_with("max_"),
                 line: mark.line,
             });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde_saphyr::Spanned;
 
-use super::{DEFAULT_PENALTY, Here, read_text};
+use super::{Here, read_text};
 use crate::error::{LoadError, closest};
 use crate::path::FieldPath;
 use crate::rubric::{Check, Probe, Rubric, RubricKind};
@@ -21,6 +21,8 @@ pub(super) struct Sets<'a> {
     pub(super) gold: &'a [&'a str],
     /// The sets being included, outermost first: (canonical path, name), to catch cycles.
     pub(super) stack: Vec<(PathBuf, String)>,
+    /// The default Easy-Wrong penalty (the suite's, or 0.1).
+    pub(super) penalty: f64,
 }
 
 impl Sets<'_> {
@@ -96,7 +98,7 @@ impl Sets<'_> {
             }
             return Ok(());
         }
-        out.push(rubric(&here, path, mark, e, self.gold)?);
+        out.push(rubric(&here, path, mark, e, self.penalty, self.gold)?);
         Ok(())
     }
 }
@@ -174,6 +176,7 @@ fn rubric(
     path: &str,
     mark: Mark,
     e: &RubricEntry,
+    default_penalty: f64,
     gold: &[&str],
 ) -> Result<Rubric, LoadError> {
     let (kind, label) = match (&e.must_right, &e.easy_wrong) {
@@ -225,7 +228,7 @@ fn rubric(
                 .hint("use a value such as 0.1, the default"));
         }
         (Some(p), RubricKind::EasyWrong) => p.value,
-        (None, RubricKind::EasyWrong) => DEFAULT_PENALTY,
+        (None, RubricKind::EasyWrong) => default_penalty,
         (None, RubricKind::MustRight) => 0.0,
     };
     Ok(Rubric {

@@ -1,11 +1,13 @@
 //! Everything a user reads: the failure message and diffs, the run summary, the JSON report.
 //! Computes no metric.
 
+mod compare;
 mod diff;
 mod message;
 mod report;
 mod summary;
 
+pub use compare::{aggregate_table, aggregated_json, comparison_table};
 pub use diff::{inline_diff, line_diff};
 pub use message::failure_message;
 pub use report::{Record, Status, write_report};

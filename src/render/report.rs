@@ -6,6 +6,8 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use super::RunSummary;
+use super::aggregated_json;
+use crate::aggregate::Aggregated;
 use crate::evaluate::Outcome;
 use crate::prediction::Prediction;
 
@@ -41,6 +43,8 @@ pub struct Record {
     pub outcome: Option<Outcome>,
     /// The prediction's model and usage, when read.
     pub prediction: Option<Prediction>,
+    /// The suite's baseline, which `GOLDGATE_UPDATE=always` rewrites.
+    pub baseline: Option<std::sync::Arc<crate::suite::BaselineSpec>>,
 }
 
 impl Record {
@@ -125,11 +129,33 @@ impl Record {
 }
 
 /// Writes the report next to its destination, then renames it over: a reader never sees half a file.
-pub fn write_report(path: &Path, records: &[Record], summary: &RunSummary) -> std::io::Result<()> {
+pub fn write_report(
+    path: &Path,
+    records: &[Record],
+    summary: &RunSummary,
+    pipelines: &[(String, Aggregated)],
+    aggregates: &[crate::trial::AggregateResult],
+) -> std::io::Result<()> {
+    let mut aggregates = aggregates.to_vec();
+    aggregates.sort_by(|a, b| a.0.cmp(&b.0));
     let report = json!({
         "goldgate": env!("CARGO_PKG_VERSION"),
         "summary": summary.to_json(),
         "cases": records.iter().map(Record::to_json).collect::<Vec<_>>(),
+        "pipelines": pipelines.iter().map(|(name, a)| {
+            let mut row = aggregated_json(a);
+            row["pipeline"] = json!(name);
+            row
+        }).collect::<Vec<_>>(),
+        "aggregates": aggregates.iter().map(|(name, pipeline, a, verdicts)| json!({
+            "id": name,
+            "pipeline": pipeline,
+            "passed": verdicts.iter().all(|v| v.held),
+            "metrics": aggregated_json(a),
+            "thresholds": verdicts.iter().map(|t| json!({
+                "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
     let dir = match path.parent() {

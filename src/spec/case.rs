@@ -9,7 +9,7 @@ use serde_saphyr::Spanned;
 use super::Node;
 
 /// A case file, as written (SPEC §3).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
     /// One line about the document.
@@ -53,10 +53,107 @@ pub struct CaseFile {
     #[serde(default)]
     #[schemars(schema_with = "crate::schema::profile")]
     pub profile: Option<Spanned<String>>,
+    /// The source document (path relative to this file), for `{document}` in a suite's `run`
+    /// command and pipeline paths.
+    #[schemars(with = "Option<String>")]
+    pub document: Option<Spanned<String>>,
+}
+
+/// A `suite.yaml`: settings for its folder and every folder below it (SPEC §7). A deeper suite
+/// overrides key by key, and a case overrides its suite.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    /// Case keys given to every case below (a case's own key wins, whole).
+    pub defaults: Option<CaseFile>,
+    /// Pipelines: one test per case and pipeline. A mapping of names to prediction paths
+    /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`), or a list of names
+    /// when `run` produces the predictions.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::pipelines")]
+    pub pipelines: Option<Node>,
+    /// Thresholds on the suite's aggregate metrics, one test per pipeline.
+    #[schemars(with = "Option<AggregateSpec>")]
+    pub aggregate: Option<Spanned<AggregateSpec>>,
+    /// Prices per model, for `cost_usd`.
+    #[schemars(with = "Option<BTreeMap<String, PriceSpec>>")]
+    pub pricing: Option<BTreeMap<String, Spanned<PriceSpec>>>,
+    /// The baseline file (relative to this folder) that no metric may drop below.
+    #[schemars(with = "Option<String>")]
+    pub baseline: Option<Spanned<String>>,
+    /// How far below its baseline a metric may drop (default 0).
+    #[schemars(with = "Option<f64>")]
+    pub tolerance: Option<Spanned<f64>>,
+    /// A command that produces each prediction instead of recorded files.
+    #[schemars(with = "Option<RunSpec>")]
+    pub run: Option<Spanned<RunSpec>>,
+    /// The scoring profile of the suite's cases.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::profile")]
+    pub profile: Option<Spanned<String>>,
+    /// Default penalty of the suite's Easy-Wrong rubrics (0.1 otherwise).
+    #[schemars(with = "Option<f64>")]
+    pub easy_wrong_penalty: Option<Spanned<f64>>,
+}
+
+/// Thresholds on a suite's aggregate metrics.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateSpec {
+    /// Lower bound on the mean exact match of the cases.
+    #[schemars(with = "Option<f64>")]
+    pub min_exact_match: Option<Spanned<f64>>,
+    /// Lower bound on the mean ANLS.
+    #[schemars(with = "Option<f64>")]
+    pub min_anls: Option<Spanned<f64>>,
+    /// Lower bound on the mean critical exact match.
+    #[schemars(with = "Option<f64>")]
+    pub min_exact_critical: Option<Spanned<f64>>,
+    /// Lower bound on the mean critical ANLS.
+    #[schemars(with = "Option<f64>")]
+    pub min_anls_critical: Option<Spanned<f64>>,
+    /// Upper bound on the Brier score pooled over the suite.
+    #[schemars(with = "Option<f64>")]
+    pub max_brier: Option<Spanned<f64>>,
+    /// Upper bound on the ECE pooled over the suite.
+    #[schemars(with = "Option<f64>")]
+    pub max_ece: Option<Spanned<f64>>,
+    /// Lower bound on the share of the suite's case tests that passed.
+    #[schemars(with = "Option<f64>")]
+    pub min_pass_rate: Option<Spanned<f64>>,
+    /// Lower bound on the mean field-level F1.
+    #[schemars(with = "Option<f64>")]
+    pub min_f1: Option<Spanned<f64>>,
+    /// Upper bound on the 95th percentile of latency, in milliseconds.
+    #[schemars(with = "Option<f64>")]
+    pub max_latency_ms: Option<Spanned<f64>>,
+    /// Upper bound on the mean cost of a case, in US dollars.
+    #[schemars(with = "Option<f64>")]
+    pub max_cost_usd: Option<Spanned<f64>>,
+}
+
+/// A model's prices, in US dollars per million tokens.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriceSpec {
+    /// Price of a million input (prompt) tokens.
+    pub input_per_mtok: f64,
+    /// Price of a million output tokens.
+    pub output_per_mtok: f64,
+}
+
+/// A command that produces a prediction on its standard output.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Program and arguments, with `{case}`, `{pipeline}`, `{document}`; run in the suite's folder.
+    pub command: Vec<String>,
+    /// Seconds before the command and its children are killed (default 60).
+    pub timeout_s: Option<f64>,
 }
 
 /// How one field is compared and when it counts as correct (SPEC §6).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldRuleSpec {
     /// `text` (default), `number` or `date`.
@@ -97,7 +194,7 @@ pub enum Correct {
 }
 
 /// A rubric set in `rubrics/NAME.yaml`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RubricSetFile {
     /// Its rubrics, which may include other sets.
@@ -107,7 +204,7 @@ pub struct RubricSetFile {
 
 /// One entry of a `rubrics` list: a rubric, or `include: NAME`. The same keys, without the
 /// rubric's kind, label and penalty, make the nested checks of `all`, `any` and `not`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RubricEntry {
     /// Pulls in every rubric of `rubrics/NAME.yaml`.
@@ -199,7 +296,7 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Node>, D::Erro
 }
 
 /// The thresholds of a case; all optional (SPEC §3).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThresholdsSpec {
     /// Lower bound on the gated score.
@@ -235,4 +332,10 @@ pub struct ThresholdsSpec {
     /// Lower bound on field-level recall.
     #[schemars(with = "Option<f64>")]
     pub min_recall: Option<Spanned<f64>>,
+    /// Upper bound on the latency, in milliseconds.
+    #[schemars(with = "Option<f64>")]
+    pub max_latency_ms: Option<Spanned<f64>>,
+    /// Upper bound on the cost, in US dollars.
+    #[schemars(with = "Option<f64>")]
+    pub max_cost_usd: Option<Spanned<f64>>,
 }

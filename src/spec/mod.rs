@@ -5,7 +5,8 @@ mod node;
 mod parse;
 
 pub use case::{
-    CaseFile, Compare, Correct, FieldRuleSpec, RubricEntry, RubricSetFile, ThresholdsSpec,
+    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, PriceSpec, RubricEntry,
+    RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
 pub use node::{Mark, Node, NodeKind};
 pub use parse::parse_yaml;

@@ -1,0 +1,90 @@
+//! The comparison table of pipelines and the lines of an aggregate.
+
+use std::fmt::Write;
+
+use serde_json::{Value as Json, json};
+
+use super::num;
+use crate::aggregate::Aggregated;
+
+/// One aggregate's numbers on two lines.
+pub fn aggregate_table(a: &Aggregated) -> String {
+    format!(
+        "  EM {}  ANLS {}  critical EM {}  critical ANLS {}  Brier {}  ECE {}\n  latency p50 {} ms  p95 {} ms  cost {} per case  pass rate {}\n",
+        num(a.exact_match),
+        num(a.anls),
+        num(a.exact_critical),
+        num(a.anls_critical),
+        num(a.brier),
+        num(a.ece),
+        ms(a.latency_p50),
+        ms(a.latency_p95),
+        usd(a.cost_usd),
+        num(a.pass_rate),
+    )
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.0}"))
+}
+
+fn usd(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("${v:.6}"))
+}
+
+/// One row per pipeline: mean EM, ANLS, critical EM and ANLS, Brier, ECE, p50/p95 latency, cost,
+/// pass rate.
+pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
+    let width = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}",
+        "pipeline",
+        "EM",
+        "ANLS",
+        "crit.EM",
+        "c.ANLS",
+        "Brier",
+        "ECE",
+        "p50 ms",
+        "p95 ms",
+        "cost/case",
+        "pass"
+    );
+    for (name, a) in rows {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}",
+            name,
+            num(a.exact_match),
+            num(a.anls),
+            num(a.exact_critical),
+            num(a.anls_critical),
+            num(a.brier),
+            num(a.ece),
+            ms(a.latency_p50),
+            ms(a.latency_p95),
+            usd(a.cost_usd),
+            a.pass_rate
+                .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+        );
+    }
+    out
+}
+
+/// An aggregate as JSON.
+pub fn aggregated_json(a: &Aggregated) -> Json {
+    json!({
+        "cases": a.cases, "passed": a.passed, "pass_rate": a.pass_rate,
+        "exact_match": a.exact_match, "anls": a.anls, "exact_critical": a.exact_critical, "anls_critical": a.anls_critical,
+        "f1": a.f1, "brier": a.brier, "ece": a.ece,
+        "latency_p50_ms": a.latency_p50, "latency_p95_ms": a.latency_p95,
+        "cost_usd_per_case": a.cost_usd, "cost_usd_total": a.cost_total_usd,
+    })
+}

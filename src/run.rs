@@ -1,0 +1,124 @@
+//! Running a suite's `run` command: its standard output is the prediction, its latency is
+//! measured around it, and a timeout kills it with its children.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What the command printed, and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// Standard output.
+    pub stdout: String,
+    /// Wall-clock time from start to exit, in milliseconds.
+    pub latency_ms: f64,
+}
+
+/// Runs `command` in `dir`. A non-zero exit, a timeout or output that is not UTF-8 is an error
+/// naming the command and ending with the last lines of its standard error.
+pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, String> {
+    let shown = command
+        .iter()
+        .map(|a| {
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (program, args) = command.split_first().ok_or("the command is empty")?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group, so that a timeout kills its children too.
+        cmd.process_group(0);
+    }
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("`{shown}` could not start in `{}`: {e}", dir.display()))?;
+    // Read both pipes while it runs, so that a chatty command never blocks on a full pipe.
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() >= timeout => {
+                kill_group(&mut child);
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("`{shown}`: cannot wait for it: {e}")),
+        }
+    };
+    let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let tail = stderr_tail(&stderr);
+    match status {
+        None => Err(format!(
+            "`{shown}` did not finish within {} s and was killed, with its children{tail}",
+            timeout.as_secs_f64()
+        )),
+        Some(s) if !s.success() => Err(format!("`{shown}` failed ({s}){tail}")),
+        Some(_) => match String::from_utf8(stdout) {
+            Ok(stdout) => Ok(Ran { stdout, latency_ms }),
+            Err(_) => Err(format!(
+                "`{shown}` printed output that is not UTF-8 text{tail}"
+            )),
+        },
+    }
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group the child leads; it
+        // touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The last lines of standard error, for the failure message.
+fn stderr_tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let tail = &lines[lines.len().saturating_sub(10)..];
+    format!(
+        "\nend of its standard error:\n{}",
+        tail.iter()
+            .map(|l| format!("  {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}

@@ -1,0 +1,350 @@
+//! Suites (SPEC §7): the `suite.yaml` files above a case, merged — a deeper one overrides key by
+//! key — into the settings that apply to it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::case::Metric;
+use crate::case::{Price, Profile, Threshold};
+use crate::error::{LoadError, closest};
+use crate::load::{Here, read_text};
+use crate::spec::{CaseFile, Mark, NodeKind, SuiteFile, parse_yaml};
+
+/// The names of a suite file.
+pub const SUITE_FILES: [&str; 2] = ["suite.yaml", "suite.yml"];
+
+/// What the suites above a case say, merged.
+#[derive(Debug, Clone, Default)]
+pub struct Suite {
+    /// `defaults` of each suite, nearest first, with the suite file they come from.
+    pub defaults: Vec<(PathBuf, CaseFile)>,
+    /// The pipelines, and the folder of the suite that declares them.
+    pub pipelines: Option<Pipelines>,
+    /// Every suite above (or at) the case that declares `aggregate`, outermost first.
+    pub aggregates: Vec<Arc<Aggregate>>,
+    /// Prices per model (a deeper suite's price of a model wins).
+    pub pricing: Vec<Price>,
+    /// The baseline the case is compared with.
+    pub baseline: Option<Arc<BaselineSpec>>,
+    /// The command that produces predictions.
+    pub run: Option<Arc<Run>>,
+    /// The suite's profile.
+    pub profile: Option<Profile>,
+    /// The suite's default Easy-Wrong penalty.
+    pub easy_wrong_penalty: Option<f64>,
+}
+
+/// Pipelines declared by a suite.
+#[derive(Debug, Clone)]
+pub struct Pipelines {
+    /// The declaring suite's folder: paths and `{case}` are relative to it.
+    pub dir: PathBuf,
+    /// Names, each with its prediction path template (none when `run` produces them).
+    pub list: Vec<(String, Option<String>)>,
+}
+
+/// A suite's aggregate thresholds: one test per pipeline over its cases.
+#[derive(Debug, Clone)]
+pub struct Aggregate {
+    /// The suite's folder relative to the cases folder, `/`-separated ("" for the root).
+    pub id: String,
+    /// The suite file.
+    pub file: PathBuf,
+    /// The bounds.
+    pub thresholds: Vec<Threshold>,
+}
+
+/// A suite's baseline file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineSpec {
+    /// The baseline file.
+    pub file: PathBuf,
+    /// How far a metric may drop below it.
+    pub tolerance: f64,
+    /// The suite file that declares it.
+    pub suite_file: PathBuf,
+}
+
+/// A command that produces predictions.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The declaring suite's folder: the command runs there.
+    pub dir: PathBuf,
+    /// Program and arguments, with `{case}`, `{pipeline}`, `{document}`.
+    pub command: Vec<String>,
+    /// When to kill it.
+    pub timeout: Duration,
+}
+
+/// Suite files read so far, by path.
+#[derive(Debug, Default)]
+pub struct Suites {
+    root: PathBuf,
+    read: HashMap<PathBuf, Result<Arc<SuiteFile>, LoadError>>,
+    /// One aggregate per suite file, shared by its cases (its test is made once).
+    aggregates: HashMap<PathBuf, Arc<Aggregate>>,
+}
+
+impl Suites {
+    /// Suites under the cases folder `root`.
+    pub fn new(root: &Path) -> Suites {
+        Suites {
+            root: root.to_path_buf(),
+            read: HashMap::new(),
+            aggregates: HashMap::new(),
+        }
+    }
+
+    /// The merged settings of every suite between the cases folder and `case_file`'s folder.
+    pub fn for_case(&mut self, case_file: &Path) -> Result<Suite, LoadError> {
+        let mut suite = Suite::default();
+        let dir = case_file.parent().unwrap_or(Path::new(""));
+        let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new(""));
+        let mut folders = vec![self.root.clone()];
+        let mut at = self.root.clone();
+        for part in rel.components() {
+            at = at.join(part);
+            folders.push(at.clone());
+        }
+        // Outermost first, so that deeper suites override.
+        for folder in folders {
+            let Some(file) = SUITE_FILES
+                .iter()
+                .map(|n| folder.join(n))
+                .find(|p| p.is_file())
+            else {
+                continue;
+            };
+            let spec = self.read(&file)?;
+            let before = suite.aggregates.len();
+            apply(&mut suite, &spec, &file, &folder, &self.root)?;
+            if suite.aggregates.len() > before
+                && let Some(new) = suite.aggregates.pop()
+            {
+                let shared = self.aggregates.entry(file.clone()).or_insert(new);
+                suite.aggregates.push(Arc::clone(shared));
+            }
+        }
+        suite.defaults.reverse();
+        Ok(suite)
+    }
+
+    fn read(&mut self, file: &Path) -> Result<Arc<SuiteFile>, LoadError> {
+        self.read
+            .entry(file.to_path_buf())
+            .or_insert_with(|| {
+                let text = read_text(file)?;
+                parse_yaml::<SuiteFile>(file, &text).map(Arc::new)
+            })
+            .clone()
+    }
+}
+
+fn apply(
+    suite: &mut Suite,
+    spec: &SuiteFile,
+    file: &Path,
+    dir: &Path,
+    root: &Path,
+) -> Result<(), LoadError> {
+    let here = Here { file };
+    if let Some(defaults) = &spec.defaults {
+        suite.defaults.push((file.to_path_buf(), defaults.clone()));
+    }
+    if let Some(node) = &spec.pipelines {
+        let list = match &node.kind {
+            NodeKind::Map(entries) => entries
+                .iter()
+                .map(|(name, v)| match &v.kind {
+                    NodeKind::Text(t) => Ok((name.clone(), Some(t.clone()))),
+                    _ => Err(here
+                        .err(
+                            v.mark,
+                            &format!("pipelines.{name}"),
+                            "a pipeline's prediction path must be a text",
+                        )
+                        .hint("write `guided: outputs/guided/{case}.json`")),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            NodeKind::List(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match &v.kind {
+                    NodeKind::Text(t) => Ok((t.clone(), None)),
+                    _ => Err(here.err(
+                        v.mark,
+                        &format!("pipelines[{i}]"),
+                        "a pipeline name must be a text",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => {
+                return Err(here
+                    .err(
+                        node.mark,
+                        "pipelines",
+                        "`pipelines` must map names to prediction paths, or list names",
+                    )
+                    .hint("write `pipelines: { guided: outputs/guided/{case}.json }`"));
+            }
+        };
+        if list.is_empty() {
+            return Err(here
+                .err(node.mark, "pipelines", "`pipelines` is empty")
+                .hint("name at least one pipeline, or remove the key"));
+        }
+        for (name, _) in &list {
+            if name.is_empty() || name.contains(['/', ':', ' ']) {
+                return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
+            }
+        }
+        suite.pipelines = Some(Pipelines {
+            dir: dir.to_path_buf(),
+            list,
+        });
+    }
+    if let Some(agg) = &spec.aggregate {
+        let a = &agg.value;
+        let thresholds = here.bounds(
+            "aggregate",
+            &[
+                ("min_exact_match", Metric::ExactMatch, &a.min_exact_match),
+                ("min_anls", Metric::Anls, &a.min_anls),
+                (
+                    "min_exact_critical",
+                    Metric::ExactCritical,
+                    &a.min_exact_critical,
+                ),
+                (
+                    "min_anls_critical",
+                    Metric::AnlsCritical,
+                    &a.min_anls_critical,
+                ),
+                ("max_brier", Metric::Brier, &a.max_brier),
+                ("max_ece", Metric::Ece, &a.max_ece),
+                ("min_pass_rate", Metric::PassRate, &a.min_pass_rate),
+                ("min_f1", Metric::F1, &a.min_f1),
+                ("max_latency_ms", Metric::LatencyMs, &a.max_latency_ms),
+                ("max_cost_usd", Metric::CostUsd, &a.max_cost_usd),
+            ],
+            None,
+        )?;
+        if thresholds.is_empty() {
+            return Err(here
+                .err(
+                    Mark::of(&agg.referenced),
+                    "aggregate",
+                    "`aggregate` bounds nothing",
+                )
+                .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
+        }
+        let id = dir.strip_prefix(root).map(slashed).unwrap_or_default();
+        suite.aggregates.push(Arc::new(Aggregate {
+            id,
+            file: file.to_path_buf(),
+            thresholds,
+        }));
+    }
+    if let Some(pricing) = &spec.pricing {
+        for (model, price) in pricing {
+            let p = &price.value;
+            if !(p.input_per_mtok >= 0.0
+                && p.output_per_mtok >= 0.0
+                && p.input_per_mtok.is_finite()
+                && p.output_per_mtok.is_finite())
+            {
+                return Err(here.err(
+                    Mark::of(&price.referenced),
+                    &format!("pricing.{model}"),
+                    "prices must be 0 or more",
+                ));
+            }
+            suite.pricing.retain(|q| &q.model != model);
+            suite.pricing.push(Price {
+                model: model.clone(),
+                input_per_mtok: p.input_per_mtok,
+                output_per_mtok: p.output_per_mtok,
+            });
+        }
+    }
+    let tolerance = match &spec.tolerance {
+        Some(t) if !(t.value >= 0.0 && t.value.is_finite()) => {
+            return Err(here.err(
+                Mark::of(&t.referenced),
+                "tolerance",
+                format!("`tolerance` is {}; it must be 0 or more", t.value),
+            ));
+        }
+        Some(t) => Some(t.value),
+        None => None,
+    };
+    if let Some(b) = &spec.baseline {
+        suite.baseline = Some(Arc::new(BaselineSpec {
+            file: dir.join(&b.value),
+            tolerance: tolerance
+                .or(suite.baseline.as_ref().map(|b| b.tolerance))
+                .unwrap_or(0.0),
+            suite_file: file.to_path_buf(),
+        }));
+    } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {
+        suite.baseline = Some(Arc::new(BaselineSpec {
+            tolerance: t,
+            ..(**b).clone()
+        }));
+    }
+    if let Some(run) = &spec.run {
+        let r = &run.value;
+        let mark = Mark::of(&run.referenced);
+        if r.command.is_empty() || r.command[0].trim().is_empty() {
+            return Err(here
+                .err(mark, "run.command", "`command` is empty")
+                .hint("write `command: [python3, extract.py, \"{document}\"]`"));
+        }
+        let timeout = r.timeout_s.unwrap_or(60.0);
+        if !(timeout > 0.0 && timeout.is_finite()) {
+            return Err(here.err(
+                mark,
+                "run.timeout_s",
+                format!("`timeout_s` is {timeout}; it must be more than 0"),
+            ));
+        }
+        suite.run = Some(Arc::new(Run {
+            dir: dir.to_path_buf(),
+            command: r.command.clone(),
+            timeout: Duration::from_secs_f64(timeout),
+        }));
+    }
+    if let Some(p) = &spec.profile {
+        suite.profile = Some(Profile::from_name(&p.value).ok_or_else(|| {
+            let e = here.err(
+                Mark::of(&p.referenced),
+                "profile",
+                format!("unknown profile `{}`", p.value),
+            );
+            match closest(&p.value, Profile::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
+            }
+        })?);
+    }
+    if let Some(p) = &spec.easy_wrong_penalty {
+        if !(p.value > 0.0 && p.value <= 1.0) {
+            return Err(here.err(
+                Mark::of(&p.referenced),
+                "easy_wrong_penalty",
+                format!("penalty {} is outside (0, 1]", p.value),
+            ));
+        }
+        suite.easy_wrong_penalty = Some(p.value);
+    }
+    Ok(())
+}
+
+fn slashed(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
