@@ -223,8 +223,14 @@ fn test(args: Vec<String>) -> ExitCode {
             _ => rest.push(arg),
         }
     }
-    let mut harness =
-        goldgate::Harness::new(dir.unwrap_or_else(|| PathBuf::from("cases"))).args(rest);
+    let dir = dir.unwrap_or_else(|| PathBuf::from("cases"));
+    let mut invocation = format!("goldgate test {}", dir.display());
+    if let Some(r) = &rubrics {
+        invocation.push_str(&format!(" --rubrics {}", r.display()));
+    }
+    let mut harness = goldgate::Harness::new(dir)
+        .args(rest)
+        .invocation(invocation);
     if let Some(r) = rubrics {
         harness = harness.rubrics(r);
     }

@@ -484,11 +484,18 @@ fn judge_at(
             let mut sum = 0.0;
             let mut parts = Vec::new();
             for path in fields {
+                if let Some(hint) = misspelt(path, cx) {
+                    return (false, format!("cannot sum it: {hint}"));
+                }
                 let root = cx
                     .prediction
                     .field(path.root())
                     .map_or(&Value::Null, |f| &f.value);
-                for (at, v) in path.resolve(root) {
+                let reached = path.resolve(root);
+                if reached.is_empty() {
+                    return (false, format!("cannot sum it: `{path}` reached no element"));
+                }
+                for (at, v) in reached {
                     match parse_number(&v.as_text()) {
                         Some(n) => {
                             sum += n;

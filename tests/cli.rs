@@ -676,3 +676,245 @@ fn the_guide_examples_load() {
     let out = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+/// Copies a fixture folder to a temporary one, for tests that write files.
+fn scratch(fixture: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = fixtures().join(fixture);
+    for entry in walkdir::WalkDir::new(&from) {
+        let entry = entry.unwrap();
+        let to = dir.path().join(entry.path().strip_prefix(&from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    dir
+}
+
+fn goldgate_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GOLDGATE_REPORT")
+        .env_remove("GOLDGATE_UPDATE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn suites_pipelines_aggregates_and_the_comparison_table() {
+    let (out, r) = report(&fixtures().join("suites"), &["--test-threads", "1"]);
+    let verdicts = test_lines(&stdout(&out));
+    let expected: Vec<(String, String)> = [
+        ("invoices/acme::all_in_one", "FAILED"),
+        ("invoices/acme::guided", "ok"),
+        ("invoices/beta::all_in_one", "FAILED"),
+        ("invoices/beta::guided", "ok"),
+        ("invoices::aggregate::all_in_one", "FAILED"),
+        ("invoices::aggregate::guided", "ok"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(verdicts, expected);
+    let text = stdout(&out);
+    // Defaults from the suite: the critical field and its threshold apply to acme.
+    assert!(
+        failure_block(&text, "invoices/acme::all_in_one")
+            .starts_with("case failed: min_exact_critical failed: 0.0000 < 1"),
+        "{text}"
+    );
+    assert!(failure_block(&text, "invoices::aggregate::all_in_one")
+        .starts_with("aggregate failed over 2 case tests (0 passed): min_anls failed: 0.8875 < 0.9; min_pass_rate failed: 0.0000 < 1"));
+    assert!(text.contains("pipeline         EM     ANLS  crit.EM   c.ANLS    Brier      ECE   p50 ms   p95 ms   cost/case   pass"), "{text}");
+    assert!(text.contains("guided       1.0000   1.0000   1.0000   1.0000        -        -     1000     1180   $0.000925   100%"), "{text}");
+
+    let acme = case(&r, "invoices/acme::guided");
+    assert_eq!(acme["pipeline"], "guided");
+    // 1000 input tokens at $0.30/M + 200 output tokens at $2.50/M.
+    assert!(close(
+        &acme["metrics"]["cost_usd"],
+        1000.0 / 1e6 * 0.30 + 200.0 / 1e6 * 2.50
+    ));
+    assert!(close(&acme["metrics"]["latency_ms"], 800.0));
+    let rows = r["pipelines"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let guided = rows.iter().find(|p| p["pipeline"] == "guided").unwrap();
+    assert!(close(&guided["latency_p50_ms"], 1000.0));
+    assert!(close(&guided["latency_p95_ms"], 800.0 + 0.95 * 400.0));
+    assert!(close(&guided["pass_rate"], 1.0));
+    let agg = r["aggregates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == "invoices::aggregate::all_in_one")
+        .unwrap();
+    assert_eq!(agg["passed"], false);
+    assert!(close(&agg["metrics"]["anls"], (0.875 + 0.9) / 2.0));
+}
+
+#[test]
+fn the_baseline_flow() {
+    let dir = scratch("baseline");
+    let base = dir.path().join("cases/baseline.json");
+
+    // Declared but missing: refused, with the command that creates it.
+    let out = goldgate_env(dir.path(), &["test", "cases"], &[]);
+    assert_eq!(out.status.code(), Some(101));
+    assert!(
+        stdout(&out)
+            .contains("does not exist\ncreate it with: GOLDGATE_UPDATE=always goldgate test cases"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!base.exists());
+
+    // A bad GOLDGATE_UPDATE is refused, naming the allowed values; nothing is written.
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "yes")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("GOLDGATE_UPDATE=`yes` is not one of `always`, `no`"));
+    assert!(!base.exists());
+
+    // Recording.
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let written = std::fs::read_to_string(&base).unwrap();
+    let json: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(json["cases"]["acme"]["anls"], 1.0);
+    assert_eq!(
+        json["cases"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["acme", "beta"]
+    );
+    assert_eq!(
+        goldgate_env(dir.path(), &["test", "cases"], &[])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        goldgate_env(dir.path(), &["test", "cases"], &[("GOLDGATE_UPDATE", "no")])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    // A regression fails its test alone and ends with the command that accepts it.
+    std::fs::write(
+        dir.path().join("cases/outputs/acme.json"),
+        r#"{"invoice_number": "0173", "supplier": "ACME Corp"}"#,
+    )
+    .unwrap();
+    let out = goldgate_env(dir.path(), &["test", "cases"], &[]);
+    assert_eq!(out.status.code(), Some(101));
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        [
+            ("acme".to_owned(), "FAILED".to_owned()),
+            ("beta".to_owned(), "ok".to_owned())
+        ]
+    );
+    let block = failure_block(&text, "acme");
+    assert!(block.contains("regression against the baseline"), "{block}");
+    // supplier: `acme corp` against `acme corporation` is 1 − 7/16; the mean of two fields.
+    assert!(block.contains("anls 1.0000 -> 0.7812"), "{block}");
+    assert!(
+        block.ends_with(
+            "accept the new numbers with: GOLDGATE_UPDATE=always goldgate test cases --exact 'acme'"
+        ),
+        "{block}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&base).unwrap(),
+        written,
+        "nothing is written without GOLDGATE_UPDATE"
+    );
+
+    // Accepting, with the command the message gave: only that entry moves.
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases", "--exact", "acme"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    assert!(close(
+        &json["cases"]["acme"]["anls"],
+        (1.0 + (1.0 - 7.0 / 16.0)) / 2.0
+    ));
+    assert_eq!(json["cases"]["beta"]["anls"], 1.0);
+    assert_eq!(
+        goldgate_env(dir.path(), &["test", "cases"], &[])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    // An improvement beyond the tolerance is reported.
+    std::fs::write(
+        dir.path().join("cases/outputs/acme.json"),
+        r#"{"invoice_number": "0173", "supplier": "ACME Corporation"}"#,
+    )
+    .unwrap();
+    let out = goldgate_env(dir.path(), &["test", "cases"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out)
+            .contains("improved beyond the baseline's tolerance, acme: anls 0.7812 -> 1.0000"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn run_commands_crash_hang_and_succeed() {
+    let dir = scratch("run");
+    let out = goldgate_env(dir.path(), &["test", "cases", "--test-threads", "4"], &[]);
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        [
+            ("crash", "FAILED"),
+            ("good", "ok"),
+            ("hang", "FAILED"),
+            ("text", "ok")
+        ]
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    let crash = failure_block(&text, "crash");
+    assert!(
+        crash.starts_with(
+            "error: cases/crash.yaml: `sh extract.sh crash scans/crash.pdf` failed (exit status: 3)"
+        ),
+        "{crash}"
+    );
+    assert!(crash.contains("end of its standard error:\n  loading model weights\n  Traceback: ValueError: page 2 is empty"), "{crash}");
+    let hang = failure_block(&text, "hang");
+    assert!(hang.contains("`sh extract.sh hang scans/hang.pdf` did not finish within 1 s and was killed, with its children"), "{hang}");
+    // The hung command's own child was killed with it.
+    let pid = std::fs::read_to_string(dir.path().join("cases/hang-child.pid")).unwrap();
+    // Gone, or a zombie waiting to be reaped: either way no longer running.
+    let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let running = state
+        .rsplit(") ")
+        .next()
+        .is_some_and(|rest| !rest.starts_with('Z') && !rest.is_empty());
+    assert!(!running, "the child {pid} survived the timeout: {state}");
+}

@@ -85,7 +85,7 @@ impl Record {
         case["metrics"] = json!({
             "exact_match": m.exact_match, "anls": m.anls,
             "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
-            "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms,
+            "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms, "cost_usd": m.cost_usd,
             "extra_fields": m.extra_fields, "precision": m.precision, "recall": m.recall, "f1": m.f1,
         });
         case["extra_fields"] = o
