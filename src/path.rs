@@ -147,9 +147,69 @@ impl FieldPath {
             .map_or(&Value::Null, |(_, v)| v)
     }
 
+    /// Why a concrete path reaches nothing in `root_value`: an index past the end, a step into
+    /// a value of the wrong shape, or a key the mapping does not have (with the closest one).
+    pub fn why_missing(&self, root_value: &Value) -> Option<String> {
+        let mut value = root_value;
+        let mut at = FieldPath {
+            steps: vec![self.steps[0].clone()],
+        };
+        if matches!(value, Value::Null) {
+            return None;
+        }
+        for step in &self.steps[1..] {
+            let next = match (step, value) {
+                (Step::Index(i), Value::List(items)) => match items.get(*i) {
+                    Some(v) => v,
+                    None => {
+                        return Some(format!(
+                            "`{at}` has {} item{}",
+                            items.len(),
+                            if items.len() == 1 { "" } else { "s" }
+                        ));
+                    }
+                },
+                (Step::Key(k), Value::Map(entries)) => match entries
+                    .iter()
+                    .find(|(key, _)| key == k)
+                {
+                    Some((_, v)) => v,
+                    None => {
+                        let keys = entries.iter().map(|(key, _)| key.as_str());
+                        return Some(match crate::error::closest(k, keys) {
+                            Some(best) => format!("`{at}` has no `{k}`; did you mean `{best}`?"),
+                            None => format!("`{at}` has no `{k}`"),
+                        });
+                    }
+                },
+                (Step::Index(_), other) | (Step::Every, other)
+                    if !matches!(other, Value::List(_)) =>
+                {
+                    return Some(format!("`{at}` is {}, not a list", shape(other)));
+                }
+                (Step::Key(_), other) => {
+                    return Some(format!("`{at}` is {}, not a mapping", shape(other)));
+                }
+                _ => return None,
+            };
+            at.steps.push(step.clone());
+            value = next;
+        }
+        None
+    }
+
     /// Whether the path has a `[*]`.
     pub fn has_every(&self) -> bool {
         self.steps.contains(&Step::Every)
+    }
+}
+
+fn shape(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Text(_) => "a text",
+        Value::List(_) => "a list",
+        Value::Map(_) => "a mapping",
     }
 }
 
@@ -204,5 +264,19 @@ mod tests {
         );
         let missing = FieldPath::parse("line_items[5].quantity").unwrap();
         assert_eq!(missing.get(&items), &Value::Null);
+        assert_eq!(
+            missing.why_missing(&items).as_deref(),
+            Some("`line_items` has 2 items")
+        );
+        let typo = FieldPath::parse("line_items[0].quantty").unwrap();
+        assert_eq!(
+            typo.why_missing(&items).as_deref(),
+            Some("`line_items[0]` has no `quantty`; did you mean `quantity`?")
+        );
+        let shape = FieldPath::parse("line_items.quantity").unwrap();
+        assert_eq!(
+            shape.why_missing(&items).as_deref(),
+            Some("`line_items` is a list, not a mapping")
+        );
     }
 }

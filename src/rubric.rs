@@ -162,6 +162,8 @@ struct Target<'a> {
     confidence: Option<f64>,
     /// The gold variants at the same place, when gold has them.
     gold: Option<Vec<Value>>,
+    /// Why the path reached nothing, when it did not.
+    missing: Option<String>,
     rule: FieldRule,
 }
 
@@ -208,7 +210,10 @@ fn judge(
     let mut failures = Vec::new();
     let mut last = String::new();
     for target in &targets {
-        let (held, detail) = judge_at(&probe.check, target, cx, normalize, whole);
+        let (held, mut detail) = judge_at(&probe.check, target, cx, normalize, whole);
+        if let Some(why) = &target.missing {
+            detail.push_str(&format!(" ({why})"));
+        }
         let detail = match (&target.at, named) {
             (_, false) => detail,
             (Some(at), true) => format!("{at}: {detail}"),
@@ -253,6 +258,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
             confidence: None,
             gold: None,
             rule: FieldRule::default(),
+            missing: None,
         }];
     };
     let field = cx.prediction.field(path.root());
@@ -271,6 +277,11 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
                 gold.map_or(FieldRule::default(), |g| g.rule)
             } else {
                 FieldRule::default()
+            },
+            missing: if matches!(value, Value::Null) {
+                at.why_missing(root)
+            } else {
+                None
             },
             at: Some(at),
             value,

@@ -65,10 +65,16 @@ fn every_valid_case_and_rubric_set_validates() {
     }
     assert!(checked >= 40, "{checked} cases validated");
     let suites = validator(Kind::Suite);
-    for entry in walkdir::WalkDir::new(root().join("cases")).into_iter().filter_map(Result::ok) {
+    for entry in walkdir::WalkDir::new(root().join("cases"))
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         if entry.file_name() == "suite.yaml" {
             let json = yaml_as_json(entry.path());
-            let errors: Vec<String> = suites.iter_errors(&json).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+            let errors: Vec<String> = suites
+                .iter_errors(&json)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
             assert!(errors.is_empty(), "{}: {errors:?}", entry.path().display());
             checked += 1;
         }
