@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::case::Metric;
 use crate::case::{Price, Profile, Threshold};
-use crate::error::{LoadError, closest};
+use crate::error::LoadError;
 use crate::load::{Here, read_text};
 use crate::spec::{CaseFile, Mark, NodeKind, SuiteFile, parse_yaml};
 
@@ -317,17 +317,7 @@ fn apply(
         }));
     }
     if let Some(p) = &spec.profile {
-        suite.profile = Some(Profile::from_name(&p.value).ok_or_else(|| {
-            let e = here.err(
-                Mark::of(&p.referenced),
-                "profile",
-                format!("unknown profile `{}`", p.value),
-            );
-            match closest(&p.value, Profile::NAMES) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
-            }
-        })?);
+        suite.profile = Some(here.profile(p)?);
     }
     if let Some(p) = &spec.easy_wrong_penalty {
         if !(p.value > 0.0 && p.value <= 1.0) {

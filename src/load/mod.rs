@@ -91,17 +91,7 @@ pub fn load_case_in(
     }
     let profile = match &spec.profile {
         None => suite.profile.unwrap_or(Profile::Dream),
-        Some(p) => Profile::from_name(&p.value).ok_or_else(|| {
-            let e = at("profile").err(
-                Mark::of(&p.referenced),
-                "profile",
-                format!("unknown profile `{}`", p.value),
-            );
-            match closest(&p.value, Profile::NAMES) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
-            }
-        })?,
+        Some(p) => at("profile").profile(p)?,
     };
     let critical =
         at("critical").critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
@@ -354,6 +344,21 @@ pub(crate) struct Here<'a> {
 impl Here<'_> {
     pub(crate) fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
         LoadError::at(self.file, mark, path, message)
+    }
+
+    /// A profile name.
+    pub(crate) fn profile(&self, name: &Spanned<String>) -> Result<Profile, LoadError> {
+        Profile::from_name(&name.value).ok_or_else(|| {
+            let e = self.err(
+                Mark::of(&name.referenced),
+                "profile",
+                format!("unknown profile `{}`", name.value),
+            );
+            match closest(&name.value, Profile::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
+            }
+        })
     }
 
     /// `skip:` takes a reason; `false`, `no` or an empty value would hide the case silently.

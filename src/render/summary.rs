@@ -3,8 +3,7 @@
 use serde_json::{Value as Json, json};
 
 use super::{Record, Status, num};
-use crate::load::DEFAULT_ECE_BINS;
-use crate::metrics::{brier, ece};
+use crate::aggregate::aggregate;
 
 /// Counts and mean metrics of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,39 +33,24 @@ pub struct RunSummary {
 impl RunSummary {
     /// Summarises the records of a run.
     pub fn of(records: &[Record]) -> RunSummary {
-        let outcomes: Vec<_> = records.iter().filter_map(|r| r.outcome.as_ref()).collect();
-        let mean = |get: &dyn Fn(&crate::evaluate::Metrics) -> Option<f64>| {
-            let values: Vec<f64> = outcomes.iter().filter_map(|o| get(&o.metrics)).collect();
-            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
-        };
-        let (p, o): (Vec<f64>, Vec<bool>) = outcomes
-            .iter()
-            .flat_map(|out| {
-                out.fields
-                    .iter()
-                    .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
-            })
-            .unzip();
+        let count = |status: Status| records.iter().filter(|r| r.status == status).count();
+        let run = aggregate(
+            records
+                .iter()
+                .filter(|r| r.status != Status::Ignored)
+                .map(|r| (r.status == Status::Passed, r.outcome.as_ref())),
+        );
         RunSummary {
             cases: records.len(),
-            passed: records
-                .iter()
-                .filter(|r| r.status == Status::Passed)
-                .count(),
-            failed: records
-                .iter()
-                .filter(|r| r.status == Status::Failed)
-                .count(),
-            ignored: records
-                .iter()
-                .filter(|r| r.status == Status::Ignored)
-                .count(),
-            exact_match: mean(&|m| m.exact_match),
-            anls: mean(&|m| m.anls),
-            exact_critical: mean(&|m| m.exact_critical),
-            anls_critical: mean(&|m| m.anls_critical),
-            brier: brier(&p, &o),
-            ece: ece(&p, &o, DEFAULT_ECE_BINS),
+            passed: count(Status::Passed),
+            failed: count(Status::Failed),
+            ignored: count(Status::Ignored),
+            exact_match: run.exact_match,
+            anls: run.anls,
+            exact_critical: run.exact_critical,
+            anls_critical: run.anls_critical,
+            brier: run.brier,
+            ece: run.ece,
         }
     }
 

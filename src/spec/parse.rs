@@ -65,49 +65,32 @@ fn strip_position(text: &str) -> &str {
 
 /// Rewrites the parser's wording into a message and a fix.
 fn explain(text: &str) -> (String, Option<String>) {
-    if let Some(rest) = text.strip_prefix("unknown field `") {
-        let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let expected: Vec<&str> = expected
-            .trim_start_matches(", expected one of ")
-            .trim_start_matches(", expected ")
-            .split(", ")
-            .map(|k| k.trim_matches('`'))
-            .filter(|k| !k.is_empty())
-            .collect();
-        let hint = match closest(key, expected.iter().copied()) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => format!(
-                "expected one of {}",
-                expected
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        return (format!("unknown key `{key}`"), Some(hint));
-    }
-    if let Some(rest) = text.strip_prefix("unknown variant `") {
-        let (value, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let expected: Vec<&str> = expected
-            .trim_start_matches(", expected one of ")
-            .trim_start_matches(", expected ")
-            .split(", ")
-            .map(|k| k.trim_matches('`'))
-            .filter(|k| !k.is_empty())
-            .collect();
-        let hint = match closest(value, expected.iter().copied()) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => format!(
-                "use one of {}",
-                expected
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        return (format!("unknown value `{value}`"), Some(hint));
+    for (prefix, what, otherwise) in [
+        ("unknown field `", "key", "expected one of"),
+        ("unknown variant `", "value", "use one of"),
+    ] {
+        if let Some(rest) = text.strip_prefix(prefix) {
+            let (word, expected) = rest.split_once('`').unwrap_or((rest, ""));
+            let expected: Vec<&str> = expected
+                .trim_start_matches(", expected one of ")
+                .trim_start_matches(", expected ")
+                .split(", ")
+                .map(|k| k.trim_matches('`'))
+                .filter(|k| !k.is_empty())
+                .collect();
+            let hint = match closest(word, expected.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!(
+                    "{otherwise} {}",
+                    expected
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return (format!("unknown {what} `{word}`"), Some(hint));
+        }
     }
     if let Some(rest) = text.strip_prefix("duplicate mapping key: ") {
         let key = rest
