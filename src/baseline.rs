@@ -2,7 +2,6 @@
 //! JSON file; a drop beyond the tolerance is a regression.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use crate::evaluate::Outcome;
@@ -148,14 +147,5 @@ pub fn write(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
     let json = serde_json::json!({ "goldgate_baseline": 1, "cases": cases });
     let mut text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
     text.push('\n');
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::atomic::write_atomically(path, text.as_bytes())
 }

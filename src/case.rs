@@ -152,6 +152,8 @@ pub enum PredictionSource {
         dir: PathBuf,
         /// When it is killed.
         timeout: std::time::Duration,
+        /// Whether the case reads fields (gold or `field:` rubrics), so that text output is an error.
+        expect_fields: bool,
     },
 }
 
@@ -221,7 +223,9 @@ pub struct Threshold {
     pub limit: f64,
     /// True for `max_*`.
     pub is_max: bool,
-    /// Line in the case file.
+    /// The file it is written in (the case, or a suite's `defaults`).
+    pub file: PathBuf,
+    /// Its line there.
     pub line: u64,
 }
 

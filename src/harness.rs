@@ -195,22 +195,23 @@ fn pipeline_rows(records: &[Record]) -> Vec<(String, Aggregated)> {
 
 /// Rewrites each baseline with the numbers of the tests that ran; other entries stay.
 fn update_baselines(records: &[Record]) -> Result<(), String> {
-    let mut files: Vec<(PathBuf, Vec<(&str, crate::baseline::Entry)>)> = Vec::new();
+    let mut files: Vec<(PathBuf, Vec<(String, crate::baseline::Entry)>)> = Vec::new();
     for record in records {
         let (Some(spec), Some(outcome)) = (record.baseline.as_ref(), record.outcome.as_ref())
         else {
             continue;
         };
         let entry = crate::baseline::entry_of(outcome);
+        let key = spec.key(Path::new(&record.file), record.pipeline.as_deref());
         match files.iter_mut().find(|(f, _)| *f == spec.file) {
-            Some((_, list)) => list.push((&record.id, entry)),
-            None => files.push((spec.file.clone(), vec![(&record.id, entry)])),
+            Some((_, list)) => list.push((key, entry)),
+            None => files.push((spec.file.clone(), vec![(key, entry)])),
         }
     }
     for (file, entries) in files {
         let mut base = crate::baseline::read(&file)?.unwrap_or_default();
         for (id, entry) in entries {
-            base.cases.insert(id.to_owned(), entry);
+            base.cases.insert(id, entry);
         }
         crate::baseline::write(&file, &base)
             .map_err(|e| format!("cannot write the baseline `{}`: {e}", file.display()))?;

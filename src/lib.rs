@@ -63,6 +63,7 @@
 #![warn(missing_docs)]
 
 pub mod aggregate;
+mod atomic;
 pub mod baseline;
 pub mod case;
 pub mod cli;

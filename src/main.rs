@@ -224,9 +224,10 @@ fn test(args: Vec<String>) -> ExitCode {
         }
     }
     let dir = dir.unwrap_or_else(|| PathBuf::from("cases"));
-    let mut invocation = format!("goldgate test {}", dir.display());
+    let quote = |p: &PathBuf| goldgate::render::shell_quote(&p.to_string_lossy());
+    let mut invocation = format!("goldgate test {}", quote(&dir));
     if let Some(r) = &rubrics {
-        invocation.push_str(&format!(" --rubrics {}", r.display()));
+        invocation.push_str(&format!(" --rubrics {}", quote(r)));
     }
     let mut harness = goldgate::Harness::new(dir)
         .args(rest)

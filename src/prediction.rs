@@ -65,24 +65,47 @@ pub fn read_prediction(
             command,
             dir,
             timeout,
+            expect_fields,
         } => {
             let ran = crate::run::run(command, dir, *timeout)
                 .map_err(|why| LoadError::file(case_file, why))?;
-            // A JSON field document, else text.
+            let shown = command.join(" ");
+            if ran.stdout.trim().is_empty() {
+                return Err(LoadError::file(
+                    case_file,
+                    format!("`{shown}` printed nothing{}", ran.stderr_tail),
+                ));
+            }
+            // A JSON field document, else text; a case that reads fields needs the document.
             let mut prediction = match serde_json::from_str::<StrictJson>(&ran.stdout) {
                 Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json))
                     .map_err(|(p, msg, hint)| {
                         let mut e = LoadError::file(
                             case_file,
-                            format!(
-                                "the output of `{}`: {}: {msg}",
-                                command.join(" "),
-                                p.join(".")
-                            ),
+                            format!("the output of `{shown}`: {}: {msg}", p.join(".")),
                         );
                         e.hint = hint;
                         e
                     })?,
+                Ok(_) if *expect_fields => {
+                    return Err(LoadError::file(
+                        case_file,
+                        format!(
+                            "the output of `{shown}` is JSON but not a field document{}",
+                            ran.stderr_tail
+                        ),
+                    ));
+                }
+                Err(e) if *expect_fields => {
+                    return Err(LoadError::file(
+                        case_file,
+                        format!(
+                            "the output of `{shown}` is not a JSON field document ({}){}",
+                            strip_position(&e.to_string()),
+                            ran.stderr_tail
+                        ),
+                    ));
+                }
                 _ => text_prediction(ran.stdout),
             };
             // Measured around the run, whatever the output says.

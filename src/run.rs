@@ -13,6 +13,8 @@ pub struct Ran {
     pub stdout: String,
     /// Wall-clock time from start to exit, in milliseconds.
     pub latency_ms: f64,
+    /// The end of its standard error, ready to append to a message (empty when it wrote none).
+    pub stderr_tail: String,
 }
 
 /// Runs `command` in `dir`. A non-zero exit, a timeout or output that is not UTF-8 is an error
@@ -65,7 +67,11 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
     });
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
+            Ok(Some(status)) => {
+                // Children it left behind would hold the pipes open: they go with it.
+                kill_group(&mut child);
+                break Some(status);
+            }
             Ok(None) if start.elapsed() >= timeout => {
                 kill_group(&mut child);
                 break None;
@@ -85,7 +91,11 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
         )),
         Some(s) if !s.success() => Err(format!("`{shown}` failed ({s}){tail}")),
         Some(_) => match String::from_utf8(stdout) {
-            Ok(stdout) => Ok(Ran { stdout, latency_ms }),
+            Ok(stdout) => Ok(Ran {
+                stdout,
+                latency_ms,
+                stderr_tail: tail,
+            }),
             Err(_) => Err(format!(
                 "`{shown}` printed output that is not UTF-8 text{tail}"
             )),

@@ -67,6 +67,24 @@ pub struct BaselineSpec {
     pub suite_file: PathBuf,
 }
 
+impl BaselineSpec {
+    /// A test's entry name: the case's path relative to the suite that declares the baseline,
+    /// without extension, and `::pipeline` — the same whichever folder the run starts from.
+    pub fn key(&self, case_file: &Path, pipeline: Option<&str>) -> String {
+        let dir = self.suite_file.parent().unwrap_or(Path::new(""));
+        let rel = case_file
+            .strip_prefix(dir)
+            .unwrap_or(case_file)
+            .with_extension("");
+        let mut key = slashed(&rel);
+        if let Some(p) = pipeline {
+            key.push_str("::");
+            key.push_str(p);
+        }
+        key
+    }
+}
+
 /// A command that produces predictions.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -97,6 +115,24 @@ impl Suites {
         }
     }
 
+    /// Folders above the cases folder whose suites still apply: the unbroken chain of parents
+    /// that hold a suite file (running `cases/invoices` keeps `cases/suite.yaml`).
+    fn above(&self) -> Vec<PathBuf> {
+        let mut chain = Vec::new();
+        let Ok(mut at) = std::fs::canonicalize(&self.root) else {
+            return chain;
+        };
+        while let Some(parent) = at.parent().map(Path::to_path_buf) {
+            if !SUITE_FILES.iter().any(|n| parent.join(n).is_file()) {
+                break;
+            }
+            chain.push(parent.clone());
+            at = parent;
+        }
+        chain.reverse();
+        chain
+    }
+
     /// The merged settings of every suite between the cases folder and `case_file`'s folder.
     pub fn for_case(&mut self, case_file: &Path) -> Result<Suite, LoadError> {
         let mut suite = Suite::default();
@@ -108,8 +144,11 @@ impl Suites {
             at = at.join(part);
             folders.push(at.clone());
         }
-        // Outermost first, so that deeper suites override.
-        for folder in folders {
+        // Outermost first, so that deeper suites override. Aggregates above the cases folder
+        // would cover cases this run does not see: they are left to runs from there.
+        let above = self.above();
+        let n_above = above.len();
+        for (i, folder) in above.into_iter().chain(folders).enumerate() {
             let Some(file) = SUITE_FILES
                 .iter()
                 .map(|n| folder.join(n))
@@ -120,6 +159,9 @@ impl Suites {
             let spec = self.read(&file)?;
             let before = suite.aggregates.len();
             apply(&mut suite, &spec, &file, &folder, &self.root)?;
+            if i < n_above {
+                suite.aggregates.truncate(before);
+            }
             if suite.aggregates.len() > before
                 && let Some(new) = suite.aggregates.pop()
             {
@@ -240,7 +282,15 @@ fn apply(
                 )
                 .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
         }
-        let id = dir.strip_prefix(root).map(slashed).unwrap_or_default();
+        // The root suite's aggregate is named after the cases folder, so that no case name
+        // (a case `aggregate.yaml`) can take its test name.
+        let id = match dir.strip_prefix(root).map(slashed) {
+            Ok(rel) if !rel.is_empty() => rel,
+            _ => std::fs::canonicalize(root)
+                .ok()
+                .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "cases".into()),
+        };
         suite.aggregates.push(Arc::new(Aggregate {
             id,
             file: file.to_path_buf(),
@@ -302,18 +352,22 @@ fn apply(
                 .err(mark, "run.command", "`command` is empty")
                 .hint("write `command: [python3, extract.py, \"{document}\"]`"));
         }
-        let timeout = r.timeout_s.unwrap_or(60.0);
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(here.err(
-                mark,
-                "run.timeout_s",
-                format!("`timeout_s` is {timeout}; it must be more than 0"),
-            ));
-        }
+        let seconds = r.timeout_s.unwrap_or(60.0);
+        let timeout = Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
+            .ok_or_else(|| {
+                here.err(
+                    mark,
+                    "run.timeout_s",
+                    format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
+                )
+                .hint("write the seconds a run may take, such as 60")
+            })?;
         suite.run = Some(Arc::new(Run {
             dir: dir.to_path_buf(),
             command: r.command.clone(),
-            timeout: Duration::from_secs_f64(timeout),
+            timeout,
         }));
     }
     if let Some(p) = &spec.profile {

@@ -79,8 +79,9 @@ impl Run {
     /// The command that accepts this run's numbers for one test.
     pub fn accept_command(&self, test: &str) -> String {
         format!(
-            "GOLDGATE_UPDATE=always {} --exact '{test}'",
-            self.invocation
+            "GOLDGATE_UPDATE=always {} --exact {}",
+            self.invocation,
+            crate::render::shell_quote(test)
         )
     }
 
@@ -137,7 +138,10 @@ impl Run {
                     error = Some(why.clone());
                     message = Some(join(message, &format!("error: {why}")));
                 }
-                Ok(Some(base)) => match base.cases.get(&case.id) {
+                Ok(Some(base)) => match base
+                    .cases
+                    .get(&spec.key(&case.file, case.pipeline.as_deref()))
+                {
                     None => lock(&self.new_cases).push(case.id.clone()),
                     Some(old) => {
                         let (worse, better) =

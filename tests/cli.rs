@@ -723,7 +723,12 @@ fn suites_pipelines_aggregates_and_the_comparison_table() {
     .collect();
     assert_eq!(verdicts, expected);
     let text = stdout(&out);
-    // Defaults from the suite: the critical field and its threshold apply to acme.
+    // Defaults from the suite: the critical field and its threshold apply to acme, located in the suite.
+    assert!(
+        failure_block(&text, "invoices/acme::all_in_one")
+            .ends_with("at cases/invoices/suite.yaml:4 (thresholds.min_exact_critical)"),
+        "{text}"
+    );
     assert!(
         failure_block(&text, "invoices/acme::all_in_one")
             .starts_with("case failed: min_exact_critical failed: 0.0000 < 1"),
@@ -837,7 +842,7 @@ fn the_baseline_flow() {
     assert!(block.contains("anls 1.0000 -> 0.7812"), "{block}");
     assert!(
         block.ends_with(
-            "accept the new numbers with: GOLDGATE_UPDATE=always goldgate test cases --exact 'acme'"
+            "accept the new numbers with: GOLDGATE_UPDATE=always goldgate test cases --exact acme"
         ),
         "{block}"
     );
@@ -867,6 +872,15 @@ fn the_baseline_flow() {
         Some(0)
     );
 
+    // Entries are named from the suite that declares the baseline: a run from inside finds them.
+    let out = goldgate_env(&dir.path().join("cases"), &["test", "."], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("new, not in the baseline"),
+        "{}",
+        stdout(&out)
+    );
+
     // An improvement beyond the tolerance is reported.
     std::fs::write(
         dir.path().join("cases/outputs/acme.json"),
@@ -892,12 +906,28 @@ fn run_commands_crash_hang_and_succeed() {
         test_lines(&text),
         [
             ("crash", "FAILED"),
+            ("garbled", "FAILED"),
             ("good", "ok"),
             ("hang", "FAILED"),
-            ("text", "ok")
+            ("linger", "ok"),
+            ("silent", "FAILED"),
+            ("text", "ok"),
         ]
         .map(|(a, b)| (a.to_owned(), b.to_owned()))
     );
+    let garbled = failure_block(&text, "garbled");
+    assert!(
+        garbled.contains(
+            "the output of `sh extract.sh garbled scans/garbled.pdf` is not a JSON field document"
+        ),
+        "{garbled}"
+    );
+    assert!(
+        garbled.contains("  model returned a truncated answer"),
+        "{garbled}"
+    );
+    let silent = failure_block(&text, "silent");
+    assert!(silent.contains("`sh extract.sh silent scans/silent.pdf` printed nothing\nend of its standard error:\n  no text layer on page 1"), "{silent}");
     let crash = failure_block(&text, "crash");
     assert!(
         crash.starts_with(

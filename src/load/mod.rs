@@ -239,6 +239,8 @@ pub fn load_case_in(
                         .collect::<Result<_, _>>()?,
                     dir: run.dir.clone(),
                     timeout: run.timeout,
+                    expect_fields: case.gold.is_some()
+                        || case.rubrics.iter().any(|r| r.field().is_some()),
                 },
                 (_, None, Some(template), Some(p)) => PredictionSource::File {
                     path: p.dir.join(expand(
@@ -639,6 +641,7 @@ impl Here<'_> {
                 metric,
                 limit: v,
                 is_max: name.starts_with("max_"),
+                file: self.file.to_path_buf(),
                 line: mark.line,
             });
         }

@@ -84,19 +84,20 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
         );
     }
     for t in &failed_thresholds {
-        let line = case
+        let (file, line) = case
             .thresholds
             .iter()
             .find(|c| c.name == t.name)
-            .map_or(0, |c| c.line);
+            .map_or((case.file.as_path(), 0), |c| (c.file.as_path(), c.line));
         let _ = writeln!(
             out,
             "at {}:{} (thresholds.{})",
-            case.file.display(),
+            file.display(),
             line,
             t.name
         );
     }
+
     out.trim_end().to_owned()
 }
 

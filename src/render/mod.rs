@@ -43,3 +43,23 @@ pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
 pub(crate) fn num(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
 }
+
+/// A word as a POSIX shell reads it back: as is when plain, else in single quotes.
+///
+/// ```
+/// use goldgate::render::shell_quote;
+/// assert_eq!(shell_quote("invoices/acme::guided"), "invoices/acme::guided");
+/// assert_eq!(shell_quote("sp ace/cases"), "'sp ace/cases'");
+/// assert_eq!(shell_quote("o'brien"), r"'o'\''brien'");
+/// ```
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}

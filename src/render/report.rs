@@ -1,6 +1,5 @@
 //! The JSON report of a run (`GOLDGATE_REPORT` / `--report`), written atomically.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value as Json, json};
@@ -157,15 +156,7 @@ pub fn write_report(
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     });
-    let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.write_all(b"\n")?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let mut text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+    text.push('\n');
+    crate::atomic::write_atomically(path, text.as_bytes())
 }
