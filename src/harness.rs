@@ -99,10 +99,14 @@ impl Harness {
             Err(no_cases) => return fail_early(&no_cases.0),
         };
         let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
+        let threads = args
+            .test_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let run = Run::new(
             env.update,
             invocation,
             args.format == Some(FormatSetting::Json),
+            threads,
         );
         let trials = trials(&found, &self.cases, &rubrics, &args, &run);
         let conclusion = libtest_mimic::run(&args, trials);

@@ -58,11 +58,13 @@ pub struct Run {
     pub invocation: String,
     /// Strip colour from messages (JSON output prints them verbatim).
     pub plain: bool,
+    /// Test threads, for scoring an aggregate's cases in parallel.
+    pub threads: usize,
 }
 
 impl Run {
     /// A run's shared state.
-    pub fn new(update: Update, invocation: String, plain: bool) -> Arc<Run> {
+    pub fn new(update: Update, invocation: String, plain: bool, threads: usize) -> Arc<Run> {
         Arc::new(Run {
             records: Mutex::default(),
             scored: Mutex::default(),
@@ -73,6 +75,7 @@ impl Run {
             update,
             invocation,
             plain,
+            threads,
         })
     }
 
@@ -312,6 +315,25 @@ pub fn aggregate_trial(
     let run = Arc::clone(run);
     let name = aggregate_name(&aggregate, pipeline.as_deref());
     Trial::test(name.clone(), move || {
+        // Score the cases on as many threads as the run has, so that `run` commands go on in
+        // parallel even when this test reaches them first.
+        let to_score: Vec<&Case> = cases
+            .iter()
+            .filter_map(|e| e.loaded.as_ref().ok())
+            .filter(|c| c.skip.is_none())
+            .collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..run.threads.max(1).min(to_score.len()) {
+                scope.spawn(|| {
+                    while let Some(case) =
+                        to_score.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        run.score(case);
+                    }
+                });
+            }
+        });
         let mut results = Vec::new();
         for entry in &cases {
             match &entry.loaded {
