@@ -49,14 +49,24 @@
 //!   max_brier: 0.25
 //! ```
 //!
+//! ## Suites
+//!
+//! A `suite.yaml` gives its folder and the folders below `defaults` (any case key), `pipelines`
+//! (one test per case and pipeline, `invoices/acme-173::guided`), `aggregate` thresholds (one
+//! test per pipeline, `invoices::aggregate::guided`), `pricing`, a `baseline` with its
+//! `tolerance`, a `run` command, a `profile` and an `easy_wrong_penalty`. See [`suite`].
+//!
 //! ## Environment
 //!
 //! - `GOLDGATE_REPORT=FILE`: write the JSON report of the run there (atomically).
+//! - `GOLDGATE_UPDATE=always|no`: rewrite the suites' baselines with this run's numbers, or not.
 //! - `NO_COLOR`: no colour, as does `--color never` or a pipe.
 //!
 //! ## How the crate is laid out
 //!
-//! A case travels one way: file -> [`load`] -> [`evaluate`] -> [`render`]. [`spec`] holds the
+//! A case travels one way: file -> [`load`] (with its [`suite`]) -> [`evaluate`] -> [`render`];
+//! [`trial`] makes the tests of a run, scores each case once and compares it with its
+//! [`baseline`]; [`aggregate`] pools a suite's cases; [`run`] runs a suite's command. [`spec`] holds the
 //! serde types of the files and the located nodes that keep written scalar text; [`metrics`]
 //! holds EM, ANLS, ANLS* and calibration and knows nothing of YAML; [`Harness`] is the
 //! libtest-mimic glue; [`discover`] finds the files; [`env`] reads every `GOLDGATE_*` variable.
