@@ -64,12 +64,12 @@
 //!
 //! ## How the crate is laid out
 //!
-//! A case travels one way: file -> [`load`] (with its [`suite`]) -> [`evaluate`] -> [`render`];
+//! A case travels one way: file -> [`load`] (with its [`suite`]) -> [`evaluate`](mod@evaluate) -> [`render`];
 //! [`trial`] makes the tests of a run, scores each case once and compares it with its
 //! [`baseline`]; [`aggregate`] pools a suite's cases; [`run`] runs a suite's command. [`spec`] holds the
 //! serde types of the files and the located nodes that keep written scalar text; [`metrics`]
 //! holds EM, ANLS, ANLS* and calibration and knows nothing of YAML; [`Harness`] is the
-//! libtest-mimic glue; [`discover`] finds the files; [`env`] reads every `GOLDGATE_*` variable.
+//! libtest-mimic glue; [`discover`] finds the files; [`env`](mod@env) reads every `GOLDGATE_*` variable.
 #![warn(missing_docs)]
 
 pub mod aggregate;
