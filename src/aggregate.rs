@@ -115,16 +115,9 @@ impl Aggregated {
                     Metric::CostUsd => self.cost_usd,
                     _ => None,
                 };
-                ThresholdVerdict {
-                    name: t.name.clone(),
-                    limit: t.limit,
-                    value,
-                    held: value.is_some_and(|v| t.holds(v)),
-                    is_max: t.is_max,
-                    absent_because: value
-                        .is_none()
-                        .then(|| format!("no case of the suite measures {}", t.metric.name())),
-                }
+                ThresholdVerdict::of(t, value, || {
+                    format!("no case of the suite measures {}", t.metric.name())
+                })
             })
             .collect()
     }

@@ -1,7 +1,7 @@
 //! Case × Prediction -> Outcome: metrics, field rows, rubric verdicts, threshold verdicts.
 //! Knows nothing of terminals or files.
 
-use crate::case::{Case, Metric, Price};
+use crate::case::{Case, Metric, Price, Threshold};
 use crate::metrics::{brier, ece};
 use crate::prediction::Prediction;
 use crate::rubric::{Context, Rubric, RubricKind, Verdict, gated_score};
@@ -107,6 +107,24 @@ pub struct ThresholdVerdict {
     pub absent_because: Option<String>,
 }
 
+impl ThresholdVerdict {
+    /// The verdict of `threshold` on a measured `value`; `why_absent` explains a missing one.
+    pub fn of(
+        threshold: &Threshold,
+        value: Option<f64>,
+        why_absent: impl FnOnce() -> String,
+    ) -> ThresholdVerdict {
+        ThresholdVerdict {
+            name: threshold.name.clone(),
+            limit: threshold.limit,
+            value,
+            held: value.is_some_and(|v| threshold.holds(v)),
+            is_max: threshold.is_max,
+            absent_because: value.is_none().then(why_absent),
+        }
+    }
+}
+
 /// Scores one prediction against its case.
 pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
@@ -210,7 +228,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::CostUsd => metrics.cost_usd,
                 Metric::PassRate => None,
             };
-            let absent_because = value.is_none().then(|| match t.metric {
+            ThresholdVerdict::of(t, value, || match t.metric {
                 Metric::ExactMatch | Metric::Anls => {
                     "the case has no gold fields to compare".to_owned()
                 }
@@ -226,15 +244,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 },
                 Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
                 _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted".to_owned(),
-            });
-            ThresholdVerdict {
-                name: t.name.clone(),
-                limit: t.limit,
-                value,
-                held: value.is_some_and(|v| t.holds(v)),
-                is_max: t.is_max,
-                absent_because,
-            }
+            })
         })
         .collect();
 

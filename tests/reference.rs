@@ -1,6 +1,8 @@
-//! Pins the metrics to values computed by independent implementations (`../shared/reference/`).
+//! Pins the metrics to values computed by independent implementations (`../shared/reference/`):
+//! the default profile, calibration, and profile `anls_star` against the `anls-star` package 1.0.1.
 
 use goldgate::Normalize;
+use goldgate::metrics::anls_star::{Tree, anls_star};
 use goldgate::metrics::{brier, ece, score_variants};
 use serde_json::Value;
 
@@ -90,4 +92,64 @@ fn every_calibration_line_agrees_with_the_reference() {
         lines.len(),
         disagreements.join("\n")
     );
+}
+
+#[test]
+fn every_anls_star_line_agrees_with_the_package() {
+    let lines = reference_lines("anls_star.jsonl");
+    assert_eq!(lines.len(), 2074);
+    let mut disagreements = Vec::new();
+    for line in &lines {
+        let gold = Tree::from_json(&line["gt"]);
+        let pred = Tree::from_json(&line["pred"]);
+        let got = anls_star(&gold, &pred);
+        let want = line["score"].as_f64().unwrap();
+        if (got - want).abs() > TOLERANCE {
+            disagreements.push(format!("{}: got {got}, want {want}", line["id"]));
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} lines disagree:\n{}",
+        disagreements.len(),
+        lines.len(),
+        disagreements.join("\n")
+    );
+}
+
+/// Line item `k` of an invoice, six keys; `typo` misspells its description.
+fn line_item(k: usize, typo: bool) -> Tree {
+    let t = |s: String| Tree::Text(s);
+    let word = if typo { "Widgit" } else { "Widget" };
+    let tax = if k.is_multiple_of(3) { "20%" } else { "5.5%" };
+    Tree::Map(vec![
+        ("description".into(), t(format!("{word} model {k}"))),
+        ("quantity".into(), t(format!("{}", k % 9 + 1))),
+        ("unit_price".into(), t(format!("{}.{:02}", 10 + k, k % 100))),
+        ("amount".into(), t(format!("{}.50", (10 + k) * (k % 9 + 1)))),
+        ("sku".into(), t(format!("SKU-{:05}", k * 13))),
+        ("tax_rate".into(), t(tax.into())),
+    ])
+}
+
+fn invoice(number: &str, items: Vec<Tree>) -> Tree {
+    Tree::Map(vec![
+        ("invoice_number".into(), Tree::Text(number.into())),
+        ("line_items".into(), Tree::List(items)),
+    ])
+}
+
+#[test]
+fn fifty_shuffled_line_items_score_as_the_package_does() {
+    let gold = invoice("INV-173", (0..50).map(|k| line_item(k, false)).collect());
+    // Shuffled, one item dropped, one invented, every fifth description misspelt.
+    let mut items: Vec<Tree> = (0..49)
+        .map(|i| (i * 7 + 3) % 50)
+        .map(|k| line_item(k, k.is_multiple_of(5)))
+        .collect();
+    items.push(line_item(99, false));
+    let pred = invoice("INV-173", items);
+    // The value anls-star 1.0.1 computes for these two trees (speed: `cargo bench`).
+    let score = anls_star(&gold, &pred);
+    assert!((score - 0.9847597953910247).abs() < TOLERANCE, "{score}");
 }
