@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::discover::{NoCases, discover};
-use crate::load::load_folder;
+use crate::load::{Problem, load_folder};
 use crate::prediction::read_prediction;
 
 /// What `lint` found.
@@ -22,6 +22,7 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     let mut errors = Vec::new();
     for entry in &entries {
         match &entry.loaded {
+            Err(Problem::Load(all)) => errors.extend(all.iter().map(ToString::to_string)),
             Err(problem) => errors.push(problem.to_string()),
             Ok(case) => {
                 if let Err(e) = read_prediction(&case.prediction, &case.file) {

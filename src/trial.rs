@@ -217,8 +217,8 @@ pub fn case_trial(entry: Entry, run: &Arc<Run>, flag_skipped: bool, run_skipped:
             let (id, file, pipeline) = (entry.id, entry.file.display().to_string(), entry.pipeline);
             Trial::test(id.clone(), move || {
                 let message = match &problem {
-                    Problem::Load(error) => {
-                        format!("error: {error}\nthe case could not be loaded, so it was not run")
+                    Problem::Load(_) => {
+                        format!("error: {problem}\nthe case could not be loaded, so it was not run")
                     }
                     Problem::Unreadable(reason) => format!("error: {reason}"),
                 };

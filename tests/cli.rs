@@ -948,3 +948,23 @@ fn run_commands_crash_hang_and_succeed() {
         .is_some_and(|rest| !rest.starts_with('Z') && !rest.is_empty());
     assert!(!running, "the child {pid} survived the timeout: {state}");
 }
+
+#[test]
+fn lint_lists_every_mistake_and_runs_nothing() {
+    let out = goldgate(&fixtures().join("lint"), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        [
+            "error: cases/three-mistakes.yaml:5:12: critical[0]: critical field `b` is not in `gold` (did you mean `a`?)",
+            "error: cases/three-mistakes.yaml:12:14: rubrics[1].penalty: penalty 3 is outside (0, 1] (use a value such as 0.1, the default)",
+            "error: cases/three-mistakes.yaml:15:13: thresholds.min_anls: `min_anls` is 5, outside [0, 1] (metrics and the score lie between 0 and 1)",
+            "error: cases/unknown-key.yaml:4:5: rubrics[0].must-right: unknown key `must-right` (did you mean `must_right`?)",
+            "lint: 2 case files, 4 errors",
+        ]
+    );
+    let clean = goldgate(&fixtures().join("verdicts"), &["lint", "cases"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    assert_eq!(stdout(&clean).trim(), "lint: 16 case files, 0 errors");
+}

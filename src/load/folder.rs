@@ -29,8 +29,8 @@ pub struct Entry {
 /// Why an entry could not be loaded.
 #[derive(Debug, Clone)]
 pub enum Problem {
-    /// A mistake in the file.
-    Load(LoadError),
+    /// Mistakes in the file (every one found past parsing, in line order).
+    Load(Vec<LoadError>),
     /// A folder or file that could not be read, or two files with one test name.
     Unreadable(String),
 }
@@ -38,7 +38,11 @@ pub enum Problem {
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Problem::Load(e) => e.fmt(f),
+            // Each after the first on a line of its own, as the harness prints `error: ` before it.
+            Problem::Load(errors) => {
+                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                f.write_str(&lines.join("\nerror: "))
+            }
             Problem::Unreadable(reason) => f.write_str(reason),
         }
     }
@@ -62,6 +66,7 @@ pub fn load_folder(
                 let loaded = suite
                     .as_ref()
                     .map_err(Clone::clone)
+                    .map_err(|e| vec![e])
                     .and_then(|s| load_case_in(path, id, rubrics, s));
                 match loaded {
                     Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {

@@ -28,7 +28,8 @@ pub const DEFAULT_ECE_BINS: u32 = 5;
 /// Reads and checks one case file outside any suite. `id` is its test name; includes are looked
 /// up in `rubrics_dir`.
 pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, LoadError> {
-    let mut cases = load_case_in(file, id, rubrics_dir, &Suite::default())?;
+    let mut cases =
+        load_case_in(file, id, rubrics_dir, &Suite::default()).map_err(|mut e| e.remove(0))?;
     Ok(cases.remove(0))
 }
 
@@ -39,9 +40,22 @@ pub fn load_case_in(
     id: &str,
     rubrics_dir: &Path,
     suite: &Suite,
-) -> Result<Vec<Case>, LoadError> {
-    let source = read_text(file)?;
-    let mut spec: CaseFile = parse_yaml(file, &source)?;
+) -> Result<Vec<Case>, Vec<LoadError>> {
+    let source = read_text(file).map_err(|e| vec![e])?;
+    let mut spec: CaseFile = parse_yaml(file, &source).map_err(|e| vec![e])?;
+    // Past parsing, every mistake is collected, so that `lint` lists them all.
+    let mut errors: Vec<LoadError> = Vec::new();
+    macro_rules! keep {
+        ($result:expr, $otherwise:expr) => {
+            match $result {
+                Ok(value) => value,
+                Err(e) => {
+                    errors.push(e);
+                    $otherwise
+                }
+            }
+        };
+    }
     // A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
     // suite file, and their paths are relative to it.
     let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
@@ -85,18 +99,26 @@ pub fn load_case_in(
     };
     let here = Here { file };
 
-    let mut gold = spec.gold.as_ref().map(|g| at("gold").gold(g)).transpose()?;
+    let mut gold = keep!(
+        spec.gold.as_ref().map(|g| at("gold").gold(g)).transpose(),
+        None
+    );
     if let Some(rules) = &spec.fields {
-        at("fields").rules(rules, gold.as_mut(), spec.gold.as_ref())?;
+        keep!(
+            at("fields").rules(rules, gold.as_mut(), spec.gold.as_ref()),
+            ()
+        );
     }
     let profile = match &spec.profile {
         None => suite.profile.unwrap_or(Profile::Dream),
-        Some(p) => at("profile").profile(p)?,
+        Some(p) => keep!(at("profile").profile(p), Profile::Dream),
     };
-    let critical =
-        at("critical").critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref())?;
+    let critical = keep!(
+        at("critical").critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref()),
+        Vec::new()
+    );
     let normalize = match &spec.normalize {
-        Some(node) => at("normalize").normalize(node, "normalize")?,
+        Some(node) => keep!(at("normalize").normalize(node, "normalize"), Normalize::ALL),
         None => Normalize::ALL,
     };
 
@@ -110,22 +132,28 @@ pub fn load_case_in(
     };
     let rubrics_file = at("rubrics").file;
     for (i, entry) in spec.rubrics.iter().flatten().enumerate() {
-        sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics)?;
+        keep!(
+            sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics),
+            ()
+        );
     }
 
     let thresholds = match &spec.thresholds {
-        Some(t) => at("thresholds").thresholds(t, &critical)?,
+        Some(t) => keep!(at("thresholds").thresholds(t, &critical), Vec::new()),
         None => Vec::new(),
     };
     let ece_bins = match &spec.ece_bins {
         Some(b) if b.value == 0 => {
-            return Err(at("ece_bins")
-                .err(
-                    Mark::of(&b.referenced),
-                    "ece_bins",
-                    "`ece_bins` must be at least 1",
-                )
-                .hint("the default is 5"));
+            errors.push(
+                at("ece_bins")
+                    .err(
+                        Mark::of(&b.referenced),
+                        "ece_bins",
+                        "`ece_bins` must be at least 1",
+                    )
+                    .hint("the default is 5"),
+            );
+            DEFAULT_ECE_BINS
         }
         Some(b) => b.value,
         None => DEFAULT_ECE_BINS,
@@ -146,34 +174,49 @@ pub fn load_case_in(
     let prediction = if from_suite {
         None
     } else {
-        Some(at("prediction").prediction(&spec)?)
+        keep!(at("prediction").prediction(&spec).map(Some), None)
     };
     if prediction.as_ref().is_some_and(is_text) {
         if let Some(g) = &spec.gold {
-            return Err(at("gold").err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
+            errors.push(at("gold").err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
                 .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
         }
         if let Some(r) = rubrics.iter().find(|r| r.field().is_some()) {
-            return Err(LoadError::at(
-                &r.file,
-                Mark {
-                    line: r.line,
-                    column: 1,
-                },
-                "",
-                format!(
-                    "rubric `{}` reads the field `{}`, but a text prediction has no fields",
-                    r.label,
-                    r.field().unwrap_or_default()
-                ),
-            )
-            .hint("remove `field:` to check the whole text"));
+            errors.push(
+                LoadError::at(
+                    &r.file,
+                    Mark {
+                        line: r.line,
+                        column: 1,
+                    },
+                    "",
+                    format!(
+                        "rubric `{}` reads the field `{}`, but a text prediction has no fields",
+                        r.label,
+                        r.field().unwrap_or_default()
+                    ),
+                )
+                .hint("remove `field:` to check the whole text"),
+            );
         }
     }
 
-    if rubrics.is_empty() && thresholds.is_empty() {
-        return Err(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
+    // Rubrics or thresholds that failed to load still meant to check something.
+    if rubrics.is_empty() && thresholds.is_empty() && errors.is_empty() {
+        errors.push(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
             .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
+    }
+    let skip = keep!(
+        spec.skip
+            .as_ref()
+            .map(|s| at("skip").skip_reason(s))
+            .transpose(),
+        None
+    );
+    if !errors.is_empty() {
+        // In the order of the files and lines, so that the first is the first to fix.
+        errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        return Err(errors);
     }
 
     let case = Case {
@@ -181,11 +224,7 @@ pub fn load_case_in(
         file: file.to_path_buf(),
         description: spec.description.clone(),
         tags: spec.tags.clone().unwrap_or_default(),
-        skip: spec
-            .skip
-            .as_ref()
-            .map(|s| at("skip").skip_reason(s))
-            .transpose()?,
+        skip,
         prediction: prediction
             .clone()
             .unwrap_or(PredictionSource::Text(String::new())),
@@ -211,7 +250,7 @@ pub fn load_case_in(
     };
     pipelines
         .into_iter()
-        .map(|(pipeline, template)| {
+        .map(|(pipeline, template)| -> Result<Case, LoadError> {
             let mut case = case.clone();
             if let Some(name) = &pipeline {
                 case.id = format!("{id}::{name}");
@@ -259,7 +298,8 @@ pub fn load_case_in(
             case.pipeline = pipeline;
             Ok(case)
         })
-        .collect()
+        .collect::<Result<Vec<_>, LoadError>>()
+        .map_err(|e| vec![e])
 }
 
 /// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument.
