@@ -44,7 +44,7 @@ pub struct Change {
     pub metric: String,
     /// Its baseline value.
     pub old: f64,
-    /// This run's value.
+    /// This run's value (NaN when this run does not measure it).
     pub new: f64,
 }
 
@@ -61,7 +61,13 @@ pub struct Change {
 pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Change>) {
     let (mut worse, mut better) = (Vec::new(), Vec::new());
     for (metric, &was) in old {
+        // A metric the baseline had and this run lacks (confidences gone, say) is a regression.
         let Some(&now) = new.get(metric) else {
+            worse.push(Change {
+                metric: metric.clone(),
+                old: was,
+                new: f64::NAN,
+            });
             continue;
         };
         let gain = if LOWER_IS_BETTER.contains(&metric.as_str()) {
@@ -148,4 +154,21 @@ pub fn write(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
     let mut text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
     text.push('\n');
     crate::atomic::write_atomically(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_gone_is_a_regression() {
+        let old: Entry = [("anls".to_string(), 0.9), ("brier".to_string(), 0.1)].into();
+        let new: Entry = [("anls".to_string(), 0.9)].into();
+        let (worse, better) = compare(&old, &new, 0.01);
+        assert_eq!(
+            (worse.len(), worse[0].metric.as_str(), better.len()),
+            (1, "brier", 0)
+        );
+        assert!(worse[0].new.is_nan());
+    }
 }

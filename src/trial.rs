@@ -183,7 +183,13 @@ impl Run {
 
 fn changes(list: &[Change]) -> String {
     list.iter()
-        .map(|c| format!("{} {:.4} -> {:.4}", c.metric, c.old, c.new))
+        .map(|c| {
+            if c.new.is_nan() {
+                format!("{} {:.4} -> absent", c.metric, c.old)
+            } else {
+                format!("{} {:.4} -> {:.4}", c.metric, c.old, c.new)
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -968,3 +968,22 @@ fn lint_lists_every_mistake_and_runs_nothing() {
     assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
     assert_eq!(stdout(&clean).trim(), "lint: 16 case files, 0 errors");
 }
+
+#[test]
+fn a_suite_placeholder_goldgate_does_not_know_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("cases")).unwrap();
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "run:\n  command: [sh, x.sh, \"{doc}\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("cases/a.yaml"),
+        "rubrics:\n  - must_right: r\n    contains: x\n",
+    )
+    .unwrap();
+    let out = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("the suite's `{doc}` has the unknown placeholder `{doc}` (the placeholders are {case}, {pipeline} and {document})"), "{}", stdout(&out));
+}

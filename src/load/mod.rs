@@ -311,6 +311,31 @@ fn expand(
     pipeline: Option<&str>,
     document: Option<&Path>,
 ) -> Result<String, LoadError> {
+    // A placeholder goldgate does not know would reach the command as literal text.
+    if let Some(unknown) = regex::Regex::new(r"\{[A-Za-z_]+\}").ok().and_then(|re| {
+        re.find_iter(text)
+            .map(|m| m.as_str())
+            .find(|p| !matches!(*p, "{case}" | "{pipeline}" | "{document}"))
+    }) {
+        return Err(here
+            .err(
+                Mark { line: 1, column: 1 },
+                "",
+                format!("the suite's `{text}` has the unknown placeholder `{unknown}`"),
+            )
+            .hint("the placeholders are {case}, {pipeline} and {document}"));
+    }
+    if text.contains("{pipeline}") && pipeline.is_none() {
+        return Err(here
+            .err(
+                Mark { line: 1, column: 1 },
+                "",
+                format!(
+                    "the suite's `{text}` uses {{pipeline}}, but no suite declares `pipelines`"
+                ),
+            )
+            .hint("declare `pipelines:`, or remove {pipeline}"));
+    }
     let mut out = text.to_owned();
     if out.contains("{case}") {
         let rel = case_file
