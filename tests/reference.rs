@@ -21,32 +21,14 @@ fn reference_lines(name: &str) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn every_fields_line_agrees_with_the_reference() {
-    let lines = reference_lines("fields.jsonl");
-    assert_eq!(lines.len(), 2005);
-    let mut disagreements = Vec::new();
-    for line in &lines {
-        let gold: Vec<&str> = line["gold"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| g.as_str().unwrap())
-            .collect();
-        let pred = line["pred"].as_str().unwrap();
-        let got = score_variants(&gold, pred, Normalize::ALL);
-        let want_anls = line["anls"].as_f64().unwrap();
-        let want_em = line["em"].as_f64().unwrap();
-        if (got.anls - want_anls).abs() > TOLERANCE || got.em != want_em {
-            disagreements.push(format!(
-                "{}: got anls {} em {}, want {} {}",
-                line["id"], got.anls, got.em, want_anls, want_em
-            ));
-        }
-    }
+/// Checks every line of a reference file: `check` returns a description of a disagreement.
+fn every_line_agrees(name: &str, count: usize, check: impl Fn(&Value) -> Option<String>) {
+    let lines = reference_lines(name);
+    assert_eq!(lines.len(), count, "{name}");
+    let disagreements: Vec<String> = lines.iter().filter_map(check).collect();
     assert!(
         disagreements.is_empty(),
-        "{} of {} lines disagree:\n{}",
+        "{} of {} lines of {name} disagree:\n{}",
         disagreements.len(),
         lines.len(),
         disagreements.join("\n")
@@ -54,11 +36,28 @@ fn every_fields_line_agrees_with_the_reference() {
 }
 
 #[test]
+fn every_fields_line_agrees_with_the_reference() {
+    every_line_agrees("fields.jsonl", 2005, |line| {
+        let gold: Vec<&str> = line["gold"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_str().unwrap())
+            .collect();
+        let got = score_variants(&gold, line["pred"].as_str().unwrap(), Normalize::ALL);
+        let (anls, em) = (line["anls"].as_f64().unwrap(), line["em"].as_f64().unwrap());
+        ((got.anls - anls).abs() > TOLERANCE || got.em != em).then(|| {
+            format!(
+                "{}: got anls {} em {}, want {anls} {em}",
+                line["id"], got.anls, got.em
+            )
+        })
+    });
+}
+
+#[test]
 fn every_calibration_line_agrees_with_the_reference() {
-    let lines = reference_lines("calibration.jsonl");
-    assert_eq!(lines.len(), 324);
-    let mut disagreements = Vec::new();
-    for line in &lines {
+    every_line_agrees("calibration.jsonl", 324, |line| {
         let p: Vec<f64> = line["p"]
             .as_array()
             .unwrap()
@@ -69,52 +68,35 @@ fn every_calibration_line_agrees_with_the_reference() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|x| x.as_f64().unwrap() == 1.0)
+            .map(|x| x.as_f64() == Some(1.0))
             .collect();
         let bins = line["bins"].as_u64().unwrap() as u32;
-        let got_brier = brier(&p, &o).unwrap();
-        let got_ece = ece(&p, &o, bins).unwrap();
+        let (got_brier, got_ece) = (brier(&p, &o).unwrap(), ece(&p, &o, bins).unwrap());
         let (want_brier, want_ece) = (
             line["brier"].as_f64().unwrap(),
             line["ece"].as_f64().unwrap(),
         );
-        if (got_brier - want_brier).abs() > TOLERANCE || (got_ece - want_ece).abs() > TOLERANCE {
-            disagreements.push(format!(
-                "{}: got brier {got_brier} ece {got_ece}, want {want_brier} {want_ece}",
-                line["case"]
-            ));
-        }
-    }
-    assert!(
-        disagreements.is_empty(),
-        "{} of {} lines disagree:\n{}",
-        disagreements.len(),
-        lines.len(),
-        disagreements.join("\n")
-    );
+        ((got_brier - want_brier).abs() > TOLERANCE || (got_ece - want_ece).abs() > TOLERANCE).then(
+            || {
+                format!(
+                    "{}: got brier {got_brier} ece {got_ece}, want {want_brier} {want_ece}",
+                    line["case"]
+                )
+            },
+        )
+    });
 }
 
 #[test]
 fn every_anls_star_line_agrees_with_the_package() {
-    let lines = reference_lines("anls_star.jsonl");
-    assert_eq!(lines.len(), 2074);
-    let mut disagreements = Vec::new();
-    for line in &lines {
-        let gold = Tree::from_json(&line["gt"]);
-        let pred = Tree::from_json(&line["pred"]);
-        let got = anls_star(&gold, &pred);
+    every_line_agrees("anls_star.jsonl", 2074, |line| {
+        let got = anls_star(
+            &Tree::from_json(&line["gt"]),
+            &Tree::from_json(&line["pred"]),
+        );
         let want = line["score"].as_f64().unwrap();
-        if (got - want).abs() > TOLERANCE {
-            disagreements.push(format!("{}: got {got}, want {want}", line["id"]));
-        }
-    }
-    assert!(
-        disagreements.is_empty(),
-        "{} of {} lines disagree:\n{}",
-        disagreements.len(),
-        lines.len(),
-        disagreements.join("\n")
-    );
+        ((got - want).abs() > TOLERANCE).then(|| format!("{}: got {got}, want {want}", line["id"]))
+    });
 }
 
 /// Line item `k` of an invoice, six keys; `typo` misspells its description.

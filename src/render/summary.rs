@@ -3,7 +3,7 @@
 use serde_json::{Value as Json, json};
 
 use super::{Record, Status, num};
-use crate::aggregate::aggregate;
+use crate::aggregate::{Aggregated, aggregate};
 
 /// Counts and mean metrics of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -16,50 +16,35 @@ pub struct RunSummary {
     pub failed: usize,
     /// Skipped.
     pub ignored: usize,
-    /// Mean EM over the cases that have it.
-    pub exact_match: Option<f64>,
-    /// Mean ANLS over the cases that have it.
-    pub anls: Option<f64>,
-    /// Mean critical EM.
-    pub exact_critical: Option<f64>,
-    /// Mean critical ANLS.
-    pub anls_critical: Option<f64>,
-    /// Brier pooled over every field with a confidence.
-    pub brier: Option<f64>,
-    /// ECE (5 bins) pooled over every field with a confidence.
-    pub ece: Option<f64>,
+    /// The metrics of every case test that ran, as a suite's aggregate computes them (means over
+    /// the cases that have them, Brier and ECE pooled over every field with a confidence).
+    pub metrics: Aggregated,
 }
 
 impl RunSummary {
     /// Summarises the records of a run.
     pub fn of(records: &[Record]) -> RunSummary {
         let count = |status: Status| records.iter().filter(|r| r.status == status).count();
-        let run = aggregate(
-            records
-                .iter()
-                .filter(|r| r.status != Status::Ignored)
-                .map(|r| (r.status == Status::Passed, r.outcome.as_ref())),
-        );
         RunSummary {
             cases: records.len(),
             passed: count(Status::Passed),
             failed: count(Status::Failed),
             ignored: count(Status::Ignored),
-            exact_match: run.exact_match,
-            anls: run.anls,
-            exact_critical: run.exact_critical,
-            anls_critical: run.anls_critical,
-            brier: run.brier,
-            ece: run.ece,
+            metrics: aggregate(
+                records
+                    .iter()
+                    .filter(|r| r.status != Status::Ignored)
+                    .map(|r| (r.status == Status::Passed, r.outcome.as_ref())),
+            ),
         }
     }
 
     pub(crate) fn to_json(&self) -> Json {
         json!({
             "cases": self.cases, "passed": self.passed, "failed": self.failed, "ignored": self.ignored,
-            "exact_match": self.exact_match, "anls": self.anls,
-            "exact_critical": self.exact_critical, "anls_critical": self.anls_critical,
-            "brier": self.brier, "ece": self.ece,
+            "exact_match": self.metrics.exact_match, "anls": self.metrics.anls,
+            "exact_critical": self.metrics.exact_critical, "anls_critical": self.metrics.anls_critical,
+            "brier": self.metrics.brier, "ece": self.metrics.ece,
         })
     }
 }
@@ -72,11 +57,11 @@ pub fn summary_line(s: &RunSummary) -> String {
         s.passed,
         s.failed,
         s.ignored,
-        num(s.exact_match),
-        num(s.anls),
-        num(s.exact_critical),
-        num(s.anls_critical),
-        num(s.brier),
-        num(s.ece),
+        num(s.metrics.exact_match),
+        num(s.metrics.anls),
+        num(s.metrics.exact_critical),
+        num(s.metrics.anls_critical),
+        num(s.metrics.brier),
+        num(s.metrics.ece),
     )
 }
