@@ -43,6 +43,8 @@ pub struct Pipelines {
     pub dir: PathBuf,
     /// Names, each with its prediction path template (none when `run` produces them).
     pub list: Vec<(String, Option<String>)>,
+    /// Where `pipelines:` is written, for errors in its paths.
+    pub at: (PathBuf, Mark),
 }
 
 /// A suite's aggregate thresholds: one test per pipeline over its cases.
@@ -94,6 +96,8 @@ pub struct Run {
     pub command: Vec<String>,
     /// When to kill it.
     pub timeout: Duration,
+    /// Where `run:` is written, for errors in its command.
+    pub at: (PathBuf, Mark),
 }
 
 /// Suite files read so far, by path.
@@ -245,6 +249,7 @@ fn apply(
         suite.pipelines = Some(Pipelines {
             dir: dir.to_path_buf(),
             list,
+            at: (file.to_path_buf(), node.mark),
         });
     }
     if let Some(agg) = &spec.aggregate {
@@ -368,6 +373,7 @@ fn apply(
             dir: dir.to_path_buf(),
             command: r.command.clone(),
             timeout,
+            at: (file.to_path_buf(), mark),
         }));
     }
     if let Some(p) = &spec.profile {

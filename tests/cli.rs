@@ -985,5 +985,9 @@ fn a_suite_placeholder_goldgate_does_not_know_is_refused() {
     .unwrap();
     let out = goldgate(dir.path(), &["lint", "cases"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("the suite's `{doc}` has the unknown placeholder `{doc}` (the placeholders are {case}, {pipeline} and {document})"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("error: cases/suite.yaml:2:3: `{doc}` has the unknown placeholder `{doc}` (the placeholders are {case}, {pipeline} and {document})"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -267,7 +267,7 @@ pub fn load_case_in(
                         .iter()
                         .map(|a| {
                             expand(
-                                &here,
+                                (&here, &run.at),
                                 a,
                                 file,
                                 &run.dir,
@@ -283,7 +283,7 @@ pub fn load_case_in(
                 },
                 (_, None, Some(template), Some(p)) => PredictionSource::File {
                     path: p.dir.join(expand(
-                        &here,
+                        (&here, &p.at),
                         template,
                         file,
                         &p.dir,
@@ -304,7 +304,7 @@ pub fn load_case_in(
 
 /// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument.
 fn expand(
-    here: &Here,
+    (here, (suite_file, suite_mark)): (&Here, &(PathBuf, Mark)),
     text: &str,
     case_file: &Path,
     suite_dir: &Path,
@@ -317,22 +317,20 @@ fn expand(
             .map(|m| m.as_str())
             .find(|p| !matches!(*p, "{case}" | "{pipeline}" | "{document}"))
     }) {
-        return Err(here
+        return Err(Here { file: suite_file }
             .err(
-                Mark { line: 1, column: 1 },
+                *suite_mark,
                 "",
-                format!("the suite's `{text}` has the unknown placeholder `{unknown}`"),
+                format!("`{text}` has the unknown placeholder `{unknown}`"),
             )
             .hint("the placeholders are {case}, {pipeline} and {document}"));
     }
     if text.contains("{pipeline}") && pipeline.is_none() {
-        return Err(here
+        return Err(Here { file: suite_file }
             .err(
-                Mark { line: 1, column: 1 },
+                *suite_mark,
                 "",
-                format!(
-                    "the suite's `{text}` uses {{pipeline}}, but no suite declares `pipelines`"
-                ),
+                format!("`{text}` uses {{pipeline}}, but no suite declares `pipelines`"),
             )
             .hint("declare `pipelines:`, or remove {pipeline}"));
     }
