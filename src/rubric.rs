@@ -192,7 +192,10 @@ fn judge(
 ) -> (bool, String) {
     let normalize = probe.normalize.unwrap_or(normalize);
     let path = probe.field.as_ref().or(inherited);
+    // `present: false` asks for absence, which an unknown name satisfies (SPEC §5); every other
+    // check on a name one edit from a known one is a typo that would hold on nothing.
     if let Some(path) = path
+        && !matches!(probe.check, Check::Present(false))
         && let Some(hint) = misspelt(path, cx)
     {
         return (false, hint);

@@ -991,3 +991,31 @@ fn a_suite_placeholder_goldgate_does_not_know_is_refused() {
         stdout(&out)
     );
 }
+
+#[test]
+fn the_anls_star_profile_shows_its_own_normalized_forms_and_present_false_holds_on_any_absent_name()
+{
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("cases")).unwrap();
+    std::fs::write(
+        dir.path().join("cases/star.yaml"),
+        "profile: anls_star\ngold: { b: Crème }\nprediction: { b: creme }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    // `z` is one edit from `x`, but `present: false` asks for absence, which holds (SPEC §5).
+    std::fs::write(
+        dir.path().join("cases/absent.yaml"),
+        "gold: { x: ~ }\nprediction: { x: null }\nrubrics:\n  - { must_right: no z, field: z, present: false }\n",
+    )
+    .unwrap();
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        [("absent", "ok"), ("star", "FAILED")].map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    assert!(
+        failure_block(&text, "star").contains("normalized  gold `crème`, prediction `creme`"),
+        "{text}"
+    );
+}

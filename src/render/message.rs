@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::{Styles, inline_diff, line_diff, paint};
-use crate::case::Case;
+use crate::Normalize;
+use crate::case::{Case, Profile};
 use crate::evaluate::{FieldRow, Outcome, ThresholdVerdict};
 use crate::metrics::anls_star::match_list;
 use crate::metrics::score_variants;
@@ -216,7 +217,10 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         }
     } else {
         let (g, p) = (gold.as_text(), row.prediction.as_text());
-        let (ng, np) = (case.normalize.apply(&g), case.normalize.apply(&p));
+        let (ng, np) = (
+            shown_normalize(case).apply(&g),
+            shown_normalize(case).apply(&p),
+        );
         if ng != g || np != p {
             let _ = writeln!(out, "  {:<12}gold `{ng}`, prediction `{np}`", "normalized");
         }
@@ -298,7 +302,18 @@ fn closest_variant(row: &FieldRow, case: &Case) -> usize {
         return 0;
     }
     let texts: Vec<String> = row.gold.iter().map(Value::as_text).collect();
-    score_variants(&texts, &row.prediction.as_text(), case.normalize).closest
+    score_variants(&texts, &row.prediction.as_text(), shown_normalize(case)).closest
+}
+
+/// The normalization the case's profile compares with: `anls_star` keeps accents.
+fn shown_normalize(case: &Case) -> Normalize {
+    match case.profile {
+        Profile::Dream => case.normalize,
+        Profile::AnlsStar => Normalize {
+            strip_accents: false,
+            ..Normalize::ALL
+        },
+    }
 }
 
 /// A value on one line: scalars as written, trees as compact JSON (the diff shows them pretty).
