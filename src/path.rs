@@ -197,11 +197,6 @@ impl FieldPath {
         }
         None
     }
-
-    /// Whether the path has a `[*]`.
-    pub fn has_every(&self) -> bool {
-        self.steps.contains(&Step::Every)
-    }
 }
 
 fn shape(v: &Value) -> &'static str {
