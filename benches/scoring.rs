@@ -11,7 +11,7 @@ use goldgate::metrics::{ece, score_variants};
 
 fn reference(name: &str) -> Vec<serde_json::Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
+        .join("tests/reference")
         .join(name);
     let text = std::fs::read_to_string(path).expect("reference data beside the repository");
     text.split('\n')

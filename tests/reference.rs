@@ -1,4 +1,4 @@
-//! Pins the metrics to values computed by independent implementations (`../shared/reference/`):
+//! Pins the metrics to values computed by independent implementations (`tests/reference/`, see its README):
 //! the default profile, calibration, and profile `anls_star` against the `anls-star` package 1.0.1.
 
 use goldgate::Normalize;
@@ -10,7 +10,7 @@ const TOLERANCE: f64 = 1e-12;
 
 fn reference_lines(name: &str) -> Vec<Value> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
+        .join("tests/reference")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
