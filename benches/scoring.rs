@@ -153,11 +153,11 @@ fn nested(c: &mut Criterion) {
 fn gold_set(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<(String, std::path::PathBuf)> =
-        goldgate::discover::discover(&root.join("cases"))
+        goldgate::load::discover::discover(&root.join("cases"))
             .unwrap()
             .into_iter()
             .filter_map(|f| match f {
-                goldgate::discover::Found::Case { id, path } => Some((id, path)),
+                goldgate::load::discover::Found::Case { id, path } => Some((id, path)),
                 _ => None,
             })
             .collect();
@@ -166,7 +166,7 @@ fn gold_set(c: &mut Criterion) {
             for (id, path) in &cases {
                 if let Ok(case) = goldgate::load::load_case(path, id, &root.join("rubrics"))
                     && let Ok(p) =
-                        goldgate::prediction::read_prediction(&case.prediction, &case.file)
+                        goldgate::load::prediction::read_prediction(&case.prediction, &case.file)
                 {
                     black_box(goldgate::evaluate(&case, &p));
                 }

@@ -72,41 +72,25 @@
 //! libtest-mimic glue; [`discover`] finds the files; [`env`](mod@env) reads every `GOLDGATE_*` variable.
 #![warn(missing_docs)]
 
-pub mod aggregate;
-mod atomic;
-pub mod baseline;
-pub mod case;
+pub mod base;
+#[doc(hidden)]
 pub mod cli;
-pub mod discover;
-pub mod env;
-pub mod error;
 pub mod evaluate;
-mod harness;
-pub mod init;
-pub mod lint;
 pub mod load;
 pub mod metrics;
-mod normalize;
-pub mod path;
-pub mod prediction;
+pub mod model;
 pub mod render;
-pub mod rubric;
 pub mod run;
-pub mod schema;
-pub mod score;
 pub mod spec;
-pub mod suite;
-pub mod trial;
-pub mod typed;
-pub mod value;
 
 /// Writing cases: every key, every check and every threshold, by example.
 #[doc = include_str!("guide.md")]
 pub mod guide {}
 
-pub use case::Case;
-pub use error::LoadError;
-pub use evaluate::{Outcome, evaluate};
-pub use harness::Harness;
-pub use normalize::Normalize;
-pub use value::Value;
+pub use base::location::LoadError;
+pub use base::normalize::Normalize;
+pub use base::value::Value;
+pub use evaluate::evaluate;
+pub use evaluate::outcome::Outcome;
+pub use model::case::Case;
+pub use run::harness::Harness;

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use goldgate::init::{InitError, init};
+use goldgate::cli::init::{InitError, init};
 use serde_json::Value;
 
 /// This checkout, given as the goldgate path so the new crate builds against it.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use goldgate::schema::{Kind, schema};
+use goldgate::spec::schema::{Kind, schema};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -49,8 +49,8 @@ fn every_valid_case_and_rubric_set_validates() {
         "tests/fixtures/checks/cases",
     ] {
         let dir = root().join(folder);
-        let found = goldgate::discover::discover(&dir).unwrap();
-        let rubrics = goldgate::discover::default_rubrics(&dir);
+        let found = goldgate::load::discover::discover(&dir).unwrap();
+        let rubrics = goldgate::load::discover::default_rubrics(&dir);
         for entry in goldgate::load::load_folder(&found, &dir, &rubrics, |_| true) {
             if entry.loaded.is_ok() {
                 let json = yaml_as_json(&entry.file);

@@ -3,11 +3,12 @@
 use serde_saphyr::Spanned;
 
 use super::Here;
-use crate::case::{Comparison, Correctness, FieldRule, GoldField};
-use crate::error::{LoadError, closest};
-use crate::spec::{Compare, Correct, FieldRuleSpec, Mark, Node};
-use crate::typed::{parse_date, parse_number};
-use crate::value::Value;
+use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
+use crate::base::typed::{parse_date, parse_number};
+use crate::base::value::Value;
+use crate::model::case::{Comparison, Correctness, FieldRule, GoldField};
+use crate::spec::{Compare, Correct, FieldRuleSpec, Node};
 
 impl Here<'_> {
     /// Applies `fields:` rules to the gold fields, checking that they fit.

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::load_case_in;
-use crate::case::{Case, PredictionSource};
-use crate::discover::Found;
-use crate::error::LoadError;
-use crate::suite::{Aggregate, Suites};
+use crate::base::location::LoadError;
+use crate::load::discover::Found;
+use crate::load::suite::Suites;
+use crate::model::case::{Case, PredictionSource};
+use crate::model::suite::Aggregate;
 
 /// One test-to-be: a loaded case, or why it could not be loaded.
 #[derive(Debug, Clone)]

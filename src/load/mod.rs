@@ -1,9 +1,12 @@
 //! Case file -> checked [`Case`]: parse, validate, resolve rubric includes. Every mistake is a
 //! [`LoadError`] naming the file, line, column, YAML path and the fix.
 
+pub mod discover;
 mod fields;
 mod folder;
+pub mod prediction;
 mod rubrics;
+pub mod suite;
 
 pub use folder::{Entry, Problem, load_folder};
 
@@ -12,12 +15,15 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
-use crate::case::{Case, FieldRule, GoldField, Metric, PredictionSource, Profile, Threshold};
-use crate::error::{LoadError, closest};
-use crate::normalize::Normalize;
-use crate::spec::{CaseFile, Mark, Node, NodeKind, ThresholdsSpec, parse_yaml};
-use crate::suite::Suite;
-use crate::value::Value;
+use crate::base::fs::read_text;
+use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
+use crate::base::normalize::Normalize;
+use crate::base::value::Value;
+use crate::load::suite::Suite;
+use crate::model::case::{Case, FieldRule, GoldField, PredictionSource, Profile};
+use crate::model::metric::{Metric, Threshold};
+use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;
 
 /// Default penalty of a failed Easy-Wrong rubric.
@@ -367,37 +373,6 @@ fn is_text(prediction: &PredictionSource) -> bool {
         PredictionSource::Text(_) => true,
         PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
         PredictionSource::Inline(_) | PredictionSource::Run { .. } => false,
-    }
-}
-
-/// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
-pub fn read_text(file: &Path) -> Result<String, LoadError> {
-    if file.is_dir() {
-        return Err(LoadError::file(file, "this is a folder, not a file"));
-    }
-    let bytes = std::fs::read(file)
-        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => rest.to_vec(),
-        None => bytes,
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        LoadError::file(
-            file,
-            format!(
-                "the file is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
-        )
-        .hint("save it as UTF-8")
-    })
-}
-
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "it does not exist".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
     }
 }
 

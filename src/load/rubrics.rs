@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde_saphyr::Spanned;
 
-use super::{Here, read_text};
-use crate::error::{LoadError, closest};
-use crate::path::FieldPath;
-use crate::rubric::{Check, Probe, Rubric, RubricKind};
-use crate::spec::{Mark, Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
-use crate::typed::{parse_date, parse_number};
+use super::Here;
+use crate::base::field_path::FieldPath;
+use crate::base::fs::read_text;
+use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
+use crate::base::typed::{parse_date, parse_number};
+use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
+use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
 
 /// Resolves rubric entries against the rubric sets folder and the case's gold fields.
 pub(super) struct Sets<'a> {

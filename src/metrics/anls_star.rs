@@ -15,7 +15,7 @@
 use serde_json::Value;
 
 use super::munkres::munkres_max;
-use crate::normalize::Normalize;
+use crate::base::normalize::Normalize;
 
 /// A gold or predicted tree as the anls-star package sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,7 @@ impl Tree {
             Value::Number(n) => Tree::Text(match (n.as_u64(), n.as_i64(), n.as_f64()) {
                 (Some(u), _, _) => u.to_string(),
                 (None, Some(i), _) => i.to_string(),
-                (None, None, Some(f)) => python_float_str(f),
+                (None, None, Some(f)) => crate::base::value::python_float_str(f),
                 (None, None, None) => n.to_string(),
             }),
             Value::String(s) => Tree::Text(s.clone()),
@@ -545,44 +545,6 @@ fn fold(s: &str) -> Vec<char> {
 
 fn is_python_space(c: char) -> bool {
     matches!(c, '\u{1c}'..='\u{1f}') || c.is_whitespace()
-}
-
-/// Python's `repr` of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
-/// Python's `repr` of a float.
-pub fn python_float_str(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f < 0.0 { "-inf" } else { "inf" }.into();
-    }
-    let sign = if f.is_sign_negative() { "-" } else { "" };
-    if f == 0.0 {
-        return format!("{sign}0.0");
-    }
-    let scientific = format!("{:e}", f.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let point = exponent + 1; // digits are 0.DDD × 10^point
-    if !(-4 < point && point <= 16) {
-        let (head, tail) = digits.split_at(1);
-        let dot = if tail.is_empty() { "" } else { "." };
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        return format!("{sign}{head}{dot}{tail}e{exp_sign}{:02}", exponent.abs());
-    }
-    if point <= 0 {
-        return format!(
-            "{sign}0.{}{digits}",
-            "0".repeat(point.unsigned_abs() as usize)
-        );
-    }
-    let point = point as usize;
-    if point >= digits.len() {
-        format!("{sign}{digits}{}.0", "0".repeat(point - digits.len()))
-    } else {
-        format!("{sign}{}.{}", &digits[..point], &digits[point..])
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Exact match and ANLS of one text against its variants (SPEC §4.2).
 
-use crate::normalize::Normalize;
+use crate::base::normalize::Normalize;
 
 /// The ANLS threshold τ: a normalized distance at or above it scores 0.
 pub const TAU: f64 = 0.5;

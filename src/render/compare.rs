@@ -5,7 +5,7 @@ use std::fmt::Write;
 use serde_json::{Value as Json, json};
 
 use super::num;
-use crate::aggregate::Aggregated;
+use crate::evaluate::aggregate::Aggregated;
 
 /// One aggregate's numbers on two lines.
 pub fn aggregate_table(a: &Aggregated) -> String {

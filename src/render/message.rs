@@ -3,14 +3,14 @@
 use std::fmt::Write;
 
 use super::{Styles, inline_diff, line_diff, paint};
-use crate::Normalize;
-use crate::case::{Case, Profile};
-use crate::evaluate::{FieldRow, Outcome, ThresholdVerdict};
+use crate::base::normalize::Normalize;
+use crate::base::value::Value;
+use crate::evaluate::field::{gold_node_list, rules, to_tree};
+use crate::evaluate::outcome::{FieldRow, Outcome, ThresholdVerdict};
 use crate::metrics::anls_star::match_list;
 use crate::metrics::score_variants;
-use crate::rubric::RubricKind;
-use crate::score::{gold_node_list, rules, to_tree};
-use crate::value::Value;
+use crate::model::case::{Case, Profile};
+use crate::model::rubric::RubricKind;
 
 /// The failure message: verdict line, failed rubrics and thresholds, each field involved with
 /// gold, prediction, normalized forms, diff and scores, the table of every field, and where.

@@ -10,7 +10,7 @@ mod summary;
 pub use compare::{aggregate_table, aggregated_json, comparison_table};
 pub use diff::{inline_diff, line_diff};
 pub use message::failure_message;
-pub use report::{Record, Status, write_report};
+pub use report::write_report;
 pub use summary::{RunSummary, summary_line};
 
 use anstyle::{AnsiColor, Style};
@@ -42,24 +42,4 @@ pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
 /// A metric with four decimals, or `-` when absent.
 pub(crate) fn num(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
-}
-
-/// A word as a POSIX shell reads it back: as is when plain, else in single quotes.
-///
-/// ```
-/// use goldgate::render::shell_quote;
-/// assert_eq!(shell_quote("invoices/acme::guided"), "invoices/acme::guided");
-/// assert_eq!(shell_quote("sp ace/cases"), "'sp ace/cases'");
-/// assert_eq!(shell_quote("o'brien"), r"'o'\''brien'");
-/// ```
-pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }

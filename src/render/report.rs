@@ -6,110 +6,75 @@ use serde_json::{Value as Json, json};
 
 use super::RunSummary;
 use super::aggregated_json;
-use crate::aggregate::Aggregated;
-use crate::evaluate::Outcome;
-use crate::prediction::Prediction;
+use crate::evaluate::aggregate::Aggregated;
+use crate::evaluate::record::{AggregateResult, Record, Status};
 
-/// How a case's test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Gate open, every threshold held.
-    Passed,
-    /// Gate closed, a threshold failed, or the case could not be loaded.
-    Failed,
-    /// Skipped (`skip:`), not run.
-    Ignored,
-}
-
-/// What the report keeps of one case's test.
-#[derive(Debug, Clone)]
-pub struct Record {
-    /// The test name.
-    pub id: String,
-    /// The pipeline, when the suite declares pipelines.
-    pub pipeline: Option<String>,
-    /// The case file.
-    pub file: String,
-    /// The case's description and tags, when it loaded.
-    pub about: Option<(Option<String>, Vec<String>)>,
-    /// How it ended.
-    pub status: Status,
-    /// The load or prediction error, when there was one.
-    pub error: Option<String>,
-    /// The skip reason.
-    pub skip: Option<String>,
-    /// The evaluation, when the case ran.
-    pub outcome: Option<Outcome>,
-    /// The prediction's model and usage, when read.
-    pub prediction: Option<Prediction>,
-    /// The suite's baseline, which `GOLDGATE_UPDATE=always` rewrites.
-    pub baseline: Option<std::sync::Arc<crate::suite::BaselineSpec>>,
-}
-
-impl Record {
-    fn to_json(&self) -> Json {
-        let mut case = json!({
-            "id": self.id,
-            "pipeline": self.pipeline,
-            "file": self.file,
-            "passed": match self.status { Status::Passed => Json::Bool(true), Status::Failed => Json::Bool(false), Status::Ignored => Json::Null },
-            "ignored": self.status == Status::Ignored,
-            "skip": self.skip,
-            "error": self.error,
-            "score": Json::Null,
-            "gate": Json::Null,
-            "metrics": Json::Null,
-            "fields": [],
-            "rubrics": [],
-            "thresholds": [],
-            "extra_fields": [],
-        });
-        if let Some((description, tags)) = &self.about {
-            case["description"] = json!(description);
-            case["tags"] = json!(tags);
-        }
-        if let Some(p) = &self.prediction {
-            case["model"] = json!(p.model);
-            case["usage"] = p.usage.map_or(Json::Null, |u| json!({
+/// A case test's record as the report shows it.
+pub(crate) fn record_json(record: &Record) -> Json {
+    let mut case = json!({
+        "id": record.id,
+        "pipeline": record.pipeline,
+        "file": record.file,
+        "passed": match record.status { Status::Passed => Json::Bool(true), Status::Failed => Json::Bool(false), Status::Ignored => Json::Null },
+        "ignored": record.status == Status::Ignored,
+        "skip": record.skip,
+        "error": record.error,
+        "score": Json::Null,
+        "gate": Json::Null,
+        "metrics": Json::Null,
+        "fields": [],
+        "rubrics": [],
+        "thresholds": [],
+        "extra_fields": [],
+    });
+    if let Some((description, tags)) = &record.about {
+        case["description"] = json!(description);
+        case["tags"] = json!(tags);
+    }
+    if let Some(p) = &record.prediction {
+        case["model"] = json!(p.model);
+        case["usage"] = p.usage.map_or(Json::Null, |u| json!({
                 "input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens,
             }));
-        }
-        let Some(o) = &self.outcome else { return case };
-        let m = &o.metrics;
-        case["score"] = json!(o.score);
-        case["gate"] = json!({
-            "open": o.gate_open,
-            "closed_by": o.closed_by().map(|r| r.rubric.label.clone()).collect::<Vec<_>>(),
-        });
-        case["metrics"] = json!({
-            "exact_match": m.exact_match, "anls": m.anls,
-            "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
-            "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms, "cost_usd": m.cost_usd,
-            "extra_fields": m.extra_fields, "precision": m.precision, "recall": m.recall, "f1": m.f1,
-        });
-        case["extra_fields"] = o
-            .extra_fields
-            .iter()
-            .map(|(name, value)| {
-                json!({
-                    "name": name, "prediction": value.to_json(),
-                })
+    }
+    let Some(o) = &record.outcome else {
+        return case;
+    };
+    let m = &o.metrics;
+    case["score"] = json!(o.score);
+    case["gate"] = json!({
+        "open": o.gate_open,
+        "closed_by": o.closed_by().map(|r| r.rubric.label.clone()).collect::<Vec<_>>(),
+    });
+    case["metrics"] = json!({
+        "exact_match": m.exact_match, "anls": m.anls,
+        "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
+        "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms, "cost_usd": m.cost_usd,
+        "extra_fields": m.extra_fields, "precision": m.precision, "recall": m.recall, "f1": m.f1,
+    });
+    case["extra_fields"] = o
+        .extra_fields
+        .iter()
+        .map(|(name, value)| {
+            json!({
+                "name": name, "prediction": value.to_json(),
             })
-            .collect();
-        case["fields"] = o
-            .fields
-            .iter()
-            .map(|f| {
-                json!({
-                    "name": f.name,
-                    "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
-                    "prediction": f.prediction.to_json(),
-                    "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
-                    "note": f.note,
-                })
+        })
+        .collect();
+    case["fields"] = o
+        .fields
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "gold": f.gold.iter().map(|g| g.to_json()).collect::<Vec<_>>(),
+                "prediction": f.prediction.to_json(),
+                "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
+                "note": f.note,
             })
-            .collect();
-        case["rubrics"] = o
+        })
+        .collect();
+    case["rubrics"] = o
             .rubrics
             .iter()
             .map(|r| {
@@ -120,11 +85,10 @@ impl Record {
                 })
             })
             .collect();
-        case["thresholds"] = o.thresholds.iter().map(|t| json!({
+    case["thresholds"] = o.thresholds.iter().map(|t| json!({
             "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
         })).collect();
-        case
-    }
+    case
 }
 
 /// Writes the report next to its destination, then renames it over: a reader never sees half a file.
@@ -133,14 +97,14 @@ pub fn write_report(
     records: &[Record],
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
-    aggregates: &[crate::trial::AggregateResult],
+    aggregates: &[AggregateResult],
 ) -> std::io::Result<()> {
     let mut aggregates = aggregates.to_vec();
     aggregates.sort_by(|a, b| a.0.cmp(&b.0));
     let report = json!({
         "goldgate": env!("CARGO_PKG_VERSION"),
         "summary": summary.to_json(),
-        "cases": records.iter().map(Record::to_json).collect::<Vec<_>>(),
+        "cases": records.iter().map(record_json).collect::<Vec<_>>(),
         "pipelines": pipelines.iter().map(|(name, a)| {
             let mut row = aggregated_json(a);
             row["pipeline"] = json!(name);
@@ -158,5 +122,5 @@ pub fn write_report(
     });
     let mut text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
     text.push('\n');
-    crate::atomic::write_atomically(path, text.as_bytes())
+    crate::base::fs::write_atomically(path, text.as_bytes())
 }

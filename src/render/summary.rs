@@ -2,8 +2,9 @@
 
 use serde_json::{Value as Json, json};
 
-use super::{Record, Status, num};
-use crate::aggregate::{Aggregated, aggregate};
+use super::num;
+use crate::evaluate::aggregate::{Aggregated, aggregate};
+use crate::evaluate::record::{Record, Status};
 
 /// Counts and mean metrics of a run.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -21,21 +21,21 @@ pub struct CaseFile {
     pub skip: Option<Spanned<String>>,
     /// A path (relative to the case file) or an inline mapping.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::prediction")]
+    #[schemars(schema_with = "crate::spec::schema::prediction")]
     pub prediction: Option<Node>,
     /// A free-text prediction, for cases checked by rubrics alone.
     #[schemars(with = "Option<String>")]
     pub prediction_text: Option<Spanned<String>>,
     /// Gold value of every field.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::gold")]
+    #[schemars(schema_with = "crate::spec::schema::gold")]
     pub gold: Option<Node>,
     /// Fields that must be right.
     #[schemars(with = "Option<Vec<String>>")]
     pub critical: Option<Vec<Spanned<String>>>,
     /// `false`, `true`, or a mapping of normalization steps.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::normalize")]
+    #[schemars(schema_with = "crate::spec::schema::normalize")]
     pub normalize: Option<Node>,
     /// Must-Right and Easy-Wrong rubrics, inline or included.
     #[schemars(with = "Option<Vec<RubricEntry>>")]
@@ -51,7 +51,7 @@ pub struct CaseFile {
     pub fields: Option<BTreeMap<String, Spanned<FieldRuleSpec>>>,
     /// The scoring profile: `dream` (default) or `anls_star`.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::profile")]
+    #[schemars(schema_with = "crate::spec::schema::profile")]
     pub profile: Option<Spanned<String>>,
     /// The source document (path relative to this file), for `{document}` in a suite's `run`
     /// command and pipeline paths.
@@ -70,7 +70,7 @@ pub struct SuiteFile {
     /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`), or a list of names
     /// when `run` produces the predictions.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::pipelines")]
+    #[schemars(schema_with = "crate::spec::schema::pipelines")]
     pub pipelines: Option<Node>,
     /// Thresholds on the suite's aggregate metrics, one test per pipeline.
     #[schemars(with = "Option<AggregateSpec>")]
@@ -89,7 +89,7 @@ pub struct SuiteFile {
     pub run: Option<Spanned<RunSpec>>,
     /// The scoring profile of the suite's cases.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::profile")]
+    #[schemars(schema_with = "crate::spec::schema::profile")]
     pub profile: Option<Spanned<String>>,
     /// Default penalty of the suite's Easy-Wrong rubrics (0.1 otherwise).
     #[schemars(with = "Option<f64>")]
@@ -222,7 +222,7 @@ pub struct RubricEntry {
     pub field: Option<Spanned<String>>,
     /// A normalization override for this rubric.
     #[serde(default)]
-    #[schemars(schema_with = "crate::schema::normalize")]
+    #[schemars(schema_with = "crate::spec::schema::normalize")]
     pub normalize: Option<Node>,
     /// Penalty of a failed Easy-Wrong rubric, in (0, 1]; 0.1 by default.
     #[schemars(with = "Option<f64>")]
@@ -235,19 +235,19 @@ pub struct RubricEntry {
     pub min_anls: Option<Spanned<f64>>,
     /// Check: the normalized value equals this.
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::one_value")]
+    #[schemars(schema_with = "crate::spec::schema::one_value")]
     pub equals: Option<Node>,
     /// Check: the normalized value equals one of these.
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::values")]
+    #[schemars(schema_with = "crate::spec::schema::values")]
     pub one_of: Option<Node>,
     /// Check: the normalized value contains every one of these.
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::texts")]
+    #[schemars(schema_with = "crate::spec::schema::texts")]
     pub contains: Option<Node>,
     /// Check: the normalized value contains none of these.
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::texts")]
+    #[schemars(schema_with = "crate::spec::schema::texts")]
     pub not_contains: Option<Node>,
     /// Check: the raw value matches this regular expression.
     #[schemars(with = "Option<String>")]
@@ -257,18 +257,18 @@ pub struct RubricEntry {
     pub present: Option<Spanned<bool>>,
     /// Check: the value read as a number equals this (within `tolerance`).
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::one_value")]
+    #[schemars(schema_with = "crate::spec::schema::one_value")]
     pub number: Option<Node>,
     /// Check: the value read as a date equals this (numeric dates read as `day_first` says).
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::one_value")]
+    #[schemars(schema_with = "crate::spec::schema::one_value")]
     pub date: Option<Node>,
     /// Check: the field's confidence is at least this.
     #[schemars(with = "Option<f64>")]
     pub min_confidence: Option<Spanned<f64>>,
     /// Check: the list has this many items, or `{ min, max }`.
     #[serde(default, deserialize_with = "given")]
-    #[schemars(schema_with = "crate::schema::count")]
+    #[schemars(schema_with = "crate::spec::schema::count")]
     pub count: Option<Node>,
     /// Check: every nested check holds.
     #[schemars(with = "Option<Vec<RubricEntry>>")]

@@ -1,12 +1,14 @@
-//! The YAML model: serde types of case and rubric files, and located nodes that keep raw text.
+//! Layer 1, the file formats: serde types of case, suite and rubric files, located nodes that keep
+//! the written text of scalars, the YAML parser's messages, and the JSON Schema of each file.
 
 mod case;
 mod node;
 mod parse;
+pub mod schema;
 
 pub use case::{
     AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, PriceSpec, RubricEntry,
     RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
-pub use node::{Mark, Node, NodeKind};
+pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;

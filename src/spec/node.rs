@@ -9,7 +9,8 @@ use std::cell::RefCell;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::value::Value;
+use crate::base::location::Mark;
+use crate::base::value::Value;
 
 thread_local! {
     /// The document being deserialized; set by [`super::parse::parse_yaml`] for the duration of a parse.
@@ -22,24 +23,6 @@ pub(crate) fn with_source<R>(source: &str, f: impl FnOnce() -> R) -> R {
     let result = f();
     SOURCE.with(|s| *s.borrow_mut() = previous);
     result
-}
-
-/// Where a node starts in its file (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Mark {
-    /// Line, from 1.
-    pub line: u64,
-    /// Column, from 1.
-    pub column: u64,
-}
-
-impl Mark {
-    pub(crate) fn of(location: &serde_saphyr::Location) -> Mark {
-        Mark {
-            line: location.line(),
-            column: location.column(),
-        }
-    }
 }
 
 /// A YAML node with its position.

@@ -5,9 +5,9 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
-use super::Mark;
 use super::node::with_source;
-use crate::error::{LoadError, closest};
+use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
 
 /// Parses a YAML document into `T`; scalars read as [`super::Node`] keep their written text.
 ///

@@ -225,11 +225,6 @@ impl std::error::Error for InitError {}
 /// The dev-dependency is `goldgate = { path = "…" }` with `goldgate_path` written as given
 /// (Cargo reads a relative path from the manifest's folder), else `goldgate = "0.1"`.
 ///
-/// ```no_run
-/// let report = goldgate::init::init(std::path::Path::new("."), None)?;
-/// print!("{report}");
-/// # Ok::<(), goldgate::init::InitError>(())
-/// ```
 pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport, InitError> {
     let manifest = crate_dir.join("Cargo.toml");
     let text = match fs::read_to_string(&manifest) {

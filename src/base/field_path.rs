@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::value::Value;
+use crate::base::value::Value;
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,13 +25,6 @@ pub struct FieldPath {
 
 impl FieldPath {
     /// Parses `a.b[0].c[*]`; `Err` says what is wrong.
-    ///
-    /// ```
-    /// use goldgate::path::{FieldPath, Step};
-    /// let p = FieldPath::parse("line_items[*].quantity").unwrap();
-    /// assert_eq!(p.steps, [Step::Key("line_items".into()), Step::Every, Step::Key("quantity".into())]);
-    /// assert!(FieldPath::parse("items[x]").is_err());
-    /// ```
     pub fn parse(text: &str) -> Result<FieldPath, String> {
         let mut steps = Vec::new();
         let mut rest = text;
@@ -176,7 +169,7 @@ impl FieldPath {
                     Some((_, v)) => v,
                     None => {
                         let keys = entries.iter().map(|(key, _)| key.as_str());
-                        return Some(match crate::error::closest(k, keys) {
+                        return Some(match crate::base::location::closest(k, keys) {
                             Some(best) => format!("`{at}` has no `{k}`; did you mean `{best}`?"),
                             None => format!("`{at}` has no `{k}`"),
                         });
@@ -273,5 +266,24 @@ mod tests {
             shape.why_missing(&items).as_deref(),
             Some("`line_items` is a list, not a mapping")
         );
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn parse_steps() {
+        let p = FieldPath::parse("line_items[*].quantity").unwrap();
+        assert_eq!(
+            p.steps,
+            [
+                Step::Key("line_items".into()),
+                Step::Every,
+                Step::Key("quantity".into())
+            ]
+        );
+        assert!(FieldPath::parse("items[x]").is_err());
     }
 }

@@ -1,9 +1,26 @@
-//! Load errors: what went wrong in which file, where, and how to fix it.
+//! Where things are in files, and load errors: what went wrong in which file, where, and how to
+//! fix it, with the closest valid name for a misspelt one.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::Mark;
+/// Where a node starts in its file (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mark {
+    /// Line, from 1.
+    pub line: u64,
+    /// Column, from 1.
+    pub column: u64,
+}
+
+impl Mark {
+    pub(crate) fn of(location: &serde_saphyr::Location) -> Mark {
+        Mark {
+            line: location.line(),
+            column: location.column(),
+        }
+    }
+}
 
 /// A mistake in a case, rubric or prediction file, located to the character.
 ///

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::evaluate::Outcome;
+use crate::evaluate::outcome::Outcome;
 
 /// The metrics of one case test, by name.
 pub type Entry = BTreeMap<String, f64>;
@@ -49,15 +49,6 @@ pub struct Change {
 }
 
 /// Regressions and improvements of `new` against `old`, beyond `tolerance`.
-///
-/// ```
-/// use goldgate::baseline::{Change, compare};
-/// let old = [("anls".to_string(), 0.95), ("brier".to_string(), 0.10)].into();
-/// let new = [("anls".to_string(), 0.90), ("brier".to_string(), 0.02)].into();
-/// let (worse, better) = compare(&old, &new, 0.01);
-/// assert_eq!(worse, [Change { metric: "anls".into(), old: 0.95, new: 0.90 }]);
-/// assert_eq!(better, [Change { metric: "brier".into(), old: 0.10, new: 0.02 }]);
-/// ```
 pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Change>) {
     let (mut worse, mut better) = (Vec::new(), Vec::new());
     for (metric, &was) in old {
@@ -153,7 +144,7 @@ pub fn write(path: &Path, baseline: &Baseline) -> std::io::Result<()> {
     let json = serde_json::json!({ "goldgate_baseline": 1, "cases": cases });
     let mut text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
     text.push('\n');
-    crate::atomic::write_atomically(path, text.as_bytes())
+    crate::base::fs::write_atomically(path, text.as_bytes())
 }
 
 #[cfg(test)]
@@ -170,5 +161,33 @@ mod tests {
             (1, "brier", 0)
         );
         assert!(worse[0].new.is_nan());
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn compare_splits_worse_and_better() {
+        let old = [("anls".to_string(), 0.95), ("brier".to_string(), 0.10)].into();
+        let new = [("anls".to_string(), 0.90), ("brier".to_string(), 0.02)].into();
+        let (worse, better) = compare(&old, &new, 0.01);
+        assert_eq!(
+            worse,
+            [Change {
+                metric: "anls".into(),
+                old: 0.95,
+                new: 0.90
+            }]
+        );
+        assert_eq!(
+            better,
+            [Change {
+                metric: "brier".into(),
+                old: 0.10,
+                new: 0.02
+            }]
+        );
     }
 }

@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::normalize::Normalize;
-use crate::rubric::Rubric;
-use crate::value::Value;
+use super::metric::Threshold;
+use crate::base::normalize::Normalize;
+use crate::base::value::Value;
+use crate::model::rubric::Rubric;
 
 /// A gold case, validated and with its rubric sets resolved.
 #[derive(Debug, Clone)]
@@ -40,9 +41,9 @@ pub struct Case {
     /// Prices per model, from the suite.
     pub pricing: Vec<Price>,
     /// The baseline of the suite, if it declares one.
-    pub baseline: Option<std::sync::Arc<crate::suite::BaselineSpec>>,
+    pub baseline: Option<std::sync::Arc<super::suite::BaselineSpec>>,
     /// The aggregates of the suites above the case.
-    pub aggregates: Vec<std::sync::Arc<crate::suite::Aggregate>>,
+    pub aggregates: Vec<std::sync::Arc<super::suite::Aggregate>>,
 }
 
 /// A model's prices, in US dollars per million tokens.
@@ -138,7 +139,7 @@ pub enum PredictionSource {
         /// The resolved path.
         path: PathBuf,
         /// Where `prediction:` is in the case file.
-        at: crate::spec::Mark,
+        at: crate::base::location::Mark,
     },
     /// An inline field document.
     Inline(crate::spec::Node),
@@ -155,89 +156,4 @@ pub enum PredictionSource {
         /// Whether the case reads fields (gold or `field:` rubrics), so that text output is an error.
         expect_fields: bool,
     },
-}
-
-/// A metric a threshold may bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// The gated rubric score.
-    Score,
-    /// Mean exact match over the gold fields.
-    ExactMatch,
-    /// Mean ANLS over the gold fields.
-    Anls,
-    /// Mean exact match over the critical fields.
-    ExactCritical,
-    /// Mean ANLS over the critical fields.
-    AnlsCritical,
-    /// Brier score of the confidences.
-    Brier,
-    /// Expected calibration error of the confidences.
-    Ece,
-    /// Number of predicted fields that gold does not list.
-    ExtraFields,
-    /// Field-level F1.
-    F1,
-    /// Field-level precision.
-    Precision,
-    /// Field-level recall.
-    Recall,
-    /// Latency in milliseconds (a case's, or the 95th percentile of a suite's).
-    LatencyMs,
-    /// Cost in US dollars (a case's, or the mean of a suite's).
-    CostUsd,
-    /// Share of a suite's case tests that passed.
-    PassRate,
-}
-
-impl Metric {
-    /// The metric's name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Score => "score",
-            Metric::ExactMatch => "exact_match",
-            Metric::Anls => "anls",
-            Metric::ExactCritical => "exact_critical",
-            Metric::AnlsCritical => "anls_critical",
-            Metric::Brier => "brier",
-            Metric::Ece => "ece",
-            Metric::ExtraFields => "extra_fields",
-            Metric::F1 => "f1",
-            Metric::Precision => "precision",
-            Metric::Recall => "recall",
-            Metric::LatencyMs => "latency_ms",
-            Metric::CostUsd => "cost_usd",
-            Metric::PassRate => "pass_rate",
-        }
-    }
-}
-
-/// A bound on a metric: `min_*` must be reached, `max_*` must not be exceeded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Threshold {
-    /// The key as written (`min_anls`).
-    pub name: String,
-    /// What it bounds.
-    pub metric: Metric,
-    /// The limit.
-    pub limit: f64,
-    /// True for `max_*`.
-    pub is_max: bool,
-    /// The file it is written in (the case, or a suite's `defaults`).
-    pub file: PathBuf,
-    /// Its line there.
-    pub line: u64,
-}
-
-impl Threshold {
-    /// Whether a value meets the bound. A slack of 1e-9 absorbs floating-point noise in sums
-    /// (`1 − (0.1 + 0.2)` must meet `min_score: 0.7`); no metric is that close by design.
-    pub fn holds(&self, value: f64) -> bool {
-        const SLACK: f64 = 1e-9;
-        if self.is_max {
-            value <= self.limit + SLACK
-        } else {
-            value >= self.limit - SLACK
-        }
-    }
 }

@@ -8,16 +8,6 @@
 /// group after the first having three digits. With both `.` and `,`, the last is the decimal
 /// mark. A single `.` is the decimal mark (`1.234` is 1.234, as JSON writes it); a single `,`
 /// before exactly three digits groups thousands (`1,234` is 1234), otherwise it is the decimal mark.
-///
-/// ```
-/// use goldgate::typed::parse_number;
-/// for text in ["1 234,50", "1,234.50", "1.234,50", "€1234.5", "1234.50 EUR", "1'234.50"] {
-///     assert_eq!(parse_number(text), Some(1234.5), "{text}");
-/// }
-/// assert_eq!(parse_number("(12.50)"), Some(-12.5));
-/// assert_eq!(parse_number("0.125"), Some(0.125));
-/// assert_eq!(parse_number("12 apples"), None);
-/// ```
 pub fn parse_number(text: &str) -> Option<f64> {
     let mut t = text.trim();
     let mut negative = false;
@@ -244,19 +234,8 @@ const WEEKDAYS: [&str; 21] = [
 /// Reads a date: ISO (`2024-03-05`, a time after it ignored), numeric day-first or month-first
 /// (`05/03/2024`, `5.3.24`) as `day_first` says, and English or French month names
 /// (`March 5, 2024`, `5 mars 2024`, `1er mars 2024`, `Tuesday, 5th March 2024`).
-///
-/// ```
-/// use goldgate::typed::{Date, parse_date};
-/// let march_5 = Some(Date { year: 2024, month: 3, day: 5 });
-/// assert_eq!(parse_date("2024-03-05", false), march_5);
-/// assert_eq!(parse_date("05/03/2024", true), march_5);
-/// assert_eq!(parse_date("03/05/2024", false), march_5);
-/// assert_eq!(parse_date("March 5, 2024", false), march_5);
-/// assert_eq!(parse_date("5 mars 2024", false), march_5);
-/// assert_eq!(parse_date("31/02/2024", true), None);
-/// ```
 pub fn parse_date(text: &str, day_first: bool) -> Option<Date> {
-    let folded = crate::Normalize::ALL.apply(text);
+    let folded = crate::base::normalize::Normalize::ALL.apply(text);
     let folded = folded.trim().trim_end_matches('.');
     if let Some(date) = iso(folded) {
         return Some(date);
@@ -384,5 +363,42 @@ mod tests {
         assert_eq!(parse_date("25 décembre 2023", true), d(2023, 12, 25));
         assert_eq!(parse_date("29/02/2023", true), None);
         assert_eq!(parse_date("soon", true), None);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn amounts_in_many_forms() {
+        for text in [
+            "1 234,50",
+            "1,234.50",
+            "1.234,50",
+            "€1234.5",
+            "1234.50 EUR",
+            "1'234.50",
+        ] {
+            assert_eq!(parse_number(text), Some(1234.5), "{text}");
+        }
+        assert_eq!(parse_number("(12.50)"), Some(-12.5));
+        assert_eq!(parse_number("0.125"), Some(0.125));
+        assert_eq!(parse_number("12 apples"), None);
+    }
+
+    #[test]
+    fn dates_in_many_forms() {
+        let march_5 = Some(Date {
+            year: 2024,
+            month: 3,
+            day: 5,
+        });
+        assert_eq!(parse_date("2024-03-05", false), march_5);
+        assert_eq!(parse_date("05/03/2024", true), march_5);
+        assert_eq!(parse_date("03/05/2024", false), march_5);
+        assert_eq!(parse_date("March 5, 2024", false), march_5);
+        assert_eq!(parse_date("5 mars 2024", false), march_5);
+        assert_eq!(parse_date("31/02/2024", true), None);
     }
 }

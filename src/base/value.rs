@@ -63,9 +63,7 @@ impl Value {
             // Integers as written; floats as Python's repr, the shortest round-trip text
             // (`1234.5`, `1e-05`, `1e+16`), which is also what the anls-star reference compares.
             serde_json::Value::Number(n) => Value::Text(match n.as_f64() {
-                Some(f) if !n.is_i64() && !n.is_u64() => {
-                    crate::metrics::anls_star::python_float_str(f)
-                }
+                Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
                 _ => n.to_string(),
             }),
             serde_json::Value::String(s) => Value::Text(s.clone()),
@@ -101,5 +99,42 @@ impl fmt::Display for Value {
                 f.write_str(&pretty)
             }
         }
+    }
+}
+
+/// Python's `repr` of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
+pub fn python_float_str(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f < 0.0 { "-inf" } else { "inf" }.into();
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f == 0.0 {
+        return format!("{sign}0.0");
+    }
+    let scientific = format!("{:e}", f.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let point = exponent + 1; // digits are 0.DDD × 10^point
+    if !(-4 < point && point <= 16) {
+        let (head, tail) = digits.split_at(1);
+        let dot = if tail.is_empty() { "" } else { "." };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{sign}{head}{dot}{tail}e{exp_sign}{:02}", exponent.abs());
+    }
+    if point <= 0 {
+        return format!(
+            "{sign}0.{}{digits}",
+            "0".repeat(point.unsigned_abs() as usize)
+        );
+    }
+    let point = point as usize;
+    if point >= digits.len() {
+        format!("{sign}{digits}{}.0", "0".repeat(point - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..point], &digits[point..])
     }
 }

@@ -58,7 +58,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                 let Ok(rel) = entry.path().strip_prefix(root) else {
                     continue;
                 };
-                let rel_text = slashed(rel);
+                let rel_text = crate::base::fs::slashed(rel);
                 let name = entry.file_name().to_string_lossy();
                 if NOT_CASES.contains(&name.as_ref())
                     || !patterns.iter().any(|p| p.matches(&rel_text))
@@ -66,7 +66,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                     continue;
                 }
                 found.push(Found::Case {
-                    id: slashed(&rel.with_extension("")),
+                    id: crate::base::fs::slashed(&rel.with_extension("")),
                     path: entry.path().to_path_buf(),
                 });
             }
@@ -85,11 +85,11 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                         "cannot read `{}`: {}",
                         err.path().unwrap_or(root).display(),
                         err.io_error()
-                            .map_or_else(|| err.to_string(), crate::load::io_reason)
+                            .map_or_else(|| err.to_string(), crate::base::fs::io_reason)
                     )
                 };
                 found.push(Found::Unreadable {
-                    id: slashed(&place.with_extension("")),
+                    id: crate::base::fs::slashed(&place.with_extension("")),
                     reason,
                 });
             }
@@ -150,14 +150,6 @@ pub fn default_rubrics(cases: &Path) -> PathBuf {
         return parent.join("rubrics");
     }
     cases.parent().unwrap_or(Path::new("")).join("rubrics")
-}
-
-/// A relative path with `/` on every OS.
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 #[cfg(test)]

@@ -7,15 +7,14 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
-use crate::aggregate::{Aggregated, aggregate};
-use crate::discover::{Found, discover};
-use crate::env::{Env, Update};
+use crate::evaluate::aggregate::{Aggregated, aggregate};
+use crate::evaluate::record::{Record, Status};
+use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
-use crate::render::{
-    Record, RunSummary, Status, Styles, comparison_table, paint, summary_line, write_report,
-};
-use crate::suite::Aggregate;
-use crate::trial::{Run, aggregate_trial, case_trial};
+use crate::model::suite::Aggregate;
+use crate::render::{RunSummary, Styles, comparison_table, paint, summary_line, write_report};
+use crate::run::env::{Env, Update};
+use crate::run::trials::{Run, aggregate_trial, case_trial};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -92,7 +91,7 @@ impl Harness {
         let rubrics = self
             .rubrics
             .clone()
-            .unwrap_or_else(|| crate::discover::default_rubrics(&self.cases));
+            .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.cases));
 
         let found = match discover(&self.cases) {
             Ok(found) => found,
@@ -199,13 +198,13 @@ fn pipeline_rows(records: &[Record]) -> Vec<(String, Aggregated)> {
 
 /// Rewrites each baseline with the numbers of the tests that ran; other entries stay.
 fn update_baselines(records: &[Record]) -> Result<(), String> {
-    let mut files: Vec<(PathBuf, Vec<(String, crate::baseline::Entry)>)> = Vec::new();
+    let mut files: Vec<(PathBuf, Vec<(String, crate::evaluate::baseline::Entry)>)> = Vec::new();
     for record in records {
         let (Some(spec), Some(outcome)) = (record.baseline.as_ref(), record.outcome.as_ref())
         else {
             continue;
         };
-        let entry = crate::baseline::entry_of(outcome);
+        let entry = crate::evaluate::baseline::entry_of(outcome);
         let key = spec.key(Path::new(&record.file), record.pipeline.as_deref());
         match files.iter_mut().find(|(f, _)| *f == spec.file) {
             Some((_, list)) => list.push((key, entry)),
@@ -213,11 +212,11 @@ fn update_baselines(records: &[Record]) -> Result<(), String> {
         }
     }
     for (file, entries) in files {
-        let mut base = crate::baseline::read(&file)?.unwrap_or_default();
+        let mut base = crate::evaluate::baseline::read(&file)?.unwrap_or_default();
         for (id, entry) in entries {
             base.cases.insert(id, entry);
         }
-        crate::baseline::write(&file, &base)
+        crate::evaluate::baseline::write(&file, &base)
             .map_err(|e| format!("cannot write the baseline `{}`: {e}", file.display()))?;
     }
     Ok(())

@@ -5,12 +5,12 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Value as Json, json};
 
-use crate::case::Profile;
+use crate::base::normalize::Normalize;
+use crate::base::value::Value;
+use crate::evaluate::field::field_scores;
 use crate::metrics::anls_star::{Tree, anls_star};
 use crate::metrics::{brier, ece};
-use crate::normalize::Normalize;
-use crate::score::field_scores;
-use crate::value::Value;
+use crate::model::case::Profile;
 
 /// The scoring profiles `--profile` accepts.
 pub const PROFILES: [&str; 2] = Profile::NAMES;

@@ -1,129 +1,22 @@
-//! Case × Prediction -> Outcome: metrics, field rows, rubric verdicts, threshold verdicts.
-//! Knows nothing of terminals or files.
+//! Layer 3, evaluation: Case × Prediction -> Outcome (field scores, checks, the gate, thresholds),
+//! and what is made of outcomes: aggregates, baseline comparison, the records of a run's tests.
+//! Pure: knows nothing of terminals, files or processes.
 
-use crate::case::{Case, Metric, Price, Threshold};
+pub mod aggregate;
+pub mod baseline;
+pub mod checks;
+pub mod field;
+pub mod outcome;
+pub mod record;
+
+use crate::base::value::Value;
+use crate::evaluate::checks::{Context, gated_score};
+use crate::evaluate::field::{Scored, score_field};
+use crate::evaluate::outcome::{FieldRow, Metrics, Outcome, RubricVerdict, ThresholdVerdict};
 use crate::metrics::{brier, ece};
-use crate::prediction::Prediction;
-use crate::rubric::{Context, Rubric, RubricKind, Verdict, gated_score};
-use crate::score::{Scored, score_field};
-use crate::value::Value;
-
-/// Everything measured about one case.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    /// One row per gold field.
-    pub fields: Vec<FieldRow>,
-    /// The case metrics.
-    pub metrics: Metrics,
-    /// One verdict per rubric, in order.
-    pub rubrics: Vec<RubricVerdict>,
-    /// Whether every Must-Right rubric held.
-    pub gate_open: bool,
-    /// The gated score.
-    pub score: f64,
-    /// One verdict per threshold.
-    pub thresholds: Vec<ThresholdVerdict>,
-    /// Gate open and every threshold held.
-    pub passed: bool,
-    /// Predicted fields with a value that gold does not list (hallucinated fields).
-    pub extra_fields: Vec<(String, Value)>,
-}
-
-/// The scores of one gold field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FieldRow {
-    /// The field name.
-    pub name: String,
-    /// Its gold variants.
-    pub gold: Vec<Value>,
-    /// The predicted value (`Null` when absent).
-    pub prediction: Value,
-    /// Whether the prediction has the field at all.
-    pub predicted: bool,
-    /// The confidence the prediction gave, if any.
-    pub confidence: Option<f64>,
-    /// EM_i.
-    pub em: f64,
-    /// ANLS_i.
-    pub anls: f64,
-    /// Whether the field is critical.
-    pub critical: bool,
-    /// Why a typed comparison could not be made.
-    pub note: Option<String>,
-}
-
-/// Case metrics; `None` when they cannot be computed (no gold, no critical field, no confidence).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Metrics {
-    /// Mean EM over the gold fields.
-    pub exact_match: Option<f64>,
-    /// Mean ANLS over the gold fields.
-    pub anls: Option<f64>,
-    /// Mean EM over the critical fields.
-    pub exact_critical: Option<f64>,
-    /// Mean ANLS over the critical fields.
-    pub anls_critical: Option<f64>,
-    /// Brier score over the fields with a confidence.
-    pub brier: Option<f64>,
-    /// Expected calibration error over the fields with a confidence.
-    pub ece: Option<f64>,
-    /// Latency: measured around the pipeline's run, else reported by the prediction.
-    pub latency_ms: Option<f64>,
-    /// input tokens / 1e6 · input price + output tokens / 1e6 · output price.
-    pub cost_usd: Option<f64>,
-    /// Number of predicted fields with a value that gold does not list.
-    pub extra_fields: Option<f64>,
-    /// Field-level precision: correct non-empty predicted fields over non-empty predicted fields.
-    pub precision: Option<f64>,
-    /// Field-level recall: correct non-empty predicted fields over non-empty gold fields.
-    pub recall: Option<f64>,
-    /// Harmonic mean of precision and recall.
-    pub f1: Option<f64>,
-}
-
-/// A rubric and what came of it.
-#[derive(Debug, Clone)]
-pub struct RubricVerdict {
-    /// The rubric.
-    pub rubric: Rubric,
-    /// Whether it held, and why.
-    pub verdict: Verdict,
-}
-
-/// A threshold and what came of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ThresholdVerdict {
-    /// The key (`min_anls`).
-    pub name: String,
-    /// The limit.
-    pub limit: f64,
-    /// The measured value, `None` when the metric is absent.
-    pub value: Option<f64>,
-    /// Whether it held.
-    pub held: bool,
-    /// `max_*` or `min_*`.
-    pub is_max: bool,
-    /// Why an absent metric could not be measured.
-    pub absent_because: Option<String>,
-}
-
-impl ThresholdVerdict {
-    /// The verdict of `threshold` on a measured `value`; `why_absent` explains a missing one.
-    pub fn of(
-        threshold: &Threshold,
-        value: Option<f64>,
-        why_absent: impl FnOnce() -> String,
-    ) -> ThresholdVerdict {
-        ThresholdVerdict {
-            name: threshold.name.clone(),
-            limit: threshold.limit,
-            value,
-            held: value.is_some_and(|v| threshold.holds(v)),
-            is_max: threshold.is_max,
-            absent_because: value.is_none().then(why_absent),
-        }
-    }
-}
+use crate::model::case::{Case, Price};
+use crate::model::metric::Metric;
+use crate::model::prediction::Prediction;
 
 /// Scores one prediction against its case.
 pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
@@ -258,15 +151,6 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         thresholds,
         passed,
         extra_fields,
-    }
-}
-
-impl Outcome {
-    /// The Must-Right rubrics that failed and closed the gate.
-    pub fn closed_by(&self) -> impl Iterator<Item = &RubricVerdict> {
-        self.rubrics
-            .iter()
-            .filter(|r| !r.verdict.held && r.rubric.kind == RubricKind::MustRight)
     }
 }
 

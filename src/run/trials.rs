@@ -7,15 +7,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use libtest_mimic::{Completion, Failed, Trial};
 
-use crate::aggregate::{self as aggregation, Aggregated};
-use crate::baseline::{self, Baseline, Change};
-use crate::case::Case;
-use crate::env::Update;
-use crate::evaluate::{Outcome, ThresholdVerdict, evaluate};
+use crate::evaluate::aggregate::{self as aggregation};
+use crate::evaluate::baseline::{self, Baseline, Change};
+use crate::evaluate::evaluate;
+use crate::evaluate::outcome::Outcome;
+use crate::evaluate::record::AggregateResult;
+use crate::evaluate::record::{Record, Status};
+use crate::load::prediction::read_prediction;
 use crate::load::{Entry, Problem};
-use crate::prediction::{Prediction, read_prediction};
-use crate::render::{Record, Status, failure_message};
-use crate::suite::Aggregate;
+use crate::model::case::Case;
+use crate::model::prediction::Prediction;
+use crate::model::suite::Aggregate;
+use crate::render::failure_message;
+use crate::run::env::Update;
 
 /// A case test's result, computed once.
 #[derive(Debug, Clone)]
@@ -34,9 +38,6 @@ pub struct Scored {
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 type BaselineRead = Result<Option<Baseline>, String>;
-
-/// An aggregate test's result: its name, pipeline, metrics and threshold verdicts.
-pub type AggregateResult = (String, Option<String>, Aggregated, Vec<ThresholdVerdict>);
 
 /// What the tests of a run share.
 pub struct Run {
@@ -84,7 +85,7 @@ impl Run {
         format!(
             "GOLDGATE_UPDATE=always {} --exact {}",
             self.invocation,
-            crate::render::shell_quote(test)
+            crate::base::shell::shell_quote(test)
         )
     }
 

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use crate::discover::{NoCases, discover};
+use crate::load::discover::{NoCases, discover};
+use crate::load::prediction::read_prediction;
 use crate::load::{Problem, load_folder};
-use crate::prediction::read_prediction;
 
 /// What `lint` found.
 #[derive(Debug, Clone, PartialEq)]

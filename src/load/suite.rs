@@ -6,11 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::case::Metric;
-use crate::case::{Price, Profile, Threshold};
-use crate::error::LoadError;
-use crate::load::{Here, read_text};
-use crate::spec::{CaseFile, Mark, NodeKind, SuiteFile, parse_yaml};
+use crate::base::fs::read_text;
+use crate::base::location::LoadError;
+use crate::base::location::Mark;
+use crate::load::Here;
+use crate::model::case::{Price, Profile};
+use crate::model::metric::Metric;
+use crate::model::suite::{Aggregate, BaselineSpec, Pipelines, RunCommand};
+use crate::spec::{CaseFile, NodeKind, SuiteFile, parse_yaml};
 
 /// The names of a suite file.
 pub const SUITE_FILES: [&str; 2] = ["suite.yaml", "suite.yml"];
@@ -29,75 +32,11 @@ pub struct Suite {
     /// The baseline the case is compared with.
     pub baseline: Option<Arc<BaselineSpec>>,
     /// The command that produces predictions.
-    pub run: Option<Arc<Run>>,
+    pub run: Option<Arc<RunCommand>>,
     /// The suite's profile.
     pub profile: Option<Profile>,
     /// The suite's default Easy-Wrong penalty.
     pub easy_wrong_penalty: Option<f64>,
-}
-
-/// Pipelines declared by a suite.
-#[derive(Debug, Clone)]
-pub struct Pipelines {
-    /// The declaring suite's folder: paths and `{case}` are relative to it.
-    pub dir: PathBuf,
-    /// Names, each with its prediction path template (none when `run` produces them).
-    pub list: Vec<(String, Option<String>)>,
-    /// Where `pipelines:` is written, for errors in its paths.
-    pub at: (PathBuf, Mark),
-}
-
-/// A suite's aggregate thresholds: one test per pipeline over its cases.
-#[derive(Debug, Clone)]
-pub struct Aggregate {
-    /// The suite's folder relative to the cases folder, `/`-separated ("" for the root).
-    pub id: String,
-    /// The suite file.
-    pub file: PathBuf,
-    /// The bounds.
-    pub thresholds: Vec<Threshold>,
-}
-
-/// A suite's baseline file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BaselineSpec {
-    /// The baseline file.
-    pub file: PathBuf,
-    /// How far a metric may drop below it.
-    pub tolerance: f64,
-    /// The suite file that declares it.
-    pub suite_file: PathBuf,
-}
-
-impl BaselineSpec {
-    /// A test's entry name: the case's path relative to the suite that declares the baseline,
-    /// without extension, and `::pipeline` — the same whichever folder the run starts from.
-    pub fn key(&self, case_file: &Path, pipeline: Option<&str>) -> String {
-        let dir = self.suite_file.parent().unwrap_or(Path::new(""));
-        let rel = case_file
-            .strip_prefix(dir)
-            .unwrap_or(case_file)
-            .with_extension("");
-        let mut key = slashed(&rel);
-        if let Some(p) = pipeline {
-            key.push_str("::");
-            key.push_str(p);
-        }
-        key
-    }
-}
-
-/// A command that produces predictions.
-#[derive(Debug, Clone)]
-pub struct Run {
-    /// The declaring suite's folder: the command runs there.
-    pub dir: PathBuf,
-    /// Program and arguments, with `{case}`, `{pipeline}`, `{document}`.
-    pub command: Vec<String>,
-    /// When to kill it.
-    pub timeout: Duration,
-    /// Where `run:` is written, for errors in its command.
-    pub at: (PathBuf, Mark),
 }
 
 /// Suite files read so far, by path.
@@ -289,7 +228,7 @@ fn apply(
         }
         // The root suite's aggregate is named after the cases folder, so that no case name
         // (a case `aggregate.yaml`) can take its test name.
-        let id = match dir.strip_prefix(root).map(slashed) {
+        let id = match dir.strip_prefix(root).map(crate::base::fs::slashed) {
             Ok(rel) if !rel.is_empty() => rel,
             _ => std::fs::canonicalize(root)
                 .ok()
@@ -369,7 +308,7 @@ fn apply(
                 )
                 .hint("write the seconds a run may take, such as 60")
             })?;
-        suite.run = Some(Arc::new(Run {
+        suite.run = Some(Arc::new(RunCommand {
             dir: dir.to_path_buf(),
             command: r.command.clone(),
             timeout,
@@ -390,11 +329,4 @@ fn apply(
         suite.easy_wrong_penalty = Some(p.value);
     }
     Ok(())
-}
-
-fn slashed(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
 }

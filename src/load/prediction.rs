@@ -2,57 +2,13 @@
 
 use std::path::Path;
 
-use crate::case::PredictionSource;
-use crate::error::{LoadError, closest};
-use crate::load::read_text;
-use crate::spec::{Mark, Node, parse_yaml};
-use crate::value::Value;
-
-/// What the extraction produced for one document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prediction {
-    /// The predicted fields in written order; empty for a text prediction.
-    pub fields: Vec<PredictedField>,
-    /// The whole prediction as text, for rubrics without `field`.
-    pub text: String,
-    /// Whether this is a field document (as opposed to plain text).
-    pub is_document: bool,
-    /// Latency reported by the pipeline, in milliseconds.
-    pub latency_ms: Option<f64>,
-    /// Token usage reported by the pipeline.
-    pub usage: Option<Usage>,
-    /// The model that produced it.
-    pub model: Option<String>,
-}
-
-/// One predicted field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PredictedField {
-    /// The field name.
-    pub name: String,
-    /// The value.
-    pub value: Value,
-    /// The model's confidence in [0, 1], when given.
-    pub confidence: Option<f64>,
-}
-
-/// Token counts of one call.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Usage {
-    /// Prompt (input) tokens.
-    pub input_tokens: Option<f64>,
-    /// Output (completion, candidates) tokens.
-    pub output_tokens: Option<f64>,
-    /// Total tokens.
-    pub total_tokens: Option<f64>,
-}
-
-impl Prediction {
-    /// The predicted field of that name.
-    pub fn field(&self, name: &str) -> Option<&PredictedField> {
-        self.fields.iter().find(|f| f.name == name)
-    }
-}
+use crate::base::fs::read_text;
+use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
+use crate::base::value::Value;
+use crate::model::case::PredictionSource;
+use crate::model::prediction::{PredictedField, Prediction, Usage};
+use crate::spec::{Node, parse_yaml};
 
 /// Reads a case's prediction. A missing or broken file is an error naming it.
 pub fn read_prediction(
@@ -67,7 +23,7 @@ pub fn read_prediction(
             timeout,
             expect_fields,
         } => {
-            let ran = crate::run::run(command, dir, *timeout)
+            let ran = crate::run::command::run(command, dir, *timeout)
                 .map_err(|why| LoadError::file(case_file, why))?;
             let shown = command.join(" ");
             if ran.stdout.trim().is_empty() {

@@ -28,14 +28,6 @@ impl Env {
     }
 
     /// Reads variables through `lookup` (tests pass a map).
-    ///
-    /// ```
-    /// use goldgate::env::{Env, Update};
-    /// let env = |v: &'static str| Env::from_lookup(move |name| (name == "GOLDGATE_UPDATE").then(|| v.into()));
-    /// assert_eq!(env("always").unwrap().update, Update::Always);
-    /// assert_eq!(env("no").unwrap().update, Update::No);
-    /// assert_eq!(env("yes").unwrap_err(), "GOLDGATE_UPDATE=`yes` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it");
-    /// ```
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Env, String> {
         let report = match lookup("GOLDGATE_REPORT") {
             Some(v) if v.is_empty() => None,
@@ -56,5 +48,23 @@ impl Env {
             },
         };
         Ok(Env { report, update })
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn update_values() {
+        let env = |v: &'static str| {
+            Env::from_lookup(move |name| (name == "GOLDGATE_UPDATE").then(|| v.into()))
+        };
+        assert_eq!(env("always").unwrap().update, Update::Always);
+        assert_eq!(env("no").unwrap().update, Update::No);
+        assert_eq!(
+            env("yes").unwrap_err(),
+            "GOLDGATE_UPDATE=`yes` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it"
+        );
     }
 }

@@ -1,9 +1,9 @@
 //! A suite's aggregate metrics over its cases (SPEC §7), and the comparison of pipelines.
 
-use crate::case::{Metric, Threshold};
-use crate::evaluate::{Outcome, ThresholdVerdict};
+use crate::evaluate::outcome::{Outcome, ThresholdVerdict};
 use crate::load::DEFAULT_ECE_BINS;
 use crate::metrics::{brier, ece};
+use crate::model::metric::{Metric, Threshold};
 
 /// Aggregate metrics: case means (each case weighs the same), Brier and ECE pooled over every
 /// field with a confidence, latency percentiles, cost, pass rate.
@@ -82,11 +82,6 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = (bool, Option<&'a Outcome
 }
 
 /// The q-th percentile with linear interpolation between closest ranks (numpy's default).
-///
-/// ```
-/// assert_eq!(goldgate::aggregate::percentile(&[100.0, 200.0, 300.0, 400.0], 0.5), Some(250.0));
-/// assert_eq!(goldgate::aggregate::percentile(&[], 0.95), None);
-/// ```
 pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
@@ -120,5 +115,16 @@ impl Aggregated {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn percentile_interpolates() {
+        assert_eq!(percentile(&[100.0, 200.0, 300.0, 400.0], 0.5), Some(250.0));
+        assert_eq!(percentile(&[], 0.95), None);
     }
 }

@@ -1,11 +1,11 @@
 //! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
 
-use crate::case::{Comparison, Correctness, FieldRule, Profile};
+use crate::base::normalize::Normalize;
+use crate::base::typed::{parse_date, parse_number};
+use crate::base::value::Value;
 use crate::metrics::anls_star::{Rules, Tree, score_with};
 use crate::metrics::score_variants;
-use crate::normalize::Normalize;
-use crate::typed::{parse_date, parse_number};
-use crate::value::Value;
+use crate::model::case::{Comparison, Correctness, FieldRule, Profile};
 
 /// The scores of one field, and what the message should say about how they were reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,19 +19,6 @@ pub struct Scored {
 }
 
 /// Scores a predicted value against a field's gold variants.
-///
-/// ```
-/// use goldgate::case::{Comparison, Correctness, FieldRule, Profile};
-/// use goldgate::{Normalize, Value, score::score_field};
-/// let t = |s: &str| Value::Text(s.into());
-/// let amount = FieldRule { compare: Comparison::Number { tolerance: 0.0 }, correct: Correctness::Exact };
-/// let s = score_field(&[t("1234.50")], amount, &t("1 234,50 €"), Normalize::ALL, Profile::Dream);
-/// assert_eq!((s.em, s.anls), (1.0, 1.0));
-/// // Correct by ANLS: "invoce" scores 1 − 1/7 against "invoice", above 0.8.
-/// let loose = FieldRule { compare: Comparison::Text, correct: Correctness::Anls(0.8) };
-/// let s = score_field(&[t("invoice")], loose, &t("invoce"), Normalize::ALL, Profile::Dream);
-/// assert_eq!((s.em, s.anls), (1.0, 1.0 - 1.0 / 7.0));
-/// ```
 pub fn score_field(
     variants: &[Value],
     rule: FieldRule,
@@ -252,5 +239,40 @@ mod tests {
             map(&[("any_of", Value::List(vec![t("Paris"), t("Lutèce")]))]),
         )]);
         assert_eq!(anls(&gold, &map(&[("city", t("Lutece"))])), 1.0);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn typed_and_loose_fields() {
+        let t = |s: &str| Value::Text(s.into());
+        let amount = FieldRule {
+            compare: Comparison::Number { tolerance: 0.0 },
+            correct: Correctness::Exact,
+        };
+        let s = score_field(
+            &[t("1234.50")],
+            amount,
+            &t("1 234,50 €"),
+            Normalize::ALL,
+            Profile::Dream,
+        );
+        assert_eq!((s.em, s.anls), (1.0, 1.0));
+        // Correct by ANLS: "invoce" scores 1 − 1/7 against "invoice", above 0.8.
+        let loose = FieldRule {
+            compare: Comparison::Text,
+            correct: Correctness::Anls(0.8),
+        };
+        let s = score_field(
+            &[t("invoice")],
+            loose,
+            &t("invoce"),
+            Normalize::ALL,
+            Profile::Dream,
+        );
+        assert_eq!((s.em, s.anls), (1.0, 1.0 - 1.0 / 7.0));
     }
 }

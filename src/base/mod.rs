@@ -1,0 +1,12 @@
+//! Layer 0, plain data: imports nothing else of the crate.
+//!
+//! The value tree, text normalization, typed reading of amounts and dates, field paths, locations
+//! and load errors, file helpers and shell quoting.
+
+pub mod field_path;
+pub mod fs;
+pub mod location;
+pub mod normalize;
+pub mod shell;
+pub mod typed;
+pub mod value;

@@ -1,0 +1,256 @@
+//! Layer 6, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
+//! `init`, `report`. `main.rs` only calls [`main`].
+
+pub mod init;
+pub mod lint;
+pub mod score;
+
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::model::case::Profile;
+use clap::{Parser, Subcommand};
+use score::{PROFILES, calibrate_line, each_line, score_pair_in};
+
+/// Test document-extraction outputs against YAML gold cases.
+#[derive(Parser)]
+#[command(name = "goldgate", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the cases as tests: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]
+    #[command(disable_help_flag = true)]
+    Test {
+        /// DIR (default `cases`), then libtest's own flags and filter.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// EM and ANLS of one gold/prediction pair, or of every line of a JSONL file, as JSON.
+    Score {
+        /// The gold text.
+        #[arg(required_unless_present = "jsonl")]
+        gold: Option<String>,
+        /// The predicted text.
+        #[arg(required_unless_present = "jsonl")]
+        pred: Option<String>,
+        /// A file of `{"gold": ..., "pred": ...}` lines (`-` for standard input).
+        #[arg(long, conflicts_with_all = ["gold", "pred"])]
+        jsonl: Option<PathBuf>,
+        /// The scoring profile.
+        #[arg(long, default_value = "dream", value_parser = PROFILES)]
+        profile: String,
+    },
+    /// Brier score and ECE of every `{"p": [...], "o": [...], "bins": M}` line, as JSON lines.
+    Calibrate {
+        /// The JSONL file (`-` for standard input).
+        #[arg(long)]
+        jsonl: PathBuf,
+    },
+    /// Print the JSON Schema (draft-07) of case files, rubric sets or suite files.
+    Schema {
+        /// `case`, `rubrics` or `suite`.
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite"])]
+        kind: String,
+    },
+    /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
+    /// tests/goldgate.rs, an example case and rubric set. Never overwrites a file.
+    Init {
+        /// Depend on goldgate by this path instead of the published version.
+        #[arg(long)]
+        path: Option<PathBuf>,
+    },
+    /// Load every case and prediction, run nothing, print every mistake (exit 1 if any).
+    Lint {
+        /// The cases folder.
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+        /// The rubric sets folder (default: `rubrics` beside DIR).
+        #[arg(long)]
+        rubrics: Option<PathBuf>,
+    },
+}
+
+/// The `goldgate` command line: parses the process's arguments and runs the subcommand.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Test { args } => test(args),
+        Command::Score {
+            gold: Some(gold),
+            pred: Some(pred),
+            jsonl: None,
+            profile,
+        } => {
+            match score_pair_in(
+                profile_of(&profile),
+                &serde_json::Value::String(gold),
+                &serde_json::Value::String(pred),
+            ) {
+                Ok(v) => {
+                    println!("{v}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Score {
+            jsonl: Some(file),
+            profile,
+            ..
+        } => {
+            let profile = profile_of(&profile);
+            lines(&file, |j| {
+                // `gt` is the anls-star reference's name for gold.
+                let gold = j
+                    .get("gold")
+                    .or_else(|| j.get("gt"))
+                    .ok_or("the line has no `gold` key")?;
+                let pred = j.get("pred").ok_or("the line has no `pred` key")?;
+                score_pair_in(profile, gold, pred)
+            })
+        }
+        Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
+        Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
+        Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Init { path } => match init::init(std::path::Path::new("."), path.as_deref()) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e.to_string()),
+        },
+        Command::Schema { kind } => {
+            let kind = match kind.as_str() {
+                "rubrics" => crate::spec::schema::Kind::Rubrics,
+                "suite" => crate::spec::schema::Kind::Suite,
+                _ => crate::spec::schema::Kind::Case,
+            };
+            print!("{}", crate::spec::schema::schema(kind));
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn lint(dir: &std::path::Path, rubrics: Option<PathBuf>) -> ExitCode {
+    let rubrics = rubrics.unwrap_or_else(|| crate::load::discover::default_rubrics(dir));
+    match lint::lint(dir, &rubrics) {
+        Err(no_cases) => fail(&no_cases.0),
+        Ok(found) => {
+            for error in &found.errors {
+                println!("error: {error}");
+            }
+            let n = found.errors.len();
+            println!(
+                "lint: {} case files, {n} error{}",
+                found.cases,
+                if n == 1 { "" } else { "s" }
+            );
+            if n == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// clap has already checked the name against `PROFILES`.
+fn profile_of(name: &str) -> Profile {
+    Profile::from_name(name).unwrap_or_default()
+}
+
+fn lines(
+    file: &PathBuf,
+    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>,
+) -> ExitCode {
+    let name = file.display().to_string();
+    let input: Box<dyn std::io::BufRead> = if name == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(file) {
+            Ok(f) => Box::new(BufReader::new(f)),
+            Err(e) => return fail(&format!("cannot read `{name}`: {e}")),
+        }
+    };
+    match each_line(input, std::io::stdout().lock(), &name, f) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => fail(&format!("cannot read `{name}`: {e}")),
+    }
+}
+
+/// Splits `goldgate test` arguments: DIR, `--rubrics`, `--report`, and the rest for libtest.
+fn test(args: Vec<String>) -> ExitCode {
+    // libtest flags that take a value: their value is not DIR.
+    const VALUED: [&str; 6] = [
+        "--test-threads",
+        "--skip",
+        "--format",
+        "--color",
+        "--logfile",
+        "-Z",
+    ];
+    let mut dir = None;
+    let mut rubrics = None;
+    let mut report = None;
+    let mut rest = vec!["goldgate test".to_owned()];
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        match flag.as_str() {
+            "--rubrics" | "--report" => {
+                let Some(value) = inline.or_else(|| it.next()) else {
+                    return usage(&format!("`{flag}` needs a value"));
+                };
+                let slot = if flag == "--rubrics" {
+                    &mut rubrics
+                } else {
+                    &mut report
+                };
+                *slot = Some(PathBuf::from(value));
+            }
+            f if VALUED.contains(&f) && inline.is_none() => {
+                rest.push(arg);
+                if let Some(value) = it.next() {
+                    rest.push(value);
+                }
+            }
+            _ if !arg.starts_with('-') && dir.is_none() => dir = Some(PathBuf::from(arg)),
+            _ => rest.push(arg),
+        }
+    }
+    let dir = dir.unwrap_or_else(|| PathBuf::from("cases"));
+    let quote = |p: &PathBuf| crate::base::shell::shell_quote(&p.to_string_lossy());
+    let mut invocation = format!("goldgate test {}", quote(&dir));
+    if let Some(r) = &rubrics {
+        invocation.push_str(&format!(" --rubrics {}", quote(r)));
+    }
+    let mut harness = crate::Harness::new(dir).args(rest).invocation(invocation);
+    if let Some(r) = rubrics {
+        harness = harness.rubrics(r);
+    }
+    if let Some(r) = report {
+        harness = harness.report(r);
+    }
+    harness.run()
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!(
+        "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]"
+    );
+    ExitCode::from(2)
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}

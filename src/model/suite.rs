@@ -1,0 +1,71 @@
+//! What suites declare for their cases: pipelines, aggregate thresholds, a baseline, a command.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::metric::Threshold;
+use crate::base::location::Mark;
+
+/// Pipelines declared by a suite.
+#[derive(Debug, Clone)]
+pub struct Pipelines {
+    /// The declaring suite's folder: paths and `{case}` are relative to it.
+    pub dir: PathBuf,
+    /// Names, each with its prediction path template (none when `run` produces them).
+    pub list: Vec<(String, Option<String>)>,
+    /// Where `pipelines:` is written, for errors in its paths.
+    pub at: (PathBuf, Mark),
+}
+
+/// A suite's aggregate thresholds: one test per pipeline over its cases.
+#[derive(Debug, Clone)]
+pub struct Aggregate {
+    /// The suite's folder relative to the cases folder, `/`-separated ("" for the root).
+    pub id: String,
+    /// The suite file.
+    pub file: PathBuf,
+    /// The bounds.
+    pub thresholds: Vec<Threshold>,
+}
+
+/// A suite's baseline file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineSpec {
+    /// The baseline file.
+    pub file: PathBuf,
+    /// How far a metric may drop below it.
+    pub tolerance: f64,
+    /// The suite file that declares it.
+    pub suite_file: PathBuf,
+}
+
+impl BaselineSpec {
+    /// A test's entry name: the case's path relative to the suite that declares the baseline,
+    /// without extension, and `::pipeline` — the same whichever folder the run starts from.
+    pub fn key(&self, case_file: &Path, pipeline: Option<&str>) -> String {
+        let dir = self.suite_file.parent().unwrap_or(Path::new(""));
+        let rel = case_file
+            .strip_prefix(dir)
+            .unwrap_or(case_file)
+            .with_extension("");
+        let mut key = crate::base::fs::slashed(&rel);
+        if let Some(p) = pipeline {
+            key.push_str("::");
+            key.push_str(p);
+        }
+        key
+    }
+}
+
+/// A command that produces predictions.
+#[derive(Debug, Clone)]
+pub struct RunCommand {
+    /// The declaring suite's folder: the command runs there.
+    pub dir: PathBuf,
+    /// Program and arguments, with `{case}`, `{pipeline}`, `{document}`.
+    pub command: Vec<String>,
+    /// When to kill it.
+    pub timeout: Duration,
+    /// Where `run:` is written, for errors in its command.
+    pub at: (PathBuf, Mark),
+}
