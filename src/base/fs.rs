@@ -47,6 +47,94 @@ pub(crate) fn slashed(path: &Path) -> String {
         .join("/")
 }
 
+/// Where the processes of one machine meet: locks, and the outputs of commands within a run.
+/// One folder per user under the temporary folder, so that every process of a run finds it
+/// whichever binary it is (a test target, the `goldgate` command) and the repository gets no files.
+pub(crate) fn state_dir() -> std::path::PathBuf {
+    #[cfg(unix)]
+    // SAFETY: getuid(2) reads the process's user id; it cannot fail and touches no memory.
+    let user = unsafe { libc::getuid() }.to_string();
+    #[cfg(not(unix))]
+    let user = std::env::var("USERNAME").unwrap_or_default();
+    std::env::temp_dir().join(format!("goldgate-{user}"))
+}
+
+/// A held lock on a file's behalf; released when dropped (or when the process dies).
+#[derive(Debug)]
+pub(crate) struct Held {
+    /// The lock file; it holds a note of whoever last held it (a report's run id).
+    pub(crate) file: std::fs::File,
+}
+
+impl Held {
+    /// The note left by the last holder.
+    pub(crate) fn note(&mut self) -> String {
+        use std::io::{Read, Seek};
+        let mut text = String::new();
+        let _ = self.file.rewind();
+        let _ = self.file.read_to_string(&mut text);
+        text
+    }
+
+    /// Leaves a note for the next holder.
+    pub(crate) fn set_note(&mut self, note: &str) -> std::io::Result<()> {
+        use std::io::Seek;
+        self.file.set_len(0)?;
+        self.file.rewind()?;
+        self.file.write_all(note.as_bytes())
+    }
+}
+
+/// Waits for, then takes, the lock that guards `path` among processes: a read-merge-write of a
+/// report or baseline happens under it, so that concurrent processes never lose each other's
+/// entries. The lock file lives in [`state_dir`], named by a hash of the path's canonical form;
+/// it is not the file itself, because an atomic rename replaces that file's inode.
+pub(crate) fn lock_for(path: &Path) -> std::io::Result<Held> {
+    let dir = state_dir().join("locks");
+    std::fs::create_dir_all(&dir)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join(format!(
+            "{}.lock",
+            hash_hex(&[canonical(path).as_os_str().as_encoded_bytes()])
+        )))?;
+    file.lock()?;
+    Ok(Held { file })
+}
+
+/// The canonical form of a path whose file may not exist yet (its folder must, or will be made).
+pub(crate) fn canonical(path: &Path) -> std::path::PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    path.file_name()
+        .map_or(parent.clone(), |name| parent.join(name))
+}
+
+/// FNV-1a over 128 bits, in hex: a stable name for cache entries and locks (the same in every
+/// process and build, unlike std's hasher, which does not promise that).
+pub(crate) fn hash_hex(parts: &[&[u8]]) -> String {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let mut h = OFFSET;
+    for part in parts {
+        // The length first, so that ("ab", "c") and ("a", "bc") differ.
+        for b in (part.len() as u64).to_le_bytes().iter().chain(part.iter()) {
+            h ^= u128::from(*b);
+            h = h.wrapping_mul(PRIME);
+        }
+    }
+    format!("{h:032x}")
+}
+
 /// Replaces `path` with `bytes` atomically.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {

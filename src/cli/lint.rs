@@ -1,10 +1,12 @@
-//! `goldgate lint`: load every case and its prediction, run nothing, report every mistake.
+//! `goldgate lint`: load every case and its recorded prediction, check every `run` command
+//! without running it, report every mistake.
 
 use std::path::Path;
 
 use crate::load::discover::{NoCases, discover};
-use crate::load::prediction::read_prediction;
+use crate::load::prediction::{check_command, read_prediction};
 use crate::load::{Problem, load_folder};
+use crate::model::case::PredictionSource;
 
 /// What `lint` found.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +26,13 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         match &entry.loaded {
             Err(Problem::Load(all)) => errors.extend(all.iter().map(ToString::to_string)),
             Err(problem) => errors.push(problem.to_string()),
+            // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
+            // and a command may cost money or write files.
+            Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => errors.extend(
+                check_command(&case.prediction, &case.file)
+                    .iter()
+                    .map(ToString::to_string),
+            ),
             Ok(case) => {
                 if let Err(e) = read_prediction(&case.prediction, &case.file) {
                     errors.push(e.to_string());

@@ -3,6 +3,7 @@
 
 pub mod init;
 pub mod lint;
+pub mod report;
 pub mod score;
 
 use std::io::BufReader;
@@ -73,6 +74,16 @@ enum Command {
         #[arg(long)]
         rubrics: Option<PathBuf>,
     },
+    /// The end of a run (summary, comparison of pipelines, regressions, improvements) from its
+    /// report, or from the reports of its shards, merged.
+    Report {
+        /// Report files (`GOLDGATE_REPORT`, `--report`): one, or one per shard of a run.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the merged report there.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
@@ -117,6 +128,15 @@ pub fn main() -> ExitCode {
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Report { files, output } => match report::report(&files, output.as_deref()) {
+            Ok(text) => {
+                use std::io::Write;
+                let mut out = anstream::stdout();
+                let _ = write!(out, "{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
         Command::Init { path } => match init::init(std::path::Path::new("."), path.as_deref()) {
             Ok(report) => {
                 print!("{report}");
@@ -233,7 +253,9 @@ fn test(args: Vec<String>) -> ExitCode {
     if let Some(r) = &rubrics {
         invocation.push_str(&format!(" --rubrics {}", quote(r)));
     }
-    let mut harness = crate::Harness::new(dir).args(rest).invocation(invocation);
+    let mut harness = crate::run::harness::Harness::new(dir)
+        .args(rest)
+        .invocation(invocation);
     if let Some(r) = rubrics {
         harness = harness.rubrics(r);
     }

@@ -1,8 +1,9 @@
 //! A suite's aggregate metrics over its cases (SPEC §7), and the comparison of pipelines.
 
-use crate::evaluate::outcome::{Outcome, ThresholdVerdict};
-use crate::load::DEFAULT_ECE_BINS;
+use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
+use crate::evaluate::record::{CaseNumbers, Status};
 use crate::metrics::{brier, ece};
+use crate::model::metric::DEFAULT_ECE_BINS;
 use crate::model::metric::{Metric, Threshold};
 
 /// Aggregate metrics: case means (each case weighs the same), Brier and ECE pooled over every
@@ -39,38 +40,34 @@ pub struct Aggregated {
     pub pass_rate: Option<f64>,
 }
 
-/// Aggregates case results: `(passed, outcome)` per case test, the outcome `None` when the case
-/// could not be scored (it then counts as failed).
-pub fn aggregate<'a>(results: impl IntoIterator<Item = (bool, Option<&'a Outcome>)>) -> Aggregated {
-    let results: Vec<(bool, Option<&Outcome>)> = results.into_iter().collect();
-    let outcomes: Vec<&Outcome> = results.iter().filter_map(|(_, o)| *o).collect();
-    let mean = |get: &dyn Fn(&Outcome) -> Option<f64>| {
-        let values: Vec<f64> = outcomes.iter().filter_map(|o| get(o)).collect();
+/// Aggregates case tests (skipped ones left out by the caller); a test without metrics could not
+/// be scored and counts as failed.
+pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggregated {
+    let results: Vec<&CaseNumbers> = results.into_iter().collect();
+    let scored: Vec<&Metrics> = results.iter().filter_map(|r| r.metrics.as_ref()).collect();
+    let mean = |get: &dyn Fn(&Metrics) -> Option<f64>| {
+        let values: Vec<f64> = scored.iter().filter_map(|m| get(m)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let (p, o): (Vec<f64>, Vec<bool>) = outcomes
+    let (p, o): (Vec<f64>, Vec<bool>) = results
         .iter()
-        .flat_map(|out| {
-            out.fields
-                .iter()
-                .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
-        })
+        .flat_map(|r| r.confidences.iter().copied())
         .unzip();
-    let mut latencies: Vec<f64> = outcomes
-        .iter()
-        .filter_map(|o| o.metrics.latency_ms)
-        .collect();
+    let mut latencies: Vec<f64> = scored.iter().filter_map(|m| m.latency_ms).collect();
     latencies.sort_by(f64::total_cmp);
-    let costs: Vec<f64> = outcomes.iter().filter_map(|o| o.metrics.cost_usd).collect();
-    let passed = results.iter().filter(|(p, _)| *p).count();
+    let costs: Vec<f64> = scored.iter().filter_map(|m| m.cost_usd).collect();
+    let passed = results
+        .iter()
+        .filter(|r| r.status == Status::Passed)
+        .count();
     Aggregated {
         cases: results.len(),
         passed,
-        exact_match: mean(&|o| o.metrics.exact_match),
-        anls: mean(&|o| o.metrics.anls),
-        exact_critical: mean(&|o| o.metrics.exact_critical),
-        anls_critical: mean(&|o| o.metrics.anls_critical),
-        f1: mean(&|o| o.metrics.f1),
+        exact_match: mean(&|m| m.exact_match),
+        anls: mean(&|m| m.anls),
+        exact_critical: mean(&|m| m.exact_critical),
+        anls_critical: mean(&|m| m.anls_critical),
+        f1: mean(&|m| m.f1),
         brier: brier(&p, &o),
         ece: ece(&p, &o, DEFAULT_ECE_BINS),
         latency_p50: percentile(&latencies, 0.50),
@@ -79,6 +76,56 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = (bool, Option<&'a Outcome
         cost_total_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         pass_rate: (!results.is_empty()).then(|| passed as f64 / results.len() as f64),
     }
+}
+
+/// Counts and mean metrics of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSummary {
+    /// Case tests that ran or were skipped.
+    pub cases: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed (including load errors).
+    pub failed: usize,
+    /// Skipped.
+    pub ignored: usize,
+    /// The metrics of every case test that ran, as a suite's aggregate computes them (means over
+    /// the cases that have them, Brier and ECE pooled over every field with a confidence).
+    pub metrics: Aggregated,
+}
+
+/// Summarises the case tests of a run.
+pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
+    let count = |status: Status| records.iter().filter(|r| r.status == status).count();
+    RunSummary {
+        cases: records.len(),
+        passed: count(Status::Passed),
+        failed: count(Status::Failed),
+        ignored: count(Status::Ignored),
+        metrics: aggregate(records.iter().filter(|r| r.status != Status::Ignored)),
+    }
+}
+
+/// The row name of cases without pipelines in the comparison of pipelines.
+pub const NO_PIPELINE: &str = "(none)";
+
+/// The comparison of pipelines: every case test of each pipeline, aggregated, by name.
+pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
+    let mut names: Vec<&str> = records
+        .iter()
+        .map(|r| r.pipeline.as_deref().unwrap_or(NO_PIPELINE))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let rows = records.iter().filter(|r| {
+                r.pipeline.as_deref().unwrap_or(NO_PIPELINE) == name && r.status != Status::Ignored
+            });
+            (name.to_owned(), aggregate(rows))
+        })
+        .collect()
 }
 
 /// The q-th percentile with linear interpolation between closest ranks (numpy's default).

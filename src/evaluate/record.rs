@@ -1,21 +1,22 @@
 //! The records of a run's tests: what reports, tables and baselines are made from.
 
 use super::aggregate::Aggregated;
-use super::outcome::{Outcome, ThresholdVerdict};
-use crate::model::prediction::Prediction;
+use super::baseline::Change;
+use super::outcome::{Metrics, Outcome, ThresholdVerdict};
+use crate::model::prediction::Usage;
 
 /// How a case's test ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
-    /// Gate open, every threshold held.
+    /// Gate open, every threshold held, no regression.
     Passed,
-    /// Gate closed, a threshold failed, or the case could not be loaded.
+    /// Gate closed, a threshold failed, a regression, or the case could not be loaded.
     Failed,
     /// Skipped (`skip:`), not run.
     Ignored,
 }
 
-/// What the report keeps of one case's test.
+/// What a run keeps of one case's test.
 #[derive(Debug, Clone)]
 pub struct Record {
     /// The test name.
@@ -28,17 +29,86 @@ pub struct Record {
     pub about: Option<(Option<String>, Vec<String>)>,
     /// How it ended.
     pub status: Status,
-    /// The load or prediction error, when there was one.
+    /// The load, prediction or baseline error, when there was one.
     pub error: Option<String>,
     /// The skip reason.
     pub skip: Option<String>,
     /// The evaluation, when the case ran.
     pub outcome: Option<Outcome>,
-    /// The prediction's model and usage, when read.
-    pub prediction: Option<Prediction>,
-    /// The suite's baseline, which `GOLDGATE_UPDATE=always` rewrites.
-    pub baseline: Option<std::sync::Arc<crate::model::suite::BaselineSpec>>,
+    /// The prediction's model, when it names one.
+    pub model: Option<String>,
+    /// The prediction's token usage, when it reports it.
+    pub usage: Option<Usage>,
+    /// How the test compares with its baseline entry.
+    pub baseline: Compared,
 }
 
-/// An aggregate test's result: its name, pipeline, metrics and threshold verdicts.
-pub type AggregateResult = (String, Option<String>, Aggregated, Vec<ThresholdVerdict>);
+/// How a test compares with its baseline.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Compared {
+    /// The baseline has no entry for it yet.
+    pub new: bool,
+    /// Metrics that dropped beyond the tolerance.
+    pub regressions: Vec<Change>,
+    /// Metrics that rose beyond the tolerance.
+    pub improvements: Vec<Change>,
+}
+
+/// The numbers of one case test that summaries and aggregates need: nothing proportional to
+/// the prediction, so that a run can hold one per test whatever the gold set's size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseNumbers {
+    /// The test name.
+    pub id: String,
+    /// The pipeline.
+    pub pipeline: Option<String>,
+    /// How it ended.
+    pub status: Status,
+    /// The case metrics, when it was scored.
+    pub metrics: Option<Metrics>,
+    /// (confidence, correct) of every field with a confidence, for pooled calibration.
+    pub confidences: Vec<(f64, bool)>,
+}
+
+impl CaseNumbers {
+    /// The numbers of a scored (or unscorable) case test.
+    pub fn of(id: &str, pipeline: Option<&str>, status: Status, outcome: Option<&Outcome>) -> Self {
+        CaseNumbers {
+            id: id.to_owned(),
+            pipeline: pipeline.map(str::to_owned),
+            status,
+            metrics: outcome.map(|o| o.metrics),
+            confidences: outcome.map_or_else(Vec::new, |o| {
+                o.fields
+                    .iter()
+                    .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
+                    .collect()
+            }),
+        }
+    }
+}
+
+impl Record {
+    /// What summaries and aggregates need of this record.
+    pub fn numbers(&self) -> CaseNumbers {
+        CaseNumbers::of(
+            &self.id,
+            self.pipeline.as_deref(),
+            self.status,
+            self.outcome.as_ref(),
+        )
+    }
+}
+
+/// An aggregate test's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggregateRecord {
+    /// The test name (`invoices::aggregate::guided`).
+    pub id: String,
+    /// The pipeline.
+    pub pipeline: Option<String>,
+    /// The aggregate metrics.
+    pub metrics: Aggregated,
+    /// The verdict of each aggregate threshold.
+    pub thresholds: Vec<ThresholdVerdict>,
+}

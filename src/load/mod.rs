@@ -22,14 +22,9 @@ use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{Case, FieldRule, GoldField, PredictionSource, Profile};
-use crate::model::metric::{Metric, Threshold};
+use crate::model::metric::{DEFAULT_ECE_BINS, DEFAULT_PENALTY, Metric, Threshold};
 use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;
-
-/// Default penalty of a failed Easy-Wrong rubric.
-pub const DEFAULT_PENALTY: f64 = 0.1;
-/// Default number of ECE bins.
-pub const DEFAULT_ECE_BINS: u32 = 5;
 
 /// Reads and checks one case file outside any suite. `id` is its test name; includes are looked
 /// up in `rubrics_dir`.
@@ -286,6 +281,8 @@ pub fn load_case_in(
                     timeout: run.timeout,
                     expect_fields: case.gold.is_some()
                         || case.rubrics.iter().any(|r| r.field().is_some()),
+                    document: document.clone(),
+                    at: run.at.clone(),
                 },
                 (_, None, Some(template), Some(p)) => PredictionSource::File {
                     path: p.dir.join(expand(

@@ -17,57 +17,13 @@ pub fn read_prediction(
 ) -> Result<Prediction, LoadError> {
     match source {
         PredictionSource::Text(text) => Ok(text_prediction(text.clone())),
-        PredictionSource::Run {
-            command,
-            dir,
-            timeout,
-            expect_fields,
-        } => {
-            let ran = crate::run::command::run(command, dir, *timeout)
-                .map_err(|why| LoadError::file(case_file, why))?;
-            let shown = command.join(" ");
-            if ran.stdout.trim().is_empty() {
-                return Err(LoadError::file(
-                    case_file,
-                    format!("`{shown}` printed nothing{}", ran.stderr_tail),
-                ));
-            }
-            // A JSON field document, else text; a case that reads fields needs the document.
-            let mut prediction = match serde_json::from_str::<StrictJson>(&ran.stdout) {
-                Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json))
-                    .map_err(|(p, msg, hint)| {
-                        let mut e = LoadError::file(
-                            case_file,
-                            format!("the output of `{shown}`: {}: {msg}", p.join(".")),
-                        );
-                        e.hint = hint;
-                        e
-                    })?,
-                Ok(_) if *expect_fields => {
-                    return Err(LoadError::file(
-                        case_file,
-                        format!(
-                            "the output of `{shown}` is JSON but not a field document{}",
-                            ran.stderr_tail
-                        ),
-                    ));
-                }
-                Err(e) if *expect_fields => {
-                    return Err(LoadError::file(
-                        case_file,
-                        format!(
-                            "the output of `{shown}` is not a JSON field document ({}){}",
-                            strip_position(&e.to_string()),
-                            ran.stderr_tail
-                        ),
-                    ));
-                }
-                _ => text_prediction(ran.stdout),
-            };
-            // Measured around the run, whatever the output says.
-            prediction.latency_ms = Some(ran.latency_ms);
-            Ok(prediction)
-        }
+        PredictionSource::Run { command, .. } => Err(LoadError::file(
+            case_file,
+            format!(
+                "the prediction is the output of `{}`, which only `goldgate test` runs",
+                command.join(" ")
+            ),
+        )),
         PredictionSource::Inline(node) => {
             envelope(&node.to_value()).map_err(|(path, msg, hint)| {
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)
@@ -135,6 +91,126 @@ pub fn read_prediction(
             }
         }
     }
+}
+
+/// The prediction a suite's `run` command printed: a JSON field document, else text (an error
+/// when the case reads fields). `latency_ms` is the time measured around the command.
+pub fn from_output(
+    stdout: String,
+    latency_ms: f64,
+    stderr_tail: &str,
+    command: &[String],
+    expect_fields: bool,
+    case_file: &Path,
+) -> Result<Prediction, LoadError> {
+    let shown = command.join(" ");
+    if stdout.trim().is_empty() {
+        return Err(LoadError::file(
+            case_file,
+            format!("`{shown}` printed nothing{stderr_tail}"),
+        ));
+    }
+    let mut prediction = match serde_json::from_str::<StrictJson>(&stdout) {
+        Ok(StrictJson(json)) if json.is_object() => {
+            envelope(&Value::from_json(&json)).map_err(|(p, msg, hint)| {
+                let mut e = LoadError::file(
+                    case_file,
+                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+                );
+                e.hint = hint;
+                e
+            })?
+        }
+        Ok(_) if expect_fields => {
+            return Err(LoadError::file(
+                case_file,
+                format!("the output of `{shown}` is JSON but not a field document{stderr_tail}"),
+            ));
+        }
+        Err(e) if expect_fields => {
+            return Err(LoadError::file(
+                case_file,
+                format!(
+                    "the output of `{shown}` is not a JSON field document ({}){stderr_tail}",
+                    strip_position(&e.to_string()),
+                ),
+            ));
+        }
+        _ => text_prediction(stdout),
+    };
+    // Measured around the run, whatever the output says.
+    prediction.latency_ms = Some(latency_ms);
+    Ok(prediction)
+}
+
+/// What can be checked of a `run` command without running it: the program can be found, the
+/// folder it runs in and the document it reads exist. `goldgate lint` runs nothing.
+pub fn check_command(source: &PredictionSource, case_file: &Path) -> Vec<LoadError> {
+    let PredictionSource::Run {
+        command,
+        dir,
+        document,
+        at,
+        ..
+    } = source
+    else {
+        return Vec::new();
+    };
+    let mut errors = Vec::new();
+    let (suite_file, mark) = at;
+    if !dir.is_dir() {
+        errors.push(LoadError::at(
+            suite_file,
+            *mark,
+            "run",
+            format!(
+                "the command would run in `{}`, which is not a folder",
+                dir.display()
+            ),
+        ));
+    }
+    if let Some(program) = command.first()
+        && !program_exists(program, dir)
+    {
+        errors.push(
+            LoadError::at(
+                suite_file,
+                *mark,
+                "run.command",
+                format!(
+                    "`{program}` is neither a file under `{}` nor a program on the PATH",
+                    dir.display()
+                ),
+            )
+            .hint("install it, or give its path relative to the suite's folder"),
+        );
+    }
+    if let Some(document) = document
+        && !document.is_file()
+    {
+        errors.push(
+            LoadError::file(
+                case_file,
+                format!("the document `{}` does not exist", document.display()),
+            )
+            .hint("`document:` is relative to the case file"),
+        );
+    }
+    errors
+}
+
+/// Whether `program` names a file (a path, relative to `dir`) or a program on the PATH.
+fn program_exists(program: &str, dir: &Path) -> bool {
+    let path = Path::new(program);
+    if path.components().count() > 1 || path.is_absolute() {
+        return dir.join(path).is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|p| {
+            let candidate = p.join(program);
+            candidate.is_file() || cfg!(windows) && candidate.with_extension("exe").is_file()
+        })
+    })
 }
 
 /// A YAML file with a case's keys at the top level: naming it as a prediction is a mistake.

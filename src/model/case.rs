@@ -155,5 +155,9 @@ pub enum PredictionSource {
         timeout: std::time::Duration,
         /// Whether the case reads fields (gold or `field:` rubrics), so that text output is an error.
         expect_fields: bool,
+        /// The case's `document`, which the command reads (part of what identifies its output).
+        document: Option<PathBuf>,
+        /// Where `run:` is written (the suite file), for errors in its command.
+        at: (PathBuf, crate::base::location::Mark),
     },
 }

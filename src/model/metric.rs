@@ -2,6 +2,11 @@
 
 use std::path::PathBuf;
 
+/// Default penalty of a failed Easy-Wrong rubric.
+pub const DEFAULT_PENALTY: f64 = 0.1;
+/// Default number of ECE bins.
+pub const DEFAULT_ECE_BINS: u32 = 5;
+
 /// A metric a threshold may bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {

@@ -6,6 +6,7 @@ use serde_json::{Value as Json, json};
 
 use super::num;
 use crate::evaluate::aggregate::Aggregated;
+use crate::evaluate::outcome::ThresholdVerdict;
 
 /// One aggregate's numbers on two lines.
 pub fn aggregate_table(a: &Aggregated) -> String {
@@ -87,4 +88,26 @@ pub fn aggregated_json(a: &Aggregated) -> Json {
         "latency_p50_ms": a.latency_p50, "latency_p95_ms": a.latency_p95,
         "cost_usd_per_case": a.cost_usd, "cost_usd_total": a.cost_total_usd,
     })
+}
+
+/// `min_anls failed: 0.8800 < 0.92` for each aggregate threshold that failed.
+pub fn failed_bounds(verdicts: &[ThresholdVerdict]) -> Vec<String> {
+    verdicts
+        .iter()
+        .filter(|v| !v.held)
+        .map(|v| match v.value {
+            Some(x) => format!(
+                "{} failed: {:.4} {} {}",
+                v.name,
+                x,
+                if v.is_max { ">" } else { "<" },
+                v.limit
+            ),
+            None => format!(
+                "{} failed: the metric is absent ({})",
+                v.name,
+                v.absent_because.as_deref().unwrap_or("")
+            ),
+        })
+        .collect()
 }

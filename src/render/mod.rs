@@ -7,11 +7,11 @@ mod message;
 mod report;
 mod summary;
 
-pub use compare::{aggregate_table, aggregated_json, comparison_table};
+pub use compare::{aggregate_table, aggregated_json, comparison_table, failed_bounds};
 pub use diff::{inline_diff, line_diff};
 pub use message::failure_message;
-pub use report::write_report;
-pub use summary::{RunSummary, summary_line};
+pub use report::{aggregate_json, case_json, compared_of, numbers_of, report_text};
+pub use summary::{Notes, run_end, summary_line};
 
 use anstyle::{AnsiColor, Style};
 

@@ -1,16 +1,18 @@
-//! The JSON report of a run (`GOLDGATE_REPORT` / `--report`), written atomically.
-
-use std::path::Path;
+//! The JSON report of a run (`GOLDGATE_REPORT` / `--report`): each case test's record and each
+//! aggregate as JSON, the whole report's text, and the numbers read back from a case's JSON, so
+//! that reports of several processes or shards can be merged and summarised again.
 
 use serde_json::{Value as Json, json};
 
-use super::RunSummary;
 use super::aggregated_json;
-use crate::evaluate::aggregate::Aggregated;
-use crate::evaluate::record::{AggregateResult, Record, Status};
+use super::summary::summary_json;
+use crate::evaluate::aggregate::{Aggregated, RunSummary};
+use crate::evaluate::baseline::Change;
+use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
+use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
 
 /// A case test's record as the report shows it.
-pub(crate) fn record_json(record: &Record) -> Json {
+pub fn case_json(record: &Record) -> Json {
     let mut case = json!({
         "id": record.id,
         "pipeline": record.pipeline,
@@ -31,11 +33,19 @@ pub(crate) fn record_json(record: &Record) -> Json {
         case["description"] = json!(description);
         case["tags"] = json!(tags);
     }
-    if let Some(p) = &record.prediction {
-        case["model"] = json!(p.model);
-        case["usage"] = p.usage.map_or(Json::Null, |u| json!({
-                "input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens,
-            }));
+    if record.model.is_some() || record.usage.is_some() {
+        case["model"] = json!(record.model);
+        case["usage"] = record.usage.map_or(Json::Null, |u| json!({
+            "input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens,
+        }));
+    }
+    let b = &record.baseline;
+    if b.new || !b.regressions.is_empty() || !b.improvements.is_empty() {
+        case["baseline"] = json!({
+            "new": b.new,
+            "regressions": b.regressions.iter().map(change_json).collect::<Vec<_>>(),
+            "improvements": b.improvements.iter().map(change_json).collect::<Vec<_>>(),
+        });
     }
     let Some(o) = &record.outcome else {
         return case;
@@ -85,42 +95,168 @@ pub(crate) fn record_json(record: &Record) -> Json {
                 })
             })
             .collect();
-    case["thresholds"] = o.thresholds.iter().map(|t| json!({
-            "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
-        })).collect();
+    case["thresholds"] = o.thresholds.iter().map(threshold_json).collect();
     case
 }
 
-/// Writes the report next to its destination, then renames it over: a reader never sees half a file.
-pub fn write_report(
-    path: &Path,
-    records: &[Record],
+fn threshold_json(t: &ThresholdVerdict) -> Json {
+    json!({
+        "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
+    })
+}
+
+fn change_json(c: &Change) -> Json {
+    json!({"metric": c.metric, "old": c.old, "new": if c.new.is_nan() { Json::Null } else { json!(c.new) }})
+}
+
+/// An aggregate test as the report shows it.
+pub fn aggregate_json(a: &AggregateRecord) -> Json {
+    json!({
+        "id": a.id,
+        "pipeline": a.pipeline,
+        "passed": a.thresholds.iter().all(|v| v.held),
+        "metrics": aggregated_json(&a.metrics),
+        "thresholds": a.thresholds.iter().map(threshold_json).collect::<Vec<_>>(),
+    })
+}
+
+/// The numbers of a case test, read back from its JSON in a report.
+pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
+    let id = case
+        .get("id")
+        .and_then(Json::as_str)
+        .ok_or("a case without an `id`")?;
+    let status = match (case.get("passed"), case.get("ignored")) {
+        (_, Some(Json::Bool(true))) => Status::Ignored,
+        (Some(Json::Bool(true)), _) => Status::Passed,
+        (Some(Json::Bool(false)), _) => Status::Failed,
+        _ => return Err(format!("the case `{id}` has no `passed`")),
+    };
+    let m = case.get("metrics").filter(|m| m.is_object());
+    let get = |name: &str| m.and_then(|m| m.get(name)).and_then(Json::as_f64);
+    let metrics = m.map(|_| Metrics {
+        exact_match: get("exact_match"),
+        anls: get("anls"),
+        exact_critical: get("exact_critical"),
+        anls_critical: get("anls_critical"),
+        brier: get("brier"),
+        ece: get("ece"),
+        latency_ms: get("latency_ms"),
+        cost_usd: get("cost_usd"),
+        extra_fields: get("extra_fields"),
+        precision: get("precision"),
+        recall: get("recall"),
+        f1: get("f1"),
+    });
+    let confidences = case
+        .get("fields")
+        .and_then(Json::as_array)
+        .map_or_else(Vec::new, |fields| {
+            fields
+                .iter()
+                .filter_map(|f| {
+                    let c = f.get("confidence")?.as_f64()?;
+                    Some((c, f.get("em")?.as_f64()? == 1.0))
+                })
+                .collect()
+        });
+    Ok(CaseNumbers {
+        id: id.to_owned(),
+        pipeline: case
+            .get("pipeline")
+            .and_then(Json::as_str)
+            .map(str::to_owned),
+        status,
+        metrics,
+        confidences,
+    })
+}
+
+/// How a case test compared with its baseline, read back from its JSON in a report.
+pub fn compared_of(case: &Json) -> Compared {
+    let Some(b) = case.get("baseline") else {
+        return Compared::default();
+    };
+    let changes = |key: &str| {
+        b.get(key)
+            .and_then(Json::as_array)
+            .map_or_else(Vec::new, |list| {
+                list.iter()
+                    .filter_map(|c| {
+                        Some(Change {
+                            metric: c.get("metric")?.as_str()?.to_owned(),
+                            old: c.get("old")?.as_f64()?,
+                            new: c.get("new").and_then(Json::as_f64).unwrap_or(f64::NAN),
+                        })
+                    })
+                    .collect()
+            })
+    };
+    Compared {
+        new: b.get("new").and_then(Json::as_bool).unwrap_or(false),
+        regressions: changes("regressions"),
+        improvements: changes("improvements"),
+    }
+}
+
+/// The whole report: the summary, every case test, the pipelines and the aggregates. `cases` and
+/// `aggregates` are their JSON texts, sorted by test name.
+pub fn report_text<'a>(
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
-    aggregates: &[AggregateResult],
-) -> std::io::Result<()> {
-    let mut aggregates = aggregates.to_vec();
-    aggregates.sort_by(|a, b| a.0.cmp(&b.0));
-    let report = json!({
-        "goldgate": env!("CARGO_PKG_VERSION"),
-        "summary": summary.to_json(),
-        "cases": records.iter().map(record_json).collect::<Vec<_>>(),
-        "pipelines": pipelines.iter().map(|(name, a)| {
+    cases: impl Iterator<Item = &'a str>,
+    aggregates: impl Iterator<Item = &'a str>,
+) -> String {
+    let mut out = String::from("{\n");
+    out.push_str(&format!(
+        "  \"goldgate\": {},\n",
+        json!(env!("CARGO_PKG_VERSION"))
+    ));
+    out.push_str(&format!(
+        "  \"summary\": {},\n",
+        indented(&summary_json(summary), 1)
+    ));
+    let list = |out: &mut String, items: &mut dyn Iterator<Item = String>| {
+        let mut first = true;
+        out.push('[');
+        for item in items {
+            out.push_str(if first { "\n    " } else { ",\n    " });
+            out.push_str(&item);
+            first = false;
+        }
+        out.push_str(if first { "]" } else { "\n  ]" });
+    };
+    out.push_str("  \"cases\": ");
+    list(
+        &mut out,
+        &mut cases.map(|c| {
+            serde_json::from_str::<Json>(c).map_or_else(|_| c.to_owned(), |j| indented(&j, 2))
+        }),
+    );
+    out.push_str(",\n  \"pipelines\": ");
+    list(
+        &mut out,
+        &mut pipelines.iter().map(|(name, a)| {
             let mut row = aggregated_json(a);
             row["pipeline"] = json!(name);
-            row
-        }).collect::<Vec<_>>(),
-        "aggregates": aggregates.iter().map(|(name, pipeline, a, verdicts)| json!({
-            "id": name,
-            "pipeline": pipeline,
-            "passed": verdicts.iter().all(|v| v.held),
-            "metrics": aggregated_json(a),
-            "thresholds": verdicts.iter().map(|t| json!({
-                "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    });
-    let mut text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-    text.push('\n');
-    crate::base::fs::write_atomically(path, text.as_bytes())
+            indented(&row, 2)
+        }),
+    );
+    out.push_str(",\n  \"aggregates\": ");
+    list(
+        &mut out,
+        &mut aggregates.map(|c| {
+            serde_json::from_str::<Json>(c).map_or_else(|_| c.to_owned(), |j| indented(&j, 2))
+        }),
+    );
+    out.push_str("\n}\n");
+    out
+}
+
+/// Pretty JSON whose lines after the first are indented `level` times two spaces, to sit inside
+/// the report's own pretty layout.
+fn indented(value: &Json, level: usize) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let pad = "  ".repeat(level);
+    text.replace('\n', &format!("\n{pad}"))
 }

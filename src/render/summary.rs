@@ -2,52 +2,18 @@
 
 use serde_json::{Value as Json, json};
 
-use super::num;
-use crate::evaluate::aggregate::{Aggregated, aggregate};
-use crate::evaluate::record::{Record, Status};
+use super::{Styles, comparison_table, num, paint};
+use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
 
-/// Counts and mean metrics of a run.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunSummary {
-    /// Case tests that ran or were skipped.
-    pub cases: usize,
-    /// Passed.
-    pub passed: usize,
-    /// Failed (including load errors).
-    pub failed: usize,
-    /// Skipped.
-    pub ignored: usize,
-    /// The metrics of every case test that ran, as a suite's aggregate computes them (means over
-    /// the cases that have them, Brier and ECE pooled over every field with a confidence).
-    pub metrics: Aggregated,
-}
-
-impl RunSummary {
-    /// Summarises the records of a run.
-    pub fn of(records: &[Record]) -> RunSummary {
-        let count = |status: Status| records.iter().filter(|r| r.status == status).count();
-        RunSummary {
-            cases: records.len(),
-            passed: count(Status::Passed),
-            failed: count(Status::Failed),
-            ignored: count(Status::Ignored),
-            metrics: aggregate(
-                records
-                    .iter()
-                    .filter(|r| r.status != Status::Ignored)
-                    .map(|r| (r.status == Status::Passed, r.outcome.as_ref())),
-            ),
-        }
-    }
-
-    pub(crate) fn to_json(&self) -> Json {
-        json!({
-            "cases": self.cases, "passed": self.passed, "failed": self.failed, "ignored": self.ignored,
-            "exact_match": self.metrics.exact_match, "anls": self.metrics.anls,
-            "exact_critical": self.metrics.exact_critical, "anls_critical": self.metrics.anls_critical,
-            "brier": self.metrics.brier, "ece": self.metrics.ece,
-        })
-    }
+/// The summary as the report holds it.
+pub(crate) fn summary_json(summary: &RunSummary) -> Json {
+    let s = summary;
+    json!({
+        "cases": s.cases, "passed": s.passed, "failed": s.failed, "ignored": s.ignored,
+        "exact_match": s.metrics.exact_match, "anls": s.metrics.anls,
+        "exact_critical": s.metrics.exact_critical, "anls_critical": s.metrics.anls_critical,
+        "brier": s.metrics.brier, "ece": s.metrics.ece,
+    })
 }
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`
@@ -65,4 +31,44 @@ pub fn summary_line(s: &RunSummary) -> String {
         num(s.metrics.brier),
         num(s.metrics.ece),
     )
+}
+
+/// What the end of a run lists beyond its numbers.
+#[derive(Debug, Clone, Copy)]
+pub struct Notes<'a> {
+    /// `test: metric old -> new` beyond the tolerance, upward.
+    pub improvements: &'a [String],
+    /// Tests the baseline has no entry for yet.
+    pub new_cases: &'a [String],
+    /// `test: metric old -> new` beyond the tolerance, downward (the tests printed them already;
+    /// `goldgate report` lists them again).
+    pub regressions: &'a [String],
+}
+
+/// The end of a run: the summary line, the comparison of pipelines (when there are any), then
+/// regressions, improvements and new tests.
+pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: &Notes) -> String {
+    let mut out = format!("{}\n", paint(Styles::HEADING, summary_line(summary)));
+    if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
+        out.push('\n');
+        out.push_str(&comparison_table(pipelines));
+    }
+    for line in notes.regressions {
+        out.push_str(&format!(
+            "regressed beyond the baseline's tolerance, {line}\n"
+        ));
+    }
+    for line in notes.improvements {
+        out.push_str(&format!(
+            "improved beyond the baseline's tolerance, {line} (tighten it with GOLDGATE_UPDATE=always)\n"
+        ));
+    }
+    if !notes.new_cases.is_empty() {
+        out.push_str(&format!(
+            "new, not in the baseline yet: {}\n",
+            notes.new_cases.join(", ")
+        ));
+    }
+    out.push('\n');
+    out
 }

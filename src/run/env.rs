@@ -19,6 +19,9 @@ pub struct Env {
     pub report: Option<PathBuf>,
     /// `GOLDGATE_UPDATE`: whether baselines are rewritten.
     pub update: Update,
+    /// The run this process is part of, when a run spans processes: `NEXTEST_RUN_ID` (set by
+    /// cargo-nextest) or `GOLDGATE_RUN_ID` (for other ways of splitting a run).
+    pub run_id: Option<String>,
 }
 
 impl Env {
@@ -47,7 +50,15 @@ impl Env {
                 }
             },
         };
-        Ok(Env { report, update })
+        let run_id = ["GOLDGATE_RUN_ID", "NEXTEST_RUN_ID"]
+            .iter()
+            .find_map(|name| lookup(name).filter(|v| !v.is_empty()))
+            .map(|v| v.to_string_lossy().into_owned());
+        Ok(Env {
+            report,
+            update,
+            run_id,
+        })
     }
 }
 

@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
-use crate::evaluate::aggregate::{Aggregated, aggregate};
-use crate::evaluate::record::{Record, Status};
+use super::baseline_file;
+use super::env::{Env, Update};
+use super::report_file::{Tests, write_for_run};
+use super::session::Session;
+use super::trials::{aggregate_trial, case_trial};
+use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
 use crate::model::suite::Aggregate;
-use crate::render::{RunSummary, Styles, comparison_table, paint, summary_line, write_report};
-use crate::run::env::{Env, Update};
-use crate::run::trials::{Run, aggregate_trial, case_trial};
+use crate::render::{Notes, aggregate_json, run_end};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -101,125 +103,91 @@ impl Harness {
         let threads = args
             .test_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-        let run = Run::new(
+        let session = match Session::new(
             env.update,
             invocation,
             args.format == Some(FormatSetting::Json),
             threads,
-        );
-        let trials = trials(&found, &self.cases, &rubrics, &args, &run);
+            env.run_id.as_deref(),
+            report.is_some(),
+        ) {
+            Ok(s) => s,
+            Err(e) => return fail_early(&e),
+        };
+        let trials = trials(&found, &self.cases, &rubrics, &args, &session);
         let conclusion = libtest_mimic::run(&args, trials);
         if args.list {
             return conclusion.exit_code();
         }
 
-        let mut records =
-            std::mem::take(&mut *run.records.lock().unwrap_or_else(|e| e.into_inner()));
-        records.sort_by(|a, b| a.id.cmp(&b.id));
-        let summary = RunSummary::of(&records);
-        let pipelines = pipeline_rows(&records);
+        let mut kept = session.kept();
+        kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
+        let summary = summarize(&kept.numbers);
+        let pipelines = pipeline_rows(&kept.numbers);
+        let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
         if args.format != Some(FormatSetting::Json) {
-            let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
-            let _ = writeln!(out, "{}", paint(Styles::HEADING, summary_line(&summary)));
-            if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
-                let _ = write!(out, "\n{}", comparison_table(&pipelines));
-            }
-            for line in run
-                .improvements
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-            {
-                let _ = writeln!(
-                    out,
-                    "improved beyond the baseline's tolerance, {line} (tighten it with GOLDGATE_UPDATE=always)"
-                );
-            }
-            let new_cases = run
-                .new_cases
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            if !new_cases.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "new, not in the baseline yet: {}",
-                    new_cases.join(", ")
-                );
-            }
-            let _ = writeln!(out);
+            let notes = Notes {
+                improvements: &kept.improvements,
+                new_cases: &kept.new_cases,
+                regressions: &[],
+            };
+            let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
         }
-        if env.update == Update::Always
-            && let Err(e) = update_baselines(&records)
-        {
-            eprintln!("error: {e}");
-            return ExitCode::from(101);
+        let mut failed = false;
+        if env.update == Update::Always {
+            for (file, entries) in &kept.blessings {
+                match baseline_file::merge(file, entries) {
+                    Ok(w) => {
+                        let _ = writeln!(
+                            out,
+                            "baseline: `{}`: {} entries, {} written by this run ({} new, {} changed)",
+                            file.display(),
+                            w.entries,
+                            entries.len(),
+                            w.new,
+                            w.changed
+                        );
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        failed = true;
+                    }
+                }
+            }
         }
-        let aggregates = run
-            .aggregates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if let Some(path) = report
-            && let Err(e) = write_report(&path, &records, &summary, &pipelines, &aggregates)
-        {
-            eprintln!("error: cannot write the report `{}`: {e}", path.display());
+        if let Some(path) = report {
+            let run_id = env.run_id.clone().unwrap_or_else(fresh_run_id);
+            let written = kept
+                .records()
+                .map_err(|e| format!("cannot read back the run's records: {e}"))
+                .and_then(|records| {
+                    let mut ours = Tests::default();
+                    for record in records {
+                        ours.add_case(record)?;
+                    }
+                    for aggregate in &kept.aggregates {
+                        ours.add_aggregate(aggregate_json(aggregate).to_string())?;
+                    }
+                    write_for_run(&path, &run_id, ours)
+                });
+            if let Err(e) = written {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+        if failed {
             return ExitCode::from(101);
         }
         conclusion.exit_code()
     }
 }
 
-/// The row name of cases without pipelines in the comparison table.
-const NO_PIPELINE: &str = "(none)";
-
-/// The comparison of pipelines: every case test of each pipeline, aggregated.
-fn pipeline_rows(records: &[Record]) -> Vec<(String, Aggregated)> {
-    let mut names: Vec<String> = records
-        .iter()
-        .map(|r| r.pipeline.clone().unwrap_or_else(|| NO_PIPELINE.into()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let results = records
-                .iter()
-                .filter(|r| {
-                    r.pipeline.as_deref().unwrap_or(NO_PIPELINE) == name
-                        && r.status != Status::Ignored
-                })
-                .map(|r| (r.status == Status::Passed, r.outcome.as_ref()));
-            (name.clone(), aggregate(results))
-        })
-        .collect()
-}
-
-/// Rewrites each baseline with the numbers of the tests that ran; other entries stay.
-fn update_baselines(records: &[Record]) -> Result<(), String> {
-    let mut files: Vec<(PathBuf, Vec<(String, crate::evaluate::baseline::Entry)>)> = Vec::new();
-    for record in records {
-        let (Some(spec), Some(outcome)) = (record.baseline.as_ref(), record.outcome.as_ref())
-        else {
-            continue;
-        };
-        let entry = crate::evaluate::baseline::entry_of(outcome);
-        let key = spec.key(Path::new(&record.file), record.pipeline.as_deref());
-        match files.iter_mut().find(|(f, _)| *f == spec.file) {
-            Some((_, list)) => list.push((key, entry)),
-            None => files.push((spec.file.clone(), vec![(key, entry)])),
-        }
-    }
-    for (file, entries) in files {
-        let mut base = crate::evaluate::baseline::read(&file)?.unwrap_or_default();
-        for (id, entry) in entries {
-            base.cases.insert(id, entry);
-        }
-        crate::evaluate::baseline::write(&file, &base)
-            .map_err(|e| format!("cannot write the baseline `{}`: {e}", file.display()))?;
-    }
-    Ok(())
+/// A name for a run that is this process alone: its report replaces any other.
+fn fresh_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("process-{}-{nanos}", std::process::id())
 }
 
 /// `cargo test --test NAME --`, from the name of this test binary.
@@ -255,7 +223,7 @@ fn trials(
     root: &Path,
     rubrics: &Path,
     args: &Arguments,
-    run: &Arc<Run>,
+    session: &Arc<Session>,
 ) -> Vec<Trial> {
     let exact = match (&args.filter, args.exact) {
         (Some(filter), true) => Some(filter.clone()),
@@ -295,14 +263,14 @@ fn trials(
                 })
                 .cloned()
                 .collect();
-            aggregate_trial(agg, pipeline, cases, run)
+            aggregate_trial(agg, pipeline, cases, session)
         })
         .collect();
     let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
     trials.extend(
         entries
             .into_iter()
-            .map(|entry| case_trial(entry, run, flag, run_skipped)),
+            .map(|entry| case_trial(entry, session, flag, run_skipped)),
     );
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials

@@ -1,6 +1,10 @@
 //! Layer 5, running: the harness, the tests of a run and what they share, commands.
 
+mod baseline_file;
 pub mod command;
 pub mod env;
 pub mod harness;
-pub mod trials;
+mod predict;
+pub(crate) mod report_file;
+mod session;
+mod trials;

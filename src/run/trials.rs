@@ -1,210 +1,18 @@
 //! The tests of a run: one per case and pipeline, one per suite aggregate and pipeline. Each case
-//! is scored once, even when an aggregate needs it too, and compared with its baseline.
+//! is scored once per process, even when an aggregate needs it too, and compared with its
+//! baseline; across processes, its command's output is shared (see [`super::predict`]).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use libtest_mimic::{Completion, Failed, Trial};
 
-use crate::evaluate::aggregate::{self as aggregation};
-use crate::evaluate::baseline::{self, Baseline, Change};
-use crate::evaluate::evaluate;
-use crate::evaluate::outcome::Outcome;
-use crate::evaluate::record::AggregateResult;
-use crate::evaluate::record::{Record, Status};
-use crate::load::prediction::read_prediction;
+use super::session::Session;
+use crate::evaluate::aggregate as aggregation;
+use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
 use crate::load::{Entry, Problem};
 use crate::model::case::Case;
-use crate::model::prediction::Prediction;
 use crate::model::suite::Aggregate;
-use crate::render::failure_message;
-use crate::run::env::Update;
-
-/// A case test's result, computed once.
-#[derive(Debug, Clone)]
-pub struct Scored {
-    /// The test's verdict, baseline included.
-    pub passed: bool,
-    /// The failure message.
-    pub message: Option<String>,
-    /// The load, prediction or baseline error.
-    pub error: Option<String>,
-    /// The evaluation.
-    pub outcome: Option<Outcome>,
-    /// The prediction read.
-    pub prediction: Option<Prediction>,
-}
-
-/// A baseline file as read: its content, `None` when missing, or why it could not be read.
-type BaselineRead = Result<Option<Baseline>, String>;
-
-/// What the tests of a run share.
-pub struct Run {
-    /// Every case test's record, for the summary and the report.
-    pub records: Mutex<Vec<Record>>,
-    /// Scores by test name.
-    scored: Mutex<HashMap<String, Arc<OnceLock<Scored>>>>,
-    /// Baselines by file, read once.
-    baselines: Mutex<HashMap<PathBuf, Arc<OnceLock<BaselineRead>>>>,
-    /// Aggregate results, for the report.
-    pub aggregates: Mutex<Vec<AggregateResult>>,
-    /// Metrics that beat their baseline by more than the tolerance.
-    pub improvements: Mutex<Vec<String>>,
-    /// Tests without a baseline entry yet.
-    pub new_cases: Mutex<Vec<String>>,
-    /// Whether baselines are being rewritten.
-    pub update: Update,
-    /// How to run one test again, for the commands in messages (`goldgate test cases`).
-    pub invocation: String,
-    /// Strip colour from messages (JSON output prints them verbatim).
-    pub plain: bool,
-    /// Test threads, for scoring an aggregate's cases in parallel.
-    pub threads: usize,
-}
-
-impl Run {
-    /// A run's shared state.
-    pub fn new(update: Update, invocation: String, plain: bool, threads: usize) -> Arc<Run> {
-        Arc::new(Run {
-            records: Mutex::default(),
-            scored: Mutex::default(),
-            baselines: Mutex::default(),
-            aggregates: Mutex::default(),
-            improvements: Mutex::default(),
-            new_cases: Mutex::default(),
-            update,
-            invocation,
-            plain,
-            threads,
-        })
-    }
-
-    /// The command that accepts this run's numbers for one test.
-    pub fn accept_command(&self, test: &str) -> String {
-        format!(
-            "GOLDGATE_UPDATE=always {} --exact {}",
-            self.invocation,
-            crate::base::shell::shell_quote(test)
-        )
-    }
-
-    fn cell(&self, id: &str) -> Arc<OnceLock<Scored>> {
-        Arc::clone(lock(&self.scored).entry(id.to_owned()).or_default())
-    }
-
-    fn baseline(&self, file: &Path) -> BaselineRead {
-        let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
-        cell.get_or_init(|| baseline::read(file)).clone()
-    }
-
-    /// Scores a case once.
-    pub fn score(&self, case: &Case) -> Scored {
-        self.cell(&case.id)
-            .get_or_init(|| self.score_now(case))
-            .clone()
-    }
-
-    fn score_now(&self, case: &Case) -> Scored {
-        let prediction = match read_prediction(&case.prediction, &case.file) {
-            Ok(p) => p,
-            Err(error) => {
-                return Scored {
-                    passed: false,
-                    message: Some(format!(
-                        "error: {error}\nthe prediction could not be read, so nothing was scored"
-                    )),
-                    error: Some(error.to_string()),
-                    outcome: None,
-                    prediction: None,
-                };
-            }
-        };
-        let outcome = evaluate(case, &prediction);
-        let mut passed = outcome.passed;
-        let mut message = (!outcome.passed).then(|| failure_message(case, &outcome));
-        let mut error = None;
-        if let (Some(spec), Update::No) = (&case.baseline, self.update) {
-            match self.baseline(&spec.file) {
-                Err(why) => {
-                    passed = false;
-                    error = Some(why.clone());
-                    message = Some(join(message, &format!("error: {why}")));
-                }
-                Ok(None) => {
-                    passed = false;
-                    let why = format!(
-                        "the baseline `{}` declared by `{}` does not exist\ncreate it with: GOLDGATE_UPDATE=always {}",
-                        spec.file.display(),
-                        spec.suite_file.display(),
-                        self.invocation
-                    );
-                    error = Some(why.clone());
-                    message = Some(join(message, &format!("error: {why}")));
-                }
-                Ok(Some(base)) => match base
-                    .cases
-                    .get(&spec.key(&case.file, case.pipeline.as_deref()))
-                {
-                    None => lock(&self.new_cases).push(case.id.clone()),
-                    Some(old) => {
-                        let (worse, better) =
-                            baseline::compare(old, &baseline::entry_of(&outcome), spec.tolerance);
-                        if !better.is_empty() {
-                            lock(&self.improvements).push(format!(
-                                "{}: {}",
-                                case.id,
-                                changes(&better)
-                            ));
-                        }
-                        if !worse.is_empty() {
-                            passed = false;
-                            let why = format!(
-                                "regression against the baseline `{}` (tolerance {}): {}\naccept the new numbers with: {}",
-                                spec.file.display(),
-                                spec.tolerance,
-                                changes(&worse),
-                                self.accept_command(&case.id)
-                            );
-                            message = Some(join(message, &why));
-                        }
-                    }
-                },
-            }
-        }
-        Scored {
-            passed,
-            message,
-            error,
-            outcome: Some(outcome),
-            prediction: Some(prediction),
-        }
-    }
-}
-
-fn changes(list: &[Change]) -> String {
-    list.iter()
-        .map(|c| {
-            if c.new.is_nan() {
-                format!("{} {:.4} -> absent", c.metric, c.old)
-            } else {
-                format!("{} {:.4} -> {:.4}", c.metric, c.old, c.new)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn join(message: Option<String>, more: &str) -> String {
-    match message {
-        Some(m) => format!("{m}\n\n{more}"),
-        None => more.to_owned(),
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::render::{aggregate_table, failed_bounds};
 
 /// A failure message; without colour codes where libtest-mimic prints them verbatim (JSON).
 fn failed(message: String, plain: bool) -> Failed {
@@ -217,8 +25,14 @@ fn failed(message: String, plain: bool) -> Failed {
 
 /// The trial of one entry. `flag_skipped`: `--ignored` selects skipped cases by libtest's
 /// flag; `run_skipped`: `--ignored` or `--include-ignored` runs them.
-pub fn case_trial(entry: Entry, run: &Arc<Run>, flag_skipped: bool, run_skipped: bool) -> Trial {
-    let run = Arc::clone(run);
+pub(crate) fn case_trial(
+    entry: Entry,
+    session: &Arc<Session>,
+    flag_skipped: bool,
+    run_skipped: bool,
+) -> Trial {
+    let session = Arc::clone(session);
+    session.runs_case(&entry.id);
     match entry.loaded {
         Err(problem) => {
             let (id, file, pipeline) = (entry.id, entry.file.display().to_string(), entry.pipeline);
@@ -230,7 +44,7 @@ pub fn case_trial(entry: Entry, run: &Arc<Run>, flag_skipped: bool, run_skipped:
                     Problem::Unreadable(reason) => format!("error: {reason}"),
                 };
                 let record = Record {
-                    id: id.clone(),
+                    id,
                     pipeline,
                     file,
                     about: None,
@@ -238,68 +52,70 @@ pub fn case_trial(entry: Entry, run: &Arc<Run>, flag_skipped: bool, run_skipped:
                     error: Some(problem.to_string()),
                     skip: None,
                     outcome: None,
-                    prediction: None,
-                    baseline: None,
+                    model: None,
+                    usage: None,
+                    baseline: Compared::default(),
                 };
-                lock(&run.records).push(record);
-                lock(&run.scored)
-                    .entry(id)
-                    .or_default()
-                    .get_or_init(|| Scored {
-                        passed: false,
-                        message: None,
-                        error: Some(problem.to_string()),
-                        outcome: None,
-                        prediction: None,
-                    });
-                Err(failed(message, run.plain))
+                session.finish_case(&record, None);
+                Err(failed(message, session.plain))
             })
         }
         Ok(case) => {
             let flagged = case.skip.is_some() && flag_skipped;
             Trial::ignorable_test(case.id.clone(), move || {
-                let mut record = Record {
-                    id: case.id.clone(),
-                    pipeline: case.pipeline.clone(),
-                    file: case.file.display().to_string(),
-                    about: Some((case.description.clone(), case.tags.clone())),
-                    status: Status::Failed,
-                    error: None,
-                    skip: case.skip.clone(),
-                    outcome: None,
-                    prediction: None,
-                    baseline: case.baseline.clone(),
-                };
-                if let (Some(reason), false) = (&case.skip, run_skipped) {
-                    record.status = Status::Ignored;
-                    lock(&run.records).push(record);
-                    return Ok(Completion::ignored_with(reason));
-                }
-                let scored = run.score(&case);
-                record.status = if scored.passed {
-                    Status::Passed
-                } else {
-                    Status::Failed
-                };
-                record.error = scored.error.clone();
-                record.outcome = scored.outcome.clone();
-                record.prediction = scored.prediction.clone();
-                lock(&run.records).push(record);
-                match (scored.passed, scored.message) {
-                    (true, _) => Ok(Completion::Completed),
-                    (false, message) => Err(failed(
-                        message.unwrap_or_else(|| "case failed".into()),
-                        run.plain,
-                    )),
-                }
+                run_case(&case, &session, run_skipped)
             })
             .with_ignored_flag(flagged)
         }
     }
 }
 
+fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Completion, Failed> {
+    let mut record = Record {
+        id: case.id.clone(),
+        pipeline: case.pipeline.clone(),
+        file: case.file.display().to_string(),
+        about: Some((case.description.clone(), case.tags.clone())),
+        status: Status::Failed,
+        error: None,
+        skip: case.skip.clone(),
+        outcome: None,
+        model: None,
+        usage: None,
+        baseline: Compared::default(),
+    };
+    if let (Some(reason), false) = (&case.skip, run_skipped) {
+        record.status = Status::Ignored;
+        session.finish_case(&record, None);
+        return Ok(Completion::ignored_with(reason));
+    }
+    let scored = session.score(case);
+    let full = scored.take().unwrap_or_default();
+    record.status = scored.numbers.status;
+    record.error = full.error;
+    record.outcome = full.outcome;
+    record.model = full.model;
+    record.usage = full.usage;
+    record.baseline = full.baseline;
+    let bless = case.baseline.as_ref().map(|spec| {
+        (
+            spec.file.clone(),
+            spec.key(&case.file, case.pipeline.as_deref()),
+        )
+    });
+    session.finish_case(&record, bless);
+    if scored.passed {
+        Ok(Completion::Completed)
+    } else {
+        Err(failed(
+            full.message.unwrap_or_else(|| "case failed".into()),
+            session.plain,
+        ))
+    }
+}
+
 /// The name of a suite's aggregate test: `invoices::aggregate::guided`.
-pub fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
+pub(crate) fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
     let mut name = if aggregate.id.is_empty() {
         "aggregate".to_owned()
     } else {
@@ -313,13 +129,13 @@ pub fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
 }
 
 /// One aggregate test over the cases of `entries` under `aggregate` for one pipeline.
-pub fn aggregate_trial(
+pub(crate) fn aggregate_trial(
     aggregate: Arc<Aggregate>,
     pipeline: Option<String>,
     cases: Vec<Entry>,
-    run: &Arc<Run>,
+    session: &Arc<Session>,
 ) -> Trial {
-    let run = Arc::clone(run);
+    let session = Arc::clone(session);
     let name = aggregate_name(&aggregate, pipeline.as_deref());
     Trial::test(name.clone(), move || {
         // Score the cases on as many threads as the run has, so that `run` commands go on in
@@ -330,68 +146,52 @@ pub fn aggregate_trial(
             .filter(|c| c.skip.is_none())
             .collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
         std::thread::scope(|scope| {
-            for _ in 0..run.threads.max(1).min(to_score.len()) {
+            for _ in 0..session.threads.max(1).min(to_score.len()) {
                 scope.spawn(|| {
-                    while let Some(case) =
-                        to_score.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                    {
-                        run.score(case);
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(case) = to_score.get(i) else { break };
+                        let numbers = session.score_for_aggregate(case).numbers.clone();
+                        results
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((i, numbers));
                     }
                 });
             }
         });
-        let mut results = Vec::new();
-        for entry in &cases {
-            match &entry.loaded {
-                Ok(case) if case.skip.is_some() => {}
-                Ok(case) => results.push(run.score(case)),
-                Err(problem) => results.push(Scored {
-                    passed: false,
-                    message: None,
-                    error: Some(problem.to_string()),
-                    outcome: None,
-                    prediction: None,
-                }),
-            }
-        }
-        let agg = aggregation::aggregate(results.iter().map(|s| (s.passed, s.outcome.as_ref())));
+        let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+        results.sort_by_key(|(i, _)| *i);
+        let mut numbers: Vec<CaseNumbers> = results.into_iter().map(|(_, n)| n).collect();
+        // A case that could not be loaded counts as a failed test.
+        numbers.extend(
+            cases
+                .iter()
+                .filter(|e| e.loaded.is_err())
+                .map(|e| CaseNumbers::of(&e.id, e.pipeline.as_deref(), Status::Failed, None)),
+        );
+        let agg = aggregation::aggregate(&numbers);
         let verdicts = agg.judge(&aggregate.thresholds);
-        lock(&run.aggregates).push((
-            name.clone(),
-            pipeline.clone(),
-            agg.clone(),
-            verdicts.clone(),
-        ));
-        let failed_bounds: Vec<String> = verdicts
-            .iter()
-            .filter(|v| !v.held)
-            .map(|v| match v.value {
-                Some(x) => format!(
-                    "{} failed: {:.4} {} {}",
-                    v.name,
-                    x,
-                    if v.is_max { ">" } else { "<" },
-                    v.limit
-                ),
-                None => format!(
-                    "{} failed: the metric is absent ({})",
-                    v.name,
-                    v.absent_because.as_deref().unwrap_or("")
-                ),
-            })
-            .collect();
-        if failed_bounds.is_empty() {
+        let failures = failed_bounds(&verdicts);
+        session.finish_aggregate(AggregateRecord {
+            id: name.clone(),
+            pipeline: pipeline.clone(),
+            metrics: agg.clone(),
+            thresholds: verdicts,
+        });
+        if failures.is_empty() {
             return Ok(());
         }
         let mut message = format!(
             "aggregate failed over {} case tests ({} passed): {}\n",
             agg.cases,
             agg.passed,
-            failed_bounds.join("; ")
+            failures.join("; ")
         );
-        message.push_str(&crate::render::aggregate_table(&agg));
+        message.push_str(&aggregate_table(&agg));
         message.push_str(&format!("\nat {} (aggregate)", aggregate.file.display()));
-        Err(failed(message, run.plain))
+        Err(failed(message, session.plain))
     })
 }

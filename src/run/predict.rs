@@ -1,0 +1,146 @@
+//! A case's prediction, wherever it comes from: a recorded file or inline text (read by `load`),
+//! or a suite's `run` command, run here once per case and pipeline per run.
+//!
+//! In one process, each case is scored once (the session's cache), so its command runs once. When
+//! a run spans processes (nextest starts one per test; `NEXTEST_RUN_ID` or `GOLDGATE_RUN_ID` names
+//! the run), the command's output is kept on disk for the rest of the run, keyed by the command,
+//! its arguments, its folder and the document's bytes, and a lock per key makes a second process
+//! wait for the first instead of running the command again.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
+
+use super::command::{Ran, run};
+use crate::base::fs::{hash_hex, state_dir, write_atomically};
+use crate::base::location::LoadError;
+use crate::load::prediction::{from_output, read_prediction};
+use crate::model::case::PredictionSource;
+use crate::model::prediction::Prediction;
+
+/// Where the outputs of a run's commands are shared between its processes, if anywhere.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Commands {
+    shared: Option<PathBuf>,
+}
+
+/// Outputs of runs older than this are removed when a new run starts.
+const KEEP_RUNS: Duration = Duration::from_secs(24 * 3600);
+
+impl Commands {
+    /// For a run that spans processes under `run_id`; without one, the process is the run.
+    pub(crate) fn for_run(run_id: Option<&str>) -> Commands {
+        let Some(id) = run_id else {
+            return Commands::default();
+        };
+        let runs = state_dir().join("runs");
+        forget_old_runs(&runs, id);
+        let shared = runs.join(hash_hex(&[id.as_bytes()]));
+        // Made now, so that every process names the same canonical lock paths under it.
+        let _ = std::fs::create_dir_all(&shared);
+        Commands {
+            shared: Some(shared),
+        }
+    }
+
+    /// The output of `command` in `dir`, run now or taken from another process of the run.
+    fn output(
+        &self,
+        command: &[String],
+        dir: &Path,
+        document: Option<&Path>,
+        timeout: Duration,
+    ) -> Result<Ran, String> {
+        let Some(shared) = &self.shared else {
+            return run(command, dir, timeout);
+        };
+        let document_bytes = document
+            .and_then(|d| std::fs::read(d).ok())
+            .unwrap_or_default();
+        let mut parts: Vec<&[u8]> = command.iter().map(|a| a.as_bytes()).collect();
+        let dir_text = dir.as_os_str().as_encoded_bytes();
+        parts.push(dir_text);
+        parts.push(&document_bytes);
+        let key = hash_hex(&parts);
+        let entry = shared.join(format!("{key}.json"));
+        let held = crate::base::fs::lock_for(&entry);
+        if let Some(kept) = read_kept(&entry) {
+            return kept;
+        }
+        let result = run(command, dir, timeout);
+        let kept = match &result {
+            Ok(ran) => {
+                json!({"stdout": ran.stdout, "latency_ms": ran.latency_ms, "stderr_tail": ran.stderr_tail})
+            }
+            Err(why) => json!({"error": why}),
+        };
+        // Without the lock or the folder the output is still right, only not shared.
+        if held.is_ok() {
+            let _ = write_atomically(&entry, kept.to_string().as_bytes());
+        }
+        result
+    }
+}
+
+fn read_kept(entry: &Path) -> Option<Result<Ran, String>> {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(entry).ok()?).ok()?;
+    if let Some(why) = json.get("error").and_then(|e| e.as_str()) {
+        return Some(Err(why.to_owned()));
+    }
+    Some(Ok(Ran {
+        stdout: json.get("stdout")?.as_str()?.to_owned(),
+        latency_ms: json.get("latency_ms")?.as_f64()?,
+        stderr_tail: json.get("stderr_tail")?.as_str()?.to_owned(),
+    }))
+}
+
+/// Removes the kept outputs of other runs older than a day; a run in progress keeps its own.
+fn forget_old_runs(runs: &Path, current: &str) {
+    let current = hash_hex(&[current.as_bytes()]);
+    let Ok(list) = std::fs::read_dir(runs) else {
+        return;
+    };
+    for entry in list.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age > KEEP_RUNS);
+        if old && entry.file_name().to_string_lossy() != current {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Reads or produces a case's prediction.
+pub(crate) fn predict(
+    source: &PredictionSource,
+    case_file: &Path,
+    commands: &Commands,
+) -> Result<Prediction, LoadError> {
+    match source {
+        PredictionSource::Run {
+            command,
+            dir,
+            timeout,
+            expect_fields,
+            document,
+            ..
+        } => {
+            let ran = commands
+                .output(command, dir, document.as_deref(), *timeout)
+                .map_err(|why| LoadError::file(case_file, why))?;
+            from_output(
+                ran.stdout,
+                ran.latency_ms,
+                &ran.stderr_tail,
+                command,
+                *expect_fields,
+                case_file,
+            )
+        }
+        _ => read_prediction(source, case_file),
+    }
+}

@@ -1,0 +1,311 @@
+//! What the tests of one process share: each case scored once (its command run once), baselines
+//! read once, and what the run keeps as tests finish: the numbers of each test in memory, its
+//! record on disk (when a report is asked for), the entries to bless.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, Seek, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use super::baseline_file;
+use super::env::Update;
+use super::predict::{Commands, predict};
+use crate::base::shell::shell_quote;
+use crate::evaluate::baseline::{self, Baseline, Entry};
+use crate::evaluate::evaluate;
+use crate::evaluate::outcome::Outcome;
+use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
+use crate::model::case::Case;
+use crate::model::prediction::Usage;
+use crate::render::{case_json, failure_message};
+
+/// A baseline file as read: its content, `None` when missing, or why it could not be read.
+type BaselineRead = Result<Option<Baseline>, String>;
+
+/// A case test's result, computed once per process.
+#[derive(Debug)]
+pub(crate) struct Scored {
+    /// The test's verdict, baseline included.
+    pub(crate) passed: bool,
+    /// What aggregates need.
+    pub(crate) numbers: CaseNumbers,
+    /// The rest, until the case's own test takes it (an aggregate needs only the numbers).
+    full: Mutex<Option<Full>>,
+}
+
+/// What only the case's own test needs.
+#[derive(Debug, Default)]
+pub(crate) struct Full {
+    pub(crate) message: Option<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) outcome: Option<Outcome>,
+    pub(crate) model: Option<String>,
+    pub(crate) usage: Option<Usage>,
+    pub(crate) baseline: Compared,
+}
+
+impl Scored {
+    /// Takes what the case's own test needs; `None` once taken.
+    pub(crate) fn take(&self) -> Option<Full> {
+        lock(&self.full).take()
+    }
+}
+
+/// What a process keeps of its tests as they finish.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// The numbers of every case test.
+    pub(crate) numbers: Vec<CaseNumbers>,
+    /// Case records as JSON lines, when a report is written (on disk, not in memory).
+    spool: Option<std::fs::File>,
+    /// Aggregate tests.
+    pub(crate) aggregates: Vec<AggregateRecord>,
+    /// Baseline entries to write, by baseline file.
+    pub(crate) blessings: BTreeMap<PathBuf, Vec<(String, Entry)>>,
+    /// `test: metric old -> new` lines beyond the tolerance, upward.
+    pub(crate) improvements: Vec<String>,
+    /// Tests the baseline has no entry for yet.
+    pub(crate) new_cases: Vec<String>,
+}
+
+impl Kept {
+    /// The case records kept on disk, as JSON texts.
+    pub(crate) fn records(&mut self) -> std::io::Result<Vec<String>> {
+        let Some(file) = self.spool.as_mut() else {
+            return Ok(Vec::new());
+        };
+        file.rewind()?;
+        std::io::BufReader::new(&*file)
+            .lines()
+            .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
+            .collect()
+    }
+}
+
+/// The state of a run in this process.
+pub(crate) struct Session {
+    /// Whether baselines are being rewritten.
+    pub(crate) update: Update,
+    /// How to run one test again, for the commands in messages (`goldgate test cases`).
+    pub(crate) invocation: String,
+    /// Strip colour from messages (JSON output prints them verbatim).
+    pub(crate) plain: bool,
+    /// Test threads, for scoring an aggregate's cases in parallel.
+    pub(crate) threads: usize,
+    commands: Commands,
+    scored: Mutex<HashMap<String, Arc<OnceLock<Arc<Scored>>>>>,
+    baselines: Mutex<HashMap<PathBuf, Arc<OnceLock<BaselineRead>>>>,
+    /// Case tests this process runs: an aggregate leaves their full results for them.
+    own: Mutex<HashSet<String>>,
+    kept: Mutex<Kept>,
+}
+
+impl Session {
+    /// A run's state; `run_id` names a run that spans processes; `report`: whether records are
+    /// kept for a report.
+    pub(crate) fn new(
+        update: Update,
+        invocation: String,
+        plain: bool,
+        threads: usize,
+        run_id: Option<&str>,
+        report: bool,
+    ) -> Result<Arc<Session>, String> {
+        let spool = if report {
+            Some(
+                tempfile::tempfile()
+                    .map_err(|e| format!("cannot make a temporary file for the report: {e}"))?,
+            )
+        } else {
+            None
+        };
+        Ok(Arc::new(Session {
+            update,
+            invocation,
+            plain,
+            threads,
+            commands: Commands::for_run(run_id),
+            scored: Mutex::default(),
+            baselines: Mutex::default(),
+            own: Mutex::default(),
+            kept: Mutex::new(Kept {
+                spool,
+                ..Kept::default()
+            }),
+        }))
+    }
+
+    /// Notes that this process runs the case test `id`.
+    pub(crate) fn runs_case(&self, id: &str) {
+        lock(&self.own).insert(id.to_owned());
+    }
+
+    /// What the run kept, for its end.
+    pub(crate) fn kept(&self) -> MutexGuard<'_, Kept> {
+        lock(&self.kept)
+    }
+
+    /// The command that accepts this run's numbers for one test.
+    pub(crate) fn accept_command(&self, test: &str) -> String {
+        format!(
+            "GOLDGATE_UPDATE=always {} --exact {}",
+            self.invocation,
+            shell_quote(test)
+        )
+    }
+
+    fn baseline(&self, file: &std::path::Path) -> BaselineRead {
+        let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
+        cell.get_or_init(|| baseline_file::read(file)).clone()
+    }
+
+    /// Scores a case once in this process, whichever test asks first.
+    pub(crate) fn score(&self, case: &Case) -> Arc<Scored> {
+        let cell = Arc::clone(lock(&self.scored).entry(case.id.clone()).or_default());
+        Arc::clone(cell.get_or_init(|| Arc::new(self.score_now(case))))
+    }
+
+    /// Scores a case for an aggregate: its full result is dropped at once unless its own test
+    /// runs in this process.
+    pub(crate) fn score_for_aggregate(&self, case: &Case) -> Arc<Scored> {
+        let scored = self.score(case);
+        if !lock(&self.own).contains(&case.id) {
+            scored.take();
+        }
+        scored
+    }
+
+    fn score_now(&self, case: &Case) -> Scored {
+        let prediction = match predict(&case.prediction, &case.file, &self.commands) {
+            Ok(p) => p,
+            Err(error) => {
+                return Scored {
+                    passed: false,
+                    numbers: CaseNumbers::of(
+                        &case.id,
+                        case.pipeline.as_deref(),
+                        Status::Failed,
+                        None,
+                    ),
+                    full: Mutex::new(Some(Full {
+                        message: Some(format!(
+                            "error: {error}\nthe prediction could not be read, so nothing was scored"
+                        )),
+                        error: Some(error.to_string()),
+                        ..Full::default()
+                    })),
+                };
+            }
+        };
+        let outcome = evaluate(case, &prediction);
+        let mut passed = outcome.passed;
+        let mut message = (!outcome.passed).then(|| failure_message(case, &outcome));
+        let mut error = None;
+        let mut compared = Compared::default();
+        if let (Some(spec), Update::No) = (&case.baseline, self.update) {
+            match self.baseline(&spec.file) {
+                Err(why) => {
+                    passed = false;
+                    error = Some(why.clone());
+                    message = Some(join(message, &format!("error: {why}")));
+                }
+                Ok(None) => {
+                    passed = false;
+                    let why = format!(
+                        "the baseline `{}` declared by `{}` does not exist\ncreate it with: GOLDGATE_UPDATE=always {}",
+                        spec.file.display(),
+                        spec.suite_file.display(),
+                        self.invocation
+                    );
+                    error = Some(why.clone());
+                    message = Some(join(message, &format!("error: {why}")));
+                }
+                Ok(Some(base)) => match base
+                    .cases
+                    .get(&spec.key(&case.file, case.pipeline.as_deref()))
+                {
+                    None => compared.new = true,
+                    Some(old) => {
+                        let (worse, better) =
+                            baseline::compare(old, &baseline::entry_of(&outcome), spec.tolerance);
+                        if !worse.is_empty() {
+                            passed = false;
+                            let why = format!(
+                                "regression against the baseline `{}` (tolerance {}): {}\naccept the new numbers with: {}",
+                                spec.file.display(),
+                                spec.tolerance,
+                                baseline::describe(&worse),
+                                self.accept_command(&case.id)
+                            );
+                            message = Some(join(message, &why));
+                        }
+                        compared.regressions = worse;
+                        compared.improvements = better;
+                    }
+                },
+            }
+        }
+        let status = if passed {
+            Status::Passed
+        } else {
+            Status::Failed
+        };
+        Scored {
+            passed,
+            numbers: CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome)),
+            full: Mutex::new(Some(Full {
+                message,
+                error,
+                outcome: Some(outcome),
+                model: prediction.model,
+                usage: prediction.usage,
+                baseline: compared,
+            })),
+        }
+    }
+
+    /// Keeps a finished case test: its numbers, its record (on disk, for the report), its
+    /// baseline entry to bless, and what the summary lists.
+    pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, String)>) {
+        let mut kept = lock(&self.kept);
+        kept.numbers.push(record.numbers());
+        if let Some(spool) = kept.spool.as_mut() {
+            let line = case_json(record).to_string();
+            // A full disk shows when the report is written: its records would be missing.
+            let _ = writeln!(spool, "{line}");
+        }
+        if let (Some((file, key)), Some(outcome)) = (bless, &record.outcome) {
+            kept.blessings
+                .entry(file)
+                .or_default()
+                .push((key, baseline::entry_of(outcome)));
+        }
+        if record.baseline.new {
+            kept.new_cases.push(record.id.clone());
+        }
+        if !record.baseline.improvements.is_empty() {
+            let line = format!(
+                "{}: {}",
+                record.id,
+                baseline::describe(&record.baseline.improvements)
+            );
+            kept.improvements.push(line);
+        }
+    }
+
+    /// Keeps a finished aggregate test.
+    pub(crate) fn finish_aggregate(&self, record: AggregateRecord) {
+        lock(&self.kept).aggregates.push(record);
+    }
+}
+
+fn join(message: Option<String>, more: &str) -> String {
+    match message {
+        Some(m) => format!("{m}\n\n{more}"),
+        None => more.to_owned(),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
