@@ -1019,3 +1019,21 @@ fn the_anls_star_profile_shows_its_own_normalized_forms_and_present_false_holds_
         "{text}"
     );
 }
+
+/// The variant marked "(closest)" is the one evaluation scored, not one the message recomputed.
+#[test]
+fn the_closest_variant_is_the_one_the_score_came_from() {
+    let out = goldgate(&fixtures().join("closest"), &["test", "cases"]);
+    let text = stdout(&out);
+    let code = failure_block(&text, "code");
+    assert!(
+        code.contains("  gold        xy\n              ab   (closest)\n"),
+        "{code}"
+    );
+    assert!(code.contains("ANLS 0.5000"), "{code}");
+    let amount = failure_block(&text, "amount");
+    assert!(
+        amount.contains("  gold        1234.5\n              99   (closest)\n"),
+        "{amount}"
+    );
+}

@@ -3,7 +3,7 @@
 use crate::base::normalize::Normalize;
 use crate::base::typed::{parse_date, parse_number};
 use crate::base::value::Value;
-use crate::metrics::anls_star::{Rules, Tree, score_with};
+use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
 use crate::metrics::score_variants;
 use crate::model::case::{Comparison, Correctness, FieldRule, Profile};
 
@@ -16,6 +16,8 @@ pub struct Scored {
     pub anls: f64,
     /// Why a typed comparison could not be made (`could not be read as a number`).
     pub note: Option<String>,
+    /// The variant the score came from (the first of equals).
+    pub closest: usize,
 }
 
 /// Scores a predicted value against a field's gold variants.
@@ -30,6 +32,7 @@ pub fn score_field(
         Profile::Dream => field_scores(variants, pred, normalize),
         Profile::AnlsStar => anls_star_scores(variants, pred),
     };
+    let mut closest = closest_variant(variants, pred, normalize, profile);
     let mut note = None;
     if let (Value::Text(p), false) = (pred, rule.compare == Comparison::Text) {
         let (read, what) = match rule.compare {
@@ -53,6 +56,22 @@ pub fn score_field(
             ),
             Comparison::Text => (None, ""),
         };
+        if read == Some(true) {
+            // The variant that equals the prediction as a number or a date.
+            closest = variants
+                .iter()
+                .position(|g| match (g, rule.compare) {
+                    (Value::Text(g), Comparison::Number { tolerance }) => parse_number(g)
+                        .zip(parse_number(p))
+                        .is_some_and(|(g, p)| close(g, p, tolerance)),
+                    (Value::Text(g), Comparison::Date { day_first }) => {
+                        parse_date(g, day_first).is_some()
+                            && parse_date(g, day_first) == parse_date(p, day_first)
+                    }
+                    _ => false,
+                })
+                .unwrap_or(closest);
+        }
         match read {
             Some(true) => (em, anls) = (1.0, 1.0),
             Some(false) => em = 0.0,
@@ -82,7 +101,56 @@ pub fn score_field(
     if let Correctness::Anls(min) = rule.correct {
         em = if anls >= min { 1.0 } else { 0.0 };
     }
-    Scored { em, anls, note }
+    Scored {
+        em,
+        anls,
+        note,
+        closest,
+    }
+}
+
+/// The variant a field's score came from, by the profile's own scoring: the best, the first of
+/// equals (as the reference breaks ties between alternatives).
+fn closest_variant(
+    variants: &[Value],
+    pred: &Value,
+    normalize: Normalize,
+    profile: Profile,
+) -> usize {
+    if variants.len() < 2 {
+        return 0;
+    }
+    if profile == Profile::Dream && !variants.iter().any(Value::is_nested) && !pred.is_nested() {
+        let texts: Vec<String> = variants.iter().map(Value::as_text).collect();
+        return score_variants(&texts, &pred.as_text(), normalize).closest;
+    }
+    let pred = to_tree(pred);
+    let rules = rules(profile, normalize);
+    let mut best = (0, f64::NEG_INFINITY);
+    for (i, v) in variants.iter().enumerate() {
+        let score = score_with(&gold_node(v), &pred, rules);
+        if score > best.1 {
+            best = (i, score);
+        }
+    }
+    best.0
+}
+
+/// How the items of a gold list and a predicted list were matched, with each pair's score, as
+/// the profile's list scoring matched them: (gold index, predicted index, score), gold order
+/// first, then extra predicted items.
+pub fn matched_items(
+    gold: &[Value],
+    pred: &[Value],
+    normalize: Normalize,
+    profile: Profile,
+) -> Vec<(Option<usize>, Option<usize>, f64)> {
+    let gold: Vec<Tree> = gold.iter().map(gold_node).collect();
+    let pred: Vec<Tree> = pred.iter().map(to_tree).collect();
+    match_list(&gold, &pred, rules(profile, normalize))
+        .into_iter()
+        .map(|m| (m.gold, m.pred, m.score))
+        .collect()
 }
 
 /// Equal within the tolerance, and within the rounding of the decimal forms.
@@ -112,8 +180,8 @@ fn anls_star_scores(variants: &[Value], pred: &Value) -> (f64, f64) {
     (if score == 1.0 { 1.0 } else { 0.0 }, score)
 }
 
-/// The rules of a profile, for the message's list of matched items.
-pub fn rules(profile: Profile, normalize: Normalize) -> Rules {
+/// The rules of a profile.
+fn rules(profile: Profile, normalize: Normalize) -> Rules {
     match profile {
         Profile::Dream => Rules::dream(normalize),
         Profile::AnlsStar => Rules::REFERENCE,
@@ -126,11 +194,6 @@ pub fn gold_tree(variants: &[Value]) -> Tree {
         [one] => gold_node(one),
         many => Tree::AnyOf(many.iter().map(gold_node).collect()),
     }
-}
-
-/// Gold list items as trees, `any_of` read as alternatives.
-pub fn gold_node_list(items: &[Value]) -> Vec<Tree> {
-    items.iter().map(gold_node).collect()
 }
 
 fn gold_node(value: &Value) -> Tree {

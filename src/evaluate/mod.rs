@@ -11,8 +11,10 @@ pub mod record;
 
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score};
-use crate::evaluate::field::{Scored, score_field};
-use crate::evaluate::outcome::{FieldRow, Metrics, Outcome, RubricVerdict, ThresholdVerdict};
+use crate::evaluate::field::{Scored, matched_items, score_field};
+use crate::evaluate::outcome::{
+    FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
+};
 use crate::metrics::{brier, ece};
 use crate::model::case::{Case, Price};
 use crate::model::metric::Metric;
@@ -26,8 +28,25 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .map(|g| {
             let predicted = prediction.field(&g.name);
             let value = predicted.map_or(Value::Null, |p| p.value.clone());
-            let Scored { em, anls, note } =
-                score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
+            let Scored {
+                em,
+                anls,
+                note,
+                closest,
+            } = score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
+            let items = match (&g.variants[closest], &value) {
+                (Value::List(gold), Value::List(pred)) if em < 1.0 => {
+                    matched_items(gold, pred, case.normalize, case.profile)
+                        .into_iter()
+                        .map(|(gold, prediction, score)| MatchedItem {
+                            gold,
+                            prediction,
+                            score,
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
             FieldRow {
                 name: g.name.clone(),
                 gold: g.variants.clone(),
@@ -38,6 +57,8 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 anls,
                 critical: case.critical.contains(&g.name),
                 note,
+                closest,
+                items,
             }
         })
         .collect();

@@ -46,6 +46,22 @@ pub struct FieldRow {
     pub critical: bool,
     /// Why a typed comparison could not be made.
     pub note: Option<String>,
+    /// The gold variant the scores came from.
+    pub closest: usize,
+    /// For a list field that is not exact: how gold and predicted items were matched, as the
+    /// scoring matched them.
+    pub items: Vec<MatchedItem>,
+}
+
+/// A gold item and the predicted item the list scoring paired it with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatchedItem {
+    /// The gold item's index; `None` for an extra predicted item.
+    pub gold: Option<usize>,
+    /// The predicted item's index; `None` for a gold item left unmatched.
+    pub prediction: Option<usize>,
+    /// The pair's score.
+    pub score: f64,
 }
 
 /// Case metrics; `None` when they cannot be computed (no gold, no critical field, no confidence).
@@ -101,6 +117,10 @@ pub struct ThresholdVerdict {
     pub is_max: bool,
     /// Why an absent metric could not be measured.
     pub absent_because: Option<String>,
+    /// The file the threshold is written in (the case, a suite's `defaults` or `aggregate`).
+    pub file: std::path::PathBuf,
+    /// Its line there.
+    pub line: u64,
 }
 
 impl ThresholdVerdict {
@@ -117,6 +137,8 @@ impl ThresholdVerdict {
             held: value.is_some_and(|v| threshold.holds(v)),
             is_max: threshold.is_max,
             absent_because: value.is_none().then(why_absent),
+            file: threshold.file.clone(),
+            line: threshold.line,
         }
     }
 }

@@ -5,10 +5,7 @@ use std::fmt::Write;
 use super::{Styles, inline_diff, line_diff, paint};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
-use crate::evaluate::field::{gold_node_list, rules, to_tree};
-use crate::evaluate::outcome::{FieldRow, Outcome, ThresholdVerdict};
-use crate::metrics::anls_star::match_list;
-use crate::metrics::score_variants;
+use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
 use crate::model::case::{Case, Profile};
 use crate::model::rubric::RubricKind;
 
@@ -85,16 +82,11 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
         );
     }
     for t in &failed_thresholds {
-        let (file, line) = case
-            .thresholds
-            .iter()
-            .find(|c| c.name == t.name)
-            .map_or((case.file.as_path(), 0), |c| (c.file.as_path(), c.line));
         let _ = writeln!(
             out,
             "at {}:{} (thresholds.{})",
-            file.display(),
-            line,
+            t.file.display(),
+            t.line,
             t.name
         );
     }
@@ -189,7 +181,7 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         "{}",
         paint(Styles::HEADING, format!("field `{}`{critical}", row.name))
     );
-    let closest = closest_variant(row, case);
+    let closest = row.closest;
     for (i, g) in row.gold.iter().enumerate() {
         let label = if i == 0 { "gold" } else { "" };
         let mark = if row.gold.len() > 1 && i == closest {
@@ -212,8 +204,10 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         for line in line_diff(&gold.to_string(), &row.prediction.to_string()) {
             let _ = writeln!(out, "    {line}");
         }
-        if let (Value::List(g), Value::List(p)) = (gold, &row.prediction) {
-            items_block(out, g, p, case);
+        if let (Value::List(g), Value::List(p)) = (gold, &row.prediction)
+            && !row.items.is_empty()
+        {
+            items_block(out, g, p, &row.items);
         }
     } else {
         let (g, p) = (gold.as_text(), row.prediction.as_text());
@@ -245,19 +239,13 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
 }
 
 /// Matched list items side by side with each pair's score, so the wrong line item stands out.
-fn items_block(out: &mut String, gold: &[Value], pred: &[Value], case: &Case) {
+fn items_block(out: &mut String, gold: &[Value], pred: &[Value], items: &[MatchedItem]) {
     const WIDTH: usize = 44;
     let _ = writeln!(
         out,
         "  items       gold ↔ prediction, by the matching that scores best"
     );
-    let gold_trees = gold_node_list(gold);
-    let pred_trees: Vec<_> = pred.iter().map(to_tree).collect();
-    for m in match_list(
-        &gold_trees,
-        &pred_trees,
-        rules(case.profile, case.normalize),
-    ) {
+    for m in items {
         let side = |list: &[Value], i: Option<usize>, absent: &str| match i {
             Some(i) => fit(&format!("[{i}] {}", item_text(&list[i])), WIDTH),
             None => absent.to_owned(),
@@ -265,7 +253,7 @@ fn items_block(out: &mut String, gold: &[Value], pred: &[Value], case: &Case) {
         let line = format!(
             "    {:<WIDTH$}  ↔  {:<WIDTH$}  {:.4}",
             side(gold, m.gold, "(extra)"),
-            side(pred, m.pred, "(missing)"),
+            side(pred, m.prediction, "(missing)"),
             m.score
         );
         let style = if m.score == 1.0 {
@@ -295,14 +283,6 @@ fn fit(text: &str, width: usize) -> String {
     } else {
         format!("{}…", text.chars().take(width - 1).collect::<String>())
     }
-}
-
-fn closest_variant(row: &FieldRow, case: &Case) -> usize {
-    if row.gold.iter().any(Value::is_nested) {
-        return 0;
-    }
-    let texts: Vec<String> = row.gold.iter().map(Value::as_text).collect();
-    score_variants(&texts, &row.prediction.as_text(), shown_normalize(case)).closest
 }
 
 /// The normalization the case's profile compares with: `anls_star` keeps accents.
