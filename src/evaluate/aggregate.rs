@@ -139,24 +139,30 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 impl Aggregated {
+    /// The aggregate value of a metric: a mean, pooled calibration, the 95th percentile of
+    /// latency, the mean cost per case, the pass rate.
+    pub fn get(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::ExactMatch => self.exact_match,
+            Metric::Anls => self.anls,
+            Metric::ExactCritical => self.exact_critical,
+            Metric::AnlsCritical => self.anls_critical,
+            Metric::Brier => self.brier,
+            Metric::Ece => self.ece,
+            Metric::PassRate => self.pass_rate,
+            Metric::F1 => self.f1,
+            Metric::LatencyMs => self.latency_p95,
+            Metric::CostUsd => self.cost_usd,
+            Metric::Score | Metric::ExtraFields | Metric::Precision | Metric::Recall => None,
+        }
+    }
+
     /// The verdicts of aggregate thresholds.
     pub fn judge(&self, thresholds: &[Threshold]) -> Vec<ThresholdVerdict> {
         thresholds
             .iter()
             .map(|t| {
-                let value = match t.metric {
-                    Metric::ExactMatch => self.exact_match,
-                    Metric::Anls => self.anls,
-                    Metric::ExactCritical => self.exact_critical,
-                    Metric::AnlsCritical => self.anls_critical,
-                    Metric::Brier => self.brier,
-                    Metric::Ece => self.ece,
-                    Metric::PassRate => self.pass_rate,
-                    Metric::F1 => self.f1,
-                    Metric::LatencyMs => self.latency_p95,
-                    Metric::CostUsd => self.cost_usd,
-                    _ => None,
-                };
+                let value = self.get(t.metric);
                 ThresholdVerdict::of(t, value, || {
                     format!("no case of the suite measures {}", t.metric.name())
                 })

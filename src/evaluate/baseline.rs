@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::evaluate::outcome::Outcome;
+use crate::model::metric::{Direction, Metric};
 
 /// The metrics of one case test, by name.
 pub type Entry = BTreeMap<String, f64>;
@@ -15,25 +16,13 @@ pub struct Baseline {
     pub cases: BTreeMap<String, Entry>,
 }
 
-/// Metrics where lower is better.
-const LOWER_IS_BETTER: [&str; 2] = ["brier", "ece"];
-
-/// The baselined metrics of an outcome (those it has).
+/// The baselined metrics of an outcome (those it has), from the table of metrics.
 pub fn entry_of(outcome: &Outcome) -> Entry {
-    let m = &outcome.metrics;
-    [
-        ("score", Some(outcome.score)),
-        ("exact_match", m.exact_match),
-        ("anls", m.anls),
-        ("exact_critical", m.exact_critical),
-        ("anls_critical", m.anls_critical),
-        ("f1", m.f1),
-        ("brier", m.brier),
-        ("ece", m.ece),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-    .collect()
+    Metric::ALL
+        .into_iter()
+        .filter(|m| m.about().baselined)
+        .filter_map(|m| outcome.value(m).map(|v| (m.name().to_owned(), v)))
+        .collect()
 }
 
 /// A metric that moved beyond the tolerance.
@@ -60,7 +49,9 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
             });
             continue;
         };
-        let gain = if LOWER_IS_BETTER.contains(&metric.as_str()) {
+        let lower_is_better =
+            Metric::from_name(metric).is_some_and(|m| m.about().direction == Direction::Lower);
+        let gain = if lower_is_better {
             was - now
         } else {
             now - was

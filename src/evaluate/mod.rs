@@ -128,19 +128,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .map(|t| {
             let value = match t.metric {
                 Metric::Score => Some(score),
-                Metric::ExactMatch => metrics.exact_match,
-                Metric::Anls => metrics.anls,
-                Metric::ExactCritical => metrics.exact_critical,
-                Metric::AnlsCritical => metrics.anls_critical,
-                Metric::Brier => metrics.brier,
-                Metric::Ece => metrics.ece,
-                Metric::ExtraFields => metrics.extra_fields,
-                Metric::F1 => metrics.f1,
-                Metric::Precision => metrics.precision,
-                Metric::Recall => metrics.recall,
-                Metric::LatencyMs => metrics.latency_ms,
-                Metric::CostUsd => metrics.cost_usd,
-                Metric::PassRate => None,
+                other => metrics.get(other),
             };
             ThresholdVerdict::of(t, value, || match t.metric {
                 Metric::ExactMatch | Metric::Anls => {

@@ -1,7 +1,7 @@
 //! What evaluation found: the outcome of a case, with its field rows and verdicts.
 
 use crate::base::value::Value;
-use crate::model::metric::Threshold;
+use crate::model::metric::{Metric, Threshold};
 use crate::model::rubric::{Rubric, RubricKind};
 
 /// Everything measured about one case.
@@ -93,6 +93,64 @@ pub struct Metrics {
     pub f1: Option<f64>,
 }
 
+impl Metrics {
+    /// The case's value of a metric (`score` and `pass_rate` are not case metrics: `None`).
+    pub fn get(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::ExactMatch => self.exact_match,
+            Metric::Anls => self.anls,
+            Metric::ExactCritical => self.exact_critical,
+            Metric::AnlsCritical => self.anls_critical,
+            Metric::Brier => self.brier,
+            Metric::Ece => self.ece,
+            Metric::ExtraFields => self.extra_fields,
+            Metric::F1 => self.f1,
+            Metric::Precision => self.precision,
+            Metric::Recall => self.recall,
+            Metric::LatencyMs => self.latency_ms,
+            Metric::CostUsd => self.cost_usd,
+            Metric::Score | Metric::PassRate => None,
+        }
+    }
+
+    /// Sets a case metric (reading a report back); `score` and `pass_rate` are not kept here.
+    pub fn set(&mut self, metric: Metric, value: Option<f64>) {
+        let slot = match metric {
+            Metric::ExactMatch => &mut self.exact_match,
+            Metric::Anls => &mut self.anls,
+            Metric::ExactCritical => &mut self.exact_critical,
+            Metric::AnlsCritical => &mut self.anls_critical,
+            Metric::Brier => &mut self.brier,
+            Metric::Ece => &mut self.ece,
+            Metric::ExtraFields => &mut self.extra_fields,
+            Metric::F1 => &mut self.f1,
+            Metric::Precision => &mut self.precision,
+            Metric::Recall => &mut self.recall,
+            Metric::LatencyMs => &mut self.latency_ms,
+            Metric::CostUsd => &mut self.cost_usd,
+            Metric::Score | Metric::PassRate => return,
+        };
+        *slot = value;
+    }
+
+    /// The case metrics a report lists: every metric but the score and the pass rate.
+    pub fn reported() -> impl Iterator<Item = Metric> {
+        Metric::ALL
+            .into_iter()
+            .filter(|m| !matches!(m, Metric::Score | Metric::PassRate))
+    }
+}
+
+impl Outcome {
+    /// The value of a metric for this case, the score included.
+    pub fn value(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::Score => Some(self.score),
+            other => self.metrics.get(other),
+        }
+    }
+}
+
 /// A rubric and what came of it.
 #[derive(Debug, Clone)]
 pub struct RubricVerdict {
@@ -107,6 +165,8 @@ pub struct RubricVerdict {
 pub struct ThresholdVerdict {
     /// The key (`min_anls`).
     pub name: String,
+    /// The metric it bounds.
+    pub metric: Metric,
     /// The limit.
     pub limit: f64,
     /// The measured value, `None` when the metric is absent.
@@ -132,6 +192,7 @@ impl ThresholdVerdict {
     ) -> ThresholdVerdict {
         ThresholdVerdict {
             name: threshold.name.clone(),
+            metric: threshold.metric,
             limit: threshold.limit,
             value,
             held: value.is_some_and(|v| threshold.holds(v)),

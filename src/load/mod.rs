@@ -22,7 +22,9 @@ use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{Case, FieldRule, GoldField, PredictionSource, Profile};
-use crate::model::metric::{DEFAULT_ECE_BINS, DEFAULT_PENALTY, Metric, Threshold};
+use crate::model::metric::{
+    DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
+};
 use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;
 
@@ -599,65 +601,41 @@ impl Here<'_> {
         spec: &Spanned<ThresholdsSpec>,
         critical: &[String],
     ) -> Result<Vec<Threshold>, LoadError> {
-        let t = &spec.value;
-        self.bounds(
-            "thresholds",
-            &[
-                ("min_score", Metric::Score, &t.min_score),
-                ("min_exact_match", Metric::ExactMatch, &t.min_exact_match),
-                ("min_anls", Metric::Anls, &t.min_anls),
-                (
-                    "min_exact_critical",
-                    Metric::ExactCritical,
-                    &t.min_exact_critical,
-                ),
-                (
-                    "min_anls_critical",
-                    Metric::AnlsCritical,
-                    &t.min_anls_critical,
-                ),
-                ("max_brier", Metric::Brier, &t.max_brier),
-                ("max_ece", Metric::Ece, &t.max_ece),
-                ("max_extra_fields", Metric::ExtraFields, &t.max_extra_fields),
-                ("min_f1", Metric::F1, &t.min_f1),
-                ("min_precision", Metric::Precision, &t.min_precision),
-                ("min_recall", Metric::Recall, &t.min_recall),
-                ("max_latency_ms", Metric::LatencyMs, &t.max_latency_ms),
-                ("max_cost_usd", Metric::CostUsd, &t.max_cost_usd),
-            ],
-            Some(critical),
-        )
+        self.bounds("thresholds", |key| spec.value.bound(key), Some(critical))
     }
 
     /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is
     /// the case's critical fields, `None` for a suite's aggregate.
-    pub(crate) fn bounds(
+    pub(crate) fn bounds<'s>(
         &self,
         section: &str,
-        all: &[(&str, Metric, &Option<Spanned<f64>>)],
+        bound: impl Fn(&str) -> Option<&'s Spanned<f64>>,
         critical: Option<&[String]>,
     ) -> Result<Vec<Threshold>, LoadError> {
         let mut out = Vec::new();
-        for &(name, metric, value) in all {
-            let Some(value) = value else { continue };
+        for metric in Metric::ALL
+            .into_iter()
+            .filter(|m| m.bounds_in(critical.is_none()))
+        {
+            let name = metric.threshold_key();
+            let Some(value) = bound(&name) else { continue };
             let mark = Mark::of(&value.referenced);
             let path = format!("{section}.{name}");
             let v = value.value;
-            match metric {
-                Metric::ExtraFields if !(v >= 0.0 && v.fract() == 0.0) => {
+            match metric.about().range {
+                Range::Count if !(v >= 0.0 && v.fract() == 0.0) => {
                     return Err(self
                         .err(mark, &path, format!("`{name}` is {v}, not a count"))
                         .hint("write a whole number such as 0"));
                 }
-                Metric::LatencyMs | Metric::CostUsd if !(v >= 0.0 && v.is_finite()) => {
+                Range::NonNegative if !(v >= 0.0 && v.is_finite()) => {
                     return Err(self.err(
                         mark,
                         &path,
                         format!("`{name}` is {v}; it must be 0 or more"),
                     ));
                 }
-                Metric::ExtraFields | Metric::LatencyMs | Metric::CostUsd => {}
-                _ if !(0.0..=1.0).contains(&v) => {
+                Range::Unit if !(0.0..=1.0).contains(&v) => {
                     return Err(self
                         .err(mark, &path, format!("`{name}` is {v}, outside [0, 1]"))
                         .hint("metrics and the score lie between 0 and 1"));
@@ -672,10 +650,10 @@ impl Here<'_> {
                     .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
             }
             out.push(Threshold {
-                name: name.into(),
+                is_max: metric.about().direction == Direction::Lower,
+                name,
                 metric,
                 limit: v,
-                is_max: name.starts_with("max_"),
                 file: self.file.to_path_buf(),
                 line: mark.line,
             });

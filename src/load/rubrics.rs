@@ -128,49 +128,8 @@ fn available_sets(dir: &Path) -> Vec<String> {
     names
 }
 
-const CHECKS: [&str; 16] = [
-    "exact",
-    "min_anls",
-    "equals",
-    "one_of",
-    "contains",
-    "not_contains",
-    "matches",
-    "present",
-    "number",
-    "date",
-    "min_confidence",
-    "count",
-    "all",
-    "any",
-    "not",
-    "sum_of",
-];
-
 fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
-    let given = [
-        e.exact.is_some(),
-        e.min_anls.is_some(),
-        e.equals.is_some(),
-        e.one_of.is_some(),
-        e.contains.is_some(),
-        e.not_contains.is_some(),
-        e.matches.is_some(),
-        e.present.is_some(),
-        e.number.is_some(),
-        e.date.is_some(),
-        e.min_confidence.is_some(),
-        e.count.is_some(),
-        e.all.is_some(),
-        e.any.is_some(),
-        e.not.is_some(),
-        e.sum_of.is_some(),
-    ];
-    CHECKS
-        .iter()
-        .zip(given)
-        .filter(|(_, g)| *g)
-        .map(|(k, _)| *k)
+    Check::KEYS.into_iter().filter(|key| e.gives(key))
 }
 
 fn rubric(
@@ -294,7 +253,7 @@ fn probe(
         };
         return Err(here.err(mark, path, message).hint(format!(
             "use one of {}; combine several with `all: [...]` or `any: [...]`",
-            CHECKS.map(|c| format!("`{c}`")).join(", ")
+            Check::KEYS.map(|c| format!("`{c}`")).join(", ")
         )));
     }
     let field = match &e.field {

@@ -11,7 +11,6 @@ use crate::base::location::LoadError;
 use crate::base::location::Mark;
 use crate::load::Here;
 use crate::model::case::{Price, Profile};
-use crate::model::metric::Metric;
 use crate::model::suite::{Aggregate, BaselineSpec, Pipelines, RunCommand};
 use crate::spec::{CaseFile, NodeKind, SuiteFile, parse_yaml};
 
@@ -192,31 +191,7 @@ fn apply(
         });
     }
     if let Some(agg) = &spec.aggregate {
-        let a = &agg.value;
-        let thresholds = here.bounds(
-            "aggregate",
-            &[
-                ("min_exact_match", Metric::ExactMatch, &a.min_exact_match),
-                ("min_anls", Metric::Anls, &a.min_anls),
-                (
-                    "min_exact_critical",
-                    Metric::ExactCritical,
-                    &a.min_exact_critical,
-                ),
-                (
-                    "min_anls_critical",
-                    Metric::AnlsCritical,
-                    &a.min_anls_critical,
-                ),
-                ("max_brier", Metric::Brier, &a.max_brier),
-                ("max_ece", Metric::Ece, &a.max_ece),
-                ("min_pass_rate", Metric::PassRate, &a.min_pass_rate),
-                ("min_f1", Metric::F1, &a.min_f1),
-                ("max_latency_ms", Metric::LatencyMs, &a.max_latency_ms),
-                ("max_cost_usd", Metric::CostUsd, &a.max_cost_usd),
-            ],
-            None,
-        )?;
+        let thresholds = here.bounds("aggregate", |key| agg.value.bound(key), None)?;
         if thresholds.is_empty() {
             return Err(here
                 .err(

@@ -40,24 +40,123 @@ pub enum Metric {
     PassRate,
 }
 
+/// Whether a metric is better high or low.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Higher is better: thresholds are `min_*`.
+    Higher,
+    /// Lower is better: thresholds are `max_*`.
+    Lower,
+}
+
+/// Where a metric may be bounded by a threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A case's `thresholds` only.
+    Case,
+    /// A suite's `aggregate` only.
+    Aggregate,
+    /// Both.
+    Both,
+}
+
+/// The values a metric takes, which its thresholds must respect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// In [0, 1].
+    Unit,
+    /// A whole number, 0 or more.
+    Count,
+    /// 0 or more (milliseconds, dollars).
+    NonNegative,
+}
+
+/// One row of the table of metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct About {
+    /// The name in reports, baselines and threshold keys (`min_` + name).
+    pub name: &'static str,
+    /// Better high or low.
+    pub direction: Direction,
+    /// Where a threshold may bound it.
+    pub scope: Scope,
+    /// The values it takes.
+    pub range: Range,
+    /// Whether a baseline keeps it per case.
+    pub baselined: bool,
+}
+
 impl Metric {
-    /// The metric's name in reports.
+    /// Every metric, in the order reports list them.
+    pub const ALL: [Metric; 14] = [
+        Metric::Score,
+        Metric::ExactMatch,
+        Metric::Anls,
+        Metric::ExactCritical,
+        Metric::AnlsCritical,
+        Metric::Brier,
+        Metric::Ece,
+        Metric::ExtraFields,
+        Metric::F1,
+        Metric::Precision,
+        Metric::Recall,
+        Metric::LatencyMs,
+        Metric::CostUsd,
+        Metric::PassRate,
+    ];
+
+    /// The table of metrics: the one place that says what each is.
+    pub fn about(self) -> About {
+        use {Direction::*, Range::*, Scope::*};
+        let (name, direction, scope, range, baselined) = match self {
+            Metric::Score => ("score", Higher, Case, Unit, true),
+            Metric::ExactMatch => ("exact_match", Higher, Both, Unit, true),
+            Metric::Anls => ("anls", Higher, Both, Unit, true),
+            Metric::ExactCritical => ("exact_critical", Higher, Both, Unit, true),
+            Metric::AnlsCritical => ("anls_critical", Higher, Both, Unit, true),
+            Metric::Brier => ("brier", Lower, Both, Unit, true),
+            Metric::Ece => ("ece", Lower, Both, Unit, true),
+            Metric::ExtraFields => ("extra_fields", Lower, Case, Count, false),
+            Metric::F1 => ("f1", Higher, Both, Unit, true),
+            Metric::Precision => ("precision", Higher, Case, Unit, false),
+            Metric::Recall => ("recall", Higher, Case, Unit, false),
+            Metric::LatencyMs => ("latency_ms", Lower, Both, NonNegative, false),
+            Metric::CostUsd => ("cost_usd", Lower, Both, NonNegative, false),
+            Metric::PassRate => ("pass_rate", Higher, Aggregate, Unit, false),
+        };
+        About {
+            name,
+            direction,
+            scope,
+            range,
+            baselined,
+        }
+    }
+
+    /// The metric's name in reports and baselines.
     pub fn name(self) -> &'static str {
-        match self {
-            Metric::Score => "score",
-            Metric::ExactMatch => "exact_match",
-            Metric::Anls => "anls",
-            Metric::ExactCritical => "exact_critical",
-            Metric::AnlsCritical => "anls_critical",
-            Metric::Brier => "brier",
-            Metric::Ece => "ece",
-            Metric::ExtraFields => "extra_fields",
-            Metric::F1 => "f1",
-            Metric::Precision => "precision",
-            Metric::Recall => "recall",
-            Metric::LatencyMs => "latency_ms",
-            Metric::CostUsd => "cost_usd",
-            Metric::PassRate => "pass_rate",
+        self.about().name
+    }
+
+    /// The metric of a name.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Its threshold key: `min_anls`, `max_brier`.
+    pub fn threshold_key(self) -> String {
+        match self.about().direction {
+            Direction::Higher => format!("min_{}", self.name()),
+            Direction::Lower => format!("max_{}", self.name()),
+        }
+    }
+
+    /// Whether a threshold on it may appear in a case (`false`) or a suite's `aggregate` (`true`).
+    pub fn bounds_in(self, aggregate: bool) -> bool {
+        match self.about().scope {
+            Scope::Both => true,
+            Scope::Case => !aggregate,
+            Scope::Aggregate => aggregate,
         }
     }
 }

@@ -96,6 +96,50 @@ pub enum Check {
 }
 
 impl Check {
+    /// The table of check keys: every key a rubric may give its check with, in the order the
+    /// guide lists them.
+    pub const KEYS: [&'static str; 16] = [
+        "exact",
+        "min_anls",
+        "equals",
+        "one_of",
+        "contains",
+        "not_contains",
+        "matches",
+        "present",
+        "number",
+        "date",
+        "min_confidence",
+        "count",
+        "all",
+        "any",
+        "not",
+        "sum_of",
+    ];
+
+    /// The key this check is written with.
+    pub fn key(&self) -> &'static str {
+        let i = match self {
+            Check::Exact => 0,
+            Check::MinAnls(_) => 1,
+            Check::Equals(_) => 2,
+            Check::OneOf(_) => 3,
+            Check::Contains(_) => 4,
+            Check::NotContains(_) => 5,
+            Check::Matches(_) => 6,
+            Check::Present(_) => 7,
+            Check::Number { .. } => 8,
+            Check::Date { .. } => 9,
+            Check::MinConfidence(_) => 10,
+            Check::Count { .. } => 11,
+            Check::All(_) => 12,
+            Check::Any(_) => 13,
+            Check::Not(_) => 14,
+            Check::SumOf { .. } => 15,
+        };
+        Check::KEYS[i]
+    }
+
     /// Whether the check compares against the field's gold.
     pub fn needs_gold(&self) -> bool {
         matches!(self, Check::Exact | Check::MinAnls(_))

@@ -7,6 +7,7 @@ use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
 use crate::model::case::{Case, Profile};
+use crate::model::metric::{Metric, Range};
 use crate::model::rubric::RubricKind;
 
 /// The failure message: verdict line, failed rubrics and thresholds, each field involved with
@@ -119,7 +120,9 @@ fn verdict_line(outcome: &Outcome) -> String {
 
 fn threshold_text(t: &ThresholdVerdict) -> String {
     match t.value {
-        Some(v) if t.name == "max_extra_fields" => format!("{} failed: {v} > {}", t.name, t.limit),
+        Some(v) if t.metric.about().range == Range::Count => {
+            format!("{} failed: {v} > {}", t.name, t.limit)
+        }
         Some(v) => format!(
             "{} failed: {:.4} {} {}",
             t.name,
@@ -146,13 +149,13 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
     let metric_failed = outcome
         .thresholds
         .iter()
-        .any(|t| !t.held && t.name != "min_score");
+        .any(|t| !t.held && t.metric != Metric::Score);
     if metric_failed {
         let only_critical = outcome
             .thresholds
             .iter()
-            .filter(|t| !t.held && t.name != "min_score")
-            .all(|t| t.name.contains("critical"));
+            .filter(|t| !t.held && t.metric != Metric::Score)
+            .all(|t| matches!(t.metric, Metric::ExactCritical | Metric::AnlsCritical));
         names.extend(
             outcome
                 .fields

@@ -56,12 +56,10 @@ pub fn case_json(record: &Record) -> Json {
         "open": o.gate_open,
         "closed_by": o.closed_by().map(|r| r.rubric.label.clone()).collect::<Vec<_>>(),
     });
-    case["metrics"] = json!({
-        "exact_match": m.exact_match, "anls": m.anls,
-        "exact_critical": m.exact_critical, "anls_critical": m.anls_critical,
-        "brier": m.brier, "ece": m.ece, "latency_ms": m.latency_ms, "cost_usd": m.cost_usd,
-        "extra_fields": m.extra_fields, "precision": m.precision, "recall": m.recall, "f1": m.f1,
-    });
+    case["metrics"] = Metrics::reported()
+        .map(|metric| (metric.name().to_owned(), json!(m.get(metric))))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
     case["extra_fields"] = o
         .extra_fields
         .iter()
@@ -89,7 +87,7 @@ pub fn case_json(record: &Record) -> Json {
             .iter()
             .map(|r| {
                 json!({
-                    "label": r.rubric.label, "kind": r.rubric.kind.key(), "field": r.rubric.probe.field.as_ref().map(ToString::to_string),
+                    "label": r.rubric.label, "kind": r.rubric.kind.key(), "check": r.rubric.probe.check.key(), "field": r.rubric.probe.field.as_ref().map(ToString::to_string),
                     "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
                     "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
                 })
@@ -134,19 +132,12 @@ pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
     };
     let m = case.get("metrics").filter(|m| m.is_object());
     let get = |name: &str| m.and_then(|m| m.get(name)).and_then(Json::as_f64);
-    let metrics = m.map(|_| Metrics {
-        exact_match: get("exact_match"),
-        anls: get("anls"),
-        exact_critical: get("exact_critical"),
-        anls_critical: get("anls_critical"),
-        brier: get("brier"),
-        ece: get("ece"),
-        latency_ms: get("latency_ms"),
-        cost_usd: get("cost_usd"),
-        extra_fields: get("extra_fields"),
-        precision: get("precision"),
-        recall: get("recall"),
-        f1: get("f1"),
+    let metrics = m.map(|_| {
+        let mut metrics = Metrics::default();
+        for metric in Metrics::reported() {
+            metrics.set(metric, get(metric.name()));
+        }
+        metrics
     });
     let confidences = case
         .get("fields")

@@ -339,3 +339,69 @@ pub struct ThresholdsSpec {
     #[schemars(with = "Option<f64>")]
     pub max_cost_usd: Option<Spanned<f64>>,
 }
+
+impl ThresholdsSpec {
+    /// The bound written under a threshold key (`min_anls`), if any.
+    pub fn bound(&self, key: &str) -> Option<&Spanned<f64>> {
+        match key {
+            "min_score" => self.min_score.as_ref(),
+            "min_exact_match" => self.min_exact_match.as_ref(),
+            "min_anls" => self.min_anls.as_ref(),
+            "min_exact_critical" => self.min_exact_critical.as_ref(),
+            "min_anls_critical" => self.min_anls_critical.as_ref(),
+            "max_brier" => self.max_brier.as_ref(),
+            "max_ece" => self.max_ece.as_ref(),
+            "max_extra_fields" => self.max_extra_fields.as_ref(),
+            "min_f1" => self.min_f1.as_ref(),
+            "min_precision" => self.min_precision.as_ref(),
+            "min_recall" => self.min_recall.as_ref(),
+            "max_latency_ms" => self.max_latency_ms.as_ref(),
+            "max_cost_usd" => self.max_cost_usd.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl AggregateSpec {
+    /// The bound written under a threshold key (`min_anls`), if any.
+    pub fn bound(&self, key: &str) -> Option<&Spanned<f64>> {
+        match key {
+            "min_exact_match" => self.min_exact_match.as_ref(),
+            "min_anls" => self.min_anls.as_ref(),
+            "min_exact_critical" => self.min_exact_critical.as_ref(),
+            "min_anls_critical" => self.min_anls_critical.as_ref(),
+            "max_brier" => self.max_brier.as_ref(),
+            "max_ece" => self.max_ece.as_ref(),
+            "min_pass_rate" => self.min_pass_rate.as_ref(),
+            "min_f1" => self.min_f1.as_ref(),
+            "max_latency_ms" => self.max_latency_ms.as_ref(),
+            "max_cost_usd" => self.max_cost_usd.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl RubricEntry {
+    /// Whether the entry gives the check of that key (one of `Check::KEYS` in the model).
+    pub fn gives(&self, key: &str) -> bool {
+        match key {
+            "exact" => self.exact.is_some(),
+            "min_anls" => self.min_anls.is_some(),
+            "equals" => self.equals.is_some(),
+            "one_of" => self.one_of.is_some(),
+            "contains" => self.contains.is_some(),
+            "not_contains" => self.not_contains.is_some(),
+            "matches" => self.matches.is_some(),
+            "present" => self.present.is_some(),
+            "number" => self.number.is_some(),
+            "date" => self.date.is_some(),
+            "min_confidence" => self.min_confidence.is_some(),
+            "count" => self.count.is_some(),
+            "all" => self.all.is_some(),
+            "any" => self.any.is_some(),
+            "not" => self.not.is_some(),
+            "sum_of" => self.sum_of.is_some(),
+            _ => false,
+        }
+    }
+}
