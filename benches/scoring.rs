@@ -5,9 +5,9 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use goldgate::Normalize;
-use goldgate::Value;
 use goldgate::metrics::anls_star::{Rules, Tree, anls_star, score_with};
 use goldgate::metrics::{ece, score_variants};
+use serde_json::{Value as Json, json};
 
 fn reference(name: &str) -> Vec<serde_json::Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,43 +92,27 @@ fn text_metrics(c: &mut Criterion) {
 
 /// An invoice of 50 line items × 6 keys against a shuffled prediction with one item dropped,
 /// one invented and every fifth description misspelt.
-fn invoice_items() -> (Value, Value) {
+fn invoice_items() -> (Json, Json) {
     let item = |k: usize, typo: bool| {
-        let t = |s: String| Value::Text(s);
-        Value::Map(vec![
-            (
-                "description".into(),
-                t(if typo {
-                    format!("Cabel 3G2.5 lot {k}")
-                } else {
-                    format!("Câble 3G2.5 lot {k}")
-                }),
-            ),
-            ("quantity".into(), t(format!("{}", k % 7 + 1))),
-            ("unit_price".into(), t(format!("{}.{:02}", 10 + k, k % 100))),
-            (
-                "vat_rate".into(),
-                t(if k.is_multiple_of(3) {
-                    "20%".into()
-                } else {
-                    "5.5%".into()
-                }),
-            ),
-            ("amount".into(), t(format!("{}.00", (k % 7 + 1) * (10 + k)))),
-            ("reference".into(), t(format!("REF-{k:04}"))),
-        ])
+        json!({
+            "description": if typo { format!("Cabel 3G2.5 lot {k}") } else { format!("Câble 3G2.5 lot {k}") },
+            "quantity": format!("{}", k % 7 + 1),
+            "unit_price": format!("{}.{:02}", 10 + k, k % 100),
+            "vat_rate": if k.is_multiple_of(3) { "20%" } else { "5.5%" },
+            "amount": format!("{}.00", (k % 7 + 1) * (10 + k)),
+            "reference": format!("REF-{k:04}"),
+        })
     };
-    let gold = Value::List((0..50).map(|k| item(k, false)).collect());
-    let mut pred: Vec<Value> = (1..50).map(|k| item(k, k.is_multiple_of(5))).collect();
+    let gold = Json::Array((0..50).map(|k| item(k, false)).collect());
+    let mut pred: Vec<Json> = (1..50usize).map(|k| item(k, k.is_multiple_of(5))).collect();
     pred.push(item(99, false));
     pred.reverse();
-    (gold, Value::List(pred))
+    (gold, Json::Array(pred))
 }
 
 fn nested(c: &mut Criterion) {
     let (gold, pred) = invoice_items();
-    let to_tree = |v: &Value| Tree::from_json(&v.to_json());
-    let (gold_tree, pred_tree) = (to_tree(&gold), to_tree(&pred));
+    let (gold_tree, pred_tree) = (Tree::from_json(&gold), Tree::from_json(&pred));
     c.bench_function("ANLS* default profile, 50 line items x 6 keys", |b| {
         b.iter(|| {
             score_with(
@@ -151,27 +135,9 @@ fn nested(c: &mut Criterion) {
 }
 
 fn gold_set(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let cases: Vec<(String, std::path::PathBuf)> =
-        goldgate::load::discover::discover(&root.join("cases"))
-            .unwrap()
-            .into_iter()
-            .filter_map(|f| match f {
-                goldgate::load::discover::Found::Case { id, path } => Some((id, path)),
-                _ => None,
-            })
-            .collect();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
     c.bench_function("example gold set: load + read prediction + evaluate", |b| {
-        b.iter(|| {
-            for (id, path) in &cases {
-                if let Ok(case) = goldgate::load::load_case(path, id, &root.join("rubrics"))
-                    && let Ok(p) =
-                        goldgate::load::prediction::read_prediction(&case.prediction, &case.file)
-                {
-                    black_box(goldgate::evaluate(&case, &p));
-                }
-            }
-        })
+        b.iter(|| goldgate::cli::evaluate_folder(black_box(&cases)).unwrap())
     });
 }
 

@@ -54,43 +54,71 @@
 //! A `suite.yaml` gives its folder and the folders below `defaults` (any case key), `pipelines`
 //! (one test per case and pipeline, `invoices/acme-173::guided`), `aggregate` thresholds (one
 //! test per pipeline, `invoices::aggregate::guided`), `pricing`, a `baseline` with its
-//! `tolerance`, a `run` command, a `profile` and an `easy_wrong_penalty`. See [`suite`].
+//! `tolerance`, a `run` command, a `profile` and an `easy_wrong_penalty`. See the [`guide`].
 //!
 //! ## Environment
 //!
 //! - `GOLDGATE_REPORT=FILE`: write the JSON report of the run there (atomically).
 //! - `GOLDGATE_UPDATE=always|no`: rewrite the suites' baselines with this run's numbers, or not.
+//! - `NEXTEST_RUN_ID` (set by cargo-nextest) or `GOLDGATE_RUN_ID`: the run this process is part
+//!   of, when a run spans processes (below).
 //! - `NO_COLOR`: no colour, as does `--color never` or a pipe.
+//!
+//! ## One run, any number of processes
+//!
+//! `cargo nextest run` starts one process per test, and `--partition hash:k/N` spreads a run over
+//! CI machines. The results are the same however a run is split:
+//!
+//! - Every process of one run (one `NEXTEST_RUN_ID`, or `GOLDGATE_RUN_ID`) merges its tests into
+//!   the report by test name, under a lock (`std::fs::File::lock`), through a temporary file and a
+//!   rename; a report left by another run is replaced. Without a run id, a process is a run.
+//! - `GOLDGATE_UPDATE=always` merges each test's entry into the baseline under a lock: concurrent
+//!   processes lose none.
+//! - A suite's `run` command runs once per case and pipeline per run: an aggregate test reuses the
+//!   case tests' outputs (in one process, the scores; across processes, the command's output,
+//!   kept for the run under the temporary folder and keyed by the command, its arguments, its
+//!   folder and the document's bytes).
+//! - `goldgate report FILE…` prints the summary, the comparison of pipelines, regressions and
+//!   improvements from one report or from the reports of several shards, and `-o FILE` writes the
+//!   merged report.
+//! - Locks and shared outputs live in `goldgate-USER` under the temporary folder, never in the
+//!   repository.
 //!
 //! ## How the crate is laid out
 //!
-//! A case travels one way: file -> [`load`] (with its [`suite`]) -> [`evaluate`](mod@evaluate) -> [`render`];
-//! [`trial`] makes the tests of a run, scores each case once and compares it with its
-//! [`baseline`]; [`aggregate`] pools a suite's cases; [`run`] runs a suite's command. [`spec`] holds the
-//! serde types of the files and the located nodes that keep written scalar text; [`metrics`]
-//! holds EM, ANLS, ANLS* and calibration and knows nothing of YAML; [`Harness`] is the
-//! libtest-mimic glue; [`discover`] finds the files; [`env`](mod@env) reads every `GOLDGATE_*` variable.
+//! A case travels one way: file -> load -> evaluate -> render, and the run drives it. Modules
+//! sit in layers; each imports only from the layers below it (a test, `tests/layers.rs`, reads
+//! the sources and fails on an import that climbs):
+//!
+//! | layer | module | what it holds |
+//! |---|---|---|
+//! | 0 | `base` | the value tree, text normalization, typed reading of amounts and dates, field paths, locations and load errors, file helpers (atomic writes, locks) |
+//! | 1 | `spec` | the file formats: serde types of case, suite and rubric files, located nodes that keep written text, the parser's messages, the JSON Schema |
+//! | 1 | [`metrics`] | EM, ANLS, ANLS\*, calibration; knows nothing of YAML |
+//! | 2 | `model` | plain types: case, rubric (and the table of check keys), suite, prediction, metric (the table of metrics) |
+//! | 3 | `load` | files -> model: discovery, suites, cases, rubrics, recorded predictions; runs nothing |
+//! | 3 | `evaluate` | model -> outcome, pure: field scores, checks, the gate, thresholds, aggregates, baseline comparison, the records of a run |
+//! | 4 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report; computes nothing |
+//! | 5 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, report and baseline files, `GOLDGATE_*` variables |
+//! | 6 | `cli` | the command line's subcommands (hidden: for the `goldgate` binary) |
+//!
+//! The public API is [`Harness`], [`metrics`] with [`Normalize`], and the [`guide`].
 #![warn(missing_docs)]
 
-pub mod base;
+mod base;
 #[doc(hidden)]
 pub mod cli;
-pub mod evaluate;
-pub mod load;
+mod evaluate;
+mod load;
 pub mod metrics;
-pub mod model;
-pub mod render;
-pub mod run;
-pub mod spec;
+mod model;
+mod render;
+mod run;
+mod spec;
 
 /// Writing cases: every key, every check and every threshold, by example.
 #[doc = include_str!("guide.md")]
 pub mod guide {}
 
-pub use base::location::LoadError;
 pub use base::normalize::Normalize;
-pub use base::value::Value;
-pub use evaluate::evaluate;
-pub use evaluate::outcome::Outcome;
-pub use model::case::Case;
 pub use run::harness::Harness;

@@ -145,12 +145,7 @@ pub fn main() -> ExitCode {
             Err(e) => fail(&e.to_string()),
         },
         Command::Schema { kind } => {
-            let kind = match kind.as_str() {
-                "rubrics" => crate::spec::schema::Kind::Rubrics,
-                "suite" => crate::spec::schema::Kind::Suite,
-                _ => crate::spec::schema::Kind::Case,
-            };
-            print!("{}", crate::spec::schema::schema(kind));
+            print!("{}", schema(&kind));
             ExitCode::SUCCESS
         }
     }
@@ -275,4 +270,46 @@ fn usage(message: &str) -> ExitCode {
 fn fail(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::FAILURE
+}
+
+/// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
+/// `goldgate schema --kind KIND` prints it.
+pub fn schema(kind: &str) -> String {
+    use crate::spec::schema::{Kind, schema};
+    schema(match kind {
+        "rubrics" => Kind::Rubrics,
+        "suite" => Kind::Suite,
+        _ => Kind::Case,
+    })
+}
+
+/// The case files under `dir` that load without error (rubric sets from `rubrics` beside it).
+pub fn loading_case_files(dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
+    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+    let rubrics = crate::load::discover::default_rubrics(dir);
+    let mut files: Vec<PathBuf> = crate::load::load_folder(&found, dir, &rubrics, |_| true)
+        .into_iter()
+        .filter(|e| e.loaded.is_ok())
+        .map(|e| e.file)
+        .collect();
+    files.dedup();
+    Ok(files)
+}
+
+/// Loads every case under `dir`, reads its recorded prediction (commands are not run) and
+/// evaluates it: the whole path of a test but for the harness, for the benchmark. Returns how
+/// many cases were evaluated.
+pub fn evaluate_folder(dir: &std::path::Path) -> Result<usize, String> {
+    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+    let rubrics = crate::load::discover::default_rubrics(dir);
+    let mut evaluated = 0;
+    for entry in crate::load::load_folder(&found, dir, &rubrics, |_| true) {
+        if let Ok(case) = entry.loaded
+            && let Ok(p) = crate::load::prediction::read_prediction(&case.prediction, &case.file)
+        {
+            std::hint::black_box(crate::evaluate::evaluate(&case, &p));
+            evaluated += 1;
+        }
+    }
+    Ok(evaluated)
 }

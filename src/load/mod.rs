@@ -28,14 +28,6 @@ use crate::model::metric::{
 use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;
 
-/// Reads and checks one case file outside any suite. `id` is its test name; includes are looked
-/// up in `rubrics_dir`.
-pub fn load_case(file: &Path, id: &str, rubrics_dir: &Path) -> Result<Case, LoadError> {
-    let mut cases =
-        load_case_in(file, id, rubrics_dir, &Suite::default()).map_err(|mut e| e.remove(0))?;
-    Ok(cases.remove(0))
-}
-
 /// Reads and checks one case file under its suites: one [`Case`] per pipeline (named
 /// `id::pipeline`), or one when the suites declare none.
 pub fn load_case_in(

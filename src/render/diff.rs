@@ -5,11 +5,6 @@ use similar::{ChangeTag, TextDiff};
 use super::{Styles, paint};
 
 /// A character diff of `gold` into `pred`: `[-removed-]{+added+}` (coloured on a terminal).
-///
-/// ```
-/// let diff = goldgate::render::inline_diff("1234.50", "1 234,50");
-/// assert_eq!(anstream::adapter::strip_str(&diff).to_string(), "1{+ +}234[-.-]{+,+}50");
-/// ```
 pub fn inline_diff(gold: &str, pred: &str) -> String {
     let diff = TextDiff::from_chars(gold, pred);
     let mut out = String::new();
@@ -52,4 +47,18 @@ pub fn line_diff(gold: &str, pred: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+
+    #[test]
+    fn inline_diff_marks_removed_and_added() {
+        let diff = inline_diff("1234.50", "1 234,50");
+        assert_eq!(
+            anstream::adapter::strip_str(&diff).to_string(),
+            "1{+ +}234[-.-]{+,+}50"
+        );
+    }
 }

@@ -11,7 +11,7 @@ pub use compare::{aggregate_table, aggregated_json, comparison_table, failed_bou
 pub use diff::{inline_diff, line_diff};
 pub use message::failure_message;
 pub use report::{aggregate_json, case_json, compared_of, numbers_of, report_text};
-pub use summary::{Notes, run_end, summary_line};
+pub use summary::{Notes, run_end};
 
 use anstyle::{AnsiColor, Style};
 

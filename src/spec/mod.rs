@@ -7,8 +7,8 @@ mod parse;
 pub mod schema;
 
 pub use case::{
-    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, PriceSpec, RubricEntry,
-    RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
+    CaseFile, Compare, Correct, FieldRuleSpec, RubricEntry, RubricSetFile, SuiteFile,
+    ThresholdsSpec,
 };
 pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;
