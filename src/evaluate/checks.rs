@@ -162,6 +162,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
         .collect()
 }
 
+/// Judges one check at one place.
 fn judge_at(
     check: &Check,
     t: &Target,
@@ -169,11 +170,28 @@ fn judge_at(
     normalize: Normalize,
     whole: &Value,
 ) -> (bool, String) {
-    let raw = t.value.as_text();
-    let norm = normalize.apply(&raw);
-    let shown = shorten(&raw);
     match check {
-        Check::Exact | Check::MinAnls(_) => {
+        Check::Exact | Check::MinAnls(_) => against_gold(check, t, cx, normalize),
+        Check::Equals(_)
+        | Check::OneOf(_)
+        | Check::Contains(_)
+        | Check::NotContains(_)
+        | Check::Matches(_)
+        | Check::Present(_) => on_text(check, t, normalize),
+        Check::Number { .. }
+        | Check::Date { .. }
+        | Check::MinConfidence(_)
+        | Check::Count { .. } => on_typed(check, t),
+        Check::All(_) | Check::Any(_) | Check::Not(_) => combined(check, t, cx, normalize, whole),
+        Check::SumOf { fields, tolerance } => sum_of(fields, *tolerance, t, cx),
+    }
+}
+
+/// `exact` and `min_anls`: the value against its gold, by the field's rule and the profile.
+fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> (bool, String) {
+    let shown = shorten(&t.value.as_text());
+    match check {
+        _ => {
             let Some(gold) = &t.gold else {
                 return (false, "gold has no value here to compare with".into());
             };
@@ -192,6 +210,16 @@ fn judge_at(
                 ),
             }
         }
+    }
+}
+
+/// Checks on the value's text: `equals`, `one_of`, `contains`, `not_contains`, `matches`,
+/// `present`.
+fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
+    let raw = t.value.as_text();
+    let norm = normalize.apply(&raw);
+    let shown = shorten(&raw);
+    match check {
         Check::Equals(v) => {
             let held = norm == normalize.apply(v);
             (
@@ -263,6 +291,15 @@ fn judge_at(
             };
             (present == *want, detail)
         }
+        _ => unreachable!("judge_at sends only text checks here"),
+    }
+}
+
+/// Checks that read the value as something: `number`, `date`, `min_confidence`, `count`.
+fn on_typed(check: &Check, t: &Target) -> (bool, String) {
+    let raw = t.value.as_text();
+    let shown = shorten(&raw);
+    match check {
         Check::Number { value, tolerance } => match parse_number(&raw) {
             Some(n) => {
                 let held =
@@ -313,6 +350,19 @@ fn judge_at(
                 ),
             )
         }
+        _ => unreachable!("judge_at sends only typed checks here"),
+    }
+}
+
+/// `all`, `any` and `not`: nested checks at the same place.
+fn combined(
+    check: &Check,
+    t: &Target,
+    cx: &Context,
+    normalize: Normalize,
+    whole: &Value,
+) -> (bool, String) {
+    match check {
         Check::All(probes) => {
             let here = t.at.as_ref();
             let results: Vec<(bool, String)> = probes
@@ -361,56 +411,60 @@ fn judge_at(
             let (held, detail) = judge(probe, t.at.as_ref(), cx, normalize, whole);
             (!held, format!("not ({detail})"))
         }
-        Check::SumOf { fields, tolerance } => {
-            let Some(total) = parse_number(&raw) else {
-                return (false, format!("`{shown}` could not be read as a number"));
-            };
-            let mut sum = 0.0;
-            let mut parts = Vec::new();
-            for path in fields {
-                if let Some(hint) = misspelt(path, cx) {
-                    return (false, format!("cannot sum it: {hint}"));
+        _ => unreachable!("judge_at sends only combinators here"),
+    }
+}
+
+/// `sum_of`: the value read as a number against the sum of other fields' numbers.
+fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> (bool, String) {
+    let raw = t.value.as_text();
+    let shown = shorten(&raw);
+    let Some(total) = parse_number(&raw) else {
+        return (false, format!("`{shown}` could not be read as a number"));
+    };
+    let mut sum = 0.0;
+    let mut parts = Vec::new();
+    for path in fields {
+        if let Some(hint) = misspelt(path, cx) {
+            return (false, format!("cannot sum it: {hint}"));
+        }
+        let root = cx
+            .prediction
+            .field(path.root())
+            .map_or(&Value::Null, |f| &f.value);
+        let reached = path.resolve(root);
+        if reached.is_empty() {
+            return (false, format!("cannot sum it: `{path}` reached no element"));
+        }
+        for (at, v) in reached {
+            match parse_number(&v.as_text()) {
+                Some(n) => {
+                    sum += n;
+                    parts.push(format!("{at} {n}"));
                 }
-                let root = cx
-                    .prediction
-                    .field(path.root())
-                    .map_or(&Value::Null, |f| &f.value);
-                let reached = path.resolve(root);
-                if reached.is_empty() {
-                    return (false, format!("cannot sum it: `{path}` reached no element"));
-                }
-                for (at, v) in reached {
-                    match parse_number(&v.as_text()) {
-                        Some(n) => {
-                            sum += n;
-                            parts.push(format!("{at} {n}"));
-                        }
-                        None => {
-                            return (
-                                false,
-                                format!(
-                                    "{at} `{}` could not be read as a number, so the sum is unknown",
-                                    shorten(&v.as_text())
-                                ),
-                            );
-                        }
-                    }
+                None => {
+                    return (
+                        false,
+                        format!(
+                            "{at} `{}` could not be read as a number, so the sum is unknown",
+                            shorten(&v.as_text())
+                        ),
+                    );
                 }
             }
-            let held =
-                (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
-            let sum_text = format!("{}", (sum * 1e9).round() / 1e9);
-            (
-                held,
-                format!(
-                    "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
-                    if held { "equal to" } else { "not" },
-                    parts.join(" + "),
-                    within(*tolerance)
-                ),
-            )
         }
     }
+    let held = (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
+    let sum_text = format!("{}", (sum * 1e9).round() / 1e9);
+    (
+        held,
+        format!(
+            "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
+            if held { "equal to" } else { "not" },
+            parts.join(" + "),
+            within(tolerance)
+        ),
+    )
 }
 
 fn within(tolerance: f64) -> String {

@@ -51,44 +51,7 @@ pub fn load_case_in(
             }
         };
     }
-    // A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
-    // suite file, and their paths are relative to it.
-    let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
-    macro_rules! inherit {
-        ($($key:ident),*) => {$(
-            if spec.$key.is_none()
-                && let Some((from, value)) = suite.defaults.iter().find_map(|(f, d)| d.$key.as_ref().map(|v| (f, v)))
-            {
-                spec.$key = Some(value.clone());
-                origin.insert(stringify!($key), from.clone());
-            }
-        )*};
-    }
-    inherit!(
-        description,
-        tags,
-        skip,
-        gold,
-        critical,
-        normalize,
-        rubrics,
-        thresholds,
-        ece_bins,
-        fields,
-        profile,
-        document
-    );
-    let own_prediction = spec.prediction.is_some() || spec.prediction_text.is_some();
-    if !own_prediction
-        && let Some((from, d)) = suite
-            .defaults
-            .iter()
-            .find(|(_, d)| d.prediction.is_some() || d.prediction_text.is_some())
-    {
-        spec.prediction = d.prediction.clone();
-        spec.prediction_text = d.prediction_text.clone();
-        origin.insert("prediction", from.clone());
-    }
+    let (origin, own_prediction) = inherit_defaults(&mut spec, suite);
     let at = |key: &str| Here {
         file: origin.get(key).map_or(file, PathBuf::as_path),
     };
@@ -137,22 +100,10 @@ pub fn load_case_in(
         Some(t) => keep!(at("thresholds").thresholds(t, &critical), Vec::new()),
         None => Vec::new(),
     };
-    let ece_bins = match &spec.ece_bins {
-        Some(b) if b.value == 0 => {
-            errors.push(
-                at("ece_bins")
-                    .err(
-                        Mark::of(&b.referenced),
-                        "ece_bins",
-                        "`ece_bins` must be at least 1",
-                    )
-                    .hint("the default is 5"),
-            );
-            DEFAULT_ECE_BINS
-        }
-        Some(b) => b.value,
-        None => DEFAULT_ECE_BINS,
-    };
+    let ece_bins = keep!(
+        at("ece_bins").ece_bins(spec.ece_bins.as_ref()),
+        DEFAULT_ECE_BINS
+    );
     let document = spec.document.as_ref().map(|d| {
         at("document")
             .file
@@ -172,28 +123,7 @@ pub fn load_case_in(
         keep!(at("prediction").prediction(&spec).map(Some), None)
     };
     if prediction.as_ref().is_some_and(is_text) {
-        if let Some(g) = &spec.gold {
-            errors.push(at("gold").err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
-                .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
-        }
-        if let Some(r) = rubrics.iter().find(|r| r.field().is_some()) {
-            errors.push(
-                LoadError::at(
-                    &r.file,
-                    Mark {
-                        line: r.line,
-                        column: 1,
-                    },
-                    "",
-                    format!(
-                        "rubric `{}` reads the field `{}`, but a text prediction has no fields",
-                        r.label,
-                        r.field().unwrap_or_default()
-                    ),
-                )
-                .hint("remove `field:` to check the whole text"),
-            );
-        }
+        errors.extend(fields_of_a_text(&spec, &rubrics, &at("gold")));
     }
 
     // Rubrics or thresholds that failed to load still meant to check something.
@@ -235,6 +165,105 @@ pub fn load_case_in(
         baseline: suite.baseline.clone(),
         aggregates: suite.aggregates.clone(),
     };
+    let sources = Sources {
+        here: &here,
+        spec: &spec,
+        prediction: prediction.as_ref(),
+        own_prediction,
+        document: document.as_deref(),
+    };
+    per_pipeline(&case, suite, &sources).map_err(|e| vec![e])
+}
+
+/// A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
+/// suite file (the returned origins), and their paths are relative to it. Also says whether the
+/// case gives its own prediction.
+fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str, PathBuf>, bool) {
+    let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
+    macro_rules! inherit {
+        ($($key:ident),*) => {$(
+            if spec.$key.is_none()
+                && let Some((from, value)) = suite.defaults.iter().find_map(|(f, d)| d.$key.as_ref().map(|v| (f, v)))
+            {
+                spec.$key = Some(value.clone());
+                origin.insert(stringify!($key), from.clone());
+            }
+        )*};
+    }
+    inherit!(
+        description,
+        tags,
+        skip,
+        gold,
+        critical,
+        normalize,
+        rubrics,
+        thresholds,
+        ece_bins,
+        fields,
+        profile,
+        document
+    );
+    let own_prediction = spec.prediction.is_some() || spec.prediction_text.is_some();
+    if !own_prediction
+        && let Some((from, d)) = suite
+            .defaults
+            .iter()
+            .find(|(_, d)| d.prediction.is_some() || d.prediction_text.is_some())
+    {
+        spec.prediction = d.prediction.clone();
+        spec.prediction_text = d.prediction_text.clone();
+        origin.insert("prediction", from.clone());
+    }
+    (origin, own_prediction)
+}
+
+/// A text prediction has no fields: `gold` and `field:` rubrics cannot apply to it.
+fn fields_of_a_text(
+    spec: &CaseFile,
+    rubrics: &[crate::model::rubric::Rubric],
+    gold_at: &Here,
+) -> Vec<LoadError> {
+    let mut errors = Vec::new();
+    if let Some(g) = &spec.gold {
+        errors.push(gold_at.err(g.mark, "gold", "a text prediction has no fields to compare with `gold`")
+            .hint("check free text with rubrics alone, or record the prediction as a .json field document"));
+    }
+    if let Some(r) = rubrics.iter().find(|r| r.field().is_some()) {
+        errors.push(
+            LoadError::at(
+                &r.file,
+                Mark {
+                    line: r.line,
+                    column: 1,
+                },
+                "",
+                format!(
+                    "rubric `{}` reads the field `{}`, but a text prediction has no fields",
+                    r.label,
+                    r.field().unwrap_or_default()
+                ),
+            )
+            .hint("remove `field:` to check the whole text"),
+        );
+    }
+    errors
+}
+
+/// What decides where each pipeline's prediction comes from.
+struct Sources<'a> {
+    here: &'a Here<'a>,
+    spec: &'a CaseFile,
+    /// The prediction the case (or a suite's `defaults`) gives, if any.
+    prediction: Option<&'a PredictionSource>,
+    /// Whether the case file itself gives it: it then wins over the suite's.
+    own_prediction: bool,
+    document: Option<&'a Path>,
+}
+
+/// One case per pipeline (or one without pipelines), each with its prediction: the case's own,
+/// else the suite's `run` command, else the pipeline's recorded file.
+fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case>, LoadError> {
     let pipelines: Vec<(Option<String>, Option<String>)> = match &suite.pipelines {
         Some(p) => p
             .list
@@ -243,60 +272,62 @@ pub fn load_case_in(
             .collect(),
         None => vec![(None, None)],
     };
-    pipelines
-        .into_iter()
-        .map(|(pipeline, template)| -> Result<Case, LoadError> {
-            let mut case = case.clone();
-            if let Some(name) = &pipeline {
-                case.id = format!("{id}::{name}");
+    let file = sources.here.file;
+    let mut out = Vec::with_capacity(pipelines.len());
+    for (pipeline, template) in pipelines {
+        let mut case = case.clone();
+        if let Some(name) = &pipeline {
+            case.id = format!("{}::{name}", case.id);
+        }
+        let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path| {
+            expand(
+                (sources.here, at),
+                text,
+                file,
+                dir,
+                pipeline.as_deref(),
+                sources.document,
+            )
+        };
+        case.prediction = match (sources.prediction, &suite.run, &template, &suite.pipelines) {
+            (Some(own), _, _, _)
+                if sources.own_prediction || suite.run.is_none() && template.is_none() =>
+            {
+                own.clone()
             }
-            case.prediction = match (&prediction, &suite.run, &template, &suite.pipelines) {
-                (Some(own), _, _, _)
-                    if own_prediction || suite.run.is_none() && template.is_none() =>
-                {
-                    own.clone()
-                }
-                (_, Some(run), _, _) => PredictionSource::Run {
-                    command: run
-                        .command
-                        .iter()
-                        .map(|a| {
-                            expand(
-                                (&here, &run.at),
-                                a,
-                                file,
-                                &run.dir,
-                                pipeline.as_deref(),
-                                document.as_deref(),
-                            )
-                        })
-                        .collect::<Result<_, _>>()?,
-                    dir: run.dir.clone(),
-                    timeout: run.timeout,
-                    expect_fields: case.gold.is_some()
-                        || case.rubrics.iter().any(|r| r.field().is_some()),
-                    document: document.clone(),
-                    at: run.at.clone(),
-                },
-                (_, None, Some(template), Some(p)) => PredictionSource::File {
-                    path: p.dir.join(expand(
-                        (&here, &p.at),
-                        template,
-                        file,
-                        &p.dir,
-                        pipeline.as_deref(),
-                        document.as_deref(),
-                    )?),
-                    at: Mark { line: 1, column: 1 },
-                },
-                (Some(own), _, _, _) => own.clone(),
-                _ => here.prediction(&spec)?,
-            };
-            case.pipeline = pipeline;
-            Ok(case)
-        })
-        .collect::<Result<Vec<_>, LoadError>>()
-        .map_err(|e| vec![e])
+            (_, Some(run), _, _) => PredictionSource::Run {
+                command: run
+                    .command
+                    .iter()
+                    .map(|a| fill(&run.at, a, &run.dir))
+                    .collect::<Result<_, _>>()?,
+                dir: run.dir.clone(),
+                timeout: run.timeout,
+                expect_fields: case.gold.is_some()
+                    || case.rubrics.iter().any(|r| r.field().is_some()),
+                document: sources.document.map(Path::to_path_buf),
+                at: run.at.clone(),
+            },
+            (_, None, Some(template), Some(p)) => PredictionSource::File {
+                path: p.dir.join(fill(&p.at, template, &p.dir)?),
+                at: Mark { line: 1, column: 1 },
+            },
+            (Some(own), _, _, _) => own.clone(),
+            _ => sources.here.prediction(sources.spec)?,
+        };
+        case.pipeline = pipeline;
+        out.push(case);
+    }
+    Ok(out)
+}
+
+/// Every `{name}` (letters and `_`) in a text, braces included.
+fn placeholders(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices('{').filter_map(|(i, _)| {
+        let rest = &text[i + 1..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_'))?;
+        (end > 0 && rest[end..].starts_with('}')).then(|| &text[i..i + end + 2])
+    })
 }
 
 /// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument.
@@ -309,11 +340,9 @@ fn expand(
     document: Option<&Path>,
 ) -> Result<String, LoadError> {
     // A placeholder goldgate does not know would reach the command as literal text.
-    if let Some(unknown) = regex::Regex::new(r"\{[A-Za-z_]+\}").ok().and_then(|re| {
-        re.find_iter(text)
-            .map(|m| m.as_str())
-            .find(|p| !matches!(*p, "{case}" | "{pipeline}" | "{document}"))
-    }) {
+    if let Some(unknown) =
+        placeholders(text).find(|p| !matches!(*p, "{case}" | "{pipeline}" | "{document}"))
+    {
         return Err(Here { file: suite_file }
             .err(
                 *suite_mark,
@@ -588,6 +617,20 @@ impl Here<'_> {
         }
     }
 
+    fn ece_bins(&self, bins: Option<&Spanned<u32>>) -> Result<u32, LoadError> {
+        match bins {
+            Some(b) if b.value == 0 => Err(self
+                .err(
+                    Mark::of(&b.referenced),
+                    "ece_bins",
+                    "`ece_bins` must be at least 1",
+                )
+                .hint("the default is 5")),
+            Some(b) => Ok(b.value),
+            None => Ok(DEFAULT_ECE_BINS),
+        }
+    }
+
     fn thresholds(
         &self,
         spec: &Spanned<ThresholdsSpec>,
@@ -673,5 +716,16 @@ impl Here<'_> {
                 _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_found_without_a_regex() {
+        let found: Vec<&str> = placeholders("a/{case}-{pipe_line}.{x1} {} {{document}}").collect();
+        assert_eq!(found, ["{case}", "{pipe_line}", "{document}"]);
     }
 }
