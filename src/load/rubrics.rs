@@ -399,33 +399,62 @@ fn check(
         )?));
     }
     if let Some(pattern) = &e.matches {
-        if pattern.value.is_empty() {
-            return Err(here
-                .err(Mark::of(&pattern.referenced), &format!("{path}.matches"), "an empty pattern matches everything")
-                .hint("write the pattern the value must match, anchored with ^ and $ for a whole-value match"));
-        }
-        return Regex::new(&pattern.value)
-            .map(Check::Matches)
-            .map_err(|err| {
-                let detail = err
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or_default()
-                    .trim()
-                    .trim_start_matches("error: ")
-                    .to_owned();
-                here.err(
-                    Mark::of(&pattern.referenced),
-                    &format!("{path}.matches"),
-                    format!("invalid regular expression: {detail}"),
-                )
-                .hint("the syntax is Rust's `regex` crate; quote the pattern in YAML")
-            });
+        return pattern_check(here, &format!("{path}.matches"), pattern);
     }
     if let Some(present) = &e.present {
         return Ok(Check::Present(present.value));
     }
+    if e.number.is_some() || e.date.is_some() {
+        return typed_check(here, path, mark, e);
+    }
+    if let Some(min) = &e.min_confidence {
+        return Ok(Check::MinConfidence(unit(
+            here,
+            min,
+            &format!("{path}.min_confidence"),
+        )?));
+    }
+    if let Some(node) = &e.count {
+        return count(here, node, &format!("{path}.count"));
+    }
+    if e.all.is_some() || e.any.is_some() || e.not.is_some() {
+        return nested_check(here, path, mark, e, gold);
+    }
+    if let Some(fields) = &e.sum_of {
+        return sum_check(here, path, mark, e, fields);
+    }
+    Err(here.err(mark, path, "the rubric has no check"))
+}
+
+/// `matches`: a regular expression, checked now so that a broken one fails at load.
+fn pattern_check(here: &Here, path: &str, pattern: &Spanned<String>) -> Result<Check, LoadError> {
+    if pattern.value.is_empty() {
+        return Err(here
+            .err(Mark::of(&pattern.referenced), path, "an empty pattern matches everything")
+            .hint("write the pattern the value must match, anchored with ^ and $ for a whole-value match"));
+    }
+    Regex::new(&pattern.value)
+        .map(Check::Matches)
+        .map_err(|err| {
+            let detail = err
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .trim_start_matches("error: ")
+                .to_owned();
+            here.err(
+                Mark::of(&pattern.referenced),
+                path,
+                format!("invalid regular expression: {detail}"),
+            )
+            .hint("the syntax is Rust's `regex` crate; quote the pattern in YAML")
+        })
+}
+
+/// `number` and `date`: the expected value, read now so that an unreadable one fails at load.
+fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<Check, LoadError> {
     if let Some(node) = &e.number {
         let p = format!("{path}.number");
         let text = scalar(here, node, &p)?;
@@ -452,16 +481,17 @@ fn check(
         })?;
         return Ok(Check::Date { value, day_first });
     }
-    if let Some(min) = &e.min_confidence {
-        return Ok(Check::MinConfidence(unit(
-            here,
-            min,
-            &format!("{path}.min_confidence"),
-        )?));
-    }
-    if let Some(node) = &e.count {
-        return count(here, node, &format!("{path}.count"));
-    }
+    Err(here.err(mark, path, "the rubric has no typed check"))
+}
+
+/// `all`, `any` and `not`: checks nested at the same place.
+fn nested_check(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    gold: &[&str],
+) -> Result<Check, LoadError> {
     for (key, list) in [("all", &e.all), ("any", &e.any)] {
         if let Some(list) = list {
             if list.is_empty() {
@@ -501,31 +531,39 @@ fn check(
         )?;
         return Ok(Check::Not(Box::new(inner)));
     }
-    if let Some(fields) = &e.sum_of {
-        if fields.is_empty() {
-            return Err(here
-                .err(mark, &format!("{path}.sum_of"), "`sum_of` is empty")
-                .hint("list the fields that add up: `sum_of: [total_ht, tva]`"));
-        }
-        let paths = fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                FieldPath::parse(&f.value).map_err(|why| {
-                    here.err(
-                        Mark::of(&f.referenced),
-                        &format!("{path}.sum_of[{i}]"),
-                        format!("invalid field path: {why}"),
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(Check::SumOf {
-            fields: paths,
-            tolerance: tolerance(here, e, path)?,
-        });
+    Err(here.err(mark, path, "the rubric has no nested check"))
+}
+
+/// `sum_of`: the field paths that add up, parsed now.
+fn sum_check(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    fields: &[Spanned<String>],
+) -> Result<Check, LoadError> {
+    if fields.is_empty() {
+        return Err(here
+            .err(mark, &format!("{path}.sum_of"), "`sum_of` is empty")
+            .hint("list the fields that add up: `sum_of: [total_ht, tva]`"));
     }
-    Err(here.err(mark, path, "the rubric has no check"))
+    let paths = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            FieldPath::parse(&f.value).map_err(|why| {
+                here.err(
+                    Mark::of(&f.referenced),
+                    &format!("{path}.sum_of[{i}]"),
+                    format!("invalid field path: {why}"),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Check::SumOf {
+        fields: paths,
+        tolerance: tolerance(here, e, path)?,
+    })
 }
 
 fn unit(here: &Here, value: &Spanned<f64>, path: &str) -> Result<f64, LoadError> {
