@@ -12,7 +12,8 @@ use crate::base::location::Mark;
 use crate::load::Here;
 use crate::model::case::{Price, Profile};
 use crate::model::suite::{Aggregate, BaselineSpec, Pipelines, RunCommand};
-use crate::spec::{CaseFile, NodeKind, SuiteFile, parse_yaml};
+use crate::spec::{AggregateSpec, CaseFile, Node, NodeKind, RunSpec, SuiteFile, parse_yaml};
+use serde_saphyr::Spanned;
 
 /// The names of a suite file.
 pub const SUITE_FILES: [&str; 2] = ["suite.yaml", "suite.yml"];
@@ -126,6 +127,126 @@ impl Suites {
     }
 }
 
+/// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them).
+fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadError> {
+    let file = here.file;
+    let list = match &node.kind {
+        NodeKind::Map(entries) => entries
+            .iter()
+            .map(|(name, v)| match &v.kind {
+                NodeKind::Text(t) => Ok((name.clone(), Some(t.clone()))),
+                _ => Err(here
+                    .err(
+                        v.mark,
+                        &format!("pipelines.{name}"),
+                        "a pipeline's prediction path must be a text",
+                    )
+                    .hint("write `guided: outputs/guided/{case}.json`")),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        NodeKind::List(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match &v.kind {
+                NodeKind::Text(t) => Ok((t.clone(), None)),
+                _ => Err(here.err(
+                    v.mark,
+                    &format!("pipelines[{i}]"),
+                    "a pipeline name must be a text",
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => {
+            return Err(here
+                .err(
+                    node.mark,
+                    "pipelines",
+                    "`pipelines` must map names to prediction paths, or list names",
+                )
+                .hint("write `pipelines: { guided: outputs/guided/{case}.json }`"));
+        }
+    };
+    if list.is_empty() {
+        return Err(here
+            .err(node.mark, "pipelines", "`pipelines` is empty")
+            .hint("name at least one pipeline, or remove the key"));
+    }
+    for (name, _) in &list {
+        if name.is_empty() || name.contains(['/', ':', ' ']) {
+            return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
+        }
+    }
+    Ok(Pipelines {
+        dir: dir.to_path_buf(),
+        list,
+        at: (file.to_path_buf(), node.mark),
+    })
+}
+
+/// `aggregate`: the suite's bounds, and the name of its test.
+fn aggregate(
+    here: &Here,
+    agg: &Spanned<AggregateSpec>,
+    dir: &Path,
+    root: &Path,
+) -> Result<Aggregate, LoadError> {
+    let file = here.file;
+    let thresholds = here.bounds("aggregate", |key| agg.value.bound(key), None)?;
+    if thresholds.is_empty() {
+        return Err(here
+            .err(
+                Mark::of(&agg.referenced),
+                "aggregate",
+                "`aggregate` bounds nothing",
+            )
+            .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
+    }
+    // The root suite's aggregate is named after the cases folder, so that no case name
+    // (a case `aggregate.yaml`) can take its test name.
+    let id = match dir.strip_prefix(root).map(crate::base::fs::slashed) {
+        Ok(rel) if !rel.is_empty() => rel,
+        _ => std::fs::canonicalize(root)
+            .ok()
+            .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "cases".into()),
+    };
+    Ok(Aggregate {
+        id,
+        file: file.to_path_buf(),
+        thresholds,
+    })
+}
+
+/// `run`: the command that produces predictions, with its timeout.
+fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCommand, LoadError> {
+    let file = here.file;
+    let r = &run.value;
+    let mark = Mark::of(&run.referenced);
+    if r.command.is_empty() || r.command[0].trim().is_empty() {
+        return Err(here
+            .err(mark, "run.command", "`command` is empty")
+            .hint("write `command: [python3, extract.py, \"{document}\"]`"));
+    }
+    let seconds = r.timeout_s.unwrap_or(60.0);
+    let timeout = Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
+        .ok_or_else(|| {
+            here.err(
+                mark,
+                "run.timeout_s",
+                format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
+            )
+            .hint("write the seconds a run may take, such as 60")
+        })?;
+    Ok(RunCommand {
+        dir: dir.to_path_buf(),
+        command: r.command.clone(),
+        timeout,
+        at: (file.to_path_buf(), mark),
+    })
+}
+
 fn apply(
     suite: &mut Suite,
     spec: &SuiteFile,
@@ -138,83 +259,12 @@ fn apply(
         suite.defaults.push((file.to_path_buf(), defaults.clone()));
     }
     if let Some(node) = &spec.pipelines {
-        let list = match &node.kind {
-            NodeKind::Map(entries) => entries
-                .iter()
-                .map(|(name, v)| match &v.kind {
-                    NodeKind::Text(t) => Ok((name.clone(), Some(t.clone()))),
-                    _ => Err(here
-                        .err(
-                            v.mark,
-                            &format!("pipelines.{name}"),
-                            "a pipeline's prediction path must be a text",
-                        )
-                        .hint("write `guided: outputs/guided/{case}.json`")),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            NodeKind::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| match &v.kind {
-                    NodeKind::Text(t) => Ok((t.clone(), None)),
-                    _ => Err(here.err(
-                        v.mark,
-                        &format!("pipelines[{i}]"),
-                        "a pipeline name must be a text",
-                    )),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            _ => {
-                return Err(here
-                    .err(
-                        node.mark,
-                        "pipelines",
-                        "`pipelines` must map names to prediction paths, or list names",
-                    )
-                    .hint("write `pipelines: { guided: outputs/guided/{case}.json }`"));
-            }
-        };
-        if list.is_empty() {
-            return Err(here
-                .err(node.mark, "pipelines", "`pipelines` is empty")
-                .hint("name at least one pipeline, or remove the key"));
-        }
-        for (name, _) in &list {
-            if name.is_empty() || name.contains(['/', ':', ' ']) {
-                return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
-            }
-        }
-        suite.pipelines = Some(Pipelines {
-            dir: dir.to_path_buf(),
-            list,
-            at: (file.to_path_buf(), node.mark),
-        });
+        suite.pipelines = Some(pipelines(&here, node, dir)?);
     }
     if let Some(agg) = &spec.aggregate {
-        let thresholds = here.bounds("aggregate", |key| agg.value.bound(key), None)?;
-        if thresholds.is_empty() {
-            return Err(here
-                .err(
-                    Mark::of(&agg.referenced),
-                    "aggregate",
-                    "`aggregate` bounds nothing",
-                )
-                .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
-        }
-        // The root suite's aggregate is named after the cases folder, so that no case name
-        // (a case `aggregate.yaml`) can take its test name.
-        let id = match dir.strip_prefix(root).map(crate::base::fs::slashed) {
-            Ok(rel) if !rel.is_empty() => rel,
-            _ => std::fs::canonicalize(root)
-                .ok()
-                .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "cases".into()),
-        };
-        suite.aggregates.push(Arc::new(Aggregate {
-            id,
-            file: file.to_path_buf(),
-            thresholds,
-        }));
+        suite
+            .aggregates
+            .push(Arc::new(aggregate(&here, agg, dir, root)?));
     }
     if let Some(pricing) = &spec.pricing {
         for (model, price) in pricing {
@@ -264,31 +314,7 @@ fn apply(
         }));
     }
     if let Some(run) = &spec.run {
-        let r = &run.value;
-        let mark = Mark::of(&run.referenced);
-        if r.command.is_empty() || r.command[0].trim().is_empty() {
-            return Err(here
-                .err(mark, "run.command", "`command` is empty")
-                .hint("write `command: [python3, extract.py, \"{document}\"]`"));
-        }
-        let seconds = r.timeout_s.unwrap_or(60.0);
-        let timeout = Duration::try_from_secs_f64(seconds)
-            .ok()
-            .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
-            .ok_or_else(|| {
-                here.err(
-                    mark,
-                    "run.timeout_s",
-                    format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
-                )
-                .hint("write the seconds a run may take, such as 60")
-            })?;
-        suite.run = Some(Arc::new(RunCommand {
-            dir: dir.to_path_buf(),
-            command: r.command.clone(),
-            timeout,
-            at: (file.to_path_buf(), mark),
-        }));
+        suite.run = Some(Arc::new(run_command(&here, run, dir)?));
     }
     if let Some(p) = &spec.profile {
         suite.profile = Some(here.profile(p)?);
