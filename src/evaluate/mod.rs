@@ -16,7 +16,7 @@ use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
 };
 use crate::metrics::{brier, ece};
-use crate::model::case::{Case, Price};
+use crate::model::case::{Case, GoldField, Price};
 use crate::model::metric::Metric;
 use crate::model::prediction::Prediction;
 
@@ -25,42 +25,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let fields: Vec<FieldRow> = gold
         .iter()
-        .map(|g| {
-            let predicted = prediction.field(&g.name);
-            let value = predicted.map_or(Value::Null, |p| p.value.clone());
-            let Scored {
-                em,
-                anls,
-                note,
-                closest,
-            } = score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
-            let items = match (&g.variants[closest], &value) {
-                (Value::List(gold), Value::List(pred)) if em < 1.0 => {
-                    matched_items(gold, pred, case.normalize, case.profile)
-                        .into_iter()
-                        .map(|(gold, prediction, score)| MatchedItem {
-                            gold,
-                            prediction,
-                            score,
-                        })
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
-            FieldRow {
-                name: g.name.clone(),
-                gold: g.variants.clone(),
-                prediction: value,
-                predicted: predicted.is_some(),
-                confidence: predicted.and_then(|p| p.confidence),
-                em,
-                anls,
-                critical: case.critical.contains(&g.name),
-                note,
-                closest,
-                items,
-            }
-        })
+        .map(|g| field_row(g, case, prediction))
         .collect();
 
     let has_gold = case.gold.is_some() && !fields.is_empty();
@@ -130,23 +95,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
                 Metric::Score => Some(score),
                 other => metrics.get(other),
             };
-            ThresholdVerdict::of(t, value, || match t.metric {
-                Metric::ExactMatch | Metric::Anls => {
-                    "the case has no gold fields to compare".to_owned()
-                }
-                Metric::ExactCritical | Metric::AnlsCritical => {
-                    "the case has no critical field".to_owned()
-                }
-                Metric::Brier | Metric::Ece => "no gold field of the prediction carries a confidence".to_owned(),
-                Metric::LatencyMs => "the prediction reports no `latency_ms` and goldgate did not run it".to_owned(),
-                Metric::CostUsd => match (&prediction.usage, &prediction.model) {
-                    (None, _) => "the prediction reports no token `usage`".to_owned(),
-                    (_, None) => "the prediction names no `model` to price".to_owned(),
-                    (_, Some(model)) => format!("the suite's `pricing` has no price for `{model}`"),
-                },
-                Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
-                _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted".to_owned(),
-            })
+            ThresholdVerdict::of(t, value, || why_absent(t.metric, prediction))
         })
         .collect();
 
@@ -160,6 +109,66 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         thresholds,
         passed,
         extra_fields,
+    }
+}
+
+/// One gold field scored against the prediction: its row of the outcome.
+fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
+    let predicted = prediction.field(&g.name);
+    let value = predicted.map_or(Value::Null, |p| p.value.clone());
+    let Scored {
+        em,
+        anls,
+        note,
+        closest,
+    } = score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
+    let items = match (&g.variants[closest], &value) {
+        (Value::List(gold), Value::List(pred)) if em < 1.0 => {
+            matched_items(gold, pred, case.normalize, case.profile)
+                .into_iter()
+                .map(|(gold, prediction, score)| MatchedItem {
+                    gold,
+                    prediction,
+                    score,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    FieldRow {
+        name: g.name.clone(),
+        gold: g.variants.clone(),
+        prediction: value,
+        predicted: predicted.is_some(),
+        confidence: predicted.and_then(|p| p.confidence),
+        em,
+        anls,
+        critical: case.critical.contains(&g.name),
+        note,
+        closest,
+        items,
+    }
+}
+
+/// Why a case metric a threshold bounds could not be measured.
+fn why_absent(metric: Metric, prediction: &Prediction) -> String {
+    match metric {
+        Metric::ExactMatch | Metric::Anls => "the case has no gold fields to compare".to_owned(),
+        Metric::ExactCritical | Metric::AnlsCritical => "the case has no critical field".to_owned(),
+        Metric::Brier | Metric::Ece => {
+            "no gold field of the prediction carries a confidence".to_owned()
+        }
+        Metric::LatencyMs => {
+            "the prediction reports no `latency_ms` and goldgate did not run it".to_owned()
+        }
+        Metric::CostUsd => match (&prediction.usage, &prediction.model) {
+            (None, _) => "the prediction reports no token `usage`".to_owned(),
+            (_, None) => "the prediction names no `model` to price".to_owned(),
+            (_, Some(model)) => format!("the suite's `pricing` has no price for `{model}`"),
+        },
+        Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
+        _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted"
+            .to_owned(),
     }
 }
 
