@@ -89,7 +89,7 @@ impl Harness {
                 return ExitCode::from(2);
             }
         };
-        let report = self.report.clone().or(env.report);
+        let report = self.report.clone().or_else(|| env.report.clone());
         let rubrics = self
             .rubrics
             .clone()
@@ -120,66 +120,72 @@ impl Harness {
             return conclusion.exit_code();
         }
 
-        let mut kept = session.kept();
-        kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
-        let summary = summarize(&kept.numbers);
-        let pipelines = pipeline_rows(&kept.numbers);
-        let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
-        if args.format != Some(FormatSetting::Json) {
-            let notes = Notes {
-                improvements: &kept.improvements,
-                new_cases: &kept.new_cases,
-                regressions: &[],
-            };
-            let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
-        }
-        let mut failed = false;
-        if env.update == Update::Always {
-            for (file, entries) in &kept.blessings {
-                match baseline_file::merge(file, entries) {
-                    Ok(w) => {
-                        let _ = writeln!(
-                            out,
-                            "baseline: `{}`: {} entries, {} written by this run ({} new, {} changed)",
-                            file.display(),
-                            w.entries,
-                            entries.len(),
-                            w.new,
-                            w.changed
-                        );
-                    }
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        failed = true;
-                    }
-                }
-            }
-        }
-        if let Some(path) = report {
-            let run_id = env.run_id.clone().unwrap_or_else(fresh_run_id);
-            let written = kept
-                .records()
-                .map_err(|e| format!("cannot read back the run's records: {e}"))
-                .and_then(|records| {
-                    let mut ours = Tests::default();
-                    for record in records {
-                        ours.add_case(record)?;
-                    }
-                    for aggregate in &kept.aggregates {
-                        ours.add_aggregate(aggregate_json(aggregate).to_string())?;
-                    }
-                    write_for_run(&path, &run_id, ours)
-                });
-            if let Err(e) = written {
-                eprintln!("error: {e}");
-                failed = true;
-            }
-        }
-        if failed {
+        if !end_of_run(&session, &env, report.as_deref(), &args) {
             return ExitCode::from(101);
         }
         conclusion.exit_code()
     }
+}
+
+/// The end of a run: the summary and the comparison of pipelines, the baselines blessed, the
+/// report merged. False when a baseline or the report could not be written.
+fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Arguments) -> bool {
+    let mut kept = session.kept();
+    kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
+    let summary = summarize(&kept.numbers);
+    let pipelines = pipeline_rows(&kept.numbers);
+    let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
+    if args.format != Some(FormatSetting::Json) {
+        let notes = Notes {
+            improvements: &kept.improvements,
+            new_cases: &kept.new_cases,
+            regressions: &[],
+        };
+        let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
+    }
+    let mut failed = false;
+    if env.update == Update::Always {
+        for (file, entries) in &kept.blessings {
+            match baseline_file::merge(file, entries) {
+                Ok(w) => {
+                    let _ = writeln!(
+                        out,
+                        "baseline: `{}`: {} entries, {} written by this run ({} new, {} changed)",
+                        file.display(),
+                        w.entries,
+                        entries.len(),
+                        w.new,
+                        w.changed
+                    );
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed = true;
+                }
+            }
+        }
+    }
+    if let Some(path) = report {
+        let run_id = env.run_id.clone().unwrap_or_else(fresh_run_id);
+        let written = kept
+            .records()
+            .map_err(|e| format!("cannot read back the run's records: {e}"))
+            .and_then(|records| {
+                let mut ours = Tests::default();
+                for record in records {
+                    ours.add_case(record)?;
+                }
+                for aggregate in &kept.aggregates {
+                    ours.add_aggregate(aggregate_json(aggregate).to_string())?;
+                }
+                write_for_run(path, &run_id, ours)
+            });
+        if let Err(e) = written {
+            eprintln!("error: {e}");
+            failed = true;
+        }
+    }
+    !failed
 }
 
 /// A name for a run that is this process alone: its report replaces any other.
