@@ -58,6 +58,8 @@ pub(crate) struct Kept {
     pub(crate) numbers: Vec<CaseNumbers>,
     /// Case records as JSON lines, when a report is written (on disk, not in memory).
     spool: Option<std::fs::File>,
+    /// Why a record could not be kept (a full disk): the report would miss it.
+    spool_error: Option<String>,
     /// Aggregate tests.
     pub(crate) aggregates: Vec<AggregateRecord>,
     /// Baseline entries to write, by baseline file.
@@ -71,6 +73,9 @@ pub(crate) struct Kept {
 impl Kept {
     /// The case records kept on disk, as JSON texts.
     pub(crate) fn records(&mut self) -> std::io::Result<Vec<String>> {
+        if let Some(why) = &self.spool_error {
+            return Err(std::io::Error::other(why.clone()));
+        }
         let Some(file) = self.spool.as_mut() else {
             return Ok(Vec::new());
         };
@@ -271,8 +276,10 @@ impl Session {
         kept.numbers.push(record.numbers());
         if let Some(spool) = kept.spool.as_mut() {
             let line = case_json(record).to_string();
-            // A full disk shows when the report is written: its records would be missing.
-            let _ = writeln!(spool, "{line}");
+            if let Err(e) = writeln!(spool, "{line}") {
+                kept.spool_error
+                    .get_or_insert_with(|| format!("cannot keep the record of `{}` for the report: {e}", record.id));
+            }
         }
         if let (Some((file, key)), Some(outcome)) = (bless, &record.outcome) {
             kept.blessings
