@@ -190,26 +190,22 @@ fn judge_at(
 /// `exact` and `min_anls`: the value against its gold, by the field's rule and the profile.
 fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> (bool, String) {
     let shown = shorten(&t.value.as_text());
+    let Some(gold) = &t.gold else {
+        return (false, "gold has no value here to compare with".into());
+    };
+    let Scored { em, anls, .. } = score_field(gold, t.rule, t.value, normalize, cx.profile);
     match check {
-        _ => {
-            let Some(gold) = &t.gold else {
-                return (false, "gold has no value here to compare with".into());
-            };
-            let Scored { em, anls, .. } = score_field(gold, t.rule, t.value, normalize, cx.profile);
-            match check {
-                Check::MinAnls(min) => (
-                    anls >= *min,
-                    format!("ANLS {anls:.4} against gold, needs at least {min}"),
-                ),
-                _ => (
-                    em == 1.0,
-                    format!(
-                        "`{shown}` is {}an exact match of its gold",
-                        if em == 1.0 { "" } else { "not " }
-                    ),
-                ),
-            }
-        }
+        Check::MinAnls(min) => (
+            anls >= *min,
+            format!("ANLS {anls:.4} against gold, needs at least {min}"),
+        ),
+        _ => (
+            em == 1.0,
+            format!(
+                "`{shown}` is {}an exact match of its gold",
+                if em == 1.0 { "" } else { "not " }
+            ),
+        ),
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use super::command::{Ran, run};
-use crate::base::fs::{hash_hex, state_dir, write_atomically};
+use crate::base::fs::{canonical, hash_hex, state_dir, write_atomically};
 use crate::base::location::LoadError;
 use crate::load::prediction::{from_output, read_prediction};
 use crate::model::case::PredictionSource;
@@ -59,8 +59,9 @@ impl Commands {
             .and_then(|d| std::fs::read(d).ok())
             .unwrap_or_default();
         let mut parts: Vec<&[u8]> = command.iter().map(|a| a.as_bytes()).collect();
-        let dir_text = dir.as_os_str().as_encoded_bytes();
-        parts.push(dir_text);
+        // The folder's real place: two checkouts with the same layout run their own commands.
+        let real_dir = canonical(dir);
+        parts.push(real_dir.as_os_str().as_encoded_bytes());
         parts.push(&document_bytes);
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));

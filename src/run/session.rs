@@ -277,8 +277,12 @@ impl Session {
         if let Some(spool) = kept.spool.as_mut() {
             let line = case_json(record).to_string();
             if let Err(e) = writeln!(spool, "{line}") {
-                kept.spool_error
-                    .get_or_insert_with(|| format!("cannot keep the record of `{}` for the report: {e}", record.id));
+                kept.spool_error.get_or_insert_with(|| {
+                    format!(
+                        "cannot keep the record of `{}` for the report: {e}",
+                        record.id
+                    )
+                });
             }
         }
         if let (Some((file, key)), Some(outcome)) = (bless, &record.outcome) {

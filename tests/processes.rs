@@ -1,0 +1,839 @@
+//! One run, any number of processes (SPEC §10): the `goldgate` binary run the way cargo-nextest
+//! runs a test target (one process per test, several at once, sharing a run id), in shards merged
+//! by `goldgate report`, in concurrent blessings, under `goldgate lint`, in two crates sharing
+//! one run id (a nextest workspace run), and under a real `cargo nextest run` in a scratch crate.
+//!
+//! The fixture (`tests/fixtures/processes/cases`) holds a recorded suite, `invoices/` (two
+//! pipelines, a baseline, an aggregate per pipeline, 4 cases), and a live suite, `live/` (a `run:`
+//! command per case and pipeline, 3 cases, an aggregate per pipeline). The command, `extract.sh`,
+//! appends `PIPELINE CASE` to the file named by `PROCESSES_COUNTER` each time it runs, so a test
+//! can count its calls. Verdicts are mixed: some cases and one aggregate per suite fail.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+/// Every case test of the fixture and whether it passes.
+const CASES: [(&str, bool); 14] = [
+    ("invoices/acme::all_in_one", false),
+    ("invoices/acme::guided", true),
+    ("invoices/beta::all_in_one", true),
+    ("invoices/beta::guided", true),
+    ("invoices/delta::all_in_one", true),
+    ("invoices/delta::guided", false),
+    ("invoices/gamma::all_in_one", false),
+    ("invoices/gamma::guided", true),
+    ("live/credit::careful", true),
+    ("live/credit::fast", false),
+    ("live/paid::careful", true),
+    ("live/paid::fast", true),
+    ("live/unpaid::careful", true),
+    ("live/unpaid::fast", true),
+];
+
+/// Every aggregate test of the fixture and whether it passes.
+const AGGREGATES: [(&str, bool); 4] = [
+    ("invoices::aggregate::all_in_one", false),
+    ("invoices::aggregate::guided", true),
+    ("live::aggregate::careful", true),
+    ("live::aggregate::fast", false),
+];
+
+/// The suite whose cases are baselined, and the prefix of their test names.
+const BASELINED: &str = "invoices/";
+
+/// The variable `extract.sh` reads: the file it appends its arguments to.
+const COUNTER_VAR: &str = "PROCESSES_COUNTER";
+
+const EMPTY_BASELINE: &str = "{\"goldgate_baseline\": 1, \"cases\": {}}\n";
+
+// ---- the fixture ---------------------------------------------------------------------------
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/processes")
+}
+
+/// Copies the folder `from` to `to`, recursively.
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of the fixture's `cases` folder in a fresh temporary folder, which also holds the
+/// counter file, reports and anything else a test writes.
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&fixtures().join("cases"), &dir.path().join("cases"));
+        Fixture { dir }
+    }
+
+    /// A path in the temporary folder.
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// The file the live command appends `PIPELINE CASE` to.
+    fn counter(&self) -> PathBuf {
+        self.path("counter.txt")
+    }
+
+    fn baseline(&self) -> PathBuf {
+        self.path("cases/invoices/baseline.json")
+    }
+
+    /// `goldgate ARGS` in the temporary folder, with a clean environment and the counter set.
+    fn goldgate(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+        cmd.args(args)
+            .current_dir(self.dir.path())
+            .env(COUNTER_VAR, self.counter());
+        clean_env(&mut cmd);
+        cmd
+    }
+
+    /// `goldgate test cases ARGS`.
+    fn test(&self, args: &[&str]) -> Command {
+        let mut all = vec!["test", "cases"];
+        all.extend_from_slice(args);
+        self.goldgate(&all)
+    }
+
+    /// The test names `goldgate test cases --list --format terse` prints, as nextest reads them.
+    fn list(&self) -> Vec<String> {
+        let out = run(&mut self.test(&["--list", "--format", "terse"]));
+        assert!(out.status.success(), "{}", text(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| {
+                l.strip_suffix(": test")
+                    .unwrap_or_else(|| panic!("not a terse test line: {l:?}"))
+                    .to_owned()
+            })
+            .collect()
+    }
+}
+
+/// Colour off, and none of the outer environment's goldgate or nextest settings: a test of this
+/// file may itself run under nextest (`NEXTEST_RUN_ID`) or in CI (`GITHUB_STEP_SUMMARY`).
+fn clean_env(cmd: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("GOLDGATE_") || name.starts_with("NEXTEST") {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd.env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("CARGO_TERM_COLOR", "never");
+}
+
+/// A run id no other test or earlier run uses (command outputs are shared by run id).
+fn run_id(label: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("processes-{label}-{}-{nanos}", std::process::id())
+}
+
+// ---- running processes ---------------------------------------------------------------------
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Both outputs, for assertion messages.
+fn text(o: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        stdout(o),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs `command(name)` for every name, `workers` processes at a time; the outputs by name.
+fn run_each(
+    names: &[String],
+    workers: usize,
+    command: impl Fn(&str) -> Command + Sync,
+) -> BTreeMap<String, Output> {
+    let next = AtomicUsize::new(0);
+    let outputs = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(name) = names.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let out = run(&mut command(name));
+                    outputs.lock().unwrap().insert(name.clone(), out);
+                }
+            });
+        }
+    });
+    outputs.into_inner().unwrap()
+}
+
+/// Asserts that a `--exact NAME` process ran that one test, with its expected verdict and exit code.
+fn assert_ran_alone(name: &str, out: &Output) {
+    let passes = expected_verdicts()[name];
+    let verdict = if passes { "ok" } else { "FAILED" };
+    let all = stdout(out);
+    assert!(all.contains("\nrunning 1 test\n"), "{name}:\n{}", text(out));
+    assert!(
+        all.contains(&format!("\ntest {name} ... {verdict}\n")),
+        "{name}:\n{}",
+        text(out)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(if passes { 0 } else { 101 }),
+        "{name}:\n{}",
+        text(out)
+    );
+}
+
+// ---- what the fixture should give ----------------------------------------------------------
+
+/// Every test name, sorted as `--list` prints them.
+fn all_tests() -> Vec<String> {
+    let mut names: Vec<String> = CASES
+        .iter()
+        .chain(&AGGREGATES)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn case_tests() -> Vec<String> {
+    CASES.iter().map(|(n, _)| n.to_string()).collect()
+}
+
+fn aggregate_tests() -> Vec<String> {
+    AGGREGATES.iter().map(|(n, _)| n.to_string()).collect()
+}
+
+/// Every test's verdict (`passed`), cases and aggregates.
+fn expected_verdicts() -> BTreeMap<String, bool> {
+    CASES
+        .iter()
+        .chain(&AGGREGATES)
+        .map(|(n, p)| (n.to_string(), *p))
+        .collect()
+}
+
+/// The baseline keys of the baselined suite: test names relative to the suite's folder.
+fn baseline_keys() -> Vec<String> {
+    CASES
+        .iter()
+        .filter_map(|(n, _)| n.strip_prefix(BASELINED))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `PIPELINE CASE` once per live case and pipeline, sorted.
+fn one_call_each() -> Vec<String> {
+    let mut calls: Vec<String> = CASES
+        .iter()
+        .filter_map(|(n, _)| n.strip_prefix("live/"))
+        .map(|n| {
+            let (case, pipeline) = n.split_once("::").unwrap();
+            format!("{pipeline} {case}")
+        })
+        .collect();
+    calls.sort();
+    calls
+}
+
+// ---- reading what a run wrote --------------------------------------------------------------
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read `{}`: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("`{}` is not JSON: {e}\n{text}", path.display()))
+}
+
+/// The `id` of every entry of a report's `cases` or `aggregates`, in the report's order.
+fn ids(report: &Value, key: &str) -> Vec<String> {
+    report[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("the report has no `{key}` list:\n{report:#}"))
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `passed` of every case and aggregate test of a report, by name.
+fn verdicts(report: &Value) -> BTreeMap<String, bool> {
+    ["cases", "aggregates"]
+        .iter()
+        .flat_map(|key| report[*key].as_array().unwrap())
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_owned(),
+                t["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The entry names of a baseline file.
+fn baseline_entries(path: &Path) -> Vec<String> {
+    let json = read_json(path);
+    json["cases"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no `cases` in the baseline:\n{json:#}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The live command's calls, sorted; none when it never ran.
+fn calls(counter: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = match fs::read_to_string(counter) {
+        Ok(text) => text.lines().map(str::to_owned).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("cannot read `{}`: {e}", counter.display()),
+    };
+    lines.sort();
+    lines
+}
+
+/// The end of a run as printed: its summary line, and the comparison table that follows it.
+fn run_end(out: &str) -> (String, Vec<String>) {
+    let mut lines = out.lines().skip_while(|l| !l.starts_with("goldgate: "));
+    let summary = lines
+        .next()
+        .unwrap_or_else(|| panic!("no summary line in:\n{out}"))
+        .to_owned();
+    // The table's rows hold no `:`; the notes after it (`new, not in the baseline yet: …`) do.
+    let table = lines
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !l.contains(':'))
+        .map(str::to_owned)
+        .collect();
+    (summary, table)
+}
+
+// ---- the tests -----------------------------------------------------------------------------
+
+/// nextest's way, by hand: the list, then one `--exact` process per test, four at a time, all of
+/// one run. Nothing is lost: the report holds every test, the baseline every entry, and each live
+/// command ran once per case and pipeline, the aggregates reading what the case tests produced.
+#[test]
+fn processes_of_one_run_lose_nothing() {
+    let fx = Fixture::new();
+    let names = fx.list();
+    assert_eq!(names, all_tests());
+
+    let id = run_id("one-run");
+    let report = fx.path("report.json");
+    let outputs = run_each(&names, 4, |name| {
+        let mut cmd = fx.test(&["--exact", name, "--nocapture"]);
+        cmd.env("GOLDGATE_RUN_ID", &id)
+            .env("GOLDGATE_REPORT", &report)
+            .env("GOLDGATE_UPDATE", "always");
+        cmd
+    });
+    assert_eq!(outputs.len(), names.len());
+    for (name, out) in &outputs {
+        assert_ran_alone(name, out);
+        // Each case test of the baselined suite blesses its own entry (aggregates are
+        // `invoices::aggregate::…`, outside the prefix).
+        if name.starts_with(BASELINED) {
+            assert!(
+                stdout(out).contains("1 written by this run (1 new, 0 changed)\n"),
+                "{name} blessed nothing:\n{}",
+                text(out)
+            );
+        }
+    }
+
+    let r = read_json(&report);
+    assert_eq!(ids(&r, "cases"), case_tests());
+    assert_eq!(ids(&r, "aggregates"), aggregate_tests());
+    assert_eq!(verdicts(&r), expected_verdicts());
+    assert_eq!(r["summary"]["cases"], 14);
+    assert_eq!(r["summary"]["passed"], 10);
+    assert_eq!(r["summary"]["failed"], 4);
+    assert_eq!(baseline_entries(&fx.baseline()), baseline_keys());
+    assert_eq!(calls(&fx.counter()), one_call_each());
+
+    // The same fixture in one process, a run of its own: the same tests and verdicts, and the
+    // same baseline (it rewrites every entry and changes none).
+    let blessed = fs::read_to_string(fx.baseline()).unwrap();
+    let single = fx.path("single.json");
+    let counter = fx.path("single-counter.txt");
+    let out = run(fx
+        .test(&["--report", single.to_str().unwrap()])
+        .env("GOLDGATE_UPDATE", "always")
+        .env(COUNTER_VAR, &counter));
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(
+        stdout(&out).contains(
+            "\nbaseline: `cases/invoices/baseline.json`: 8 entries, 8 written by this run (0 new, 0 changed)\n"
+        ),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(fs::read_to_string(fx.baseline()).unwrap(), blessed);
+    let s = read_json(&single);
+    assert_eq!(ids(&s, "cases"), ids(&r, "cases"));
+    assert_eq!(ids(&s, "aggregates"), ids(&r, "aggregates"));
+    assert_eq!(verdicts(&s), verdicts(&r));
+    assert_eq!(s["summary"], r["summary"]);
+    assert_eq!(calls(&counter), one_call_each());
+}
+
+/// A report left by another run is replaced; processes of one run merge into it; without a run
+/// id each process is a run of its own.
+#[test]
+fn a_new_run_replaces_the_report() {
+    let fx = Fixture::new();
+    let report = fx.path("report.json");
+    let with_run = |id: &str, args: &[&str]| {
+        let mut cmd = fx.test(args);
+        cmd.env("GOLDGATE_REPORT", &report);
+        if !id.is_empty() {
+            cmd.env("GOLDGATE_RUN_ID", id);
+        }
+        run(&mut cmd)
+    };
+
+    let a = run_id("a");
+    let out = with_run(&a, &[]);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    let r = read_json(&report);
+    assert_eq!(ids(&r, "cases"), case_tests());
+    assert_eq!(ids(&r, "aggregates"), aggregate_tests());
+
+    let b = run_id("b");
+    assert_ran_alone(
+        "invoices/beta::guided",
+        &with_run(&b, &["--exact", "invoices/beta::guided"]),
+    );
+    let r = read_json(&report);
+    assert_eq!(ids(&r, "cases"), ["invoices/beta::guided"]);
+    assert_eq!(ids(&r, "aggregates"), Vec::<String>::new());
+    assert_eq!(r["summary"]["cases"], 1);
+    assert_eq!(r["summary"]["passed"], 1);
+
+    // A second process of run B adds to B's report.
+    assert_ran_alone(
+        "live::aggregate::fast",
+        &with_run(&b, &["--exact", "live::aggregate::fast"]),
+    );
+    let r = read_json(&report);
+    assert_eq!(ids(&r, "cases"), ["invoices/beta::guided"]);
+    assert_eq!(ids(&r, "aggregates"), ["live::aggregate::fast"]);
+
+    // Without a run id, each process replaces the report.
+    for name in ["invoices/gamma::guided", "live/credit::fast"] {
+        assert_ran_alone(name, &with_run("", &["--exact", name]));
+        let r = read_json(&report);
+        assert_eq!(ids(&r, "cases"), [name]);
+        assert_eq!(ids(&r, "aggregates"), Vec::<String>::new());
+    }
+}
+
+/// Two shards of a run (disjoint, one process per test, each shard its own run id and
+/// report) merged by `goldgate report -o` give the report of one process running everything,
+/// byte for byte (recorded predictions only, so that no latency is measured).
+#[test]
+fn two_shards_merged_equal_one_run() {
+    let fx = Fixture::new();
+    fs::remove_dir_all(fx.path("cases/live")).unwrap();
+    let names = fx.list();
+    let recorded: Vec<String> = all_tests()
+        .into_iter()
+        .filter(|n| n.starts_with("invoices"))
+        .collect();
+    assert_eq!(names, recorded);
+
+    let one = fx.path("one.json");
+    let whole = run(&mut fx.test(&["--report", one.to_str().unwrap()]));
+    assert_eq!(whole.status.code(), Some(101), "{}", text(&whole));
+
+    // Every third test in one shard, the rest in the other: each shard holds both pipelines, and
+    // an aggregate apart from most of its cases.
+    let mut shards = [Vec::new(), Vec::new()];
+    for (i, name) in names.iter().enumerate() {
+        shards[usize::from(i % 3 != 0)].push(name.clone());
+    }
+    for (k, shard) in shards.iter().enumerate() {
+        let id = run_id(&format!("shard-{k}"));
+        let file = fx.path(&format!("shard-{k}.json"));
+        let outputs = run_each(shard, 3, |name| {
+            let mut cmd = fx.test(&["--exact", name]);
+            cmd.env("GOLDGATE_RUN_ID", &id)
+                .env("GOLDGATE_REPORT", &file);
+            cmd
+        });
+        for (name, out) in &outputs {
+            assert_ran_alone(name, out);
+        }
+        let ran: Vec<String> = {
+            let r = read_json(&file);
+            let mut all = ids(&r, "cases");
+            all.extend(ids(&r, "aggregates"));
+            all.sort();
+            all
+        };
+        assert_eq!(&ran, shard);
+    }
+
+    let merged = fx.path("merged.json");
+    let out = run(&mut fx.goldgate(&[
+        "report",
+        "shard-0.json",
+        "shard-1.json",
+        "-o",
+        "merged.json",
+    ]));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(read_json(&merged), read_json(&one));
+    assert_eq!(
+        fs::read_to_string(&merged).unwrap(),
+        fs::read_to_string(&one).unwrap()
+    );
+
+    // What `goldgate report` prints is the end of the one-process run.
+    let printed = stdout(&out);
+    let (summary, table) = run_end(&stdout(&whole));
+    assert_eq!(
+        summary,
+        "goldgate: 8 cases, 5 passed, 3 failed, 0 ignored; mean EM 0.7917, ANLS 0.9285, \
+         critical EM 0.6250, critical ANLS 0.8187; Brier 0.0962, ECE 0.0858"
+    );
+    assert_eq!(
+        table,
+        [
+            "pipeline         EM     ANLS  crit.EM   c.ANLS    Brier      ECE   p50 ms   p95 ms   cost/case   pass",
+            "all_in_one   0.7500   0.9458   0.5000   0.8875        -        -      420      451           -    50%",
+            "guided       0.8333   0.9111   0.7500   0.7500   0.0962   0.0858      905     1118           -    75%",
+        ]
+    );
+    assert_eq!(run_end(&printed), (summary, table));
+    for line in [
+        "aggregate invoices::aggregate::all_in_one: FAILED\n",
+        "aggregate invoices::aggregate::guided: passed\n",
+        "report: `merged.json`: 8 case tests from 2 files\n",
+    ] {
+        assert!(printed.contains(line), "no {line:?} in:\n{printed}");
+    }
+}
+
+/// Two processes blessing disjoint halves of one baseline at the same time: every entry of both
+/// halves is in the file, every time.
+#[test]
+fn concurrent_blessings_keep_every_entry() {
+    let fx = Fixture::new();
+    let halves = ["::guided", "::all_in_one"];
+    for round in 0..5 {
+        fs::write(fx.baseline(), EMPTY_BASELINE).unwrap();
+        let children: Vec<_> = halves
+            .iter()
+            .map(|half| {
+                fx.test(&[half, "--skip", "aggregate"])
+                    .env("GOLDGATE_UPDATE", "always")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut written = Vec::new();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            // Each half holds a failing case.
+            assert_eq!(
+                out.status.code(),
+                Some(101),
+                "round {round}:\n{}",
+                text(&out)
+            );
+            let all = stdout(&out);
+            assert!(all.contains("\nrunning 4 tests\n"), "round {round}:\n{all}");
+            let line = all
+                .lines()
+                .find(|l| l.starts_with("baseline: `cases/invoices/baseline.json`: "))
+                .unwrap_or_else(|| panic!("round {round}: no baseline line in:\n{all}"));
+            let entries: usize = line
+                .split(": ")
+                .nth(2)
+                .and_then(|s| s.strip_suffix(" entries, 4 written by this run (4 new, 0 changed)"))
+                .unwrap_or_else(|| panic!("round {round}: {line}"))
+                .parse()
+                .unwrap();
+            written.push(entries);
+        }
+        written.sort();
+        // One wrote first (its 4 entries), the other after it (all 8).
+        assert_eq!(written, [4, 8], "round {round}");
+        assert_eq!(
+            baseline_entries(&fx.baseline()),
+            baseline_keys(),
+            "round {round}"
+        );
+    }
+}
+
+/// `goldgate lint` checks the `run:` commands without starting one: the live command's counter
+/// never appears, even when another suite's program does not exist (an error naming it).
+#[test]
+fn lint_runs_nothing() {
+    let fx = Fixture::new();
+    let out = run(&mut fx.goldgate(&["lint", "cases"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let printed = stdout(&out);
+    assert!(
+        printed.lines().all(|l| !l.starts_with("error")),
+        "{printed}"
+    );
+    assert!(printed.trim_end().ends_with(", 0 errors"), "{printed}");
+    assert!(!fx.counter().exists(), "lint ran the live command");
+
+    copy_dir(&fixtures().join("broken"), &fx.path("cases/broken"));
+    let out = run(&mut fx.goldgate(&["lint", "cases"]));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let printed = stdout(&out);
+    let errors: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{printed}");
+    assert!(
+        errors[0].starts_with("error: cases/broken/suite.yaml:3:"),
+        "{printed}"
+    );
+    assert!(
+        errors[0].contains(
+            "`goldgate-no-such-extractor` is neither a file under `cases/broken` nor a program on the PATH"
+        ),
+        "{printed}"
+    );
+    assert!(printed.trim_end().ends_with(", 1 error"), "{printed}");
+    assert!(!fx.counter().exists(), "lint ran the live command");
+
+    // The counter does show a command that runs.
+    let out = run(&mut fx.test(&["--exact", "live/paid::fast"]));
+    assert_ran_alone("live/paid::fast", &out);
+    assert_eq!(calls(&fx.counter()), ["fast paid"]);
+}
+
+/// One run over two crates, as `cargo nextest run --workspace` gives: one `NEXTEST_RUN_ID`, each
+/// test binary in its own crate folder, each crate with its own `cases/live` and `extract.sh`. The
+/// commands of one crate are not the other's: each crate's command runs, and its output is the one
+/// scored.
+#[test]
+fn one_run_over_two_crates_runs_each_crates_commands() {
+    let first = Fixture::new();
+    let second = Fixture::new();
+    // The second crate's extraction reads the credit note differently, so its case fails.
+    let script = second.path("cases/live/extract.sh");
+    let original = fs::read_to_string(&script).unwrap();
+    fs::write(
+        &script,
+        original.replace("status=credited", "status=refunded"),
+    )
+    .unwrap();
+
+    let id = run_id("workspace");
+    let name = "live/credit::careful";
+    let mut outputs = Vec::new();
+    for fx in [&first, &second] {
+        let out = run(fx
+            .test(&["--exact", name, "--nocapture"])
+            .env("GOLDGATE_RUN_ID", &id)
+            .env("GOLDGATE_REPORT", fx.path("report.json")));
+        outputs.push(out);
+    }
+    assert_ran_alone(name, &outputs[0]);
+    assert_eq!(calls(&first.counter()), ["careful credit"]);
+    assert_eq!(
+        calls(&second.counter()),
+        ["careful credit"],
+        "the second crate's command did not run: it was given the first crate's output"
+    );
+    let report = read_json(&second.path("report.json"));
+    let status = &report["cases"][0]["fields"][1];
+    assert_eq!(status["name"], "status");
+    assert_eq!(status["prediction"], "refunded");
+    assert_eq!(outputs[1].status.code(), Some(101), "{}", text(&outputs[1]));
+}
+
+/// Whether `cargo nextest` can run here; when not, the test is skipped, unless
+/// `GOLDGATE_REQUIRE_NEXTEST` is set (CI sets it after installing cargo-nextest).
+fn nextest_available(cargo: &std::ffi::OsStr) -> bool {
+    let found = Command::new(cargo)
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        if std::env::var_os("GOLDGATE_REQUIRE_NEXTEST").is_some() {
+            panic!(
+                "GOLDGATE_REQUIRE_NEXTEST is set but `cargo nextest` does not run: \
+                 install cargo-nextest (`cargo install cargo-nextest --locked`)"
+            );
+        }
+        eprintln!(
+            "under_cargo_nextest: not checked, `cargo nextest` is not installed \
+             (set GOLDGATE_REQUIRE_NEXTEST=1 to make this a failure)"
+        );
+    }
+    found
+}
+
+/// A crate set up as a user's: `cases/` from the fixture, `tests/goldgate.rs` with the harness,
+/// goldgate as a path dev-dependency, goldgate's own lock file.
+fn scratch_crate(dir: &Path) {
+    let goldgate = env!("CARGO_MANIFEST_DIR");
+    fs::create_dir_all(dir).unwrap();
+    fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"nextest-e2e\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dev-dependencies]\ngoldgate = {{ path = {goldgate:?} }}\n\n\
+             [[test]]\nname = \"goldgate\"\nharness = false\n"
+        ),
+    )
+    .unwrap();
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("src/lib.rs"), "").unwrap();
+    fs::create_dir_all(dir.join("tests")).unwrap();
+    fs::write(
+        dir.join("tests/goldgate.rs"),
+        "fn main() -> std::process::ExitCode {\n    goldgate::Harness::new(\"cases\").run()\n}\n",
+    )
+    .unwrap();
+    fs::copy(
+        Path::new(goldgate).join("Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    copy_dir(&fixtures().join("cases"), &dir.join("cases"));
+}
+
+/// `cargo nextest run ARGS` in `krate`, the build shared with earlier runs.
+fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(cargo);
+    cmd.args(["nextest", "run", "--offline", "--no-fail-fast"])
+        .args(args)
+        .current_dir(krate);
+    clean_env(&mut cmd);
+    cmd.env(
+        "CARGO_TARGET_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-e2e"),
+    );
+    cmd
+}
+
+/// The real thing: `cargo nextest run` (one process per test) in a crate set up as a user's,
+/// then two `--partition hash:k/2` shards merged by `goldgate report`.
+///
+/// Slow the first time (it builds goldgate in a target folder under this one's `tmp`, reused
+/// by later runs). Nextest exits non-zero here: the fixture has failing tests.
+#[test]
+fn under_cargo_nextest() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    if !nextest_available(&cargo) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("crate");
+    scratch_crate(&krate);
+
+    let report = dir.path().join("report.json");
+    let counter = dir.path().join("counter.txt");
+    let out = run(nextest(&cargo, &krate, &[])
+        .env("GOLDGATE_REPORT", &report)
+        .env("GOLDGATE_UPDATE", "always")
+        .env(COUNTER_VAR, &counter));
+    assert!(
+        text(&out).contains("18 tests run: 12 passed, 6 failed, 0 skipped"),
+        "{}",
+        text(&out)
+    );
+    let whole = read_json(&report);
+    assert_eq!(ids(&whole, "cases"), case_tests(), "{}", text(&out));
+    assert_eq!(ids(&whole, "aggregates"), aggregate_tests());
+    assert_eq!(verdicts(&whole), expected_verdicts());
+    assert_eq!(
+        baseline_entries(&krate.join("cases/invoices/baseline.json")),
+        baseline_keys()
+    );
+    assert_eq!(calls(&counter), one_call_each());
+
+    // Two shards, each a nextest run of its own, on a fresh copy of the cases.
+    fs::remove_dir_all(krate.join("cases")).unwrap();
+    copy_dir(&fixtures().join("cases"), &krate.join("cases"));
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let file = dir.path().join(format!("shard-{k}.json"));
+        let partition = format!("hash:{k}/2");
+        let out = run(nextest(&cargo, &krate, &["--partition", &partition])
+            .env("GOLDGATE_REPORT", &file)
+            .env(COUNTER_VAR, dir.path().join(format!("counter-{k}.txt"))));
+        assert!(file.is_file(), "shard {k} wrote no report:\n{}", text(&out));
+        let r = read_json(&file);
+        let mut ran = ids(&r, "cases");
+        ran.extend(ids(&r, "aggregates"));
+        shards.push(ran.into_iter().collect::<BTreeSet<String>>());
+    }
+    assert!(
+        shards[0].is_disjoint(&shards[1]),
+        "tests in both shards: {:?}",
+        shards[0].intersection(&shards[1]).collect::<Vec<_>>()
+    );
+    let union: Vec<String> = shards[0].union(&shards[1]).cloned().collect();
+    assert_eq!(union, all_tests());
+    assert_eq!(
+        baseline_entries(&krate.join("cases/invoices/baseline.json")),
+        Vec::<String>::new(),
+        "a run without GOLDGATE_UPDATE wrote the baseline"
+    );
+
+    let merged = dir.path().join("merged.json");
+    let mut report_cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    report_cmd
+        .args([
+            "report",
+            "shard-1.json",
+            "shard-2.json",
+            "-o",
+            "merged.json",
+        ])
+        .current_dir(dir.path());
+    clean_env(&mut report_cmd);
+    let out = run(&mut report_cmd);
+    assert!(out.status.success(), "{}", text(&out));
+    let merged = read_json(&merged);
+    assert_eq!(ids(&merged, "cases"), ids(&whole, "cases"));
+    assert_eq!(ids(&merged, "aggregates"), ids(&whole, "aggregates"));
+    assert_eq!(verdicts(&merged), verdicts(&whole));
+    assert_eq!(merged["summary"], whole["summary"]);
+}
