@@ -137,13 +137,26 @@ pub(crate) fn hash_hex(parts: &[&[u8]]) -> String {
 
 /// Replaces `path` with `bytes` atomically.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |out| out.write_all(bytes))
+}
+
+/// Replaces `path` atomically with what `write` writes (buffered), so that a large file is never
+/// held in memory whole.
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
+    {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        write(&mut out)?;
+        out.flush()?;
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -3,24 +3,87 @@
 //! `-o`, the merged report written. Under nextest, where a passing test's output is hidden, this
 //! is how the table is seen.
 
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value as Json;
+use serde_json::value::RawValue;
 
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::describe;
-use crate::evaluate::record::CaseNumbers;
-use crate::render::{Notes, run_end};
-use crate::run::report_file::Tests;
+use crate::evaluate::record::{CaseNumbers, Compared};
+use crate::render::{Notes, compared_of, numbers_of, run_end};
+use crate::run::report_file::{Lines, line, write};
 
-/// Merges `files` (a test in several takes the last file's record), returns what to print, and
-/// writes the merged report to `output` when given.
-pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String> {
-    let mut tests = Tests::default();
-    for file in files {
-        tests.merge(Tests::read(file)?);
+#[derive(Deserialize)]
+struct Raw<'a> {
+    #[serde(borrow)]
+    cases: Vec<&'a RawValue>,
+    #[serde(borrow, default)]
+    aggregates: Vec<&'a RawValue>,
+}
+
+/// Reports merged by test name: the last file's record of a test wins.
+struct Merged {
+    cases: tempfile::NamedTempFile,
+    numbers: BTreeMap<String, (CaseNumbers, Compared)>,
+    aggregates: BTreeMap<String, String>,
+}
+
+impl Merged {
+    fn read(files: &[PathBuf]) -> Result<Merged, String> {
+        let mut merged = Merged {
+            cases: tempfile::NamedTempFile::new()
+                .map_err(|e| format!("cannot make a temporary file: {e}"))?,
+            numbers: BTreeMap::new(),
+            aggregates: BTreeMap::new(),
+        };
+        for file in files {
+            merged.add(file)?;
+        }
+        Ok(merged)
     }
-    let rows = tests.numbers()?;
+
+    /// Adds the tests of one report file.
+    fn add(&mut self, path: &Path) -> Result<(), String> {
+        let name = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;
+        let raw: Raw = serde_json::from_str(&text).map_err(|e| {
+            format!("`{name}` is not a goldgate report (a JSON object with `cases`): {e}")
+        })?;
+        let mut out = std::io::BufWriter::new(self.cases.as_file_mut());
+        for case in raw.cases {
+            let json: Json = serde_json::from_str(case.get()).map_err(|e| e.to_string())?;
+            let numbers = numbers_of(&json).map_err(|e| format!("the report `{name}`: {e}"))?;
+            // One compact line a case, whatever layout the file had.
+            let compact = json.to_string();
+            out.write_all(line(&numbers.id, &compact).as_bytes())
+                .map_err(|e| format!("cannot keep the cases of `{name}`: {e}"))?;
+            self.numbers
+                .insert(numbers.id.clone(), (numbers, compared_of(&json)));
+        }
+        out.flush()
+            .map_err(|e| format!("cannot keep the cases of `{name}`: {e}"))?;
+        for aggregate in raw.aggregates {
+            let json: Json = serde_json::from_str(aggregate.get()).map_err(|e| e.to_string())?;
+            let id = json
+                .get("id")
+                .and_then(Json::as_str)
+                .ok_or_else(|| format!("the report `{name}`: an aggregate without an `id`"))?;
+            self.aggregates.insert(id.to_owned(), json.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// Merges `files`, returns what to print, and writes the merged report to `output` when given.
+pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String> {
+    let merged = Merged::read(files)?;
     let (mut regressions, mut improvements, mut new_cases) = (Vec::new(), Vec::new(), Vec::new());
-    for (numbers, compared) in &rows {
+    for (numbers, compared) in merged.numbers.values() {
         if !compared.regressions.is_empty() {
             regressions.push(format!(
                 "{}: {}",
@@ -39,25 +102,33 @@ pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String
             new_cases.push(numbers.id.clone());
         }
     }
-    let numbers: Vec<CaseNumbers> = rows.into_iter().map(|(n, _)| n).collect();
+    let numbers: Vec<CaseNumbers> = merged.numbers.values().map(|(n, _)| n.clone()).collect();
     let notes = Notes {
         improvements: &improvements,
         new_cases: &new_cases,
         regressions: &regressions,
     };
     let mut out = run_end(&summarize(&numbers), &pipeline_rows(&numbers), &notes);
-    for (id, passed) in tests.aggregates()? {
+    for (id, json) in &merged.aggregates {
+        let passed = serde_json::from_str::<Json>(json)
+            .is_ok_and(|j| j.get("passed") == Some(&Json::Bool(true)));
         out.push_str(&format!(
             "aggregate {id}: {}\n",
             if passed { "passed" } else { "FAILED" }
         ));
     }
     if let Some(path) = output {
-        tests.write(path)?;
+        let file = merged
+            .cases
+            .reopen()
+            .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
+        let mut cases =
+            Lines::of(file).map_err(|e| format!("cannot read back the merged cases: {e}"))?;
+        write(path, &mut cases, &merged.aggregates, &numbers)?;
         out.push_str(&format!(
             "report: `{}`: {} case tests from {} file{}\n",
             path.display(),
-            tests.len(),
+            cases.len(),
             files.len(),
             if files.len() == 1 { "" } else { "s" }
         ));

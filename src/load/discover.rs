@@ -107,37 +107,52 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
 }
 
 /// `x.yaml` beside `x.yml` would make two tests of one name: they become one failing test.
+/// Linear in the number of files (a map from name to first place), so large gold sets stay fast.
 fn merge_same_names(found: &mut Vec<Found>) {
     let id_of = |f: &Found| match f {
         Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
     };
-    let mut i = 0;
-    while i < found.len() {
-        let id = id_of(&found[i]);
-        let same: Vec<usize> = (i + 1..found.len())
-            .filter(|&j| id_of(&found[j]) == id)
-            .collect();
-        if !same.is_empty() {
-            let files: Vec<String> = std::iter::once(i)
-                .chain(same.iter().copied())
-                .filter_map(|k| match &found[k] {
-                    Found::Case { path, .. } => Some(format!("`{}`", path.display())),
-                    Found::Unreadable { .. } => None,
-                })
-                .collect();
-            for &j in same.iter().rev() {
-                found.remove(j);
+    let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut same: Vec<(usize, usize)> = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        match first.entry(id_of(f)) {
+            std::collections::hash_map::Entry::Occupied(o) => same.push((*o.get(), i)),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
             }
-            found[i] = Found::Unreadable {
-                reason: format!(
-                    "{} all give the test name `{id}`; rename all but one",
-                    files.join(" and ")
-                ),
-                id,
-            };
         }
-        i += 1;
     }
+    if same.is_empty() {
+        return;
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (keep, other) in &same {
+        groups.entry(*keep).or_default().push(*other);
+    }
+    for (&keep, others) in &groups {
+        let id = id_of(&found[keep]);
+        let files: Vec<String> = std::iter::once(keep)
+            .chain(others.iter().copied())
+            .filter_map(|k| match &found[k] {
+                Found::Case { path, .. } => Some(format!("`{}`", path.display())),
+                Found::Unreadable { .. } => None,
+            })
+            .collect();
+        found[keep] = Found::Unreadable {
+            reason: format!(
+                "{} all give the test name `{id}`; rename all but one",
+                files.join(" and ")
+            ),
+            id,
+        };
+    }
+    let dropped: std::collections::HashSet<usize> = same.iter().map(|(_, o)| *o).collect();
+    let mut i = 0;
+    found.retain(|_| {
+        i += 1;
+        !dropped.contains(&(i - 1))
+    });
 }
 
 /// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.

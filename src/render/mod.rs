@@ -10,7 +10,7 @@ mod summary;
 pub use compare::{aggregate_table, aggregated_json, comparison_table, failed_bounds};
 pub use diff::{inline_diff, line_diff};
 pub use message::failure_message;
-pub use report::{aggregate_json, case_json, compared_of, numbers_of, report_text};
+pub use report::{aggregate_json, case_json, compared_of, numbers_of, write_report};
 pub use summary::{Notes, run_end};
 
 use anstyle::{AnsiColor, Style};

@@ -190,58 +190,61 @@ pub fn compared_of(case: &Json) -> Compared {
     }
 }
 
-/// The whole report: the summary, every case test, the pipelines and the aggregates. `cases` and
-/// `aggregates` are their JSON texts, sorted by test name.
-pub fn report_text<'a>(
+/// Writes the whole report: the summary, every case test (one compact JSON object a line, in the
+/// order given: sorted by test name), the pipelines and the aggregates (JSON texts). Cases are
+/// streamed, so that a report of any size is never held in memory.
+pub fn write_report(
+    out: &mut dyn std::io::Write,
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
-    cases: impl Iterator<Item = &'a str>,
-    aggregates: impl Iterator<Item = &'a str>,
-) -> String {
-    let mut out = String::from("{\n");
-    out.push_str(&format!(
-        "  \"goldgate\": {},\n",
-        json!(env!("CARGO_PKG_VERSION"))
-    ));
-    out.push_str(&format!(
-        "  \"summary\": {},\n",
+    cases: &mut dyn Iterator<Item = std::io::Result<String>>,
+    aggregates: &[String],
+) -> std::io::Result<()> {
+    writeln!(out, "{{")?;
+    writeln!(out, "  \"goldgate\": {},", json!(env!("CARGO_PKG_VERSION")))?;
+    writeln!(
+        out,
+        "  \"summary\": {},",
         indented(&summary_json(summary), 1)
-    ));
-    let list = |out: &mut String, items: &mut dyn Iterator<Item = String>| {
-        let mut first = true;
-        out.push('[');
-        for item in items {
-            out.push_str(if first { "\n    " } else { ",\n    " });
-            out.push_str(&item);
-            first = false;
-        }
-        out.push_str(if first { "]" } else { "\n  ]" });
-    };
-    out.push_str("  \"cases\": ");
-    list(
-        &mut out,
-        &mut cases.map(|c| {
-            serde_json::from_str::<Json>(c).map_or_else(|_| c.to_owned(), |j| indented(&j, 2))
-        }),
-    );
-    out.push_str(",\n  \"pipelines\": ");
-    list(
-        &mut out,
-        &mut pipelines.iter().map(|(name, a)| {
+    )?;
+    write!(out, "  \"cases\": [")?;
+    let mut first = true;
+    for case in cases {
+        write!(out, "{}    {}", if first { "\n" } else { ",\n" }, case?)?;
+        first = false;
+    }
+    write!(out, "{}]", if first { "" } else { "\n  " })?;
+    let pipelines: Vec<String> = pipelines
+        .iter()
+        .map(|(name, a)| {
             let mut row = aggregated_json(a);
             row["pipeline"] = json!(name);
             indented(&row, 2)
+        })
+        .collect();
+    write!(out, ",\n  \"pipelines\": ")?;
+    pretty_list(out, pipelines.into_iter())?;
+    write!(out, ",\n  \"aggregates\": ")?;
+    pretty_list(
+        out,
+        aggregates.iter().map(|a| {
+            serde_json::from_str::<Json>(a).map_or_else(|_| a.clone(), |j| indented(&j, 2))
         }),
-    );
-    out.push_str(",\n  \"aggregates\": ");
-    list(
-        &mut out,
-        &mut aggregates.map(|c| {
-            serde_json::from_str::<Json>(c).map_or_else(|_| c.to_owned(), |j| indented(&j, 2))
-        }),
-    );
-    out.push_str("\n}\n");
-    out
+    )?;
+    writeln!(out, "\n}}")
+}
+
+fn pretty_list(
+    out: &mut dyn std::io::Write,
+    items: impl Iterator<Item = String>,
+) -> std::io::Result<()> {
+    let mut first = true;
+    write!(out, "[")?;
+    for item in items {
+        write!(out, "{}    {item}", if first { "\n" } else { ",\n" })?;
+        first = false;
+    }
+    write!(out, "{}]", if first { "" } else { "\n  " })
 }
 
 /// Pretty JSON whose lines after the first are indented `level` times two spaces, to sit inside

@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
 use super::baseline_file;
 use super::env::{Env, Update};
-use super::report_file::{Tests, write_for_run};
+use super::report_file::{Ours, write_for_run};
 use super::session::Session;
 use super::trials::{aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
@@ -166,19 +166,20 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
         }
     }
     if let Some(path) = report {
-        let run_id = env.run_id.clone().unwrap_or_else(fresh_run_id);
         let written = kept
-            .records()
-            .map_err(|e| format!("cannot read back the run's records: {e}"))
-            .and_then(|records| {
-                let mut ours = Tests::default();
-                for record in records {
-                    ours.add_case(record)?;
-                }
-                for aggregate in &kept.aggregates {
-                    ours.add_aggregate(aggregate_json(aggregate).to_string())?;
-                }
-                write_for_run(path, &run_id, ours)
+            .take_records()
+            .map_err(|e| format!("cannot write the report `{}`: {e}", path.display()))
+            .and_then(|cases| {
+                let ours = Ours {
+                    cases: cases.ok_or("the run kept no records for the report")?,
+                    numbers: &kept.numbers,
+                    aggregates: kept
+                        .aggregates
+                        .iter()
+                        .map(|a| (a.id.clone(), aggregate_json(a).to_string()))
+                        .collect(),
+                };
+                write_for_run(path, env.run_id.as_deref(), ours)
             });
         if let Err(e) = written {
             eprintln!("error: {e}");
@@ -186,14 +187,6 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
         }
     }
     !failed
-}
-
-/// A name for a run that is this process alone: its report replaces any other.
-fn fresh_run_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("process-{}-{nanos}", std::process::id())
 }
 
 /// `cargo test --test NAME --`, from the name of this test binary.

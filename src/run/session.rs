@@ -3,13 +3,14 @@
 //! record on disk (when a report is asked for), the entries to bless.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{BufRead, Seek, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file;
 use super::env::Update;
 use super::predict::{Commands, predict};
+use super::report_file::line;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::evaluate;
@@ -71,19 +72,12 @@ pub(crate) struct Kept {
 }
 
 impl Kept {
-    /// The case records kept on disk, as JSON texts.
-    pub(crate) fn records(&mut self) -> std::io::Result<Vec<String>> {
+    /// The file of case records kept for the report (as lines), or why one is missing.
+    pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
             return Err(std::io::Error::other(why.clone()));
         }
-        let Some(file) = self.spool.as_mut() else {
-            return Ok(Vec::new());
-        };
-        file.rewind()?;
-        std::io::BufReader::new(&*file)
-            .lines()
-            .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
-            .collect()
+        Ok(self.spool.take())
     }
 }
 
@@ -275,8 +269,8 @@ impl Session {
         let mut kept = lock(&self.kept);
         kept.numbers.push(record.numbers());
         if let Some(spool) = kept.spool.as_mut() {
-            let line = case_json(record).to_string();
-            if let Err(e) = writeln!(spool, "{line}") {
+            let line = line(&record.id, &case_json(record).to_string());
+            if let Err(e) = spool.write_all(line.as_bytes()) {
                 kept.spool_error.get_or_insert_with(|| {
                     format!(
                         "cannot keep the record of `{}` for the report: {e}",
