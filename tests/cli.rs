@@ -1031,6 +1031,15 @@ fn the_closest_variant_is_the_one_the_score_came_from() {
         "{code}"
     );
     assert!(code.contains("ANLS 0.5000"), "{code}");
+    let nested = failure_block(&text, "nested");
+    assert!(
+        nested.contains("  closest     {\"name\":\"ACME\",\"city\":\"Lyon\"}\n"),
+        "{nested}"
+    );
+    assert!(
+        nested.contains("    -   \"city\": \"Lyon\"\n    +   \"city\": \"Lyom\"\n"),
+        "{nested}"
+    );
     let amount = failure_block(&text, "amount");
     assert!(
         amount.contains("  gold        1234.5\n              99   (closest)\n"),

@@ -136,6 +136,67 @@ fn closest_variant(
     best.0
 }
 
+/// A gold value with every `any_of` inside it replaced by the alternative the prediction came
+/// closest to (by the profile's scoring; list items against the predicted items they were matched
+/// with), so that a message diffs against the gold the score came from.
+pub fn resolved_gold(gold: &Value, pred: &Value, normalize: Normalize, profile: Profile) -> Value {
+    match gold {
+        Value::Map(entries) => match entries.as_slice() {
+            [(key, Value::List(alternatives))] if key == "any_of" && !alternatives.is_empty() => {
+                let pred_tree = to_tree(pred);
+                let rules = rules(profile, normalize);
+                let mut best = (0, f64::NEG_INFINITY);
+                for (i, alt) in alternatives.iter().enumerate() {
+                    let score = score_with(&gold_node(alt), &pred_tree, rules);
+                    if score > best.1 {
+                        best = (i, score);
+                    }
+                }
+                resolved_gold(&alternatives[best.0], pred, normalize, profile)
+            }
+            _ => Value::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let p = pred.get(k).unwrap_or(&Value::Null);
+                        (k.clone(), resolved_gold(v, p, normalize, profile))
+                    })
+                    .collect(),
+            ),
+        },
+        Value::List(items) => {
+            let Value::List(pred_items) = pred else {
+                return Value::List(
+                    items
+                        .iter()
+                        .map(|g| resolved_gold(g, &Value::Null, normalize, profile))
+                        .collect(),
+                );
+            };
+            let mut out: Vec<Value> = items.clone();
+            for (g, p, _) in matched_items(items, pred_items, normalize, profile) {
+                if let Some(g) = g {
+                    let p = p.map_or(&Value::Null, |p| &pred_items[p]);
+                    out[g] = resolved_gold(&items[g], p, normalize, profile);
+                }
+            }
+            Value::List(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Whether a gold value holds `any_of` somewhere inside it.
+pub fn has_alternatives(gold: &Value) -> bool {
+    match gold {
+        Value::Map(entries) => entries
+            .iter()
+            .any(|(k, v)| k == "any_of" || has_alternatives(v)),
+        Value::List(items) => items.iter().any(has_alternatives),
+        _ => false,
+    }
+}
+
 /// How the items of a gold list and a predicted list were matched, with each pair's score, as
 /// the profile's list scoring matched them: (gold index, predicted index, score), gold order
 /// first, then extra predicted items.

@@ -11,7 +11,7 @@ pub mod record;
 
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score};
-use crate::evaluate::field::{Scored, matched_items, score_field};
+use crate::evaluate::field::{Scored, has_alternatives, matched_items, resolved_gold, score_field};
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
 };
@@ -122,7 +122,10 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         note,
         closest,
     } = score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
-    let items = match (&g.variants[closest], &value) {
+    let resolved = (em < 1.0 && has_alternatives(&g.variants[closest]))
+        .then(|| resolved_gold(&g.variants[closest], &value, case.normalize, case.profile));
+    let shown_gold = resolved.as_ref().unwrap_or(&g.variants[closest]);
+    let items = match (shown_gold, &value) {
         (Value::List(gold), Value::List(pred)) if em < 1.0 => {
             matched_items(gold, pred, case.normalize, case.profile)
                 .into_iter()
@@ -146,6 +149,7 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         critical: case.critical.contains(&g.name),
         note,
         closest,
+        resolved,
         items,
     }
 }

@@ -48,6 +48,9 @@ pub struct FieldRow {
     pub note: Option<String>,
     /// The gold variant the scores came from.
     pub closest: usize,
+    /// That variant with every `any_of` inside it resolved to the alternative the prediction came
+    /// closest to, when it holds any (a nested value): what the message diffs against.
+    pub resolved: Option<Value>,
     /// For a list field that is not exact: how gold and predicted items were matched, as the
     /// scoring matched them.
     pub items: Vec<MatchedItem>,

@@ -201,7 +201,11 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
     };
     let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
 
-    let gold = &row.gold[closest];
+    // The variant the score came from, its own alternatives resolved as the scoring chose them.
+    let gold = row.resolved.as_ref().unwrap_or(&row.gold[closest]);
+    if row.resolved.is_some() {
+        let _ = writeln!(out, "  {:<12}{}", "closest", indent_value(gold));
+    }
     if gold.is_nested() || row.prediction.is_nested() {
         let _ = writeln!(out, "  diff");
         for line in line_diff(&gold.to_string(), &row.prediction.to_string()) {
