@@ -1046,3 +1046,28 @@ fn the_closest_variant_is_the_one_the_score_came_from() {
         "{amount}"
     );
 }
+
+/// A `document:` that does not exist fails the case in `test` (the command is not run on it)
+/// and is an error in `lint`, both at the line of `document:`.
+#[test]
+fn a_missing_document_fails_its_case_in_test_and_lint() {
+    let dir = fixtures().join("document");
+    let out = goldgate(&dir, &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    let block = failure_block(&stdout(&out), "missing");
+    assert!(
+        block.starts_with(
+            "error: cases/missing.yaml:1:11: document: the document `cases/scans/nope.pdf` does not exist"
+        ),
+        "{block}"
+    );
+    let lint = goldgate(&dir, &["lint", "cases"]);
+    assert_eq!(lint.status.code(), Some(1));
+    assert!(
+        stdout(&lint).starts_with(
+            "error: cases/missing.yaml:1:11: document: the document `cases/scans/nope.pdf` does not exist"
+        ),
+        "{}",
+        stdout(&lint)
+    );
+}

@@ -29,7 +29,7 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
             // and a command may cost money or write files.
             Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => errors.extend(
-                check_command(&case.prediction, &case.file)
+                check_command(&case.prediction)
                     .iter()
                     .map(ToString::to_string),
             ),

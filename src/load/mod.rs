@@ -21,7 +21,7 @@ use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
-use crate::model::case::{Case, FieldRule, GoldField, PredictionSource, Profile};
+use crate::model::case::{Case, Document, FieldRule, GoldField, PredictionSource, Profile};
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
 };
@@ -105,11 +105,11 @@ pub fn load_case_in(
         DEFAULT_ECE_BINS
     );
     let document = spec.document.as_ref().map(|d| {
-        at("document")
-            .file
-            .parent()
-            .unwrap_or(Path::new(""))
-            .join(&d.value)
+        let written = at("document").file;
+        Document {
+            path: written.parent().unwrap_or(Path::new("")).join(&d.value),
+            at: (written.to_path_buf(), Mark::of(&d.referenced)),
+        }
     });
     let from_suite = !own_prediction
         && (suite.run.is_some()
@@ -170,7 +170,7 @@ pub fn load_case_in(
         spec: &spec,
         prediction: prediction.as_ref(),
         own_prediction,
-        document: document.as_deref(),
+        document: document.as_ref(),
     };
     per_pipeline(&case, suite, &sources).map_err(|e| vec![e])
 }
@@ -258,7 +258,7 @@ struct Sources<'a> {
     prediction: Option<&'a PredictionSource>,
     /// Whether the case file itself gives it: it then wins over the suite's.
     own_prediction: bool,
-    document: Option<&'a Path>,
+    document: Option<&'a Document>,
 }
 
 /// One case per pipeline (or one without pipelines), each with its prediction: the case's own,
@@ -286,7 +286,7 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
                 file,
                 dir,
                 pipeline.as_deref(),
-                sources.document,
+                sources.document.map(|d| d.path.as_path()),
             )
         };
         case.prediction = match (sources.prediction, &suite.run, &template, &suite.pipelines) {
@@ -305,7 +305,7 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
                 timeout: run.timeout,
                 expect_fields: case.gold.is_some()
                     || case.rubrics.iter().any(|r| r.field().is_some()),
-                document: sources.document.map(Path::to_path_buf),
+                document: sources.document.cloned(),
                 at: run.at.clone(),
             },
             (_, None, Some(template), Some(p)) => PredictionSource::File {

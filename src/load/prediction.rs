@@ -6,7 +6,7 @@ use crate::base::fs::read_text;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::value::Value;
-use crate::model::case::PredictionSource;
+use crate::model::case::{Document, PredictionSource};
 use crate::model::prediction::{PredictedField, Prediction, Usage};
 use crate::spec::{Node, parse_yaml};
 
@@ -145,7 +145,7 @@ pub fn from_output(
 
 /// What can be checked of a `run` command without running it: the program can be found, the
 /// folder it runs in and the document it reads exist. `goldgate lint` runs nothing.
-pub fn check_command(source: &PredictionSource, case_file: &Path) -> Vec<LoadError> {
+pub fn check_command(source: &PredictionSource) -> Vec<LoadError> {
     let PredictionSource::Run {
         command,
         dir,
@@ -185,18 +185,22 @@ pub fn check_command(source: &PredictionSource, case_file: &Path) -> Vec<LoadErr
             .hint("install it, or give its path relative to the suite's folder"),
         );
     }
-    if let Some(document) = document
-        && !document.is_file()
-    {
-        errors.push(
-            LoadError::file(
-                case_file,
-                format!("the document `{}` does not exist", document.display()),
-            )
-            .hint("`document:` is relative to the case file"),
-        );
-    }
+    errors.extend(document.as_ref().and_then(missing_document));
     errors
+}
+
+/// The error of a `document:` that is not a file: a command would run on nothing.
+pub fn missing_document(document: &Document) -> Option<LoadError> {
+    (!document.path.is_file()).then(|| {
+        let (file, mark) = &document.at;
+        LoadError::at(
+            file,
+            *mark,
+            "document",
+            format!("the document `{}` does not exist", document.path.display()),
+        )
+        .hint("`document:` is relative to the file it is written in")
+    })
 }
 
 /// Whether `program` names a file (a path, relative to `dir`) or a program on the PATH.

@@ -131,6 +131,15 @@ pub struct GoldField {
     pub rule: FieldRule,
 }
 
+/// The source document of a case (`document:`), which a suite's `run` command reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The resolved path.
+    pub path: PathBuf,
+    /// Where `document:` is written: the case, or a suite's `defaults`.
+    pub at: (PathBuf, crate::base::location::Mark),
+}
+
 /// Where a case's prediction comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PredictionSource {
@@ -156,7 +165,7 @@ pub enum PredictionSource {
         /// Whether the case reads fields (gold or `field:` rubrics), so that text output is an error.
         expect_fields: bool,
         /// The case's `document`, which the command reads (part of what identifies its output).
-        document: Option<PathBuf>,
+        document: Option<Document>,
         /// Where `run:` is written (the suite file), for errors in its command.
         at: (PathBuf, crate::base::location::Mark),
     },

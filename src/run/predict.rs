@@ -15,7 +15,7 @@ use serde_json::json;
 use super::command::{Ran, run};
 use crate::base::fs::{canonical, hash_hex, state_dir, write_atomically};
 use crate::base::location::LoadError;
-use crate::load::prediction::{from_output, read_prediction};
+use crate::load::prediction::{from_output, missing_document, read_prediction};
 use crate::model::case::PredictionSource;
 use crate::model::prediction::Prediction;
 
@@ -130,8 +130,16 @@ pub(crate) fn predict(
             document,
             ..
         } => {
+            if let Some(missing) = document.as_ref().and_then(missing_document) {
+                return Err(missing);
+            }
             let ran = commands
-                .output(command, dir, document.as_deref(), *timeout)
+                .output(
+                    command,
+                    dir,
+                    document.as_ref().map(|d| d.path.as_path()),
+                    *timeout,
+                )
                 .map_err(|why| LoadError::file(case_file, why))?;
             from_output(
                 ran.stdout,
