@@ -1071,3 +1071,61 @@ fn a_missing_document_fails_its_case_in_test_and_lint() {
         stdout(&lint)
     );
 }
+
+/// `goldgate report` over reports that disagree on a test keeps the last file's record and says
+/// so; the same record twice is no conflict. Bad files are errors that name them.
+#[test]
+fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |passed: bool| {
+        serde_json::json!({"id": "a", "pipeline": null, "file": "a.yaml", "passed": passed, "ignored": false,
+            "metrics": {"exact_match": if passed { 1.0 } else { 0.0 }}, "fields": []})
+    };
+    let write = |name: &str, passed: bool| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            serde_json::json!({"cases": [case(passed)], "aggregates": []}).to_string(),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let (one, two, same) = (
+        write("one.json", true),
+        write("two.json", false),
+        write("same.json", true),
+    );
+    let out = goldgate(dir.path(), &["report", &one, &same]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("note:"), "{}", stdout(&out));
+    let out = goldgate(dir.path(), &["report", &one, &two, "-o", "merged.json"]);
+    assert!(
+        stdout(&out).contains(
+            "note: a test is in more than one report with different results; the last file's kept: a\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).starts_with("goldgate: 1 cases, 0 passed, 1 failed"),
+        "{}",
+        stdout(&out)
+    );
+    let merged: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("merged.json")).unwrap())
+            .unwrap();
+    assert_eq!(merged["cases"][0]["passed"], false);
+    std::fs::write(dir.path().join("list.json"), "[1, 2]").unwrap();
+    for (file, says) in [
+        ("nowhere.json", "cannot read the report `nowhere.json`"),
+        ("list.json", "`list.json` is not a goldgate report"),
+    ] {
+        let out = goldgate(dir.path(), &["report", file]);
+        assert_eq!(out.status.code(), Some(1), "{file}");
+        assert!(
+            stderr(&out).starts_with(&format!("error: {says}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -30,6 +30,10 @@ struct Merged {
     cases: tempfile::NamedTempFile,
     numbers: BTreeMap<String, (CaseNumbers, Compared)>,
     aggregates: BTreeMap<String, String>,
+    /// Tests found in more than one file with different records: the last file's is kept.
+    conflicts: Vec<String>,
+    /// A hash of each test's record, to tell a conflict from the same record twice.
+    records: BTreeMap<String, String>,
 }
 
 impl Merged {
@@ -39,6 +43,8 @@ impl Merged {
                 .map_err(|e| format!("cannot make a temporary file: {e}"))?,
             numbers: BTreeMap::new(),
             aggregates: BTreeMap::new(),
+            conflicts: Vec::new(),
+            records: BTreeMap::new(),
         };
         for file in files {
             merged.add(file)?;
@@ -60,6 +66,14 @@ impl Merged {
             let numbers = numbers_of(&json).map_err(|e| format!("the report `{name}`: {e}"))?;
             // One compact line a case, whatever layout the file had.
             let compact = json.to_string();
+            let fingerprint = crate::base::fs::hash_hex(&[compact.as_bytes()]);
+            if self
+                .records
+                .insert(numbers.id.clone(), fingerprint.clone())
+                .is_some_and(|old| old != fingerprint)
+            {
+                self.conflicts.push(numbers.id.clone());
+            }
             out.write_all(line(&numbers.id, &compact).as_bytes())
                 .map_err(|e| format!("cannot keep the cases of `{name}`: {e}"))?;
             self.numbers
@@ -115,6 +129,17 @@ pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String
         out.push_str(&format!(
             "aggregate {id}: {}\n",
             if passed { "passed" } else { "FAILED" }
+        ));
+    }
+    if !merged.conflicts.is_empty() {
+        out.push_str(&format!(
+            "note: {} in more than one report with different results; the last file's kept: {}\n",
+            if merged.conflicts.len() == 1 {
+                "a test is"
+            } else {
+                "tests are"
+            },
+            merged.conflicts.join(", ")
         ));
     }
     if let Some(path) = output {

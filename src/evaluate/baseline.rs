@@ -89,6 +89,13 @@ pub fn describe(list: &[Change]) -> String {
 pub fn parse(text: &str, name: &str) -> Result<Baseline, String> {
     let json: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| format!("the baseline `{name}` is not valid JSON: {e}"))?;
+    if let Some(version) = json.get("goldgate_baseline")
+        && version != &serde_json::json!(1)
+    {
+        return Err(format!(
+            "the baseline `{name}` is of version {version}, written by a newer goldgate: this one reads version 1"
+        ));
+    }
     let cases = json
         .get("cases")
         .and_then(|c| c.as_object())
@@ -137,6 +144,16 @@ pub fn to_text(baseline: &Baseline) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_baseline_of_a_newer_version_is_refused() {
+        let e = parse(r#"{"goldgate_baseline": 2, "cases": {}}"#, "b.json").unwrap_err();
+        assert_eq!(
+            e,
+            "the baseline `b.json` is of version 2, written by a newer goldgate: this one reads version 1"
+        );
+        assert!(parse(r#"{"goldgate_baseline": 1, "cases": {}}"#, "b.json").is_ok());
+    }
 
     #[test]
     fn a_metric_gone_is_a_regression() {

@@ -13,6 +13,7 @@ use super::report_file::{Ours, write_for_run};
 use super::session::Session;
 use super::trials::{aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
+use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
 use crate::model::suite::Aggregate;
@@ -136,6 +137,9 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
     let pipelines = pipeline_rows(&kept.numbers);
     let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
     if args.format != Some(FormatSetting::Json) {
+        // In name order, whatever order the tests finished in.
+        kept.improvements.sort();
+        kept.new_cases.sort();
         let notes = Notes {
             improvements: &kept.improvements,
             new_cases: &kept.new_cases,
@@ -145,17 +149,23 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
     }
     let mut failed = false;
     if env.update == Update::Always {
-        for (file, entries) in &kept.blessings {
-            match baseline_file::merge(file, entries) {
+        for (file, blessed) in &kept.blessings {
+            let entries: Vec<(String, BaselineEntry)> = blessed
+                .iter()
+                .map(|b| (b.key.clone(), b.entry.clone()))
+                .collect();
+            match baseline_file::merge(file, &entries) {
                 Ok(w) => {
+                    // SPEC §7's line, then how many the file holds now.
                     let _ = writeln!(
                         out,
-                        "baseline: `{}`: {} entries, {} written by this run ({} new, {} changed)",
+                        "baseline: {}: {} entries, {} new, {} changed, {} of failed tests; {} in the file",
                         file.display(),
-                        w.entries,
                         entries.len(),
                         w.new,
-                        w.changed
+                        w.changed,
+                        blessed.iter().filter(|b| !b.passed).count(),
+                        w.entries,
                     );
                 }
                 Err(e) => {

@@ -52,6 +52,17 @@ impl Scored {
     }
 }
 
+/// A baseline entry this run writes with `GOLDGATE_UPDATE=always`.
+#[derive(Debug, Clone)]
+pub(crate) struct Blessed {
+    /// The entry's name in the baseline (`acme-173::guided`).
+    pub(crate) key: String,
+    /// The metrics.
+    pub(crate) entry: Entry,
+    /// Whether its test passed (a failed test's numbers are written too, and counted apart).
+    pub(crate) passed: bool,
+}
+
 /// What a process keeps of its tests as they finish.
 #[derive(Debug, Default)]
 pub(crate) struct Kept {
@@ -64,7 +75,7 @@ pub(crate) struct Kept {
     /// Aggregate tests.
     pub(crate) aggregates: Vec<AggregateRecord>,
     /// Baseline entries to write, by baseline file.
-    pub(crate) blessings: BTreeMap<PathBuf, Vec<(String, Entry)>>,
+    pub(crate) blessings: BTreeMap<PathBuf, Vec<Blessed>>,
     /// `test: metric old -> new` lines beyond the tolerance, upward.
     pub(crate) improvements: Vec<String>,
     /// Tests the baseline has no entry for yet.
@@ -280,10 +291,11 @@ impl Session {
             }
         }
         if let (Some((file, key)), Some(outcome)) = (bless, &record.outcome) {
-            kept.blessings
-                .entry(file)
-                .or_default()
-                .push((key, baseline::entry_of(outcome)));
+            kept.blessings.entry(file).or_default().push(Blessed {
+                key,
+                entry: baseline::entry_of(outcome),
+                passed: record.status == Status::Passed,
+            });
         }
         if record.baseline.new {
             kept.new_cases.push(record.id.clone());
