@@ -7,6 +7,7 @@ use serde_json::{Value as Json, json};
 use super::num;
 use crate::evaluate::aggregate::Aggregated;
 use crate::evaluate::outcome::ThresholdVerdict;
+use crate::model::metric::Range;
 
 /// One aggregate's numbers on two lines.
 pub fn aggregate_table(a: &Aggregated) -> String {
@@ -90,24 +91,32 @@ pub fn aggregated_json(a: &Aggregated) -> Json {
     })
 }
 
-/// `min_anls failed: 0.8800 < 0.92` for each aggregate threshold that failed.
+/// `min_anls failed: 0.8800 < 0.92` for each threshold that failed.
 pub fn failed_bounds(verdicts: &[ThresholdVerdict]) -> Vec<String> {
     verdicts
         .iter()
         .filter(|v| !v.held)
-        .map(|v| match v.value {
-            Some(x) => format!(
-                "{} failed: {:.4} {} {}",
-                v.name,
-                x,
-                if v.is_max { ">" } else { "<" },
-                v.limit
-            ),
-            None => format!(
-                "{} failed: the metric is absent ({})",
-                v.name,
-                v.absent_because.as_deref().unwrap_or("")
-            ),
-        })
+        .map(threshold_text)
         .collect()
+}
+
+/// `min_anls failed: 0.8800 < 0.92`, or why the metric is absent.
+pub(crate) fn threshold_text(t: &ThresholdVerdict) -> String {
+    match t.value {
+        Some(v) if t.metric.about().range == Range::Count => {
+            format!("{} failed: {v} > {}", t.name, t.limit)
+        }
+        Some(v) => format!(
+            "{} failed: {:.4} {} {}",
+            t.name,
+            v,
+            if t.is_max { ">" } else { "<" },
+            t.limit
+        ),
+        None => format!(
+            "{} failed: the metric is absent ({})",
+            t.name,
+            t.absent_because.as_deref().unwrap_or("not measured")
+        ),
+    }
 }

@@ -2,12 +2,13 @@
 
 use std::fmt::Write;
 
+use super::compare::threshold_text;
 use super::{Styles, inline_diff, line_diff, paint};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
 use crate::model::case::{Case, Profile};
-use crate::model::metric::{Metric, Range};
+use crate::model::metric::Metric;
 use crate::model::rubric::RubricKind;
 
 /// The failure message: verdict line, failed rubrics and thresholds, each field involved with
@@ -116,26 +117,6 @@ fn verdict_line(outcome: &Outcome) -> String {
         Styles::BAD,
         format!("case failed: {} ({score})", parts.join("; ")),
     )
-}
-
-fn threshold_text(t: &ThresholdVerdict) -> String {
-    match t.value {
-        Some(v) if t.metric.about().range == Range::Count => {
-            format!("{} failed: {v} > {}", t.name, t.limit)
-        }
-        Some(v) => format!(
-            "{} failed: {:.4} {} {}",
-            t.name,
-            v,
-            if t.is_max { ">" } else { "<" },
-            t.limit
-        ),
-        None => format!(
-            "{} failed: the metric is absent ({})",
-            t.name,
-            t.absent_because.as_deref().unwrap_or("not measured")
-        ),
-    }
 }
 
 /// Fields named by failed rubrics, then (when a metric threshold failed) the fields that are not exact.
