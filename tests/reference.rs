@@ -3,7 +3,7 @@
 
 use goldgate::Normalize;
 use goldgate::metrics::anls_star::{Tree, anls_star};
-use goldgate::metrics::{brier, ece, score_variants};
+use goldgate::metrics::{brier, calibration_bins, ece, score_variants};
 use serde_json::Value;
 
 const TOLERANCE: f64 = 1e-12;
@@ -55,6 +55,10 @@ fn every_fields_line_agrees_with_the_reference() {
     });
 }
 
+fn want_ece_of(line: &Value) -> f64 {
+    line["ece"].as_f64().unwrap()
+}
+
 #[test]
 fn every_calibration_line_agrees_with_the_reference() {
     every_line_agrees("calibration.jsonl", 324, |line| {
@@ -72,6 +76,20 @@ fn every_calibration_line_agrees_with_the_reference() {
             .collect();
         let bins = line["bins"].as_u64().unwrap() as u32;
         let (got_brier, got_ece) = (brier(&p, &o).unwrap(), ece(&p, &o, bins).unwrap());
+        // The reliability diagram's bins hold every confidence and give the same ECE.
+        let diagram = calibration_bins(&p, &o, bins);
+        let counted: usize = diagram.iter().map(|b| b.count).sum();
+        let from_bins: f64 = diagram
+            .iter()
+            .map(|b| b.count as f64 / p.len() as f64 * (b.accuracy - b.confidence).abs())
+            .sum();
+        if counted != p.len() || (from_bins - want_ece_of(line)).abs() > 1e-9 {
+            return Some(format!(
+                "{}: bins hold {counted} of {} confidences, ECE from bins {from_bins}",
+                line["case"],
+                p.len()
+            ));
+        }
         let (want_brier, want_ece) = (
             line["brier"].as_f64().unwrap(),
             line["ece"].as_f64().unwrap(),

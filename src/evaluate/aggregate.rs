@@ -2,7 +2,7 @@
 
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
 use crate::evaluate::record::{CaseNumbers, Status};
-use crate::metrics::{brier, ece};
+use crate::metrics::{Bin, brier, calibration_bins, ece};
 use crate::model::metric::DEFAULT_ECE_BINS;
 use crate::model::metric::{Metric, Threshold};
 
@@ -38,6 +38,10 @@ pub struct Aggregated {
     pub cost_total_usd: Option<f64>,
     /// Share of case tests that passed.
     pub pass_rate: Option<f64>,
+    /// The non-empty bins of the reliability diagram of the pooled confidences.
+    pub bins: Vec<Bin>,
+    /// Every latency measured, sorted (for its distribution).
+    pub latencies: Vec<f64>,
 }
 
 /// Aggregates case tests (skipped ones left out by the caller); a test without metrics could not
@@ -75,6 +79,8 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
         cost_total_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         pass_rate: (!results.is_empty()).then(|| passed as f64 / results.len() as f64),
+        bins: calibration_bins(&p, &o, DEFAULT_ECE_BINS),
+        latencies,
     }
 }
 
@@ -124,6 +130,44 @@ pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
                 r.pipeline.as_deref().unwrap_or(NO_PIPELINE) == name && r.status != Status::Ignored
             });
             (name.to_owned(), aggregate(rows))
+        })
+        .collect()
+}
+
+/// The mean EM and ANLS of one gold field over the case tests of one pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldStat {
+    /// The field.
+    pub field: String,
+    /// The pipeline (`(none)` without pipelines).
+    pub pipeline: String,
+    /// Case tests that have the field in their gold.
+    pub cases: usize,
+    /// Mean EM.
+    pub em: f64,
+    /// Mean ANLS.
+    pub anls: f64,
+}
+
+/// The field × pipeline table: each gold field's mean EM and ANLS per pipeline, by field then
+/// pipeline.
+pub fn field_table(records: &[CaseNumbers]) -> Vec<FieldStat> {
+    let mut sums: std::collections::BTreeMap<(&str, &str), (usize, f64, f64)> =
+        std::collections::BTreeMap::new();
+    for r in records.iter().filter(|r| r.status != Status::Ignored) {
+        let pipeline = r.pipeline.as_deref().unwrap_or(NO_PIPELINE);
+        for (name, em, anls) in &r.fields {
+            let s = sums.entry((name.as_str(), pipeline)).or_default();
+            *s = (s.0 + 1, s.1 + em, s.2 + anls);
+        }
+    }
+    sums.into_iter()
+        .map(|((field, pipeline), (n, em, anls))| FieldStat {
+            field: field.to_owned(),
+            pipeline: pipeline.to_owned(),
+            cases: n,
+            em: em / n as f64,
+            anls: anls / n as f64,
         })
         .collect()
 }

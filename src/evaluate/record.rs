@@ -41,6 +41,23 @@ pub struct Record {
     pub usage: Option<Usage>,
     /// How the test compares with its baseline entry.
     pub baseline: Compared,
+    /// The failure message, plain (no colour), when the test failed.
+    pub message: Option<String>,
+    /// Where the case could not be loaded: every mistake, located.
+    pub problems: Vec<Located>,
+}
+
+/// A mistake in a file, where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    /// The file.
+    pub file: String,
+    /// 1-based line, 0 for the whole file.
+    pub line: u64,
+    /// 1-based column, 0 when unknown.
+    pub column: u64,
+    /// What is wrong, with its fix.
+    pub message: String,
 }
 
 /// How a test compares with its baseline.
@@ -68,6 +85,8 @@ pub struct CaseNumbers {
     pub metrics: Option<Metrics>,
     /// (confidence, correct) of every field with a confidence, for pooled calibration.
     pub confidences: Vec<(f64, bool)>,
+    /// (name, EM, ANLS) of every gold field, for the field × pipeline table.
+    pub fields: Vec<(String, f64, f64)>,
 }
 
 impl CaseNumbers {
@@ -82,6 +101,12 @@ impl CaseNumbers {
                 o.fields
                     .iter()
                     .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
+                    .collect()
+            }),
+            fields: outcome.map_or_else(Vec::new, |o| {
+                o.fields
+                    .iter()
+                    .map(|f| (f.name.clone(), f.em, f.anls))
                     .collect()
             }),
         }
@@ -111,4 +136,8 @@ pub struct AggregateRecord {
     pub metrics: Aggregated,
     /// The verdict of each aggregate threshold.
     pub thresholds: Vec<ThresholdVerdict>,
+    /// The failure message, plain, when it failed.
+    pub message: Option<String>,
+    /// The suite file that declares it.
+    pub file: String,
 }

@@ -67,6 +67,64 @@ pub fn ece(p: &[f64], o: &[bool], bins: u32) -> Option<f64> {
     Some(ece)
 }
 
+/// One bin of a reliability diagram.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bin {
+    /// Lower edge (excluded, but for the first bin).
+    pub lower: f64,
+    /// Upper edge (included).
+    pub upper: f64,
+    /// Confidences in the bin.
+    pub count: usize,
+    /// Their mean.
+    pub confidence: f64,
+    /// The share of them that were correct.
+    pub accuracy: f64,
+}
+
+/// The non-empty bins of a reliability diagram, binned as [`ece`] bins them; ECE is
+/// Σ count / N · |accuracy − confidence| over them.
+///
+/// ```
+/// use goldgate::metrics::{Bin, calibration_bins};
+/// let bins = calibration_bins(&[0.875, 0.9375, 0.125], &[true, false, false], 5);
+/// assert_eq!(bins.len(), 2);
+/// assert_eq!((bins[0].lower, bins[0].upper, bins[0].count, bins[0].accuracy), (0.0, 0.2, 1, 0.0));
+/// assert_eq!((bins[1].upper, bins[1].count, bins[1].confidence, bins[1].accuracy), (1.0, 2, 0.90625, 0.5));
+/// ```
+pub fn calibration_bins(p: &[f64], o: &[bool], bins: u32) -> Vec<Bin> {
+    if p.is_empty() || bins == 0 {
+        return Vec::new();
+    }
+    let mut binned: Vec<(u64, f64, bool)> = p
+        .iter()
+        .zip(o)
+        .map(|(&p, &o)| (bin_of(p, bins), p, o))
+        .collect();
+    binned.sort_by_key(|&(bin, _, _)| bin);
+    let width = 1.0 / f64::from(bins);
+    binned
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|bin| {
+            let k = bin[0].0;
+            let count = bin.len();
+            let confidence: f64 = bin.iter().map(|&(_, p, _)| p).sum();
+            let correct = bin.iter().filter(|&&(_, _, o)| o).count();
+            Bin {
+                lower: k as f64 * width,
+                upper: if k + 1 == u64::from(bins) {
+                    1.0
+                } else {
+                    (k + 1) as f64 * width
+                },
+                count,
+                confidence: confidence / count as f64,
+                accuracy: correct as f64 / count as f64,
+            }
+        })
+        .collect()
+}
+
 /// #{k ∈ 1..M−1 : k · (1/M) < p}, in constant time: a first guess from p · M, then corrected
 /// against the edges exactly as numpy computes them.
 fn bin_of(p: f64, bins: u32) -> u64 {

@@ -6,5 +6,5 @@ mod calibration;
 mod munkres;
 mod text;
 
-pub use calibration::{brier, ece};
+pub use calibration::{Bin, brier, calibration_bins, ece};
 pub use text::{FieldScore, anls, exact_match, levenshtein, score_variants};

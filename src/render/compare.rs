@@ -88,6 +88,10 @@ pub fn aggregated_json(a: &Aggregated) -> Json {
         "f1": a.f1, "brier": a.brier, "ece": a.ece,
         "latency_p50_ms": a.latency_p50, "latency_p95_ms": a.latency_p95,
         "cost_usd_per_case": a.cost_usd, "cost_usd_total": a.cost_total_usd,
+        "calibration": a.bins.iter().map(|b| json!({
+            "lower": b.lower, "upper": b.upper, "count": b.count,
+            "confidence": b.confidence, "accuracy": b.accuracy,
+        })).collect::<Vec<_>>(),
     })
 }
 

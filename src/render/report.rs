@@ -6,7 +6,7 @@ use serde_json::{Value as Json, json};
 
 use super::aggregated_json;
 use super::summary::summary_json;
-use crate::evaluate::aggregate::{Aggregated, RunSummary};
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
@@ -32,6 +32,16 @@ pub fn case_json(record: &Record) -> Json {
     if let Some((description, tags)) = &record.about {
         case["description"] = json!(description);
         case["tags"] = json!(tags);
+    }
+    if let Some(message) = &record.message {
+        case["message"] = json!(message);
+    }
+    if !record.problems.is_empty() {
+        case["errors"] = record
+            .problems
+            .iter()
+            .map(|p| json!({"file": p.file, "line": p.line, "column": p.column, "message": p.message}))
+            .collect();
     }
     if record.model.is_some() || record.usage.is_some() {
         case["model"] = json!(record.model);
@@ -112,7 +122,9 @@ pub fn aggregate_json(a: &AggregateRecord) -> Json {
     json!({
         "id": a.id,
         "pipeline": a.pipeline,
+        "file": a.file,
         "passed": a.thresholds.iter().all(|v| v.held),
+        "message": a.message,
         "metrics": aggregated_json(&a.metrics),
         "thresholds": a.thresholds.iter().map(threshold_json).collect::<Vec<_>>(),
     })
@@ -151,8 +163,24 @@ pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
                 })
                 .collect()
         });
+    let fields = case
+        .get("fields")
+        .and_then(Json::as_array)
+        .map_or_else(Vec::new, |fields| {
+            fields
+                .iter()
+                .filter_map(|f| {
+                    Some((
+                        f.get("name")?.as_str()?.to_owned(),
+                        f.get("em")?.as_f64()?,
+                        f.get("anls")?.as_f64()?,
+                    ))
+                })
+                .collect()
+        });
     Ok(CaseNumbers {
         id: id.to_owned(),
+        fields,
         pipeline: case
             .get("pipeline")
             .and_then(Json::as_str)
@@ -197,6 +225,7 @@ pub fn write_report(
     out: &mut dyn std::io::Write,
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
+    fields: &[FieldStat],
     cases: &mut dyn Iterator<Item = std::io::Result<String>>,
     aggregates: &[String],
 ) -> std::io::Result<()> {
@@ -224,6 +253,14 @@ pub fn write_report(
         .collect();
     write!(out, ",\n  \"pipelines\": ")?;
     pretty_list(out, pipelines.into_iter())?;
+    write!(out, ",\n  \"fields\": ")?;
+    pretty_list(
+        out,
+        fields.iter().map(|f| {
+            json!({"field": f.field, "pipeline": f.pipeline, "cases": f.cases, "em": f.em, "anls": f.anls})
+                .to_string()
+        }),
+    )?;
     write!(out, ",\n  \"aggregates\": ")?;
     pretty_list(
         out,

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use crate::base::fs::{canonical, hash_hex, lock_for, state_dir, write_atomically_with};
-use crate::evaluate::aggregate::{pipeline_rows, summarize};
+use crate::evaluate::aggregate::{field_table, pipeline_rows, summarize};
 use crate::evaluate::outcome::Metrics;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::render::write_report;
@@ -97,6 +97,7 @@ fn numbers_json(n: &CaseNumbers) -> String {
         "status": match n.status { Status::Passed => "passed", Status::Failed => "failed", Status::Ignored => "ignored" },
         "metrics": metrics,
         "confidences": n.confidences,
+        "fields": n.fields,
     })
     .to_string()
 }
@@ -121,6 +122,7 @@ fn numbers_from(id: String, text: &str) -> Option<CaseNumbers> {
         },
         metrics,
         confidences: serde_json::from_value(j.get("confidences")?.clone()).ok()?,
+        fields: serde_json::from_value(j.get("fields")?.clone()).ok()?,
     })
 }
 
@@ -134,9 +136,17 @@ pub(crate) fn write(
 ) -> Result<(), String> {
     let summary = summarize(numbers);
     let pipelines = pipeline_rows(numbers);
+    let fields = field_table(numbers);
     let aggregates: Vec<String> = aggregates.values().cloned().collect();
     write_atomically_with(path, |out| {
-        write_report(out, &summary, &pipelines, &mut cases.records(), &aggregates)
+        write_report(
+            out,
+            &summary,
+            &pipelines,
+            &fields,
+            &mut cases.records(),
+            &aggregates,
+        )
     })
     .map_err(|e| format!("cannot write the report `{}`: {e}", path.display()))
 }
@@ -269,6 +279,7 @@ mod tests {
                 ..Metrics::default()
             }),
             confidences: vec![(0.9, true), (0.1, false)],
+            fields: vec![("total".into(), 0.0, 0.25)],
         };
         assert_eq!(numbers_from("a::p".into(), &numbers_json(&n)), Some(n));
     }

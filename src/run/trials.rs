@@ -8,11 +8,16 @@ use libtest_mimic::{Completion, Failed, Trial};
 
 use super::session::Session;
 use crate::evaluate::aggregate as aggregation;
-use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
+use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
 use crate::load::{Entry, Problem};
 use crate::model::case::Case;
 use crate::model::suite::Aggregate;
 use crate::render::{aggregate_table, failed_bounds};
+
+/// A message without colour codes, for records.
+fn plain(message: &str) -> String {
+    anstream::adapter::strip_str(message).to_string()
+}
 
 /// A failure message; without colour codes where libtest-mimic prints them verbatim (JSON).
 fn failed(message: String, plain: bool) -> Failed {
@@ -43,6 +48,23 @@ pub(crate) fn case_trial(
                     }
                     Problem::Unreadable(reason) => format!("error: {reason}"),
                 };
+                let problems = match &problem {
+                    Problem::Load(errors) => errors
+                        .iter()
+                        .map(|e| Located {
+                            file: e.file.display().to_string(),
+                            line: e.line,
+                            column: e.column,
+                            message: e.to_string(),
+                        })
+                        .collect(),
+                    Problem::Unreadable(reason) => vec![Located {
+                        file: file.clone(),
+                        line: 0,
+                        column: 0,
+                        message: reason.clone(),
+                    }],
+                };
                 let record = Record {
                     id,
                     pipeline,
@@ -55,6 +77,8 @@ pub(crate) fn case_trial(
                     model: None,
                     usage: None,
                     baseline: Compared::default(),
+                    message: Some(plain(&message)),
+                    problems,
                 };
                 session.finish_case(&record, None);
                 Err(failed(message, session.plain))
@@ -83,6 +107,8 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         model: None,
         usage: None,
         baseline: Compared::default(),
+        message: None,
+        problems: Vec::new(),
     };
     if let (Some(reason), false) = (&case.skip, run_skipped) {
         record.status = Status::Ignored;
@@ -97,6 +123,8 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.model = full.model;
     record.usage = full.usage;
     record.baseline = full.baseline;
+    record.message =
+        (!scored.passed).then(|| plain(full.message.as_deref().unwrap_or("case failed")));
     let bless = case.baseline.as_ref().map(|spec| {
         (
             spec.file.clone(),
@@ -175,23 +203,27 @@ pub(crate) fn aggregate_trial(
         let agg = aggregation::aggregate(&numbers);
         let verdicts = agg.judge(&aggregate.thresholds);
         let failures = failed_bounds(&verdicts);
+        let message = (!failures.is_empty()).then(|| {
+            format!(
+                "aggregate failed over {} case tests ({} passed): {}\n{}\nat {} (aggregate)",
+                agg.cases,
+                agg.passed,
+                failures.join("; "),
+                aggregate_table(&agg),
+                aggregate.file.display()
+            )
+        });
         session.finish_aggregate(AggregateRecord {
             id: name.clone(),
             pipeline: pipeline.clone(),
             metrics: agg.clone(),
             thresholds: verdicts,
+            message: message.as_deref().map(plain),
+            file: aggregate.file.display().to_string(),
         });
-        if failures.is_empty() {
+        let Some(message) = message else {
             return Ok(());
-        }
-        let mut message = format!(
-            "aggregate failed over {} case tests ({} passed): {}\n",
-            agg.cases,
-            agg.passed,
-            failures.join("; ")
-        );
-        message.push_str(&aggregate_table(&agg));
-        message.push_str(&format!("\nat {} (aggregate)", aggregate.file.display()));
+        };
         Err(failed(message, session.plain))
     })
 }
