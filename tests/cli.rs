@@ -154,7 +154,8 @@ fn report_values() {
     assert!(close(&raw["metrics"]["exact_match"], 0.5));
     assert_eq!(
         raw["thresholds"][0],
-        serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null})
+        serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null,
+            "file": "cases/raw/leading-zero.yaml", "line": 7})
     );
 
     assert!(close(

@@ -62,27 +62,7 @@ pub(crate) fn state_dir() -> std::path::PathBuf {
 /// A held lock on a file's behalf; released when dropped (or when the process dies).
 #[derive(Debug)]
 pub(crate) struct Held {
-    /// The lock file; it holds a note of whoever last held it (a report's run id).
-    pub(crate) file: std::fs::File,
-}
-
-impl Held {
-    /// The note left by the last holder.
-    pub(crate) fn note(&mut self) -> String {
-        use std::io::{Read, Seek};
-        let mut text = String::new();
-        let _ = self.file.rewind();
-        let _ = self.file.read_to_string(&mut text);
-        text
-    }
-
-    /// Leaves a note for the next holder.
-    pub(crate) fn set_note(&mut self, note: &str) -> std::io::Result<()> {
-        use std::io::Seek;
-        self.file.set_len(0)?;
-        self.file.rewind()?;
-        self.file.write_all(note.as_bytes())
-    }
+    _file: std::fs::File,
 }
 
 /// Waits for, then takes, the lock that guards `path` among processes: a read-merge-write of a
@@ -102,7 +82,7 @@ pub(crate) fn lock_for(path: &Path) -> std::io::Result<Held> {
             hash_hex(&[canonical(path).as_os_str().as_encoded_bytes()])
         )))?;
     file.lock()?;
-    Ok(Held { file })
+    Ok(Held { _file: file })
 }
 
 /// The canonical form of a path whose file may not exist yet (its folder must, or will be made).

@@ -83,6 +83,12 @@ enum Command {
         /// Write the merged report there.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+        /// Write the run's HTML page there.
+        #[arg(long)]
+        html: Option<PathBuf>,
+        /// Write the run's JUnit XML there.
+        #[arg(long)]
+        junit: Option<PathBuf>,
     },
 }
 
@@ -128,7 +134,12 @@ pub fn main() -> ExitCode {
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
-        Command::Report { files, output } => match report::report(&files, output.as_deref()) {
+        Command::Report {
+            files,
+            output,
+            html,
+            junit,
+        } => match report::report(&files, output.as_deref(), html.as_deref(), junit.as_deref()) {
             Ok(text) => {
                 use std::io::Write;
                 let mut out = anstream::stdout();
@@ -199,7 +210,7 @@ fn lines(
     }
 }
 
-/// Splits `goldgate test` arguments: DIR, `--rubrics`, `--report`, and the rest for libtest.
+/// Splits `goldgate test` arguments: DIR, goldgate's own options, and the rest for libtest.
 fn test(args: Vec<String>) -> ExitCode {
     // libtest flags that take a value: their value is not DIR.
     const VALUED: [&str; 6] = [
@@ -211,8 +222,8 @@ fn test(args: Vec<String>) -> ExitCode {
         "-Z",
     ];
     let mut dir = None;
-    let mut rubrics = None;
-    let mut report = None;
+    let (mut rubrics, mut report, mut junit, mut html) = (None, None, None, None);
+    let mut annotations = false;
     let mut rest = vec!["goldgate test".to_owned()];
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -221,17 +232,28 @@ fn test(args: Vec<String>) -> ExitCode {
             _ => (arg.clone(), None),
         };
         match flag.as_str() {
-            "--rubrics" | "--report" => {
+            "--rubrics" | "--report" | "--junit" | "--html" => {
                 let Some(value) = inline.or_else(|| it.next()) else {
                     return usage(&format!("`{flag}` needs a value"));
                 };
-                let slot = if flag == "--rubrics" {
-                    &mut rubrics
-                } else {
-                    &mut report
+                let slot = match flag.as_str() {
+                    "--rubrics" => &mut rubrics,
+                    "--report" => &mut report,
+                    "--junit" => &mut junit,
+                    _ => &mut html,
                 };
                 *slot = Some(PathBuf::from(value));
             }
+            "--annotations" => match inline.or_else(|| it.next()).as_deref() {
+                Some("github") => annotations = true,
+                Some("none") => annotations = false,
+                other => {
+                    return usage(&format!(
+                        "`--annotations` takes `github` or `none`, not `{}`",
+                        other.unwrap_or("")
+                    ));
+                }
+            },
             f if VALUED.contains(&f) && inline.is_none() => {
                 rest.push(arg);
                 if let Some(value) = it.next() {
@@ -257,12 +279,18 @@ fn test(args: Vec<String>) -> ExitCode {
     if let Some(r) = report {
         harness = harness.report(r);
     }
-    harness.run()
+    if let Some(j) = junit {
+        harness = harness.junit(j);
+    }
+    if let Some(h) = html {
+        harness = harness.html(h);
+    }
+    harness.github_annotations(annotations).run()
 }
 
 fn usage(message: &str) -> ExitCode {
     eprintln!(
-        "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [libtest flags]"
+        "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [--junit FILE] [--html FILE] [--annotations github] [libtest flags]"
     );
     ExitCode::from(2)
 }

@@ -11,11 +11,13 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use serde_json::value::RawValue;
 
+use crate::base::fs::write_atomically;
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::describe;
 use crate::evaluate::record::{CaseNumbers, Compared};
+use crate::render::junit_xml;
 use crate::render::{Notes, compared_of, numbers_of, run_end};
-use crate::run::report_file::{Lines, line, write};
+use crate::run::outputs::{Lines, Records, html_of, line, parsed, write};
 
 #[derive(Deserialize)]
 struct Raw<'a> {
@@ -93,8 +95,14 @@ impl Merged {
     }
 }
 
-/// Merges `files`, returns what to print, and writes the merged report to `output` when given.
-pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String> {
+/// Merges `files`, returns what to print, and writes the merged report to `output`, the HTML page
+/// to `html` and JUnit XML to `junit`, when given.
+pub fn report(
+    files: &[PathBuf],
+    output: Option<&Path>,
+    html: Option<&Path>,
+    junit: Option<&Path>,
+) -> Result<String, String> {
     let merged = Merged::read(files)?;
     let (mut regressions, mut improvements, mut new_cases) = (Vec::new(), Vec::new(), Vec::new());
     for (numbers, compared) in merged.numbers.values() {
@@ -142,21 +150,45 @@ pub fn report(files: &[PathBuf], output: Option<&Path>) -> Result<String, String
             merged.conflicts.join(", ")
         ));
     }
+    let file = merged
+        .cases
+        .reopen()
+        .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
+    let mut records = Records {
+        cases: Lines::of(file).map_err(|e| format!("cannot read back the merged cases: {e}"))?,
+        numbers,
+        aggregates: merged.aggregates,
+    };
     if let Some(path) = output {
-        let file = merged
-            .cases
-            .reopen()
-            .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
-        let mut cases =
-            Lines::of(file).map_err(|e| format!("cannot read back the merged cases: {e}"))?;
-        write(path, &mut cases, &merged.aggregates, &numbers)?;
+        write(
+            path,
+            &mut records.cases,
+            &records.aggregates,
+            &records.numbers,
+        )?;
         out.push_str(&format!(
             "report: `{}`: {} case tests from {} file{}\n",
             path.display(),
-            cases.len(),
+            records.cases.len(),
             files.len(),
             if files.len() == 1 { "" } else { "s" }
         ));
+    }
+    if html.is_some() || junit.is_some() {
+        let (cases, aggregates) = parsed(&mut records)?;
+        for (path, text, what) in [
+            (
+                html,
+                html_of(&records.numbers, &cases, &aggregates),
+                "HTML page",
+            ),
+            (junit, junit_xml(&cases, &aggregates), "JUnit file"),
+        ] {
+            let Some(path) = path else { continue };
+            write_atomically(path, text.as_bytes())
+                .map_err(|e| format!("cannot write the {what} `{}`: {e}", path.display()))?;
+            out.push_str(&format!("{what}: `{}`\n", path.display()));
+        }
     }
     Ok(out)
 }

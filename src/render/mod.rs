@@ -1,16 +1,26 @@
 //! Everything a user reads: the failure message and diffs, the run summary, the JSON report.
 //! Computes no metric.
 
+mod annotations;
 mod compare;
 mod diff;
+mod html;
+mod junit;
+mod markdown;
 mod message;
 mod report;
 mod summary;
 
+pub use annotations::{annotations, workflow_command};
 pub use compare::{aggregate_table, aggregated_json, comparison_table, failed_bounds};
 pub use diff::{inline_diff, line_diff};
+pub use html::{Page, html_page};
+pub use junit::junit_xml;
+pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::failure_message;
-pub use report::{aggregate_json, case_json, compared_of, numbers_of, write_report};
+pub use report::{
+    ReportAggregate, ReportCase, aggregate_json, case_json, compared_of, numbers_of, write_report,
+};
 pub use summary::{Notes, run_end};
 
 use anstyle::{AnsiColor, Style};

@@ -110,6 +110,7 @@ pub fn case_json(record: &Record) -> Json {
 fn threshold_json(t: &ThresholdVerdict) -> Json {
     json!({
         "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
+        "file": t.file.display().to_string(), "line": t.line,
     })
 }
 
@@ -290,4 +291,167 @@ fn indented(value: &Json, level: usize) -> String {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     let pad = "  ".repeat(level);
     text.replace('\n', &format!("\n{pad}"))
+}
+
+/// A case test as read back from its record, for the pages made from a run's records (JUnit,
+/// annotations, the step summary, HTML).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReportCase {
+    /// The test name.
+    pub id: String,
+    /// The pipeline.
+    #[serde(default)]
+    pub pipeline: Option<String>,
+    /// The case file.
+    #[serde(default)]
+    pub file: String,
+    /// `true`, `false`, or `null` when skipped.
+    #[serde(default)]
+    pub passed: Option<bool>,
+    /// The skip reason.
+    #[serde(default)]
+    pub skip: Option<String>,
+    /// The plain failure message.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The gated score.
+    #[serde(default)]
+    pub score: Option<f64>,
+    /// The case metrics by name.
+    #[serde(default)]
+    pub metrics: Option<serde_json::Map<String, Json>>,
+    /// Rubric verdicts.
+    #[serde(default)]
+    pub rubrics: Vec<ReportRubric>,
+    /// Threshold verdicts.
+    #[serde(default)]
+    pub thresholds: Vec<ReportThreshold>,
+    /// Load errors, located.
+    #[serde(default)]
+    pub errors: Vec<ReportError>,
+    /// How it compares with its baseline.
+    #[serde(default)]
+    pub baseline: Option<Json>,
+}
+
+/// A rubric verdict as the report holds it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReportRubric {
+    /// The label.
+    pub label: String,
+    /// `must_right` or `easy_wrong`.
+    pub kind: String,
+    /// Whether it held.
+    pub held: bool,
+    /// Why.
+    #[serde(default)]
+    pub detail: String,
+    /// Where it is written.
+    #[serde(default)]
+    pub file: String,
+    /// Its line.
+    #[serde(default)]
+    pub line: u64,
+}
+
+/// A threshold verdict as the report holds it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReportThreshold {
+    /// `min_anls`.
+    pub name: String,
+    /// Whether it held.
+    pub held: bool,
+    /// The limit.
+    #[serde(default)]
+    pub limit: f64,
+    /// The value, when measured.
+    #[serde(default)]
+    pub value: Option<f64>,
+    /// Why it is absent.
+    #[serde(default)]
+    pub absent_because: Option<String>,
+    /// Where it is written.
+    #[serde(default)]
+    pub file: String,
+    /// Its line.
+    #[serde(default)]
+    pub line: u64,
+}
+
+/// A load error as the report holds it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReportError {
+    /// The file.
+    pub file: String,
+    /// Its line (0: the whole file).
+    #[serde(default)]
+    pub line: u64,
+    /// Its column.
+    #[serde(default)]
+    pub column: u64,
+    /// The message.
+    pub message: String,
+}
+
+/// An aggregate test as the report holds it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReportAggregate {
+    /// The test name.
+    pub id: String,
+    /// The pipeline.
+    #[serde(default)]
+    pub pipeline: Option<String>,
+    /// The suite file.
+    #[serde(default)]
+    pub file: String,
+    /// Whether every bound held.
+    pub passed: bool,
+    /// The plain failure message.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Its threshold verdicts.
+    #[serde(default)]
+    pub thresholds: Vec<ReportThreshold>,
+}
+
+impl ReportCase {
+    /// The first line of the failure message: which gate closed, which thresholds failed.
+    pub fn verdict_line(&self) -> Option<&str> {
+        self.message.as_deref().and_then(|m| m.lines().next())
+    }
+
+    /// Where the failure is: the first failing Must-Right rubric, load error, threshold or
+    /// Easy-Wrong rubric, as `file:line`.
+    pub fn place(&self) -> Option<(String, u64)> {
+        let rubric = |kind: &str| {
+            self.rubrics
+                .iter()
+                .find(|r| !r.held && r.kind == kind)
+                .map(|r| (r.file.clone(), r.line))
+        };
+        rubric("must_right")
+            .or_else(|| self.errors.first().map(|e| (e.file.clone(), e.line)))
+            .or_else(|| {
+                self.thresholds
+                    .iter()
+                    .find(|t| !t.held)
+                    .map(|t| (t.file.clone(), t.line))
+            })
+            .or_else(|| rubric("easy_wrong"))
+            .or_else(|| (self.passed == Some(false)).then(|| (self.file.clone(), 0)))
+    }
+
+    /// The folder of its test name (`invoices/fr` for `invoices/fr/acme::guided`).
+    pub fn folder(&self) -> &str {
+        folder_of(&self.id)
+    }
+}
+
+/// The folder part of a test name: a case's path without its file, an aggregate's suite.
+pub fn folder_of(id: &str) -> &str {
+    let path = id.split("::").next().unwrap_or(id);
+    if id.contains("::aggregate") || id == "aggregate" || id.starts_with("aggregate::") {
+        return if path == "aggregate" { "" } else { path };
+    }
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }

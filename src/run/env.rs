@@ -1,4 +1,5 @@
-//! Every `GOLDGATE_*` environment variable, parsed in one place.
+//! Every environment variable goldgate reads (`GOLDGATE_*`, nextest's run id, GitHub Actions'),
+//! parsed in one place.
 
 use std::path::PathBuf;
 
@@ -22,6 +23,18 @@ pub struct Env {
     /// The run this process is part of, when a run spans processes: `NEXTEST_RUN_ID` (set by
     /// cargo-nextest) or `GOLDGATE_RUN_ID` (for other ways of splitting a run).
     pub run_id: Option<String>,
+    /// `GOLDGATE_JUNIT`: where to write JUnit XML.
+    pub junit: Option<PathBuf>,
+    /// `GOLDGATE_HTML`: where to write the HTML page.
+    pub html: Option<PathBuf>,
+    /// `GITHUB_ACTIONS=true`: print annotations of the failures.
+    pub github_actions: bool,
+    /// `GITHUB_WORKSPACE`: annotations name files relative to it.
+    pub github_workspace: Option<PathBuf>,
+    /// `GITHUB_STEP_SUMMARY`: the file the run's Markdown page is appended to.
+    pub step_summary: Option<PathBuf>,
+    /// Under cargo-nextest (`NEXTEST_RUN_ID` set): no progress bars.
+    pub under_nextest: bool,
 }
 
 impl Env {
@@ -32,11 +45,8 @@ impl Env {
 
     /// Reads variables through `lookup` (tests pass a map).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Env, String> {
-        let report = match lookup("GOLDGATE_REPORT") {
-            Some(v) if v.is_empty() => None,
-            Some(v) => Some(PathBuf::from(v)),
-            None => None,
-        };
+        let path = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let report = path("GOLDGATE_REPORT");
         let update = match lookup("GOLDGATE_UPDATE") {
             None => Update::No,
             Some(v) => match v.to_str() {
@@ -58,6 +68,12 @@ impl Env {
             report,
             update,
             run_id,
+            junit: path("GOLDGATE_JUNIT"),
+            html: path("GOLDGATE_HTML"),
+            github_actions: lookup("GITHUB_ACTIONS").is_some_and(|v| v == "true"),
+            github_workspace: path("GITHUB_WORKSPACE"),
+            step_summary: path("GITHUB_STEP_SUMMARY"),
+            under_nextest: lookup("NEXTEST_RUN_ID").is_some(),
         })
     }
 }

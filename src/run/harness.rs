@@ -9,7 +9,7 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
 use super::baseline_file;
 use super::env::{Env, Update};
-use super::report_file::{Ours, write_for_run};
+use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
 use super::session::Session;
 use super::trials::{aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
@@ -17,7 +17,7 @@ use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
 use crate::model::suite::Aggregate;
-use crate::render::{Notes, aggregate_json, run_end};
+use crate::render::{Notes, aggregate_json, annotations, run_end, workflow_command};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -31,6 +31,9 @@ pub struct Harness {
     cases: PathBuf,
     rubrics: Option<PathBuf>,
     report: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    html: Option<PathBuf>,
+    annotations: bool,
     args: Option<Vec<String>>,
     invocation: Option<String>,
 }
@@ -42,6 +45,9 @@ impl Harness {
             cases: cases.into(),
             rubrics: None,
             report: None,
+            junit: None,
+            html: None,
+            annotations: false,
             args: None,
             invocation: None,
         }
@@ -56,6 +62,24 @@ impl Harness {
     /// Writes the JSON report there (overrides `GOLDGATE_REPORT`).
     pub fn report(mut self, file: impl Into<PathBuf>) -> Self {
         self.report = Some(file.into());
+        self
+    }
+
+    /// Writes JUnit XML there (overrides `GOLDGATE_JUNIT`).
+    pub fn junit(mut self, file: impl Into<PathBuf>) -> Self {
+        self.junit = Some(file.into());
+        self
+    }
+
+    /// Writes the run's HTML page there (overrides `GOLDGATE_HTML`).
+    pub fn html(mut self, file: impl Into<PathBuf>) -> Self {
+        self.html = Some(file.into());
+        self
+    }
+
+    /// Prints GitHub Actions annotations of the failures, as `GITHUB_ACTIONS=true` does.
+    pub fn github_annotations(mut self, on: bool) -> Self {
+        self.annotations = on;
         self
     }
 
@@ -90,7 +114,13 @@ impl Harness {
                 return ExitCode::from(2);
             }
         };
-        let report = self.report.clone().or_else(|| env.report.clone());
+        let outputs = Outputs {
+            report: self.report.clone().or_else(|| env.report.clone()),
+            junit: self.junit.clone().or_else(|| env.junit.clone()),
+            html: self.html.clone().or_else(|| env.html.clone()),
+            step_summary: env.step_summary.clone(),
+        };
+        let annotations = self.annotations || env.github_actions;
         let rubrics = self
             .rubrics
             .clone()
@@ -110,7 +140,7 @@ impl Harness {
             args.format == Some(FormatSetting::Json),
             threads,
             env.run_id.as_deref(),
-            report.is_some(),
+            outputs.any() || annotations,
         ) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
@@ -121,16 +151,23 @@ impl Harness {
             return conclusion.exit_code();
         }
 
-        if !end_of_run(&session, &env, report.as_deref(), &args) {
+        if !end_of_run(&session, &env, &outputs, annotations, &args) {
             return ExitCode::from(101);
         }
         conclusion.exit_code()
     }
 }
 
-/// The end of a run: the summary and the comparison of pipelines, the baselines blessed, the
-/// report merged. False when a baseline or the report could not be written.
-fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Arguments) -> bool {
+/// The end of a run: the summary and the comparison of pipelines, the baselines blessed,
+/// annotations printed, the run's files written (merged with the other processes of the run).
+/// False when a baseline or a file could not be written.
+fn end_of_run(
+    session: &Session,
+    env: &Env,
+    outputs: &Outputs,
+    annotations: bool,
+    args: &Arguments,
+) -> bool {
     let mut kept = session.kept();
     kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
     let summary = summarize(&kept.numbers);
@@ -175,13 +212,20 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
             }
         }
     }
-    if let Some(path) = report {
+    if outputs.any() || annotations {
         let written = kept
             .take_records()
-            .map_err(|e| format!("cannot write the report `{}`: {e}", path.display()))
+            .map_err(|e| format!("cannot keep the run's records: {e}"))
             .and_then(|cases| {
+                let cases = cases.ok_or("the run kept no records")?;
+                if annotations {
+                    print_annotations(&cases, env.github_workspace.as_deref(), &mut out)?;
+                }
+                if !outputs.any() {
+                    return Ok(());
+                }
                 let ours = Ours {
-                    cases: cases.ok_or("the run kept no records for the report")?,
+                    cases,
                     numbers: &kept.numbers,
                     aggregates: kept
                         .aggregates
@@ -189,7 +233,7 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
                         .map(|a| (a.id.clone(), aggregate_json(a).to_string()))
                         .collect(),
                 };
-                write_for_run(path, env.run_id.as_deref(), ours)
+                write_outputs(outputs, env.run_id.as_deref(), ours)
             });
         if let Err(e) = written {
             eprintln!("error: {e}");
@@ -197,6 +241,25 @@ fn end_of_run(session: &Session, env: &Env, report: Option<&Path>, args: &Argume
         }
     }
     !failed
+}
+
+/// GitHub annotations of this process's failed tests, Must-Right and load errors first.
+fn print_annotations(
+    cases: &std::fs::File,
+    workspace: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot read back the run's records: {e}");
+    let mut records = Records {
+        cases: Lines::of(cases.try_clone().map_err(cannot)?).map_err(cannot)?,
+        numbers: Vec::new(),
+        aggregates: Default::default(),
+    };
+    let (cases, _) = parsed(&mut records)?;
+    for a in annotations(&cases, workspace) {
+        let _ = writeln!(out, "{}", workflow_command(&a));
+    }
+    Ok(())
 }
 
 /// `cargo test --test NAME --`, from the name of this test binary.

@@ -4,7 +4,7 @@ mod baseline_file;
 pub mod command;
 pub mod env;
 pub mod harness;
+pub(crate) mod outputs;
 mod predict;
-pub(crate) mod report_file;
 mod session;
 mod trials;

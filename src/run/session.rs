@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file;
 use super::env::Update;
+use super::outputs::line;
 use super::predict::{Commands, predict};
-use super::report_file::line;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::evaluate;

@@ -1,0 +1,513 @@
+//! The HTML page of a run (SPEC §11): one self-contained file (inline CSS and SVG, no script,
+//! nothing fetched) that reads at a glance and prints: the summary, the comparison of pipelines,
+//! the field × pipeline table, a reliability diagram and the latency distribution per pipeline,
+//! every failing test with its message and coloured diffs, regressions and improvements.
+
+use std::fmt::Write;
+
+use super::num;
+use super::report::{ReportAggregate, ReportCase};
+use super::summary::Notes;
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, percentile};
+
+/// Everything the page shows.
+pub struct Page<'a> {
+    /// The run's counts and means.
+    pub summary: &'a RunSummary,
+    /// Each pipeline's aggregate (bins and latencies included).
+    pub pipelines: &'a [(String, Aggregated)],
+    /// The field × pipeline table.
+    pub fields: &'a [FieldStat],
+    /// Every case test.
+    pub cases: &'a [ReportCase],
+    /// Every aggregate test.
+    pub aggregates: &'a [ReportAggregate],
+    /// Regressions, improvements, new tests.
+    pub notes: &'a Notes<'a>,
+}
+
+const STYLE: &str = r#"
+:root { --ink:#1d232b; --muted:#5b6673; --line:#d9dee4; --bg:#f6f7f9; --good:#1a7f37; --bad:#c62828; --accent:#2f5fa7; }
+* { box-sizing: border-box; }
+body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:#fff; }
+header { padding:24px 32px 16px; background:var(--bg); border-bottom:1px solid var(--line); }
+h1 { margin:0 0 4px; font-size:22px; letter-spacing:.2px; }
+h2 { font-size:17px; margin:28px 0 10px; }
+main { padding:0 32px 40px; max-width:1200px; }
+.verdict { font-size:16px; margin:4px 0 10px; }
+.verdict .pass { color:var(--good); font-weight:600; } .verdict .fail { color:var(--bad); font-weight:600; }
+.chips { display:flex; flex-wrap:wrap; gap:8px; margin:0; padding:0; list-style:none; }
+.chips li { background:#fff; border:1px solid var(--line); border-radius:6px; padding:4px 10px; font-size:13px; }
+.chips b { font-variant-numeric:tabular-nums; }
+table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:13.5px; }
+th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
+th:first-child, td:first-child { text-align:left; }
+thead th { background:var(--bg); font-weight:600; }
+.fields td.cell { min-width:64px; }
+.diagrams { display:flex; flex-wrap:wrap; gap:18px; }
+figure { margin:0; background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
+figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
+figcaption b { color:var(--ink); }
+svg text { font:11px system-ui,sans-serif; fill:var(--muted); }
+details { border:1px solid var(--line); border-radius:8px; margin:10px 0; background:#fff; }
+summary { cursor:pointer; padding:8px 12px; font-weight:600; }
+summary .v { font-weight:400; color:var(--bad); }
+pre.message { margin:0; padding:10px 14px; border-top:1px solid var(--line); background:#fbfbfc; overflow-x:auto; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+del { background:#ffe1e1; color:#9b1c1c; text-decoration:line-through; }
+ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
+.removed { color:#9b1c1c; } .added { color:#14532d; }
+.at { color:var(--muted); font-size:12.5px; padding:0 14px 8px; margin:0; }
+.none { color:var(--muted); }
+footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
+@media print {
+  header { background:none; }
+  details { break-inside:avoid; }
+  details:not([open]) > pre, details:not([open]) > p { display:block; }
+  summary { list-style:none; }
+}
+"#;
+
+/// The page.
+pub fn html_page(page: &Page) -> String {
+    let mut out = String::new();
+    let s = page.summary;
+    let _ = writeln!(
+        out,
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}</style>\n</head>\n<body>",
+        s.cases, s.failed
+    );
+    header(&mut out, page);
+    out.push_str("<main>\n");
+    pipelines_table(&mut out, page.pipelines);
+    fields_table(&mut out, page.fields, page.pipelines);
+    calibration(&mut out, page.pipelines);
+    latency(&mut out, page.pipelines);
+    failures(&mut out, page.cases, page.aggregates);
+    notes(&mut out, page.notes);
+    out.push_str("</main>\n");
+    let _ = writeln!(
+        out,
+        "<footer>goldgate {} · a page of the run's report: its JSON holds every test.</footer>\n</body>\n</html>",
+        env!("CARGO_PKG_VERSION")
+    );
+    out
+}
+
+fn header(out: &mut String, page: &Page) {
+    let s = page.summary;
+    let m = &s.metrics;
+    let failing_aggregates = page.aggregates.iter().filter(|a| !a.passed).count();
+    let verdict = if s.failed == 0 && failing_aggregates == 0 {
+        "<span class=\"pass\">all passed</span>".to_owned()
+    } else {
+        format!(
+            "<span class=\"fail\">{} failed</span>",
+            s.failed + failing_aggregates
+        )
+    };
+    let _ = write!(
+        out,
+        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored · {} aggregate tests</p>\n<ul class=\"chips\">",
+        s.cases,
+        s.passed,
+        s.failed,
+        s.ignored,
+        page.aggregates.len()
+    );
+    for (label, value) in [
+        ("EM", m.exact_match),
+        ("ANLS", m.anls),
+        ("critical EM", m.exact_critical),
+        ("critical ANLS", m.anls_critical),
+        ("Brier", m.brier),
+        ("ECE", m.ece),
+    ] {
+        let _ = write!(out, "<li>{label} <b>{}</b></li>", num(value));
+    }
+    out.push_str("</ul>\n</header>\n");
+}
+
+fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
+    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th></tr></thead>\n<tbody>\n");
+    for (name, a) in pipelines {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            a.cases,
+            num(a.exact_match),
+            num(a.anls),
+            num(a.exact_critical),
+            num(a.anls_critical),
+            num(a.brier),
+            num(a.ece),
+            a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
+            a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
+            a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
+            a.pass_rate
+                .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Aggregated)]) {
+    out.push_str("<section id=\"fields\">\n<h2>Fields × pipelines</h2>\n");
+    if fields.is_empty() {
+        out.push_str("<p class=\"none\">No case has gold fields.</p>\n</section>\n");
+        return;
+    }
+    let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
+    out.push_str("<table class=\"fields\">\n<thead><tr><th>field</th>");
+    for name in &names {
+        let _ = write!(out, "<th colspan=\"2\">{}</th>", escape(name));
+    }
+    out.push_str("</tr><tr><th></th>");
+    for _ in &names {
+        out.push_str("<th>EM</th><th>ANLS</th>");
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    let mut fields_in_order: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+    fields_in_order.dedup();
+    for field in fields_in_order {
+        let _ = write!(out, "<tr><td>{}</td>", escape(field));
+        for name in &names {
+            match fields
+                .iter()
+                .find(|f| f.field == field && f.pipeline == *name)
+            {
+                Some(f) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"cell\" style=\"background:{}\" title=\"{} cases\">{:.4}</td><td class=\"cell\" style=\"background:{}\">{:.4}</td>",
+                        shade(f.em),
+                        f.cases,
+                        f.em,
+                        shade(f.anls),
+                        f.anls
+                    );
+                }
+                None => out.push_str("<td>-</td><td>-</td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// A soft background from red (0) to green (1).
+fn shade(value: f64) -> String {
+    let hue = (value.clamp(0.0, 1.0) * 120.0).round();
+    format!("hsl({hue}, 70%, 92%)")
+}
+
+fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
+    out.push_str("<section id=\"calibration\">\n<h2>Calibration</h2>\n<div class=\"diagrams\">\n");
+    for (name, a) in pipelines {
+        reliability_diagram(out, name, a);
+    }
+    out.push_str("</div>\n</section>\n");
+}
+
+/// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
+/// against the diagonal of perfect calibration, with its count.
+fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
+    const SIZE: f64 = 220.0;
+    const PAD: f64 = 34.0;
+    let (x, y) = (
+        |v: f64| PAD + v * SIZE,
+        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
+    );
+    let n: usize = a.bins.iter().map(|b| b.count).sum();
+    let _ = writeln!(
+        out,
+        "<figure class=\"reliability\" data-pipeline=\"{}\">\n<svg role=\"img\" aria-label=\"reliability diagram of {}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
+        escape(name),
+        escape(name),
+        w = SIZE + PAD + 12.0,
+        h = SIZE + PAD + 6.0,
+    );
+    // Frame, ticks and the diagonal.
+    let _ = writeln!(
+        out,
+        "<rect x=\"{}\" y=\"{}\" width=\"{SIZE}\" height=\"{SIZE}\" fill=\"#fafbfc\" stroke=\"#c9d0d8\"/>",
+        x(0.0),
+        y(1.0)
+    );
+    for t in [0.0, 0.5, 1.0] {
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{t}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{t}</text>",
+            x(t),
+            y(0.0) + 14.0,
+            x(0.0) - 4.0,
+            y(t) + 4.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<line class=\"diagonal\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8a96a3\" stroke-dasharray=\"4 3\"/>",
+        x(0.0),
+        y(0.0),
+        x(1.0),
+        y(1.0)
+    );
+    for b in &a.bins {
+        let (left, right) = (x(b.lower), x(b.upper));
+        let _ = writeln!(
+            out,
+            "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({}, {}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
+            b.count,
+            left + 1.0,
+            y(b.accuracy),
+            (right - left - 2.0).max(1.0),
+            y(0.0) - y(b.accuracy),
+            b.lower,
+            b.upper,
+            b.count,
+            b.confidence,
+            b.accuracy
+        );
+        let _ = writeln!(
+            out,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#c62828\"/><text class=\"count\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            x(b.confidence),
+            y(b.accuracy),
+            (left + right) / 2.0,
+            (y(b.accuracy) - 5.0).max(10.0),
+            b.count
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">confidence</text>\n</svg>\n<figcaption><b>{}</b> · ECE {} · Brier {} · {n} confidences</figcaption>\n</figure>",
+        x(0.5),
+        y(0.0) + 28.0,
+        escape(name),
+        num(a.ece),
+        num(a.brier)
+    );
+}
+
+fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
+    out.push_str("<section id=\"latency\">\n<h2>Latency</h2>\n");
+    let max = pipelines
+        .iter()
+        .filter_map(|(_, a)| a.latencies.last().copied())
+        .fold(0.0f64, f64::max);
+    if max <= 0.0 {
+        out.push_str("<p class=\"none\">No latency measured.</p>\n</section>\n");
+        return;
+    }
+    const WIDTH: f64 = 520.0;
+    const LABEL: f64 = 120.0;
+    let row = 30.0;
+    let height = row * pipelines.len() as f64 + 30.0;
+    let x = |v: f64| LABEL + v / max * WIDTH;
+    let _ = writeln!(
+        out,
+        "<figure class=\"latency\">\n<svg role=\"img\" aria-label=\"latency distribution per pipeline\" width=\"{}\" height=\"{height}\" viewBox=\"0 0 {} {height}\">",
+        LABEL + WIDTH + 20.0,
+        LABEL + WIDTH + 20.0
+    );
+    for (i, (name, a)) in pipelines.iter().enumerate() {
+        let mid = 14.0 + row * i as f64;
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            LABEL - 8.0,
+            mid + 4.0,
+            escape(name)
+        );
+        let l = &a.latencies;
+        let Some((&lo, &hi)) = l.first().zip(l.last()) else {
+            continue;
+        };
+        let q = |p: f64| percentile(l, p).unwrap_or(lo);
+        let _ = writeln!(
+            out,
+            "<g class=\"box\"><line x1=\"{:.1}\" y1=\"{mid}\" x2=\"{:.1}\" y2=\"{mid}\" stroke=\"#8a96a3\"/><rect x=\"{:.1}\" y=\"{}\" width=\"{:.1}\" height=\"14\" fill=\"#2f5fa7\" fill-opacity=\"0.25\" stroke=\"#2f5fa7\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#1d232b\" stroke-width=\"2\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#c62828\"/><title>{}: min {lo:.0}, p25 {:.0}, p50 {:.0}, p75 {:.0}, p95 {:.0}, max {hi:.0} ms over {} cases</title></g>",
+            x(lo),
+            x(hi),
+            x(q(0.25)),
+            mid - 7.0,
+            (x(q(0.75)) - x(q(0.25))).max(1.0),
+            x(q(0.5)),
+            mid - 7.0,
+            x(q(0.5)),
+            mid + 7.0,
+            x(q(0.95)),
+            mid - 9.0,
+            x(q(0.95)),
+            mid + 9.0,
+            escape(name),
+            q(0.25),
+            q(0.5),
+            q(0.75),
+            q(0.95),
+            l.len()
+        );
+    }
+    let axis = 14.0 + row * pipelines.len() as f64;
+    for t in [0.0, 0.5, 1.0] {
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{axis}\" text-anchor=\"middle\">{:.0} ms</text>",
+            x(t * max),
+            t * max
+        );
+    }
+    out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
+}
+
+fn failures(out: &mut String, cases: &[ReportCase], aggregates: &[ReportAggregate]) {
+    let failing: Vec<&ReportCase> = cases.iter().filter(|c| c.passed == Some(false)).collect();
+    let failing_aggregates: Vec<&ReportAggregate> =
+        aggregates.iter().filter(|a| !a.passed).collect();
+    let _ = writeln!(
+        out,
+        "<section id=\"failures\">\n<h2>Failing tests ({})</h2>",
+        failing.len() + failing_aggregates.len()
+    );
+    if failing.is_empty() && failing_aggregates.is_empty() {
+        out.push_str("<p class=\"none\">None.</p>\n");
+    }
+    for case in failing {
+        let at = case
+            .place()
+            .map(|(file, line)| {
+                if line > 0 {
+                    format!("{file}:{line}")
+                } else {
+                    file
+                }
+            })
+            .unwrap_or_default();
+        failure(
+            out,
+            &case.id,
+            case.message.as_deref().unwrap_or("case failed"),
+            &at,
+        );
+    }
+    for a in failing_aggregates {
+        failure(
+            out,
+            &a.id,
+            a.message.as_deref().unwrap_or("aggregate failed"),
+            &a.file,
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+fn failure(out: &mut String, id: &str, message: &str, at: &str) {
+    let verdict = message.lines().next().unwrap_or("");
+    let _ = writeln!(
+        out,
+        "<details class=\"failure\" open>\n<summary>{} <span class=\"v\">— {}</span></summary>\n<pre class=\"message\">{}</pre>\n<p class=\"at\">{}</p>\n</details>",
+        escape(id),
+        escape(verdict),
+        coloured(message),
+        escape(at)
+    );
+}
+
+fn notes(out: &mut String, notes: &Notes) {
+    out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
+    if notes.regressions.is_empty() && notes.improvements.is_empty() {
+        out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
+    }
+    for (title, list, class) in [
+        ("regressed", notes.regressions, "removed"),
+        ("improved", notes.improvements, "added"),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "<p>{title}:</p>\n<ul class=\"{class}\">\n");
+        for line in list {
+            let _ = writeln!(out, "<li>{}</li>", escape(line));
+        }
+        out.push_str("</ul>\n");
+    }
+    if !notes.new_cases.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>new, not in the baseline yet: {}</p>",
+            escape(&notes.new_cases.join(", "))
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+/// A plain failure message as HTML: inline diffs (`[-removed-]{+added+}`) and the lines of line
+/// diffs (`    - …`, `    + …`) coloured.
+pub fn coloured(message: &str) -> String {
+    let mut out = String::new();
+    for line in message.lines() {
+        let trimmed = line.trim_start();
+        let diff_line = line.len() - trimmed.len() >= 4
+            && (trimmed.starts_with("- ")
+                || trimmed.starts_with("+ ")
+                || trimmed == "-"
+                || trimmed == "+");
+        if diff_line {
+            let class = if trimmed.starts_with('-') {
+                "removed"
+            } else {
+                "added"
+            };
+            let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(line));
+            continue;
+        }
+        out.push_str(&inline_marks(&escape(line)));
+        out.push('\n');
+    }
+    out
+}
+
+/// `[-x-]` and `{+x+}` (already escaped text) as `<del>` and `<ins>`.
+fn inline_marks(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    loop {
+        let next = [("[-", "-]", "del"), ("{+", "+}", "ins")]
+            .into_iter()
+            .filter_map(|(open, close, tag)| rest.find(open).map(|i| (i, open, close, tag)))
+            .min_by_key(|(i, ..)| *i);
+        let Some((i, open, close, tag)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let after = &rest[i + open.len()..];
+        let Some(j) = after.find(close) else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..i]);
+        let _ = write!(out, "<{tag}>{}</{tag}>", &after[..j]);
+        rest = &after[j + close.len()..];
+    }
+}
+
+/// Text as HTML: `&`, `<`, `>`, `"` escaped.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diffs_are_coloured_and_text_escaped() {
+        assert_eq!(
+            coloured("diff        1[-2-]{+3+}4 <b>\n    -   \"a\": 1\n    +   \"a\": 2"),
+            "diff        1<del>2</del><ins>3</ins>4 &lt;b&gt;\n<span class=\"removed\">    -   &quot;a&quot;: 1</span>\n<span class=\"added\">    +   &quot;a&quot;: 2</span>\n"
+        );
+    }
+}

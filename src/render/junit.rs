@@ -1,0 +1,87 @@
+//! JUnit XML (SPEC §11), as CI servers read it, written with quick-junit (the crate nextest writes
+//! its own with): a `testsuite` per suite folder and pipeline, a `testcase` per test.
+
+use std::collections::BTreeMap;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::report::{ReportAggregate, ReportCase, folder_of};
+
+/// The JUnit document of a run's tests.
+pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String {
+    let mut suites: BTreeMap<(String, Option<String>), Vec<TestCase>> = BTreeMap::new();
+    for case in cases {
+        let mut test = TestCase::new(case.id.as_str(), case_status(case));
+        test.set_classname(case.folder());
+        test.extra.insert("file".into(), case.file.as_str().into());
+        if let Some(score) = case.score {
+            test.add_property(Property::new("score", score.to_string()));
+        }
+        for (name, value) in case.metrics.iter().flatten() {
+            if let Some(v) = value.as_f64() {
+                test.add_property(Property::new(name.as_str(), v.to_string()));
+            }
+        }
+        suites
+            .entry((case.folder().to_owned(), case.pipeline.clone()))
+            .or_default()
+            .push(test);
+    }
+    for aggregate in aggregates {
+        let status = if aggregate.passed {
+            TestCaseStatus::success()
+        } else {
+            failure(aggregate.message.as_deref().unwrap_or("aggregate failed"))
+        };
+        let mut test = TestCase::new(aggregate.id.as_str(), status);
+        let folder = folder_of(&aggregate.id);
+        test.set_classname(folder);
+        test.extra
+            .insert("file".into(), aggregate.file.as_str().into());
+        for t in &aggregate.thresholds {
+            if let Some(v) = t.value {
+                test.add_property(Property::new(t.name.as_str(), v.to_string()));
+            }
+        }
+        suites
+            .entry((folder.to_owned(), aggregate.pipeline.clone()))
+            .or_default()
+            .push(test);
+    }
+    let mut report = Report::new("goldgate");
+    for ((folder, pipeline), tests) in suites {
+        let folder = if folder.is_empty() { "." } else { &folder };
+        let name = match pipeline {
+            Some(p) => format!("{folder}::{p}"),
+            None => folder.to_owned(),
+        };
+        let mut suite = TestSuite::new(name);
+        suite.add_test_cases(tests);
+        report.add_test_suite(suite);
+    }
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- goldgate could not write JUnit: {e} -->\n"))
+}
+
+fn case_status(case: &ReportCase) -> TestCaseStatus {
+    match case.passed {
+        Some(true) => TestCaseStatus::success(),
+        None => {
+            let mut status = TestCaseStatus::skipped();
+            if let Some(reason) = &case.skip {
+                status.set_message(reason.as_str());
+            }
+            status
+        }
+        Some(false) => failure(case.message.as_deref().unwrap_or("case failed")),
+    }
+}
+
+/// A failure: the verdict line as its message, the whole plain message as its text.
+fn failure(message: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    status.set_message(message.lines().next().unwrap_or(message));
+    status.set_description(message);
+    status
+}

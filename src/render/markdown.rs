@@ -1,0 +1,124 @@
+//! The Markdown page a run appends to `GITHUB_STEP_SUMMARY` (SPEC §11): the summary, the
+//! comparison of pipelines, the failing tests with their verdict and `file:line`, regressions and
+//! improvements; at most 1 MiB, as GitHub takes no more.
+
+use super::num;
+use super::report::{ReportAggregate, ReportCase};
+use super::summary::Notes;
+use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
+
+/// GitHub refuses a step summary over 1 MiB.
+pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
+
+/// The step summary of a run, at most `limit` bytes: what does not fit is counted, not cut.
+pub fn step_summary(
+    summary: &RunSummary,
+    pipelines: &[(String, Aggregated)],
+    cases: &[ReportCase],
+    aggregates: &[ReportAggregate],
+    notes: &Notes,
+    limit: usize,
+) -> String {
+    let m = &summary.metrics;
+    let mut page = format!(
+        "## goldgate\n\n**{} cases: {} passed, {} failed, {} ignored** · mean EM {} · ANLS {} · critical EM {} · critical ANLS {} · Brier {} · ECE {}\n",
+        summary.cases,
+        summary.passed,
+        summary.failed,
+        summary.ignored,
+        num(m.exact_match),
+        num(m.anls),
+        num(m.exact_critical),
+        num(m.anls_critical),
+        num(m.brier),
+        num(m.ece)
+    );
+    if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
+        page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass |\n");
+        page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (name, a) in pipelines {
+            page.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                cell(name),
+                num(a.exact_match),
+                num(a.anls),
+                num(a.exact_critical),
+                num(a.anls_critical),
+                num(a.brier),
+                num(a.ece),
+                a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
+                a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
+                a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
+                a.pass_rate
+                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+            ));
+        }
+    }
+    let mut items: Vec<(String, String)> = Vec::new();
+    for case in cases.iter().filter(|c| c.passed == Some(false)) {
+        let at = case
+            .place()
+            .map(|(file, line)| {
+                if line > 0 {
+                    format!(" — `{file}:{line}`")
+                } else {
+                    format!(" — `{file}`")
+                }
+            })
+            .unwrap_or_default();
+        items.push((
+            "Failing tests".into(),
+            format!(
+                "- `{}` — {}{at}\n",
+                case.id,
+                cell(case.verdict_line().unwrap_or("failed"))
+            ),
+        ));
+    }
+    for a in aggregates.iter().filter(|a| !a.passed) {
+        let verdict = a
+            .message
+            .as_deref()
+            .and_then(|m| m.lines().next())
+            .unwrap_or("failed");
+        items.push((
+            "Failing tests".into(),
+            format!("- `{}` — {} — `{}`\n", a.id, cell(verdict), a.file),
+        ));
+    }
+    for line in notes.regressions {
+        items.push(("Regressions".into(), format!("- {}\n", cell(line))));
+    }
+    for line in notes.improvements {
+        items.push((
+            "Improvements beyond the tolerance".into(),
+            format!("- {}\n", cell(line)),
+        ));
+    }
+    let mut heading = String::new();
+    for (i, (section, item)) in items.iter().enumerate() {
+        let head = if *section != heading {
+            format!("\n### {section}\n\n")
+        } else {
+            String::new()
+        };
+        // Keep room for the line that says what was left out.
+        if page.len() + head.len() + item.len() + 200 > limit {
+            page.push_str(&format!(
+                "\n… {} more lines left out: GitHub takes at most 1 MiB; the report has them all.\n",
+                items.len() - i
+            ));
+            break;
+        }
+        page.push_str(&head);
+        page.push_str(item);
+        heading.clone_from(section);
+    }
+    page.push('\n');
+    page
+}
+
+/// A table cell or list item on one line: `|` escaped, newlines folded.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
