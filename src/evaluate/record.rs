@@ -25,6 +25,8 @@ pub struct Record {
     pub pipeline: Option<String>,
     /// The case file.
     pub file: String,
+    /// The folder of its suite (JUnit's class name).
+    pub suite: String,
     /// The case's description and tags, when it loaded.
     pub about: Option<(Option<String>, Vec<String>)>,
     /// How it ended.

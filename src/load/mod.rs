@@ -164,6 +164,10 @@ pub fn load_case_in(
         pricing: suite.pricing.clone(),
         baseline: suite.baseline.clone(),
         aggregates: suite.aggregates.clone(),
+        suite_folder: suite
+            .folder
+            .clone()
+            .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
     };
     let sources = Sources {
         here: &here,

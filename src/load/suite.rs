@@ -21,6 +21,8 @@ pub const SUITE_FILES: [&str; 2] = ["suite.yaml", "suite.yml"];
 /// What the suites above a case say, merged.
 #[derive(Debug, Clone, Default)]
 pub struct Suite {
+    /// The folder of the nearest suite file (the case's suite folder, as JUnit groups tests).
+    pub folder: Option<PathBuf>,
     /// `defaults` of each suite, nearest first, with the suite file they come from.
     pub defaults: Vec<(PathBuf, CaseFile)>,
     /// The pipelines, and the folder of the suite that declares them.
@@ -102,6 +104,7 @@ impl Suites {
             let spec = self.read(&file)?;
             let before = suite.aggregates.len();
             apply(&mut suite, &spec, &file, &folder, &self.root)?;
+            suite.folder = Some(folder.clone());
             if i < n_above {
                 suite.aggregates.truncate(before);
             }

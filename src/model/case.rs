@@ -44,6 +44,8 @@ pub struct Case {
     pub baseline: Option<std::sync::Arc<super::suite::BaselineSpec>>,
     /// The aggregates of the suites above the case.
     pub aggregates: Vec<std::sync::Arc<super::suite::Aggregate>>,
+    /// The folder of its nearest suite, else its own folder: where JUnit groups its tests.
+    pub suite_folder: PathBuf,
 }
 
 /// A model's prices, in US dollars per million tokens.

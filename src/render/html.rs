@@ -225,7 +225,7 @@ fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
         escape(name),
         escape(name),
         w = SIZE + PAD + 12.0,
-        h = SIZE + PAD + 6.0,
+        h = SIZE + PAD + 26.0,
     );
     // Frame, ticks and the diagonal.
     let _ = writeln!(
@@ -252,8 +252,22 @@ fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
         x(1.0),
         y(1.0)
     );
+    let _ = writeln!(
+        out,
+        "<text x=\"10\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 10 {})\">accuracy</text>",
+        y(0.5),
+        y(0.5)
+    );
     for b in &a.bins {
         let (left, right) = (x(b.lower), x(b.upper));
+        // The bin's whole column, faint, so that a bin with no correct answer still shows.
+        let _ = writeln!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{SIZE}\" fill=\"#2f5fa7\" fill-opacity=\"0.06\"/>",
+            left + 1.0,
+            y(1.0),
+            (right - left - 2.0).max(1.0)
+        );
         let _ = writeln!(
             out,
             "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({}, {}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
@@ -282,7 +296,7 @@ fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
         out,
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">confidence</text>\n</svg>\n<figcaption><b>{}</b> · ECE {} · Brier {} · {n} confidences</figcaption>\n</figure>",
         x(0.5),
-        y(0.0) + 28.0,
+        y(0.0) + 30.0,
         escape(name),
         num(a.ece),
         num(a.brier)
@@ -307,8 +321,8 @@ fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
     let _ = writeln!(
         out,
         "<figure class=\"latency\">\n<svg role=\"img\" aria-label=\"latency distribution per pipeline\" width=\"{}\" height=\"{height}\" viewBox=\"0 0 {} {height}\">",
-        LABEL + WIDTH + 20.0,
-        LABEL + WIDTH + 20.0
+        LABEL + WIDTH + 60.0,
+        LABEL + WIDTH + 60.0
     );
     for (i, (name, a)) in pipelines.iter().enumerate() {
         let mid = 14.0 + row * i as f64;

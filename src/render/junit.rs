@@ -5,14 +5,15 @@ use std::collections::BTreeMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::report::{ReportAggregate, ReportCase, folder_of};
+use super::report::{ReportAggregate, ReportCase};
 
 /// The JUnit document of a run's tests.
 pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String {
     let mut suites: BTreeMap<(String, Option<String>), Vec<TestCase>> = BTreeMap::new();
     for case in cases {
         let mut test = TestCase::new(case.id.as_str(), case_status(case));
-        test.set_classname(case.folder());
+        let folder = case.suite_folder();
+        test.set_classname(folder.as_str());
         test.extra.insert("file".into(), case.file.as_str().into());
         if let Some(score) = case.score {
             test.add_property(Property::new("score", score.to_string()));
@@ -23,7 +24,7 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
             }
         }
         suites
-            .entry((case.folder().to_owned(), case.pipeline.clone()))
+            .entry((folder, case.pipeline.clone()))
             .or_default()
             .push(test);
     }
@@ -34,8 +35,11 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
             failure(aggregate.message.as_deref().unwrap_or("aggregate failed"))
         };
         let mut test = TestCase::new(aggregate.id.as_str(), status);
-        let folder = folder_of(&aggregate.id);
-        test.set_classname(folder);
+        let folder = std::path::Path::new(&aggregate.file)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        test.set_classname(folder.as_str());
         test.extra
             .insert("file".into(), aggregate.file.as_str().into());
         for t in &aggregate.thresholds {
@@ -44,7 +48,7 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
             }
         }
         suites
-            .entry((folder.to_owned(), aggregate.pipeline.clone()))
+            .entry((folder, aggregate.pipeline.clone()))
             .or_default()
             .push(test);
     }

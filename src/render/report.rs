@@ -17,6 +17,7 @@ pub fn case_json(record: &Record) -> Json {
         "id": record.id,
         "pipeline": record.pipeline,
         "file": record.file,
+        "suite": record.suite,
         "passed": match record.status { Status::Passed => Json::Bool(true), Status::Failed => Json::Bool(false), Status::Ignored => Json::Null },
         "ignored": record.status == Status::Ignored,
         "skip": record.skip,
@@ -305,6 +306,9 @@ pub struct ReportCase {
     /// The case file.
     #[serde(default)]
     pub file: String,
+    /// The folder of its suite.
+    #[serde(default)]
+    pub suite: Option<String>,
     /// `true`, `false`, or `null` when skipped.
     #[serde(default)]
     pub passed: Option<bool>,
@@ -441,17 +445,13 @@ impl ReportCase {
             .or_else(|| (self.passed == Some(false)).then(|| (self.file.clone(), 0)))
     }
 
-    /// The folder of its test name (`invoices/fr` for `invoices/fr/acme::guided`).
-    pub fn folder(&self) -> &str {
-        folder_of(&self.id)
+    /// The folder of its suite (as the case file's path names it), else of its file.
+    pub fn suite_folder(&self) -> String {
+        self.suite.clone().unwrap_or_else(|| {
+            std::path::Path::new(&self.file)
+                .parent()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        })
     }
-}
-
-/// The folder part of a test name: a case's path without its file, an aggregate's suite.
-pub fn folder_of(id: &str) -> &str {
-    let path = id.split("::").next().unwrap_or(id);
-    if id.contains("::aggregate") || id == "aggregate" || id.starts_with("aggregate::") {
-        return if path == "aggregate" { "" } else { path };
-    }
-    path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }

@@ -2,6 +2,7 @@
 //! is scored once per process, even when an aggregate needs it too, and compared with its
 //! baseline; across processes, its command's output is shared (see [`super::predict`]).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use libtest_mimic::{Completion, Failed, Trial};
@@ -68,6 +69,10 @@ pub(crate) fn case_trial(
                 let record = Record {
                     id,
                     pipeline,
+                    suite: Path::new(&file)
+                        .parent()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
                     file,
                     about: None,
                     status: Status::Failed,
@@ -99,6 +104,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         id: case.id.clone(),
         pipeline: case.pipeline.clone(),
         file: case.file.display().to_string(),
+        suite: case.suite_folder.display().to_string(),
         about: Some((case.description.clone(), case.tags.clone())),
         status: Status::Failed,
         error: None,
