@@ -122,3 +122,45 @@ pub fn step_summary(
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failing(i: usize) -> ReportCase {
+        serde_json::from_value(serde_json::json!({
+            "id": format!("invoices/case-{i:05}::guided"),
+            "file": format!("cases/invoices/case-{i:05}.yaml"),
+            "passed": false,
+            "message": "case failed: gate closed by must_right `total` (score 0.0000)\nmore",
+            "rubrics": [{"label": "total", "kind": "must_right", "held": false, "file": "cases/invoices/suite.yaml", "line": 7}],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_page_never_passes_its_limit_and_says_what_it_left_out() {
+        let cases: Vec<ReportCase> = (0..5000).map(failing).collect();
+        let notes = Notes {
+            improvements: &[],
+            new_cases: &[],
+            regressions: &[],
+        };
+        let summary = RunSummary::default();
+        let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);
+        assert!(page.len() <= 64 * 1024, "{} bytes", page.len());
+        let listed = page.matches("\n- `invoices/").count();
+        assert!(listed > 100 && listed < 5000, "{listed}");
+        assert!(
+            page.contains(&format!(
+                "\n… {} more lines left out: GitHub takes at most 1 MiB",
+                5000 - listed
+            )),
+            "{}",
+            &page[page.len() - 300..]
+        );
+        assert!(page.contains("- `invoices/case-00000::guided` — case failed: gate closed by must_right `total` (score 0.0000) — `cases/invoices/suite.yaml:7`\n"));
+        let whole = step_summary(&summary, &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
+        assert_eq!(whole.matches("\n- `invoices/").count(), 5000);
+    }
+}

@@ -1,0 +1,464 @@
+//! Results where CI users look (SPEC §11), from the `goldgate` binary over a fixture with three
+//! pipelines, failures of every kind, a case that cannot load, a skipped case and an aggregate
+//! per pipeline: JUnit parsed back, GitHub annotations at real lines, the step summary, the HTML
+//! page (self-contained, and rendered by headless Chromium with its DOM checked and a
+//! screenshot taken), and the report's calibration bins.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
+use serde_json::Value;
+
+/// Every test of the fixture and whether it passes (`None`: skipped).
+const VERDICTS: [(&str, Option<bool>); 18] = [
+    ("broken::alpha", Some(false)),
+    ("broken::beta", Some(false)),
+    ("broken::gamma", Some(false)),
+    ("cases::aggregate::alpha", Some(true)),
+    ("cases::aggregate::beta", Some(false)),
+    ("cases::aggregate::gamma", Some(false)),
+    ("one::alpha", Some(true)),
+    ("one::beta", Some(true)),
+    ("one::gamma", Some(true)),
+    ("skipped::alpha", None),
+    ("skipped::beta", None),
+    ("skipped::gamma", None),
+    ("three::alpha", Some(true)),
+    ("three::beta", Some(true)),
+    ("three::gamma", Some(false)),
+    ("two::alpha", Some(true)),
+    ("two::beta", Some(false)),
+    ("two::gamma", Some(true)),
+];
+
+/// A copy of the fixture in a temporary folder, and the binary run there.
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/outputs/cases"),
+            &dir.path().join("cases"),
+        );
+        Fixture { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `goldgate test cases ARGS` with `vars` set and every outside variable that matters unset.
+    fn test(&self, args: &[&str], vars: &[(&str, &Path)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+        cmd.arg("test")
+            .arg("cases")
+            .args(args)
+            .current_dir(self.dir.path());
+        for name in [
+            "GOLDGATE_REPORT",
+            "GOLDGATE_JUNIT",
+            "GOLDGATE_HTML",
+            "GOLDGATE_UPDATE",
+            "GOLDGATE_RUN_ID",
+            "NEXTEST_RUN_ID",
+            "GITHUB_ACTIONS",
+            "GITHUB_WORKSPACE",
+            "GITHUB_STEP_SUMMARY",
+        ] {
+            cmd.env_remove(name);
+        }
+        cmd.env("NO_COLOR", "1");
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+        out
+    }
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn junit_holds_every_test_with_its_verdict_and_message() {
+    let fx = Fixture::new();
+    fx.test(&["--junit", "junit.xml"], &[]);
+    let xml = std::fs::read_to_string(fx.path("junit.xml")).unwrap();
+    let report = Report::deserialize_from_str(&xml).unwrap();
+    // A suite per suite folder and pipeline.
+    let suites: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(suites, ["cases::alpha", "cases::beta", "cases::gamma"]);
+    let mut seen = Vec::new();
+    for suite in &report.test_suites {
+        for case in &suite.test_cases {
+            assert_eq!(case.classname.as_deref(), Some("cases"), "{:?}", case.name);
+            let file = case.extra.get("file").expect("a file attribute");
+            assert!(fx.path(file.as_str()).is_file(), "{file:?}");
+            let verdict = match &case.status {
+                TestCaseStatus::Success { .. } => Some(true),
+                TestCaseStatus::Skipped { message, .. } => {
+                    assert_eq!(
+                        message.as_deref(),
+                        Some("the scan of this invoice is missing")
+                    );
+                    None
+                }
+                TestCaseStatus::NonSuccess {
+                    kind,
+                    message,
+                    description,
+                    ..
+                } => {
+                    assert_eq!(*kind, NonSuccessKind::Failure);
+                    let message = message.as_deref().expect("a failure message");
+                    let description = description.as_deref().expect("the failure text");
+                    // The message is the verdict line, the text the whole plain message.
+                    assert!(description.starts_with(message), "{description}");
+                    assert!(
+                        !description.contains('\u{1b}'),
+                        "colour codes in {description}"
+                    );
+                    Some(false)
+                }
+            };
+            seen.push((case.name.as_str().to_owned(), verdict));
+        }
+    }
+    seen.sort();
+    let want: Vec<(String, Option<bool>)> =
+        VERDICTS.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    assert_eq!(seen, want);
+    let two_beta = report.test_suites[1]
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str() == "two::beta")
+        .unwrap();
+    match &two_beta.status {
+        TestCaseStatus::NonSuccess { message, .. } => assert_eq!(
+            message.as_deref(),
+            Some("case failed: gate closed by must_right `the number is exact` (score 0.0000)")
+        ),
+        other => panic!("{other:?}"),
+    }
+    let score = two_beta
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == "score")
+        .map(|p| p.value.as_str().to_owned());
+    assert_eq!(score.as_deref(), Some("0"));
+}
+
+#[test]
+fn annotations_point_at_the_failing_lines_most_important_first() {
+    let fx = Fixture::new();
+    let out = fx.test(
+        &[],
+        &[
+            ("GITHUB_ACTIONS", Path::new("true")),
+            ("GITHUB_WORKSPACE", fx.dir.path()),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    // Three load errors and one Must-Right first, then the threshold.
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(
+        lines[..4].iter().all(|l| !l.contains("min_anls")),
+        "{lines:#?}"
+    );
+    assert!(lines[4].contains("min_anls failed"), "{lines:#?}");
+    for line in &lines {
+        let props = line["::error ".len()..].split("::").next().unwrap();
+        let get = |key: &str| {
+            props
+                .split(',')
+                .find_map(|p| p.strip_prefix(&format!("{key}=")))
+                .unwrap_or_else(|| panic!("no {key} in {line}"))
+        };
+        let file = fx.path(get("file"));
+        let line_no: usize = get("line").parse().unwrap();
+        let source = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{line}"));
+        assert!(line_no >= 1 && line_no <= source.lines().count(), "{line}");
+        assert!(!get("title").contains(':'), "unescaped title in {line}");
+    }
+    let must_right = lines
+        .iter()
+        .find(|l| l.contains("title=two%3A%3Abeta"))
+        .unwrap();
+    assert_eq!(
+        *must_right,
+        "::error file=cases/suite.yaml,line=6,title=two%3A%3Abeta::must_right `the number is exact` failed: number: `F-020` is not an exact match of its gold"
+    );
+    let broken = lines
+        .iter()
+        .find(|l| l.contains("broken%3A%3Aalpha"))
+        .unwrap();
+    assert!(
+        broken.starts_with("::error file=cases/broken.yaml,line=6,col=5,title=broken%3A%3Aalpha::cases/broken.yaml:6:5: rubrics[0].presnt: unknown key `presnt`"),
+        "{broken}"
+    );
+}
+
+#[test]
+fn the_step_summary_has_the_table_and_the_failing_tests() {
+    let fx = Fixture::new();
+    let summary = fx.path("summary.md");
+    std::fs::write(&summary, "# an earlier step's page\n").unwrap();
+    fx.test(&[], &[("GITHUB_STEP_SUMMARY", &summary)]);
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        page.starts_with("# an earlier step's page\n## goldgate\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains("**15 cases: 7 passed, 5 failed, 3 ignored**"),
+        "{page}"
+    );
+    assert!(page.contains("| pipeline | EM | ANLS |"), "{page}");
+    assert!(page.contains("\n| alpha | "), "{page}");
+    assert!(page.contains("\n### Failing tests\n"), "{page}");
+    assert!(
+        page.contains("- `two::beta` — case failed: gate closed by must_right `the number is exact` (score 0.0000) — `cases/suite.yaml:6`\n"),
+        "{page}"
+    );
+    assert!(page.contains("- `cases::aggregate::beta` — "), "{page}");
+    // A second run appends a page of its own.
+    fx.test(&[], &[("GITHUB_STEP_SUMMARY", &summary)]);
+    let twice = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(twice.matches("## goldgate\n").count(), 2);
+}
+
+#[test]
+fn the_processes_of_one_run_leave_one_step_summary_page() {
+    let fx = Fixture::new();
+    let summary = fx.path("summary.md");
+    for name in ["one::alpha", "two::beta", "cases::aggregate::gamma"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+        let out = cmd
+            .args(["test", "cases", "--exact", name])
+            .current_dir(fx.dir.path())
+            .env("NO_COLOR", "1")
+            .env("GOLDGATE_RUN_ID", format!("summary-{}", std::process::id()))
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env_remove("NEXTEST_RUN_ID")
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "{}", text(&out));
+    }
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(page.matches("## goldgate\n").count(), 1, "{page}");
+    assert!(
+        page.contains("**2 cases: 1 passed, 1 failed, 0 ignored**"),
+        "{page}"
+    );
+    assert!(page.contains("- `cases::aggregate::gamma` — "), "{page}");
+}
+
+#[test]
+fn the_report_has_calibration_bins_and_the_field_table() {
+    let fx = Fixture::new();
+    fx.test(&["--report", "report.json"], &[]);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("report.json")).unwrap()).unwrap();
+    let pipelines = report["pipelines"].as_array().unwrap();
+    assert_eq!(pipelines.len(), 3);
+    for p in pipelines {
+        let bins = p["calibration"].as_array().unwrap();
+        let counted: u64 = bins.iter().map(|b| b["count"].as_u64().unwrap()).sum();
+        // Three scored cases of three fields each, every field with a confidence.
+        assert_eq!(counted, 9, "{p}");
+        for b in bins {
+            assert!(b["lower"].as_f64().unwrap() < b["upper"].as_f64().unwrap());
+            assert!(b["confidence"].is_number() && b["accuracy"].is_number());
+        }
+    }
+    let alpha = &pipelines[0];
+    assert_eq!(alpha["pipeline"], "alpha");
+    // alpha: 0.95 for number and vendor (all correct), 0.9 for the totals (all correct).
+    let bins = alpha["calibration"].as_array().unwrap();
+    assert_eq!(bins.len(), 1);
+    assert_eq!(
+        (
+            &bins[0]["lower"],
+            &bins[0]["upper"],
+            &bins[0]["count"],
+            &bins[0]["accuracy"]
+        ),
+        (
+            &serde_json::json!(0.8),
+            &serde_json::json!(1.0),
+            &serde_json::json!(9),
+            &serde_json::json!(1.0)
+        )
+    );
+    let mean = (6.0 * 0.95 + 3.0 * 0.9) / 9.0;
+    assert!((bins[0]["confidence"].as_f64().unwrap() - mean).abs() < 1e-12);
+    let fields = report["fields"].as_array().unwrap();
+    let vendor_gamma = fields
+        .iter()
+        .find(|f| f["field"] == "vendor" && f["pipeline"] == "gamma")
+        .unwrap();
+    assert_eq!(vendor_gamma["cases"], 3);
+    assert!((vendor_gamma["em"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+}
+
+/// The page names nothing outside itself: no script, no link, no fetched image or font.
+fn assert_self_contained(html: &str) {
+    for outside in ["<script", "<link", "src=", "href=", "@import", "url("] {
+        assert!(!html.contains(outside), "the page holds `{outside}`");
+    }
+}
+
+#[test]
+fn the_html_page_stands_alone_and_shows_every_part() {
+    let fx = Fixture::new();
+    fx.test(&["--html", "page.html"], &[]);
+    let html = std::fs::read_to_string(fx.path("page.html")).unwrap();
+    assert_self_contained(&html);
+    assert_eq!(html.matches("<figure class=\"reliability\"").count(), 3);
+    for pipeline in ["alpha", "beta", "gamma"] {
+        assert!(html.contains(&format!("data-pipeline=\"{pipeline}\"")));
+    }
+    assert!(html.contains("<h2>Failing tests (7)</h2>"), "{html}");
+    assert!(html.contains("<section id=\"fields\">"));
+    assert!(html.contains("<figure class=\"latency\">"));
+    // The diff of two::beta's number, coloured.
+    assert!(html.contains("F-0<ins>2</ins>0<del>2</del>"), "{html}");
+    // The same page from the saved report.
+    fx.test(&["--report", "report.json"], &[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["report", "report.json", "--html", "again.html"])
+        .current_dir(fx.dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let again = std::fs::read_to_string(fx.path("again.html")).unwrap();
+    assert_eq!(again, html);
+}
+
+/// Chromium, when the machine has it (`.ci/run` installs it and sets GOLDGATE_REQUIRE_CHROMIUM).
+fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::split_paths(&std::env::var_os("PATH")?)
+                .map(|dir| dir.join(name))
+                .find(|p| p.is_file())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("GOLDGATE_REQUIRE_CHROMIUM").is_none(),
+            "headless Chromium is required here: install it (`apt-get install chromium`)"
+        );
+        eprintln!("not checked: no Chromium on this machine to render the HTML page");
+    }
+    found
+}
+
+fn headless(chromium: &Path, profile: &Path) -> Command {
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,2400",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+#[test]
+fn headless_chromium_renders_the_page_with_a_diagram_per_pipeline() {
+    let Some(chromium) = chromium() else { return };
+    let fx = Fixture::new();
+    fx.test(&["--html", "page.html"], &[]);
+    let url = format!("file://{}", fx.path("page.html").display());
+    let dom = headless(&chromium, &fx.path("profile"))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    // What the browser built: three diagrams, each with its bins and the diagonal.
+    assert_eq!(
+        dom.matches("<figure class=\"reliability\"").count(),
+        3,
+        "{dom}"
+    );
+    assert_eq!(dom.matches("class=\"diagonal\"").count(), 3);
+    assert!(dom.matches("class=\"bin\"").count() >= 3);
+    assert_eq!(dom.matches("<details class=\"failure\"").count(), 7);
+    assert!(dom.contains("id=\"summary\""));
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("goldgate-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = headless(&chromium, &fx.path("profile"))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot: {}", text(&out)));
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
+}
+
+#[test]
+fn junit_of_a_run_split_into_processes_holds_every_test() {
+    let fx = Fixture::new();
+    let run = format!("junit-{}", std::process::id());
+    for (name, _) in VERDICTS {
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(["test", "cases", "--exact", name])
+            .current_dir(fx.dir.path())
+            .env("NO_COLOR", "1")
+            .env("GOLDGATE_RUN_ID", &run)
+            .env("GOLDGATE_JUNIT", "junit.xml")
+            .env_remove("NEXTEST_RUN_ID")
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "{}", text(&out));
+    }
+    let report =
+        Report::deserialize_from_str(&std::fs::read_to_string(fx.path("junit.xml")).unwrap())
+            .unwrap();
+    let mut names: Vec<String> = report
+        .test_suites
+        .iter()
+        .flat_map(|s| s.test_cases.iter().map(|c| c.name.as_str().to_owned()))
+        .collect();
+    names.sort();
+    assert_eq!(names, VERDICTS.map(|(n, _)| n.to_owned()));
+}
