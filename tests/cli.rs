@@ -16,7 +16,14 @@ fn goldgate(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("GOLDGATE_RUN_ID")
         .env_remove("GOLDGATE_REPORT")
+        .env_remove("GOLDGATE_JUNIT")
+        .env_remove("GOLDGATE_HTML")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .expect("the goldgate binary runs")
 }
@@ -1129,4 +1136,33 @@ fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
             stderr(&out)
         );
     }
+}
+
+/// Live commands show their progress on a terminal only: never in a pipe (CI logs, nextest).
+#[test]
+fn progress_of_live_commands_only_on_a_terminal() {
+    let dir = fixtures().join("run");
+    let piped = goldgate(&dir, &["test", "cases", "--exact", "good"]);
+    assert!(
+        !stderr(&piped).contains("run commands"),
+        "{}",
+        stderr(&piped)
+    );
+    // `script` gives the command a terminal (util-linux); without it, the pipe case stands alone.
+    let Ok(out) = Command::new("script")
+        .args(["-qec"])
+        .arg(format!(
+            "{} test cases --exact good",
+            env!("CARGO_BIN_EXE_goldgate")
+        ))
+        .arg("/dev/null")
+        .current_dir(&dir)
+        .env_remove("NEXTEST_RUN_ID")
+        .output()
+    else {
+        eprintln!("not checked on a terminal: no `script` here");
+        return;
+    };
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("run commands 1/1"), "{shown}");
 }

@@ -350,6 +350,9 @@ fn the_example_case_passes() {
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .env("GOLDGATE_REPORT", &report)
+        // Under nextest, this run is not part of the outer one.
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("GOLDGATE_RUN_ID")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -408,6 +411,8 @@ fn cargo_test_passes_in_a_crate_it_set_up() {
         .env("CARGO_TERM_COLOR", "never")
         .env("NO_COLOR", "1")
         .env_remove("GOLDGATE_REPORT")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("GOLDGATE_RUN_ID")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

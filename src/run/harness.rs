@@ -1,5 +1,6 @@
 //! The `Harness` builder and the libtest-mimic glue: case files in, one trial per case, exit code out.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,11 +12,12 @@ use super::baseline_file;
 use super::env::{Env, Update};
 use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
 use super::session::Session;
-use super::trials::{aggregate_trial, case_trial};
+use super::trials::{aggregate_name, aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
+use crate::model::case::PredictionSource;
 use crate::model::suite::Aggregate;
 use crate::render::{Notes, aggregate_json, annotations, run_end, workflow_command};
 
@@ -141,12 +143,18 @@ impl Harness {
             threads,
             env.run_id.as_deref(),
             outputs.any() || annotations,
+            // Progress only where a person watches: a terminal, not nextest, not JSON output.
+            std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && !env.under_nextest
+                && args.format != Some(FormatSetting::Json)
+                && !args.list,
         ) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
         };
         let trials = trials(&found, &self.cases, &rubrics, &args, &session);
         let conclusion = libtest_mimic::run(&args, trials);
+        session.end_progress();
         if args.list {
             return conclusion.exit_code();
         }
@@ -325,20 +333,39 @@ fn trials(
             }
         }
     }
-    let mut trials: Vec<Trial> = aggregates
-        .into_iter()
-        .map(|(agg, pipeline)| {
-            let cases: Vec<Entry> = entries
-                .iter()
-                .filter(|e| {
-                    e.pipeline == pipeline && e.aggregates.iter().any(|a| Arc::ptr_eq(a, &agg))
-                })
-                .cloned()
-                .collect();
-            aggregate_trial(agg, pipeline, cases, session)
-        })
-        .collect();
     let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
+    // The commands this process will run, for the progress bar: those of the case tests that
+    // pass the filters, and of the cases of the aggregates that do.
+    let runs = |name: &str| !args.is_filtered_out(&Trial::test(name, || Ok(())));
+    let live = |e: &Entry| {
+        e.loaded.as_ref().is_ok_and(|c| {
+            matches!(c.prediction, PredictionSource::Run { .. })
+                && (c.skip.is_none() || run_skipped)
+        })
+    };
+    let mut commands: HashSet<&str> = entries
+        .iter()
+        .filter(|e| live(e) && runs(&e.id))
+        .map(|e| e.id.as_str())
+        .collect();
+    let mut trials: Vec<Trial> = Vec::new();
+    for (agg, pipeline) in aggregates {
+        let cases: Vec<Entry> = entries
+            .iter()
+            .filter(|e| e.pipeline == pipeline && e.aggregates.iter().any(|a| Arc::ptr_eq(a, &agg)))
+            .cloned()
+            .collect();
+        if runs(&aggregate_name(&agg, pipeline.as_deref())) {
+            commands.extend(
+                entries
+                    .iter()
+                    .filter(|e| live(e) && cases.iter().any(|c| c.id == e.id))
+                    .map(|e| e.id.as_str()),
+            );
+        }
+        trials.push(aggregate_trial(agg, pipeline, cases, session));
+    }
+    session.expect_commands(commands.len());
     trials.extend(
         entries
             .into_iter()

@@ -16,7 +16,7 @@ use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::evaluate;
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
-use crate::model::case::Case;
+use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::Usage;
 use crate::render::{case_json, failure_message};
 
@@ -108,6 +108,10 @@ pub(crate) struct Session {
     /// Case tests this process runs: an aggregate leaves their full results for them.
     own: Mutex<HashSet<String>>,
     kept: Mutex<Kept>,
+    /// Whether this process may show a progress bar (a terminal, not nextest, not JSON).
+    progress_allowed: bool,
+    /// Live commands done out of those expected, on standard error.
+    progress: OnceLock<indicatif::ProgressBar>,
 }
 
 impl Session {
@@ -120,6 +124,7 @@ impl Session {
         threads: usize,
         run_id: Option<&str>,
         report: bool,
+        progress_allowed: bool,
     ) -> Result<Arc<Session>, String> {
         let spool = if report {
             Some(
@@ -142,7 +147,31 @@ impl Session {
                 spool,
                 ..Kept::default()
             }),
+            progress_allowed,
+            progress: OnceLock::new(),
         }))
+    }
+
+    /// Shows the progress of `total` live commands, when the process may show it.
+    pub(crate) fn expect_commands(&self, total: usize) {
+        if total == 0 || !self.progress_allowed {
+            return;
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "run commands {pos}/{len} [{elapsed}] {per_sec} {wide_bar}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        let _ = self.progress.set(bar);
+    }
+
+    /// Clears the progress bar at the end of the run.
+    pub(crate) fn end_progress(&self) {
+        if let Some(bar) = self.progress.get() {
+            bar.finish_and_clear();
+        }
     }
 
     /// Notes that this process runs the case test `id`.
@@ -186,7 +215,11 @@ impl Session {
     }
 
     fn score_now(&self, case: &Case) -> Scored {
-        let prediction = match predict(&case.prediction, &case.file, &self.commands) {
+        let predicted = predict(&case.prediction, &case.file, &self.commands);
+        if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
+            bar.inc(1);
+        }
+        let prediction = match predicted {
             Ok(p) => p,
             Err(error) => {
                 return Scored {
