@@ -60,6 +60,9 @@
 //!
 //! - `GOLDGATE_REPORT=FILE`: write the JSON report of the run there (atomically).
 //! - `GOLDGATE_UPDATE=always|no`: rewrite the suites' baselines with this run's numbers, or not.
+//! - `GOLDGATE_JUNIT=FILE`, `GOLDGATE_HTML=FILE`: write JUnit XML, the run's HTML page.
+//! - `GITHUB_ACTIONS=true` (with `GITHUB_WORKSPACE`): print annotations of the failures;
+//!   `GITHUB_STEP_SUMMARY`: append the run's Markdown page there.
 //! - `NEXTEST_RUN_ID` (set by cargo-nextest) or `GOLDGATE_RUN_ID`: the run this process is part
 //!   of, when a run spans processes (below).
 //! - `NO_COLOR`: no colour, as does `--color never` or a pipe.
@@ -98,8 +101,8 @@
 //! | 2 | `model` | plain types: case, rubric (and the table of check keys), suite, prediction, metric (the table of metrics) |
 //! | 3 | `load` | files -> model: discovery, suites, cases, rubrics, recorded predictions; runs nothing |
 //! | 3 | `evaluate` | model -> outcome, pure: field scores, checks, the gate, thresholds, aggregates, baseline comparison, the records of a run |
-//! | 4 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report; computes nothing |
-//! | 5 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, report and baseline files, `GOLDGATE_*` variables |
+//! | 4 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report, JUnit, annotations, the step summary, the HTML page; computes nothing |
+//! | 5 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, the run's files (report, JUnit, HTML, step summary) and journals, baseline files, environment variables |
 //! | 6 | `cli` | the command line's subcommands (hidden: for the `goldgate` binary) |
 //!
 //! The public API is [`Harness`], [`metrics`] with [`Normalize`], and the [`guide`].
