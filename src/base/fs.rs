@@ -126,6 +126,24 @@ pub(crate) fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    // A symbolic link is written through (its target is updated, the link stays); a device, a
+    // FIFO or a folder is never replaced by a rename.
+    let target;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            target.as_path()
+        }
+        _ => path,
+    };
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        return Err(std::io::Error::other(format!(
+            "`{}` is not a regular file, so goldgate will not replace it",
+            path.display()
+        )));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -153,6 +171,30 @@ pub(crate) fn write_atomically_with(
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn writes_through_a_link_and_never_replaces_what_is_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        let folder = dir.path().join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        let e = write_atomically(&folder, b"x").unwrap_err();
+        assert!(e.to_string().contains("is not a regular file"), "{e}");
+        assert!(folder.is_dir());
+        let e = write_atomically(Path::new("/dev/null"), b"x").unwrap_err();
+        assert!(e.to_string().contains("is not a regular file"), "{e}");
+    }
 
     #[test]
     fn keeps_the_mode_of_the_file_it_replaces() {
