@@ -84,7 +84,7 @@
 //! - `goldgate report FILE…` prints the summary, the comparison of pipelines, regressions and
 //!   improvements from one report or from the reports of several shards, and `-o FILE` writes the
 //!   merged report.
-//! - Locks and shared outputs live in `goldgate-USER` under the temporary folder, never in the
+//! - Locks and shared outputs live in `goldgate-UID` under the temporary folder, never in the
 //!   repository.
 //!
 //! ## How the crate is laid out

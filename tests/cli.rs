@@ -162,7 +162,7 @@ fn report_values() {
     assert_eq!(
         raw["thresholds"][0],
         serde_json::json!({"name": "min_exact_match", "limit": 1.0, "value": 0.5, "held": false, "absent_because": null,
-            "file": "cases/raw/leading-zero.yaml", "line": 7})
+            "file": "cases/raw/leading-zero.yaml", "line": 7, "column": 20})
     );
 
     assert!(close(

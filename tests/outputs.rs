@@ -181,18 +181,23 @@ fn annotations_point_at_the_failing_lines_most_important_first() {
             ("GITHUB_WORKSPACE", fx.dir.path()),
         ],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let lines: Vec<&str> = stdout
+    // On standard error: standard output stays libtest's.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("::error"));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("::error "))
         .collect();
-    // Three load errors and one Must-Right first, then the threshold.
-    assert_eq!(lines.len(), 5, "{stdout}");
+    // Three load errors and one Must-Right first, then the threshold and the two aggregates.
+    assert_eq!(lines.len(), 7, "{stderr}");
     assert!(
-        lines[..4].iter().all(|l| !l.contains("min_anls")),
+        lines[..4].iter().all(|l| !l.contains("failed: 0.")),
         "{lines:#?}"
     );
-    assert!(lines[4].contains("min_anls failed"), "{lines:#?}");
+    assert!(
+        lines[4..].iter().all(|l| l.contains(" failed: 0.")),
+        "{lines:#?}"
+    );
     for line in &lines {
         let props = line["::error ".len()..].split("::").next().unwrap();
         let get = |key: &str| {
@@ -203,8 +208,13 @@ fn annotations_point_at_the_failing_lines_most_important_first() {
         };
         let file = fx.path(get("file"));
         let line_no: usize = get("line").parse().unwrap();
+        let column: usize = get("col").parse().unwrap();
         let source = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{line}"));
-        assert!(line_no >= 1 && line_no <= source.lines().count(), "{line}");
+        let text = source
+            .lines()
+            .nth(line_no - 1)
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(column >= 1 && column <= text.chars().count() + 1, "{line}");
         assert!(!get("title").contains(':'), "unescaped title in {line}");
     }
     let must_right = lines
@@ -213,7 +223,7 @@ fn annotations_point_at_the_failing_lines_most_important_first() {
         .unwrap();
     assert_eq!(
         *must_right,
-        "::error file=cases/suite.yaml,line=6,title=two%3A%3Abeta::must_right `the number is exact` failed: number: `F-020` is not an exact match of its gold"
+        "::error file=cases/suite.yaml,line=6,col=7,title=two%3A%3Abeta::must_right `the number is exact` failed: number: `F-020` is not an exact match of its gold"
     );
     let broken = lines
         .iter()
@@ -223,6 +233,20 @@ fn annotations_point_at_the_failing_lines_most_important_first() {
         broken.starts_with("::error file=cases/broken.yaml,line=6,col=5,title=broken%3A%3Aalpha::cases/broken.yaml:6:5: rubrics[0].presnt: unknown key `presnt`"),
         "{broken}"
     );
+    let aggregate = lines
+        .iter()
+        .find(|l| l.contains("title=cases%3A%3Aaggregate%3A%3Abeta"))
+        .unwrap();
+    assert_eq!(
+        *aggregate,
+        "::error file=cases/suite.yaml,line=15,col=18,title=cases%3A%3Aaggregate%3A%3Abeta::min_pass_rate failed: 0.5000 < 0.7"
+    );
+    // `--annotations none` wins over GITHUB_ACTIONS.
+    let quiet = fx.test(
+        &["--annotations", "none"],
+        &[("GITHUB_ACTIONS", Path::new("true"))],
+    );
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("::error"));
 }
 
 #[test]
@@ -461,4 +485,25 @@ fn junit_of_a_run_split_into_processes_holds_every_test() {
         .collect();
     names.sort();
     assert_eq!(names, VERDICTS.map(|(n, _)| n.to_owned()));
+}
+
+#[test]
+fn the_step_summary_keeps_within_what_github_takes_for_the_file() {
+    let fx = Fixture::new();
+    let summary = fx.path("summary.md");
+    let earlier = "x".repeat(1024 * 1024 - 600);
+    std::fs::write(&summary, &earlier).unwrap();
+    let out = fx.test(&[], &[("GITHUB_STEP_SUMMARY", &summary)]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no room for the run's page"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), earlier);
+    let room = fx.path("room.md");
+    std::fs::write(&room, "x".repeat(1024 * 1024 - 3000)).unwrap();
+    fx.test(&[], &[("GITHUB_STEP_SUMMARY", &room)]);
+    let page = std::fs::read_to_string(&room).unwrap();
+    assert!(page.len() <= 1024 * 1024, "{} bytes", page.len());
+    assert!(page.contains("## goldgate"), "the page fits in part");
 }

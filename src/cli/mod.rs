@@ -223,7 +223,7 @@ fn test(args: Vec<String>) -> ExitCode {
     ];
     let mut dir = None;
     let (mut rubrics, mut report, mut junit, mut html) = (None, None, None, None);
-    let mut annotations = false;
+    let mut annotations = None;
     let mut rest = vec!["goldgate test".to_owned()];
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
@@ -245,8 +245,8 @@ fn test(args: Vec<String>) -> ExitCode {
                 *slot = Some(PathBuf::from(value));
             }
             "--annotations" => match inline.or_else(|| it.next()).as_deref() {
-                Some("github") => annotations = true,
-                Some("none") => annotations = false,
+                Some("github") => annotations = Some(true),
+                Some("none") => annotations = Some(false),
                 other => {
                     return usage(&format!(
                         "`--annotations` takes `github` or `none`, not `{}`",
@@ -285,7 +285,10 @@ fn test(args: Vec<String>) -> ExitCode {
     if let Some(h) = html {
         harness = harness.html(h);
     }
-    harness.github_annotations(annotations).run()
+    if let Some(on) = annotations {
+        harness = harness.github_annotations(on);
+    }
+    harness.run()
 }
 
 fn usage(message: &str) -> ExitCode {

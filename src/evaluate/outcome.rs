@@ -184,6 +184,8 @@ pub struct ThresholdVerdict {
     pub file: std::path::PathBuf,
     /// Its line there.
     pub line: u64,
+    /// Its column there.
+    pub column: u64,
 }
 
 impl ThresholdVerdict {
@@ -203,6 +205,7 @@ impl ThresholdVerdict {
             absent_because: value.is_none().then(why_absent),
             file: threshold.file.clone(),
             line: threshold.line,
+            column: threshold.column,
         }
     }
 }

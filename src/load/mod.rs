@@ -695,6 +695,7 @@ impl Here<'_> {
                 limit: v,
                 file: self.file.to_path_buf(),
                 line: mark.line,
+                column: mark.column,
             });
         }
         Ok(out)

@@ -199,6 +199,7 @@ fn rubric(
         penalty,
         file: here.file.to_path_buf(),
         line: mark.line,
+        column: mark.column,
         included_at: None,
     })
 }

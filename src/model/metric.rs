@@ -176,6 +176,8 @@ pub struct Threshold {
     pub file: PathBuf,
     /// Its line there.
     pub line: u64,
+    /// Its column there.
+    pub column: u64,
 }
 
 impl Threshold {

@@ -161,6 +161,8 @@ pub struct Rubric {
     pub file: PathBuf,
     /// Its line there.
     pub line: u64,
+    /// Its column there.
+    pub column: u64,
     /// Where the case includes it, when it comes from a rubric set: (case file, line of `include:`).
     pub included_at: Option<(PathBuf, u64)>,
 }

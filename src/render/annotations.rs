@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::report::ReportCase;
+use super::report::{ReportAggregate, ReportCase, ReportThreshold};
 
 /// One annotation: where, for which test, what.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,10 +23,15 @@ pub struct Annotation {
     pub rank: u8,
 }
 
-/// The annotations of failed tests, most important first.
-pub fn annotations(cases: &[ReportCase], workspace: Option<&Path>) -> Vec<Annotation> {
+/// The annotations of failed tests and aggregates, most important first.
+pub fn annotations(
+    cases: &[ReportCase],
+    aggregates: &[ReportAggregate],
+    workspace: Option<&Path>,
+) -> Vec<Annotation> {
     let mut out = Vec::new();
     for case in cases.iter().filter(|c| c.passed == Some(false)) {
+        let before = out.len();
         let mut add = |file: &str, line: u64, column: u64, message: String, rank: u8| {
             out.push(Annotation {
                 file: relative(file, workspace),
@@ -42,31 +47,93 @@ pub fn annotations(cases: &[ReportCase], workspace: Option<&Path>) -> Vec<Annota
         }
         for r in case.rubrics.iter().filter(|r| !r.held) {
             let rank = if r.kind == "must_right" { 0 } else { 2 };
-            let message = format!("{} `{}` failed: {}", r.kind, r.label, r.detail);
-            add(&r.file, r.line, 0, message, rank);
+            let message = format!("{} `{}` failed: {}", r.kind, one_line(&r.label), r.detail);
+            add(&r.file, r.line, r.column, message, rank);
         }
         for t in case.thresholds.iter().filter(|t| !t.held) {
-            let message = match t.value {
-                Some(v) => format!("{} failed: {v:.4} against {}", t.name, t.limit),
-                None => format!(
-                    "{} failed: the metric is absent ({})",
-                    t.name,
-                    t.absent_because.as_deref().unwrap_or("not measured")
-                ),
-            };
-            add(&t.file, t.line, 0, message, 1);
+            add(&t.file, t.line, t.column, threshold_message(t), 1);
         }
-        if case.errors.is_empty()
-            && case.rubrics.iter().all(|r| r.held)
-            && case.thresholds.iter().all(|t| t.held)
-        {
-            // A regression, or a prediction that could not be read: the case file, with the message.
+        if let Some(changes) = regressions(case) {
+            add(
+                &case.file,
+                0,
+                0,
+                format!("regression against the baseline: {changes}"),
+                1,
+            );
+        }
+        if out.len() == before {
+            // Failed for a reason without a place of its own: the case file, with the verdict.
             let message = case.verdict_line().unwrap_or("case failed").to_owned();
-            add(&case.file, 0, 0, message, 1);
+            out.push(Annotation {
+                file: relative(&case.file, workspace),
+                line: 0,
+                column: 0,
+                title: case.id.clone(),
+                message,
+                rank: 1,
+            });
+        }
+    }
+    for a in aggregates.iter().filter(|a| !a.passed) {
+        for t in a.thresholds.iter().filter(|t| !t.held) {
+            out.push(Annotation {
+                file: relative(&t.file, workspace),
+                line: t.line,
+                column: t.column,
+                title: a.id.clone(),
+                message: threshold_message(t),
+                rank: 1,
+            });
         }
     }
     out.sort_by_key(|a| a.rank);
     out
+}
+
+fn threshold_message(t: &ReportThreshold) -> String {
+    match t.value {
+        Some(v) => format!(
+            "{} failed: {v:.4} {} {}",
+            t.name,
+            if t.name.starts_with("max_") { ">" } else { "<" },
+            t.limit
+        ),
+        None => format!(
+            "{} failed: the metric is absent ({})",
+            t.name,
+            t.absent_because.as_deref().unwrap_or("not measured")
+        ),
+    }
+}
+
+/// `metric old -> new, …` of a case's regressions, when it has any.
+fn regressions(case: &ReportCase) -> Option<String> {
+    let list = case.baseline.as_ref()?.get("regressions")?.as_array()?;
+    let changes: Vec<String> = list
+        .iter()
+        .filter_map(|c| {
+            let new = c.get("new").and_then(serde_json::Value::as_f64);
+            Some(match new {
+                Some(new) => format!(
+                    "{} {:.4} -> {new:.4}",
+                    c.get("metric")?.as_str()?,
+                    c.get("old")?.as_f64()?
+                ),
+                None => format!(
+                    "{} {:.4} -> absent",
+                    c.get("metric")?.as_str()?,
+                    c.get("old")?.as_f64()?
+                ),
+            })
+        })
+        .collect();
+    (!changes.is_empty()).then(|| changes.join(", "))
+}
+
+/// A label on one line.
+fn one_line(text: &str) -> String {
+    text.replace(['\r', '\n'], " ")
 }
 
 /// A workflow command line: `::error file=…,line=…,col=…,title=…::message`.

@@ -59,7 +59,11 @@ ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .at { color:var(--muted); font-size:12.5px; padding:0 14px 8px; margin:0; }
 .none { color:var(--muted); }
 footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
+.scroll { overflow-x:auto; max-width:100%; }
+@media (max-width: 700px) { header, main, footer { padding-left:14px; padding-right:14px; } }
 @media print {
+  pre.message { white-space:pre-wrap; overflow:visible; word-break:break-word; }
+  .scroll { overflow:visible; }
   header { background:none; }
   details { break-inside:avoid; }
   details:not([open]) > pre, details:not([open]) > p { display:block; }
@@ -128,7 +132,7 @@ fn header(out: &mut String, page: &Page) {
 }
 
 fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th></tr></thead>\n<tbody>\n");
+    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th></tr></thead>\n<tbody>\n");
     for (name, a) in pipelines {
         let _ = writeln!(
             out,
@@ -148,7 +152,7 @@ fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
                 .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
         );
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
 fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Aggregated)]) {
@@ -158,7 +162,7 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
         return;
     }
     let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
-    out.push_str("<table class=\"fields\">\n<thead><tr><th>field</th>");
+    out.push_str("<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th>field</th>");
     for name in &names {
         let _ = write!(out, "<th colspan=\"2\">{}</th>", escape(name));
     }
@@ -192,7 +196,7 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
 /// A soft background from red (0) to green (1).
@@ -212,6 +216,15 @@ fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
 /// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
 /// against the diagonal of perfect calibration, with its count.
 fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
+    if a.bins.is_empty() {
+        let _ = writeln!(
+            out,
+            "<figure class=\"reliability empty\" data-pipeline=\"{}\"><figcaption><b>{}</b> · no field carries a confidence: nothing to calibrate</figcaption></figure>",
+            escape(name),
+            escape(name)
+        );
+        return;
+    }
     const SIZE: f64 = 220.0;
     const PAD: f64 = 34.0;
     let (x, y) = (
@@ -270,7 +283,7 @@ fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
         );
         let _ = writeln!(
             out,
-            "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({}, {}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
+            "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({:.2}, {:.2}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
             b.count,
             left + 1.0,
             y(b.accuracy),
@@ -335,6 +348,11 @@ fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
         );
         let l = &a.latencies;
         let Some((&lo, &hi)) = l.first().zip(l.last()) else {
+            let _ = writeln!(
+                out,
+                "<text x=\"{LABEL}\" y=\"{}\">no latency measured</text>",
+                mid + 4.0
+            );
             continue;
         };
         let q = |p: f64| percentile(l, p).unwrap_or(lo);
@@ -409,7 +427,7 @@ fn failures(out: &mut String, cases: &[ReportCase], aggregates: &[ReportAggregat
             out,
             &a.id,
             a.message.as_deref().unwrap_or("aggregate failed"),
-            &a.file,
+            &a.place(),
         );
     }
     out.push_str("</section>\n");

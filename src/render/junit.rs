@@ -42,9 +42,9 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
         test.set_classname(folder.as_str());
         test.extra
             .insert("file".into(), aggregate.file.as_str().into());
-        for t in &aggregate.thresholds {
-            if let Some(v) = t.value {
-                test.add_property(Property::new(t.name.as_str(), v.to_string()));
+        for (name, value) in aggregate.metrics.iter().flatten() {
+            if let Some(v) = value.as_f64() {
+                test.add_property(Property::new(name.as_str(), v.to_string()));
             }
         }
         suites

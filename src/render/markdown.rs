@@ -83,7 +83,7 @@ pub fn step_summary(
             .unwrap_or("failed");
         items.push((
             "Failing tests".into(),
-            format!("- `{}` — {} — `{}`\n", a.id, cell(verdict), a.file),
+            format!("- `{}` — {} — `{}`\n", a.id, cell(verdict), a.place()),
         ));
     }
     for line in notes.regressions {

@@ -32,7 +32,7 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             out,
             "{} `{}` failed ({cost}): {}",
             r.rubric.kind.key(),
-            r.rubric.label,
+            one_line(&r.rubric.label),
             r.verdict.detail
         );
     }
@@ -100,7 +100,7 @@ fn verdict_line(outcome: &Outcome) -> String {
     let mut parts = Vec::new();
     let closed: Vec<String> = outcome
         .closed_by()
-        .map(|r| format!("`{}`", r.rubric.label))
+        .map(|r| format!("`{}`", one_line(&r.rubric.label)))
         .collect();
     if !closed.is_empty() {
         parts.push(format!("gate closed by must_right {}", closed.join(", ")));
@@ -344,4 +344,9 @@ fn cell(v: &Value) -> String {
     } else {
         text
     }
+}
+
+/// A label on one line: a newline in it would cut the verdict line that CI tools show.
+fn one_line(text: &str) -> String {
+    text.replace(['\r', '\n'], " ")
 }

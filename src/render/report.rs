@@ -100,7 +100,7 @@ pub fn case_json(record: &Record) -> Json {
                 json!({
                     "label": r.rubric.label, "kind": r.rubric.kind.key(), "check": r.rubric.probe.check.key(), "field": r.rubric.probe.field.as_ref().map(ToString::to_string),
                     "held": r.verdict.held, "penalty": r.rubric.penalty, "detail": r.verdict.detail,
-                    "file": r.rubric.file.display().to_string(), "line": r.rubric.line,
+                    "file": r.rubric.file.display().to_string(), "line": r.rubric.line, "column": r.rubric.column,
                 })
             })
             .collect();
@@ -111,7 +111,7 @@ pub fn case_json(record: &Record) -> Json {
 fn threshold_json(t: &ThresholdVerdict) -> Json {
     json!({
         "name": t.name, "limit": t.limit, "value": t.value, "held": t.held, "absent_because": t.absent_because,
-        "file": t.file.display().to_string(), "line": t.line,
+        "file": t.file.display().to_string(), "line": t.line, "column": t.column,
     })
 }
 
@@ -356,6 +356,9 @@ pub struct ReportRubric {
     /// Its line.
     #[serde(default)]
     pub line: u64,
+    /// Its column.
+    #[serde(default)]
+    pub column: u64,
 }
 
 /// A threshold verdict as the report holds it.
@@ -380,6 +383,9 @@ pub struct ReportThreshold {
     /// Its line.
     #[serde(default)]
     pub line: u64,
+    /// Its column.
+    #[serde(default)]
+    pub column: u64,
 }
 
 /// A load error as the report holds it.
@@ -416,6 +422,20 @@ pub struct ReportAggregate {
     /// Its threshold verdicts.
     #[serde(default)]
     pub thresholds: Vec<ReportThreshold>,
+    /// Its metrics by name.
+    #[serde(default)]
+    pub metrics: Option<serde_json::Map<String, Json>>,
+}
+
+impl ReportAggregate {
+    /// Where its first failing bound is written, as `file:line` (the suite file alone when none
+    /// failed).
+    pub fn place(&self) -> String {
+        match self.thresholds.iter().find(|t| !t.held) {
+            Some(t) if t.line > 0 => format!("{}:{}", t.file, t.line),
+            _ => self.file.clone(),
+        }
+    }
 }
 
 impl ReportCase {

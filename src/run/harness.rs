@@ -11,7 +11,7 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::baseline_file;
 use super::env::{Env, Update};
 use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
-use super::session::Session;
+use super::session::{Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
@@ -35,7 +35,7 @@ pub struct Harness {
     report: Option<PathBuf>,
     junit: Option<PathBuf>,
     html: Option<PathBuf>,
-    annotations: bool,
+    annotations: Option<bool>,
     args: Option<Vec<String>>,
     invocation: Option<String>,
 }
@@ -49,7 +49,7 @@ impl Harness {
             report: None,
             junit: None,
             html: None,
-            annotations: false,
+            annotations: None,
             args: None,
             invocation: None,
         }
@@ -79,9 +79,10 @@ impl Harness {
         self
     }
 
-    /// Prints GitHub Actions annotations of the failures, as `GITHUB_ACTIONS=true` does.
+    /// Prints GitHub Actions annotations of the failures (`true`), or never (`false`), whatever
+    /// `GITHUB_ACTIONS` says (by default: when it is `true`).
     pub fn github_annotations(mut self, on: bool) -> Self {
-        self.annotations = on;
+        self.annotations = Some(on);
         self
     }
 
@@ -122,7 +123,7 @@ impl Harness {
             html: self.html.clone().or_else(|| env.html.clone()),
             step_summary: env.step_summary.clone(),
         };
-        let annotations = self.annotations || env.github_actions;
+        let annotations = self.annotations.unwrap_or(env.github_actions);
         let rubrics = self
             .rubrics
             .clone()
@@ -143,11 +144,7 @@ impl Harness {
             threads,
             env.run_id.as_deref(),
             outputs.any() || annotations,
-            // Progress only where a person watches: a terminal, not nextest, not JSON output.
-            std::io::IsTerminal::is_terminal(&std::io::stderr())
-                && !env.under_nextest
-                && args.format != Some(FormatSetting::Json)
-                && !args.list,
+            progress_shown(&env, &args),
         ) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
@@ -227,7 +224,12 @@ fn end_of_run(
             .and_then(|cases| {
                 let cases = cases.ok_or("the run kept no records")?;
                 if annotations {
-                    print_annotations(&cases, env.github_workspace.as_deref(), &mut out)?;
+                    let aggregates = kept
+                        .aggregates
+                        .iter()
+                        .map(|a| (a.id.clone(), aggregate_json(a).to_string()))
+                        .collect();
+                    print_annotations(&cases, aggregates, env.github_workspace.as_deref())?;
                 }
                 if !outputs.any() {
                     return Ok(());
@@ -251,23 +253,42 @@ fn end_of_run(
     !failed
 }
 
-/// GitHub annotations of this process's failed tests, Must-Right and load errors first.
+/// GitHub annotations of this process's failed tests, Must-Right and load errors first, on
+/// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
+/// JSON included).
 fn print_annotations(
     cases: &std::fs::File,
+    aggregates: std::collections::BTreeMap<String, String>,
     workspace: Option<&Path>,
-    out: &mut dyn Write,
 ) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("cannot read back the run's records: {e}");
     let mut records = Records {
         cases: Lines::of(cases.try_clone().map_err(cannot)?).map_err(cannot)?,
         numbers: Vec::new(),
-        aggregates: Default::default(),
+        aggregates,
     };
-    let (cases, _) = parsed(&mut records)?;
-    for a in annotations(&cases, workspace) {
-        let _ = writeln!(out, "{}", workflow_command(&a));
+    let (cases, aggregates) = parsed(&mut records)?;
+    let mut err = std::io::stderr().lock();
+    for a in annotations(&cases, &aggregates, workspace) {
+        let _ = writeln!(err, "{}", workflow_command(&a));
     }
     Ok(())
+}
+
+/// Progress only where a person watches: standard error a terminal, not nextest, not JSON.
+fn progress_shown(env: &Env, args: &Arguments) -> Progress {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal()
+        || env.under_nextest
+        || args.format == Some(FormatSetting::Json)
+        || args.list
+    {
+        Progress::None
+    } else if std::io::stdout().is_terminal() {
+        Progress::Line
+    } else {
+        Progress::Bar
+    }
 }
 
 /// `cargo test --test NAME --`, from the name of this test binary.

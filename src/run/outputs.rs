@@ -214,7 +214,7 @@ pub(crate) fn write_outputs(
         };
         write_files(outputs, &mut records, None)?;
         if let Some(path) = &outputs.step_summary {
-            append_step_summary(path, &step_summary_page(&mut records)?, None)?;
+            append_step_summary(path, &mut records, None)?;
         }
         return Ok(());
     };
@@ -224,7 +224,7 @@ pub(crate) fn write_outputs(
     let mut records = journal.read().map_err(cannot)?;
     write_files(outputs, &mut records, Some(&journal))?;
     if let Some(path) = &outputs.step_summary {
-        append_step_summary(path, &step_summary_page(&mut records)?, Some(&journal))?;
+        append_step_summary(path, &mut records, Some(&journal))?;
     }
     Ok(())
 }
@@ -326,7 +326,8 @@ pub(crate) fn html_of(
     })
 }
 
-fn step_summary_page(records: &mut Records) -> Result<String, String> {
+/// The run's Markdown page, in at most `limit` bytes.
+fn step_summary_page(records: &mut Records, limit: usize) -> Result<String, String> {
     let (cases, aggregates) = parsed(records)?;
     let (regressions, improvements, new_cases) = notes_of(&cases);
     let notes = Notes {
@@ -340,13 +341,18 @@ fn step_summary_page(records: &mut Records) -> Result<String, String> {
         &cases,
         &aggregates,
         &notes,
-        STEP_SUMMARY_LIMIT,
+        limit,
     ))
 }
 
-/// Appends the run's page to the step summary; the processes of one run replace the page the
-/// run appended before, so that the step shows one page per run.
-fn append_step_summary(path: &Path, page: &str, journal: Option<&Journal>) -> Result<(), String> {
+/// Appends the run's page to the step summary, in what is left of GitHub's 1 MiB for the file;
+/// the processes of one run replace the page the run appended before, so that the step shows
+/// one page per run.
+fn append_step_summary(
+    path: &Path,
+    records: &mut Records,
+    journal: Option<&Journal>,
+) -> Result<(), String> {
     let cannot = |e: std::io::Error| {
         format!(
             "cannot append to the step summary `{}`: {e}",
@@ -381,6 +387,16 @@ fn append_step_summary(path: &Path, page: &str, journal: Option<&Journal>) -> Re
             }
         }
     };
+    let room = STEP_SUMMARY_LIMIT.saturating_sub(start as usize);
+    if room < 1024 {
+        // The step's verdict stands; only the page is missing, and the report has it all.
+        eprintln!(
+            "warning: the step summary `{}` already holds {start} bytes of GitHub's 1 MiB: no room for the run's page",
+            path.display()
+        );
+        return Ok(());
+    }
+    let page = step_summary_page(records, room)?;
     file.set_len(start).map_err(cannot)?;
     file.seek(SeekFrom::Start(start)).map_err(cannot)?;
     file.write_all(page.as_bytes()).map_err(cannot)

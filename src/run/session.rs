@@ -15,7 +15,7 @@ use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::evaluate;
 use crate::evaluate::outcome::Outcome;
-use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
+use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::Usage;
 use crate::render::{case_json, failure_message};
@@ -43,6 +43,8 @@ pub(crate) struct Full {
     pub(crate) model: Option<String>,
     pub(crate) usage: Option<Usage>,
     pub(crate) baseline: Compared,
+    /// A prediction that could not be read or produced, located.
+    pub(crate) problems: Vec<Located>,
 }
 
 impl Scored {
@@ -92,6 +94,18 @@ impl Kept {
     }
 }
 
+/// How live commands show their progress on standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// Not at all: standard error is not a terminal, nextest runs the test, or output is JSON.
+    None,
+    /// A bar that redraws itself, when standard output is not the terminal too (libtest's lines
+    /// would be glued to it).
+    Bar,
+    /// One line at the end, when libtest's own lines show the tests going by.
+    Line,
+}
+
 /// The state of a run in this process.
 pub(crate) struct Session {
     /// Whether baselines are being rewritten.
@@ -108,8 +122,8 @@ pub(crate) struct Session {
     /// Case tests this process runs: an aggregate leaves their full results for them.
     own: Mutex<HashSet<String>>,
     kept: Mutex<Kept>,
-    /// Whether this process may show a progress bar (a terminal, not nextest, not JSON).
-    progress_allowed: bool,
+    /// How this process shows the progress of its live commands.
+    progress_shown: Progress,
     /// Live commands done out of those expected, on standard error.
     progress: OnceLock<indicatif::ProgressBar>,
 }
@@ -124,7 +138,7 @@ impl Session {
         threads: usize,
         run_id: Option<&str>,
         report: bool,
-        progress_allowed: bool,
+        progress_shown: Progress,
     ) -> Result<Arc<Session>, String> {
         let spool = if report {
             Some(
@@ -147,17 +161,20 @@ impl Session {
                 spool,
                 ..Kept::default()
             }),
-            progress_allowed,
+            progress_shown,
             progress: OnceLock::new(),
         }))
     }
 
     /// Shows the progress of `total` live commands, when the process may show it.
     pub(crate) fn expect_commands(&self, total: usize) {
-        if total == 0 || !self.progress_allowed {
+        if total == 0 || self.progress_shown == Progress::None {
             return;
         }
         let bar = indicatif::ProgressBar::new(total as u64);
+        if self.progress_shown == Progress::Line {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "run commands {pos}/{len} [{elapsed}] {per_sec} {wide_bar}",
@@ -169,8 +186,18 @@ impl Session {
 
     /// Clears the progress bar at the end of the run.
     pub(crate) fn end_progress(&self) {
-        if let Some(bar) = self.progress.get() {
-            bar.finish_and_clear();
+        let Some(bar) = self.progress.get() else {
+            return;
+        };
+        bar.finish_and_clear();
+        if self.progress_shown == Progress::Line {
+            let seconds = bar.elapsed().as_secs_f64();
+            eprintln!(
+                "run commands {}/{} [{seconds:.1} s] {:.2}/s",
+                bar.position(),
+                bar.length().unwrap_or_default(),
+                bar.position() as f64 / seconds.max(1e-9)
+            );
         }
     }
 
@@ -235,6 +262,12 @@ impl Session {
                             "error: {error}\nthe prediction could not be read, so nothing was scored"
                         )),
                         error: Some(error.to_string()),
+                        problems: vec![Located {
+                            file: error.file.display().to_string(),
+                            line: error.line,
+                            column: error.column,
+                            message: error.to_string(),
+                        }],
                         ..Full::default()
                     })),
                 };
@@ -244,11 +277,13 @@ impl Session {
         let mut passed = outcome.passed;
         let mut message = (!outcome.passed).then(|| failure_message(case, &outcome));
         let mut error = None;
+        let mut problems = Vec::new();
         let mut compared = Compared::default();
         if let (Some(spec), Update::No) = (&case.baseline, self.update) {
             match self.baseline(&spec.file) {
                 Err(why) => {
                     passed = false;
+                    problems.push(at_suite(&spec.suite_file, &why));
                     error = Some(why.clone());
                     message = Some(join(message, &format!("error: {why}")));
                 }
@@ -260,6 +295,7 @@ impl Session {
                         spec.suite_file.display(),
                         self.invocation
                     );
+                    problems.push(at_suite(&spec.suite_file, &why));
                     error = Some(why.clone());
                     message = Some(join(message, &format!("error: {why}")));
                 }
@@ -303,6 +339,7 @@ impl Session {
                 model: prediction.model,
                 usage: prediction.usage,
                 baseline: compared,
+                problems,
             })),
         }
     }
@@ -346,6 +383,16 @@ impl Session {
     /// Keeps a finished aggregate test.
     pub(crate) fn finish_aggregate(&self, record: AggregateRecord) {
         lock(&self.kept).aggregates.push(record);
+    }
+}
+
+/// A baseline's trouble, at the suite file that declares the baseline.
+fn at_suite(suite_file: &std::path::Path, why: &str) -> Located {
+    Located {
+        file: suite_file.display().to_string(),
+        line: 0,
+        column: 0,
+        message: why.to_owned(),
     }
 }
 

@@ -129,6 +129,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.model = full.model;
     record.usage = full.usage;
     record.baseline = full.baseline;
+    record.problems = full.problems;
     record.message =
         (!scored.passed).then(|| plain(full.message.as_deref().unwrap_or("case failed")));
     let bless = case.baseline.as_ref().map(|spec| {
@@ -211,12 +212,17 @@ pub(crate) fn aggregate_trial(
         let failures = failed_bounds(&verdicts);
         let message = (!failures.is_empty()).then(|| {
             format!(
-                "aggregate failed over {} case tests ({} passed): {}\n{}\nat {} (aggregate)",
+                "aggregate failed over {} case tests ({} passed): {}\n{}\n{}",
                 agg.cases,
                 agg.passed,
                 failures.join("; "),
                 aggregate_table(&agg),
-                aggregate.file.display()
+                verdicts
+                    .iter()
+                    .filter(|v| !v.held)
+                    .map(|v| format!("at {}:{} (aggregate.{})", v.file.display(), v.line, v.name))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             )
         });
         session.finish_aggregate(AggregateRecord {
