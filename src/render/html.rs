@@ -213,32 +213,15 @@ fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
     out.push_str("</div>\n</section>\n");
 }
 
-/// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
-/// against the diagonal of perfect calibration, with its count.
-fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
-    if a.bins.is_empty() {
-        let _ = writeln!(
-            out,
-            "<figure class=\"reliability empty\" data-pipeline=\"{}\"><figcaption><b>{}</b> · no field carries a confidence: nothing to calibrate</figcaption></figure>",
-            escape(name),
-            escape(name)
-        );
-        return;
-    }
-    const SIZE: f64 = 220.0;
-    const PAD: f64 = 34.0;
+/// The plot's side and margin, in pixels.
+const SIZE: f64 = 220.0;
+const PAD: f64 = 34.0;
+
+/// A reliability diagram's frame: the square, its ticks, the diagonal, the accuracy label.
+fn frame(out: &mut String) {
     let (x, y) = (
         |v: f64| PAD + v * SIZE,
         |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
-    );
-    let n: usize = a.bins.iter().map(|b| b.count).sum();
-    let _ = writeln!(
-        out,
-        "<figure class=\"reliability\" data-pipeline=\"{}\">\n<svg role=\"img\" aria-label=\"reliability diagram of {}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
-        escape(name),
-        escape(name),
-        w = SIZE + PAD + 12.0,
-        h = SIZE + PAD + 26.0,
     );
     // Frame, ticks and the diagonal.
     let _ = writeln!(
@@ -271,6 +254,34 @@ fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
         y(0.5),
         y(0.5)
     );
+}
+
+/// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
+/// against the diagonal of perfect calibration, with its count.
+fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
+    if a.bins.is_empty() {
+        let _ = writeln!(
+            out,
+            "<figure class=\"reliability empty\" data-pipeline=\"{}\"><figcaption><b>{}</b> · no field carries a confidence: nothing to calibrate</figcaption></figure>",
+            escape(name),
+            escape(name)
+        );
+        return;
+    }
+    let (x, y) = (
+        |v: f64| PAD + v * SIZE,
+        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
+    );
+    let n: usize = a.bins.iter().map(|b| b.count).sum();
+    let _ = writeln!(
+        out,
+        "<figure class=\"reliability\" data-pipeline=\"{}\">\n<svg role=\"img\" aria-label=\"reliability diagram of {}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
+        escape(name),
+        escape(name),
+        w = SIZE + PAD + 12.0,
+        h = SIZE + PAD + 26.0,
+    );
+    frame(out);
     for b in &a.bins {
         let (left, right) = (x(b.lower), x(b.upper));
         // The bin's whole column, faint, so that a bin with no correct answer still shows.

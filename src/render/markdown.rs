@@ -34,25 +34,7 @@ pub fn step_summary(
         num(m.ece)
     );
     if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
-        page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass |\n");
-        page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (name, a) in pipelines {
-            page.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                cell(name),
-                num(a.exact_match),
-                num(a.anls),
-                num(a.exact_critical),
-                num(a.anls_critical),
-                num(a.brier),
-                num(a.ece),
-                a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
-                a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
-                a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
-                a.pass_rate
-                    .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
-            ));
-        }
+        page.push_str(&pipelines_table(pipelines));
     }
     let mut items: Vec<(String, String)> = Vec::new();
     for case in cases.iter().filter(|c| c.passed == Some(false)) {
@@ -115,6 +97,31 @@ pub fn step_summary(
         heading.clone_from(section);
     }
     page.push('\n');
+    page
+}
+
+/// The comparison of pipelines as a Markdown table.
+fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
+    let mut page = String::new();
+    page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass |\n");
+    page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (name, a) in pipelines {
+        page.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            cell(name),
+            num(a.exact_match),
+            num(a.anls),
+            num(a.exact_critical),
+            num(a.anls_critical),
+            num(a.brier),
+            num(a.ece),
+            a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
+            a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
+            a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
+            a.pass_rate
+                .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+        ));
+    }
     page
 }
 

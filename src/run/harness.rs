@@ -11,7 +11,7 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::baseline_file;
 use super::env::{Env, Update};
 use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
-use super::session::{Progress, Session};
+use super::session::{Blessed, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
@@ -190,32 +190,8 @@ fn end_of_run(
         let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
     }
     let mut failed = false;
-    if env.update == Update::Always {
-        for (file, blessed) in &kept.blessings {
-            let entries: Vec<(String, BaselineEntry)> = blessed
-                .iter()
-                .map(|b| (b.key.clone(), b.entry.clone()))
-                .collect();
-            match baseline_file::merge(file, &entries) {
-                Ok(w) => {
-                    // SPEC §7's line, then how many the file holds now.
-                    let _ = writeln!(
-                        out,
-                        "baseline: {}: {} entries, {} new, {} changed, {} of failed tests; {} in the file",
-                        file.display(),
-                        entries.len(),
-                        w.new,
-                        w.changed,
-                        blessed.iter().filter(|b| !b.passed).count(),
-                        w.entries,
-                    );
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    failed = true;
-                }
-            }
-        }
+    if env.update == Update::Always && !bless(&kept.blessings, &mut out) {
+        failed = true;
     }
     if outputs.any() || annotations {
         let written = kept
@@ -251,6 +227,41 @@ fn end_of_run(
         }
     }
     !failed
+}
+
+/// Writes the run's baseline entries, each file under its lock, and says what it wrote. False
+/// when a file could not be written.
+fn bless(
+    blessings: &std::collections::BTreeMap<std::path::PathBuf, Vec<Blessed>>,
+    out: &mut dyn Write,
+) -> bool {
+    let mut ok = true;
+    for (file, blessed) in blessings {
+        let entries: Vec<(String, BaselineEntry)> = blessed
+            .iter()
+            .map(|b| (b.key.clone(), b.entry.clone()))
+            .collect();
+        match baseline_file::merge(file, &entries) {
+            Ok(w) => {
+                // SPEC §7's line, then how many the file holds now.
+                let _ = writeln!(
+                    out,
+                    "baseline: {}: {} entries, {} new, {} changed, {} of failed tests; {} in the file",
+                    file.display(),
+                    entries.len(),
+                    w.new,
+                    w.changed,
+                    blessed.iter().filter(|b| !b.passed).count(),
+                    w.entries,
+                );
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 /// GitHub annotations of this process's failed tests, Must-Right and load errors first, on

@@ -18,6 +18,7 @@ use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::Usage;
+use crate::model::suite::BaselineSpec;
 use crate::render::{case_json, failure_message};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
@@ -91,6 +92,30 @@ impl Kept {
             return Err(std::io::Error::other(why.clone()));
         }
         Ok(self.spool.take())
+    }
+}
+
+/// A test against its baseline entry.
+#[derive(Debug, Default)]
+struct Against {
+    passed: bool,
+    message: Option<String>,
+    error: Option<String>,
+    problems: Vec<Located>,
+    compared: Compared,
+}
+
+impl Against {
+    /// Nothing against it (yet).
+    fn passing() -> Against {
+        Against {
+            passed: true,
+            ..Against::default()
+        }
+    }
+
+    fn add(&mut self, more: String) {
+        self.message = Some(join(self.message.take(), &more));
     }
 }
 
@@ -274,56 +299,18 @@ impl Session {
             }
         };
         let outcome = evaluate(case, &prediction);
-        let mut passed = outcome.passed;
-        let mut message = (!outcome.passed).then(|| failure_message(case, &outcome));
-        let mut error = None;
-        let mut problems = Vec::new();
-        let mut compared = Compared::default();
-        if let (Some(spec), Update::No) = (&case.baseline, self.update) {
-            match self.baseline(&spec.file) {
-                Err(why) => {
-                    passed = false;
-                    problems.push(at_suite(&spec.suite_file, &why));
-                    error = Some(why.clone());
-                    message = Some(join(message, &format!("error: {why}")));
-                }
-                Ok(None) => {
-                    passed = false;
-                    let why = format!(
-                        "the baseline `{}` declared by `{}` does not exist\ncreate it with: GOLDGATE_UPDATE=always {}",
-                        spec.file.display(),
-                        spec.suite_file.display(),
-                        self.invocation
-                    );
-                    problems.push(at_suite(&spec.suite_file, &why));
-                    error = Some(why.clone());
-                    message = Some(join(message, &format!("error: {why}")));
-                }
-                Ok(Some(base)) => match base
-                    .cases
-                    .get(&spec.key(&case.file, case.pipeline.as_deref()))
-                {
-                    None => compared.new = true,
-                    Some(old) => {
-                        let (worse, better) =
-                            baseline::compare(old, &baseline::entry_of(&outcome), spec.tolerance);
-                        if !worse.is_empty() {
-                            passed = false;
-                            let why = format!(
-                                "regression against the baseline `{}` (tolerance {}): {}\naccept the new numbers with: {}",
-                                spec.file.display(),
-                                spec.tolerance,
-                                baseline::describe(&worse),
-                                self.accept_command(&case.id)
-                            );
-                            message = Some(join(message, &why));
-                        }
-                        compared.regressions = worse;
-                        compared.improvements = better;
-                    }
-                },
-            }
-        }
+        let passed = outcome.passed;
+        let message = (!outcome.passed).then(|| failure_message(case, &outcome));
+        let against = match (&case.baseline, self.update) {
+            (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
+            _ => Against::passing(),
+        };
+        let passed = passed && against.passed;
+        let message = match (message, against.message) {
+            (m, None) => m,
+            (m, Some(more)) => Some(join(m, &more)),
+        };
+        let (error, problems, compared) = (against.error, against.problems, against.compared);
         let status = if passed {
             Status::Passed
         } else {
@@ -342,6 +329,56 @@ impl Session {
                 problems,
             })),
         }
+    }
+
+    /// How an outcome stands against its baseline entry: a regression fails the test, a missing
+    /// or unreadable baseline too.
+    fn against_baseline(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Against {
+        let mut against = Against::passing();
+        match self.baseline(&spec.file) {
+            Err(why) => {
+                against.passed = false;
+                against.problems.push(at_suite(&spec.suite_file, &why));
+                against.error = Some(why.clone());
+                against.add(format!("error: {why}"));
+            }
+            Ok(None) => {
+                against.passed = false;
+                let why = format!(
+                    "the baseline `{}` declared by `{}` does not exist\ncreate it with: GOLDGATE_UPDATE=always {}",
+                    spec.file.display(),
+                    spec.suite_file.display(),
+                    self.invocation
+                );
+                against.problems.push(at_suite(&spec.suite_file, &why));
+                against.error = Some(why.clone());
+                against.add(format!("error: {why}"));
+            }
+            Ok(Some(base)) => match base
+                .cases
+                .get(&spec.key(&case.file, case.pipeline.as_deref()))
+            {
+                None => against.compared.new = true,
+                Some(old) => {
+                    let (worse, better) =
+                        baseline::compare(old, &baseline::entry_of(outcome), spec.tolerance);
+                    if !worse.is_empty() {
+                        against.passed = false;
+                        let why = format!(
+                            "regression against the baseline `{}` (tolerance {}): {}\naccept the new numbers with: {}",
+                            spec.file.display(),
+                            spec.tolerance,
+                            baseline::describe(&worse),
+                            self.accept_command(&case.id)
+                        );
+                        against.add(why);
+                    }
+                    against.compared.regressions = worse;
+                    against.compared.improvements = better;
+                }
+            },
+        }
+        against
     }
 
     /// Keeps a finished case test: its numbers, its record (on disk, for the report), its
