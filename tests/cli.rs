@@ -1166,3 +1166,43 @@ fn progress_of_live_commands_only_on_a_terminal() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("run commands 1/1"), "{shown}");
 }
+
+/// A command whose grandchild escapes its process group does not hang the run, and a command
+/// that floods its output fails its case instead of exhausting memory.
+#[test]
+fn escaping_grandchildren_and_floods_end_cleanly() {
+    let dir = fixtures().join("floods");
+    let out = goldgate(&dir, &["test", "cases"]);
+    // goldgate ended while the grandchild still held the pipe: it did not wait for it.
+    #[cfg(target_os = "linux")]
+    {
+        let alive: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"31.7"))
+            })
+            .collect();
+        assert!(
+            !alive.is_empty(),
+            "the grandchild was gone: goldgate waited for it"
+        );
+        for pid in alive {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        [
+            ("escape/held".to_string(), "ok".to_string()),
+            ("flood/endless".to_string(), "FAILED".to_string())
+        ]
+    );
+    let block = failure_block(&text, "flood/endless");
+    assert!(
+        block.contains("printed more than 64 MiB on its standard output; goldgate keeps no more"),
+        "{block}"
+    );
+}

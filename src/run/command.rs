@@ -49,22 +49,8 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
         .spawn()
         .map_err(|e| format!("`{shown}` could not start in `{}`: {e}", dir.display()))?;
     // Read both pipes while it runs, so that a chatty command never blocks on a full pipe.
-    let mut out = child.stdout.take();
-    let mut err = child.stderr.take();
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(o) = out.as_mut() {
-            let _ = o.read_to_end(&mut buf);
-        }
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(e) = err.as_mut() {
-            let _ = e.read_to_end(&mut buf);
-        }
-        buf
-    });
+    let out_reader = reader(child.stdout.take());
+    let err_reader = reader(child.stderr.take());
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -81,9 +67,19 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
         }
     };
     let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
-    let tail = stderr_tail(&stderr);
+    // A grandchild that left the process group may hold a pipe open forever: what came until
+    // shortly after the exit is what the command printed.
+    let deadline = Instant::now() + PIPE_GRACE;
+    let stdout = out_reader.take(deadline);
+    let stderr = err_reader.take(deadline);
+    let tail = stderr_tail(&stderr.bytes);
+    if stdout.overflowed {
+        return Err(format!(
+            "`{shown}` printed more than {} MiB on its standard output; goldgate keeps no more{tail}",
+            CAPTURE_LIMIT >> 20
+        ));
+    }
+    let stdout = stdout.bytes;
     match status {
         None => Err(format!(
             "`{shown}` did not finish within {} s and was killed, with its children{tail}",
@@ -100,6 +96,61 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
                 "`{shown}` printed output that is not UTF-8 text{tail}"
             )),
         },
+    }
+}
+
+/// What goldgate keeps of a command's output: more fails the case (a flood would exhaust memory).
+const CAPTURE_LIMIT: usize = 64 << 20;
+
+/// How long pipes are read after the command exits, for output still in them.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// A pipe read on a thread of its own, up to [`CAPTURE_LIMIT`] bytes kept (the rest drained).
+struct Reader {
+    captured: std::sync::Arc<std::sync::Mutex<Captured>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+/// What a pipe gave.
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+fn reader(pipe: Option<impl Read + Send + 'static>) -> Reader {
+    let (send, done) = std::sync::mpsc::channel();
+    let captured = std::sync::Arc::new(std::sync::Mutex::new(Captured::default()));
+    let shared = std::sync::Arc::clone(&captured);
+    std::thread::spawn(move || {
+        if let Some(mut pipe) = pipe {
+            let mut chunk = [0u8; 64 * 1024];
+            loop {
+                let n = match pipe.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let mut c = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if c.bytes.len() + n <= CAPTURE_LIMIT {
+                    c.bytes.extend_from_slice(&chunk[..n]);
+                } else {
+                    c.overflowed = true;
+                }
+            }
+        }
+        let _ = send.send(());
+    });
+    Reader { captured, done }
+}
+
+impl Reader {
+    /// The output, waiting for the pipe to close until `deadline`; a pipe still held open then
+    /// (by a process that escaped the group) is left to its thread, and what came is kept.
+    fn take(self, deadline: Instant) -> Captured {
+        let _ = self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        std::mem::take(&mut *self.captured.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
