@@ -1206,3 +1206,33 @@ fn escaping_grandchildren_and_floods_end_cleanly() {
         "{block}"
     );
 }
+
+/// `--exact` finds a test by its whole name, `::` in a file name included; `present: true` needs
+/// a value that some leaf holds.
+#[test]
+fn exact_names_and_what_present_means() {
+    let dir = fixtures().join("edges");
+    let out = goldgate(&dir, &["test", "cases", "--exact", "odd::name"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        [("odd::name".to_string(), "ok".to_string())]
+    );
+    let missing = goldgate(&dir, &["test", "cases", "--exact", "odd"]);
+    assert_eq!(missing.status.code(), Some(101));
+    assert!(
+        stderr(&missing).starts_with("error: no test is named `odd`"),
+        "{}",
+        stderr(&missing)
+    );
+    let out = goldgate(&dir, &["test", "cases", "--exact", "present"]);
+    let block = failure_block(&stdout(&out), "present");
+    for (label, held) in [("a", false), ("b", false), ("c", false), ("d", true)] {
+        assert_eq!(
+            block.contains(&format!("easy_wrong `{label} is there` failed")),
+            !held,
+            "{block}"
+        );
+    }
+    assert!(block.contains("(score 0.7000)"), "{block}");
+}

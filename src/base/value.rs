@@ -16,13 +16,14 @@ pub enum Value {
 }
 
 impl Value {
-    /// True for `Null`, the empty text, and empty lists or mappings.
-    pub fn is_empty(&self) -> bool {
+    /// A value that counts as given: some leaf holds more than spaces (`[null]`, `[""]` and `{}`
+    /// hold nothing), the one meaning of "empty" that `present`, F1 and extra fields share.
+    pub fn has_value(&self) -> bool {
         match self {
-            Value::Null => true,
-            Value::Text(t) => t.is_empty(),
-            Value::List(items) => items.is_empty(),
-            Value::Map(entries) => entries.is_empty(),
+            Value::Null => false,
+            Value::Text(t) => !t.trim().is_empty(),
+            Value::List(items) => items.iter().any(Value::has_value),
+            Value::Map(entries) => entries.iter().any(|(_, v)| v.has_value()),
         }
     }
 

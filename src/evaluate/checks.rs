@@ -279,7 +279,7 @@ fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
             )
         }
         Check::Present(want) => {
-            let present = !t.value.is_empty() && !raw.trim().is_empty();
+            let present = t.value.has_value();
             let detail = if present {
                 format!("has the value `{shown}`")
             } else {

@@ -49,7 +49,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         .fields
         .iter()
         .filter(|f| {
-            case.gold.is_some() && has_value(&f.value) && !gold.iter().any(|g| g.name == f.name)
+            case.gold.is_some() && f.value.has_value() && !gold.iter().any(|g| g.name == f.name)
         })
         .map(|f| (f.name.clone(), f.value.clone()))
         .collect();
@@ -189,16 +189,6 @@ fn cost(prediction: &Prediction, pricing: &[Price]) -> Option<f64> {
     Some(input / 1e6 * price.input_per_mtok + output / 1e6 * price.output_per_mtok)
 }
 
-/// A value that counts as given: some leaf holds more than spaces (`[null]` holds nothing).
-fn has_value(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Text(t) => !t.trim().is_empty(),
-        Value::List(items) => items.iter().any(has_value),
-        Value::Map(entries) => entries.iter().any(|(_, v)| has_value(v)),
-    }
-}
-
 /// Precision, recall and F1 over fields (KIEval's entity level): a field is a true positive when
 /// its prediction is non-empty and correct by its rule; extra fields are false positives.
 ///
@@ -206,12 +196,12 @@ fn has_value(v: &Value) -> bool {
 fn field_f1(fields: &[FieldRow], extra: usize) -> (f64, f64, f64) {
     let true_positives = fields
         .iter()
-        .filter(|f| has_value(&f.prediction) && f.em == 1.0)
+        .filter(|f| f.prediction.has_value() && f.em == 1.0)
         .count() as f64;
-    let predicted = (fields.iter().filter(|f| has_value(&f.prediction)).count() + extra) as f64;
+    let predicted = (fields.iter().filter(|f| f.prediction.has_value()).count() + extra) as f64;
     let actual = fields
         .iter()
-        .filter(|f| f.gold.iter().any(has_value))
+        .filter(|f| f.gold.iter().any(Value::has_value))
         .count() as f64;
     if predicted == 0.0 && actual == 0.0 {
         return (1.0, 1.0, 1.0);

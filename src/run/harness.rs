@@ -150,6 +150,15 @@ impl Harness {
             Err(e) => return fail_early(&e),
         };
         let trials = trials(&found, &self.cases, &rubrics, &args, &session);
+        // A misspelt `--exact NAME` would pass having run nothing.
+        if let (true, Some(name)) = (args.exact, &args.filter)
+            && !args.list
+            && !trials.iter().any(|t| t.name() == name)
+        {
+            return fail_early(&format!(
+                "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
+            ));
+        }
         let conclusion = libtest_mimic::run(&args, trials);
         session.end_progress();
         if args.list {
@@ -350,7 +359,13 @@ fn trials(
         {
             true
         }
-        Some(name) => name.split("::").next() == Some(file_id),
+        // The case's own test, or one of its pipelines' (a file may hold `::` in its name).
+        Some(name) => {
+            name == file_id
+                || name
+                    .strip_prefix(file_id)
+                    .is_some_and(|p| p.starts_with("::"))
+        }
         None => true,
     };
     let entries = load_folder(found, root, rubrics, wanted);
