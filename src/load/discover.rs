@@ -60,9 +60,17 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                 };
                 let rel_text = crate::base::fs::slashed(rel);
                 let name = entry.file_name().to_string_lossy();
-                if NOT_CASES.contains(&name.as_ref())
-                    || !patterns.iter().any(|p| p.matches(&rel_text))
-                {
+                if NOT_CASES.contains(&name.as_ref()) {
+                    continue;
+                }
+                if !patterns.iter().any(|p| p.matches(&rel_text)) {
+                    // A case that would never run, and nothing would say so.
+                    if let Some(reason) = near_miss(&name) {
+                        found.push(Found::Unreadable {
+                            id: rel_text.clone(),
+                            reason: format!("`{}` {reason}", entry.path().display()),
+                        });
+                    }
                     continue;
                 }
                 found.push(Found::Case {
@@ -104,6 +112,27 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
         )));
     }
     Ok(found)
+}
+
+/// Why a file that looks like a case is not read as one: an extension in capitals, or a
+/// suffix after it (`.yaml.bak`, `.yml~`).
+fn near_miss(name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    if NOT_CASES.contains(&lower.as_str()) {
+        return None;
+    }
+    if (lower.ends_with(".yaml") || lower.ends_with(".yml"))
+        && !name.ends_with(".yaml")
+        && !name.ends_with(".yml")
+    {
+        return Some(
+            "is not read as a case: its extension must be `.yaml` or `.yml`, in lowercase".into(),
+        );
+    }
+    let kept = [".yaml.", ".yml.", ".yaml~", ".yml~"];
+    kept.iter().any(|k| lower.contains(k)).then(|| {
+        "looks like a case file but is not read as one (it does not end in `.yaml` or `.yml`): rename it to run it, or move it out of the cases folder".into()
+    })
 }
 
 /// `x.yaml` beside `x.yml` would make two tests of one name: they become one failing test.
@@ -176,6 +205,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for f in [
             "b.yaml",
+            "d.YAML",
+            "e.yaml.bak",
+            "f.json",
             "a/z.yml",
             "c.yaml",
             "c.yml",
@@ -195,7 +227,7 @@ mod tests {
                 Found::Unreadable { id, .. } => format!("!{id}"),
             })
             .collect();
-        assert_eq!(ids, ["a/z", "b", "!c"]);
+        assert_eq!(ids, ["a/z", "b", "!c", "!d.YAML", "!e.yaml.bak"]);
     }
 
     #[test]
