@@ -5,6 +5,7 @@
 
 pub mod field_path;
 pub mod fs;
+pub mod json;
 pub mod location;
 pub mod normalize;
 pub mod shell;

@@ -87,7 +87,7 @@ pub fn describe(list: &[Change]) -> String {
 
 /// Reads a baseline file's text; `name` names the file in messages.
 pub fn parse(text: &str, name: &str) -> Result<Baseline, String> {
-    let json: serde_json::Value = serde_json::from_str(text)
+    let json: serde_json::Value = crate::base::json::strict_json(text)
         .map_err(|e| format!("the baseline `{name}` is not valid JSON: {e}"))?;
     if let Some(version) = json.get("goldgate_baseline")
         && version != &serde_json::json!(1)
@@ -144,6 +144,19 @@ pub fn to_text(baseline: &Baseline) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duplicate_entry_is_refused() {
+        let e = parse(
+            r#"{"cases": {"a": {"anls": 1}, "a": {"anls": 0}}}"#,
+            "b.json",
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("the baseline `b.json` is not valid JSON: duplicate key `a`"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn a_baseline_of_a_newer_version_is_refused() {

@@ -130,6 +130,14 @@ pub fn load_case_in(
     if rubrics.is_empty() && thresholds.is_empty() && errors.is_empty() {
         errors.push(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
             .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
+    } else if errors.is_empty()
+        && rubrics.iter().all(cannot_fail)
+        && thresholds
+            .iter()
+            .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
+    {
+        errors.push(LoadError::at(file, Mark { line: 1, column: 1 }, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
+            .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
     }
     let skip = keep!(
         spec.skip
@@ -177,6 +185,25 @@ pub fn load_case_in(
         document: document.as_ref(),
     };
     per_pipeline(&case, suite, &sources).map_err(|e| vec![e])
+}
+
+/// A rubric whose check holds on any text: a pattern that matches everything.
+fn cannot_fail(rubric: &crate::model::rubric::Rubric) -> bool {
+    match &rubric.probe.check {
+        crate::model::rubric::Check::Matches(re) => ["", "x", "\n", "0173 ¤ é", "{\"a\": [1]}"]
+            .iter()
+            .all(|t| re.is_match(t)),
+        _ => false,
+    }
+}
+
+/// A bound no value can break: `min_score` without a rubric (the score is then 1), a `min_` of
+/// 0, a `max_` of 1 on a metric in [0, 1].
+fn bound_cannot_fail(t: &Threshold, no_rubric: bool) -> bool {
+    let about = t.metric.about();
+    (t.metric == Metric::Score && no_rubric)
+        || (about.direction == Direction::Higher && t.limit <= 0.0)
+        || (about.direction == Direction::Lower && about.range == Range::Unit && t.limit >= 1.0)
 }
 
 /// A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
