@@ -1236,3 +1236,42 @@ fn exact_names_and_what_present_means() {
     }
     assert!(block.contains("(score 0.7000)"), "{block}");
 }
+
+/// Guards hold inside `not:` and `any:`: a check that cannot be made fails its rubric.
+#[test]
+fn a_check_that_cannot_be_made_fails_even_when_negated() {
+    let out = goldgate(
+        &fixtures().join("edges"),
+        &["test", "cases", "--exact", "guards"],
+    );
+    let block = failure_block(&stdout(&out), "guards");
+    for (label, why) in [
+        (
+            "not a typo",
+            "totl: the field is in neither gold nor the prediction (did you mean `total`?)",
+        ),
+        ("not on nothing", "items[*].qty: `[*]` reached no element"),
+        (
+            "any with a typo",
+            "totl: the field is in neither gold nor the prediction",
+        ),
+        (
+            "not an unreadable number",
+            "note: `about 99` could not be read as a number",
+        ),
+    ] {
+        let line = block
+            .lines()
+            .find(|l| l.starts_with(&format!("easy_wrong `{label}` failed")))
+            .unwrap_or_else(|| panic!("`{label}` held:\n{block}"));
+        assert!(
+            line.contains("could not be checked: ") && line.contains(why),
+            "{line}"
+        );
+    }
+    assert!(
+        !block.contains("`a negation that can be made` failed"),
+        "{block}"
+    );
+    assert!(block.contains("(score 0.6000)"), "{block}");
+}

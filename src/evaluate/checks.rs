@@ -41,16 +41,41 @@ impl Rubric {
     /// Runs the rubric's check against the prediction.
     pub fn judge(&self, cx: &Context) -> Verdict {
         let whole = Value::Text(cx.prediction.text.clone());
-        let (held, detail) = judge(
+        let (state, detail) = judge(
             &self.probe,
             None,
             cx,
             self.probe.normalize.unwrap_or(cx.normalize),
             &whole,
         );
-        Verdict { held, detail }
+        let detail = match state {
+            State::Unchecked => format!("could not be checked: {detail}"),
+            _ => detail,
+        };
+        Verdict {
+            held: state == State::Held,
+            detail,
+        }
     }
 }
+
+/// What came of a check: it held, it failed, or it could not be made (a misspelt field, a
+/// `[*]` that reached nothing, a value that cannot be read as a number...). `not:` turns held
+/// into failed and back, never "could not be made" into held: a typo must not pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Held,
+    Failed,
+    Unchecked,
+}
+
+impl From<bool> for State {
+    fn from(held: bool) -> State {
+        if held { State::Held } else { State::Failed }
+    }
+}
+
+type Judged = (State, String);
 
 /// Judges a probe; `inherited` is the place an enclosing check looks at.
 fn judge(
@@ -59,7 +84,7 @@ fn judge(
     cx: &Context,
     normalize: Normalize,
     whole: &Value,
-) -> (bool, String) {
+) -> Judged {
     let normalize = probe.normalize.unwrap_or(normalize);
     let path = probe.field.as_ref().or(inherited);
     // `present: false` asks for absence, which an unknown name satisfies (SPEC §5); every other
@@ -68,22 +93,23 @@ fn judge(
         && !matches!(probe.check, Check::Present(false))
         && let Some(hint) = misspelt(path, cx)
     {
-        return (false, hint);
+        return (State::Unchecked, hint);
     }
     let targets = targets(path, cx, whole);
     if targets.is_empty() {
         let path = path.map(ToString::to_string).unwrap_or_default();
         return (
-            false,
+            State::Unchecked,
             format!("{path}: `[*]` reached no element, so nothing could be checked"),
         );
     }
     // A nested check on its parent's place does not repeat the path.
     let named = probe.field.is_some() || inherited.is_none();
     let mut failures = Vec::new();
+    let mut unchecked = Vec::new();
     let mut last = String::new();
     for target in &targets {
-        let (held, mut detail) = judge_at(&probe.check, target, cx, normalize, whole);
+        let (state, mut detail) = judge_at(&probe.check, target, cx, normalize, whole);
         if let Some(why) = &target.missing {
             detail.push_str(&format!(" ({why})"));
         }
@@ -92,16 +118,19 @@ fn judge(
             (Some(at), true) => format!("{at}: {detail}"),
             (None, true) => format!("prediction: {detail}"),
         };
-        if held {
-            last = detail;
-        } else {
-            failures.push(detail);
+        match state {
+            State::Held => last = detail,
+            State::Failed => failures.push(detail),
+            State::Unchecked => unchecked.push(detail),
         }
     }
+    if !unchecked.is_empty() {
+        return (State::Unchecked, unchecked.join("; "));
+    }
     match (failures.is_empty(), targets.len()) {
-        (true, 1) => (true, last),
-        (true, n) => (true, format!("all {n} elements hold ({last})")),
-        (false, _) => (false, failures.join("; ")),
+        (true, 1) => (State::Held, last),
+        (true, n) => (State::Held, format!("all {n} elements hold ({last})")),
+        (false, _) => (State::Failed, failures.join("; ")),
     }
 }
 
@@ -169,7 +198,7 @@ fn judge_at(
     cx: &Context,
     normalize: Normalize,
     whole: &Value,
-) -> (bool, String) {
+) -> Judged {
     match check {
         Check::Exact | Check::MinAnls(_) => against_gold(check, t, cx, normalize),
         Check::Equals(_)
@@ -177,7 +206,10 @@ fn judge_at(
         | Check::Contains(_)
         | Check::NotContains(_)
         | Check::Matches(_)
-        | Check::Present(_) => on_text(check, t, normalize),
+        | Check::Present(_) => {
+            let (held, detail) = on_text(check, t, normalize);
+            (held.into(), detail)
+        }
         Check::Number { .. }
         | Check::Date { .. }
         | Check::MinConfidence(_)
@@ -188,19 +220,22 @@ fn judge_at(
 }
 
 /// `exact` and `min_anls`: the value against its gold, by the field's rule and the profile.
-fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> (bool, String) {
+fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Judged {
     let shown = shorten(&t.value.as_text());
     let Some(gold) = &t.gold else {
-        return (false, "gold has no value here to compare with".into());
+        return (
+            State::Unchecked,
+            "gold has no value here to compare with".into(),
+        );
     };
     let Scored { em, anls, .. } = score_field(gold, t.rule, t.value, normalize, cx.profile);
     match check {
         Check::MinAnls(min) => (
-            anls >= *min,
+            (anls >= *min).into(),
             format!("ANLS {anls:.4} against gold, needs at least {min}"),
         ),
         _ => (
-            em == 1.0,
+            (em == 1.0).into(),
             format!(
                 "`{shown}` is {}an exact match of its gold",
                 if em == 1.0 { "" } else { "not " }
@@ -292,7 +327,7 @@ fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
 }
 
 /// Checks that read the value as something: `number`, `date`, `min_confidence`, `count`.
-fn on_typed(check: &Check, t: &Target) -> (bool, String) {
+fn on_typed(check: &Check, t: &Target) -> Judged {
     let raw = t.value.as_text();
     let shown = shorten(&raw);
     match check {
@@ -301,7 +336,7 @@ fn on_typed(check: &Check, t: &Target) -> (bool, String) {
                 let held =
                     (n - value).abs() <= tolerance + 4.0 * f64::EPSILON * n.abs().max(value.abs());
                 (
-                    held,
+                    held.into(),
                     format!(
                         "`{shown}` reads as {n}, {} {value}{}",
                         if held { "equal to" } else { "not" },
@@ -309,27 +344,39 @@ fn on_typed(check: &Check, t: &Target) -> (bool, String) {
                     ),
                 )
             }
-            None => (false, format!("`{shown}` could not be read as a number")),
+            None => (
+                State::Unchecked,
+                format!("`{shown}` could not be read as a number"),
+            ),
         },
         Check::Date { value, day_first } => match parse_date(&raw, *day_first) {
             Some(d) => (
-                d == *value,
+                (d == *value).into(),
                 format!(
                     "`{shown}` reads as {d}, {} {value}",
                     if d == *value { "equal to" } else { "not" }
                 ),
             ),
-            None => (false, format!("`{shown}` could not be read as a date")),
+            None => (
+                State::Unchecked,
+                format!("`{shown}` could not be read as a date"),
+            ),
         },
         Check::MinConfidence(min) => match t.confidence {
-            Some(c) => (c >= *min, format!("confidence {c}, needs at least {min}")),
-            None => (false, "the prediction gives no confidence for it".into()),
+            Some(c) => (
+                (c >= *min).into(),
+                format!("confidence {c}, needs at least {min}"),
+            ),
+            None => (
+                State::Unchecked,
+                "the prediction gives no confidence for it".into(),
+            ),
         },
         Check::Count { min, max } => {
             let n = match t.value {
                 Value::List(items) => items.len(),
                 Value::Null => 0,
-                _ => return (false, format!("`{shown}` is not a list")),
+                _ => return (State::Unchecked, format!("`{shown}` is not a list")),
             };
             let wanted = if min == max {
                 format!("{min}")
@@ -339,7 +386,7 @@ fn on_typed(check: &Check, t: &Target) -> (bool, String) {
                 format!("{min} to {max}")
             };
             (
-                (*min..=*max).contains(&n),
+                (*min..=*max).contains(&n).into(),
                 format!(
                     "has {n} item{}, needs {wanted}",
                     if n == 1 { "" } else { "s" }
@@ -350,79 +397,94 @@ fn on_typed(check: &Check, t: &Target) -> (bool, String) {
     }
 }
 
-/// `all`, `any` and `not`: nested checks at the same place.
+/// `all`, `any` and `not`: nested checks at the same place. A nested check that could not be
+/// made makes the whole one unchecked, whatever the others say.
 fn combined(
     check: &Check,
     t: &Target,
     cx: &Context,
     normalize: Normalize,
     whole: &Value,
-) -> (bool, String) {
+) -> Judged {
+    let here = t.at.as_ref();
+    let nested = |probes: &[Probe]| -> Vec<Judged> {
+        probes
+            .iter()
+            .map(|p| judge(p, here, cx, normalize, whole))
+            .collect()
+    };
+    let unchecked = |results: &[Judged]| -> Option<Judged> {
+        let why: Vec<&str> = results
+            .iter()
+            .filter(|(s, _)| *s == State::Unchecked)
+            .map(|(_, d)| d.as_str())
+            .collect();
+        (!why.is_empty()).then(|| (State::Unchecked, why.join("; ")))
+    };
+    let details = |results: &[Judged], state: State| -> String {
+        results
+            .iter()
+            .filter(|(s, _)| *s == state)
+            .map(|(_, d)| d.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     match check {
         Check::All(probes) => {
-            let here = t.at.as_ref();
-            let results: Vec<(bool, String)> = probes
-                .iter()
-                .map(|p| judge(p, here, cx, normalize, whole))
-                .collect();
-            let failed: Vec<&String> = results.iter().filter(|(h, _)| !h).map(|(_, d)| d).collect();
-            if failed.is_empty() {
-                (true, format!("all {} checks hold", probes.len()))
+            let results = nested(probes);
+            if let Some(u) = unchecked(&results) {
+                return u;
+            }
+            if results.iter().all(|(s, _)| *s == State::Held) {
+                (State::Held, format!("all {} checks hold", probes.len()))
             } else {
                 (
-                    false,
-                    format!(
-                        "not all checks hold: {}",
-                        failed
-                            .iter()
-                            .map(|d| d.as_str())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
+                    State::Failed,
+                    format!("not all checks hold: {}", details(&results, State::Failed)),
                 )
             }
         }
         Check::Any(probes) => {
-            let here = t.at.as_ref();
-            let results: Vec<(bool, String)> = probes
-                .iter()
-                .map(|p| judge(p, here, cx, normalize, whole))
-                .collect();
-            match results.iter().find(|(h, _)| *h) {
-                Some((_, d)) => (true, format!("one check holds: {d}")),
+            let results = nested(probes);
+            if let Some(u) = unchecked(&results) {
+                return u;
+            }
+            match results.iter().find(|(s, _)| *s == State::Held) {
+                Some((_, d)) => (State::Held, format!("one check holds: {d}")),
                 None => (
-                    false,
-                    format!(
-                        "no check holds: {}",
-                        results
-                            .iter()
-                            .map(|(_, d)| d.as_str())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
+                    State::Failed,
+                    format!("no check holds: {}", details(&results, State::Failed)),
                 ),
             }
         }
         Check::Not(probe) => {
-            let (held, detail) = judge(probe, t.at.as_ref(), cx, normalize, whole);
-            (!held, format!("not ({detail})"))
+            let (state, detail) = judge(probe, here, cx, normalize, whole);
+            let state = match state {
+                State::Held => State::Failed,
+                State::Failed => State::Held,
+                State::Unchecked => return (State::Unchecked, detail),
+            };
+            (state, format!("not ({detail})"))
         }
         _ => unreachable!("judge_at sends only combinators here"),
     }
 }
 
 /// `sum_of`: the value read as a number against the sum of other fields' numbers.
-fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> (bool, String) {
+fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Judged {
     let raw = t.value.as_text();
     let shown = shorten(&raw);
     let Some(total) = parse_number(&raw) else {
-        return (false, format!("`{shown}` could not be read as a number"));
+        return (
+            State::Unchecked,
+            format!("`{shown}` could not be read as a number"),
+        );
     };
     let mut sum = 0.0;
     let mut parts = Vec::new();
     for path in fields {
         if let Some(hint) = misspelt(path, cx) {
-            return (false, format!("cannot sum it: {hint}"));
+            return (State::Unchecked, format!("cannot sum it: {hint}"));
         }
         let root = cx
             .prediction
@@ -430,7 +492,10 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> (bo
             .map_or(&Value::Null, |f| &f.value);
         let reached = path.resolve(root);
         if reached.is_empty() {
-            return (false, format!("cannot sum it: `{path}` reached no element"));
+            return (
+                State::Unchecked,
+                format!("cannot sum it: `{path}` reached no element"),
+            );
         }
         for (at, v) in reached {
             match parse_number(&v.as_text()) {
@@ -440,7 +505,7 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> (bo
                 }
                 None => {
                     return (
-                        false,
+                        State::Unchecked,
                         format!(
                             "{at} `{}` could not be read as a number, so the sum is unknown",
                             shorten(&v.as_text())
@@ -453,7 +518,7 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> (bo
     let held = (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
     let sum_text = format!("{}", (sum * 1e9).round() / 1e9);
     (
-        held,
+        held.into(),
         format!(
             "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
             if held { "equal to" } else { "not" },
