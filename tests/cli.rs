@@ -1275,3 +1275,24 @@ fn a_check_that_cannot_be_made_fails_even_when_negated() {
     );
     assert!(block.contains("(score 0.6000)"), "{block}");
 }
+
+/// A placeholder inside a `sh -c` script is refused at the suite file, so a case file named
+/// `$(touch pwned).yaml` runs nothing.
+#[test]
+fn placeholders_are_never_pasted_into_a_shell_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir(&cases).unwrap();
+    for entry in std::fs::read_dir(fixtures().join("injection/cases")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), cases.join(entry.file_name())).unwrap();
+    }
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(101));
+    let block = failure_block(&stdout(&out), "$(touch pwned)");
+    assert!(
+        block.starts_with("error: cases/suite.yaml:3:3: run.command[2]: a placeholder inside a shell script would be pasted in unquoted"),
+        "{block}"
+    );
+    assert!(!dir.path().join("pwned").exists() && !cases.join("pwned").exists());
+}

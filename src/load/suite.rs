@@ -230,6 +230,19 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
             .err(mark, "run.command", "`command` is empty")
             .hint("write `command: [python3, extract.py, \"{document}\"]`"));
     }
+    if let Some((i, script)) = shell_script(&r.command)
+        && ["{case}", "{pipeline}", "{document}"]
+            .iter()
+            .any(|p| script.contains(p))
+    {
+        return Err(here
+            .err(
+                mark,
+                &format!("run.command[{i}]"),
+                "a placeholder inside a shell script would be pasted in unquoted: a case file named `$(rm -rf ~).yaml` would run as a command",
+            )
+            .hint("pass it as an argument and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{case}\"]`, or drop the shell: `[extract, \"{case}\"]`"));
+    }
     let seconds = r.timeout_s.unwrap_or(60.0);
     let timeout = Duration::try_from_secs_f64(seconds)
         .ok()
@@ -248,6 +261,21 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
         timeout,
         at: (file.to_path_buf(), mark),
     })
+}
+
+/// The script of `sh -c SCRIPT` (bash, dash, zsh, ksh too; `-ec`, `-lc`... as well), with its
+/// index in the command.
+fn shell_script(command: &[String]) -> Option<(usize, &str)> {
+    let program = Path::new(command.first()?).file_name()?.to_str()?;
+    if !["sh", "bash", "dash", "zsh", "ksh"].contains(&program) {
+        return None;
+    }
+    let flag = command
+        .iter()
+        .skip(1)
+        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
+    let i = flag + 2;
+    command.get(i).map(|script| (i, script.as_str()))
 }
 
 fn apply(
