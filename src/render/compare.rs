@@ -34,6 +34,24 @@ fn usd(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("${v:.6}"))
 }
 
+/// A pipeline's cells in the comparison of pipelines, whatever the page: EM, ANLS, critical EM
+/// and ANLS, Brier, ECE, p50 and p95 latency, cost per case, pass rate.
+pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 10] {
+    [
+        num(a.exact_match),
+        num(a.anls),
+        num(a.exact_critical),
+        num(a.anls_critical),
+        num(a.brier),
+        num(a.ece),
+        ms(a.latency_p50),
+        ms(a.latency_p95),
+        usd(a.cost_usd),
+        a.pass_rate
+            .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+    ]
+}
+
 /// One row per pipeline: mean EM, ANLS, critical EM and ANLS, Brier, ECE, p50/p95 latency, cost,
 /// pass rate.
 pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
@@ -60,21 +78,10 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
         "pass"
     );
     for (name, a) in rows {
+        let [em, anls, cem, canls, brier, ece, p50, p95, cost, pass] = comparison_cells(a);
         let _ = writeln!(
             out,
-            "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}",
-            name,
-            num(a.exact_match),
-            num(a.anls),
-            num(a.exact_critical),
-            num(a.anls_critical),
-            num(a.brier),
-            num(a.ece),
-            ms(a.latency_p50),
-            ms(a.latency_p95),
-            usd(a.cost_usd),
-            a.pass_rate
-                .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+            "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}",
         );
     }
     out

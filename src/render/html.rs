@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::compare::comparison_cells;
 use super::num;
 use super::report::{ReportAggregate, ReportCase};
 use super::summary::Notes;
@@ -134,22 +135,15 @@ fn header(out: &mut String, page: &Page) {
 fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
     out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th></tr></thead>\n<tbody>\n");
     for (name, a) in pipelines {
+        let cells: String = comparison_cells(a)
+            .iter()
+            .map(|c| format!("<td>{}</td>", escape(c)))
+            .collect();
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td>{cells}</tr>",
             escape(name),
-            a.cases,
-            num(a.exact_match),
-            num(a.anls),
-            num(a.exact_critical),
-            num(a.anls_critical),
-            num(a.brier),
-            num(a.ece),
-            a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
-            a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
-            a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
-            a.pass_rate
-                .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+            a.cases
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");

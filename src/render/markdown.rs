@@ -2,6 +2,7 @@
 //! comparison of pipelines, the failing tests with their verdict and `file:line`, regressions and
 //! improvements; at most 1 MiB, as GitHub takes no more.
 
+use super::compare::comparison_cells;
 use super::num;
 use super::report::{ReportAggregate, ReportCase};
 use super::summary::Notes;
@@ -107,19 +108,9 @@ fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
     page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (name, a) in pipelines {
         page.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} |\n",
             cell(name),
-            num(a.exact_match),
-            num(a.anls),
-            num(a.exact_critical),
-            num(a.anls_critical),
-            num(a.brier),
-            num(a.ece),
-            a.latency_p50.map_or("-".into(), |v| format!("{v:.0}")),
-            a.latency_p95.map_or("-".into(), |v| format!("{v:.0}")),
-            a.cost_usd.map_or("-".into(), |v| format!("${v:.6}")),
-            a.pass_rate
-                .map_or("-".into(), |r| format!("{:.0}%", r * 100.0)),
+            comparison_cells(a).join(" | ")
         ));
     }
     page

@@ -212,7 +212,7 @@ pub(crate) fn write_outputs(
             numbers: ours.numbers.to_vec(),
             aggregates: ours.aggregates.into_iter().collect(),
         };
-        write_files(outputs, &mut records, None)?;
+        write_files(outputs, &mut records)?;
         if let Some(path) = &outputs.step_summary {
             append_step_summary(path, &mut records, None)?;
         }
@@ -222,7 +222,7 @@ pub(crate) fn write_outputs(
     let _held = lock_for(&journal.dir).map_err(cannot)?;
     journal.append(ours).map_err(cannot)?;
     let mut records = journal.read().map_err(cannot)?;
-    write_files(outputs, &mut records, Some(&journal))?;
+    write_files(outputs, &mut records)?;
     if let Some(path) = &outputs.step_summary {
         append_step_summary(path, &mut records, Some(&journal))?;
     }
@@ -230,11 +230,7 @@ pub(crate) fn write_outputs(
 }
 
 /// The report, JUnit and HTML files.
-fn write_files(
-    outputs: &Outputs,
-    records: &mut Records,
-    _journal: Option<&Journal>,
-) -> Result<(), String> {
+fn write_files(outputs: &Outputs, records: &mut Records) -> Result<(), String> {
     if let Some(path) = &outputs.report {
         write(
             path,
