@@ -25,6 +25,7 @@ fn committed_schemas_are_the_generated_ones() {
     for (kind, file) in [
         ("case", "case.schema.json"),
         ("rubrics", "rubrics.schema.json"),
+        ("suite", "suite.schema.json"),
     ] {
         let path = root().join("schema").join(file);
         if std::env::var_os("GOLDGATE_BLESS").is_some() {
