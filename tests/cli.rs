@@ -1296,3 +1296,46 @@ fn placeholders_are_never_pasted_into_a_shell_script() {
     );
     assert!(!dir.path().join("pwned").exists() && !cases.join("pwned").exists());
 }
+
+/// Value objects with metadata (SPEC §3.1): the value is scored, the confidence calibrated, the
+/// rest kept in the report; a gold mapping with `value` compares the object whole; envelope
+/// words in a document without `fields` are an error that says so.
+#[test]
+fn value_objects_and_envelopes_that_lost_their_fields() {
+    let dir = fixtures().join("values");
+    let (out, r) = report(&dir, &[]);
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        [
+            ("flat-envelope".to_string(), "FAILED".to_string()),
+            ("metadata".to_string(), "ok".to_string()),
+            ("misspelt-fields".to_string(), "FAILED".to_string()),
+            ("whole".to_string(), "ok".to_string()),
+        ]
+    );
+    let field = &case(&r, "metadata")["fields"][0];
+    assert_eq!(field["prediction"], "FA-1");
+    assert_eq!(field["confidence"], 0.9);
+    assert_eq!(
+        field["metadata"],
+        serde_json::json!({"page": "1", "bbox": ["10", "20", "30", "40"], "source": "ocr"})
+    );
+    let whole = &case(&r, "whole")["fields"][0];
+    assert_eq!(
+        whole["prediction"],
+        serde_json::json!({"value": "10.00", "unit": "EUR"})
+    );
+    assert_eq!(whole["metadata"], serde_json::json!({}));
+    let text = stdout(&out);
+    assert!(
+        failure_block(&text, "flat-envelope").starts_with(
+            "error: cases/flat-envelope.yaml:2:41: prediction.latency_ms: `latency_ms` belongs to an envelope, but this document has no `fields`"
+        ),
+        "{text}"
+    );
+    assert!(
+        failure_block(&text, "misspelt-fields")
+            .contains("`field` at the top of a prediction: did you mean `fields`?"),
+        "{text}"
+    );
+}

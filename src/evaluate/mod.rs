@@ -115,7 +115,16 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
 /// One gold field scored against the prediction: its row of the outcome.
 fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
     let predicted = prediction.field(&g.name);
-    let value = predicted.map_or(Value::Null, |p| p.value.clone());
+    // A gold that is itself a mapping with a `value` key compares the value object whole.
+    let whole = g
+        .variants
+        .iter()
+        .any(|v| matches!(v, Value::Map(_)) && v.get("value").is_some());
+    let value = match predicted {
+        Some(p) if whole => p.whole.clone().unwrap_or_else(|| p.value.clone()),
+        Some(p) => p.value.clone(),
+        None => Value::Null,
+    };
     let Scored {
         em,
         anls,
@@ -143,7 +152,12 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         gold: g.variants.clone(),
         prediction: value,
         predicted: predicted.is_some(),
-        confidence: predicted.and_then(|p| p.confidence),
+        confidence: predicted
+            .filter(|p| !whole || p.whole.is_none())
+            .and_then(|p| p.confidence),
+        metadata: predicted
+            .filter(|p| !whole || p.whole.is_none())
+            .map_or_else(Vec::new, |p| p.metadata.clone()),
         em,
         anls,
         critical: case.critical.contains(&g.name),

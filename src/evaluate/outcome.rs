@@ -38,6 +38,8 @@ pub struct FieldRow {
     pub predicted: bool,
     /// The confidence the prediction gave, if any.
     pub confidence: Option<f64>,
+    /// The value object's other keys (`page`, `bbox`…), kept for the report, never scored.
+    pub metadata: Vec<(String, Value)>,
     /// EM_i.
     pub em: f64,
     /// ANLS_i.

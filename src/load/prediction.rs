@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::base::fs::read_text;
 use crate::base::json::StrictJson;
 use crate::base::location::Mark;
-use crate::base::location::{LoadError, closest};
+use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
 use crate::model::case::{Document, PredictionSource};
 use crate::model::prediction::{PredictedField, Prediction, Usage};
@@ -255,6 +255,29 @@ type EnvelopeError = (Vec<String>, String, Option<String>);
 
 const ENVELOPE_KEYS: [&str; 5] = ["fields", "latency_ms", "usage", "usageMetadata", "model"];
 
+/// A document without `fields` whose keys include an envelope word, or a key one edit from
+/// `fields`, is an envelope with its `fields` key missing or misspelt: every gold field would be
+/// scored as absent, with no word said.
+fn flat_document(top: &[(String, Value)]) -> Result<(), EnvelopeError> {
+    for (key, _) in top {
+        if ["latency_ms", "usage", "usageMetadata", "model"].contains(&key.as_str()) {
+            return Err((
+                vec![key.clone()],
+                format!("`{key}` belongs to an envelope, but this document has no `fields`"),
+                Some("put the predicted fields under `fields:`, as `{\"fields\": {…}, \"latency_ms\": …}`".into()),
+            ));
+        }
+        if key != "fields" && closest_within(key, ["fields"], |_| 1).is_some() {
+            return Err((
+                vec![key.clone()],
+                format!("`{key}` at the top of a prediction: did you mean `fields`?"),
+                Some("an envelope holds its predicted fields under `fields:`".into()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
 fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
     let Value::Map(top) = doc else {
@@ -267,7 +290,10 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
     let mut p = text_prediction(String::new());
     p.is_document = true;
     let fields = match doc.get("fields") {
-        None => top.as_slice(),
+        None => {
+            flat_document(top)?;
+            top.as_slice()
+        }
         Some(Value::Map(fields)) => {
             for (key, value) in top {
                 let at = vec![key.clone()];
@@ -310,11 +336,9 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
             vec![]
         };
         at.push(name.clone());
-        let (value, confidence) = match value {
-            Value::Map(m)
-                if m.iter().any(|(k, _)| k == "value")
-                    && m.iter().all(|(k, _)| k == "value" || k == "confidence") =>
-            {
+        // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
+        let (value, confidence, metadata, whole) = match value {
+            Value::Map(m) if m.iter().any(|(k, _)| k == "value") => {
                 let confidence = match value.get("confidence") {
                     Some(c) => {
                         let mut at = at.clone();
@@ -323,18 +347,27 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
                     }
                     None => None,
                 };
+                let metadata = m
+                    .iter()
+                    .filter(|(k, _)| k != "value" && k != "confidence")
+                    .cloned()
+                    .collect();
                 (
                     value.get("value").cloned().unwrap_or(Value::Null),
                     confidence,
+                    metadata,
+                    Some(value.clone()),
                 )
             }
-            other => (other.clone(), None),
+            other => (other.clone(), None, Vec::new(), None),
         };
         p.text.push_str(&format!("{name}: {}\n", value.as_text()));
         p.fields.push(PredictedField {
             name: name.clone(),
             value,
             confidence,
+            metadata,
+            whole,
         });
     }
     Ok(p)

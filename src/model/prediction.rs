@@ -28,6 +28,11 @@ pub struct PredictedField {
     pub value: Value,
     /// The model's confidence in [0, 1], when given.
     pub confidence: Option<f64>,
+    /// The other keys of a value object (`page`, `bbox`, `logprob`, `source`…): kept, never scored.
+    pub metadata: Vec<(String, Value)>,
+    /// The value object as written, for a field whose gold is itself a mapping with a `value`
+    /// key (then the mapping is what is compared).
+    pub whole: Option<Value>,
 }
 
 /// Token counts of one call.
