@@ -1339,3 +1339,34 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
         "{text}"
     );
 }
+
+/// `compare: identifier` ignores case, whitespace and `-` `.` `/`, and says so when it differs.
+#[test]
+fn identifiers_compare_without_case_spaces_or_separators() {
+    let (out, r) = report(&fixtures().join("values"), &["--exact", "identifier"]);
+    let fields = case(&r, "identifier")["fields"].as_array().unwrap().clone();
+    let em: Vec<(String, f64)> = fields
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f["em"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        em,
+        [
+            ("vat".into(), 1.0),
+            ("iban".into(), 1.0),
+            ("order".into(), 0.0)
+        ]
+    );
+    let block = failure_block(&stdout(&out), "identifier");
+    assert!(
+        block.contains(
+            "note        compared as identifiers: gold `PO2024117`, prediction `PO2024118`"
+        ),
+        "{block}"
+    );
+}

@@ -303,6 +303,15 @@ fn valid(year: i32, month: u32, day: u32) -> Option<Date> {
         .then_some(Date { year, month, day })
 }
 
+/// An identifier as compared (`compare: identifier`): without whitespace and the separators
+/// `-` `.` `/`, in capitals. `FR 32 123 456 789` and `fr32-123.456/789` are both `FR32123456789`.
+pub fn identifier_key(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '.' | '/'))
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,6 +394,13 @@ mod examples {
         assert_eq!(parse_number("(12.50)"), Some(-12.5));
         assert_eq!(parse_number("0.125"), Some(0.125));
         assert_eq!(parse_number("12 apples"), None);
+    }
+
+    #[test]
+    fn identifiers_ignore_case_spaces_and_separators() {
+        assert_eq!(identifier_key("FR 32 123 456 789"), "FR32123456789");
+        assert_eq!(identifier_key("fr32-123.456/789"), "FR32123456789");
+        assert_ne!(identifier_key("FR32123456788"), "FR32123456789");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
 
 use crate::base::normalize::Normalize;
-use crate::base::typed::{parse_date, parse_number};
+use crate::base::typed::{identifier_key, parse_date, parse_number};
 use crate::base::value::Value;
 use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
 use crate::metrics::score_variants;
@@ -34,7 +34,31 @@ pub fn score_field(
     };
     let mut closest = closest_variant(variants, pred, normalize, profile);
     let mut note = None;
-    if let (Value::Text(p), false) = (pred, rule.compare == Comparison::Text) {
+    if let (Value::Text(p), Comparison::Identifier, false) =
+        (pred, rule.compare, variants.is_empty())
+    {
+        let key = identifier_key(p);
+        let keys: Vec<String> = variants
+            .iter()
+            .map(|g| identifier_key(&g.as_text()))
+            .collect();
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => (em, anls, closest) = (1.0, 1.0, i),
+            None => {
+                let s = score_variants(&keys, &key, Normalize::NONE);
+                (em, anls, closest) = (0.0, s.anls, s.closest);
+                note = Some(format!(
+                    "compared as identifiers: gold `{}`, prediction `{key}`",
+                    keys[s.closest]
+                ));
+            }
+        }
+    }
+    let typed = matches!(
+        rule.compare,
+        Comparison::Number { .. } | Comparison::Date { .. }
+    );
+    if let (Value::Text(p), true) = (pred, typed) {
         let (read, what) = match rule.compare {
             Comparison::Number { tolerance } => (
                 parse_number(p).map(|p| {
@@ -54,7 +78,7 @@ pub fn score_field(
                 }),
                 "a date",
             ),
-            Comparison::Text => (None, ""),
+            Comparison::Text | Comparison::Identifier => (None, ""),
         };
         if read == Some(true) {
             // The variant that equals the prediction as a number or a date.
@@ -83,10 +107,10 @@ pub fn score_field(
         }
     }
     if pred.is_nested() && rule.compare != Comparison::Text {
-        let what = if matches!(rule.compare, Comparison::Date { .. }) {
-            "a date"
-        } else {
-            "a number"
+        let what = match rule.compare {
+            Comparison::Date { .. } => "a date",
+            Comparison::Identifier => "an identifier",
+            _ => "a number",
         };
         em = 0.0;
         note = Some(format!(

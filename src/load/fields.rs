@@ -88,6 +88,7 @@ impl Here<'_> {
                     Compare::Date => Comparison::Date {
                         day_first: s.day_first.as_ref().is_some_and(|d| d.value),
                     },
+                    Compare::Identifier => Comparison::Identifier,
                 },
                 correct: match correct {
                     Correct::Exact => Correctness::Exact,
@@ -96,7 +97,7 @@ impl Here<'_> {
             };
             // A gold value that is not a number (or date) could never be matched: say so now.
             let what = match field.rule.compare {
-                Comparison::Text => continue,
+                Comparison::Text | Comparison::Identifier => continue,
                 Comparison::Number { .. } => "a number",
                 Comparison::Date { .. } => "a date",
             };

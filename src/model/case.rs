@@ -103,6 +103,9 @@ pub enum Comparison {
         /// Largest difference still equal.
         tolerance: f64,
     },
+    /// Identifiers (VAT numbers, IBANs, SIRET, order numbers): case, whitespace and the
+    /// separators `-` `.` `/` ignored.
+    Identifier,
     /// Calendar dates.
     Date {
         /// Whether `05/03/2024` is the 5th of March.

@@ -181,6 +181,8 @@ pub enum Compare {
     Number,
     /// As calendar dates.
     Date,
+    /// As identifiers: case, whitespace and `-` `.` `/` ignored (VAT numbers, IBANs, SIRET).
+    Identifier,
 }
 
 /// What makes a field correct.
