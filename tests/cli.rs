@@ -1308,6 +1308,7 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
         test_lines(&stdout(&out)),
         [
             ("flat-envelope".to_string(), "FAILED".to_string()),
+            ("identifier".to_string(), "FAILED".to_string()),
             ("metadata".to_string(), "ok".to_string()),
             ("misspelt-fields".to_string(), "FAILED".to_string()),
             ("whole".to_string(), "ok".to_string()),
