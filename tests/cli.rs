@@ -1371,3 +1371,25 @@ fn identifiers_compare_without_case_spaces_or_separators() {
         "{block}"
     );
 }
+
+/// A model the suite's `pricing` lacks fails its case, naming the closest priced model.
+#[test]
+fn an_unpriced_model_fails_its_case() {
+    let (out, r) = report(&fixtures().join("pricing"), &[]);
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        [
+            ("priced".to_string(), "ok".to_string()),
+            ("unpriced".to_string(), "FAILED".to_string())
+        ]
+    );
+    assert!(close(
+        &case(&r, "priced")["metrics"]["cost_usd"],
+        0.3 + 0.25
+    ));
+    let block = failure_block(&stdout(&out), "unpriced");
+    assert!(
+        block.starts_with("case failed: the prediction's model `gemini-2.5-flash-lite` has no price in the suite's `pricing` (the closest priced one is `gemini-2.5-flash`)"),
+        "{block}"
+    );
+}

@@ -99,8 +99,10 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         })
         .collect();
 
-    let passed = gate_open && thresholds.iter().all(|t| t.held);
+    let problems: Vec<String> = unpriced(prediction, &case.pricing).into_iter().collect();
+    let passed = gate_open && thresholds.iter().all(|t| t.held) && problems.is_empty();
     Outcome {
+        problems,
         fields,
         metrics,
         rubrics,
@@ -188,6 +190,29 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
         _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted"
             .to_owned(),
     }
+}
+
+/// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
+/// would be a silent pass (SPEC §7).
+fn unpriced(prediction: &Prediction, pricing: &[Price]) -> Option<String> {
+    let model = prediction.model.as_deref()?;
+    if pricing.is_empty() || pricing.iter().any(|p| p.model == model) {
+        return None;
+    }
+    let closest = pricing
+        .iter()
+        .map(|p| {
+            (
+                crate::metrics::levenshtein(model, &p.model),
+                p.model.as_str(),
+            )
+        })
+        .min()
+        .map(|(_, m)| m)
+        .unwrap_or_default();
+    Some(format!(
+        "the prediction's model `{model}` has no price in the suite's `pricing` (the closest priced one is `{closest}`)"
+    ))
 }
 
 /// The cost of the prediction's tokens at its model's price (SPEC §4.5).

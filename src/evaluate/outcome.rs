@@ -19,8 +19,10 @@ pub struct Outcome {
     pub score: f64,
     /// One verdict per threshold.
     pub thresholds: Vec<ThresholdVerdict>,
-    /// Gate open and every threshold held.
+    /// Gate open, every threshold held, and no problem.
     pub passed: bool,
+    /// What fails the case besides its checks: a model the suite's `pricing` lacks.
+    pub problems: Vec<String>,
     /// Predicted fields with a value that gold does not list (hallucinated fields).
     pub extra_fields: Vec<(String, Value)>,
 }

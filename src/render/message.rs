@@ -108,6 +108,7 @@ fn verdict_line(outcome: &Outcome) -> String {
     for t in outcome.thresholds.iter().filter(|t| !t.held) {
         parts.push(threshold_text(t));
     }
+    parts.extend(outcome.problems.iter().cloned());
     let score = format!("score {:.4}", outcome.score);
     if parts.is_empty() {
         // A failure with an open gate and every threshold held cannot happen; say so rather than nothing.

@@ -63,6 +63,9 @@ pub fn case_json(record: &Record) -> Json {
     };
     let m = &o.metrics;
     case["score"] = json!(o.score);
+    if !o.problems.is_empty() {
+        case["problems"] = json!(o.problems);
+    }
     case["gate"] = json!({
         "open": o.gate_open,
         "closed_by": o.closed_by().map(|r| r.rubric.label.clone()).collect::<Vec<_>>(),
