@@ -1393,3 +1393,23 @@ fn an_unpriced_model_fails_its_case() {
         "{block}"
     );
 }
+
+/// `lint` finds what `test` finds before scoring (a misspelt rubric field, an unpriced model),
+/// and agrees with `test` on skipped cases.
+#[test]
+fn lint_checks_what_test_checks_before_scoring() {
+    let out = goldgate(&fixtures().join("edges"), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "error: cases/guards.yaml:6:5: easy_wrong `not a typo`: totl: the field is in neither gold nor the prediction (did you mean `total`?)\n\
+         error: cases/guards.yaml:10:5: easy_wrong `any with a typo`: totl: the field is in neither gold nor the prediction (did you mean `total`?)\n\
+         lint: 4 case files, 2 errors\n"
+    );
+    let out = goldgate(&fixtures().join("pricing"), &["lint", "cases"]);
+    assert!(
+        stdout(&out).starts_with("error: cases/unpriced.yaml: the prediction's model `gemini-2.5-flash-lite` has no price"),
+        "{}",
+        stdout(&out)
+    );
+}

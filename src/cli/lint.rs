@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::evaluate::before_scoring;
 use crate::load::discover::{NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
 use crate::load::{Problem, load_folder};
@@ -33,11 +34,13 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
                     .iter()
                     .map(ToString::to_string),
             ),
-            Ok(case) => {
-                if let Err(e) = read_prediction(&case.prediction, &case.file) {
-                    errors.push(e.to_string());
-                }
-            }
+            // A skipped case is not run: `test` reports it ignored, so lint leaves its prediction.
+            Ok(case) if case.skip.is_some() => {}
+            Ok(case) => match read_prediction(&case.prediction, &case.file) {
+                Err(e) => errors.push(e.to_string()),
+                // What `test` finds before scoring: misspelt rubric fields, an unpriced model.
+                Ok(prediction) => errors.extend(before_scoring(case, &prediction)),
+            },
         }
     }
     Ok(Lint {

@@ -134,6 +134,25 @@ fn judge(
     }
 }
 
+/// The typo in the field a rubric reads (at any depth of its nested checks), if it has one.
+pub(crate) fn misspelt_field(rubric: &Rubric, cx: &Context) -> Option<String> {
+    fn walk(probe: &Probe, cx: &Context) -> Option<String> {
+        if let Some(path) = &probe.field
+            && !matches!(probe.check, Check::Present(false))
+            && let Some(hint) = misspelt(path, cx)
+        {
+            return Some(hint);
+        }
+        match &probe.check {
+            Check::All(ps) | Check::Any(ps) => ps.iter().find_map(|p| walk(p, cx)),
+            Check::Not(p) => walk(p, cx),
+            Check::SumOf { fields, .. } => fields.iter().find_map(|f| misspelt(f, cx)),
+            _ => None,
+        }
+    }
+    walk(&rubric.probe, cx)
+}
+
 /// A root field in neither gold nor the prediction, one edit from a name that is, is a typo.
 fn misspelt(path: &FieldPath, cx: &Context) -> Option<String> {
     let name = path.root();

@@ -192,6 +192,37 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
     }
 }
 
+/// What `test` would find wrong with a case and its prediction before any score, for `lint`:
+/// rubrics reading a field one edit from a known one, a model the suite's `pricing` lacks.
+pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String> {
+    let gold = case.gold.as_deref().unwrap_or(&[]);
+    let cx = Context {
+        prediction,
+        gold,
+        profile: case.profile,
+        normalize: case.normalize,
+    };
+    let mut found: Vec<String> = case
+        .rubrics
+        .iter()
+        .filter_map(|r| {
+            let hint = crate::evaluate::checks::misspelt_field(r, &cx)?;
+            Some(format!(
+                "{}:{}:{}: {} `{}`: {hint}",
+                r.file.display(),
+                r.line,
+                r.column,
+                r.kind.key(),
+                r.label
+            ))
+        })
+        .collect();
+    found.extend(
+        unpriced(prediction, &case.pricing).map(|why| format!("{}: {why}", case.file.display())),
+    );
+    found
+}
+
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
 /// would be a silent pass (SPEC §7).
 fn unpriced(prediction: &Prediction, pricing: &[Price]) -> Option<String> {
