@@ -1045,6 +1045,12 @@ fn the_closest_variant_is_the_one_the_score_came_from() {
         "{code}"
     );
     assert!(code.contains("ANLS 0.5000"), "{code}");
+    let dream = failure_block(&text, "dream");
+    assert!(
+        dream.contains("  gold        xy\n              ab   (closest)\n"),
+        "{dream}"
+    );
+    assert!(dream.contains("a[-b-]{+8+}"), "{dream}");
     let nested = failure_block(&text, "nested");
     assert!(
         nested.contains("  closest     {\"name\":\"ACME\",\"city\":\"Lyon\"}\n"),
@@ -1418,4 +1424,52 @@ fn lint_checks_what_test_checks_before_scoring() {
         "{}",
         stdout(&out)
     );
+}
+
+/// A subfolder run by a relative path (`cases/rec/sub`, `./cases/rec/sub`, `.` from inside it)
+/// names `{case}` and baseline entries from the suite's folder, as a run of the whole set does.
+#[test]
+fn a_subfolder_by_any_path_finds_the_same_predictions_and_baseline_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "cases/rec/suite.yaml",
+        "pipelines:\n  alpha: out/alpha/{case}.json\nbaseline: base.json\n",
+    );
+    write(
+        "cases/rec/base.json",
+        "{\"goldgate_baseline\": 1, \"cases\": {}}\n",
+    );
+    write(
+        "cases/rec/sub/deep.yaml",
+        "gold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+    );
+    write("cases/rec/out/alpha/sub/deep.json", "{\"a\": \"1\"}\n");
+    for (cwd, folder) in [
+        (root.to_path_buf(), "cases/rec/sub"),
+        (root.to_path_buf(), "./cases/rec/sub"),
+        (root.join("cases/rec/sub"), "."),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(["test", folder])
+            .current_dir(&cwd)
+            .env("NO_COLOR", "1")
+            .env("GOLDGATE_UPDATE", "always")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("GOLDGATE_RUN_ID")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{folder}: {}", stdout(&out));
+        let base: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("cases/rec/base.json")).unwrap(),
+        )
+        .unwrap();
+        let keys: Vec<&String> = base["cases"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["sub/deep::alpha"], "{folder}");
+    }
 }

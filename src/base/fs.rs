@@ -85,6 +85,17 @@ pub(crate) fn lock_for(path: &Path) -> std::io::Result<Held> {
     Ok(Held { _file: file })
 }
 
+/// `path` relative to `dir`, however each is written (`cases/a/b.yaml` under `/abs/cases`, or
+/// `./b.yaml` under `cases/a`): through their canonical forms when the written ones do not
+/// share a prefix. `None` when `path` is not under `dir`.
+pub(crate) fn relative_to(path: &Path, dir: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(rel) = path.strip_prefix(dir) {
+        return Some(rel.to_path_buf());
+    }
+    let (path, dir) = (canonical(path), std::fs::canonicalize(dir).ok()?);
+    path.strip_prefix(&dir).ok().map(Path::to_path_buf)
+}
+
 /// The canonical form of a path whose file may not exist yet (its folder must, or will be made).
 pub(crate) fn canonical(path: &Path) -> std::path::PathBuf {
     if let Ok(p) = std::fs::canonicalize(path) {

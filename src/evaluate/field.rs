@@ -145,8 +145,25 @@ fn closest_variant(
         return 0;
     }
     if profile == Profile::Dream && !variants.iter().any(Value::is_nested) && !pred.is_nested() {
-        let texts: Vec<String> = variants.iter().map(Value::as_text).collect();
-        return score_variants(&texts, &pred.as_text(), normalize).closest;
+        // The best ANLS, then EM; among equals (ANLS 0 for all, say) the fewest edits, then the
+        // first: the variant a reader would call closest.
+        let p = normalize.apply(&pred.as_text());
+        let mut best: Option<(usize, (f64, f64), usize)> = None;
+        for (i, v) in variants.iter().enumerate() {
+            let t = v.as_text();
+            let s = score_variants(std::slice::from_ref(&t), &pred.as_text(), normalize);
+            let edits = crate::metrics::levenshtein(&normalize.apply(&t), &p);
+            let better = match best {
+                None => true,
+                Some((_, (anls, em), fewest)) => {
+                    (s.anls, s.em) > (anls, em) || ((s.anls, s.em) == (anls, em) && edits < fewest)
+                }
+            };
+            if better {
+                best = Some((i, (s.anls, s.em), edits));
+            }
+        }
+        return best.map_or(0, |(i, ..)| i);
     }
     let pred = to_tree(pred);
     let rules = rules(profile, normalize);

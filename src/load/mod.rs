@@ -393,9 +393,8 @@ fn expand(
     }
     let mut out = text.to_owned();
     if out.contains("{case}") {
-        let rel = case_file
-            .strip_prefix(suite_dir)
-            .unwrap_or(case_file)
+        let rel = crate::base::fs::relative_to(case_file, suite_dir)
+            .unwrap_or_else(|| case_file.to_path_buf())
             .with_extension("");
         out = out.replace(
             "{case}",
@@ -413,7 +412,8 @@ fn expand(
             return Err(here.err(Mark { line: 1, column: 1 }, "document", format!("the suite's `{text}` needs `{{document}}`, and this case has no `document:`"))
                 .hint("add `document: path/to/the/scan.pdf` (relative to the case file)"));
         };
-        let shown = document.strip_prefix(suite_dir).unwrap_or(document);
+        let shown = crate::base::fs::relative_to(document, suite_dir)
+            .unwrap_or_else(|| document.to_path_buf());
         out = out.replace("{document}", &shown.to_string_lossy());
     }
     Ok(out)
