@@ -507,3 +507,64 @@ fn the_step_summary_keeps_within_what_github_takes_for_the_file() {
     assert!(page.len() <= 1024 * 1024, "{} bytes", page.len());
     assert!(page.contains("## goldgate"), "the page fits in part");
 }
+
+/// As nextest runs a target: the list, the list of ignored tests, then one process per test
+/// that is not ignored. The skipped cases, never started, are in the run's files as skipped.
+#[test]
+fn skipped_cases_reach_the_files_of_a_run_nextest_never_starts_them_in() {
+    let fx = Fixture::new();
+    let run = format!("nextest-like-{}", std::process::id());
+    let goldgate = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(["test", "cases"])
+            .args(args)
+            .current_dir(fx.dir.path())
+            .env("NO_COLOR", "1")
+            .env("GOLDGATE_RUN_ID", &run)
+            .env("GOLDGATE_JUNIT", "junit.xml")
+            .env("GOLDGATE_REPORT", "report.json")
+            .env_remove("NEXTEST_RUN_ID")
+            .output()
+            .unwrap()
+    };
+    let listed = goldgate(&["--list", "--format", "terse"]);
+    let ignored = goldgate(&["--list", "--format", "terse", "--ignored"]);
+    let names = |out: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test").map(str::to_owned))
+            .collect()
+    };
+    let skipped = names(&ignored);
+    assert_eq!(
+        skipped,
+        ["skipped::alpha", "skipped::beta", "skipped::gamma"]
+    );
+    for name in names(&listed).iter().filter(|n| !skipped.contains(n)) {
+        goldgate(&["--exact", name]);
+    }
+    let report =
+        Report::deserialize_from_str(&std::fs::read_to_string(fx.path("junit.xml")).unwrap())
+            .unwrap();
+    let mut seen: Vec<(String, Option<bool>)> = report
+        .test_suites
+        .iter()
+        .flat_map(|s| s.test_cases.iter())
+        .map(|c| {
+            let verdict = match c.status {
+                TestCaseStatus::Success { .. } => Some(true),
+                TestCaseStatus::Skipped { .. } => None,
+                TestCaseStatus::NonSuccess { .. } => Some(false),
+            };
+            (c.name.as_str().to_owned(), verdict)
+        })
+        .collect();
+    seen.sort();
+    let want: Vec<(String, Option<bool>)> =
+        VERDICTS.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    assert_eq!(seen, want);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("report.json")).unwrap()).unwrap();
+    assert_eq!(json["summary"]["ignored"], 3);
+    assert_eq!(json["summary"]["cases"], 15);
+}

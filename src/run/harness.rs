@@ -12,7 +12,7 @@ use super::baseline_file;
 use super::env::{Env, Update};
 use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
 use super::session::{Blessed, Progress, Session};
-use super::trials::{aggregate_name, aggregate_trial, case_trial};
+use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::load::discover::{Found, discover};
@@ -162,6 +162,17 @@ impl Harness {
         let conclusion = libtest_mimic::run(&args, trials);
         session.end_progress();
         if args.list {
+            // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
+            // the run's id: the run's files learn its skipped cases here.
+            if args.ignored
+                && env.run_id.is_some()
+                && outputs.any()
+                && let Err(e) =
+                    record_skipped(&session, &found, &self.cases, &rubrics, &env, &outputs)
+            {
+                eprintln!("error: {e}");
+                return ExitCode::from(101);
+            }
             return conclusion.exit_code();
         }
 
@@ -236,6 +247,38 @@ fn end_of_run(
         }
     }
     !failed
+}
+
+/// Records the skipped cases as ignored tests in the run's files, printing nothing (standard
+/// output is the list nextest reads).
+fn record_skipped(
+    session: &Session,
+    found: &[Found],
+    root: &Path,
+    rubrics: &Path,
+    env: &Env,
+    outputs: &Outputs,
+) -> Result<(), String> {
+    for entry in load_folder(found, root, rubrics, |_| true) {
+        if let Ok(case) = &entry.loaded
+            && case.skip.is_some()
+        {
+            let mut record = case_record(case);
+            record.status = crate::evaluate::record::Status::Ignored;
+            session.finish_case(&record, None);
+        }
+    }
+    let mut kept = session.kept();
+    let cases = kept
+        .take_records()
+        .map_err(|e| format!("cannot keep the run's records: {e}"))?
+        .ok_or("the run kept no records")?;
+    let ours = Ours {
+        cases,
+        numbers: &kept.numbers,
+        aggregates: Vec::new(),
+    };
+    write_outputs(outputs, env.run_id.as_deref(), ours)
 }
 
 /// Writes the run's baseline entries, each file under its lock, and says what it wrote. False

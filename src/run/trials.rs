@@ -99,8 +99,9 @@ pub(crate) fn case_trial(
     }
 }
 
-fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Completion, Failed> {
-    let mut record = Record {
+/// The record of a case's test before it runs (a skipped case's, as it stays).
+pub(crate) fn case_record(case: &Case) -> Record {
+    Record {
         id: case.id.clone(),
         pipeline: case.pipeline.clone(),
         file: case.file.display().to_string(),
@@ -115,7 +116,11 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         baseline: Compared::default(),
         message: None,
         problems: Vec::new(),
-    };
+    }
+}
+
+fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Completion, Failed> {
+    let mut record = case_record(case);
     if let (Some(reason), false) = (&case.skip, run_skipped) {
         record.status = Status::Ignored;
         session.finish_case(&record, None);
