@@ -807,6 +807,11 @@ fn the_baseline_flow() {
     let written = std::fs::read_to_string(&base).unwrap();
     let json: Value = serde_json::from_str(&written).unwrap();
     assert_eq!(json["cases"]["acme"]["anls"], 1.0);
+    // Each field's EM and ANLS too.
+    assert_eq!(
+        json["cases"]["acme"]["fields"],
+        serde_json::json!({"invoice_number": {"anls": 1.0, "em": 1.0}, "supplier": {"anls": 1.0, "em": 1.0}})
+    );
     assert_eq!(
         json["cases"]
             .as_object()
@@ -848,6 +853,23 @@ fn the_baseline_flow() {
     assert!(block.contains("regression against the baseline"), "{block}");
     // supplier: `acme corp` against `acme corporation` is 1 − 7/16; the mean of two fields.
     assert!(block.contains("anls 1.0000 -> 0.7812"), "{block}");
+    // The field that dropped, named, with its gold, prediction and diff.
+    assert!(
+        block.contains(
+            "field `supplier` ANLS 1.0000 -> 0.5625, field `supplier` EM 1.0000 -> 0.0000"
+        ),
+        "{block}"
+    );
+    assert!(
+        block.contains(
+            "field `supplier`\n  gold        ACME Corporation\n  prediction  ACME Corp\n"
+        ),
+        "{block}"
+    );
+    assert!(
+        block.contains("diff        ACME Corp[-oration-]"),
+        "{block}"
+    );
     assert!(
         block.ends_with(
             "accept the new numbers with: GOLDGATE_UPDATE=always goldgate test cases --exact acme"

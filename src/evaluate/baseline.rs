@@ -6,8 +6,19 @@ use std::collections::BTreeMap;
 use crate::evaluate::outcome::Outcome;
 use crate::model::metric::{Direction, Metric};
 
-/// The metrics of one case test, by name.
+/// The metrics of one case test, by name; each gold field's EM and ANLS under
+/// `fields.NAME.em` and `fields.NAME.anls` (a `fields` mapping in the file).
 pub type Entry = BTreeMap<String, f64>;
+
+/// The key of a field's metric in an entry.
+fn field_key(field: &str, metric: &str) -> String {
+    format!("fields.{field}.{metric}")
+}
+
+/// The field and metric of a field key (`fields.total.em` -> `total`, `em`).
+pub fn field_of(key: &str) -> Option<(&str, &str)> {
+    key.strip_prefix("fields.")?.rsplit_once('.')
+}
 
 /// A baseline file's content: one entry per test name (`invoices/acme-173::guided`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -18,11 +29,29 @@ pub struct Baseline {
 
 /// The baselined metrics of an outcome (those it has), from the table of metrics.
 pub fn entry_of(outcome: &Outcome) -> Entry {
-    Metric::ALL
+    let mut entry: Entry = Metric::ALL
         .into_iter()
         .filter(|m| m.about().baselined)
         .filter_map(|m| outcome.value(m).map(|v| (m.name().to_owned(), v)))
-        .collect()
+        .collect();
+    for f in &outcome.fields {
+        entry.insert(field_key(&f.name, "em"), f.em);
+        entry.insert(field_key(&f.name, "anls"), f.anls);
+    }
+    entry
+}
+
+/// The fields whose EM or ANLS is among `changes`, in the order they come.
+pub fn fields_among(changes: &[Change]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for c in changes {
+        if let Some((field, _)) = field_of(&c.metric)
+            && !names.contains(&field)
+        {
+            names.push(field);
+        }
+    }
+    names
 }
 
 /// A metric that moved beyond the tolerance.
@@ -71,14 +100,19 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
     (worse, better)
 }
 
-/// `anls 0.9500 -> 0.9000, brier 0.1000 -> absent`: changes as messages list them.
+/// `anls 0.9500 -> 0.9000, field `total` EM 1.0000 -> 0.0000, brier 0.1000 -> absent`: changes
+/// as messages list them.
 pub fn describe(list: &[Change]) -> String {
     list.iter()
         .map(|c| {
+            let name = match field_of(&c.metric) {
+                Some((field, metric)) => format!("field `{field}` {}", metric.to_uppercase()),
+                None => c.metric.clone(),
+            };
             if c.new.is_nan() {
-                format!("{} {:.4} -> absent", c.metric, c.old)
+                format!("{name} {:.4} -> absent", c.old)
             } else {
-                format!("{} {:.4} -> {:.4}", c.metric, c.old, c.new)
+                format!("{name} {:.4} -> {:.4}", c.old, c.new)
             }
         })
         .collect::<Vec<_>>()
@@ -105,14 +139,27 @@ pub fn parse(text: &str, name: &str) -> Result<Baseline, String> {
         let entry = entry.as_object().ok_or_else(|| {
             format!("the baseline `{name}`: `{test}` is not a mapping of metrics")
         })?;
-        let metrics = entry
-            .iter()
-            .map(|(k, v)| {
-                v.as_f64()
-                    .map(|v| (k.clone(), v))
-                    .ok_or_else(|| format!("the baseline `{name}`: `{test}.{k}` is not a number"))
-            })
-            .collect::<Result<Entry, String>>()?;
+        let mut metrics = Entry::new();
+        for (k, v) in entry {
+            if k == "fields" {
+                let fields = v.as_object().ok_or_else(|| {
+                    format!("the baseline `{name}`: `{test}.fields` is not a mapping of fields")
+                })?;
+                for (field, scores) in fields {
+                    for (metric, value) in scores.as_object().into_iter().flatten() {
+                        let value = value.as_f64().ok_or_else(|| {
+                            format!("the baseline `{name}`: `{test}.fields.{field}.{metric}` is not a number")
+                        })?;
+                        metrics.insert(field_key(field, metric), value);
+                    }
+                }
+                continue;
+            }
+            let value = v
+                .as_f64()
+                .ok_or_else(|| format!("the baseline `{name}`: `{test}.{k}` is not a number"))?;
+            metrics.insert(k.clone(), value);
+        }
         out.cases.insert(test.clone(), metrics);
     }
     Ok(out)
@@ -124,15 +171,33 @@ pub fn to_text(baseline: &Baseline) -> String {
         .cases
         .iter()
         .map(|(name, entry)| {
-            (
-                name.clone(),
-                serde_json::Value::Object(
-                    entry
-                        .iter()
-                        .map(|(k, v)| (k.clone(), serde_json::json!(v)))
-                        .collect(),
-                ),
-            )
+            let mut object = serde_json::Map::new();
+            let mut fields: BTreeMap<&str, serde_json::Map<String, serde_json::Value>> =
+                BTreeMap::new();
+            for (k, v) in entry {
+                match field_of(k) {
+                    Some((field, metric)) => {
+                        fields
+                            .entry(field)
+                            .or_default()
+                            .insert(metric.to_owned(), serde_json::json!(v));
+                    }
+                    None => {
+                        object.insert(k.clone(), serde_json::json!(v));
+                    }
+                }
+            }
+            if !fields.is_empty() {
+                object.insert(
+                    "fields".into(),
+                    fields
+                        .into_iter()
+                        .map(|(f, m)| (f.to_owned(), serde_json::Value::Object(m)))
+                        .collect::<serde_json::Map<_, _>>()
+                        .into(),
+                );
+            }
+            (name.clone(), serde_json::Value::Object(object))
         })
         .collect();
     let json = serde_json::json!({ "goldgate_baseline": 1, "cases": cases });

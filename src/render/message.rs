@@ -96,6 +96,21 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     out.trim_end().to_owned()
 }
 
+/// The blocks of the named fields (gold, prediction, diff, scores), as the failure message shows
+/// them: what a regression message shows of the fields that dropped.
+pub fn field_blocks(case: &Case, outcome: &Outcome, names: &[&str]) -> String {
+    let mut out = String::new();
+    for row in outcome
+        .fields
+        .iter()
+        .filter(|f| names.contains(&f.name.as_str()))
+    {
+        out.push('\n');
+        field_block(&mut out, row, case);
+    }
+    out
+}
+
 fn verdict_line(outcome: &Outcome) -> String {
     let mut parts = Vec::new();
     let closed: Vec<String> = outcome

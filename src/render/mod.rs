@@ -17,7 +17,7 @@ pub use diff::{inline_diff, line_diff};
 pub use html::{Page, html_page};
 pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
-pub use message::failure_message;
+pub use message::{failure_message, field_blocks};
 pub use report::{
     ReportAggregate, ReportCase, aggregate_json, case_json, compared_of, numbers_of, write_report,
 };

@@ -19,7 +19,7 @@ use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, R
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::Usage;
 use crate::model::suite::BaselineSpec;
-use crate::render::{case_json, failure_message};
+use crate::render::{case_json, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 type BaselineRead = Result<Option<Baseline>, String>;
@@ -364,8 +364,10 @@ impl Session {
                         baseline::compare(old, &baseline::entry_of(outcome), spec.tolerance);
                     if !worse.is_empty() {
                         against.passed = false;
+                        // The fields that dropped, each with its gold, prediction and diff.
+                        let fields = field_blocks(case, outcome, &baseline::fields_among(&worse));
                         let why = format!(
-                            "regression against the baseline `{}` (tolerance {}): {}\naccept the new numbers with: {}",
+                            "regression against the baseline `{}` (tolerance {}): {}\n{fields}\naccept the new numbers with: {}",
                             spec.file.display(),
                             spec.tolerance,
                             baseline::describe(&worse),
