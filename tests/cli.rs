@@ -1495,3 +1495,57 @@ fn a_subfolder_by_any_path_finds_the_same_predictions_and_baseline_entries() {
         assert_eq!(keys, ["sub/deep::alpha"], "{folder}");
     }
 }
+
+/// Entries of cases that no longer exist are listed after a full run, dropped by a full blessing
+/// run, and kept by a filtered one.
+#[test]
+fn entries_of_vanished_cases_are_listed_and_dropped_by_a_full_blessing() {
+    let dir = scratch("baseline");
+    let base = dir.path().join("cases/baseline.json");
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let mut json: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    json["cases"]["ghost"] = serde_json::json!({"anls": 1.0});
+    std::fs::write(&base, json.to_string()).unwrap();
+
+    let out = goldgate_env(dir.path(), &["test", "cases"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("baseline: cases/baseline.json: 1 entries of tests that no longer exist: ghost (a full run with GOLDGATE_UPDATE=always drops them)"),
+        "{}",
+        stdout(&out)
+    );
+    // A filtered run neither lists nor drops it: it does not see every case.
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases", "--exact", "acme"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(
+        !stdout(&out).contains("no longer exist"),
+        "{}",
+        stdout(&out)
+    );
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    assert!(kept["cases"].get("ghost").is_some());
+
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(
+        stdout(&out).contains(
+            "baseline: cases/baseline.json: dropped 1 entries of tests that no longer exist: ghost"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let dropped: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let keys: Vec<&String> = dropped["cases"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["acme", "beta"]);
+}

@@ -10,7 +10,7 @@ use crate::base::location::LoadError;
 use crate::load::discover::Found;
 use crate::load::suite::Suites;
 use crate::model::case::{Case, PredictionSource};
-use crate::model::suite::Aggregate;
+use crate::model::suite::{Aggregate, BaselineSpec};
 
 /// One test-to-be: a loaded case, or why it could not be loaded.
 #[derive(Debug, Clone)]
@@ -23,6 +23,8 @@ pub struct Entry {
     pub pipeline: Option<String>,
     /// The aggregates of the suites above it, so that a broken case still counts as failed.
     pub aggregates: Vec<Arc<Aggregate>>,
+    /// The baseline of its suite, so that a broken case's entry is not taken for a vanished one.
+    pub baseline: Option<Arc<BaselineSpec>>,
     /// The case, or what is wrong.
     pub loaded: Result<Case, Problem>,
 }
@@ -75,18 +77,20 @@ pub fn load_folder(
                         file: path.clone(),
                         pipeline: case.pipeline.clone(),
                         aggregates: case.aggregates.clone(),
+                        baseline: case.baseline.clone(),
                         loaded: Ok(case),
                     })),
                     Err(error) => {
                         // One failing test per pipeline, as the case would have had.
-                        let (pipelines, aggregates) = match &suite {
+                        let (pipelines, aggregates, baseline) = match &suite {
                             Ok(s) => (
                                 s.pipelines.as_ref().map_or(vec![None], |p| {
                                     p.list.iter().map(|(n, _)| Some(n.clone())).collect()
                                 }),
                                 s.aggregates.clone(),
+                                s.baseline.clone(),
                             ),
-                            Err(_) => (vec![None], Vec::new()),
+                            Err(_) => (vec![None], Vec::new(), None),
                         };
                         for pipeline in pipelines {
                             entries.push(Entry {
@@ -96,6 +100,7 @@ pub fn load_folder(
                                 file: path.clone(),
                                 pipeline,
                                 aggregates: aggregates.clone(),
+                                baseline: baseline.clone(),
                                 loaded: Err(Problem::Load(error.clone())),
                             });
                         }
@@ -107,6 +112,7 @@ pub fn load_folder(
                 file: PathBuf::new(),
                 pipeline: None,
                 aggregates: Vec::new(),
+                baseline: None,
                 loaded: Err(Problem::Unreadable(reason.clone())),
             }),
             _ => {}

@@ -33,9 +33,13 @@ pub(crate) struct Written {
     pub(crate) changed: usize,
 }
 
-/// Adds (or replaces) `entries` in the baseline at `path`, keeping every other entry, as one
-/// atomic rewrite under the file's lock.
-pub(crate) fn merge(path: &Path, entries: &[(String, Entry)]) -> Result<Written, String> {
+/// Adds (or replaces) `entries` in the baseline at `path` and removes those named in `drop`,
+/// keeping every other entry, as one atomic rewrite under the file's lock.
+pub(crate) fn merge(
+    path: &Path,
+    entries: &[(String, Entry)],
+    drop: &[String],
+) -> Result<Written, String> {
     let cannot = |e: std::io::Error| format!("cannot write the baseline `{}`: {e}", path.display());
     let _held = lock_for(path).map_err(cannot)?;
     let mut base = read(path)?.unwrap_or_default();
@@ -46,6 +50,9 @@ pub(crate) fn merge(path: &Path, entries: &[(String, Entry)]) -> Result<Written,
             Some(old) if old != *entry => changed += 1,
             Some(_) => {}
         }
+    }
+    for name in drop {
+        base.cases.remove(name);
     }
     write_atomically(path, to_text(&base).as_bytes()).map_err(cannot)?;
     Ok(Written {

@@ -210,8 +210,20 @@ fn end_of_run(
         let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
     }
     let mut failed = false;
-    if env.update == Update::Always && !bless(&kept.blessings, &mut out) {
+    let vanished = vanished_entries(&kept.expected_entries);
+    if env.update == Update::Always && !bless(&kept.blessings, &vanished, &mut out) {
         failed = true;
+    }
+    if env.update != Update::Always {
+        for (file, names) in &vanished {
+            let _ = writeln!(
+                out,
+                "baseline: {}: {} entries of tests that no longer exist: {} (a full run with GOLDGATE_UPDATE=always drops them)",
+                file.display(),
+                names.len(),
+                names.join(", ")
+            );
+        }
     }
     if outputs.any() || annotations {
         let written = kept
@@ -285,15 +297,22 @@ fn record_skipped(
 /// when a file could not be written.
 fn bless(
     blessings: &std::collections::BTreeMap<std::path::PathBuf, Vec<Blessed>>,
+    vanished: &std::collections::BTreeMap<std::path::PathBuf, Vec<String>>,
     out: &mut dyn Write,
 ) -> bool {
     let mut ok = true;
-    for (file, blessed) in blessings {
+    let none = Vec::new();
+    let mut files: Vec<&std::path::PathBuf> = blessings.keys().chain(vanished.keys()).collect();
+    files.sort();
+    files.dedup();
+    for file in files {
+        let blessed = blessings.get(file).unwrap_or(&none);
+        let drop = vanished.get(file).map_or(&[][..], Vec::as_slice);
         let entries: Vec<(String, BaselineEntry)> = blessed
             .iter()
             .map(|b| (b.key.clone(), b.entry.clone()))
             .collect();
-        match baseline_file::merge(file, &entries) {
+        match baseline_file::merge(file, &entries, drop) {
             Ok(w) => {
                 // SPEC §7's line, then how many the file holds now.
                 let _ = writeln!(
@@ -306,6 +325,15 @@ fn bless(
                     blessed.iter().filter(|b| !b.passed).count(),
                     w.entries,
                 );
+                if !drop.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "baseline: {}: dropped {} entries of tests that no longer exist: {}",
+                        file.display(),
+                        drop.len(),
+                        drop.join(", ")
+                    );
+                }
             }
             Err(e) => {
                 eprintln!("error: {e}");
@@ -314,6 +342,30 @@ fn bless(
         }
     }
     ok
+}
+
+/// The entries of each baseline, within the part a full run covers, that no test of the run
+/// would write: their cases were deleted or renamed.
+fn vanished_entries(
+    expected: &std::collections::BTreeMap<std::path::PathBuf, (String, HashSet<String>)>,
+) -> std::collections::BTreeMap<std::path::PathBuf, Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (file, (scope, names)) in expected {
+        let Ok(Some(base)) = baseline_file::read(file) else {
+            continue;
+        };
+        let in_scope = |name: &str| scope.is_empty() || name.starts_with(&format!("{scope}/"));
+        let gone: Vec<String> = base
+            .cases
+            .keys()
+            .filter(|k| in_scope(k) && !names.contains(*k))
+            .cloned()
+            .collect();
+        if !gone.is_empty() {
+            out.insert(file.clone(), gone);
+        }
+    }
+    out
 }
 
 /// GitHub annotations of this process's failed tests, Must-Right and load errors first, on
@@ -456,6 +508,25 @@ fn trials(
         trials.push(aggregate_trial(agg, pipeline, cases, session));
     }
     session.expect_commands(commands.len());
+    // A full run knows every entry each baseline should hold: the others belong to vanished cases.
+    if args.filter.is_none() && args.skip.is_empty() && !args.ignored {
+        let mut expected = session.kept();
+        for entry in &entries {
+            let Some(spec) = &entry.baseline else {
+                continue;
+            };
+            let suite_dir = spec.suite_file.parent().unwrap_or(Path::new(""));
+            let scope = crate::base::fs::relative_to(root, suite_dir)
+                .map(|p| crate::base::fs::slashed(&p))
+                .unwrap_or_default();
+            expected
+                .expected_entries
+                .entry(spec.file.clone())
+                .or_insert_with(|| (scope, HashSet::new()))
+                .1
+                .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
+        }
+    }
     trials.extend(
         entries
             .into_iter()

@@ -83,6 +83,9 @@ pub(crate) struct Kept {
     pub(crate) improvements: Vec<String>,
     /// Tests the baseline has no entry for yet.
     pub(crate) new_cases: Vec<String>,
+    /// On a full run: every entry name each baseline should hold, by file, with the part of the
+    /// file this run covers (the name prefix of the run's folder below the suite's).
+    pub(crate) expected_entries: BTreeMap<PathBuf, (String, HashSet<String>)>,
 }
 
 impl Kept {
