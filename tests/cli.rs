@@ -1549,3 +1549,59 @@ fn entries_of_vanished_cases_are_listed_and_dropped_by_a_full_blessing() {
     let keys: Vec<&String> = dropped["cases"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["acme", "beta"]);
 }
+
+/// A mixed gold set (SPEC §7): a suite's `fields` rules and `critical` names apply where a case's
+/// gold has the field, merged rule by rule with a case's own; a rule no case uses is an error on
+/// the suite file; an error a suite rule causes names the suite's line and the case.
+#[test]
+fn suite_rules_fit_a_mixed_gold_set() {
+    let (out, r) = report(&fixtures().join("mixed"), &[]);
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        [
+            ("invoice".to_string(), "ok".to_string()),
+            ("own-rule".to_string(), "ok".to_string()),
+            ("receipt".to_string(), "ok".to_string()),
+            ("typo/one".to_string(), "ok".to_string()),
+            ("typo/suite.yaml".to_string(), "FAILED".to_string()),
+            ("unreadable/pending".to_string(), "FAILED".to_string()),
+        ]
+    );
+    let critical = |id: &str| -> Vec<(String, bool)> {
+        case(&r, id)["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_owned(),
+                    f["critical"] == true,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(critical("receipt"), [("total".to_string(), true)]);
+    assert_eq!(
+        critical("invoice"),
+        [
+            ("invoice_number".to_string(), true),
+            ("total".to_string(), true),
+            ("issue_date".to_string(), false)
+        ]
+    );
+    // `own-rule` has its own `issue_date` rule; the suite's `total` rule still reads `99,00`.
+    assert_eq!(case(&r, "own-rule")["metrics"]["exact_match"], 1.0);
+    let text = stdout(&out);
+    assert!(
+        failure_block(&text, "typo/suite.yaml").starts_with(
+            "error: cases/typo/suite.yaml:4:11: defaults.fields.totl: no case below this suite has `totl` in its gold"
+        ),
+        "{text}"
+    );
+    assert!(
+        failure_block(&text, "unreadable/pending").starts_with(
+            "error: cases/unreadable/suite.yaml:3:17: gold.amount: gold `n/a` cannot be read as a number, as `fields.amount` requires, as applied to `cases/unreadable/pending.yaml`"
+        ),
+        "{text}"
+    );
+}

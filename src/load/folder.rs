@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::load_case_in;
-use crate::base::location::LoadError;
+use crate::base::location::{LoadError, Mark};
 use crate::load::discover::Found;
 use crate::load::suite::Suites;
 use crate::model::case::{Case, PredictionSource};
@@ -51,6 +51,85 @@ impl std::fmt::Display for Problem {
     }
 }
 
+/// Which of their `fields` rules and `critical` names the suites' cases use.
+#[derive(Default)]
+struct SuiteUses {
+    /// By suite file: every name it declares (with where), the names its cases' gold has, and
+    /// whether a case below it could not be loaded (then nothing is said: its gold is unknown).
+    suites:
+        std::collections::BTreeMap<PathBuf, (Vec<(String, Mark, String)>, HashSet<String>, bool)>,
+}
+
+impl SuiteUses {
+    fn note(&mut self, suite: &crate::load::suite::Suite, case: Option<&Case>) {
+        for (file, defaults) in &suite.defaults {
+            let (declared, used, broken) = self.suites.entry(file.clone()).or_insert_with(|| {
+                let mut names = Vec::new();
+                for (name, rule) in defaults.fields.iter().flatten() {
+                    names.push((
+                        name.clone(),
+                        Mark::of(&rule.referenced),
+                        format!("fields.{name}"),
+                    ));
+                }
+                for (i, name) in defaults.critical.iter().flatten().enumerate() {
+                    names.push((
+                        name.value.clone(),
+                        Mark::of(&name.referenced),
+                        format!("critical[{i}]"),
+                    ));
+                }
+                (names, HashSet::new(), false)
+            });
+            let _ = declared;
+            match case {
+                Some(case) => used.extend(case.gold.iter().flatten().map(|g| g.name.clone())),
+                None => *broken = true,
+            }
+        }
+    }
+
+    /// A failing test per suite file whose names no case uses, named after the suite file.
+    fn unused(self, root: &Path) -> Vec<Entry> {
+        let mut out = Vec::new();
+        for (file, (declared, used, broken)) in self.suites {
+            let inside = crate::base::fs::relative_to(&file, root);
+            if broken || inside.is_none() {
+                continue;
+            }
+            let errors: Vec<LoadError> = declared
+                .iter()
+                .filter(|(name, _, _)| !used.contains(name))
+                .map(|(name, mark, path)| {
+                    LoadError::at(
+                        &file,
+                        *mark,
+                        format!("defaults.{path}"),
+                        format!("no case below this suite has `{name}` in its gold"),
+                    )
+                    .hint("remove it, or fix its name")
+                })
+                .collect();
+            if errors.is_empty() {
+                continue;
+            }
+            let id = inside.map_or_else(
+                || file.display().to_string(),
+                |p| crate::base::fs::slashed(&p),
+            );
+            out.push(Entry {
+                id,
+                file: file.clone(),
+                pipeline: None,
+                aggregates: Vec::new(),
+                baseline: None,
+                loaded: Err(Problem::Load(errors)),
+            });
+        }
+        out
+    }
+}
+
 /// Loads the found cases whose file name `wanted` accepts, one entry per case and pipeline. A
 /// YAML prediction file under the cases folder is not a case of its own (it does not load as
 /// one); a file that does load as a case stays a test even when another names it.
@@ -62,6 +141,7 @@ pub fn load_folder(
 ) -> Vec<Entry> {
     let mut suites = Suites::new(root);
     let mut entries: Vec<Entry> = Vec::new();
+    let mut uses = SuiteUses::default();
     for f in found {
         match f {
             Found::Case { id, path } if wanted(id) => {
@@ -71,6 +151,9 @@ pub fn load_folder(
                     .map_err(Clone::clone)
                     .map_err(|e| vec![e])
                     .and_then(|s| load_case_in(path, id, rubrics, s));
+                if let Ok(s) = &suite {
+                    uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
+                }
                 match loaded {
                     Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {
                         id: case.id.clone(),
@@ -117,6 +200,14 @@ pub fn load_folder(
             }),
             _ => {}
         }
+    }
+    // A suite's rule or critical name that no case below it has: a typo, or a leftover. Only
+    // when every case was loaded, and for suites inside the folder: else some cases are unseen.
+    let every_case = found
+        .iter()
+        .all(|f| !matches!(f, Found::Case { id, .. } if !wanted(id)));
+    if every_case {
+        entries.extend(uses.unused(root));
     }
     let predictions: HashSet<PathBuf> = entries
         .iter()

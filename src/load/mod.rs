@@ -67,14 +67,45 @@ pub fn load_case_in(
             ()
         );
     }
+    // The suites' rules, deeper over outer, for the fields this case's gold has and its own
+    // `fields` leaves alone; a mistake in one is located in its suite file, naming the case.
+    for (name, (rule, from)) in suite_rules(suite) {
+        let own = spec.fields.as_ref().is_some_and(|f| f.contains_key(name));
+        let has = gold.iter().flatten().any(|g| g.name == *name);
+        if own || !has {
+            continue;
+        }
+        let one = std::collections::BTreeMap::from([(name.clone(), rule.clone())]);
+        keep!(
+            Here { file: from }
+                .rules(&one, gold.as_mut(), spec.gold.as_ref())
+                .map_err(|mut e| {
+                    e.message
+                        .push_str(&format!(", as applied to `{}`", file.display()));
+                    e
+                }),
+            ()
+        );
+    }
     let profile = match &spec.profile {
         None => suite.profile.unwrap_or(Profile::Dream),
         Some(p) => keep!(at("profile").profile(p), Profile::Dream),
     };
-    let critical = keep!(
-        at("critical").critical(spec.critical.as_deref().unwrap_or(&[]), gold.as_deref()),
-        Vec::new()
-    );
+    let critical = match &spec.critical {
+        Some(own) => keep!(at("critical").critical(own, gold.as_deref()), Vec::new()),
+        // A suite's critical names that this case's gold has.
+        None => suite
+            .defaults
+            .iter()
+            .find_map(|(_, d)| d.critical.as_ref())
+            .map_or_else(Vec::new, |names| {
+                names
+                    .iter()
+                    .filter(|n| gold.iter().flatten().any(|g| g.name == n.value))
+                    .map(|n| n.value.clone())
+                    .collect()
+            }),
+    };
     let normalize = match &spec.normalize {
         Some(node) => keep!(at("normalize").normalize(node, "normalize"), Normalize::ALL),
         None => Normalize::ALL,
@@ -206,6 +237,21 @@ fn bound_cannot_fail(t: &Threshold, no_rubric: bool) -> bool {
         || (about.direction == Direction::Lower && about.range == Range::Unit && t.limit >= 1.0)
 }
 
+/// The `fields` rules of a case's suites by field, a deeper suite's over an outer one's, each with
+/// the suite file it is written in.
+fn suite_rules(
+    suite: &Suite,
+) -> std::collections::BTreeMap<&String, (&Spanned<crate::spec::FieldRuleSpec>, &Path)> {
+    let mut rules = std::collections::BTreeMap::new();
+    // `defaults` is nearest first: the outer ones go in first and are overridden.
+    for (file, defaults) in suite.defaults.iter().rev() {
+        for (name, rule) in defaults.fields.iter().flatten() {
+            rules.insert(name, (rule, file.as_path()));
+        }
+    }
+    rules
+}
+
 /// A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
 /// suite file (the returned origins), and their paths are relative to it. Also says whether the
 /// case gives its own prediction.
@@ -221,17 +267,17 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
             }
         )*};
     }
+    // `fields` and `critical` are not taken whole: a suite's rules and critical names apply
+    // where the case's gold has the field (SPEC §7), merged rule by rule.
     inherit!(
         description,
         tags,
         skip,
         gold,
-        critical,
         normalize,
         rubrics,
         thresholds,
         ece_bins,
-        fields,
         profile,
         document
     );
