@@ -54,11 +54,14 @@ impl std::fmt::Display for Problem {
 /// Which of their `fields` rules and `critical` names the suites' cases use.
 #[derive(Default)]
 struct SuiteUses {
-    /// By suite file: every name it declares (with where), the names its cases' gold has, and
-    /// whether a case below it could not be loaded (then nothing is said: its gold is unknown).
-    suites:
-        std::collections::BTreeMap<PathBuf, (Vec<(String, Mark, String)>, HashSet<String>, bool)>,
+    /// By suite file.
+    suites: std::collections::BTreeMap<PathBuf, Uses>,
 }
+
+/// One suite file's names: every one it declares (name, where, YAML path), the names its
+/// cases' gold has, and whether a case below it could not be loaded (then nothing is said: its
+/// gold is unknown).
+type Uses = (Vec<(String, Mark, String)>, HashSet<String>, bool);
 
 impl SuiteUses {
     fn note(&mut self, suite: &crate::load::suite::Suite, case: Option<&Case>) {
