@@ -1605,3 +1605,44 @@ fn suite_rules_fit_a_mixed_gold_set() {
         "{text}"
     );
 }
+
+/// A subfolder run keeps every suite up to the project root, though a folder between has none.
+#[test]
+fn suites_above_a_subfolder_apply_up_to_the_project_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("Cargo.toml", "[package]\nname = \"x\"\n");
+    write(
+        "cases/suite.yaml",
+        "defaults:\n  thresholds: { min_exact_match: 1.0 }\n",
+    );
+    write(
+        "cases/invoices/fr/a.yaml",
+        "prediction: { n: \"1\" }\ngold: { n: \"2\" }\n",
+    );
+    for (cwd, folder) in [
+        (root.to_path_buf(), "cases"),
+        (root.to_path_buf(), "cases/invoices/fr"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(["test", folder])
+            .current_dir(&cwd)
+            .env("NO_COLOR", "1")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("GOLDGATE_RUN_ID")
+            .output()
+            .unwrap();
+        // The root suite's threshold is what fails the case, from either folder.
+        assert_eq!(out.status.code(), Some(101), "{folder}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains("threshold min_exact_match failed: 0.0000 < 1"),
+            "{folder}: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -60,20 +60,36 @@ impl Suites {
         }
     }
 
-    /// Folders above the cases folder whose suites still apply: the unbroken chain of parents
-    /// that hold a suite file (running `cases/invoices` keeps `cases/suite.yaml`).
+    /// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to
+    /// the project root (the folder with `Cargo.toml` or `.git`), so that running `cases/invoices/fr`
+    /// keeps `cases/suite.yaml` even when `cases/invoices` has none. Without a project root above,
+    /// the unbroken chain of parents that hold a suite file.
     fn above(&self) -> Vec<PathBuf> {
-        let mut chain = Vec::new();
-        let Ok(mut at) = std::fs::canonicalize(&self.root) else {
-            return chain;
+        let Ok(start) = std::fs::canonicalize(&self.root) else {
+            return Vec::new();
         };
-        while let Some(parent) = at.parent().map(Path::to_path_buf) {
-            if !SUITE_FILES.iter().any(|n| parent.join(n).is_file()) {
-                break;
-            }
-            chain.push(parent.clone());
-            at = parent;
-        }
+        let is_project = |dir: &Path| dir.join("Cargo.toml").is_file() || dir.join(".git").exists();
+        let has_suite = |dir: &Path| SUITE_FILES.iter().any(|n| dir.join(n).is_file());
+        let ancestors: Vec<&Path> = start.ancestors().skip(1).collect();
+        let project = if is_project(&start) {
+            Some(0)
+        } else {
+            ancestors.iter().position(|a| is_project(a)).map(|i| i + 1)
+        };
+        let mut chain: Vec<PathBuf> = match project {
+            // Up to the project root, every folder with a suite.
+            Some(n) => ancestors
+                .iter()
+                .take(n)
+                .filter(|a| has_suite(a))
+                .map(|a| a.to_path_buf())
+                .collect(),
+            None => ancestors
+                .iter()
+                .take_while(|a| has_suite(a))
+                .map(|a| a.to_path_buf())
+                .collect(),
+        };
         chain.reverse();
         chain
     }
