@@ -1345,6 +1345,8 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
             ("identifier".to_string(), "FAILED".to_string()),
             ("metadata".to_string(), "ok".to_string()),
             ("misspelt-fields".to_string(), "FAILED".to_string()),
+            ("nested-rules".to_string(), "ok".to_string()),
+            ("nested-rules-miss".to_string(), "FAILED".to_string()),
             ("whole".to_string(), "ok".to_string()),
         ]
     );
@@ -1355,6 +1357,18 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
         field["metadata"],
         serde_json::json!({"page": "1", "bbox": ["10", "20", "30", "40"], "source": "ocr"})
     );
+    // Rules on paths inside line items: amounts as numbers, references as identifiers.
+    assert_eq!(case(&r, "nested-rules")["fields"][0]["em"], 1.0);
+    let miss = failure_block(&stdout(&out), "nested-rules-miss");
+    assert!(
+        miss.contains("note        compared inside: line_items[*].amount as numbers"),
+        "{miss}"
+    );
+    assert!(miss.contains("[1] 1234.50"), "{miss}");
+    assert!(close(
+        &case(&r, "nested-rules-miss")["fields"][0]["anls"],
+        0.5
+    ));
     let whole = &case(&r, "whole")["fields"][0];
     assert_eq!(
         whole["prediction"],

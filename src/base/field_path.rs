@@ -132,6 +132,12 @@ impl FieldPath {
             .collect()
     }
 
+    /// `root_value` (the value of the first key) with `f` applied to every value the path
+    /// reaches; gold alternatives (`{any_of: [...]}`) on the way are followed into each one.
+    pub fn map(&self, root_value: &Value, f: &dyn Fn(&Value) -> Value) -> Value {
+        map_steps(&self.steps[1..], root_value, f)
+    }
+
     /// The value at a concrete path (no `[*]`) inside `root_value`.
     pub fn get<'a>(&self, root_value: &'a Value) -> &'a Value {
         self.resolve(root_value)
@@ -189,6 +195,55 @@ impl FieldPath {
             value = next;
         }
         None
+    }
+}
+
+fn map_steps(steps: &[Step], value: &Value, f: &dyn Fn(&Value) -> Value) -> Value {
+    // Alternatives of gold: each one is mapped as the value itself would be.
+    if let Value::Map(entries) = value
+        && let [(key, Value::List(alternatives))] = entries.as_slice()
+        && key == "any_of"
+    {
+        let mapped = alternatives
+            .iter()
+            .map(|a| map_steps(steps, a, f))
+            .collect();
+        return Value::Map(vec![(key.clone(), Value::List(mapped))]);
+    }
+    let Some((step, rest)) = steps.split_first() else {
+        return f(value);
+    };
+    match (step, value) {
+        (Step::Every, Value::List(items)) => {
+            Value::List(items.iter().map(|i| map_steps(rest, i, f)).collect())
+        }
+        (Step::Index(n), Value::List(items)) => Value::List(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    if i == *n {
+                        map_steps(rest, item, f)
+                    } else {
+                        item.clone()
+                    }
+                })
+                .collect(),
+        ),
+        (Step::Key(k), Value::Map(entries)) => Value::Map(
+            entries
+                .iter()
+                .map(|(key, v)| {
+                    let v = if key == k {
+                        map_steps(rest, v, f)
+                    } else {
+                        v.clone()
+                    };
+                    (key.clone(), v)
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
 
+use crate::base::field_path::FieldPath;
 use crate::base::normalize::Normalize;
 use crate::base::typed::{identifier_key, parse_date, parse_number};
 use crate::base::value::Value;
@@ -253,6 +254,38 @@ pub fn matched_items(
         .into_iter()
         .map(|m| (m.gold, m.pred, m.score))
         .collect()
+}
+
+/// A field's gold variants and prediction with the leaves its path rules reach written in their
+/// compared form (a number's shortest text, a date's ISO form, an identifier's key), so that the
+/// tree comparison (matching, leaf scores, EM) compares them as the rules say.
+pub fn apply_path_rules(
+    rules: &[(FieldPath, Comparison)],
+    variants: &[Value],
+    pred: &Value,
+) -> (Vec<Value>, Value) {
+    let mut variants = variants.to_vec();
+    let mut pred = pred.clone();
+    for (path, comparison) in rules {
+        let leaf = |v: &Value| compared_form(v, *comparison);
+        variants = variants.iter().map(|g| path.map(g, &leaf)).collect();
+        pred = path.map(&pred, &leaf);
+    }
+    (variants, pred)
+}
+
+/// A leaf as a comparison reads it; as written when it cannot be read so.
+fn compared_form(value: &Value, comparison: Comparison) -> Value {
+    let Value::Text(t) = value else {
+        return value.clone();
+    };
+    let read = match comparison {
+        Comparison::Text => None,
+        Comparison::Number { .. } => parse_number(t).map(|n| format!("{n}")),
+        Comparison::Date { day_first } => parse_date(t, day_first).map(|d| d.to_string()),
+        Comparison::Identifier => Some(identifier_key(t)),
+    };
+    read.map_or_else(|| value.clone(), Value::Text)
 }
 
 /// Equal within the tolerance, and within the rounding of the decimal forms.

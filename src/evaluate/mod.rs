@@ -11,7 +11,9 @@ pub mod record;
 
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score};
-use crate::evaluate::field::{Scored, has_alternatives, matched_items, resolved_gold, score_field};
+use crate::evaluate::field::{
+    Scored, apply_path_rules, has_alternatives, matched_items, resolved_gold, score_field,
+};
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
 };
@@ -127,16 +129,28 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         Some(p) => p.value.clone(),
         None => Value::Null,
     };
+    // Rules on paths inside the value: its leaves there are compared as the rules say.
+    let (variants, compared) = apply_path_rules(&g.path_rules, &g.variants, &value);
     let Scored {
         em,
         anls,
         note,
         closest,
-    } = score_field(&g.variants, g.rule, &value, case.normalize, case.profile);
-    let resolved = (em < 1.0 && has_alternatives(&g.variants[closest]))
-        .then(|| resolved_gold(&g.variants[closest], &value, case.normalize, case.profile));
-    let shown_gold = resolved.as_ref().unwrap_or(&g.variants[closest]);
-    let items = match (shown_gold, &value) {
+    } = score_field(&variants, g.rule, &compared, case.normalize, case.profile);
+    let note = note.or_else(|| {
+        (!g.path_rules.is_empty()).then(|| {
+            let rules: Vec<String> = g
+                .path_rules
+                .iter()
+                .map(|(path, c)| format!("{path} as {}", comparison_name(*c)))
+                .collect();
+            format!("compared inside: {}", rules.join(", "))
+        })
+    });
+    let resolved = (em < 1.0 && has_alternatives(&variants[closest]))
+        .then(|| resolved_gold(&variants[closest], &compared, case.normalize, case.profile));
+    let shown_gold = resolved.as_ref().unwrap_or(&variants[closest]);
+    let items = match (shown_gold, &compared) {
         (Value::List(gold), Value::List(pred)) if em < 1.0 => {
             matched_items(gold, pred, case.normalize, case.profile)
                 .into_iter()
@@ -189,6 +203,17 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
         Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
         _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted"
             .to_owned(),
+    }
+}
+
+/// A comparison in words, for messages.
+fn comparison_name(c: crate::model::case::Comparison) -> &'static str {
+    use crate::model::case::Comparison;
+    match c {
+        Comparison::Text => "text",
+        Comparison::Number { .. } => "numbers",
+        Comparison::Date { .. } => "dates",
+        Comparison::Identifier => "identifiers",
     }
 }
 

@@ -3,6 +3,7 @@
 use serde_saphyr::Spanned;
 
 use super::Here;
+use crate::base::field_path::FieldPath;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::typed::{parse_date, parse_number};
@@ -24,6 +25,40 @@ impl Here<'_> {
             let mark = Mark::of(&spec.referenced);
             let path = format!("fields.{name}");
             let names: Vec<String> = gold.iter().map(|g| g.name.clone()).collect();
+            // A rule on a path inside a field's value: how the leaves it reaches compare.
+            if name.contains(['[', '.']) {
+                let field_path = FieldPath::parse(name)
+                    .map_err(|why| self.err(mark, &path, format!("invalid field path: {why}")))?;
+                let Some(field) = gold.iter_mut().find(|g| g.name == field_path.root()) else {
+                    let e = self.err(
+                        mark,
+                        &path,
+                        format!(
+                            "`fields` has a rule for `{name}`, but `{}` is not in `gold`",
+                            field_path.root()
+                        ),
+                    );
+                    return Err(
+                        match closest(field_path.root(), names.iter().map(String::as_str)) {
+                            Some(best) => e.hint(format!("did you mean `{best}`?")),
+                            None => e.hint("give the field a gold value, or remove its rule"),
+                        },
+                    );
+                };
+                let s = &spec.value;
+                let comparison = match s.compare.unwrap_or(Compare::Text) {
+                    Compare::Text => Comparison::Text,
+                    Compare::Number => Comparison::Number {
+                        tolerance: s.tolerance.as_ref().map_or(0.0, |t| t.value),
+                    },
+                    Compare::Date => Comparison::Date {
+                        day_first: s.day_first.as_ref().is_some_and(|d| d.value),
+                    },
+                    Compare::Identifier => Comparison::Identifier,
+                };
+                field.path_rules.push((field_path, comparison));
+                continue;
+            }
             let Some(field) = gold.iter_mut().find(|g| &g.name == name) else {
                 let e = self.err(
                     mark,

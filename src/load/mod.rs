@@ -539,6 +539,7 @@ impl Here<'_> {
                     variants,
                     line: value.mark.line,
                     rule: FieldRule::default(),
+                    path_rules: Vec::new(),
                 })
             })
             .collect()

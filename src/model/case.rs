@@ -134,6 +134,9 @@ pub struct GoldField {
     pub line: u64,
     /// How it is compared (`fields:`).
     pub rule: FieldRule,
+    /// Rules on paths inside its value (`line_items[*].amount: {compare: number}`): how the
+    /// leaves they reach are compared inside ANLS*.
+    pub path_rules: Vec<(crate::base::field_path::FieldPath, Comparison)>,
 }
 
 /// The source document of a case (`document:`), which a suite's `run` command reads.
