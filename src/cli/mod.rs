@@ -306,12 +306,58 @@ fn fail(message: &str) -> ExitCode {
 /// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
 /// `goldgate schema --kind KIND` prints it.
 pub fn schema(kind: &str) -> String {
-    use crate::spec::schema::{Kind, schema};
-    schema(match kind {
+    use crate::spec::schema::{Kind, derived};
+    let mut json = derived(match kind {
         "rubrics" => Kind::Rubrics,
         "suite" => Kind::Suite,
         _ => Kind::Case,
-    })
+    });
+    loader_rules(&mut json);
+    let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// What the schema can say of the loader's own rules, so that an editor flags them too: the
+/// bounds of every threshold (from the table of metrics), and exactly one check per rubric (or
+/// an `include`).
+fn loader_rules(schema: &mut serde_json::Value) {
+    use crate::model::metric::{Metric, Range};
+    use crate::model::rubric::Check;
+    for defs in ["definitions", "$defs"] {
+        let Some(defs) = schema.get_mut(defs).and_then(|d| d.as_object_mut()) else {
+            continue;
+        };
+        for bounds in ["ThresholdsSpec", "AggregateSpec"] {
+            let Some(props) = defs
+                .get_mut(bounds)
+                .and_then(|t| t.get_mut("properties"))
+                .and_then(|p| p.as_object_mut())
+            else {
+                continue;
+            };
+            for metric in Metric::ALL {
+                let Some(prop) = props.get_mut(&metric.threshold_key()) else {
+                    continue;
+                };
+                let limits = match metric.about().range {
+                    Range::Unit => serde_json::json!({"minimum": 0, "maximum": 1}),
+                    Range::Count => serde_json::json!({"minimum": 0, "multipleOf": 1}),
+                    Range::NonNegative => serde_json::json!({"minimum": 0}),
+                };
+                if let (Some(prop), Some(limits)) = (prop.as_object_mut(), limits.as_object()) {
+                    prop.extend(limits.clone());
+                }
+            }
+        }
+        if let Some(entry) = defs.get_mut("RubricEntry").and_then(|e| e.as_object_mut()) {
+            let one_of: Vec<serde_json::Value> = std::iter::once("include")
+                .chain(Check::KEYS)
+                .map(|key| serde_json::json!({"required": [key]}))
+                .collect();
+            entry.insert("oneOf".into(), serde_json::Value::Array(one_of));
+        }
+    }
 }
 
 /// The case files under `dir` that load without error (rubric sets from `rubrics` beside it).
