@@ -1364,7 +1364,10 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
         miss.contains("note        compared inside: line_items[*].amount as numbers"),
         "{miss}"
     );
-    assert!(miss.contains("[1] 1234.50"), "{miss}");
+    // The diff and the items are of the compared forms: the difference that counted.
+    assert!(miss.contains("diff as compared"), "{miss}");
+    assert!(miss.contains("[1] 1234.5 "), "{miss}");
+    assert!(miss.contains("[0] 10 "), "{miss}");
     assert!(close(
         &case(&r, "nested-rules-miss")["fields"][0]["anls"],
         0.5
@@ -1420,6 +1423,28 @@ fn identifiers_compare_without_case_spaces_or_separators() {
     );
 }
 
+/// A suite's rules on a path inside a field and on a field apply to the cases whose gold they
+/// reach (and are not an unused rule); a typed miss says the forms that were compared.
+#[test]
+fn suite_path_rules_apply_where_they_reach_and_typed_misses_show_the_compared_forms() {
+    let out = goldgate(&fixtures().join("suite-paths"), &["test", "cases"]);
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        [
+            ("items".to_string(), "ok".to_string()),
+            ("items-without-amounts".to_string(), "ok".to_string()),
+            ("total-miss".to_string(), "FAILED".to_string()),
+        ]
+    );
+    let block = failure_block(&stdout(&out), "total-miss");
+    assert!(
+        block.contains("  note        compared as numbers: gold `1234.5`, prediction `1243.5`\n"),
+        "{block}"
+    );
+    let lint = goldgate(&fixtures().join("suite-paths"), &["lint", "cases"]);
+    assert_eq!(lint.status.code(), Some(0), "{}", stdout(&lint));
+}
+
 /// A model the suite's `pricing` lacks fails its case, naming the closest priced model.
 #[test]
 fn an_unpriced_model_fails_its_case() {
@@ -1437,7 +1462,7 @@ fn an_unpriced_model_fails_its_case() {
     ));
     let block = failure_block(&stdout(&out), "unpriced");
     assert!(
-        block.starts_with("case failed: the prediction's model `gemini-2.5-flash-lite` has no price in the suite's `pricing` (the closest priced one is `gemini-2.5-flash`)"),
+        block.starts_with("case failed: the prediction's model `gemini-2.5-flash-lite` has no price in the suite's `pricing` at cases/suite.yaml:2:21 (the closest priced one is `gemini-2.5-flash`; add `gemini-2.5-flash-lite` there)"),
         "{block}"
     );
 }

@@ -99,7 +99,19 @@ pub fn score_field(
         }
         match read {
             Some(true) => (em, anls) = (1.0, 1.0),
-            Some(false) => em = 0.0,
+            Some(false) => {
+                em = 0.0;
+                // The forms that were compared, so the message shows the difference that counted.
+                let shown = |v: &Value| compared_form(v, rule.compare).as_text();
+                if let Some(gold) = variants.get(closest) {
+                    note = Some(format!(
+                        "compared as {}s: gold `{}`, prediction `{}`",
+                        &what[2..],
+                        shown(gold),
+                        shown(pred)
+                    ));
+                }
+            }
             None if !p.trim().is_empty() => {
                 em = 0.0;
                 note = Some(format!("`{p}` could not be read as {what}"));

@@ -101,7 +101,7 @@ pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
         })
         .collect();
 
-    let problems: Vec<String> = unpriced(prediction, &case.pricing).into_iter().collect();
+    let problems: Vec<String> = unpriced(prediction, case).into_iter().collect();
     let passed = gate_open && thresholds.iter().all(|t| t.held) && problems.is_empty();
     Outcome {
         problems,
@@ -163,6 +163,7 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         }
         _ => Vec::new(),
     };
+    let compared = (em < 1.0 && !g.path_rules.is_empty()).then(|| (shown_gold.clone(), compared));
     FieldRow {
         name: g.name.clone(),
         gold: g.variants.clone(),
@@ -181,6 +182,7 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         closest,
         resolved,
         items,
+        compared,
     }
 }
 
@@ -242,15 +244,14 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String
             ))
         })
         .collect();
-    found.extend(
-        unpriced(prediction, &case.pricing).map(|why| format!("{}: {why}", case.file.display())),
-    );
+    found.extend(unpriced(prediction, case).map(|why| format!("{}: {why}", case.file.display())));
     found
 }
 
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
 /// would be a silent pass (SPEC §7).
-fn unpriced(prediction: &Prediction, pricing: &[Price]) -> Option<String> {
+fn unpriced(prediction: &Prediction, case: &Case) -> Option<String> {
+    let pricing = &case.pricing;
     let model = prediction.model.as_deref()?;
     if pricing.is_empty() || pricing.iter().any(|p| p.model == model) {
         return None;
@@ -266,8 +267,14 @@ fn unpriced(prediction: &Prediction, pricing: &[Price]) -> Option<String> {
         .min()
         .map(|(_, m)| m)
         .unwrap_or_default();
+    let at = case
+        .pricing_at
+        .as_ref()
+        .map_or_else(String::new, |(file, mark)| {
+            format!(" at {}:{}:{}", file.display(), mark.line, mark.column)
+        });
     Some(format!(
-        "the prediction's model `{model}` has no price in the suite's `pricing` (the closest priced one is `{closest}`)"
+        "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
     ))
 }
 

@@ -58,6 +58,11 @@ pub struct FieldRow {
     /// For a list field that is not exact: how gold and predicted items were matched, as the
     /// scoring matched them.
     pub items: Vec<MatchedItem>,
+    /// For a field with rules on paths inside it that is not exact: the gold it was scored
+    /// against and the prediction, with the leaves those rules reach in their compared form
+    /// (`1 234,50` read as `1234.5`): what the message diffs, so that it shows the difference
+    /// that counted.
+    pub compared: Option<(Value, Value)>,
 }
 
 /// A gold item and the predicted item the list scoring paired it with.

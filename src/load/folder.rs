@@ -58,8 +58,8 @@ struct SuiteUses {
     suites: std::collections::BTreeMap<PathBuf, Uses>,
 }
 
-/// One suite file's names: every one it declares (name, where, YAML path), the names its
-/// cases' gold has, and whether a case below it could not be loaded (then nothing is said: its
+/// One suite file's names: every one it declares (name, where, YAML path), those its cases'
+/// gold has (a path: reaches), and whether a case below it could not be loaded (then nothing is said: its
 /// gold is unknown).
 type Uses = (Vec<(String, Mark, String)>, HashSet<String>, bool);
 
@@ -84,9 +84,15 @@ impl SuiteUses {
                 }
                 (names, HashSet::new(), false)
             });
-            let _ = declared;
             match case {
-                Some(case) => used.extend(case.gold.iter().flatten().map(|g| g.name.clone())),
+                Some(case) => used.extend(
+                    declared
+                        .iter()
+                        .filter(|(name, _, _)| {
+                            case.gold.iter().flatten().any(|g| g.is_reached_by(name))
+                        })
+                        .map(|(name, _, _)| name.clone()),
+                ),
                 None => *broken = true,
             }
         }

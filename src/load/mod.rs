@@ -71,7 +71,7 @@ pub fn load_case_in(
     // `fields` leaves alone; a mistake in one is located in its suite file, naming the case.
     for (name, (rule, from)) in suite_rules(suite) {
         let own = spec.fields.as_ref().is_some_and(|f| f.contains_key(name));
-        let has = gold.iter().flatten().any(|g| g.name == *name);
+        let has = gold.iter().flatten().any(|g| g.is_reached_by(name));
         if own || !has {
             continue;
         }
@@ -201,6 +201,7 @@ pub fn load_case_in(
         profile,
         pipeline: None,
         pricing: suite.pricing.clone(),
+        pricing_at: suite.pricing_at.clone(),
         baseline: suite.baseline.clone(),
         aggregates: suite.aggregates.clone(),
         suite_folder: suite

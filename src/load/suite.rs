@@ -31,6 +31,8 @@ pub struct Suite {
     pub aggregates: Vec<Arc<Aggregate>>,
     /// Prices per model (a deeper suite's price of a model wins).
     pub pricing: Vec<Price>,
+    /// Where the nearest `pricing` is written (its first model): where a missing price goes.
+    pub pricing_at: Option<(PathBuf, Mark)>,
     /// The baseline the case is compared with.
     pub baseline: Option<Arc<BaselineSpec>>,
     /// The command that produces predictions.
@@ -314,6 +316,9 @@ fn apply(
             .push(Arc::new(aggregate(&here, agg, dir, root)?));
     }
     if let Some(pricing) = &spec.pricing {
+        if let Some(first) = pricing.values().next() {
+            suite.pricing_at = Some((file.to_path_buf(), Mark::of(&first.referenced)));
+        }
         for (model, price) in pricing {
             let p = &price.value;
             if !(p.input_per_mtok >= 0.0

@@ -40,6 +40,8 @@ pub struct Case {
     pub pipeline: Option<String>,
     /// Prices per model, from the suite.
     pub pricing: Vec<Price>,
+    /// Where the suite's `pricing` is written: where a missing price goes.
+    pub pricing_at: Option<(PathBuf, crate::base::location::Mark)>,
     /// The baseline of the suite, if it declares one.
     pub baseline: Option<std::sync::Arc<super::suite::BaselineSpec>>,
     /// The aggregates of the suites above the case.
@@ -137,6 +139,29 @@ pub struct GoldField {
     /// Rules on paths inside its value (`line_items[*].amount: {compare: number}`): how the
     /// leaves they reach are compared inside ANLS*.
     pub path_rules: Vec<(crate::base::field_path::FieldPath, Comparison)>,
+}
+
+impl GoldField {
+    /// Whether a `fields:` rule named `rule` (a field, or a path inside one such as
+    /// `line_items[*].amount`) reaches something in this gold field: how a suite's rule is
+    /// known to apply to a case. A path that does not parse is said to apply, so that its
+    /// error is reported.
+    pub fn is_reached_by(&self, rule: &str) -> bool {
+        if !rule.contains(['[', '.']) {
+            return self.name == rule;
+        }
+        match crate::base::field_path::FieldPath::parse(rule) {
+            Err(_) => true,
+            Ok(path) => {
+                path.root() == self.name
+                    && self.variants.iter().any(|v| {
+                        path.resolve(v)
+                            .iter()
+                            .any(|(_, leaf)| !matches!(leaf, Value::Null))
+                    })
+            }
+        }
+    }
 }
 
 /// The source document of a case (`document:`), which a suite's `run` command reads.

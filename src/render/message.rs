@@ -203,18 +203,23 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
     if row.resolved.is_some() {
         let _ = writeln!(out, "  {:<12}{}", "closest", indent_value(gold));
     }
-    if gold.is_nested() || row.prediction.is_nested() {
-        let _ = writeln!(out, "  diff");
-        for line in line_diff(&gold.to_string(), &row.prediction.to_string()) {
+    // With rules on paths inside, the diff and the items are of the compared forms.
+    let (gold, prediction, diff) = match &row.compared {
+        Some((g, p)) => (g, p, "diff as compared"),
+        None => (gold, &row.prediction, "diff"),
+    };
+    if gold.is_nested() || prediction.is_nested() {
+        let _ = writeln!(out, "  {diff}");
+        for line in line_diff(&gold.to_string(), &prediction.to_string()) {
             let _ = writeln!(out, "    {line}");
         }
-        if let (Value::List(g), Value::List(p)) = (gold, &row.prediction)
+        if let (Value::List(g), Value::List(p)) = (gold, prediction)
             && !row.items.is_empty()
         {
             items_block(out, g, p, &row.items);
         }
     } else {
-        let (g, p) = (gold.as_text(), row.prediction.as_text());
+        let (g, p) = (gold.as_text(), prediction.as_text());
         let (ng, np) = (
             shown_normalize(case).apply(&g),
             shown_normalize(case).apply(&p),
