@@ -1424,7 +1424,8 @@ fn identifiers_compare_without_case_spaces_or_separators() {
 }
 
 /// A suite's rules on a path inside a field and on a field apply to the cases whose gold they
-/// reach (and are not an unused rule); a typed miss says the forms that were compared.
+/// reach (and are not an unused rule), its critical threshold to the cases with a critical field;
+/// a typed miss says the forms that were compared.
 #[test]
 fn suite_path_rules_apply_where_they_reach_and_typed_misses_show_the_compared_forms() {
     let out = goldgate(&fixtures().join("suite-paths"), &["test", "cases"]);
@@ -1437,6 +1438,12 @@ fn suite_path_rules_apply_where_they_reach_and_typed_misses_show_the_compared_fo
         ]
     );
     let block = failure_block(&stdout(&out), "total-miss");
+    assert!(
+        block.starts_with(
+            "case failed: min_exact_match failed: 0.0000 < 1; min_exact_critical failed: 0.0000 < 1"
+        ),
+        "{block}"
+    );
     assert!(
         block.contains("  note        compared as numbers: gold `1234.5`, prediction `1243.5`\n"),
         "{block}"

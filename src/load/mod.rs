@@ -127,8 +127,31 @@ pub fn load_case_in(
         );
     }
 
+    // A suite's critical names apply where the gold has them: a receipt with none of a suite's
+    // critical fields is not held to the suite's critical thresholds (its own would be an error).
+    let no_suite_critical_here = spec.critical.is_none()
+        && critical.is_empty()
+        && suite
+            .defaults
+            .iter()
+            .find_map(|(_, d)| d.critical.as_ref())
+            .is_some_and(|names| !names.is_empty());
     let thresholds = match &spec.thresholds {
-        Some(t) => keep!(at("thresholds").thresholds(t, &critical), Vec::new()),
+        Some(t) => {
+            let from_suite = origin.contains_key("thresholds");
+            keep!(
+                at("thresholds")
+                    .thresholds(t, &critical, from_suite && no_suite_critical_here)
+                    .map_err(|mut e| {
+                        if from_suite {
+                            e.message
+                                .push_str(&format!(", as applied to `{}`", file.display()));
+                        }
+                        e
+                    }),
+                Vec::new()
+            )
+        }
         None => Vec::new(),
     };
     let ece_bins = keep!(
@@ -710,12 +733,29 @@ impl Here<'_> {
         }
     }
 
+    /// A case's thresholds; `without_critical` leaves out the critical ones (a suite's, for a
+    /// case whose gold has none of the suite's critical fields).
     fn thresholds(
         &self,
         spec: &Spanned<ThresholdsSpec>,
         critical: &[String],
+        without_critical: bool,
     ) -> Result<Vec<Threshold>, LoadError> {
-        self.bounds("thresholds", |key| spec.value.bound(key), Some(critical))
+        let critical_keys = [
+            Metric::ExactCritical.threshold_key(),
+            Metric::AnlsCritical.threshold_key(),
+        ];
+        self.bounds(
+            "thresholds",
+            |key| {
+                if without_critical && critical_keys.iter().any(|k| k == key) {
+                    None
+                } else {
+                    spec.value.bound(key)
+                }
+            },
+            Some(critical),
+        )
     }
 
     /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is
