@@ -1344,6 +1344,7 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
             ("flat-envelope".to_string(), "FAILED".to_string()),
             ("identifier".to_string(), "FAILED".to_string()),
             ("metadata".to_string(), "ok".to_string()),
+            ("metadata-json".to_string(), "ok".to_string()),
             ("misspelt-fields".to_string(), "FAILED".to_string()),
             ("nested-rules".to_string(), "ok".to_string()),
             ("nested-rules-miss".to_string(), "FAILED".to_string()),
@@ -1356,6 +1357,11 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
     assert_eq!(
         field["metadata"],
         serde_json::json!({"page": "1", "bbox": ["10", "20", "30", "40"], "source": "ocr"})
+    );
+    // From a JSON file, metadata keeps its JSON types.
+    assert_eq!(
+        case(&r, "metadata-json")["fields"][0]["metadata"],
+        serde_json::json!({"page": 1, "bbox": [10, 20.5, 30, 40], "source": "ocr", "checked": true})
     );
     // Rules on paths inside line items: amounts as numbers, references as identifiers.
     assert_eq!(case(&r, "nested-rules")["fields"][0]["em"], 1.0);

@@ -41,7 +41,7 @@ pub struct FieldRow {
     /// The confidence the prediction gave, if any.
     pub confidence: Option<f64>,
     /// The value object's other keys (`page`, `bbox`…), kept for the report, never scored.
-    pub metadata: Vec<(String, Value)>,
+    pub metadata: Vec<(String, serde_json::Value)>,
     /// EM_i.
     pub em: f64,
     /// ANLS_i.

@@ -26,7 +26,7 @@ pub fn read_prediction(
             ),
         )),
         PredictionSource::Inline(node) => {
-            envelope(&node.to_value()).map_err(|(path, msg, hint)| {
+            envelope(&node.to_value(), None).map_err(|(path, msg, hint)| {
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)
             })
         }
@@ -62,7 +62,7 @@ pub fn read_prediction(
                                 format!("invalid JSON: {}", strip_position(&e.to_string())),
                             )
                         })?;
-                    envelope(&Value::from_json(&json))
+                    envelope(&Value::from_json(&json), Some(&json))
                         .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
                 }
                 _ if looks_like_case(&text) => Err(LoadError::at(
@@ -86,7 +86,7 @@ pub fn read_prediction(
                             .to_owned();
                         e
                     })?;
-                    envelope(&node.to_value())
+                    envelope(&node.to_value(), None)
                         .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
                 }
             }
@@ -112,16 +112,15 @@ pub fn from_output(
         ));
     }
     let mut prediction = match serde_json::from_str::<StrictJson>(&stdout) {
-        Ok(StrictJson(json)) if json.is_object() => {
-            envelope(&Value::from_json(&json)).map_err(|(p, msg, hint)| {
+        Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json), Some(&json))
+            .map_err(|(p, msg, hint)| {
                 let mut e = LoadError::file(
                     case_file,
                     format!("the output of `{shown}`: {}: {msg}", p.join(".")),
                 );
                 e.hint = hint;
                 e
-            })?
-        }
+            })?,
         Ok(_) if expect_fields => {
             return Err(LoadError::file(
                 case_file,
@@ -279,7 +278,9 @@ fn flat_document(top: &[(String, Value)]) -> Result<(), EnvelopeError> {
 }
 
 /// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
-fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
+/// A prediction document as goldgate reads it; `json`, the same document as parsed JSON when it
+/// is one, keeps the metadata of value objects with their JSON types (`"page": 1` stays a number).
+fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction, EnvelopeError> {
     let Value::Map(top) = doc else {
         return Err((
             vec![],
@@ -347,10 +348,22 @@ fn envelope(doc: &Value) -> Result<Prediction, EnvelopeError> {
                     }
                     None => None,
                 };
+                let written = json
+                    .and_then(|j| {
+                        if in_envelope {
+                            j.get("fields")
+                        } else {
+                            Some(j)
+                        }
+                    })
+                    .and_then(|f| f.get(name.as_str()));
                 let metadata = m
                     .iter()
                     .filter(|(k, _)| k != "value" && k != "confidence")
-                    .cloned()
+                    .map(|(k, v)| {
+                        let typed = written.and_then(|w| w.get(k.as_str())).cloned();
+                        (k.clone(), typed.unwrap_or_else(|| v.to_json()))
+                    })
                     .collect();
                 (
                     value.get("value").cloned().unwrap_or(Value::Null),

@@ -29,7 +29,7 @@ pub struct PredictedField {
     /// The model's confidence in [0, 1], when given.
     pub confidence: Option<f64>,
     /// The other keys of a value object (`page`, `bbox`, `logprob`, `source`…): kept, never scored.
-    pub metadata: Vec<(String, Value)>,
+    pub metadata: Vec<(String, serde_json::Value)>,
     /// The value object as written, for a field whose gold is itself a mapping with a `value`
     /// key (then the mapping is what is compared).
     pub whole: Option<Value>,

@@ -93,7 +93,7 @@ pub fn case_json(record: &Record) -> Json {
                 "prediction": f.prediction.to_json(),
                 "em": f.em, "anls": f.anls, "confidence": f.confidence, "critical": f.critical,
                 "note": f.note,
-                "metadata": f.metadata.iter().map(|(k, v)| (k.clone(), v.to_json())).collect::<serde_json::Map<_, _>>(),
+                "metadata": f.metadata.iter().cloned().collect::<serde_json::Map<_, _>>(),
             })
         })
         .collect();
