@@ -1348,8 +1348,26 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
             ("misspelt-fields".to_string(), "FAILED".to_string()),
             ("nested-rules".to_string(), "ok".to_string()),
             ("nested-rules-miss".to_string(), "FAILED".to_string()),
+            ("string-confidence".to_string(), "FAILED".to_string()),
+            ("transposed-fields".to_string(), "FAILED".to_string()),
             ("whole".to_string(), "ok".to_string()),
         ]
+    );
+    assert_eq!(
+        failure_block(&stdout(&out), "string-confidence")
+            .lines()
+            .next(),
+        Some(
+            "error: cases/outputs/string-confidence.json:1:41: fields.number.confidence: confidence must be a number, found the string \"0.9\" (write it without quotes: `\"confidence\": 0.9`)"
+        )
+    );
+    assert_eq!(
+        failure_block(&stdout(&out), "transposed-fields")
+            .lines()
+            .next(),
+        Some(
+            "error: cases/outputs/transposed.json:1:2: feilds: `feilds` at the top of a prediction: did you mean `fields`? (an envelope holds its predicted fields under `fields:`)"
+        )
     );
     let field = &case(&r, "metadata")["fields"][0];
     assert_eq!(field["prediction"], "FA-1");

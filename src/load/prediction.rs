@@ -266,7 +266,9 @@ fn flat_document(top: &[(String, Value)]) -> Result<(), EnvelopeError> {
                 Some("put the predicted fields under `fields:`, as `{\"fields\": {…}, \"latency_ms\": …}`".into()),
             ));
         }
-        if key != "fields" && closest_within(key, ["fields"], |_| 1).is_some() {
+        if key != "fields"
+            && (closest_within(key, ["fields"], |_| 1).is_some() || swapped(key, "fields"))
+        {
             return Err((
                 vec![key.clone()],
                 format!("`{key}` at the top of a prediction: did you mean `fields`?"),
@@ -277,9 +279,19 @@ fn flat_document(top: &[(String, Value)]) -> Result<(), EnvelopeError> {
     Ok(())
 }
 
+/// Whether `key` is `word` with two neighbouring letters swapped (`feilds`): one slip of the
+/// fingers, though two edits apart.
+fn swapped(key: &str, word: &str) -> bool {
+    let (k, w): (Vec<char>, Vec<char>) = (key.chars().collect(), word.chars().collect());
+    k.len() == w.len()
+        && (0..k.len().saturating_sub(1)).any(|i| {
+            k[i] == w[i + 1] && k[i + 1] == w[i] && k[..i] == w[..i] && k[i + 2..] == w[i + 2..]
+        })
+}
+
 /// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
-/// A prediction document as goldgate reads it; `json`, the same document as parsed JSON when it
-/// is one, keeps the metadata of value objects with their JSON types (`"page": 1` stays a number).
+/// `json`, the same document as parsed JSON when it is one, tells a number from a string: a
+/// confidence written `"0.9"` is refused, and metadata keeps its JSON types (`"page": 1`).
 fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction, EnvelopeError> {
     let Value::Map(top) = doc else {
         return Err((
@@ -340,14 +352,6 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
         // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
         let (value, confidence, metadata, whole) = match value {
             Value::Map(m) if m.iter().any(|(k, _)| k == "value") => {
-                let confidence = match value.get("confidence") {
-                    Some(c) => {
-                        let mut at = at.clone();
-                        at.push("confidence".into());
-                        Some(number(c, at, "confidence", 0.0, 1.0)?)
-                    }
-                    None => None,
-                };
                 let written = json
                     .and_then(|j| {
                         if in_envelope {
@@ -357,6 +361,23 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
                         }
                     })
                     .and_then(|f| f.get(name.as_str()));
+                let confidence = match value.get("confidence") {
+                    Some(c) => {
+                        let mut at = at.clone();
+                        at.push("confidence".into());
+                        if let Some(serde_json::Value::String(text)) =
+                            written.and_then(|w| w.get("confidence"))
+                        {
+                            return Err((
+                                at,
+                                format!("confidence must be a number, found the string \"{text}\""),
+                                Some(format!("write it without quotes: `\"confidence\": {text}`")),
+                            ));
+                        }
+                        Some(number(c, at, "confidence", 0.0, 1.0)?)
+                    }
+                    None => None,
+                };
                 let metadata = m
                     .iter()
                     .filter(|(k, _)| k != "value" && k != "confidence")
