@@ -1518,6 +1518,46 @@ fn lint_checks_what_test_checks_before_scoring() {
     );
 }
 
+/// A pipeline's missing output is located at the suite's `pipelines`, naming the case; a
+/// declared baseline that does not exist fails every case in `test` and is one error in `lint`.
+#[test]
+fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir_all(cases.join("outputs/a")).unwrap();
+    std::fs::write(
+        cases.join("suite.yaml"),
+        "pipelines:\n  a: outputs/a/{case}.json\n  b: outputs/b/{case}.json\nbaseline: baseline.json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cases.join("x.yaml"),
+        "gold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    std::fs::write(cases.join("outputs/a/x.json"), "{\"total\": \"5\"}").unwrap();
+    let missing_b = "error: cases/suite.yaml:2:3: pipelines: prediction file `cases/outputs/b/x.json` does not exist, as applied to `cases/x.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder, and `{case}` is the case's path from there)";
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(
+        failure_block(&stdout(&test), "x::b").lines().next(),
+        Some(missing_b)
+    );
+    assert!(
+        failure_block(&stdout(&test), "x::a").contains(
+            "the baseline `cases/baseline.json` declared by `cases/suite.yaml` does not exist"
+        ),
+        "{}",
+        stdout(&test)
+    );
+    let lint = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(
+        stdout(&lint),
+        format!(
+            "{missing_b}\nerror: cases/suite.yaml:4:11: baseline: the baseline `cases/baseline.json` does not exist (create it with: GOLDGATE_UPDATE=always goldgate test cases)\nlint: 1 case files, 2 errors\n"
+        )
+    );
+}
+
 /// A subfolder run by a relative path (`cases/rec/sub`, `./cases/rec/sub`, `.` from inside it)
 /// names `{case}` and baseline entries from the suite's folder, as a run of the whole set does.
 #[test]

@@ -43,6 +43,30 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             },
         }
     }
+    // A baseline a suite declares must exist and read, as `test` requires of every case under it.
+    let mut baselines: Vec<&crate::model::suite::BaselineSpec> = Vec::new();
+    for spec in entries.iter().filter_map(|e| e.baseline.as_deref()) {
+        if baselines.iter().all(|b| b.file != spec.file) {
+            baselines.push(spec);
+        }
+    }
+    for spec in baselines {
+        let why = match crate::run::baseline_file::read(&spec.file) {
+            Ok(Some(_)) => continue,
+            Ok(None) => format!(
+                "the baseline `{}` does not exist (create it with: GOLDGATE_UPDATE=always goldgate test {})",
+                spec.file.display(),
+                cases.display()
+            ),
+            Err(why) => why,
+        };
+        errors.push(format!(
+            "{}:{}:{}: baseline: {why}",
+            spec.suite_file.display(),
+            spec.at.line,
+            spec.at.column
+        ));
+    }
     Ok(Lint {
         // Files, not tests: a case under three pipelines is one file (an unreadable place, one each);
         // a suite whose rules no case uses is a failing entry of its own, not a case file.

@@ -411,7 +411,8 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
             },
             (_, None, Some(template), Some(p)) => PredictionSource::File {
                 path: p.dir.join(fill(&p.at, template, &p.dir)?),
-                at: Mark { line: 1, column: 1 },
+                at: p.at.1,
+                pipeline: Some(p.at.0.clone()),
             },
             (Some(own), _, _, _) => own.clone(),
             _ => sources.here.prediction(sources.spec)?,
@@ -830,7 +831,7 @@ impl Here<'_> {
                             .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
                     }
                     let base = self.file.parent().unwrap_or(Path::new("."));
-                    Ok(PredictionSource::File { path: base.join(path), at: node.mark })
+                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, pipeline: None })
                 }
                 NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone())),
                 _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),

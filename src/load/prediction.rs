@@ -30,20 +30,46 @@ pub fn read_prediction(
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)
             })
         }
-        PredictionSource::File { path, at } => {
+        PredictionSource::File { path, at, pipeline } => {
+            // A pipeline's path is written in its suite file, relative to the suite's folder.
+            let (file, key, applied, relative) = match pipeline {
+                Some(suite) => (
+                    suite.as_path(),
+                    "pipelines",
+                    format!(", as applied to `{}`", case_file.display()),
+                    "it is relative to the suite's folder, and `{case}` is the case's path from there",
+                ),
+                None => (
+                    case_file,
+                    "prediction",
+                    String::new(),
+                    "it is relative to the case file",
+                ),
+            };
             if path.is_dir() {
                 return Err(LoadError::at(
-                    case_file,
+                    file,
                     *at,
-                    "prediction",
-                    format!("prediction `{}` is a folder, not a file", path.display()),
+                    key,
+                    format!(
+                        "prediction `{}` is a folder, not a file{applied}",
+                        path.display()
+                    ),
                 ));
             }
             if !path.is_file() {
-                return Err(LoadError::at(case_file, *at, "prediction", format!(
-                    "prediction file `{}` does not exist", path.display()
-                ))
-                .hint("record the pipeline's output there, or fix the path: it is relative to the case file"));
+                return Err(LoadError::at(
+                    file,
+                    *at,
+                    key,
+                    format!(
+                        "prediction file `{}` does not exist{applied}",
+                        path.display()
+                    ),
+                )
+                .hint(format!(
+                    "record the pipeline's output there, or fix the path: {relative}"
+                )));
             }
             let text = read_text(path)?;
             match path.extension().and_then(|e| e.to_str()) {
@@ -548,6 +574,7 @@ mod tests {
                     line: 3,
                     column: 13,
                 },
+                pipeline: None,
             },
             Path::new("c.yaml"),
         )
@@ -584,6 +611,7 @@ mod tests {
                     line: 4,
                     column: 13,
                 },
+                pipeline: None,
             },
             Path::new("c.yaml"),
         )

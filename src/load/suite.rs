@@ -358,6 +358,7 @@ fn apply(
                 .or(suite.baseline.as_ref().map(|b| b.tolerance))
                 .unwrap_or(0.0),
             suite_file: file.to_path_buf(),
+            at: Mark::of(&b.referenced),
         }));
     } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {
         suite.baseline = Some(Arc::new(BaselineSpec {

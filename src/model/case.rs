@@ -180,8 +180,10 @@ pub enum PredictionSource {
     File {
         /// The resolved path.
         path: PathBuf,
-        /// Where `prediction:` is in the case file.
+        /// Where `prediction:` is in the case file, or the pipeline in its suite file.
         at: crate::base::location::Mark,
+        /// The suite file whose pipeline names the path (`None`: the case file's `prediction:`).
+        pipeline: Option<PathBuf>,
     },
     /// An inline field document.
     Inline(crate::spec::Node),

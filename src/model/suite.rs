@@ -37,6 +37,8 @@ pub struct BaselineSpec {
     pub tolerance: f64,
     /// The suite file that declares it.
     pub suite_file: PathBuf,
+    /// Where `baseline:` is written in it.
+    pub at: crate::base::location::Mark,
 }
 
 impl BaselineSpec {

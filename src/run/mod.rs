@@ -1,6 +1,6 @@
 //! Layer 5, running: the harness, the tests of a run and what they share, commands.
 
-mod baseline_file;
+pub(crate) mod baseline_file;
 pub mod command;
 pub mod env;
 pub mod harness;
