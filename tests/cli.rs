@@ -1518,8 +1518,8 @@ fn lint_checks_what_test_checks_before_scoring() {
     );
 }
 
-/// A pipeline's missing output is located at the suite's `pipelines`, naming the case; a
-/// declared baseline that does not exist fails every case in `test` and is one error in `lint`.
+/// A pipeline's missing output is located at the suite's `pipelines`, naming the case; a case's
+/// own prediction under pipelines is refused (each would score it alike); a declared baseline that does not exist fails every case in `test` and is one error in `lint`.
 #[test]
 fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     let dir = tempfile::tempdir().unwrap();
@@ -1536,11 +1536,23 @@ fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     )
     .unwrap();
     std::fs::write(cases.join("outputs/a/x.json"), "{\"total\": \"5\"}").unwrap();
+    // A case's own prediction under pipelines would be scored alike by each: refused.
+    std::fs::create_dir(cases.join("own")).unwrap();
+    std::fs::write(
+        cases.join("own/y.yaml"),
+        "prediction: { total: \"5\" }\ngold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    let own = "error: cases/own/y.yaml:1:13: prediction: this case gives its own prediction, but `cases/suite.yaml` declares pipelines (`a`, `b`): each would score this one, and none its own (remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines)";
     let missing_b = "error: cases/suite.yaml:2:3: pipelines: prediction file `cases/outputs/b/x.json` does not exist, as applied to `cases/x.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder, and `{case}` is the case's path from there)";
     let test = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(
         failure_block(&stdout(&test), "x::b").lines().next(),
         Some(missing_b)
+    );
+    assert_eq!(
+        failure_block(&stdout(&test), "own/y::b").lines().next(),
+        Some(own)
     );
     assert!(
         failure_block(&stdout(&test), "x::a").contains(
@@ -1553,7 +1565,27 @@ fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     assert_eq!(
         stdout(&lint),
         format!(
-            "{missing_b}\nerror: cases/suite.yaml:4:11: baseline: the baseline `cases/baseline.json` does not exist (create it with: GOLDGATE_UPDATE=always goldgate test cases)\nlint: 1 case files, 2 errors\n"
+            "{own}\n{missing_b}\nerror: cases/suite.yaml:4:11: baseline: the baseline `cases/baseline.json` does not exist (create it with: GOLDGATE_UPDATE=always goldgate test cases)\nlint: 2 case files, 3 errors\n"
+        )
+    );
+}
+
+/// `correct: anls` with `min_anls: 0` would make every value correct: refused at its line.
+#[test]
+fn a_field_rule_that_cannot_fail_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("cases")).unwrap();
+    std::fs::write(
+        dir.path().join("cases/m.yaml"),
+        "prediction: { total: \"6\" }\ngold: { total: \"5\" }\nfields: { total: { correct: anls, min_anls: 0 } }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(101));
+    assert_eq!(
+        failure_block(&stdout(&out), "m").lines().next(),
+        Some(
+            "error: cases/m.yaml:3:45: fields.total.min_anls: `min_anls` is 0, so every value of this field would count as correct (raise it to the default 0.5 or above, or remove `correct: anls`)"
         )
     );
 }

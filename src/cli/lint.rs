@@ -67,6 +67,9 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             spec.at.column
         ));
     }
+    // A case under several pipelines fails to load once per pipeline, with the same error.
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|e| seen.insert(e.clone()));
     Ok(Lint {
         // Files, not tests: a case under three pipelines is one file (an unreadable place, one each);
         // a suite whose rules no case uses is a failing entry of its own, not a case file.

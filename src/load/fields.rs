@@ -109,12 +109,26 @@ impl Here<'_> {
                 ));
             }
             let min_anls = s.min_anls.as_ref().map_or(0.5, |m| m.value);
+            let anls_mark = s
+                .min_anls
+                .as_ref()
+                .map_or(mark, |m| Mark::of(&m.referenced));
             if !(0.0..=1.0).contains(&min_anls) {
                 return Err(self.err(
-                    mark,
+                    anls_mark,
                     &format!("{path}.min_anls"),
                     format!("`min_anls` is {min_anls}, outside [0, 1]"),
                 ));
+            }
+            // ANLS is never below 0: every prediction, an absent one included, would be correct.
+            if min_anls <= 0.0 {
+                return Err(self
+                    .err(
+                        anls_mark,
+                        &format!("{path}.min_anls"),
+                        "`min_anls` is 0, so every value of this field would count as correct",
+                    )
+                    .hint("raise it to the default 0.5 or above, or remove `correct: anls`"));
             }
             field.rule = FieldRule {
                 compare: match compare {

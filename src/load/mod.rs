@@ -374,6 +374,28 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
         None => vec![(None, None)],
     };
     let file = sources.here.file;
+    // Under pipelines, a case's own prediction would be scored alike by each of them, and their
+    // outputs never read: a comparison that compares nothing.
+    if let (true, Some(p)) = (sources.own_prediction, &suite.pipelines) {
+        let mark = match (&sources.spec.prediction, &sources.spec.prediction_text) {
+            (Some(node), _) => node.mark,
+            (None, Some(text)) => Mark::of(&text.referenced),
+            (None, None) => Mark { line: 1, column: 1 },
+        };
+        let names: Vec<String> = p.list.iter().map(|(n, _)| format!("`{n}`")).collect();
+        return Err(sources
+            .here
+            .err(
+                mark,
+                "prediction",
+                format!(
+                    "this case gives its own prediction, but `{}` declares pipelines ({}): each would score this one, and none its own",
+                    p.at.0.display(),
+                    names.join(", ")
+                ),
+            )
+            .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines"));
+    }
     let mut out = Vec::with_capacity(pipelines.len());
     for (pipeline, template) in pipelines {
         let mut case = case.clone();
