@@ -190,7 +190,31 @@ pub fn load_case_in(
             .iter()
             .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
     {
-        errors.push(LoadError::at(file, Mark { line: 1, column: 1 }, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
+        // Located at its first check, the one to change.
+        let (at_file, mark) = rubrics
+            .first()
+            .map(|r| {
+                (
+                    r.file.as_path(),
+                    Mark {
+                        line: r.line,
+                        column: r.column,
+                    },
+                )
+            })
+            .or_else(|| {
+                thresholds.first().map(|t| {
+                    (
+                        t.file.as_path(),
+                        Mark {
+                            line: t.line,
+                            column: t.column,
+                        },
+                    )
+                })
+            })
+            .unwrap_or((file, Mark { line: 1, column: 1 }));
+        errors.push(LoadError::at(at_file, mark, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
             .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
     }
     let skip = keep!(
