@@ -1512,7 +1512,7 @@ fn lint_checks_what_test_checks_before_scoring() {
     );
     let out = goldgate(&fixtures().join("pricing"), &["lint", "cases"]);
     assert!(
-        stdout(&out).starts_with("error: cases/unpriced.yaml: the prediction's model `gemini-2.5-flash-lite` has no price"),
+        stdout(&out).starts_with("error: cases/suite.yaml:2:21: pricing: no price for `gemini-2.5-flash-lite`, the model of the prediction of `cases/unpriced.yaml` (the closest priced one is `gemini-2.5-flash`; add `gemini-2.5-flash-lite` here)\n"),
         "{}",
         stdout(&out)
     );

@@ -244,13 +244,40 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String
             ))
         })
         .collect();
-    found.extend(unpriced(prediction, case).map(|why| format!("{}: {why}", case.file.display())));
+    // Located where the price goes: the suite's `pricing`.
+    found.extend(unpriced_model(prediction, case).map(|(model, closest)| {
+        match &case.pricing_at {
+            Some((file, mark)) => format!(
+                "{}:{}:{}: pricing: no price for `{model}`, the model of the prediction of `{}` (the closest priced one is `{closest}`; add `{model}` here)",
+                file.display(),
+                mark.line,
+                mark.column,
+                case.file.display()
+            ),
+            None => format!("{}: the prediction's model `{model}` has no price", case.file.display()),
+        }
+    }));
     found
 }
 
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
 /// would be a silent pass (SPEC §7).
 fn unpriced(prediction: &Prediction, case: &Case) -> Option<String> {
+    let (model, closest) = unpriced_model(prediction, case)?;
+    let at = case
+        .pricing_at
+        .as_ref()
+        .map_or_else(String::new, |(file, mark)| {
+            format!(" at {}:{}:{}", file.display(), mark.line, mark.column)
+        });
+    Some(format!(
+        "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
+    ))
+}
+
+/// The prediction's model when the suite prices models but not this one, with the closest
+/// priced one.
+fn unpriced_model<'a>(prediction: &'a Prediction, case: &'a Case) -> Option<(&'a str, &'a str)> {
     let pricing = &case.pricing;
     let model = prediction.model.as_deref()?;
     if pricing.is_empty() || pricing.iter().any(|p| p.model == model) {
@@ -267,15 +294,7 @@ fn unpriced(prediction: &Prediction, case: &Case) -> Option<String> {
         .min()
         .map(|(_, m)| m)
         .unwrap_or_default();
-    let at = case
-        .pricing_at
-        .as_ref()
-        .map_or_else(String::new, |(file, mark)| {
-            format!(" at {}:{}:{}", file.display(), mark.line, mark.column)
-        });
-    Some(format!(
-        "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
-    ))
+    Some((model, closest))
 }
 
 /// The cost of the prediction's tokens at its model's price (SPEC §4.5).
