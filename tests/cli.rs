@@ -957,11 +957,11 @@ fn run_commands_crash_hang_and_succeed() {
         "{garbled}"
     );
     let silent = failure_block(&text, "silent");
-    assert!(silent.contains("`sh extract.sh silent scans/silent.pdf` printed nothing\nend of its standard error:\n  no text layer on page 1"), "{silent}");
+    assert!(silent.starts_with("error: cases/suite.yaml:3:3: run.command: `sh extract.sh silent scans/silent.pdf` printed nothing, as applied to `cases/silent.yaml`\nend of its standard error:\n  no text layer on page 1"), "{silent}");
     let crash = failure_block(&text, "crash");
     assert!(
         crash.starts_with(
-            "error: cases/crash.yaml: `sh extract.sh crash scans/crash.pdf` failed (exit status: 3)"
+            "error: cases/suite.yaml:3:3: run.command: `sh extract.sh crash scans/crash.pdf` failed (exit status: 3), as applied to `cases/crash.yaml`\n"
         ),
         "{crash}"
     );

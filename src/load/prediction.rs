@@ -129,37 +129,44 @@ pub fn from_output(
     command: &[String],
     expect_fields: bool,
     case_file: &Path,
+    run_at: &(std::path::PathBuf, Mark),
 ) -> Result<Prediction, LoadError> {
     let shown = command.join(" ");
+    // Located at the suite's `run`, naming the case it ran for.
+    let error = |message: String, tail: &str| {
+        LoadError::at(
+            &run_at.0,
+            run_at.1,
+            "run.command",
+            format!("{message}, as applied to `{}`{tail}", case_file.display()),
+        )
+    };
     if stdout.trim().is_empty() {
-        return Err(LoadError::file(
-            case_file,
-            format!("`{shown}` printed nothing{stderr_tail}"),
-        ));
+        return Err(error(format!("`{shown}` printed nothing"), stderr_tail));
     }
     let mut prediction = match serde_json::from_str::<StrictJson>(&stdout) {
         Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json), Some(&json))
             .map_err(|(p, msg, hint)| {
-                let mut e = LoadError::file(
-                    case_file,
+                let mut e = error(
                     format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+                    "",
                 );
                 e.hint = hint;
                 e
             })?,
         Ok(_) if expect_fields => {
-            return Err(LoadError::file(
-                case_file,
-                format!("the output of `{shown}` is JSON but not a field document{stderr_tail}"),
+            return Err(error(
+                format!("the output of `{shown}` is JSON but not a field document"),
+                stderr_tail,
             ));
         }
         Err(e) if expect_fields => {
-            return Err(LoadError::file(
-                case_file,
+            return Err(error(
                 format!(
-                    "the output of `{shown}` is not a JSON field document ({}){stderr_tail}",
+                    "the output of `{shown}` is not a JSON field document ({})",
                     strip_position(&e.to_string()),
                 ),
+                stderr_tail,
             ));
         }
         _ => text_prediction(stdout),

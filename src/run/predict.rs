@@ -128,7 +128,7 @@ pub(crate) fn predict(
             timeout,
             expect_fields,
             document,
-            ..
+            at,
         } => {
             if let Some(missing) = document.as_ref().and_then(missing_document) {
                 return Err(missing);
@@ -140,7 +140,24 @@ pub(crate) fn predict(
                     document.as_ref().map(|d| d.path.as_path()),
                     *timeout,
                 )
-                .map_err(|why| LoadError::file(case_file, why))?;
+                .map_err(|why| {
+                    // Located at the suite's `run`, naming the case; the tail of its standard
+                    // error stays last.
+                    let (first, tail) = why
+                        .split_once('\n')
+                        .map_or((why.as_str(), ""), |(f, t)| (f, t));
+                    let tail = if tail.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\n{tail}")
+                    };
+                    LoadError::at(
+                        &at.0,
+                        at.1,
+                        "run.command",
+                        format!("{first}, as applied to `{}`{tail}", case_file.display()),
+                    )
+                })?;
             from_output(
                 ran.stdout,
                 ran.latency_ms,
@@ -148,6 +165,7 @@ pub(crate) fn predict(
                 command,
                 *expect_fields,
                 case_file,
+                at,
             )
         }
         _ => read_prediction(source, case_file),
