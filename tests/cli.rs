@@ -1544,7 +1544,7 @@ fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     )
     .unwrap();
     let own = "error: cases/own/y.yaml:1:13: prediction: this case gives its own prediction, but `cases/suite.yaml` declares pipelines (`a`, `b`): each would score this one, and none its own (remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines)";
-    let missing_b = "error: cases/suite.yaml:2:3: pipelines: prediction file `cases/outputs/b/x.json` does not exist, as applied to `cases/x.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder, and `{case}` is the case's path from there)";
+    let missing_b = "error: cases/suite.yaml:3:6: pipelines: prediction file `cases/outputs/b/x.json` does not exist, as applied to `cases/x.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder, and `{case}` is the case's path from there)";
     let test = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(
         failure_block(&stdout(&test), "x::b").lines().next(),

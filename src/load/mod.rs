@@ -421,7 +421,7 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
             .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines"));
     }
     let mut out = Vec::with_capacity(pipelines.len());
-    for (pipeline, template) in pipelines {
+    for (i, (pipeline, template)) in pipelines.into_iter().enumerate() {
         let mut case = case.clone();
         if let Some(name) = &pipeline {
             case.id = format!("{}::{name}", case.id);
@@ -455,11 +455,15 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
                 document: sources.document.cloned(),
                 at: run.at.clone(),
             },
-            (_, None, Some(template), Some(p)) => PredictionSource::File {
-                path: p.dir.join(fill(&p.at, template, &p.dir)?),
-                at: p.at.1,
-                pipeline: Some(p.at.0.clone()),
-            },
+            (_, None, Some(template), Some(p)) => {
+                // This pipeline's own line, for errors in its path.
+                let at = (p.at.0.clone(), p.marks.get(i).copied().unwrap_or(p.at.1));
+                PredictionSource::File {
+                    path: p.dir.join(fill(&at, template, &p.dir)?),
+                    at: at.1,
+                    pipeline: Some(at.0),
+                }
+            }
             (Some(own), _, _, _) => own.clone(),
             _ => sources.here.prediction(sources.spec)?,
         };

@@ -197,10 +197,16 @@ fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadErro
             return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
         }
     }
+    let marks = match &node.kind {
+        NodeKind::Map(entries) => entries.iter().map(|(_, v)| v.mark).collect(),
+        NodeKind::List(items) => items.iter().map(|v| v.mark).collect(),
+        _ => Vec::new(),
+    };
     Ok(Pipelines {
         dir: dir.to_path_buf(),
         list,
         at: (file.to_path_buf(), node.mark),
+        marks,
     })
 }
 

@@ -15,6 +15,8 @@ pub struct Pipelines {
     pub list: Vec<(String, Option<String>)>,
     /// Where `pipelines:` is written, for errors in its paths.
     pub at: (PathBuf, Mark),
+    /// Where each pipeline's path (or name) is written, in the order of `list`.
+    pub marks: Vec<Mark>,
 }
 
 /// A suite's aggregate thresholds: one test per pipeline over its cases.
