@@ -1590,6 +1590,28 @@ fn a_field_rule_that_cannot_fail_is_refused() {
     );
 }
 
+/// `goldgate test | head`: a reader that goes away ends the run as it ends `cat`, by SIGPIPE,
+/// with no panic on standard error.
+#[test]
+fn a_reader_that_goes_away_ends_the_run_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [&["test", "cases"][..], &["lint", "cases"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(args)
+            .current_dir(fixtures().join("verdicts"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Closed before the first line is written: every write meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.signal(), Some(13), "{args:?}: {:?}", out.status);
+    }
+}
+
 /// A subfolder run by a relative path (`cases/rec/sub`, `./cases/rec/sub`, `.` from inside it)
 /// names `{case}` and baseline entries from the suite's folder, as a run of the whole set does.
 #[test]

@@ -94,6 +94,7 @@ enum Command {
 
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
 pub fn main() -> ExitCode {
+    crate::run::harness::end_quietly_when_the_reader_leaves();
     let cli = Cli::parse();
     match cli.command {
         Command::Test { args } => test(args),

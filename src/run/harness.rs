@@ -102,6 +102,7 @@ impl Harness {
     /// Runs the cases: 0 when all pass, 101 when a test failed, as libtest; 2 for a usage error.
     #[must_use]
     pub fn run(self) -> ExitCode {
+        end_quietly_when_the_reader_leaves();
         let args = match &self.args {
             Some(a) => Arguments::from_iter(a.clone()),
             None => Arguments::from_args(),
@@ -534,4 +535,14 @@ fn trials(
     );
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
+}
+
+/// `goldgate test | head`: when whoever reads standard output goes away, end as `cat` and `grep`
+/// do, by the default action of SIGPIPE, instead of a panic in the test printer (Rust ignores
+/// SIGPIPE, so each write would fail). Baselines and reports are written whole or not at all.
+pub(crate) fn end_quietly_when_the_reader_leaves() {
+    // SAFETY: setting a signal's disposition to its default touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
