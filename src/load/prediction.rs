@@ -495,16 +495,29 @@ fn usage(value: &Value, at: Vec<String>) -> Result<Usage, EnvelopeError> {
         return Err((at, "`usage` must be a mapping of token counts".into(), None));
     };
     let mut u = Usage::default();
+    // The key each count was read from: two names of one count would make the price depend on
+    // which comes last.
+    let mut read_from: [Option<&str>; 3] = [None; 3];
     for (key, v) in entries {
         let mut here = at.clone();
         here.push(key.clone());
-        let slot = match key.as_str() {
-            "prompt_tokens" | "input_tokens" | "promptTokenCount" => &mut u.input_tokens,
-            "output_tokens" | "completion_tokens" | "candidatesTokenCount" => &mut u.output_tokens,
-            "total_tokens" | "totalTokenCount" => &mut u.total_tokens,
+        let (slot, which) = match key.as_str() {
+            "prompt_tokens" | "input_tokens" | "promptTokenCount" => (&mut u.input_tokens, 0),
+            "output_tokens" | "completion_tokens" | "candidatesTokenCount" => {
+                (&mut u.output_tokens, 1)
+            }
+            "total_tokens" | "totalTokenCount" => (&mut u.total_tokens, 2),
             // Providers add breakdowns (cached, thinking tokens); they do not change the price here.
             _ => continue,
         };
+        if let Some(first) = read_from[which] {
+            return Err((
+                here,
+                format!("`{key}` and `{first}` name the same count"),
+                Some(format!("keep one of them: `{first}` or `{key}`")),
+            ));
+        }
+        read_from[which] = Some(key.as_str());
         *slot = Some(number(v, here, key, 0.0, f64::INFINITY)?);
     }
     Ok(u)
@@ -596,6 +609,20 @@ mod tests {
         assert_eq!(p.latency_ms, Some(812.5));
         assert_eq!(p.usage.unwrap().output_tokens, Some(310.0));
         assert_eq!(p.model.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
+    fn two_names_of_one_token_count_are_refused() {
+        let e =
+            json(r#"{"fields": {"n": "1"}, "usage": {"prompt_tokens": 10, "input_tokens": 12}}"#)
+                .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}:1:55: usage.input_tokens: `input_tokens` and `prompt_tokens` name the same count (keep one of them: `prompt_tokens` or `input_tokens`)",
+                e.file.display()
+            )
+        );
     }
 
     #[test]
