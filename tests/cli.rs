@@ -482,6 +482,15 @@ fn zero_test_threads_is_a_usage_error() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--test-threads"));
+    let out = goldgate(
+        &fixtures().join("verdicts"),
+        &["test", "cases", "--test-threads", "10000000"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: `--test-threads` 10000000 is more than 1024 (cases are scored on CPU; a few per core is plenty)\n"
+    );
 }
 
 #[test]

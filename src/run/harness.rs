@@ -111,6 +111,13 @@ impl Harness {
             eprintln!("error: `--test-threads` must be at least 1");
             return ExitCode::from(2);
         }
+        // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
+        if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
+            eprintln!(
+                "error: `--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
+            );
+            return ExitCode::from(2);
+        }
         let env = match Env::from_process() {
             Ok(env) => env,
             Err(message) => {
@@ -536,6 +543,9 @@ fn trials(
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
 }
+
+/// The most threads a run starts (`--test-threads`).
+const MAX_TEST_THREADS: usize = 1024;
 
 /// `goldgate test | head`: when whoever reads standard output goes away, end as `cat` and `grep`
 /// do, by the default action of SIGPIPE, instead of a panic in the test printer (Rust ignores
