@@ -1621,6 +1621,29 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
     }
 }
 
+/// A new report takes its mode from the umask, as a file the shell creates would.
+#[test]
+fn a_new_report_honours_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    for (umask, mode) in [("077", 0o600), ("002", 0o664)] {
+        let report = dir.path().join(format!("report-{umask}.json"));
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask} && exec \"$0\" test cases --report \"$1\" > /dev/null"
+            ))
+            .arg(env!("CARGO_BIN_EXE_goldgate"))
+            .arg(&report)
+            .current_dir(fixtures().join("verdicts"))
+            .status()
+            .unwrap();
+        assert!(status.code().is_some(), "{status:?}");
+        let got = std::fs::metadata(&report).unwrap().permissions().mode() & 0o777;
+        assert_eq!(got, mode, "umask {umask}: {got:o}");
+    }
+}
+
 /// A subfolder run by a relative path (`cases/rec/sub`, `./cases/rec/sub`, `.` from inside it)
 /// names `{case}` and baseline entries from the suite's folder, as a run of the whole set does.
 #[test]

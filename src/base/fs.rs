@@ -169,13 +169,29 @@ pub(crate) fn write_atomically_with(
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode());
+        let mode = std::fs::metadata(path).map_or(0o666 & !umask(), |m| m.permissions().mode());
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(mode))?;
     }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The process's file-mode creation mask, for the mode of a new file written through a temporary
+/// one (created 0600). Read from `/proc/self/status`: `umask(2)` can only be read by setting it,
+/// which would race with other threads creating files. 022 where it cannot be read.
+#[cfg(unix)]
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 #[cfg(all(test, unix))]
@@ -212,9 +228,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("baseline.json");
         write_atomically(&file, b"one").unwrap();
+        // A new file: as the umask says (644 under the usual 022).
         assert_eq!(
             std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
-            0o644
+            0o666 & !umask()
         );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o664)).unwrap();
         write_atomically(&file, b"two").unwrap();
