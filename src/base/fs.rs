@@ -160,7 +160,10 @@ pub(crate) fn write_atomically_with(
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    remove_stale_temporaries(dir, path);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&temporary_prefix(path))
+        .tempfile_in(dir)?;
     {
         let mut out = std::io::BufWriter::new(tmp.as_file_mut());
         write(&mut out)?;
@@ -176,6 +179,38 @@ pub(crate) fn write_atomically_with(
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The name of the temporary files written beside `path` (`.report.json.goldgate-XXXXXX`): one
+/// a killed process left behind can be told from anyone else's file.
+fn temporary_prefix(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    format!(".{name}.goldgate-")
+}
+
+/// Removes the temporaries of `path` left by a process killed before its rename, once they are an
+/// hour old: younger ones may belong to a process of the run still writing.
+fn remove_stale_temporaries(dir: &Path, path: &Path) {
+    let prefix = temporary_prefix(path);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let hour = std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let stale = entry.file_name().to_string_lossy().starts_with(&prefix)
+            && entry
+                .metadata()
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > hour);
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The process's file-mode creation mask, for the mode of a new file written through a temporary
@@ -221,6 +256,41 @@ mod tests {
         assert!(folder.is_dir());
         let e = write_atomically(Path::new("/dev/null"), b"x").unwrap_err();
         assert!(e.to_string().contains("is not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn temporaries_of_a_killed_write_are_removed_once_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("report.json");
+        let old = dir.path().join(".report.json.goldgate-AbC123");
+        let fresh = dir.path().join(".report.json.goldgate-XyZ789");
+        let other = dir.path().join(".other.json.goldgate-AbC123");
+        for f in [&old, &fresh, &other] {
+            std::fs::write(f, "partial").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        for f in [&old, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(two_hours_ago)
+                .unwrap();
+        }
+        write_atomically(&file, b"whole").unwrap();
+        assert!(!old.exists(), "a stale temporary of this file stays");
+        assert!(
+            fresh.exists(),
+            "a temporary still being written was removed"
+        );
+        assert!(other.exists(), "another file's temporary was removed");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "whole");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 3, "{left:?}");
     }
 
     #[test]
