@@ -1621,6 +1621,42 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
     }
 }
 
+/// A suite's baseline outside the project is refused before anything is written.
+#[test]
+fn a_baseline_outside_the_project_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join("cases")).unwrap();
+    let outside = dir.path().join("elsewhere/deep/x.json");
+    std::fs::write(
+        project.join("cases/suite.yaml"),
+        format!("baseline: {}\n", outside.display()),
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("cases/x.yaml"),
+        "prediction: { a: \"1\" }\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    let out = goldgate_env(
+        &project,
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_eq!(out.status.code(), Some(101));
+    let block = failure_block(&stdout(&out), "x");
+    assert!(
+        block.starts_with(&format!(
+            "error: cases/suite.yaml:1:11: baseline: the baseline `{}` is outside the project `{}`",
+            outside.display(),
+            std::fs::canonicalize(&project).unwrap().display()
+        )),
+        "{block}"
+    );
+    assert!(!dir.path().join("elsewhere").exists());
+}
+
 /// A new report takes its mode from the umask, as a file the shell creates would.
 #[test]
 fn a_new_report_honours_the_umask() {

@@ -70,7 +70,6 @@ impl Suites {
         let Ok(start) = std::fs::canonicalize(&self.root) else {
             return Vec::new();
         };
-        let is_project = |dir: &Path| dir.join("Cargo.toml").is_file() || dir.join(".git").exists();
         let has_suite = |dir: &Path| SUITE_FILES.iter().any(|n| dir.join(n).is_file());
         let ancestors: Vec<&Path> = start.ancestors().skip(1).collect();
         let project = if is_project(&start) {
@@ -302,6 +301,42 @@ fn shell_script(command: &[String]) -> Option<(usize, &str)> {
     command.get(i).map(|script| (i, script.as_str()))
 }
 
+/// A project's root: a folder with `Cargo.toml` or `.git`.
+fn is_project(dir: &Path) -> bool {
+    dir.join("Cargo.toml").is_file() || dir.join(".git").exists()
+}
+
+/// The project root (else the suite's own folder) when a suite's `baseline` path leads out of it:
+/// a blessing run would create folders and files anywhere (`/anywhere/deep/x.json`).
+fn outside_the_project(dir: &Path, written: &str) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let root = dir
+        .ancestors()
+        .find(|a| is_project(a))
+        .map_or_else(|| dir.clone(), Path::to_path_buf);
+    // Resolved by its words: the file and its folders may not exist yet.
+    let mut at = PathBuf::new();
+    for part in dir.join(written).components() {
+        match part {
+            std::path::Component::ParentDir => {
+                at.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => at.push(other),
+        }
+    }
+    // A folder on the way that exists may be a link out of the project.
+    let real = at
+        .ancestors()
+        .find_map(|a| {
+            std::fs::canonicalize(a)
+                .ok()
+                .map(|c| c.join(at.strip_prefix(a).unwrap_or(Path::new(""))))
+        })
+        .unwrap_or(at);
+    (!real.starts_with(&root)).then_some(root)
+}
+
 fn apply(
     suite: &mut Suite,
     spec: &SuiteFile,
@@ -358,6 +393,19 @@ fn apply(
         None => None,
     };
     if let Some(b) = &spec.baseline {
+        if let Some(root) = outside_the_project(dir, &b.value) {
+            return Err(here
+                .err(
+                    Mark::of(&b.referenced),
+                    "baseline",
+                    format!(
+                        "the baseline `{}` is outside the project `{}`: goldgate writes baselines only inside it",
+                        b.value,
+                        root.display()
+                    ),
+                )
+                .hint("keep it beside the suite, as `baseline: baseline.json`"));
+        }
         suite.baseline = Some(Arc::new(BaselineSpec {
             file: dir.join(&b.value),
             tolerance: tolerance
