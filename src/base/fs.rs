@@ -217,7 +217,7 @@ fn remove_stale_temporaries(dir: &Path, path: &Path) {
 /// one (created 0600). Read from `/proc/self/status`: `umask(2)` can only be read by setting it,
 /// which would race with other threads creating files. 022 where it cannot be read.
 #[cfg(unix)]
-fn umask() -> u32 {
+pub(crate) fn umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

@@ -7,7 +7,7 @@
 //! changes nothing; every step it skips is reported with the reason.
 
 use std::fmt;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -277,7 +277,9 @@ pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport
 
     let edited = doc.to_string();
     if edited != text {
-        fs::write(&manifest, edited).map_err(|cause| io_error("write", &manifest, cause))?;
+        // Whole or not at all: a full disk must not leave a truncated manifest.
+        crate::base::fs::write_atomically(&manifest, edited.as_bytes())
+            .map_err(|cause| io_error("write", &manifest, cause))?;
     }
 
     match harness_path {
@@ -412,17 +414,32 @@ fn create(
     if let Some(dir) = file.parent() {
         fs::create_dir_all(dir).map_err(|cause| io_error("create", dir, cause))?;
     }
-    // `create_new` refuses any existing entry, a dangling symlink included: nothing is clobbered.
-    match OpenOptions::new().write(true).create_new(true).open(&file) {
-        Ok(mut f) => {
-            f.write_all(contents.as_bytes())
-                .map_err(|cause| io_error("write", &file, cause))?;
-            lines.push(format!("created {path}"));
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+    // Anything there already, a dangling symlink included, is left alone: nothing is clobbered.
+    if fs::symlink_metadata(&file).is_ok() {
+        lines.push(format!("skipped {path}: it exists"));
+        return Ok(());
+    }
+    // Written beside it, then linked into place without replacing anything: a full disk leaves
+    // no empty or half-written file that a second `init` would skip.
+    let dir = file.parent().unwrap_or(crate_dir);
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|cause| io_error("create", &file, cause))?;
+    tmp.write_all(contents.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|cause| io_error("write", &file, cause))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = tmp.as_file().set_permissions(fs::Permissions::from_mode(
+            0o666 & !crate::base::fs::umask(),
+        ));
+    }
+    match tmp.persist_noclobber(&file) {
+        Ok(_) => lines.push(format!("created {path}")),
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {
             lines.push(format!("skipped {path}: it exists"));
         }
-        Err(cause) => return Err(io_error("create", &file, cause)),
+        Err(e) => return Err(io_error("create", &file, e.error)),
     }
     Ok(())
 }
