@@ -103,10 +103,10 @@ pub fn score_field(
                 em = 0.0;
                 // The forms that were compared, so the message shows the difference that counted.
                 let shown = |v: &Value| compared_form(v, rule.compare).as_text();
+                let forms = comparison_name(rule.compare);
                 if let Some(gold) = variants.get(closest) {
                     note = Some(format!(
-                        "compared as {}s: gold `{}`, prediction `{}`",
-                        &what[2..],
+                        "compared as {forms}: gold `{}`, prediction `{}`",
                         shown(gold),
                         shown(pred)
                     ));
@@ -284,6 +284,16 @@ pub fn apply_path_rules(
         pred = path.map(&pred, &leaf);
     }
     (variants, pred)
+}
+
+/// A comparison in words, for messages.
+pub(crate) fn comparison_name(c: Comparison) -> &'static str {
+    match c {
+        Comparison::Text => "text",
+        Comparison::Number { .. } => "numbers",
+        Comparison::Date { .. } => "dates",
+        Comparison::Identifier => "identifiers",
+    }
 }
 
 /// A leaf as a comparison reads it; as written when it cannot be read so.

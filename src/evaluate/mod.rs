@@ -12,7 +12,8 @@ pub mod record;
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score};
 use crate::evaluate::field::{
-    Scored, apply_path_rules, has_alternatives, matched_items, resolved_gold, score_field,
+    Scored, apply_path_rules, comparison_name, has_alternatives, matched_items, resolved_gold,
+    score_field,
 };
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
@@ -205,17 +206,6 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
         Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
         _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted"
             .to_owned(),
-    }
-}
-
-/// A comparison in words, for messages.
-fn comparison_name(c: crate::model::case::Comparison) -> &'static str {
-    use crate::model::case::Comparison;
-    match c {
-        Comparison::Text => "text",
-        Comparison::Number { .. } => "numbers",
-        Comparison::Date { .. } => "dates",
-        Comparison::Identifier => "identifiers",
     }
 }
 
