@@ -68,6 +68,14 @@ fn assert_snapshot(name: &str, actual: &str) {
     );
 }
 
+/// Expected `test NAME ... VERDICT` lines, as `test_lines` gives them.
+fn expected(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(name, verdict)| (name.to_string(), verdict.to_string()))
+        .collect()
+}
+
 fn test_lines(out: &str) -> Vec<(String, String)> {
     let mut lines: Vec<(String, String)> = out
         .lines()
@@ -943,16 +951,15 @@ fn run_commands_crash_hang_and_succeed() {
     let text = stdout(&out);
     assert_eq!(
         test_lines(&text),
-        [
+        expected(&[
             ("crash", "FAILED"),
             ("garbled", "FAILED"),
             ("good", "ok"),
             ("hang", "FAILED"),
             ("linger", "ok"),
             ("silent", "FAILED"),
-            ("text", "ok"),
-        ]
-        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            ("text", "ok")
+        ])
     );
     let garbled = failure_block(&text, "garbled");
     assert!(
@@ -1057,7 +1064,7 @@ fn the_anls_star_profile_shows_its_own_normalized_forms_and_present_false_holds_
     let text = stdout(&out);
     assert_eq!(
         test_lines(&text),
-        [("absent", "ok"), ("star", "FAILED")].map(|(a, b)| (a.to_owned(), b.to_owned()))
+        expected(&[("absent", "ok"), ("star", "FAILED")])
     );
     assert!(
         failure_block(&text, "star").contains("normalized  gold `crème`, prediction `creme`"),
@@ -1238,10 +1245,7 @@ fn escaping_grandchildren_and_floods_end_cleanly() {
     let text = stdout(&out);
     assert_eq!(
         test_lines(&text),
-        [
-            ("escape/held".to_string(), "ok".to_string()),
-            ("flood/endless".to_string(), "FAILED".to_string())
-        ]
+        expected(&[("escape/held", "ok"), ("flood/endless", "FAILED")])
     );
     let block = failure_block(&text, "flood/endless");
     assert!(
@@ -1257,10 +1261,7 @@ fn exact_names_and_what_present_means() {
     let dir = fixtures().join("edges");
     let out = goldgate(&dir, &["test", "cases", "--exact", "odd::name"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert_eq!(
-        test_lines(&stdout(&out)),
-        [("odd::name".to_string(), "ok".to_string())]
-    );
+    assert_eq!(test_lines(&stdout(&out)), expected(&[("odd::name", "ok")]));
     let missing = goldgate(&dir, &["test", "cases", "--exact", "odd"]);
     assert_eq!(missing.status.code(), Some(101));
     assert!(
@@ -1349,18 +1350,18 @@ fn value_objects_and_envelopes_that_lost_their_fields() {
     let (out, r) = report(&dir, &[]);
     assert_eq!(
         test_lines(&stdout(&out)),
-        [
-            ("flat-envelope".to_string(), "FAILED".to_string()),
-            ("identifier".to_string(), "FAILED".to_string()),
-            ("metadata".to_string(), "ok".to_string()),
-            ("metadata-json".to_string(), "ok".to_string()),
-            ("misspelt-fields".to_string(), "FAILED".to_string()),
-            ("nested-rules".to_string(), "ok".to_string()),
-            ("nested-rules-miss".to_string(), "FAILED".to_string()),
-            ("string-confidence".to_string(), "FAILED".to_string()),
-            ("transposed-fields".to_string(), "FAILED".to_string()),
-            ("whole".to_string(), "ok".to_string()),
-        ]
+        expected(&[
+            ("flat-envelope", "FAILED"),
+            ("identifier", "FAILED"),
+            ("metadata", "ok"),
+            ("metadata-json", "ok"),
+            ("misspelt-fields", "FAILED"),
+            ("nested-rules", "ok"),
+            ("nested-rules-miss", "FAILED"),
+            ("string-confidence", "FAILED"),
+            ("transposed-fields", "FAILED"),
+            ("whole", "ok")
+        ])
     );
     assert_eq!(
         failure_block(&stdout(&out), "string-confidence")
@@ -1464,11 +1465,11 @@ fn suite_path_rules_apply_where_they_reach_and_typed_misses_show_the_compared_fo
     let out = goldgate(&fixtures().join("suite-paths"), &["test", "cases"]);
     assert_eq!(
         test_lines(&stdout(&out)),
-        [
-            ("items".to_string(), "ok".to_string()),
-            ("items-without-amounts".to_string(), "ok".to_string()),
-            ("total-miss".to_string(), "FAILED".to_string()),
-        ]
+        expected(&[
+            ("items", "ok"),
+            ("items-without-amounts", "ok"),
+            ("total-miss", "FAILED")
+        ])
     );
     let block = failure_block(&stdout(&out), "total-miss");
     assert!(
@@ -1491,10 +1492,7 @@ fn an_unpriced_model_fails_its_case() {
     let (out, r) = report(&fixtures().join("pricing"), &[]);
     assert_eq!(
         test_lines(&stdout(&out)),
-        [
-            ("priced".to_string(), "ok".to_string()),
-            ("unpriced".to_string(), "FAILED".to_string())
-        ]
+        expected(&[("priced", "ok"), ("unpriced", "FAILED")])
     );
     assert!(close(
         &case(&r, "priced")["metrics"]["cost_usd"],
@@ -1790,14 +1788,14 @@ fn suite_rules_fit_a_mixed_gold_set() {
     let (out, r) = report(&fixtures().join("mixed"), &[]);
     assert_eq!(
         test_lines(&stdout(&out)),
-        [
-            ("invoice".to_string(), "ok".to_string()),
-            ("own-rule".to_string(), "ok".to_string()),
-            ("receipt".to_string(), "ok".to_string()),
-            ("typo/one".to_string(), "ok".to_string()),
-            ("typo/suite.yaml".to_string(), "FAILED".to_string()),
-            ("unreadable/pending".to_string(), "FAILED".to_string()),
-        ]
+        expected(&[
+            ("invoice", "ok"),
+            ("own-rule", "ok"),
+            ("receipt", "ok"),
+            ("typo/one", "ok"),
+            ("typo/suite.yaml", "FAILED"),
+            ("unreadable/pending", "FAILED")
+        ])
     );
     let critical = |id: &str| -> Vec<(String, bool)> {
         case(&r, id)["fields"]
