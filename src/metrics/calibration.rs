@@ -49,13 +49,7 @@ pub fn ece(p: &[f64], o: &[bool], bins: u32) -> Option<f64> {
             .map(|&(c, conf, acc)| contribution(c, conf, acc))
             .sum()
     } else {
-        let mut binned: Vec<(u64, f64, bool)> = p
-            .iter()
-            .zip(o)
-            .map(|(&p, &o)| (bin_of(p, bins), p, o))
-            .collect();
-        binned.sort_by_key(|&(bin, _, _)| bin);
-        binned
+        sorted_into_bins(p, o, bins)
             .chunk_by(|a, b| a.0 == b.0)
             .map(|bin| {
                 let conf: f64 = bin.iter().map(|&(_, p, _)| p).sum();
@@ -96,14 +90,8 @@ pub fn calibration_bins(p: &[f64], o: &[bool], bins: u32) -> Vec<Bin> {
     if p.is_empty() || bins == 0 {
         return Vec::new();
     }
-    let mut binned: Vec<(u64, f64, bool)> = p
-        .iter()
-        .zip(o)
-        .map(|(&p, &o)| (bin_of(p, bins), p, o))
-        .collect();
-    binned.sort_by_key(|&(bin, _, _)| bin);
     let width = 1.0 / f64::from(bins);
-    binned
+    sorted_into_bins(p, o, bins)
         .chunk_by(|a, b| a.0 == b.0)
         .map(|bin| {
             let k = bin[0].0;
@@ -139,6 +127,17 @@ fn bin_of(p: f64, bins: u32) -> u64 {
         bin += 1;
     }
     bin
+}
+
+/// Each prediction with its bin, sorted by bin: the bins' members side by side.
+fn sorted_into_bins(p: &[f64], o: &[bool], bins: u32) -> Vec<(u64, f64, bool)> {
+    let mut binned: Vec<(u64, f64, bool)> = p
+        .iter()
+        .zip(o)
+        .map(|(&p, &o)| (bin_of(p, bins), p, o))
+        .collect();
+    binned.sort_by_key(|&(bin, _, _)| bin);
+    binned
 }
 
 #[cfg(test)]
