@@ -68,6 +68,15 @@ fn assert_snapshot(name: &str, actual: &str) {
     );
 }
 
+/// Writes files under `root`, their folders created: a fixture made in the test itself.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
 /// Expected `test NAME ... VERDICT` lines, as `test_lines` gives them.
 fn expected(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
@@ -1530,26 +1539,25 @@ fn lint_checks_what_test_checks_before_scoring() {
 #[test]
 fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = dir.path().join("cases");
-    std::fs::create_dir_all(cases.join("outputs/a")).unwrap();
-    std::fs::write(
-        cases.join("suite.yaml"),
-        "pipelines:\n  a: outputs/a/{case}.json\n  b: outputs/b/{case}.json\nbaseline: baseline.json\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cases.join("x.yaml"),
-        "gold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
-    )
-    .unwrap();
-    std::fs::write(cases.join("outputs/a/x.json"), "{\"total\": \"5\"}").unwrap();
-    // A case's own prediction under pipelines would be scored alike by each: refused.
-    std::fs::create_dir(cases.join("own")).unwrap();
-    std::fs::write(
-        cases.join("own/y.yaml"),
-        "prediction: { total: \"5\" }\ngold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
-    )
-    .unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "pipelines:\n  a: outputs/a/{case}.json\n  b: outputs/b/{case}.json\nbaseline: baseline.json\n",
+            ),
+            (
+                "cases/x.yaml",
+                "gold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/outputs/a/x.json", "{\"total\": \"5\"}"),
+            // A case's own prediction under pipelines would be scored alike by each: refused.
+            (
+                "cases/own/y.yaml",
+                "prediction: { total: \"5\" }\ngold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+        ],
+    );
     let own = "error: cases/own/y.yaml:1:13: prediction: this case gives its own prediction, but `cases/suite.yaml` declares pipelines (`a`, `b`): each would score this one, and none its own (remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines)";
     let missing_b = "error: cases/suite.yaml:3:6: pipelines: prediction file `cases/outputs/b/x.json` does not exist, as applied to `cases/x.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder, and `{case}` is the case's path from there)";
     let test = goldgate(dir.path(), &["test", "cases"]);
@@ -1581,12 +1589,13 @@ fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
 #[test]
 fn a_field_rule_that_cannot_fail_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("cases")).unwrap();
-    std::fs::write(
-        dir.path().join("cases/m.yaml"),
-        "prediction: { total: \"6\" }\ngold: { total: \"5\" }\nfields: { total: { correct: anls, min_anls: 0 } }\nthresholds: { min_exact_match: 1.0 }\n",
-    )
-    .unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/m.yaml",
+            "prediction: { total: \"6\" }\ngold: { total: \"5\" }\nfields: { total: { correct: anls, min_anls: 0 } }\nthresholds: { min_exact_match: 1.0 }\n",
+        )],
+    );
     let out = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(out.status.code(), Some(101));
     assert_eq!(
@@ -1625,18 +1634,20 @@ fn a_baseline_outside_the_project_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("proj");
     std::fs::create_dir_all(project.join(".git")).unwrap();
-    std::fs::create_dir_all(project.join("cases")).unwrap();
     let outside = dir.path().join("elsewhere/deep/x.json");
-    std::fs::write(
-        project.join("cases/suite.yaml"),
-        format!("baseline: {}\n", outside.display()),
-    )
-    .unwrap();
-    std::fs::write(
-        project.join("cases/x.yaml"),
-        "prediction: { a: \"1\" }\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
-    )
-    .unwrap();
+    write_files(
+        &project,
+        &[
+            (
+                "cases/suite.yaml",
+                &format!("baseline: {}\n", outside.display()),
+            ),
+            (
+                "cases/x.yaml",
+                "prediction: { a: \"1\" }\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+        ],
+    );
     let out = goldgate_env(
         &project,
         &["test", "cases"],
@@ -1684,11 +1695,7 @@ fn a_new_report_honours_the_umask() {
 fn a_subfolder_by_any_path_finds_the_same_predictions_and_baseline_entries() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |path: &str, text: &str| {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_files(root, &[(path, text)]);
     write(
         "cases/rec/suite.yaml",
         "pipelines:\n  alpha: out/alpha/{case}.json\nbaseline: base.json\n",
@@ -1841,11 +1848,7 @@ fn suite_rules_fit_a_mixed_gold_set() {
 fn suites_above_a_subfolder_apply_up_to_the_project_root() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let write = |path: &str, text: &str| {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_files(root, &[(path, text)]);
     write("Cargo.toml", "[package]\nname = \"x\"\n");
     write(
         "cases/suite.yaml",
