@@ -77,7 +77,10 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             let files: std::collections::HashSet<&std::path::Path> = entries
                 .iter()
                 .map(|e| e.file.as_path())
-                .filter(|f| f.file_name().is_none_or(|n| n != "suite.yaml"))
+                .filter(|f| {
+                    f.file_name()
+                        .is_none_or(|n| !crate::load::suite::SUITE_FILES.iter().any(|s| n == *s))
+                })
                 .filter(|f| !f.as_os_str().is_empty())
                 .collect();
             files.len()

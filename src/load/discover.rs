@@ -8,7 +8,7 @@ use glob::Pattern;
 pub const CASE_PATTERNS: [&str; 2] = ["**/*.yaml", "**/*.yml"];
 
 /// Files that live among cases but are not cases.
-const NOT_CASES: [&str; 2] = ["suite.yaml", "suite.yml"];
+use super::suite::SUITE_FILES;
 
 /// One thing found under the cases folder.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +60,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                 };
                 let rel_text = crate::base::fs::slashed(rel);
                 let name = entry.file_name().to_string_lossy();
-                if NOT_CASES.contains(&name.as_ref()) {
+                if SUITE_FILES.contains(&name.as_ref()) {
                     continue;
                 }
                 if !patterns.iter().any(|p| p.matches(&rel_text)) {
@@ -118,7 +118,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
 /// suffix after it (`.yaml.bak`, `.yml~`).
 fn near_miss(name: &str) -> Option<String> {
     let lower = name.to_lowercase();
-    if NOT_CASES.contains(&lower.as_str()) {
+    if SUITE_FILES.contains(&lower.as_str()) {
         return None;
     }
     if (lower.ends_with(".yaml") || lower.ends_with(".yml"))

@@ -47,6 +47,8 @@ pub struct Suite {
 #[derive(Debug, Default)]
 pub struct Suites {
     root: PathBuf,
+    /// The folders above `root` whose suites apply, outermost first: the same for every case.
+    above: Vec<PathBuf>,
     read: HashMap<PathBuf, Result<Arc<SuiteFile>, LoadError>>,
     /// One aggregate per suite file, shared by its cases (its test is made once).
     aggregates: HashMap<PathBuf, Arc<Aggregate>>,
@@ -57,42 +59,10 @@ impl Suites {
     pub fn new(root: &Path) -> Suites {
         Suites {
             root: root.to_path_buf(),
+            above: above(root),
             read: HashMap::new(),
             aggregates: HashMap::new(),
         }
-    }
-
-    /// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to
-    /// the project root (the folder with `Cargo.toml` or `.git`), so that running `cases/invoices/fr`
-    /// keeps `cases/suite.yaml` even when `cases/invoices` has none. Without a project root above,
-    /// the unbroken chain of parents that hold a suite file.
-    fn above(&self) -> Vec<PathBuf> {
-        let Ok(start) = std::fs::canonicalize(&self.root) else {
-            return Vec::new();
-        };
-        let has_suite = |dir: &Path| SUITE_FILES.iter().any(|n| dir.join(n).is_file());
-        let ancestors: Vec<&Path> = start.ancestors().skip(1).collect();
-        let project = if is_project(&start) {
-            Some(0)
-        } else {
-            ancestors.iter().position(|a| is_project(a)).map(|i| i + 1)
-        };
-        let mut chain: Vec<PathBuf> = match project {
-            // Up to the project root, every folder with a suite.
-            Some(n) => ancestors
-                .iter()
-                .take(n)
-                .filter(|a| has_suite(a))
-                .map(|a| a.to_path_buf())
-                .collect(),
-            None => ancestors
-                .iter()
-                .take_while(|a| has_suite(a))
-                .map(|a| a.to_path_buf())
-                .collect(),
-        };
-        chain.reverse();
-        chain
     }
 
     /// The merged settings of every suite between the cases folder and `case_file`'s folder.
@@ -108,7 +78,7 @@ impl Suites {
         }
         // Outermost first, so that deeper suites override. Aggregates above the cases folder
         // would cover cases this run does not see: they are left to runs from there.
-        let above = self.above();
+        let above = self.above.clone();
         let n_above = above.len();
         for (i, folder) in above.into_iter().chain(folders).enumerate() {
             let Some(file) = SUITE_FILES
@@ -299,6 +269,39 @@ fn shell_script(command: &[String]) -> Option<(usize, &str)> {
         .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
     let i = flag + 2;
     command.get(i).map(|script| (i, script.as_str()))
+}
+
+/// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to
+/// the project root (the folder with `Cargo.toml` or `.git`), so that running `cases/invoices/fr`
+/// keeps `cases/suite.yaml` even when `cases/invoices` has none. Without a project root above,
+/// the unbroken chain of parents that hold a suite file.
+fn above(root: &Path) -> Vec<PathBuf> {
+    let Ok(start) = std::fs::canonicalize(root) else {
+        return Vec::new();
+    };
+    let has_suite = |dir: &Path| SUITE_FILES.iter().any(|n| dir.join(n).is_file());
+    let ancestors: Vec<&Path> = start.ancestors().skip(1).collect();
+    let project = if is_project(&start) {
+        Some(0)
+    } else {
+        ancestors.iter().position(|a| is_project(a)).map(|i| i + 1)
+    };
+    let mut chain: Vec<PathBuf> = match project {
+        // Up to the project root, every folder with a suite.
+        Some(n) => ancestors
+            .iter()
+            .take(n)
+            .filter(|a| has_suite(a))
+            .map(|a| a.to_path_buf())
+            .collect(),
+        None => ancestors
+            .iter()
+            .take_while(|a| has_suite(a))
+            .map(|a| a.to_path_buf())
+            .collect(),
+    };
+    chain.reverse();
+    chain
 }
 
 /// A project's root: a folder with `Cargo.toml` or `.git`.
