@@ -165,12 +165,8 @@ fn relative(file: &str, workspace: Option<&Path>) -> String {
     let Some(workspace) = workspace else {
         return file.to_owned();
     };
-    let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| Path::new(file).to_path_buf());
-    let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-    absolute.strip_prefix(&workspace).map_or_else(
-        |_| file.to_owned(),
-        |p| p.display().to_string().replace('\\', "/"),
-    )
+    crate::base::fs::relative_to(Path::new(file), workspace)
+        .map_or_else(|| file.to_owned(), |p| crate::base::fs::slashed(&p))
 }
 
 #[cfg(test)]

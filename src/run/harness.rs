@@ -455,13 +455,7 @@ fn trials(
     };
     let wanted = |file_id: &str| match &exact {
         // An aggregate needs every case of its suite.
-        Some(name)
-            if name.contains("::aggregate")
-                || name == "aggregate"
-                || name.starts_with("aggregate::") =>
-        {
-            true
-        }
+        Some(name) if name.contains("::aggregate") => true,
         // The case's own test, or one of its pipelines' (a file may hold `::` in its name).
         Some(name) => {
             name == file_id
@@ -506,10 +500,11 @@ fn trials(
             .cloned()
             .collect();
         if runs(&aggregate_name(&agg, pipeline.as_deref())) {
+            let ids: HashSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
             commands.extend(
                 entries
                     .iter()
-                    .filter(|e| live(e) && cases.iter().any(|c| c.id == e.id))
+                    .filter(|e| live(e) && ids.contains(e.id.as_str()))
                     .map(|e| e.id.as_str()),
             );
         }
@@ -523,14 +518,17 @@ fn trials(
             let Some(spec) = &entry.baseline else {
                 continue;
             };
-            let suite_dir = spec.suite_file.parent().unwrap_or(Path::new(""));
-            let scope = crate::base::fs::relative_to(root, suite_dir)
-                .map(|p| crate::base::fs::slashed(&p))
-                .unwrap_or_default();
             expected
                 .expected_entries
                 .entry(spec.file.clone())
-                .or_insert_with(|| (scope, HashSet::new()))
+                .or_insert_with(|| {
+                    // Once per baseline file: it may touch the filesystem.
+                    let suite_dir = spec.suite_file.parent().unwrap_or(Path::new(""));
+                    let scope = crate::base::fs::relative_to(root, suite_dir)
+                        .map(|p| crate::base::fs::slashed(&p))
+                        .unwrap_or_default();
+                    (scope, HashSet::new())
+                })
                 .1
                 .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
         }

@@ -156,11 +156,8 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
 
 /// The name of a suite's aggregate test: `invoices::aggregate::guided`.
 pub(crate) fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
-    let mut name = if aggregate.id.is_empty() {
-        "aggregate".to_owned()
-    } else {
-        format!("{}::aggregate", aggregate.id)
-    };
+    // The id is never empty: the root suite's is the cases folder's name.
+    let mut name = format!("{}::aggregate", aggregate.id);
     if let Some(p) = pipeline {
         name.push_str("::");
         name.push_str(p);
