@@ -47,6 +47,15 @@ pub(crate) fn slashed(path: &Path) -> String {
         .join("/")
 }
 
+/// A case's name from a suite's folder: its path relative to the folder, without extension,
+/// `/`-separated (`{case}`, and a baseline entry's key).
+pub(crate) fn case_name(case_file: &Path, suite_dir: &Path) -> String {
+    let rel = relative_to(case_file, suite_dir)
+        .unwrap_or_else(|| case_file.to_path_buf())
+        .with_extension("");
+    slashed(&rel)
+}
+
 /// Where the processes of one machine meet: locks, and the outputs of commands within a run.
 /// One folder per user under the temporary folder, so that every process of a run finds it
 /// whichever binary it is (a test target, the `goldgate` command) and the repository gets no files.

@@ -514,16 +514,7 @@ fn expand(
     }
     let mut out = text.to_owned();
     if out.contains("{case}") {
-        let rel = crate::base::fs::relative_to(case_file, suite_dir)
-            .unwrap_or_else(|| case_file.to_path_buf())
-            .with_extension("");
-        out = out.replace(
-            "{case}",
-            &rel.components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-        );
+        out = out.replace("{case}", &crate::base::fs::case_name(case_file, suite_dir));
     }
     if out.contains("{pipeline}") {
         out = out.replace("{pipeline}", pipeline.unwrap_or(""));

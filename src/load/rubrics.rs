@@ -120,8 +120,7 @@ fn available_sets(dir: &Path) -> Vec<String> {
         .filter_map(|e| {
             let rel = e.path().strip_prefix(dir).ok()?;
             let ext = rel.extension()?.to_str()?;
-            matches!(ext, "yaml" | "yml")
-                .then(|| rel.with_extension("").to_string_lossy().replace('\\', "/"))
+            matches!(ext, "yaml" | "yml").then(|| crate::base::fs::slashed(&rel.with_extension("")))
         })
         .collect();
     names.sort();

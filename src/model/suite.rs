@@ -48,10 +48,7 @@ impl BaselineSpec {
     /// without extension, and `::pipeline` — the same whichever folder the run starts from.
     pub fn key(&self, case_file: &Path, pipeline: Option<&str>) -> String {
         let dir = self.suite_file.parent().unwrap_or(Path::new(""));
-        let rel = crate::base::fs::relative_to(case_file, dir)
-            .unwrap_or_else(|| case_file.to_path_buf())
-            .with_extension("");
-        let mut key = crate::base::fs::slashed(&rel);
+        let mut key = crate::base::fs::case_name(case_file, dir);
         if let Some(p) = pipeline {
             key.push_str("::");
             key.push_str(p);
