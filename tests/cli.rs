@@ -1879,3 +1879,95 @@ fn suites_above_a_subfolder_apply_up_to_the_project_root() {
         );
     }
 }
+
+/// Inputs beyond goldgate's budgets fail their case alone, located where the input is and
+/// saying the bound; nothing blocks on a FIFO; long lists of failures are summarised.
+#[test]
+fn inputs_over_a_budget_fail_their_case_located_and_messages_stay_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let items = |n: usize| {
+        let list: Vec<String> = (0..n)
+            .map(|i| format!("{{\"sku\": \"S{i}\", \"qty\": \"1\"}}"))
+            .collect();
+        format!("[{}]", list.join(", "))
+    };
+    let long_text = "x".repeat(100_001);
+    let skus: Vec<String> = (0..100).map(|i| format!("{{\"sku\": \"B{i}\"}}")).collect();
+    write_files(
+        root,
+        &[
+            ("Cargo.toml", "[package]\nname = \"p\"\n"),
+            (
+                "cases/long_list.yaml",
+                &format!(
+                    "prediction: p.json\ngold:\n  line_items: {}\nthresholds:\n  min_anls: 0.9\n",
+                    items(2_001)
+                ),
+            ),
+            (
+                "cases/long_text.yaml",
+                "prediction: long_text.json\ngold:\n  notes: short\nthresholds:\n  min_anls: 0.9\n",
+            ),
+            (
+                "cases/long_text.json",
+                &format!("{{\"fields\": {{\"notes\": \"{long_text}\"}}}}"),
+            ),
+            (
+                "cases/fifo.yaml",
+                "prediction: pipe.json\ngold:\n  total: 1\nthresholds:\n  min_anls: 0.9\n",
+            ),
+            (
+                "cases/many.yaml",
+                "prediction: many.json\ngold:\n  total: 1\nrubrics:\n  - must_right: every sku is an A\n    field: line_items[*].sku\n    matches: '^A'\n",
+            ),
+            (
+                "cases/many.json",
+                &format!(
+                    "{{\"fields\": {{\"total\": \"1\", \"line_items\": [{}]}}}}",
+                    skus.join(", ")
+                ),
+            ),
+            ("cases/p.json", "{\"fields\": {\"line_items\": []}}"),
+        ],
+    );
+    let fifo = root.join("cases/pipe.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let out = goldgate(root, &["test", "cases"]);
+    let text = stdout(&out);
+    let mut want = vec![
+        ("fifo", "FAILED"),
+        ("long_list", "FAILED"),
+        ("long_text", "FAILED"),
+        ("many", "FAILED"),
+    ];
+    if !made.is_ok_and(|s| s.success()) {
+        want.remove(0);
+    }
+    assert_eq!(test_lines(&text), expected(&want), "{text}");
+    let list = failure_block(&text, "long_list");
+    assert!(
+        list.contains("cases/long_list.yaml:3:15: gold.line_items: `line_items` is a list of 2001 items, more than goldgate matches (2000)"),
+        "{list}"
+    );
+    let long = failure_block(&text, "long_text");
+    assert!(
+        long.contains("cases/long_text.json:1:13: fields.notes: `notes` is a text of 100001 characters, more than goldgate compares (100000)"),
+        "{long}"
+    );
+    if want.len() == 4 {
+        let fifo = failure_block(&text, "fifo");
+        assert!(
+            fifo.contains("pipe.json: this is not a regular file"),
+            "{fifo}"
+        );
+    }
+    // 100 failing elements: the first 20 and a count, not a hundred lines.
+    let many = failure_block(&text, "many");
+    assert!(
+        many.contains("100 of 100 elements fail: line_items[0].sku: "),
+        "{many}"
+    );
+    assert!(many.contains("; … and 80 more"), "{many}");
+    assert!(!many.contains("line_items[20].sku"), "{many}");
+}

@@ -5,15 +5,52 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::base::budget::FILE_BYTES;
 use crate::base::location::LoadError;
 
 /// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
 pub fn read_text(file: &Path) -> Result<String, LoadError> {
+    use std::io::Read;
     if file.is_dir() {
         return Err(LoadError::file(file, "this is a folder, not a file"));
     }
-    let bytes = std::fs::read(file)
-        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?;
+    let cannot = |e: std::io::Error| {
+        LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
+    };
+    // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): its
+    // kind is asked before it is opened.
+    let meta = std::fs::metadata(file).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(LoadError::file(
+            file,
+            "this is not a regular file (a FIFO, a socket or a device)",
+        )
+        .hint("goldgate reads cases, predictions, suites and rubric sets from regular files"));
+    }
+    let too_large = |size: u64| {
+        LoadError::file(
+            file,
+            format!(
+                "the file is {} MiB, more than goldgate reads ({} MiB)",
+                size >> 20,
+                FILE_BYTES >> 20
+            ),
+        )
+        .hint("split it into several cases, or keep only what is compared")
+    };
+    if meta.len() > FILE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let opened = std::fs::File::open(file).map_err(cannot)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The size may grow while the file is read: never more than the bound is kept.
+    opened
+        .take(FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => rest.to_vec(),
         None => bytes,

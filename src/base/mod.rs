@@ -3,6 +3,7 @@
 //! The value tree, text normalization, typed reading of amounts and dates, field paths, locations
 //! and load errors, file helpers and shell quoting.
 
+pub mod budget;
 pub mod field_path;
 pub mod fs;
 pub mod json;

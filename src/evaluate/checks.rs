@@ -1,6 +1,7 @@
 //! Judging a rubric's check against a prediction, and the gate and score built from the verdicts
 //! (SPEC §5, §6).
 
+use crate::base::budget::{MESSAGE_ITEMS, summarised};
 use crate::base::field_path::FieldPath;
 use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
@@ -125,11 +126,19 @@ fn judge(
         }
     }
     if !unchecked.is_empty() {
-        return (State::Unchecked, unchecked.join("; "));
+        return (State::Unchecked, summarised(&unchecked, "; "));
     }
     match (failures.is_empty(), targets.len()) {
         (true, 1) => (State::Held, last),
         (true, n) => (State::Held, format!("all {n} elements hold ({last})")),
+        (false, n) if failures.len() > MESSAGE_ITEMS => (
+            State::Failed,
+            format!(
+                "{} of {n} elements fail: {}",
+                failures.len(),
+                summarised(&failures, "; ")
+            ),
+        ),
         (false, _) => (State::Failed, failures.join("; ")),
     }
 }
@@ -438,15 +447,15 @@ fn combined(
             .filter(|(s, _)| *s == State::Unchecked)
             .map(|(_, d)| d.as_str())
             .collect();
-        (!why.is_empty()).then(|| (State::Unchecked, why.join("; ")))
+        (!why.is_empty()).then(|| (State::Unchecked, summarised(&why, "; ")))
     };
     let details = |results: &[Judged], state: State| -> String {
-        results
+        let picked: Vec<&str> = results
             .iter()
             .filter(|(s, _)| *s == state)
             .map(|(_, d)| d.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
+            .collect();
+        summarised(&picked, "; ")
     };
     match check {
         Check::All(probes) => {
@@ -541,7 +550,7 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Jud
         format!(
             "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
             if held { "equal to" } else { "not" },
-            parts.join(" + "),
+            summarised(&parts, " + "),
             within(tolerance)
         ),
     )

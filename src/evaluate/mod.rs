@@ -9,6 +9,7 @@ pub mod field;
 pub mod outcome;
 pub mod record;
 
+use crate::base::budget::CASE_STEPS;
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score};
 use crate::evaluate::field::{
@@ -18,18 +19,57 @@ use crate::evaluate::field::{
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
 };
+use crate::metrics::effort::{self, Exceeded};
 use crate::metrics::{brier, ece};
 use crate::model::case::{Case, GoldField, Price};
 use crate::model::metric::Metric;
 use crate::model::prediction::Prediction;
 
-/// Scores one prediction against its case.
+/// Scores one prediction against its case, within [`CASE_STEPS`] of work: a case that needs
+/// more fails saying so, rather than holding the run for minutes.
 pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
+    evaluate_within(case, prediction, CASE_STEPS)
+}
+
+fn evaluate_within(case: &Case, prediction: &Prediction, steps: u64) -> Outcome {
+    let mut last_field = None;
+    match effort::within(steps, || scored(case, prediction, &mut last_field)) {
+        Ok(outcome) => outcome,
+        Err(Exceeded) => over_budget(last_field.as_deref()),
+    }
+}
+
+/// The outcome of a case whose scoring ran out of steps while scoring `field` (its rubrics, when
+/// `None`): failed, with nothing measured, for a number computed halfway would mislead.
+fn over_budget(field: Option<&str>) -> Outcome {
+    let what = field.map_or_else(|| "its rubrics".to_owned(), |f| format!("`{f}`"));
+    Outcome {
+        problems: vec![format!(
+            "scoring {what} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
+            CASE_STEPS as f64 / 1e9
+        )],
+        fields: Vec::new(),
+        metrics: Metrics::default(),
+        rubrics: Vec::new(),
+        gate_open: false,
+        score: 0.0,
+        thresholds: Vec::new(),
+        passed: false,
+        extra_fields: Vec::new(),
+    }
+}
+
+fn scored(case: &Case, prediction: &Prediction, last_field: &mut Option<String>) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
-    let fields: Vec<FieldRow> = gold
-        .iter()
-        .map(|g| field_row(g, case, prediction))
-        .collect();
+    let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
+    for g in gold {
+        *last_field = Some(g.name.clone());
+        fields.push(field_row(g, case, prediction));
+        if effort::exhausted() {
+            return over_budget(Some(&g.name));
+        }
+    }
+    *last_field = None;
 
     let has_gold = case.gold.is_some() && !fields.is_empty();
     let critical: Vec<&FieldRow> = fields.iter().filter(|f| f.critical).collect();
@@ -338,4 +378,86 @@ fn field_f1(fields: &[FieldRow], extra: usize) -> (f64, f64, f64) {
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     sum / n as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::case::{FieldRule, GoldField, PredictionSource, Profile};
+    use crate::model::prediction::PredictedField;
+
+    fn case_of(gold: Value) -> Case {
+        Case {
+            id: "long".into(),
+            file: "long.yaml".into(),
+            description: None,
+            tags: Vec::new(),
+            skip: None,
+            prediction: PredictionSource::Text(String::new()),
+            gold: Some(vec![GoldField {
+                name: "line_items".into(),
+                variants: vec![gold],
+                line: 2,
+                rule: FieldRule::default(),
+                path_rules: Vec::new(),
+            }]),
+            critical: Vec::new(),
+            normalize: crate::base::normalize::Normalize::ALL,
+            rubrics: Vec::new(),
+            thresholds: Vec::new(),
+            ece_bins: 10,
+            profile: Profile::Dream,
+            pipeline: None,
+            pricing: Vec::new(),
+            pricing_at: None,
+            baseline: None,
+            aggregates: Vec::new(),
+            suite_folder: ".".into(),
+        }
+    }
+
+    fn prediction_of(value: Value) -> Prediction {
+        Prediction {
+            fields: vec![PredictedField {
+                name: "line_items".into(),
+                value,
+                confidence: None,
+                metadata: Vec::new(),
+                whole: None,
+            }],
+            text: String::new(),
+            is_document: true,
+            latency_ms: None,
+            usage: None,
+            model: None,
+        }
+    }
+
+    fn items(prefix: &str, n: usize) -> Value {
+        Value::List(
+            (0..n)
+                .map(|i| Value::Text(format!("{prefix}{}", i * 7 % n)))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_case_that_needs_more_work_than_its_budget_fails_saying_so() {
+        let case = case_of(items("item ", 60));
+        let prediction = prediction_of(items("itme ", 60));
+        // 60 × 60 pairs, then the matching: well within a million steps, not within a thousand.
+        let scored = evaluate_within(&case, &prediction, 1_000_000);
+        assert!(scored.problems.is_empty(), "{:?}", scored.problems);
+        assert_eq!(scored.fields.len(), 1);
+        let cut = evaluate_within(&case, &prediction, 1_000);
+        assert!(!cut.passed && cut.fields.is_empty());
+        assert_eq!(cut.problems.len(), 1);
+        assert!(
+            cut.problems[0].starts_with(
+                "scoring `line_items` needs more work than goldgate spends on one case (1.2 billion steps"
+            ),
+            "{}",
+            cut.problems[0]
+        );
+    }
 }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
+use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::fs::read_text;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
@@ -600,6 +601,11 @@ impl Here<'_> {
                     }
                     _ => vec![self.gold_value(value, &path)?],
                 };
+                if let Some((below, why)) = variants.iter().find_map(oversized) {
+                    return Err(self
+                        .err(value.mark, &path, format!("`{name}{below}` is {why}"))
+                        .hint(OVERSIZED_HINT));
+                }
                 Ok(GoldField {
                     name: name.clone(),
                     variants,

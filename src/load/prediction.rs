@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::fs::read_text;
-use crate::base::json::StrictJson;
+use crate::base::json::prediction_json;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
@@ -57,7 +58,8 @@ pub fn read_prediction(
                     ),
                 ));
             }
-            if !path.is_file() {
+            // A FIFO or a device exists: reading it says what it is.
+            if !path.exists() {
                 return Err(LoadError::at(
                     file,
                     *at,
@@ -75,19 +77,17 @@ pub fn read_prediction(
             match path.extension().and_then(|e| e.to_str()) {
                 Some("txt") => Ok(text_prediction(text)),
                 Some("json") => {
-                    let json: serde_json::Value = serde_json::from_str::<StrictJson>(&text)
-                        .map(|j| j.0)
-                        .map_err(|e| {
-                            LoadError::at(
-                                path,
-                                Mark {
-                                    line: (e.line() as u64).max(1),
-                                    column: (e.column() as u64).max(1),
-                                },
-                                "",
-                                format!("invalid JSON: {}", strip_position(&e.to_string())),
-                            )
-                        })?;
+                    let json: serde_json::Value = prediction_json(&text).map_err(|e| {
+                        LoadError::at(
+                            path,
+                            Mark {
+                                line: (e.line() as u64).max(1),
+                                column: (e.column() as u64).max(1),
+                            },
+                            "",
+                            format!("invalid JSON: {}", strip_position(&e.to_string())),
+                        )
+                    })?;
                     envelope(&Value::from_json(&json), Some(&json))
                         .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
                 }
@@ -144,16 +144,17 @@ pub fn from_output(
     if stdout.trim().is_empty() {
         return Err(error(format!("`{shown}` printed nothing"), stderr_tail));
     }
-    let mut prediction = match serde_json::from_str::<StrictJson>(&stdout) {
-        Ok(StrictJson(json)) if json.is_object() => envelope(&Value::from_json(&json), Some(&json))
-            .map_err(|(p, msg, hint)| {
+    let mut prediction = match prediction_json(&stdout) {
+        Ok(json) if json.is_object() => {
+            envelope(&Value::from_json(&json), Some(&json)).map_err(|(p, msg, hint)| {
                 let mut e = error(
                     format!("the output of `{shown}`: {}: {msg}", p.join(".")),
                     "",
                 );
                 e.hint = hint;
                 e
-            })?,
+            })?
+        }
         Ok(_) if expect_fields => {
             return Err(error(
                 format!("the output of `{shown}` is JSON but not a field document"),
@@ -428,6 +429,13 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
             }
             other => (other.clone(), None, Vec::new(), None),
         };
+        if let Some((below, why)) = oversized(&value) {
+            return Err((
+                at,
+                format!("`{name}{below}` is {why}"),
+                Some(OVERSIZED_HINT.to_owned()),
+            ));
+        }
         p.text.push_str(&format!("{name}: {}\n", value.as_text()));
         p.fields.push(PredictedField {
             name: name.clone(),

@@ -14,6 +14,7 @@
 
 use serde_json::Value;
 
+use super::effort;
 use super::munkres::munkres_max;
 use crate::base::normalize::Normalize;
 
@@ -172,17 +173,13 @@ pub fn score_with(gold: &Tree, pred: &Tree, rules: Rules) -> f64 {
 pub fn match_list(gold: &[Tree], pred: &[Tree], rules: Rules) -> Vec<ItemMatch> {
     let gold: Vec<Node> = gold.iter().map(|g| Node::gold(g, rules)).collect();
     let pred: Vec<Node> = pred.iter().map(|p| Node::pred(p, rules)).collect();
-    let pairs: Vec<Vec<Pair>> = gold
-        .iter()
-        .map(|g| pred.iter().map(|p| compare(g, p, rules)).collect())
-        .collect();
-    let assignment = assign(&pairs, gold.is_empty() || pred.is_empty());
+    let assignment = assign(&gold, &pred, rules);
     let mut out: Vec<ItemMatch> = (0..gold.len())
         .map(|i| match assignment.iter().find(|(g, _)| *g == i) {
             Some(&(g, p)) => ItemMatch {
                 gold: Some(g),
                 pred: Some(p),
-                score: pairs[g][p].average(),
+                score: compare(&gold[g], &pred[p], rules).average(),
             },
             None => ItemMatch {
                 gold: Some(i),
@@ -338,6 +335,10 @@ static MISSING: Node<'static> = Node::Null;
 
 fn compare(gold: &Node, pred: &Node, rules: Rules) -> Pair {
     let weigh = || gold.len().max(pred.len());
+    // Out of steps: any pair will do, the caller throws the score away.
+    if !effort::spend(1) {
+        return Pair::leaf(0.0, weigh(), false, false);
+    }
     // goldgate's rule: every form of "nothing" equals every other (`[]` and `""` included).
     if !rules.is_reference() && gold.is_noney() && pred.is_noney() {
         return Pair::leaf(1.0, weigh(), true, true);
@@ -391,18 +392,16 @@ fn compare(gold: &Node, pred: &Node, rules: Rules) -> Pair {
 }
 
 fn compare_lists(gold: &[Node], pred: &[Node], rules: Rules) -> Pair {
-    let pairs: Vec<Vec<Pair>> = gold
-        .iter()
-        .map(|g| pred.iter().map(|p| compare(g, p, rules)).collect())
-        .collect();
-    let assignment = assign(&pairs, gold.is_empty() || pred.is_empty());
+    let assignment = assign(gold, pred, rules);
     let mut gold_used = vec![false; gold.len()];
     let mut pred_used = vec![false; pred.len()];
     let mut scores = Vec::new();
     let mut len = 0;
     let mut equal = gold.len() == pred.len();
     for &(row, col) in &assignment {
-        let pair = &pairs[row][col];
+        // Only the matched pairs' leaf scores are kept: n pairs compared again rather than n²
+        // pairs held, so that long lists stay small in memory.
+        let pair = compare(&gold[row], &pred[col], rules);
         scores.extend_from_slice(&pair.scores);
         len += pair.len;
         equal &= pair.equal;
@@ -419,15 +418,16 @@ fn compare_lists(gold: &[Node], pred: &[Node], rules: Rules) -> Pair {
 }
 
 /// The matching of list items: munkres on per-pair averages, nudged up one ulp for equal items.
-fn assign(pairs: &[Vec<Pair>], empty: bool) -> Vec<(usize, usize)> {
-    if empty {
+fn assign(gold: &[Node], pred: &[Node], rules: Rules) -> Vec<(usize, usize)> {
+    if gold.is_empty() || pred.is_empty() {
         return Vec::new();
     }
-    let profit: Vec<Vec<f64>> = pairs
+    let profit: Vec<Vec<f64>> = gold
         .iter()
-        .map(|row| {
-            row.iter()
-                .map(|pair| {
+        .map(|g| {
+            pred.iter()
+                .map(|p| {
+                    let pair = compare(g, p, rules);
                     let average = pair.average();
                     // The package's nudge towards exactly equal items.
                     if pair.equal {
@@ -500,6 +500,7 @@ fn compare_maps<'a>(
 
 /// The package's leaf score: normalized Levenshtein similarity, 0 below 0.5.
 fn similarity(a: &[char], b: &[char]) -> f64 {
+    effort::spend(effort::levenshtein_steps(a.len(), b.len()));
     let longest = a.len().max(b.len());
     let distance = if longest == 0 {
         0.0
@@ -511,22 +512,7 @@ fn similarity(a: &[char], b: &[char]) -> f64 {
 }
 
 fn levenshtein(a: &[char], b: &[char]) -> usize {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let mut row: Vec<usize> = (0..=short.len()).collect();
-    for (i, &cl) in long.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cs) in short.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if cl == cs {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
-        }
-    }
-    row[short.len()]
+    rapidfuzz::distance::levenshtein::distance(a.iter().copied(), b.iter().copied())
 }
 
 /// `" ".join(s.strip().lower().split())`: Python's lowercasing (final sigma included) and its

@@ -3,6 +3,7 @@
 
 pub mod anls_star;
 mod calibration;
+pub(crate) mod effort;
 mod munkres;
 mod text;
 

@@ -5,6 +5,8 @@
 //! they are: rows reduced only, padding with cost 0, the last free zero of a row, restarts after
 //! each adjustment.
 
+use super::effort;
+
 /// munkres 1.1.4 on `make_cost_matrix(profit)`: the same steps in the same order with the same
 /// float arithmetic, so that among assignments of equal cost it picks the one the package picks.
 /// Returns (row, column) pairs in row order. Polynomial (O(n⁴) at worst, like munkres itself).
@@ -33,6 +35,7 @@ pub(crate) fn munkres_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
         row_covered: vec![false; n],
         col_covered: vec![false; n],
     };
+    effort::spend((n * n) as u64);
     m.solve();
     let mut out = Vec::with_capacity(rows.min(cols));
     for i in 0..rows {
@@ -85,7 +88,10 @@ impl Munkres {
         self.clear_covers();
         // Step 3, then steps 4-6 until every column holds a star.
         while self.cover_starred_columns() < n {
-            let (row, col) = self.prime_until_augmenting();
+            // Out of steps: stop; the caller throws the assignment away.
+            let Some((row, col)) = self.prime_until_augmenting() else {
+                return;
+            };
             self.augment(row, col);
         }
     }
@@ -105,10 +111,13 @@ impl Munkres {
     }
 
     /// Steps 4 and 6: prime uncovered zeros until one has no star in its row.
-    fn prime_until_augmenting(&mut self) -> (usize, usize) {
+    fn prime_until_augmenting(&mut self) -> Option<(usize, usize)> {
         let n = self.n;
         let (mut row, mut col) = (0, 0);
         loop {
+            if effort::exhausted() {
+                return None;
+            }
             match self.find_a_zero(row, col) {
                 Some((r, c)) => {
                     self.marked[r * n + c] = Mark::Prime;
@@ -119,7 +128,7 @@ impl Munkres {
                             self.row_covered[r] = true;
                             self.col_covered[star_col] = false;
                         }
-                        None => return (r, c),
+                        None => return Some((r, c)),
                     }
                 }
                 None => {
@@ -138,6 +147,7 @@ impl Munkres {
         let mut i = i0;
         loop {
             if !self.row_covered[i] {
+                effort::spend(n as u64);
                 let mut hit = None;
                 let mut j = j0;
                 loop {
@@ -164,6 +174,7 @@ impl Munkres {
     /// columns, in that order (both for a covered row's uncovered cell, as munkres does).
     fn adjust(&mut self) {
         let n = self.n;
+        effort::spend(2 * (n * n) as u64);
         let mut min = f64::INFINITY;
         for i in (0..n).filter(|&i| !self.row_covered[i]) {
             for j in (0..n).filter(|&j| !self.col_covered[j]) {

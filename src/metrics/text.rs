@@ -11,6 +11,7 @@ pub const TAU: f64 = 0.5;
 /// assert_eq!(goldgate::metrics::levenshtein("Société", "Societe"), 2);
 /// ```
 pub fn levenshtein(a: &str, b: &str) -> usize {
+    super::effort::spend(super::effort::levenshtein_steps(a.len(), b.len()));
     rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
 }
 

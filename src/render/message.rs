@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::compare::threshold_text;
 use super::{Styles, inline_diff, line_diff, paint};
+use crate::base::budget::MESSAGE_ITEMS;
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
@@ -225,7 +226,13 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
             shown_normalize(case).apply(&p),
         );
         if ng != g || np != p {
-            let _ = writeln!(out, "  {:<12}gold `{ng}`, prediction `{np}`", "normalized");
+            let _ = writeln!(
+                out,
+                "  {:<12}gold `{}`, prediction `{}`",
+                "normalized",
+                cut(&ng),
+                cut(&np)
+            );
         }
         if g != p {
             let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
@@ -254,7 +261,14 @@ fn items_block(out: &mut String, gold: &[Value], pred: &[Value], items: &[Matche
         out,
         "  items       gold ↔ prediction, by the matching that scores best"
     );
-    for m in items {
+    // A long list shows the pairs that are not exact, then counts the rest.
+    let long = items.len() > MESSAGE_ITEMS;
+    let shown: Vec<&MatchedItem> = items
+        .iter()
+        .filter(|m| !long || m.score < 1.0)
+        .take(MESSAGE_ITEMS)
+        .collect();
+    for m in &shown {
         let side = |list: &[Value], i: Option<usize>, absent: &str| match i {
             Some(i) => fit(&format!("[{i}] {}", item_text(&list[i])), WIDTH),
             None => absent.to_owned(),
@@ -271,6 +285,19 @@ fn items_block(out: &mut String, gold: &[Value], pred: &[Value], items: &[Matche
             Styles::BAD
         };
         let _ = writeln!(out, "{}", paint(style, line));
+    }
+    if long {
+        let exact = items.iter().filter(|m| m.score == 1.0).count();
+        let below = items.len() - exact - shown.len();
+        let _ = writeln!(
+            out,
+            "    … {exact} more pairs match exactly{}",
+            if below > 0 {
+                format!(", {below} more score below 1 (the report lists every pair)")
+            } else {
+                String::new()
+            }
+        );
     }
 }
 
@@ -305,11 +332,27 @@ fn shown_normalize(case: &Case) -> Normalize {
     }
 }
 
-/// A value on one line: scalars as written, trees as compact JSON (the diff shows them pretty).
+/// The most characters of a gold or predicted value a message shows; the report holds it whole.
+const VALUE_SHOWN: usize = 2_000;
+
+/// A value on one line: scalars as written, trees as compact JSON (the diff shows them pretty);
+/// a long one cut after [`VALUE_SHOWN`] characters, saying how many more there are.
 fn indent_value(v: &Value) -> String {
-    match v {
+    let text = match v {
         Value::Null => "null".to_owned(),
-        other => other.as_text().replace('\n', "\n              "),
+        other => other.as_text(),
+    };
+    cut(&text).replace('\n', "\n              ")
+}
+
+/// The first [`VALUE_SHOWN`] characters of a text, then how many more there are.
+fn cut(text: &str) -> String {
+    let count = text.chars().count();
+    if count > VALUE_SHOWN {
+        let head: String = text.chars().take(VALUE_SHOWN).collect();
+        format!("{head}… ({} more characters)", count - VALUE_SHOWN)
+    } else {
+        text.to_owned()
     }
 }
 

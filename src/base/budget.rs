@@ -1,0 +1,138 @@
+//! How much goldgate reads and computes for one case. Each bound is far above what a gold set of
+//! real documents needs and low enough that no input, however large or hostile, hangs a run or
+//! exhausts memory; going over one is an error located where the input is, that says the bound.
+
+use super::value::Value;
+
+/// The largest input file read (case, prediction, suite, rubric set). The same as what is kept
+/// of a command's output: a recorded output and a live one are held to one size.
+pub const FILE_BYTES: u64 = 64 << 20;
+
+/// The most values in one JSON prediction (every mapping, list and scalar counts one): the
+/// budget the YAML reader (serde-saphyr) keeps for a YAML file, so that both formats cost alike.
+/// 250,000 values is some 4,000 line items of 60 values each.
+pub const JSON_VALUES: usize = 250_000;
+
+/// The longest text value compared, in characters: twenty-odd pages of dense text. ANLS of two
+/// texts this long takes about 0.1 s (a bit-parallel Levenshtein); a character diff of them is
+/// held to [`DIFF_SECONDS`].
+pub const TEXT_CHARS: usize = 100_000;
+
+/// The most items in one list value. Items of two lists are matched against each other (n²
+/// comparisons, then an assignment that is cubic in n), so this bound is what keeps a list field
+/// to a few seconds: 2,000 line items of six values, read with small slips, score in 1.5 s.
+pub const LIST_ITEMS: usize = 2_000;
+
+/// The work scoring one case may do, counted in steps (a Levenshtein word operation, a cell
+/// scanned by the matching), so that the bound is the same on every machine: about 5 s of CPU on
+/// the 2-core machine goldgate is measured on (3 to 6 ns a step). Lists within [`LIST_ITEMS`]
+/// matched against very different predictions are what reach it: 1,000 items of six random
+/// values against 1,000 others need 1.4 billion steps; 2,000 line items read with small slips
+/// need 0.5 billion.
+pub const CASE_STEPS: u64 = 1_200_000_000;
+
+/// How long a character diff in a failure message may search for the shortest edit, after which
+/// it gives a coarser diff (`similar`'s deadline): a message stays quick however long the texts.
+pub const DIFF_SECONDS: f64 = 0.5;
+
+/// The most items, rubric checks or rows one failure message lists before it says how many more
+/// there are; the report holds them all.
+pub const MESSAGE_ITEMS: usize = 20;
+
+/// The first place in `value` over [`TEXT_CHARS`] or [`LIST_ITEMS`]: its path below the value
+/// (`[3].description`) and what is wrong, for a located error.
+pub fn oversized(value: &Value) -> Option<(String, String)> {
+    match value {
+        Value::Null => None,
+        Value::Text(t) => {
+            // A byte count bounds the character count: most texts need no counting at all.
+            if t.len() <= TEXT_CHARS {
+                return None;
+            }
+            let chars = t.chars().count();
+            (chars > TEXT_CHARS).then(|| {
+                (
+                    String::new(),
+                    format!(
+                        "a text of {chars} characters, more than goldgate compares ({TEXT_CHARS})"
+                    ),
+                )
+            })
+        }
+        Value::List(items) => {
+            if items.len() > LIST_ITEMS {
+                return Some((
+                    String::new(),
+                    format!(
+                        "a list of {} items, more than goldgate matches ({LIST_ITEMS})",
+                        items.len()
+                    ),
+                ));
+            }
+            items.iter().enumerate().find_map(|(i, item)| {
+                oversized(item).map(|(path, why)| (format!("[{i}]{path}"), why))
+            })
+        }
+        Value::Map(entries) => entries
+            .iter()
+            .find_map(|(key, v)| oversized(v).map(|(path, why)| (format!(".{key}{path}"), why))),
+    }
+}
+
+/// `items` joined by `separator`, the first [`MESSAGE_ITEMS`] of them, then how many more: a
+/// check over 2,000 line items says what failed in a paragraph, not in 2,000 lines.
+pub fn summarised<S: AsRef<str>>(items: &[S], separator: &str) -> String {
+    let shown: Vec<&str> = items
+        .iter()
+        .take(MESSAGE_ITEMS)
+        .map(AsRef::as_ref)
+        .collect();
+    let mut out = shown.join(separator);
+    if items.len() > MESSAGE_ITEMS {
+        out.push_str(&format!(
+            "{separator}… and {} more",
+            items.len() - MESSAGE_ITEMS
+        ));
+    }
+    out
+}
+
+/// What to do about an oversized value, for the hint of its error.
+pub const OVERSIZED_HINT: &str = "split the document into several cases, or leave the long value out of `gold` and check it with a rubric (`contains`, `matches`)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_value_over_a_bound_is_named_by_its_path() {
+        let long = Value::Text("é".repeat(TEXT_CHARS + 1));
+        let fits = Value::Text("é".repeat(TEXT_CHARS));
+        let item = Value::Map(vec![("description".into(), long)]);
+        let list = Value::List(vec![Value::Map(vec![]), item]);
+        let (path, why) = oversized(&list).unwrap();
+        assert_eq!(path, "[1].description");
+        assert_eq!(
+            why,
+            "a text of 100001 characters, more than goldgate compares (100000)"
+        );
+        // Two bytes a character: over the byte count, within the character count.
+        assert_eq!(oversized(&fits), None);
+        let many = Value::List(vec![Value::Null; LIST_ITEMS + 1]);
+        assert_eq!(
+            oversized(&many).unwrap().1,
+            "a list of 2001 items, more than goldgate matches (2000)"
+        );
+        assert_eq!(oversized(&Value::List(vec![Value::Null; LIST_ITEMS])), None);
+    }
+
+    #[test]
+    fn a_long_list_is_summarised_after_its_first_items() {
+        let few: Vec<String> = (0..3).map(|i| format!("[{i}] bad")).collect();
+        assert_eq!(summarised(&few, "; "), "[0] bad; [1] bad; [2] bad");
+        let many: Vec<String> = (0..MESSAGE_ITEMS + 5).map(|i| format!("{i}")).collect();
+        let text = summarised(&many, " + ");
+        assert!(text.starts_with("0 + 1 + "), "{text}");
+        assert!(text.ends_with(" + 19 + … and 5 more"), "{text}");
+    }
+}
