@@ -1,6 +1,7 @@
 //! Layer 6, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
 //! `init`, `report`. `main.rs` only calls [`main`].
 
+pub mod fuzz;
 pub mod init;
 pub mod lint;
 pub mod report;
