@@ -1971,3 +1971,46 @@ fn inputs_over_a_budget_fail_their_case_located_and_messages_stay_short() {
     assert!(many.contains("; … and 80 more"), "{many}");
     assert!(!many.contains("line_items[20].sku"), "{many}");
 }
+
+/// Under `compare: number` and `number:`, integers beyond 2^53 compare digit for digit, and `-0`
+/// is 0.
+#[test]
+fn long_integers_compare_exactly_and_minus_zero_is_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("Cargo.toml", "[package]\nname = \"p\"\n"),
+            (
+                "cases/big.yaml",
+                "prediction: big.json\ngold:\n  account: 9007199254740993\nfields:\n  account: { compare: number }\nthresholds:\n  min_exact_match: 1\n",
+            ),
+            (
+                "cases/big.json",
+                "{\"fields\": {\"account\": 9007199254740992}}",
+            ),
+            (
+                "cases/big_rubric.yaml",
+                "prediction: big.json\ngold:\n  account: 9007199254740992\nrubrics:\n  - must_right: the account\n    field: account\n    number: 9007199254740993\n",
+            ),
+            (
+                "cases/zero.yaml",
+                "prediction: zero.json\ngold:\n  balance: 0\nfields:\n  balance: { compare: number }\nrubrics:\n  - must_right: nothing is due\n    field: balance\n    number: 0\nthresholds:\n  min_exact_match: 1\n",
+            ),
+            ("cases/zero.json", "{\"fields\": {\"balance\": \"-0\"}}"),
+        ],
+    );
+    let out = goldgate(root, &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        expected(&[("big", "FAILED"), ("big_rubric", "FAILED"), ("zero", "ok")]),
+        "{text}"
+    );
+    let rubric = failure_block(&text, "big_rubric");
+    assert!(
+        rubric.contains("`9007199254740992` reads as 9007199254740992, not 9007199254740993"),
+        "{rubric}"
+    );
+}

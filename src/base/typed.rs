@@ -9,6 +9,15 @@
 /// mark. A single `.` is the decimal mark (`1.234` is 1.234, as JSON writes it); a single `,`
 /// before exactly three digits groups thousands (`1,234` is 1234), otherwise it is the decimal mark.
 pub fn parse_number(text: &str) -> Option<f64> {
+    let (negative, number) = signed(text)?;
+    let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite())?;
+    // `+ 0.0` reads `-0` as 0: a zero has no sign to compare or to show.
+    Some(if negative { -value } else { value } + 0.0)
+}
+
+/// The sign and the digits of a number as [`parse_number`] reads it: `("1234.50", false)` for
+/// `1 234,50 €`; scientific notation as written.
+fn signed(text: &str) -> Option<(bool, String)> {
     let mut t = text.trim();
     let mut negative = false;
     if let Some(inner) = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
@@ -26,8 +35,54 @@ pub fn parse_number(text: &str) -> Option<f64> {
         t = rest.trim_end();
     }
     t = strip_currency(t);
-    let value = body(t)?;
-    Some(if negative { -value } else { value })
+    Some((negative, body(t)?))
+}
+
+/// A number read exactly, as an integer count of `10^-scale`, when it is written without an
+/// exponent and fits 38 digits: beyond 2^53 a float would read `9007199254740993` as
+/// `9007199254740992`.
+fn exact(text: &str) -> Option<(i128, u32)> {
+    let (negative, number) = signed(text)?;
+    if number.contains(['e', 'E']) {
+        return None;
+    }
+    let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
+    if whole.len() + fraction.len() > 38 {
+        return None;
+    }
+    let value: i128 = format!("{whole}{fraction}").parse().ok()?;
+    Some((if negative { -value } else { value }, fraction.len() as u32))
+}
+
+/// `|a - b|` of two numbers computed exactly (then rounded once), when both are written without
+/// an exponent in at most 38 digits; `None` otherwise.
+pub fn exact_difference(a: &str, b: &str) -> Option<f64> {
+    let ((x, sx), (y, sy)) = (exact(a)?, exact(b)?);
+    let scale = sx.max(sy);
+    let x = x.checked_mul(10i128.checked_pow(scale - sx)?)?;
+    let y = y.checked_mul(10i128.checked_pow(scale - sy)?)?;
+    let difference = x.checked_sub(y)?.unsigned_abs();
+    Some(difference as f64 / 10f64.powi(scale as i32))
+}
+
+/// A number in one written form, exact: no group separators, `.` as the decimal mark, no
+/// leading or trailing zeros, no sign on zero (`1 234,50 €` -> `1234.5`, `-0` -> `0`). Numbers in
+/// scientific notation or of more than 38 digits take their shortest float form.
+pub fn canonical_number(text: &str) -> Option<String> {
+    let Some((value, scale)) = exact(text) else {
+        return parse_number(text).map(|n| format!("{n}"));
+    };
+    let digits = value.unsigned_abs().to_string();
+    let scale = scale as usize;
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (whole, fraction) = padded.split_at(padded.len() - scale);
+    let fraction = fraction.trim_end_matches('0');
+    let sign = if value < 0 { "-" } else { "" };
+    Some(if fraction.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{fraction}")
+    })
 }
 
 const ISO_CODES: [&str; 12] = [
@@ -63,19 +118,16 @@ fn strip_currency(t: &str) -> &str {
     t
 }
 
-/// Digits with their separators, or scientific notation.
-fn body(t: &str) -> Option<f64> {
+/// Digits with their separators, or scientific notation: the number's digits with `.` as the
+/// decimal mark, or the notation as written.
+fn body(t: &str) -> Option<String> {
     if t.is_empty() {
         return None;
     }
     if t.contains(['e', 'E']) {
         let ok = t.chars().all(|c| c.is_ascii_digit() || "eE+-.".contains(c))
             && t.starts_with(|c: char| c.is_ascii_digit());
-        return if ok {
-            t.parse().ok().filter(|v: &f64| v.is_finite())
-        } else {
-            None
-        };
+        return (ok && t.parse::<f64>().is_ok_and(f64::is_finite)).then(|| t.to_owned());
     }
     let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}' || c == '\u{2009}';
     let is_sep = |c: char| is_space(c) || matches!(c, '.' | ',' | '\'' | '’');
@@ -99,7 +151,7 @@ fn body(t: &str) -> Option<f64> {
         .map(|(i, c)| (i, kind(c)))
         .collect();
     let Some(&(last_at, last)) = seps.last() else {
-        return t.parse().ok();
+        return Some(t.to_owned());
     };
     let after_last = &t[last_at + t[last_at..].chars().next().map_or(1, char::len_utf8)..];
     let decimal_at = match last {
@@ -139,11 +191,10 @@ fn body(t: &str) -> Option<f64> {
         return None;
     }
     let digits: String = groups.concat();
-    let number = match fraction {
+    Some(match fraction {
         Some(f) => format!("{digits}.{f}"),
         None => digits,
-    };
-    number.parse().ok()
+    })
 }
 
 /// A calendar date.
@@ -315,6 +366,35 @@ pub fn identifier_key(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_has_no_sign_and_long_integers_are_read_digit_for_digit() {
+        assert_eq!(parse_number("-0").map(f64::to_bits), Some(0f64.to_bits()));
+        assert_eq!(canonical_number("-0"), Some("0".into()));
+        assert_eq!(canonical_number("-0,00 €"), Some("0".into()));
+        assert_eq!(canonical_number("1 234,50 €"), Some("1234.5".into()));
+        assert_eq!(canonical_number("(0173.100)"), Some("-173.1".into()));
+        assert_eq!(canonical_number("0.05"), Some("0.05".into()));
+        assert_eq!(canonical_number("1e3"), Some("1000".into()));
+        // 2^53 + 1 is not 2^53, though both read as the same float.
+        assert_eq!(
+            canonical_number("9007199254740993"),
+            Some("9007199254740993".into())
+        );
+        assert_eq!(
+            parse_number("9007199254740993"),
+            parse_number("9007199254740992")
+        );
+        assert_eq!(
+            exact_difference("9007199254740993", "9007199254740992"),
+            Some(1.0)
+        );
+        assert_eq!(exact_difference("1 234,50", "1234.4"), Some(0.1));
+        assert_eq!(exact_difference("-0", "0"), Some(0.0));
+        // Beyond 38 digits or in scientific notation: no exact difference.
+        assert_eq!(exact_difference(&"9".repeat(39), "1"), None);
+        assert_eq!(exact_difference("1e3", "1000"), None);
+    }
 
     #[test]
     fn numbers() {

@@ -5,9 +5,9 @@ use crate::base::budget::{MESSAGE_ITEMS, summarised};
 use crate::base::field_path::FieldPath;
 use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
-use crate::base::typed::{parse_date, parse_number};
+use crate::base::typed::{canonical_number, parse_date, parse_number};
 use crate::base::value::Value;
-use crate::evaluate::field::{Scored, score_field};
+use crate::evaluate::field::{Scored, numbers_close, score_field};
 use crate::evaluate::outcome::Verdict;
 use crate::model::case::{FieldRule, GoldField, Profile};
 use crate::model::prediction::Prediction;
@@ -359,10 +359,10 @@ fn on_typed(check: &Check, t: &Target) -> Judged {
     let raw = t.value.as_text();
     let shown = shorten(&raw);
     match check {
-        Check::Number { value, tolerance } => match parse_number(&raw) {
+        Check::Number { written, tolerance } => match canonical_number(&raw) {
             Some(n) => {
-                let held =
-                    (n - value).abs() <= tolerance + 4.0 * f64::EPSILON * n.abs().max(value.abs());
+                let held = numbers_close(&raw, written, *tolerance);
+                let value = canonical_number(written).unwrap_or_else(|| written.clone());
                 (
                     held.into(),
                     format!(

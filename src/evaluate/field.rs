@@ -2,7 +2,9 @@
 
 use crate::base::field_path::FieldPath;
 use crate::base::normalize::Normalize;
-use crate::base::typed::{identifier_key, parse_date, parse_number};
+use crate::base::typed::{
+    canonical_number, exact_difference, identifier_key, parse_date, parse_number,
+};
 use crate::base::value::Value;
 use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
 use crate::metrics::score_variants;
@@ -62,9 +64,9 @@ pub fn score_field(
     if let (Value::Text(p), true) = (pred, typed) {
         let (read, what) = match rule.compare {
             Comparison::Number { tolerance } => (
-                parse_number(p).map(|p| {
+                parse_number(p).map(|_| {
                     variants.iter().any(|g| match g {
-                        Value::Text(g) => parse_number(g).is_some_and(|g| close(g, p, tolerance)),
+                        Value::Text(g) => numbers_close(g, p, tolerance),
                         _ => false,
                     })
                 }),
@@ -86,9 +88,9 @@ pub fn score_field(
             closest = variants
                 .iter()
                 .position(|g| match (g, rule.compare) {
-                    (Value::Text(g), Comparison::Number { tolerance }) => parse_number(g)
-                        .zip(parse_number(p))
-                        .is_some_and(|(g, p)| close(g, p, tolerance)),
+                    (Value::Text(g), Comparison::Number { tolerance }) => {
+                        numbers_close(g, p, tolerance)
+                    }
                     (Value::Text(g), Comparison::Date { day_first }) => {
                         parse_date(g, day_first).is_some()
                             && parse_date(g, day_first) == parse_date(p, day_first)
@@ -303,16 +305,22 @@ fn compared_form(value: &Value, comparison: Comparison) -> Value {
     };
     let read = match comparison {
         Comparison::Text => None,
-        Comparison::Number { .. } => parse_number(t).map(|n| format!("{n}")),
+        Comparison::Number { .. } => canonical_number(t),
         Comparison::Date { day_first } => parse_date(t, day_first).map(|d| d.to_string()),
         Comparison::Identifier => Some(identifier_key(t)),
     };
     read.map_or_else(|| value.clone(), Value::Text)
 }
 
-/// Equal within the tolerance, and within the rounding of the decimal forms.
-fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    (a - b).abs() <= tolerance + 4.0 * f64::EPSILON * a.abs().max(b.abs())
+/// Two written numbers equal within the tolerance: exactly when both are plain decimals (so
+/// that `9007199254740993` is not `9007199254740992`), else as floats within their rounding.
+pub(crate) fn numbers_close(a: &str, b: &str, tolerance: f64) -> bool {
+    if let Some(difference) = exact_difference(a, b) {
+        return difference <= tolerance * (1.0 + 4.0 * f64::EPSILON);
+    }
+    parse_number(a).zip(parse_number(b)).is_some_and(|(a, b)| {
+        (a - b).abs() <= tolerance + 4.0 * f64::EPSILON * a.abs().max(b.abs())
+    })
 }
 
 /// EM_i and ANLS_i in the default profile: text by §4.2, trees by ANLS* with §4.2 leaves.

@@ -458,7 +458,7 @@ fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<C
     if let Some(node) = &e.number {
         let p = format!("{path}.number");
         let text = scalar(here, node, &p)?;
-        let value = parse_number(&text).ok_or_else(|| {
+        parse_number(&text).ok_or_else(|| {
             here.err(
                 node.mark,
                 &p,
@@ -467,7 +467,7 @@ fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<C
             .hint("write it with digits, such as 1234.50")
         })?;
         return Ok(Check::Number {
-            value,
+            written: text,
             tolerance: tolerance(here, e, path)?,
         });
     }

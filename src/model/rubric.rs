@@ -59,8 +59,8 @@ pub enum Check {
     Present(bool),
     /// The value read as a number equals this, within the tolerance.
     Number {
-        /// The expected number.
-        value: f64,
+        /// The expected number, as written (compared exactly, digit for digit, where it can be).
+        written: String,
         /// Largest difference still equal.
         tolerance: f64,
     },
