@@ -2014,3 +2014,104 @@ fn long_integers_compare_exactly_and_minus_zero_is_zero() {
         "{rubric}"
     );
 }
+
+/// A case in a project reads no prediction and no rubric set from outside it, by path or by a
+/// link; a rubrics folder named on the command line is read wherever it is.
+#[test]
+fn nothing_is_read_from_outside_the_project() {
+    let outside = tempfile::tempdir().unwrap();
+    write_files(
+        outside.path(),
+        &[
+            ("secret.json", "{\"fields\": {\"total\": \"s3cr3t\"}}"),
+            (
+                "sets/secret.yaml",
+                "rubrics:\n  - must_right: s3cr3t\n    contains: [absent]\n",
+            ),
+        ],
+    );
+    let secret = outside.path().join("secret.json");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            ("Cargo.toml", "[package]\nname = \"p\"\n"),
+            (
+                "cases/absolute.yaml",
+                &format!(
+                    "prediction: {}\ngold:\n  total: 1\nthresholds:\n  min_anls: 0.9\n",
+                    secret.display()
+                ),
+            ),
+            (
+                "cases/linked.yaml",
+                "prediction: link.json\ngold:\n  total: 1\nthresholds:\n  min_anls: 0.9\n",
+            ),
+            (
+                "cases/included.yaml",
+                &format!(
+                    "prediction_text: total 1\nrubrics:\n  - include: {}\n",
+                    outside.path().join("sets/secret").display()
+                ),
+            ),
+        ],
+    );
+    std::os::unix::fs::symlink(&secret, root.join("cases/link.json")).unwrap();
+    let out = goldgate(root, &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        expected(&[
+            ("absolute", "FAILED"),
+            ("included", "FAILED"),
+            ("linked", "FAILED")
+        ]),
+        "{text}"
+    );
+    assert!(!text.contains("s3cr3t"), "{text}");
+    for name in ["absolute", "linked"] {
+        let block = failure_block(&text, name);
+        assert!(
+            block.contains(&format!("cases/{name}.yaml:1:13: prediction: prediction `"))
+                && block.contains("is outside the project `")
+                && block.contains("and goldgate reads nothing outside it"),
+            "{block}"
+        );
+    }
+    let block = failure_block(&text, "included");
+    assert!(
+        block.contains("cases/included.yaml:3:14: rubrics[0].include: rubric set `")
+            && block.contains("outside the project"),
+        "{block}"
+    );
+    // Named on the command line, the folder of rubric sets is the user's choice.
+    let sets = outside.path().join("sets");
+    write_files(
+        root,
+        &[(
+            "cases/included.yaml",
+            "prediction_text: total 1\nrubrics:\n  - include: secret\n",
+        )],
+    );
+    let out = goldgate(
+        root,
+        &[
+            "test",
+            "cases",
+            "--exact",
+            "included",
+            "--rubrics",
+            sets.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        test_lines(&stdout(&out)),
+        expected(&[("included", "FAILED")])
+    );
+    assert!(
+        failure_block(&stdout(&out), "included").contains("must_right `s3cr3t` failed"),
+        "{}",
+        stdout(&out)
+    );
+}

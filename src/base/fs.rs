@@ -67,6 +67,21 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
     })
 }
 
+/// A project's root: a folder with `Cargo.toml` or `.git`.
+pub fn is_project(dir: &Path) -> bool {
+    dir.join("Cargo.toml").is_file() || dir.join(".git").exists()
+}
+
+/// The root of the project `dir` is in, when `file` (which exists) lies outside it, links
+/// followed: a case in a repository reads nothing from outside it (`prediction: /etc/shadow`
+/// would print the file in a failure message). Outside any project nothing is refused.
+pub fn outside_the_project(dir: &Path, file: &Path) -> Option<std::path::PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let root = dir.ancestors().find(|a| is_project(a))?;
+    let real = std::fs::canonicalize(file).ok()?;
+    (!real.starts_with(root)).then(|| root.to_path_buf())
+}
+
 /// A short reason for an I/O error, fit for a message.
 pub(crate) fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {

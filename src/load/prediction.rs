@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::base::budget::{OVERSIZED_HINT, oversized};
-use crate::base::fs::read_text;
+use crate::base::fs::{outside_the_project, read_text};
 use crate::base::json::prediction_json;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest, closest_within};
@@ -72,6 +72,20 @@ pub fn read_prediction(
                 .hint(format!(
                     "record the pipeline's output there, or fix the path: {relative}"
                 )));
+            }
+            let reader = file.parent().unwrap_or(Path::new("."));
+            if let Some(root) = outside_the_project(reader, path) {
+                return Err(LoadError::at(
+                    file,
+                    *at,
+                    key,
+                    format!(
+                        "prediction `{}` is outside the project `{}`, and goldgate reads nothing outside it{applied}",
+                        path.display(),
+                        root.display()
+                    ),
+                )
+                .hint("keep recorded outputs inside the project (the folder with Cargo.toml or .git); a link that leads out counts as outside"));
             }
             let text = read_text(path)?;
             match path.extension().and_then(|e| e.to_str()) {

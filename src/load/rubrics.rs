@@ -8,7 +8,7 @@ use serde_saphyr::Spanned;
 
 use super::Here;
 use crate::base::field_path::FieldPath;
-use crate::base::fs::read_text;
+use crate::base::fs::{outside_the_project, read_text};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::typed::{parse_date, parse_number};
@@ -70,6 +70,27 @@ impl Sets<'_> {
                     None => err.hint(format!("available sets: {}", available.join(", "))),
                 }
             })?;
+            let reader = file.parent().unwrap_or(Path::new("."));
+            // The rubrics folder may be given on the command line (`--rubrics`): what is in it
+            // is read wherever it is.
+            let in_rubrics = std::fs::canonicalize(rubrics_dir)
+                .ok()
+                .zip(std::fs::canonicalize(&set_file).ok())
+                .is_some_and(|(dir, set)| set.starts_with(dir));
+            if let Some(root) = outside_the_project(reader, &set_file).filter(|_| !in_rubrics) {
+                return Err(here
+                    .err(
+                        Mark::of(&name.referenced),
+                        &format!("{path}.include"),
+                        format!(
+                            "rubric set `{}` is `{}`, outside the project `{}`, and goldgate reads nothing outside it",
+                            name.value,
+                            set_file.display(),
+                            root.display()
+                        ),
+                    )
+                    .hint("name a set of the rubrics folder, inside the project"));
+            }
             let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
             if self.stack.iter().any(|(p, _)| *p == key) {
                 let mut chain: Vec<String> =

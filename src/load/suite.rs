@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::base::fs::read_text;
+use crate::base::fs::{is_project, read_text};
 use crate::base::location::LoadError;
 use crate::base::location::Mark;
 use crate::load::Here;
@@ -302,11 +302,6 @@ fn above(root: &Path) -> Vec<PathBuf> {
     };
     chain.reverse();
     chain
-}
-
-/// A project's root: a folder with `Cargo.toml` or `.git`.
-fn is_project(dir: &Path) -> bool {
-    dir.join("Cargo.toml").is_file() || dir.join(".git").exists()
 }
 
 /// The project root (else the suite's own folder) when a suite's `baseline` path leads out of it:
