@@ -236,3 +236,64 @@ impl Munkres {
         self.col_covered.fill(false);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The best total profit over every assignment of min(rows, cols) pairs, by brute force.
+    fn best_total(profit: &[Vec<f64>]) -> f64 {
+        fn go(profit: &[Vec<f64>], row: usize, used: &mut Vec<bool>, left: usize) -> f64 {
+            if left == 0 || row == profit.len() {
+                return if left == 0 { 0.0 } else { f64::NEG_INFINITY };
+            }
+            // Row `row` unassigned (when rows outnumber columns), or given a free column.
+            let mut best = if profit.len() - row > left {
+                go(profit, row + 1, used, left)
+            } else {
+                f64::NEG_INFINITY
+            };
+            for j in 0..used.len() {
+                if !used[j] {
+                    used[j] = true;
+                    best = best.max(profit[row][j] + go(profit, row + 1, used, left - 1));
+                    used[j] = false;
+                }
+            }
+            best
+        }
+        let cols = profit[0].len();
+        go(profit, 0, &mut vec![false; cols], profit.len().min(cols))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+        /// munkres' steps find an assignment as good as the best of all, for lists of up to six
+        /// items a side, profits drawn from a few values so that ties are common.
+        #[test]
+        fn the_assignment_is_as_good_as_the_best_found_by_brute_force(
+            profit in (1usize..=6, 1usize..=6).prop_flat_map(|(r, c)| {
+                prop::collection::vec(
+                    prop::collection::vec(prop::sample::select(vec![0.0, 0.25, 0.5, 0.8, 1.0]), c),
+                    r,
+                )
+            })
+        ) {
+            let assignment = munkres_max(&profit);
+            let rows = profit.len();
+            let cols = profit[0].len();
+            prop_assert_eq!(assignment.len(), rows.min(cols));
+            let mut seen_rows = vec![false; rows];
+            let mut seen_cols = vec![false; cols];
+            for &(i, j) in &assignment {
+                prop_assert!(!seen_rows[i] && !seen_cols[j], "{:?}", assignment);
+                seen_rows[i] = true;
+                seen_cols[j] = true;
+            }
+            let total: f64 = assignment.iter().map(|&(i, j)| profit[i][j]).sum();
+            prop_assert!((total - best_total(&profit)).abs() < 1e-9, "{total} for {:?}", profit);
+        }
+    }
+}
