@@ -5,7 +5,7 @@
 #   fuzz/run.sh [RUNS] [TARGET...]
 #
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Built without a
-# sanitizer (the crate has no unsafe code; ASan would only slow the campaign down), with
+# sanitizer (the fuzzed paths are safe Rust; ASan would only slow the campaign down), with
 # libFuzzer's own bounds set to goldgate's per-case budgets: 1 GB of memory, and 10 s per input
 # (5 s of scoring plus a fuzz build's debug assertions).
 set -euo pipefail

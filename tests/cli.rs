@@ -1628,6 +1628,37 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
     }
 }
 
+/// A standard output that cannot be written (a full disk) ends the run with one line and exit
+/// code 1, not a panic.
+#[test]
+fn a_full_disk_on_standard_output_ends_the_run_with_one_line() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("not checked: no /dev/full here");
+        return;
+    };
+    for args in [
+        &["test", "cases"][..],
+        &["lint", "cases"][..],
+        &["schema"][..],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(args)
+            .current_dir(fixtures().join("verdicts"))
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(
+                "error: goldgate cannot write to its standard output: No space left on device"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+}
+
 /// A suite's baseline outside the project is refused before anything is written.
 #[test]
 fn a_baseline_outside_the_project_is_refused() {

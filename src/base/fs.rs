@@ -31,8 +31,7 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
         LoadError::file(
             file,
             format!(
-                "the file is {} MiB, more than goldgate reads ({} MiB)",
-                size >> 20,
+                "the file is {size} bytes, more than goldgate reads ({} MiB)",
                 FILE_BYTES >> 20
             ),
         )
@@ -294,6 +293,28 @@ pub(crate) fn umask() -> u32 {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_file_over_the_budget_and_a_fifo_are_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.json");
+        // Sparse: 64 MiB and one byte, written in no time.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(FILE_BYTES + 1)
+            .unwrap();
+        let e = read_text(&big).unwrap_err();
+        assert_eq!(
+            e.message,
+            "the file is 67108865 bytes, more than goldgate reads (64 MiB)"
+        );
+        let fifo = dir.path().join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = read_text(&fifo).unwrap_err();
+            assert!(e.message.starts_with("this is not a regular file"), "{e:?}");
+        }
+    }
 
     #[test]
     fn writes_through_a_link_and_never_replaces_what_is_not_a_file() {

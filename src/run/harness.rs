@@ -553,4 +553,38 @@ pub(crate) fn end_quietly_when_the_reader_leaves() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    fail_cleanly_when_output_fails();
+}
+
+/// `goldgate test > /dev/full`: a standard output that cannot be written (a full disk) ends the
+/// run with one line on standard error and exit code 1, instead of a panic and its backtrace in
+/// the test printer, which unwraps its writes. Any other panic is reported as before.
+fn fail_cleanly_when_output_fails() {
+    let before = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let in_printer = info
+            .location()
+            .is_some_and(|l| l.file().contains("libtest-mimic"));
+        let std_print = message.strip_prefix("failed printing to stdout: ");
+        if std_print.is_some() || (in_printer && message.contains("Os {")) {
+            // libtest-mimic's unwrap shows the error's Debug form: its `message` is the reason.
+            let reason = std_print.map(str::to_owned).unwrap_or_else(|| {
+                message
+                    .split("message: \"")
+                    .nth(1)
+                    .and_then(|m| m.split('"').next())
+                    .unwrap_or(&message)
+                    .to_owned()
+            });
+            eprintln!("error: goldgate cannot write to its standard output: {reason}");
+            std::process::exit(1);
+        }
+        before(info);
+    }));
 }
