@@ -20,7 +20,7 @@ pub const TEXT_CHARS: usize = 100_000;
 
 /// The most items in one list value. Items of two lists are matched against each other (n²
 /// comparisons, then an assignment that is cubic in n), so this bound is what keeps a list field
-/// to a few seconds: 2,000 line items of six values, read with small slips, score in 1.5 s.
+/// to a few seconds: 2,000 line items of six values, read with small slips, take 3 s.
 pub const LIST_ITEMS: usize = 2_000;
 
 /// The work scoring one case may do, counted in steps (a Levenshtein word operation, a cell
