@@ -38,6 +38,14 @@ pub struct Aggregated {
     pub cost_total_usd: Option<f64>,
     /// Share of case tests that passed.
     pub pass_rate: Option<f64>,
+    /// Share of scored cases whose gate is open.
+    pub gate_pass_rate: Option<f64>,
+    /// Mean gated score of the scored cases.
+    pub mean_score: Option<f64>,
+    /// Share of Must-Right rubric items that held, over every scored case.
+    pub must_right_accuracy: Option<f64>,
+    /// Share of Easy-Wrong rubric items that held, over every scored case.
+    pub easy_wrong_accuracy: Option<f64>,
     /// The non-empty bins of the reliability diagram of the pooled confidences.
     pub bins: Vec<Bin>,
     /// Every latency measured, sorted (for its distribution).
@@ -64,7 +72,23 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .iter()
         .filter(|r| r.status == Status::Passed)
         .count();
+    // The gate's aggregates (PerceptionRubrics): a case that could not be scored has a closed
+    // gate and a score of 0, as it fails; rubric items count only where they were judged.
+    let tallies: Vec<_> = results
+        .iter()
+        .map(|r| r.rubrics.unwrap_or_default())
+        .collect();
+    let share = |held: usize, of: usize| (of > 0).then(|| held as f64 / of as f64);
+    let sum = |get: fn(&crate::evaluate::record::RubricTally) -> usize| {
+        tallies.iter().map(get).sum::<usize>()
+    };
+    let cases = tallies.len();
     Aggregated {
+        gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
+        mean_score: (cases > 0)
+            .then(|| tallies.iter().map(|t| t.score).sum::<f64>() / cases as f64),
+        must_right_accuracy: share(sum(|t| t.must_right_held), sum(|t| t.must_right)),
+        easy_wrong_accuracy: share(sum(|t| t.easy_wrong_held), sum(|t| t.easy_wrong)),
         cases: results.len(),
         passed,
         exact_match: mean(&|m| m.exact_match),
@@ -194,6 +218,10 @@ impl Aggregated {
             Metric::Brier => self.brier,
             Metric::Ece => self.ece,
             Metric::PassRate => self.pass_rate,
+            Metric::GatePassRate => self.gate_pass_rate,
+            Metric::MeanScore => self.mean_score,
+            Metric::MustRightAccuracy => self.must_right_accuracy,
+            Metric::EasyWrongAccuracy => self.easy_wrong_accuracy,
             Metric::F1 => self.f1,
             Metric::LatencyMs => self.latency_p95,
             Metric::CostUsd => self.cost_usd,

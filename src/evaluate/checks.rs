@@ -8,8 +8,9 @@ use crate::base::normalize::Normalize;
 use crate::base::typed::{canonical_number, parse_date, parse_number};
 use crate::base::value::Value;
 use crate::evaluate::field::{Scored, numbers_close, score_field};
+use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::Verdict;
-use crate::model::case::{FieldRule, GoldField, Profile};
+use crate::model::case::{FieldRule, GoldField, Profile, Scoring};
 use crate::model::prediction::Prediction;
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
 
@@ -17,6 +18,8 @@ use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
 pub struct Context<'a> {
     /// The prediction.
     pub prediction: &'a Prediction,
+    /// The verdicts of `judge:` checks.
+    pub judgments: &'a Judgments<'a>,
     /// The case's gold fields.
     pub gold: &'a [GoldField],
     /// The case's scoring profile.
@@ -244,6 +247,39 @@ fn judge_at(
         | Check::Count { .. } => on_typed(check, t),
         Check::All(_) | Check::Any(_) | Check::Not(_) => combined(check, t, cx, normalize, whole),
         Check::SumOf { fields, tolerance } => sum_of(fields, *tolerance, t, cx),
+        Check::Judge(question) => judged(question, t, cx),
+    }
+}
+
+/// `judge`: the recorded verdict of the suite's judge on the question about this value.
+fn judged(question: &str, t: &Target, cx: &Context) -> Judged {
+    let text = t.value.as_text();
+    let field = t.at.as_ref().map(ToString::to_string);
+    match cx
+        .judgments
+        .verdict(question, &text, field, t.gold.as_deref())
+    {
+        Ok(v) => {
+            let votes = if v.votes.len() > 1 {
+                let agree = v.votes.iter().filter(|h| **h == v.held).count();
+                format!(
+                    " ({agree} of {} answers; flip rate {:.2})",
+                    v.votes.len(),
+                    v.flip_rate()
+                )
+            } else {
+                String::new()
+            };
+            (
+                v.held.into(),
+                format!(
+                    "the judge says {}: {}{votes}",
+                    if v.held { "yes" } else { "no" },
+                    shorten(&v.explanation)
+                ),
+            )
+        }
+        Err(why) => (State::Unchecked, why),
     }
 }
 
@@ -565,12 +601,27 @@ fn within(tolerance: f64) -> String {
 }
 
 /// The gate and the gated score of a set of verdicts.
-pub fn gated_score(verdicts: &[(RubricKind, f64, bool)]) -> (bool, f64) {
+/// The gate and the gated score under a scoring: `penalty` subtracts each failed Easy-Wrong
+/// rubric's penalty (SPEC §5); `fraction` is S = G × (held Easy-Wrong / all Easy-Wrong), 1 when
+/// there is none (PerceptionRubrics, SPEC §12).
+pub fn gated_score_by(verdicts: &[(RubricKind, f64, bool)], scoring: Scoring) -> (bool, f64) {
     let gate_open = verdicts
         .iter()
         .all(|&(kind, _, held)| held || kind == RubricKind::EasyWrong);
     if !gate_open {
         return (false, 0.0);
+    }
+    if scoring == Scoring::Fraction {
+        let easy: Vec<bool> = verdicts
+            .iter()
+            .filter(|(kind, _, _)| *kind == RubricKind::EasyWrong)
+            .map(|(_, _, held)| *held)
+            .collect();
+        if easy.is_empty() {
+            return (true, 1.0);
+        }
+        let held = easy.iter().filter(|h| **h).count();
+        return (true, held as f64 / easy.len() as f64);
     }
     let lost: f64 = verdicts
         .iter()
@@ -600,6 +651,10 @@ fn shorten(text: &str) -> String {
 
 #[cfg(test)]
 mod examples {
+    fn gated_score(verdicts: &[(RubricKind, f64, bool)]) -> (bool, f64) {
+        gated_score_by(verdicts, Scoring::Penalty)
+    }
+
     use super::*;
 
     #[test]
@@ -618,5 +673,19 @@ mod examples {
             (true, 0.0)
         );
         assert_eq!(gated_score(&[]), (true, 1.0));
+        let fraction = |v: &[(RubricKind, f64, bool)]| gated_score_by(v, Scoring::Fraction);
+        assert_eq!(
+            fraction(&[
+                (EasyWrong, 0.2, false),
+                (EasyWrong, 0.1, true),
+                (EasyWrong, 0.1, true)
+            ]),
+            (true, 2.0 / 3.0)
+        );
+        assert_eq!(fraction(&[(MustRight, 0.0, true)]), (true, 1.0));
+        assert_eq!(
+            fraction(&[(MustRight, 0.0, false), (EasyWrong, 0.1, true)]),
+            (false, 0.0)
+        );
     }
 }

@@ -6,16 +6,18 @@ pub mod aggregate;
 pub mod baseline;
 pub mod checks;
 pub mod field;
+pub mod judge;
 pub mod outcome;
 pub mod record;
 
 use crate::base::budget::CASE_STEPS;
 use crate::base::value::Value;
-use crate::evaluate::checks::{Context, gated_score};
+use crate::evaluate::checks::{Context, gated_score_by};
 use crate::evaluate::field::{
     Scored, apply_path_rules, comparison_name, has_alternatives, matched_items, resolved_gold,
     score_field,
 };
+use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
 };
@@ -28,12 +30,25 @@ use crate::model::prediction::Prediction;
 /// Scores one prediction against its case, within [`CASE_STEPS`] of work: a case that needs
 /// more fails saying so, rather than holding the run for minutes.
 pub fn evaluate(case: &Case, prediction: &Prediction) -> Outcome {
-    evaluate_within(case, prediction, CASE_STEPS)
+    evaluate_judged(case, prediction, &Judgments::none())
 }
 
-fn evaluate_within(case: &Case, prediction: &Prediction, steps: u64) -> Outcome {
+/// [`evaluate`] with the verdicts of the case's `judge:` checks; the questions without one are
+/// left in `judgments.missing`.
+pub fn evaluate_judged(case: &Case, prediction: &Prediction, judgments: &Judgments) -> Outcome {
+    evaluate_within(case, prediction, judgments, CASE_STEPS)
+}
+
+fn evaluate_within(
+    case: &Case,
+    prediction: &Prediction,
+    judgments: &Judgments,
+    steps: u64,
+) -> Outcome {
     let mut last_field = None;
-    match effort::within(steps, || scored(case, prediction, &mut last_field)) {
+    match effort::within(steps, || {
+        scored(case, prediction, judgments, &mut last_field)
+    }) {
         Ok(outcome) => outcome,
         Err(Exceeded) => over_budget(last_field.as_deref()),
     }
@@ -59,7 +74,12 @@ fn over_budget(field: Option<&str>) -> Outcome {
     }
 }
 
-fn scored(case: &Case, prediction: &Prediction, last_field: &mut Option<String>) -> Outcome {
+fn scored(
+    case: &Case,
+    prediction: &Prediction,
+    judgments: &Judgments,
+    last_field: &mut Option<String>,
+) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
     for g in gold {
@@ -111,6 +131,7 @@ fn scored(case: &Case, prediction: &Prediction, last_field: &mut Option<String>)
 
     let cx = Context {
         prediction,
+        judgments,
         gold,
         profile: case.profile,
         normalize: case.normalize,
@@ -123,11 +144,12 @@ fn scored(case: &Case, prediction: &Prediction, last_field: &mut Option<String>)
             verdict: rubric.judge(&cx),
         })
         .collect();
-    let (gate_open, score) = gated_score(
+    let (gate_open, score) = gated_score_by(
         &rubrics
             .iter()
             .map(|r| (r.rubric.kind, r.rubric.penalty, r.verdict.held))
             .collect::<Vec<_>>(),
+        case.scoring,
     );
 
     let thresholds: Vec<ThresholdVerdict> = case
@@ -253,8 +275,10 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
 /// rubrics reading a field one edit from a known one, a model the suite's `pricing` lacks.
 pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String> {
     let gold = case.gold.as_deref().unwrap_or(&[]);
+    let none = Judgments::none();
     let cx = Context {
         prediction,
+        judgments: &none,
         gold,
         profile: case.profile,
         normalize: case.normalize,
@@ -413,6 +437,8 @@ mod tests {
             baseline: None,
             aggregates: Vec::new(),
             suite_folder: ".".into(),
+            scoring: Default::default(),
+            judge: None,
         }
     }
 
@@ -446,10 +472,10 @@ mod tests {
         let case = case_of(items("item ", 60));
         let prediction = prediction_of(items("itme ", 60));
         // 60 × 60 pairs, then the matching: well within a million steps, not within a thousand.
-        let scored = evaluate_within(&case, &prediction, 1_000_000);
+        let scored = evaluate_within(&case, &prediction, &Judgments::none(), 1_000_000);
         assert!(scored.problems.is_empty(), "{:?}", scored.problems);
         assert_eq!(scored.fields.len(), 1);
-        let cut = evaluate_within(&case, &prediction, 1_000);
+        let cut = evaluate_within(&case, &prediction, &Judgments::none(), 1_000);
         assert!(!cut.passed && cut.fields.is_empty());
         assert_eq!(cut.problems.len(), 1);
         assert!(

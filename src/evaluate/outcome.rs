@@ -121,7 +121,12 @@ impl Metrics {
             Metric::Recall => self.recall,
             Metric::LatencyMs => self.latency_ms,
             Metric::CostUsd => self.cost_usd,
-            Metric::Score | Metric::PassRate => None,
+            Metric::Score
+            | Metric::PassRate
+            | Metric::GatePassRate
+            | Metric::MeanScore
+            | Metric::MustRightAccuracy
+            | Metric::EasyWrongAccuracy => None,
         }
     }
 
@@ -140,16 +145,21 @@ impl Metrics {
             Metric::Recall => &mut self.recall,
             Metric::LatencyMs => &mut self.latency_ms,
             Metric::CostUsd => &mut self.cost_usd,
-            Metric::Score | Metric::PassRate => return,
+            Metric::Score
+            | Metric::PassRate
+            | Metric::GatePassRate
+            | Metric::MeanScore
+            | Metric::MustRightAccuracy
+            | Metric::EasyWrongAccuracy => return,
         };
         *slot = value;
     }
 
     /// The case metrics a report lists: every metric but the score and the pass rate.
     pub fn reported() -> impl Iterator<Item = Metric> {
-        Metric::ALL
-            .into_iter()
-            .filter(|m| !matches!(m, Metric::Score | Metric::PassRate))
+        Metric::ALL.into_iter().filter(|m| {
+            m.about().scope != crate::model::metric::Scope::Aggregate && *m != Metric::Score
+        })
     }
 }
 

@@ -4,6 +4,7 @@ use super::aggregate::Aggregated;
 use super::baseline::Change;
 use super::outcome::{Metrics, Outcome, ThresholdVerdict};
 use crate::model::prediction::Usage;
+use crate::model::rubric::RubricKind;
 
 /// How a case's test ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +90,49 @@ pub struct CaseNumbers {
     pub confidences: Vec<(f64, bool)>,
     /// (name, EM, ANLS) of every gold field, for the field × pipeline table.
     pub fields: Vec<(String, f64, f64)>,
+    /// The gate, the score and the rubric items that held, when it was scored.
+    pub rubrics: Option<RubricTally>,
+}
+
+/// What a case's rubrics came to: what the aggregates of the gate count (SPEC §12).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct RubricTally {
+    /// Whether every Must-Right rubric held.
+    pub gate_open: bool,
+    /// The gated score.
+    pub score: f64,
+    /// Must-Right rubrics that held, of `must_right`.
+    pub must_right_held: usize,
+    /// Must-Right rubrics.
+    pub must_right: usize,
+    /// Easy-Wrong rubrics that held, of `easy_wrong`.
+    pub easy_wrong_held: usize,
+    /// Easy-Wrong rubrics.
+    pub easy_wrong: usize,
+}
+
+impl RubricTally {
+    /// The tally of held verdicts by kind: (kind, held) per rubric.
+    pub fn of(
+        gate_open: bool,
+        score: f64,
+        verdicts: impl IntoIterator<Item = (RubricKind, bool)>,
+    ) -> Self {
+        let mut t = RubricTally {
+            gate_open,
+            score,
+            ..RubricTally::default()
+        };
+        for (kind, held) in verdicts {
+            let (count, held_count) = match kind {
+                RubricKind::MustRight => (&mut t.must_right, &mut t.must_right_held),
+                RubricKind::EasyWrong => (&mut t.easy_wrong, &mut t.easy_wrong_held),
+            };
+            *count += 1;
+            *held_count += usize::from(held);
+        }
+        t
+    }
 }
 
 impl CaseNumbers {
@@ -104,6 +148,13 @@ impl CaseNumbers {
                     .iter()
                     .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
                     .collect()
+            }),
+            rubrics: outcome.map(|o| {
+                RubricTally::of(
+                    o.gate_open,
+                    o.score,
+                    o.rubrics.iter().map(|r| (r.rubric.kind, r.verdict.held)),
+                )
             }),
             fields: outcome.map_or_else(Vec::new, |o| {
                 o.fields

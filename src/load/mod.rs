@@ -22,7 +22,9 @@ use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
-use crate::model::case::{Case, Document, FieldRule, GoldField, PredictionSource, Profile};
+use crate::model::case::{
+    Case, Document, FieldRule, GoldField, PredictionSource, Profile, Scoring,
+};
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
 };
@@ -88,6 +90,10 @@ pub fn load_case_in(
             ()
         );
     }
+    let scoring = match &spec.scoring {
+        None => suite.scoring.unwrap_or_default(),
+        Some(s) => keep!(at("scoring").scoring(s), Scoring::default()),
+    };
     let profile = match &spec.profile {
         None => suite.profile.unwrap_or(Profile::Dream),
         Some(p) => keep!(at("profile").profile(p), Profile::Dream),
@@ -256,7 +262,30 @@ pub fn load_case_in(
             .folder
             .clone()
             .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
+        scoring,
+        judge: suite.judge.clone(),
     };
+    // A `judge:` check with no judge to ask could never be checked: said now, where it is written.
+    if case.judge.is_none()
+        && let Some(r) = case.rubrics.iter().find(|r| asks_a_judge(&r.probe.check))
+    {
+        return Err(vec![
+            LoadError::at(
+                &r.file,
+                Mark {
+                    line: r.line,
+                    column: r.column,
+                },
+                "rubrics",
+                format!(
+                    "{} `{}` asks a judge, but no suite above the case declares one",
+                    r.kind.key(),
+                    r.label
+                ),
+            )
+            .hint("declare it in the suite: `judge: {command: [python3, judge.py], verdicts: verdicts.json}`"),
+        ]);
+    }
     let sources = Sources {
         here: &here,
         spec: &spec,
@@ -265,6 +294,17 @@ pub fn load_case_in(
         document: document.as_ref(),
     };
     per_pipeline(&case, suite, &sources).map_err(|e| vec![e])
+}
+
+/// Whether a check (or one nested in it) is a `judge:` check.
+fn asks_a_judge(check: &crate::model::rubric::Check) -> bool {
+    use crate::model::rubric::Check;
+    match check {
+        Check::Judge(_) => true,
+        Check::All(probes) | Check::Any(probes) => probes.iter().any(|p| asks_a_judge(&p.check)),
+        Check::Not(probe) => asks_a_judge(&probe.check),
+        _ => false,
+    }
 }
 
 /// A rubric whose check holds on any text: a pattern that matches everything.
@@ -548,6 +588,21 @@ pub(crate) struct Here<'a> {
 impl Here<'_> {
     pub(crate) fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
         LoadError::at(self.file, mark, path, message)
+    }
+
+    /// A scoring name.
+    pub(crate) fn scoring(&self, name: &Spanned<String>) -> Result<Scoring, LoadError> {
+        Scoring::from_name(&name.value).ok_or_else(|| {
+            let e = self.err(
+                Mark::of(&name.referenced),
+                "scoring",
+                format!("unknown scoring `{}`", name.value),
+            );
+            match closest(&name.value, Scoring::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the scorings are `penalty` (the default) and `fraction`"),
+            }
+        })
     }
 
     /// A profile name.

@@ -444,6 +444,14 @@ fn check(
     if let Some(fields) = &e.sum_of {
         return sum_check(here, path, mark, e, fields);
     }
+    if let Some(question) = &e.judge {
+        if question.value.trim().is_empty() {
+            return Err(here
+                .err(Mark::of(&question.referenced), &format!("{path}.judge"), "the question is empty")
+                .hint("ask a yes/no question about the field, such as `Is the summary faithful to the invoice?`"));
+        }
+        return Ok(Check::Judge(question.value.clone()));
+    }
     Err(here.err(mark, path, "the rubric has no check"))
 }
 

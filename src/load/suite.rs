@@ -10,9 +10,11 @@ use crate::base::fs::{is_project, read_text};
 use crate::base::location::LoadError;
 use crate::base::location::Mark;
 use crate::load::Here;
-use crate::model::case::{Price, Profile};
-use crate::model::suite::{Aggregate, BaselineSpec, Pipelines, RunCommand};
-use crate::spec::{AggregateSpec, CaseFile, Node, NodeKind, RunSpec, SuiteFile, parse_yaml};
+use crate::model::case::{Price, Profile, Scoring};
+use crate::model::suite::{Aggregate, BaselineSpec, Judge, Pipelines, RunCommand};
+use crate::spec::{
+    AggregateSpec, CaseFile, JudgeSpec, Node, NodeKind, RunSpec, SuiteFile, parse_yaml,
+};
 use serde_saphyr::Spanned;
 
 /// The names of a suite file.
@@ -41,6 +43,10 @@ pub struct Suite {
     pub profile: Option<Profile>,
     /// The suite's default Easy-Wrong penalty.
     pub easy_wrong_penalty: Option<f64>,
+    /// The suite's scoring.
+    pub scoring: Option<Scoring>,
+    /// The judge of `judge:` checks.
+    pub judge: Option<Arc<Judge>>,
 }
 
 /// Suite files read so far, by path.
@@ -210,6 +216,64 @@ fn aggregate(
         id,
         file: file.to_path_buf(),
         thresholds,
+    })
+}
+
+/// `judge`: the command that answers `judge:` checks, its verdict file and how often it is asked.
+fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<Judge, LoadError> {
+    let j = &judge.value;
+    let mark = Mark::of(&judge.referenced);
+    if j.command.is_empty() || j.command[0].trim().is_empty() {
+        return Err(here
+            .err(mark, "judge.command", "`command` is empty")
+            .hint("write `command: [python3, judge.py]`"));
+    }
+    let repeat = j.repeat.unwrap_or(1);
+    if !(1..=99).contains(&repeat) {
+        return Err(here
+            .err(
+                mark,
+                "judge.repeat",
+                format!("`repeat` is {repeat}; it must be 1 to 99"),
+            )
+            .hint("an odd number, such as 3, has a majority every time"));
+    }
+    if j.verdicts.trim().is_empty() {
+        return Err(here
+            .err(mark, "judge.verdicts", "`verdicts` is empty")
+            .hint("write `verdicts: verdicts.json`"));
+    }
+    if let Some(root) = outside_the_project(dir, &j.verdicts) {
+        return Err(here
+            .err(
+                mark,
+                "judge.verdicts",
+                format!(
+                    "the verdict file `{}` is outside the project `{}`",
+                    j.verdicts,
+                    root.display()
+                ),
+            )
+            .hint("keep it beside the suite, committed with the cases"));
+    }
+    let seconds = j.timeout_s.unwrap_or(60.0);
+    let timeout = Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
+        .ok_or_else(|| {
+            here.err(
+                mark,
+                "judge.timeout_s",
+                format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
+            )
+        })?;
+    Ok(Judge {
+        dir: dir.to_path_buf(),
+        command: j.command.clone(),
+        verdicts: dir.join(&j.verdicts),
+        repeat,
+        timeout,
+        at: (here.file.to_path_buf(), mark),
     })
 }
 
@@ -423,6 +487,12 @@ fn apply(
     }
     if let Some(p) = &spec.profile {
         suite.profile = Some(here.profile(p)?);
+    }
+    if let Some(s) = &spec.scoring {
+        suite.scoring = Some(here.scoring(s)?);
+    }
+    if let Some(j) = &spec.judge {
+        suite.judge = Some(Arc::new(judge_command(&here, j, dir)?));
     }
     if let Some(p) = &spec.easy_wrong_penalty {
         if !(p.value > 0.0 && p.value <= 1.0) {

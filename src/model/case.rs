@@ -48,6 +48,34 @@ pub struct Case {
     pub aggregates: Vec<std::sync::Arc<super::suite::Aggregate>>,
     /// The folder of its nearest suite, else its own folder: where JUnit groups its tests.
     pub suite_folder: PathBuf,
+    /// How failed Easy-Wrong rubrics lower the score.
+    pub scoring: Scoring,
+    /// The suite's judge, for `judge:` checks.
+    pub judge: Option<std::sync::Arc<super::suite::Judge>>,
+}
+
+/// How failed Easy-Wrong rubrics lower a case's score (SPEC §5, §12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scoring {
+    /// Each failed Easy-Wrong rubric subtracts its penalty.
+    #[default]
+    Penalty,
+    /// The score is the share of Easy-Wrong rubrics that hold (1 when there is none).
+    Fraction,
+}
+
+impl Scoring {
+    /// The names `scoring:` accepts.
+    pub const NAMES: [&'static str; 2] = ["penalty", "fraction"];
+
+    /// The scoring of a name.
+    pub fn from_name(name: &str) -> Option<Scoring> {
+        match name {
+            "penalty" => Some(Scoring::Penalty),
+            "fraction" => Some(Scoring::Fraction),
+            _ => None,
+        }
+    }
 }
 
 /// A model's prices, in US dollars per million tokens.

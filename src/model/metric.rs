@@ -38,6 +38,14 @@ pub enum Metric {
     CostUsd,
     /// Share of a suite's case tests that passed.
     PassRate,
+    /// Share of a suite's cases whose gate is open (every Must-Right rubric held).
+    GatePassRate,
+    /// Mean gated score of a suite's cases.
+    MeanScore,
+    /// Share of a suite's Must-Right rubric items that held.
+    MustRightAccuracy,
+    /// Share of a suite's Easy-Wrong rubric items that held.
+    EasyWrongAccuracy,
 }
 
 /// Whether a metric is better high or low.
@@ -88,7 +96,7 @@ pub struct About {
 
 impl Metric {
     /// Every metric, in the order reports list them.
-    pub const ALL: [Metric; 14] = [
+    pub const ALL: [Metric; 18] = [
         Metric::Score,
         Metric::ExactMatch,
         Metric::Anls,
@@ -103,6 +111,10 @@ impl Metric {
         Metric::LatencyMs,
         Metric::CostUsd,
         Metric::PassRate,
+        Metric::GatePassRate,
+        Metric::MeanScore,
+        Metric::MustRightAccuracy,
+        Metric::EasyWrongAccuracy,
     ];
 
     /// The table of metrics: the one place that says what each is.
@@ -123,6 +135,10 @@ impl Metric {
             Metric::LatencyMs => ("latency_ms", Lower, Both, NonNegative, false),
             Metric::CostUsd => ("cost_usd", Lower, Both, NonNegative, false),
             Metric::PassRate => ("pass_rate", Higher, Aggregate, Unit, false),
+            Metric::GatePassRate => ("gate_pass_rate", Higher, Aggregate, Unit, false),
+            Metric::MeanScore => ("mean_score", Higher, Aggregate, Unit, false),
+            Metric::MustRightAccuracy => ("must_right_accuracy", Higher, Aggregate, Unit, false),
+            Metric::EasyWrongAccuracy => ("easy_wrong_accuracy", Higher, Aggregate, Unit, false),
         };
         About {
             name,

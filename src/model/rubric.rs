@@ -86,6 +86,8 @@ pub enum Check {
     Any(Vec<Probe>),
     /// The nested check does not hold.
     Not(Box<Probe>),
+    /// The suite's judge answers yes to this question (a recorded verdict, SPEC §12).
+    Judge(String),
     /// The value read as a number equals the sum of these fields' numbers.
     SumOf {
         /// The fields summed (`[*]` sums every element).
@@ -98,7 +100,7 @@ pub enum Check {
 impl Check {
     /// The table of check keys: every key a rubric may give its check with, in the order the
     /// guide lists them.
-    pub const KEYS: [&'static str; 16] = [
+    pub const KEYS: [&'static str; 17] = [
         "exact",
         "min_anls",
         "equals",
@@ -115,6 +117,7 @@ impl Check {
         "any",
         "not",
         "sum_of",
+        "judge",
     ];
 
     /// The key this check is written with.
@@ -136,6 +139,7 @@ impl Check {
             Check::Any(_) => 13,
             Check::Not(_) => 14,
             Check::SumOf { .. } => 15,
+            Check::Judge(_) => 16,
         };
         Check::KEYS[i]
     }

@@ -57,8 +57,25 @@ impl BaselineSpec {
     }
 }
 
+/// A suite's judge: the command that answers `judge:` checks, and its verdict file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judge {
+    /// The declaring suite's folder: the command runs there.
+    pub dir: PathBuf,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// The verdict file.
+    pub verdicts: PathBuf,
+    /// How many times each question is asked; the majority is kept.
+    pub repeat: u32,
+    /// When to kill one answer.
+    pub timeout: Duration,
+    /// Where `judge:` is written, for errors in its command.
+    pub at: (PathBuf, Mark),
+}
+
 /// A command that produces predictions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunCommand {
     /// The declaring suite's folder: the command runs there.
     pub dir: PathBuf,

@@ -12,9 +12,24 @@ use crate::model::metric::Range;
 /// One aggregate's numbers on two lines.
 pub fn aggregate_table(a: &Aggregated) -> String {
     // The comparison's cells; the pass rate as a fraction, as the aggregate's bound is written.
-    let [em, anls, crit_em, crit_anls, brier, ece, p50, p95, cost, _] = comparison_cells(a);
+    let [
+        em,
+        anls,
+        crit_em,
+        crit_anls,
+        brier,
+        ece,
+        p50,
+        p95,
+        cost,
+        _,
+        gate,
+        score,
+        mr,
+        ew,
+    ] = comparison_cells(a);
     format!(
-        "  EM {em}  ANLS {anls}  critical EM {crit_em}  critical ANLS {crit_anls}  Brier {brier}  ECE {ece}\n  latency p50 {p50} ms  p95 {p95} ms  cost {cost} per case  pass rate {}\n",
+        "  EM {em}  ANLS {anls}  critical EM {crit_em}  critical ANLS {crit_anls}  Brier {brier}  ECE {ece}\n  latency p50 {p50} ms  p95 {p95} ms  cost {cost} per case  pass rate {}\n  gate pass rate {gate}  mean score {score}  Must-Right accuracy {mr}  Easy-Wrong accuracy {ew}\n",
         num(a.pass_rate),
     )
 }
@@ -28,8 +43,9 @@ fn usd(v: Option<f64>) -> String {
 }
 
 /// A pipeline's cells in the comparison of pipelines, whatever the page: EM, ANLS, critical EM
-/// and ANLS, Brier, ECE, p50 and p95 latency, cost per case, pass rate.
-pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 10] {
+/// and ANLS, Brier, ECE, p50 and p95 latency, cost per case, pass rate, then the gate's: gate
+/// pass rate, mean score, Must-Right and Easy-Wrong accuracy.
+pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 14] {
     [
         num(a.exact_match),
         num(a.anls),
@@ -42,6 +58,10 @@ pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 10] {
         usd(a.cost_usd),
         a.pass_rate
             .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+        num(a.gate_pass_rate),
+        num(a.mean_score),
+        num(a.must_right_accuracy),
+        num(a.easy_wrong_accuracy),
     ]
 }
 
@@ -57,7 +77,7 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}",
+        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}",
         "pipeline",
         "EM",
         "ANLS",
@@ -68,13 +88,32 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
         "p50 ms",
         "p95 ms",
         "cost/case",
-        "pass"
+        "pass",
+        "gate",
+        "score",
+        "MR acc",
+        "EW acc"
     );
     for (name, a) in rows {
-        let [em, anls, cem, canls, brier, ece, p50, p95, cost, pass] = comparison_cells(a);
+        let [
+            em,
+            anls,
+            cem,
+            canls,
+            brier,
+            ece,
+            p50,
+            p95,
+            cost,
+            pass,
+            gate,
+            score,
+            mr,
+            ew,
+        ] = comparison_cells(a);
         let _ = writeln!(
             out,
-            "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}",
+            "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}  {gate:>7}  {score:>7}  {mr:>7}  {ew:>7}",
         );
     }
     out
@@ -84,6 +123,8 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
 pub fn aggregated_json(a: &Aggregated) -> Json {
     json!({
         "cases": a.cases, "passed": a.passed, "pass_rate": a.pass_rate,
+        "gate_pass_rate": a.gate_pass_rate, "mean_score": a.mean_score,
+        "must_right_accuracy": a.must_right_accuracy, "easy_wrong_accuracy": a.easy_wrong_accuracy,
         "exact_match": a.exact_match, "anls": a.anls, "exact_critical": a.exact_critical, "anls_critical": a.anls_critical,
         "f1": a.f1, "brier": a.brier, "ece": a.ece,
         "latency_p50_ms": a.latency_p50, "latency_p95_ms": a.latency_p95,

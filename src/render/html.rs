@@ -133,7 +133,7 @@ fn header(out: &mut String, page: &Page) {
 }
 
 fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th></tr></thead>\n<tbody>\n");
+    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th><th>gate</th><th>score</th><th>MR acc.</th><th>EW acc.</th></tr></thead>\n<tbody>\n");
     for (name, a) in pipelines {
         let cells: String = comparison_cells(a)
             .iter()

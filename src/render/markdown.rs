@@ -104,8 +104,8 @@ pub fn step_summary(
 /// The comparison of pipelines as a Markdown table.
 fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
     let mut page = String::new();
-    page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass |\n");
-    page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass | gate | score | MR acc. | EW acc. |\n");
+    page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (name, a) in pipelines {
         page.push_str(&format!(
             "| {} | {} |\n",

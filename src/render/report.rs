@@ -9,7 +9,10 @@ use super::summary::summary_json;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
-use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Record, Status};
+use crate::evaluate::record::{
+    AggregateRecord, CaseNumbers, Compared, Record, RubricTally, Status,
+};
+use crate::model::rubric::RubricKind;
 
 /// A case test's record as the report shows it.
 pub fn case_json(record: &Record) -> Json {
@@ -184,9 +187,33 @@ pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
                 })
                 .collect()
         });
+    // The tally of the gate from the rubric verdicts the report lists.
+    let rubrics = case
+        .get("gate")
+        .and_then(|g| g.get("open"))
+        .and_then(Json::as_bool)
+        .map(|gate_open| {
+            let verdicts =
+                case.get("rubrics")
+                    .and_then(Json::as_array)
+                    .map_or_else(Vec::new, |list| {
+                        list.iter()
+                            .filter_map(|r| {
+                                let kind = match r.get("kind")?.as_str()? {
+                                    "must_right" => RubricKind::MustRight,
+                                    _ => RubricKind::EasyWrong,
+                                };
+                                Some((kind, r.get("held")?.as_bool()?))
+                            })
+                            .collect()
+                    });
+            let score = case.get("score").and_then(Json::as_f64).unwrap_or(0.0);
+            RubricTally::of(gate_open, score, verdicts)
+        });
     Ok(CaseNumbers {
         id: id.to_owned(),
         fields,
+        rubrics,
         pipeline: case
             .get("pipeline")
             .and_then(Json::as_str)

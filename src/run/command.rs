@@ -20,6 +20,16 @@ pub struct Ran {
 /// Runs `command` in `dir`. A non-zero exit, a timeout or output that is not UTF-8 is an error
 /// naming the command and ending with the last lines of its standard error.
 pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, String> {
+    run_with_input(command, dir, timeout, None)
+}
+
+/// [`run`], with `input` written to the command's standard input (then closed).
+pub fn run_with_input(
+    command: &[String],
+    dir: &Path,
+    timeout: Duration,
+    input: Option<&[u8]>,
+) -> Result<Ran, String> {
     let shown = command
         .iter()
         .map(|a| {
@@ -35,7 +45,11 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(dir)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     #[cfg(unix)]
@@ -48,6 +62,14 @@ pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, Str
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("`{shown}` could not start in `{}`: {e}", dir.display()))?;
+    // Written on a thread of its own: a command that does not read its input must not block us.
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&bytes);
+        });
+    }
     // Read both pipes while it runs, so that a chatty command never blocks on a full pipe.
     let out_reader = reader(child.stdout.take());
     let err_reader = reader(child.stderr.take());

@@ -13,6 +13,18 @@ pub enum Update {
     Always,
 }
 
+/// Whether a run asks its judges (SPEC §12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JudgeMode {
+    /// Never ask: every verdict comes from the verdict files (`GOLDGATE_JUDGE` unset or `replay`).
+    #[default]
+    Replay,
+    /// Ask for the verdicts the files lack, and record them (`GOLDGATE_JUDGE=record`).
+    Record,
+    /// Ask again for every verdict the run needs, and record them (`GOLDGATE_JUDGE=refresh`).
+    Refresh,
+}
+
 /// The settings goldgate reads from the environment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Env {
@@ -20,6 +32,8 @@ pub struct Env {
     pub report: Option<PathBuf>,
     /// `GOLDGATE_UPDATE`: whether baselines are rewritten.
     pub update: Update,
+    /// `GOLDGATE_JUDGE`: whether judges are asked.
+    pub judge: JudgeMode,
     /// The run this process is part of, when a run spans processes: `NEXTEST_RUN_ID` (set by
     /// cargo-nextest) or `GOLDGATE_RUN_ID` (for other ways of splitting a run).
     pub run_id: Option<String>,
@@ -60,6 +74,20 @@ impl Env {
                 }
             },
         };
+        let judge = match lookup("GOLDGATE_JUDGE") {
+            None => JudgeMode::Replay,
+            Some(v) => match v.to_str() {
+                Some("replay") | Some("") => JudgeMode::Replay,
+                Some("record") => JudgeMode::Record,
+                Some("refresh") => JudgeMode::Refresh,
+                _ => {
+                    return Err(format!(
+                        "GOLDGATE_JUDGE=`{}` is not one of `replay`, `record`, `refresh`: set `GOLDGATE_JUDGE=record` to ask the judges for missing verdicts, or unset it",
+                        v.to_string_lossy()
+                    ));
+                }
+            },
+        };
         let run_id = ["GOLDGATE_RUN_ID", "NEXTEST_RUN_ID"]
             .iter()
             .find_map(|name| lookup(name).filter(|v| !v.is_empty()))
@@ -67,6 +95,7 @@ impl Env {
         Ok(Env {
             report,
             update,
+            judge,
             run_id,
             junit: path("GOLDGATE_JUNIT"),
             html: path("GOLDGATE_HTML"),
@@ -89,6 +118,17 @@ mod examples {
         };
         assert_eq!(env("always").unwrap().update, Update::Always);
         assert_eq!(env("no").unwrap().update, Update::No);
+        let judge = |v: &'static str| {
+            Env::from_lookup(move |name| (name == "GOLDGATE_JUDGE").then(|| v.into()))
+        };
+        assert_eq!(judge("record").unwrap().judge, JudgeMode::Record);
+        assert_eq!(judge("refresh").unwrap().judge, JudgeMode::Refresh);
+        assert_eq!(judge("replay").unwrap().judge, JudgeMode::Replay);
+        assert!(
+            judge("always")
+                .unwrap_err()
+                .starts_with("GOLDGATE_JUDGE=`always` is not one of")
+        );
         assert_eq!(
             env("yes").unwrap_err(),
             "GOLDGATE_UPDATE=`yes` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it"

@@ -146,11 +146,10 @@ impl Harness {
             .test_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let session = match Session::new(
-            env.update,
+            &env,
             invocation,
             args.format == Some(FormatSetting::Json),
             threads,
-            env.run_id.as_deref(),
             outputs.any() || annotations,
             progress_shown(&env, &args),
         ) {

@@ -103,6 +103,7 @@ fn numbers_json(n: &CaseNumbers) -> String {
         "metrics": metrics,
         "confidences": n.confidences,
         "fields": n.fields,
+        "rubrics": n.rubrics,
     })
     .to_string()
 }
@@ -128,6 +129,9 @@ fn numbers_from(id: String, text: &str) -> Option<CaseNumbers> {
         metrics,
         confidences: serde_json::from_value(j.get("confidences")?.clone()).ok()?,
         fields: serde_json::from_value(j.get("fields")?.clone()).ok()?,
+        rubrics: j
+            .get("rubrics")
+            .and_then(|r| serde_json::from_value(r.clone()).ok()),
     })
 }
 
@@ -496,6 +500,14 @@ mod tests {
             }),
             confidences: vec![(0.9, true), (0.1, false)],
             fields: vec![("total".into(), 0.0, 0.25)],
+            rubrics: Some(crate::evaluate::record::RubricTally {
+                gate_open: true,
+                score: 0.5,
+                must_right_held: 2,
+                must_right: 2,
+                easy_wrong_held: 1,
+                easy_wrong: 2,
+            }),
         };
         assert_eq!(numbers_from("a::p".into(), &numbers_json(&n)), Some(n));
     }

@@ -8,17 +8,20 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file;
-use super::env::Update;
+use super::env::{Env, JudgeMode, Update};
+use super::judge::{self, Recorded, Verdicts};
 use super::outputs::line;
 use super::predict::{Commands, predict};
+use crate::base::fs::lock_for;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry};
-use crate::evaluate::evaluate;
+use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
+use crate::evaluate::{evaluate, evaluate_judged};
 use crate::model::case::{Case, PredictionSource};
-use crate::model::prediction::Usage;
-use crate::model::suite::BaselineSpec;
+use crate::model::prediction::{Prediction, Usage};
+use crate::model::suite::{BaselineSpec, Judge};
 use crate::render::{case_json, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
@@ -138,6 +141,10 @@ pub(crate) enum Progress {
 pub(crate) struct Session {
     /// Whether baselines are being rewritten.
     pub(crate) update: Update,
+    /// Whether judges are asked.
+    judge_mode: JudgeMode,
+    /// The verdict files read so far, by path.
+    verdicts: Mutex<HashMap<PathBuf, Arc<Mutex<VerdictStore>>>>,
     /// How to run one test again, for the commands in messages (`goldgate test cases`).
     pub(crate) invocation: String,
     /// Strip colour from messages (JSON output prints them verbatim).
@@ -160,11 +167,10 @@ impl Session {
     /// A run's state; `run_id` names a run that spans processes; `report`: whether records are
     /// kept for a report.
     pub(crate) fn new(
-        update: Update,
+        env: &Env,
         invocation: String,
         plain: bool,
         threads: usize,
-        run_id: Option<&str>,
         report: bool,
         progress_shown: Progress,
     ) -> Result<Arc<Session>, String> {
@@ -177,11 +183,13 @@ impl Session {
             None
         };
         Ok(Arc::new(Session {
-            update,
+            update: env.update,
+            judge_mode: env.judge,
+            verdicts: Mutex::default(),
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(run_id),
+            commands: Commands::for_run(env.run_id.as_deref()),
             scored: Mutex::default(),
             baselines: Mutex::default(),
             own: Mutex::default(),
@@ -253,6 +261,95 @@ impl Session {
         cell.get_or_init(|| baseline_file::read(file)).clone()
     }
 
+    /// The command that records the verdicts a test lacks.
+    fn record_command(&self, test: &str) -> String {
+        format!(
+            "GOLDGATE_JUDGE=record {} --exact {}",
+            self.invocation,
+            shell_quote(test)
+        )
+    }
+
+    /// Evaluates a case; its `judge:` checks get their verdicts from the verdict file, and, when
+    /// the run records or refreshes them, from the judge (each distinct question asked once).
+    fn evaluate(&self, case: &Case, prediction: &Prediction) -> Outcome {
+        let Some(judge) = &case.judge else {
+            return evaluate(case, prediction);
+        };
+        let store = Arc::clone(
+            lock(&self.verdicts)
+                .entry(judge.verdicts.clone())
+                .or_insert_with(|| {
+                    Arc::new(Mutex::new(VerdictStore {
+                        read: judge::read(&judge.verdicts),
+                        ..VerdictStore::default()
+                    }))
+                }),
+        );
+        let mode = self.judge_mode;
+        let record_command = self.record_command(&case.id);
+        let lookup = |key: &str| lock(&store).lookup(key, mode);
+        let judged = |lookup: &dyn Fn(&str) -> Option<Result<JudgeVerdict, String>>| {
+            let judgments = Judgments {
+                command: Some(&judge.command),
+                case: &case.id,
+                lookup,
+                record_command: &record_command,
+                missing: Default::default(),
+            };
+            let outcome = evaluate_judged(case, prediction, &judgments);
+            (outcome, judgments.missing.take())
+        };
+        let (outcome, missing) = judged(&lookup);
+        if mode == JudgeMode::Replay || missing.is_empty() {
+            return outcome;
+        }
+        self.ask(judge, &store, missing);
+        judged(&lookup).0
+    }
+
+    /// Asks the judge the questions whose verdicts are missing, under the verdict file's lock
+    /// (another process of the run may have recorded one meanwhile), and records the answers.
+    fn ask(&self, judge: &Judge, store: &Mutex<VerdictStore>, missing: Vec<Question>) {
+        let mode = self.judge_mode;
+        let mut store = lock(store);
+        let _file = lock_for(&judge.verdicts);
+        if let Ok(now) = judge::read(&judge.verdicts)
+            && let Ok(known) = &mut store.read
+        {
+            for (key, r) in now {
+                known.entry(key).or_insert(r);
+            }
+        }
+        let mut recorded = Vec::new();
+        for question in missing {
+            if store.lookup(&question.key, mode).is_some() {
+                continue;
+            }
+            match judge::ask(judge, &question) {
+                Ok(verdict) => {
+                    let r = Recorded { question, verdict };
+                    store.refreshed.insert(r.question.key.clone());
+                    if let Ok(known) = &mut store.read {
+                        known.insert(r.question.key.clone(), r.clone());
+                    }
+                    recorded.push(r);
+                }
+                Err(e) => {
+                    store.failed.insert(question.key, e);
+                }
+            }
+        }
+        drop(_file);
+        if !recorded.is_empty()
+            && let Err(e) = judge::merge(&judge.verdicts, &recorded)
+        {
+            for r in &recorded {
+                store.failed.insert(r.question.key.clone(), e.clone());
+            }
+        }
+    }
+
     /// Scores a case once in this process, whichever test asks first.
     pub(crate) fn score(&self, case: &Case) -> Arc<Scored> {
         let cell = Arc::clone(lock(&self.scored).entry(case.id.clone()).or_default());
@@ -301,7 +398,7 @@ impl Session {
                 };
             }
         };
-        let outcome = evaluate(case, &prediction);
+        let outcome = self.evaluate(case, &prediction);
         let passed = outcome.passed;
         let message = (!outcome.passed).then(|| failure_message(case, &outcome));
         let against = match (&case.baseline, self.update) {
@@ -447,4 +544,43 @@ fn join(message: Option<String>, more: &str) -> String {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One verdict file as this process knows it.
+#[derive(Debug)]
+struct VerdictStore {
+    /// The file as read (its verdicts, with those this process recorded), or why it could not be.
+    read: Result<Verdicts, String>,
+    /// The keys asked in this run (`refresh` asks each once).
+    refreshed: HashSet<String>,
+    /// The keys whose judge failed in this run, with why.
+    failed: HashMap<String, String>,
+}
+
+impl Default for VerdictStore {
+    fn default() -> Self {
+        VerdictStore {
+            read: Ok(Verdicts::new()),
+            refreshed: HashSet::new(),
+            failed: HashMap::new(),
+        }
+    }
+}
+
+impl VerdictStore {
+    /// The verdict under `key`, as the mode sees it: `refresh` ignores what this run has not
+    /// asked; a judge that failed, or a file that cannot be read, is the reason there is none.
+    fn lookup(&self, key: &str, mode: JudgeMode) -> Option<Result<JudgeVerdict, String>> {
+        if let Some(e) = self.failed.get(key) {
+            return Some(Err(e.clone()));
+        }
+        let known = match &self.read {
+            Ok(known) => known,
+            Err(e) => return Some(Err(e.clone())),
+        };
+        if mode == JudgeMode::Refresh && !self.refreshed.contains(key) {
+            return None;
+        }
+        known.get(key).map(|r| Ok(r.verdict.clone()))
+    }
 }

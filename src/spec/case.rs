@@ -53,6 +53,11 @@ pub struct CaseFile {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::profile")]
     pub profile: Option<Spanned<String>>,
+    /// How failed Easy-Wrong rubrics lower the score: `penalty` (each subtracts its penalty, the
+    /// default) or `fraction` (the share of Easy-Wrong rubrics that hold, as PerceptionRubrics).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::scoring")]
+    pub scoring: Option<Spanned<String>>,
     /// The source document (path relative to this file), for `{document}` in a suite's `run`
     /// command and pipeline paths.
     #[schemars(with = "Option<String>")]
@@ -94,6 +99,28 @@ pub struct SuiteFile {
     /// Default penalty of the suite's Easy-Wrong rubrics (0.1 otherwise).
     #[schemars(with = "Option<f64>")]
     pub easy_wrong_penalty: Option<Spanned<f64>>,
+    /// How the suite's cases score failed Easy-Wrong rubrics: `penalty` or `fraction`.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::scoring")]
+    pub scoring: Option<Spanned<String>>,
+    /// The command that answers `judge:` checks, and the file its verdicts are kept in.
+    #[schemars(with = "Option<JudgeSpec>")]
+    pub judge: Option<Spanned<JudgeSpec>>,
+}
+
+/// A judge: a command reading `{"question", "text", "field", "gold", "case"}` on standard input
+/// and printing `{"held": true|false, "explanation": "…"}`, and the verdict file it fills.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSpec {
+    /// Program and arguments; run in the suite's folder.
+    pub command: Vec<String>,
+    /// The verdict file, relative to the suite's folder (committed beside it).
+    pub verdicts: String,
+    /// Ask this many times and keep the majority (1 by default).
+    pub repeat: Option<u32>,
+    /// Seconds one answer may take (60 by default).
+    pub timeout_s: Option<f64>,
 }
 
 /// Thresholds on a suite's aggregate metrics.
@@ -130,6 +157,18 @@ pub struct AggregateSpec {
     /// Upper bound on the mean cost of a case, in US dollars.
     #[schemars(with = "Option<f64>")]
     pub max_cost_usd: Option<Spanned<f64>>,
+    /// Lower bound on the share of cases whose gate is open.
+    #[schemars(with = "Option<f64>")]
+    pub min_gate_pass_rate: Option<Spanned<f64>>,
+    /// Lower bound on the mean gated score.
+    #[schemars(with = "Option<f64>")]
+    pub min_mean_score: Option<Spanned<f64>>,
+    /// Lower bound on the share of Must-Right rubric items that held.
+    #[schemars(with = "Option<f64>")]
+    pub min_must_right_accuracy: Option<Spanned<f64>>,
+    /// Lower bound on the share of Easy-Wrong rubric items that held.
+    #[schemars(with = "Option<f64>")]
+    pub min_easy_wrong_accuracy: Option<Spanned<f64>>,
 }
 
 /// A model's prices, in US dollars per million tokens.
@@ -284,6 +323,10 @@ pub struct RubricEntry {
     /// Check: the value read as a number equals the sum of these fields' numbers.
     #[schemars(with = "Option<Vec<String>>")]
     pub sum_of: Option<Vec<Spanned<String>>>,
+    /// Check: the suite's judge answers yes to this question about the field (or the whole
+    /// prediction without `field`).
+    #[schemars(with = "Option<String>")]
+    pub judge: Option<Spanned<String>>,
     /// With `number` or `sum_of`: the largest difference still equal (default 0).
     #[schemars(with = "Option<f64>")]
     pub tolerance: Option<Spanned<f64>>,
@@ -378,6 +421,10 @@ impl AggregateSpec {
             "min_f1" => self.min_f1.as_ref(),
             "max_latency_ms" => self.max_latency_ms.as_ref(),
             "max_cost_usd" => self.max_cost_usd.as_ref(),
+            "min_gate_pass_rate" => self.min_gate_pass_rate.as_ref(),
+            "min_mean_score" => self.min_mean_score.as_ref(),
+            "min_must_right_accuracy" => self.min_must_right_accuracy.as_ref(),
+            "min_easy_wrong_accuracy" => self.min_easy_wrong_accuracy.as_ref(),
             _ => None,
         }
     }
@@ -403,6 +450,7 @@ impl RubricEntry {
             "any" => self.any.is_some(),
             "not" => self.not.is_some(),
             "sum_of" => self.sum_of.is_some(),
+            "judge" => self.judge.is_some(),
             _ => false,
         }
     }

@@ -7,8 +7,8 @@ mod parse;
 pub mod schema;
 
 pub use case::{
-    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, RubricEntry, RubricSetFile, RunSpec,
-    SuiteFile, ThresholdsSpec,
+    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, RubricEntry,
+    RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
 pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;

@@ -113,6 +113,13 @@ pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star"] })
 }
 
+pub(crate) fn scoring(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "How failed Easy-Wrong rubrics lower the score: each subtracts its penalty, or the score is the share that hold.",
+        "enum": ["penalty", "fraction"]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,194 @@
+//! Asking a suite's judge, and its verdict file (SPEC §12): committed beside the suite, keyed by
+//! question, sorted, one block per verdict with the question, the judged text and the
+//! explanation, so that a review reads it. Written atomically, merged under the file's lock.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use super::command::run_with_input;
+use crate::base::fs::{lock_for, read_text, write_atomically};
+use crate::evaluate::judge::{JudgeVerdict, Question};
+use crate::model::suite::Judge;
+
+/// The verdicts of one file, by key.
+pub(crate) type Verdicts = BTreeMap<String, Recorded>;
+
+/// A verdict as the file keeps it: the question it answers and the verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Recorded {
+    pub(crate) question: Question,
+    pub(crate) verdict: JudgeVerdict,
+}
+
+/// How much of a judged text the file shows (the key covers all of it).
+const TEXT_SHOWN: usize = 400;
+
+/// Reads a verdict file; a missing one has no verdicts.
+pub(crate) fn read(path: &Path) -> Result<Verdicts, String> {
+    if !path.exists() {
+        return Ok(Verdicts::new());
+    }
+    let text = read_text(path).map_err(|e| e.to_string())?;
+    let bad = |why: String| format!("{}: not a goldgate verdict file: {why}", path.display());
+    let json = crate::base::json::strict_json(&text).map_err(|e| bad(e.to_string()))?;
+    if json.get("goldgate_verdicts") != Some(&json!(1)) {
+        return Err(bad("it lacks `\"goldgate_verdicts\": 1`".into()));
+    }
+    let Some(entries) = json.get("verdicts").and_then(Json::as_object) else {
+        return Err(bad("it lacks a `verdicts` mapping".into()));
+    };
+    let mut out = Verdicts::new();
+    for (key, e) in entries {
+        let text_of = |k: &str| e.get(k).and_then(Json::as_str).map(str::to_owned);
+        let held = e.get("held").and_then(Json::as_bool);
+        let votes: Option<Vec<bool>> = e
+            .get("votes")
+            .and_then(Json::as_array)
+            .and_then(|v| v.iter().map(Json::as_bool).collect());
+        let (Some(held), Some(question), Some(votes)) = (held, text_of("question"), votes) else {
+            return Err(bad(format!(
+                "the verdict `{key}` needs `question`, `held` and `votes`"
+            )));
+        };
+        out.insert(
+            key.clone(),
+            Recorded {
+                question: Question {
+                    key: key.clone(),
+                    question,
+                    text: text_of("text").unwrap_or_default(),
+                    field: text_of("field"),
+                    gold: e.get("gold").filter(|g| !g.is_null()).cloned(),
+                    case: text_of("case").unwrap_or_default(),
+                },
+                verdict: JudgeVerdict {
+                    held,
+                    explanation: text_of("explanation").unwrap_or_default(),
+                    votes,
+                },
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn to_text(verdicts: &Verdicts) -> String {
+    let entries: serde_json::Map<String, Json> = verdicts
+        .iter()
+        .map(|(key, r)| {
+            let q = &r.question;
+            let text: String = q.text.chars().take(TEXT_SHOWN).collect();
+            let text = if text.len() < q.text.len() {
+                format!("{text}…")
+            } else {
+                text
+            };
+            (
+                key.clone(),
+                json!({
+                    "question": q.question,
+                    "case": q.case,
+                    "field": q.field,
+                    "text": text,
+                    "gold": q.gold,
+                    "held": r.verdict.held,
+                    "explanation": r.verdict.explanation,
+                    "votes": r.verdict.votes,
+                    "flip_rate": r.verdict.flip_rate(),
+                }),
+            )
+        })
+        .collect();
+    let doc = json!({ "goldgate_verdicts": 1, "verdicts": entries });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Adds `new` to the verdict file at `path` (replacing verdicts of the same key), keeping every
+/// other one, as one atomic rewrite under the file's lock.
+pub(crate) fn merge(path: &Path, new: &[Recorded]) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write the verdicts `{}`: {e}", path.display());
+    let _held = lock_for(path).map_err(cannot)?;
+    let mut all = read(path)?;
+    for r in new {
+        all.insert(r.question.key.clone(), r.clone());
+    }
+    write_atomically(path, to_text(&all).as_bytes()).map_err(cannot)
+}
+
+/// Asks the judge `judge.repeat` times and keeps the majority. A command that fails, or prints
+/// anything but `{"held": true|false, "explanation": "…"}`, is an error naming it.
+pub(crate) fn ask(judge: &Judge, question: &Question) -> Result<JudgeVerdict, String> {
+    let input = question.input().to_string();
+    let shown = judge.command.join(" ");
+    let mut answers = Vec::new();
+    for _ in 0..judge.repeat {
+        let ran = run_with_input(
+            &judge.command,
+            &judge.dir,
+            judge.timeout,
+            Some(input.as_bytes()),
+        )
+        .map_err(|e| format!("the judge {e}"))?;
+        let answer: Json = serde_json::from_str(ran.stdout.trim()).map_err(|_| {
+            format!(
+                "the judge `{shown}` printed `{}`, not {{\"held\": true|false, \"explanation\": \"…\"}}",
+                ran.stdout.trim().chars().take(200).collect::<String>()
+            )
+        })?;
+        let Some(held) = answer.get("held").and_then(Json::as_bool) else {
+            return Err(format!(
+                "the judge `{shown}` answered without a boolean `held`: {answer}"
+            ));
+        };
+        let explanation = answer
+            .get("explanation")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        answers.push((held, explanation));
+    }
+    JudgeVerdict::of(&answers).ok_or_else(|| "the judge was asked nothing".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_file_reads_back_what_was_merged_into_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("verdicts.json");
+        let recorded = |key: &str, held: bool| Recorded {
+            question: Question {
+                key: key.into(),
+                question: "Faithful?".into(),
+                text: "the summary".into(),
+                field: Some("summary".into()),
+                gold: Some(json!("gold")),
+                case: "a::guided".into(),
+            },
+            verdict: JudgeVerdict {
+                held,
+                explanation: "because".into(),
+                votes: vec![held, held, !held],
+            },
+        };
+        merge(&path, &[recorded("b", true)]).unwrap();
+        merge(&path, &[recorded("a", false), recorded("b", false)]).unwrap();
+        let back = read(&path).unwrap();
+        assert_eq!(back.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(back["b"], recorded("b", false));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"flip_rate\": 0.3333333333333333"), "{text}");
+        std::fs::write(&path, "{\"verdicts\": {}}").unwrap();
+        assert!(
+            read(&path)
+                .unwrap_err()
+                .contains("not a goldgate verdict file")
+        );
+    }
+}
