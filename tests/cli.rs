@@ -1254,13 +1254,25 @@ fn escaping_grandchildren_and_floods_end_cleanly() {
     let text = stdout(&out);
     assert_eq!(
         test_lines(&text),
-        expected(&[("escape/held", "ok"), ("flood/endless", "FAILED")])
+        expected(&[
+            ("escape/held", "ok"),
+            ("flood/endless", "FAILED"),
+            ("noise/loud", "FAILED")
+        ])
     );
-    let block = failure_block(&text, "flood/endless");
-    assert!(
-        block.contains("printed more than 64 MiB on its standard output; goldgate keeps no more"),
-        "{block}"
-    );
+    // Stopped at the cap, not at the timeout (600 s), whichever stream floods.
+    for (name, stream) in [
+        ("flood/endless", "standard output"),
+        ("noise/loud", "standard error"),
+    ] {
+        let block = failure_block(&text, name);
+        assert!(
+            block.contains(&format!(
+                "printed more than 64 MiB on its {stream}; goldgate keeps no more, and stopped it"
+            )),
+            "{block}"
+        );
+    }
 }
 
 /// `--exact` finds a test by its whole name, `::` in a file name included; `present: true` needs
@@ -1348,6 +1360,30 @@ fn placeholders_are_never_pasted_into_a_shell_script() {
         "{block}"
     );
     assert!(!dir.path().join("pwned").exists() && !cases.join("pwned").exists());
+    // Behind a wrapper, or in another interpreter's script, a placeholder is refused as well.
+    for (command, at) in [
+        (r#"[env, sh, -c, "echo {case}"]"#, 3),
+        (r#"[nice, -n, "5", bash, -ec, "echo {case}"]"#, 5),
+        (
+            r#"[timeout, "5", /usr/bin/env, dash, -c, "echo {case}"]"#,
+            5,
+        ),
+        (r#"[python3, -c, "import os; os.system('echo {case}')"]"#, 2),
+        (r#"[perl, -e, "system('echo {document}')"]"#, 2),
+    ] {
+        std::fs::write(
+            cases.join("suite.yaml"),
+            format!("run:\n  command: {command}\n"),
+        )
+        .unwrap();
+        let out = goldgate(dir.path(), &["test", "cases"]);
+        let block = failure_block(&stdout(&out), "$(touch pwned)");
+        assert!(
+            block.starts_with(&format!("error: cases/suite.yaml:2:3: run.command[{at}]: a placeholder inside a shell script")),
+            "{command}: {block}"
+        );
+        assert!(!dir.path().join("pwned").exists() && !cases.join("pwned").exists());
+    }
 }
 
 /// Value objects with metadata (SPEC §3.1): the value is scored, the confidence calibrated, the
@@ -2144,5 +2180,68 @@ fn nothing_is_read_from_outside_the_project() {
         failure_block(&stdout(&out), "included").contains("must_right `s3cr3t` failed"),
         "{}",
         stdout(&out)
+    );
+}
+
+/// Easy-Wrong rubrics only lower the score: with no `min_score` they can reach, the case could
+/// only ever pass, and is an error located at the rubric.
+#[test]
+fn easy_wrong_rubrics_that_no_threshold_notices_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rubric = "  - easy_wrong: t\n    field: total\n    equals: \"99\"\n    penalty: 0.3\n";
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/alone.yaml",
+                &format!("prediction: {{total: \"12\"}}\nrubrics:\n{rubric}"),
+            ),
+            (
+                "cases/unreachable.yaml",
+                &format!(
+                    "prediction: {{total: \"12\"}}\nrubrics:\n{rubric}thresholds:\n  min_score: 0.7\n"
+                ),
+            ),
+            (
+                "cases/bounded.yaml",
+                &format!(
+                    "prediction: {{total: \"12\"}}\nrubrics:\n{rubric}thresholds:\n  min_score: 0.8\n"
+                ),
+            ),
+            (
+                "cases/fraction.yaml",
+                &format!(
+                    "prediction: {{total: \"12\"}}\nscoring: fraction\nrubrics:\n{rubric}thresholds:\n  min_score: 0.7\n"
+                ),
+            ),
+        ],
+    );
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        test_lines(&text),
+        expected(&[
+            ("alone", "FAILED"),
+            ("bounded", "FAILED"),
+            ("fraction", "FAILED"),
+            ("unreachable", "FAILED")
+        ]),
+        "{text}"
+    );
+    for name in ["alone", "unreachable"] {
+        let block = failure_block(&text, name);
+        assert!(
+            block.starts_with(&format!(
+                "error: cases/{name}.yaml:3:5: no check of this case can fail it"
+            )),
+            "{block}"
+        );
+    }
+    // 1 − 0.3 < 0.8, and under `fraction` one failed rubric of one leaves 0: scored, and failed.
+    assert!(
+        failure_block(&text, "bounded").starts_with("case failed: min_score failed: 0.7000 < 0.8")
+    );
+    assert!(
+        failure_block(&text, "fraction").starts_with("case failed: min_score failed: 0.0000 < 0.7")
     );
 }

@@ -156,6 +156,26 @@ pub(crate) fn relative_to(path: &Path, dir: &Path) -> Option<std::path::PathBuf>
     path.strip_prefix(&dir).ok().map(Path::to_path_buf)
 }
 
+/// Where a link whose target does not exist yet points (links followed, up to 40 as the
+/// kernel does): the file a write through it creates.
+fn dangling_target(link: &Path) -> std::io::Result<std::path::PathBuf> {
+    let mut at = link.to_path_buf();
+    for _ in 0..40 {
+        let to = std::fs::read_link(&at)?;
+        at = match at.parent() {
+            Some(dir) if to.is_relative() => dir.join(to),
+            _ => to,
+        };
+        if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(canonical(&at));
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "`{}` is a loop of links",
+        link.display()
+    )))
+}
+
 /// The canonical form of a path whose file may not exist yet (its folder must, or will be made).
 pub(crate) fn canonical(path: &Path) -> std::path::PathBuf {
     if let Ok(p) = std::fs::canonicalize(path) {
@@ -202,7 +222,7 @@ pub(crate) fn write_atomically_with(
     let target;
     let path = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
-            target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            target = std::fs::canonicalize(path).or_else(|_| dangling_target(path))?;
             target.as_path()
         }
         _ => path,
@@ -331,6 +351,21 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A link to a file not there yet (relative, through a second link) creates the file.
+        std::os::unix::fs::symlink("later.json", dir.path().join("hop.json")).unwrap();
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("hop.json", &dangling).unwrap();
+        write_atomically(&dangling, b"first").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("later.json")).unwrap(),
+            "first"
+        );
         let folder = dir.path().join("folder");
         std::fs::create_dir(&folder).unwrap();
         let e = write_atomically(&folder, b"x").unwrap_err();

@@ -28,6 +28,7 @@ use crate::model::case::{
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
 };
+use crate::model::rubric::RubricKind;
 use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;
 
@@ -223,6 +224,17 @@ pub fn load_case_in(
             .unwrap_or((file, Mark { line: 1, column: 1 }));
         errors.push(LoadError::at(at_file, mark, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
             .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
+    } else if errors.is_empty()
+        && suite.baseline.is_none()
+        && suite.aggregates.is_empty()
+        && only_easy_wrong_lowers_a_score_nothing_bounds(&rubrics, &thresholds, scoring)
+    {
+        let r = rubrics
+            .iter()
+            .find(|r| r.kind == RubricKind::EasyWrong && !cannot_fail(r))
+            .unwrap_or(&rubrics[0]);
+        errors.push(LoadError::at(&r.file, Mark { line: r.line, column: r.column }, "", "no check of this case can fail it: its Easy-Wrong rubrics only lower the score, and no `min_score` (nor a baseline or an aggregate) holds the score they can lower it to, so it could only ever pass")
+            .hint("add `thresholds: { min_score: 0.9 }` above what the failed rubrics leave, or make a rubric `must_right`"));
     }
     let skip = keep!(
         spec.skip
@@ -305,6 +317,31 @@ fn asks_a_judge(check: &crate::model::rubric::Check) -> bool {
         Check::Not(probe) => asks_a_judge(&probe.check),
         _ => false,
     }
+}
+
+/// Whether the only checks that can fail are Easy-Wrong rubrics whose failures no threshold
+/// notices: every Must-Right rubric holds on any text, every threshold but `min_score` cannot
+/// fail, and `min_score` (if any) is at most the lowest score the Easy-Wrong rubrics can leave.
+fn only_easy_wrong_lowers_a_score_nothing_bounds(
+    rubrics: &[crate::model::rubric::Rubric],
+    thresholds: &[Threshold],
+    scoring: Scoring,
+) -> bool {
+    let failable: Vec<_> = rubrics.iter().filter(|r| !cannot_fail(r)).collect();
+    if failable.is_empty() || failable.iter().any(|r| r.kind == RubricKind::MustRight) {
+        return false;
+    }
+    let lowest = match scoring {
+        Scoring::Fraction => 0.0,
+        Scoring::Penalty => (1.0 - failable.iter().map(|r| r.penalty).sum::<f64>()).max(0.0),
+    };
+    thresholds.iter().all(|t| {
+        if t.metric == Metric::Score {
+            t.limit <= lowest
+        } else {
+            bound_cannot_fail(t, false)
+        }
+    })
 }
 
 /// A rubric whose check holds on any text: a pattern that matches everything.

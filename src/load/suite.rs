@@ -287,11 +287,11 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
             .err(mark, "run.command", "`command` is empty")
             .hint("write `command: [python3, extract.py, \"{document}\"]`"));
     }
-    if let Some((i, script)) = shell_script(&r.command)
-        && ["{case}", "{pipeline}", "{document}"]
+    if let Some((i, _)) = scripts(&r.command).into_iter().find(|(_, script)| {
+        ["{case}", "{pipeline}", "{document}"]
             .iter()
             .any(|p| script.contains(p))
-    {
+    }) {
         return Err(here
             .err(
                 mark,
@@ -320,19 +320,46 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
     })
 }
 
-/// The script of `sh -c SCRIPT` (bash, dash, zsh, ksh too; `-ec`, `-lc`... as well), with its
-/// index in the command.
-fn shell_script(command: &[String]) -> Option<(usize, &str)> {
-    let program = Path::new(command.first()?).file_name()?.to_str()?;
-    if !["sh", "bash", "dash", "zsh", "ksh"].contains(&program) {
-        return None;
+/// The scripts of a command that an interpreter reads from an argument, with their index: `sh -c
+/// SCRIPT` (bash, dash, zsh, ksh, ash, fish too; `-ec`, `-lc`... as well), `python3 -c`, `perl -e`,
+/// `ruby -e`, `node -e`, wherever they stand: behind `env`, `nice`, `timeout 5` or `xargs` as well.
+fn scripts(command: &[String]) -> Vec<(usize, &str)> {
+    const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "fish"];
+    const OTHERS: [(&str, &str); 6] = [
+        ("python", "-c"),
+        ("python3", "-c"),
+        ("perl", "-e"),
+        ("ruby", "-e"),
+        ("node", "-e"),
+        ("pwsh", "-c"),
+    ];
+    let name = |a: &str| {
+        Path::new(a)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(a)
+            .to_owned()
+    };
+    let mut found = Vec::new();
+    for (p, program) in command.iter().enumerate() {
+        let program = name(program);
+        let takes_script = |a: &String| {
+            if SHELLS.contains(&program.as_str()) {
+                a.starts_with('-') && !a.starts_with("--") && a.contains('c')
+            } else {
+                OTHERS
+                    .iter()
+                    .any(|(interpreter, flag)| *interpreter == program && a == flag)
+            }
+        };
+        if let Some(flag) = command[p + 1..].iter().position(takes_script) {
+            let i = p + 1 + flag + 1;
+            if let Some(script) = command.get(i) {
+                found.push((i, script.as_str()));
+            }
+        }
     }
-    let flag = command
-        .iter()
-        .skip(1)
-        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))?;
-    let i = flag + 2;
-    command.get(i).map(|script| (i, script.as_str()))
+    found
 }
 
 /// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to

@@ -74,6 +74,11 @@ pub fn run_with_input(
     let out_reader = reader(child.stdout.take());
     let err_reader = reader(child.stderr.take());
     let status = loop {
+        // A flood is stopped at the cap: the case fails now, not at the timeout.
+        if out_reader.overflowed() || err_reader.overflowed() {
+            kill_group(&mut child);
+            break None;
+        }
         match child.try_wait() {
             Ok(Some(status)) => {
                 // Children it left behind would hold the pipes open: they go with it.
@@ -95,11 +100,16 @@ pub fn run_with_input(
     let stdout = out_reader.take(deadline);
     let stderr = err_reader.take(deadline);
     let tail = stderr_tail(&stderr.bytes);
-    if stdout.overflowed {
-        return Err(format!(
-            "`{shown}` printed more than {} MiB on its standard output; goldgate keeps no more{tail}",
-            CAPTURE_LIMIT >> 20
-        ));
+    for (flooded, stream) in [
+        (stdout.overflowed, "standard output"),
+        (stderr.overflowed, "standard error"),
+    ] {
+        if flooded {
+            return Err(format!(
+                "`{shown}` printed more than {} MiB on its {stream}; goldgate keeps no more, and stopped it{tail}",
+                CAPTURE_LIMIT >> 20
+            ));
+        }
     }
     let stdout = stdout.bytes;
     match status {
@@ -166,6 +176,14 @@ fn reader(pipe: Option<impl Read + Send + 'static>) -> Reader {
 }
 
 impl Reader {
+    /// Whether the pipe gave more than goldgate keeps.
+    fn overflowed(&self) -> bool {
+        self.captured
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .overflowed
+    }
+
     /// The output, waiting for the pipe to close until `deadline`; a pipe still held open then
     /// (by a process that escaped the group) is left to its thread, and what came is kept.
     fn take(self, deadline: Instant) -> Captured {
