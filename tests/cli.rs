@@ -2125,6 +2125,15 @@ fn nothing_is_read_from_outside_the_project() {
         ],
     );
     std::os::unix::fs::symlink(&secret, root.join("cases/link.json")).unwrap();
+    // Case files behind a link that leads out of the project are not read either.
+    write_files(
+        outside.path(),
+        &[(
+            "more/leak.yaml",
+            "prediction: {total: s3cr3t}\ngold: {total: s3cr3t}\nthresholds: {min_anls: 1}\n",
+        )],
+    );
+    std::os::unix::fs::symlink(outside.path().join("more"), root.join("cases/more")).unwrap();
     let out = goldgate(root, &["test", "cases"]);
     let text = stdout(&out);
     assert_eq!(
@@ -2132,10 +2141,16 @@ fn nothing_is_read_from_outside_the_project() {
         expected(&[
             ("absolute", "FAILED"),
             ("included", "FAILED"),
-            ("linked", "FAILED")
+            ("linked", "FAILED"),
+            ("more/leak", "FAILED")
         ]),
         "{text}"
     );
+    assert!(
+        failure_block(&text, "more/leak").contains("leads out of the project"),
+        "{text}"
+    );
+    std::fs::remove_file(root.join("cases/more")).unwrap();
     assert!(!text.contains("s3cr3t"), "{text}");
     for name in ["absolute", "linked"] {
         let block = failure_block(&text, name);

@@ -50,17 +50,22 @@ fn evaluate_within(
         scored(case, prediction, judgments, &mut last_field)
     }) {
         Ok(outcome) => outcome,
-        Err(Exceeded) => over_budget(last_field.as_deref()),
+        Err(Exceeded) => over_budget(case, last_field.as_deref()),
     }
 }
 
 /// The outcome of a case whose scoring ran out of steps while scoring `field` (its rubrics, when
-/// `None`): failed, with nothing measured, for a number computed halfway would mislead.
-fn over_budget(field: Option<&str>) -> Outcome {
+/// `None`): failed, with nothing measured, for a number computed halfway would mislead. Located
+/// at the field's gold.
+fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
     let what = field.map_or_else(|| "its rubrics".to_owned(), |f| format!("`{f}`"));
+    let line = field
+        .and_then(|f| case.gold.iter().flatten().find(|g| g.name == f))
+        .map_or(1, |g| g.line);
     Outcome {
         problems: vec![format!(
-            "scoring {what} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
+            "{}:{line}: scoring {what} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long, too deeply nested or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
+            case.file.display(),
             CASE_STEPS as f64 / 1e9
         )],
         fields: Vec::new(),
@@ -86,7 +91,7 @@ fn scored(
         *last_field = Some(g.name.clone());
         fields.push(field_row(g, case, prediction));
         if effort::exhausted() {
-            return over_budget(Some(&g.name));
+            return over_budget(case, Some(&g.name));
         }
     }
     *last_field = None;
@@ -480,7 +485,7 @@ mod tests {
         assert_eq!(cut.problems.len(), 1);
         assert!(
             cut.problems[0].starts_with(
-                "scoring `line_items` needs more work than goldgate spends on one case (1.2 billion steps"
+                "long.yaml:2: scoring `line_items` needs more work than goldgate spends on one case (1.2 billion steps"
             ),
             "{}",
             cut.problems[0]

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use glob::Pattern;
 
+use crate::base::fs::is_project;
+
 /// The patterns a case file matches, relative to the cases folder.
 pub const CASE_PATTERNS: [&str; 2] = ["**/*.yaml", "**/*.yml"];
 
@@ -46,13 +48,27 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
         .filter_map(|p| Pattern::new(p).ok())
         .collect();
     let mut found = Vec::new();
+    // In a project, a link that leads out of it is not followed into cases: what is outside the
+    // project is never read (a link to `/etc` would print its files in failure messages).
+    let project = std::fs::canonicalize(root)
+        .ok()
+        .and_then(|r| r.ancestors().find(|a| is_project(a)).map(Path::to_path_buf));
+    let mut outside: Vec<std::path::PathBuf> = Vec::new();
     for entry in walkdir::WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
     {
         match entry {
             Ok(entry) => {
-                if !entry.file_type().is_file() {
+                if let Some(project) = &project
+                    && entry.path_is_symlink()
+                    && std::fs::canonicalize(entry.path())
+                        .is_ok_and(|real| !real.starts_with(project))
+                {
+                    outside.push(entry.path().to_path_buf());
+                }
+                // A FIFO or a device named like a case is a case: reading it says what it is.
+                if entry.file_type().is_dir() {
                     continue;
                 }
                 let Ok(rel) = entry.path().strip_prefix(root) else {
@@ -71,6 +87,18 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                             reason: format!("`{}` {reason}", entry.path().display()),
                         });
                     }
+                    continue;
+                }
+                if let Some(link) = outside.iter().find(|l| entry.path().starts_with(l)) {
+                    found.push(Found::Unreadable {
+                        id: crate::base::fs::slashed(&rel.with_extension("")),
+                        reason: format!(
+                            "`{}` leads out of the project `{}` through the link `{}`, and goldgate reads nothing outside it",
+                            entry.path().display(),
+                            project.as_ref().map_or(String::new(), |p| p.display().to_string()),
+                            link.display()
+                        ),
+                    });
                     continue;
                 }
                 found.push(Found::Case {

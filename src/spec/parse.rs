@@ -102,6 +102,25 @@ fn explain(text: &str) -> (String, Option<String>) {
             Some("a key may appear once in a mapping; remove or rename the other one".into()),
         );
     }
+    if let Some(breach) = text.strip_prefix("budget breached: ") {
+        let hint = Some("split it into several cases, or keep only what is compared".to_owned());
+        if breach.starts_with("Nodes") {
+            return (
+                "more than 250000 values, more than goldgate reads in one YAML file".into(),
+                hint,
+            );
+        }
+        if breach.starts_with("Depth") {
+            return (
+                "nested more than 64 levels deep, more than goldgate reads".into(),
+                Some("flatten the value: no gold set needs that depth".into()),
+            );
+        }
+        return (
+            format!("the file goes over goldgate's YAML budget ({breach})"),
+            hint,
+        );
+    }
     if let Some(field) = text.strip_prefix("missing field `") {
         let field = field.trim_end_matches('`');
         return (
@@ -189,6 +208,33 @@ mod tests {
 
     fn parse(src: &str) -> Result<CaseFile, LoadError> {
         parse_yaml(Path::new("c.yaml"), src)
+    }
+
+    #[test]
+    fn the_yaml_budget_is_said_in_words() {
+        // On a stack the size of the main thread's, where goldgate reads its files (a debug
+        // build's deserializer needs more than a test thread's 2 MiB for 60 levels).
+        std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(|| {
+                let fits = format!("gold:\n  a: {}1{}\n", "[".repeat(60), "]".repeat(60));
+                assert!(parse(&fits).is_ok());
+                let deep = format!("gold:\n  a: {}1{}\n", "[".repeat(70), "]".repeat(70));
+                let e = parse(&deep).unwrap_err();
+                assert_eq!(
+                    e.message,
+                    "nested more than 64 levels deep, more than goldgate reads"
+                );
+                let many = format!("gold:\n  a: [{}]\n", vec!["1"; 250_001].join(", "));
+                let e = parse(&many).unwrap_err();
+                assert_eq!(
+                    e.message,
+                    "more than 250000 values, more than goldgate reads in one YAML file"
+                );
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]
