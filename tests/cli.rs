@@ -2260,3 +2260,120 @@ fn easy_wrong_rubrics_that_no_threshold_notices_are_refused() {
         failure_block(&text, "fraction").starts_with("case failed: min_score failed: 0.0000 < 0.7")
     );
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Judged rubrics (SPEC §12): replay never calls the judge and names the command that records;
+/// record asks each distinct question once; replay then gets every verdict; refresh asks again;
+/// `scoring: fraction` and the four aggregates of the gate per pipeline.
+#[test]
+fn judged_rubrics_are_recorded_once_and_replayed_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join("judged"), dir.path());
+    let counter = dir.path().join("calls.txt");
+    std::fs::write(&counter, "").unwrap();
+    let calls = || std::fs::read_to_string(&counter).unwrap().lines().count();
+    let counter_text = counter.to_str().unwrap();
+    let run = |mode: &str| {
+        goldgate_env(
+            dir.path(),
+            &["test", "cases", "--report", "report.json"],
+            &[("GOLDGATE_JUDGE", mode), ("JUDGE_COUNTER", counter_text)],
+        )
+    };
+    let verdicts = dir.path().join("cases/verdicts.json");
+
+    // Replay without verdicts: every judged test fails, naming the command; nothing is called.
+    let out = run("replay");
+    let text = stdout(&out);
+    assert_eq!(calls(), 0);
+    assert!(!verdicts.exists());
+    let block = failure_block(&text, "two::a");
+    assert!(
+        block.contains("could not be checked: prediction: no recorded verdict for this question; record it with `GOLDGATE_JUDGE=record goldgate test cases --exact two::a`"),
+        "{block}"
+    );
+
+    // Record: 3 questions on each of one's two texts, 2 on two's one text (both pipelines wrote
+    // the same): 8 calls, not 10.
+    let out = run("record");
+    assert_eq!(calls(), 8, "{}", std::fs::read_to_string(&counter).unwrap());
+    assert!(verdicts.exists());
+    let recorded = std::fs::read_to_string(&verdicts).unwrap();
+    assert_eq!(recorded.matches("\"question\"").count(), 8);
+
+    // Replay: no call, every verdict.
+    let out2 = run("replay");
+    assert_eq!(calls(), 8);
+    assert_eq!(test_lines(&stdout(&out)), test_lines(&stdout(&out2)));
+    let text = stdout(&out2);
+    assert_eq!(
+        test_lines(&text),
+        expected(&[
+            ("cases::aggregate::a", "ok"),
+            ("cases::aggregate::b", "ok"),
+            ("one::a", "ok"),
+            ("one::b", "FAILED"),
+            ("two::a", "ok"),
+            ("two::b", "ok"),
+        ])
+    );
+    assert!(!text.contains("no recorded verdict"), "{text}");
+    let block = failure_block(&text, "one::b");
+    assert!(
+        block.contains("must_right `says it is open` failed (closes the gate): prediction: the judge says no: quoted phrases missing"),
+        "{block}"
+    );
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    // Fraction scoring: one::a 1, one::b 0 (gate closed), two 1 of 1 Easy-Wrong.
+    assert_eq!(case(&r, "one::a")["score"], 1.0);
+    assert_eq!(case(&r, "one::b")["score"], 0.0);
+    let aggregate = |name: &str| {
+        r["aggregates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == name)
+            .unwrap_or_else(|| panic!("no aggregate {name}: {}", r["aggregates"]))["metrics"]
+            .clone()
+    };
+    let b = aggregate("cases::aggregate::b");
+    assert_eq!(b["gate_pass_rate"], 0.5);
+    assert_eq!(b["mean_score"], 0.5);
+    assert_eq!(b["must_right_accuracy"], 0.5);
+    assert_eq!(b["easy_wrong_accuracy"], 2.0 / 3.0);
+    let a = aggregate("cases::aggregate::a");
+    assert_eq!(
+        [
+            &a["gate_pass_rate"],
+            &a["mean_score"],
+            &a["must_right_accuracy"],
+            &a["easy_wrong_accuracy"]
+        ],
+        [1.0, 1.0, 1.0, 1.0]
+    );
+
+    // Refresh asks again for every verdict the run needs, each once.
+    run("refresh");
+    assert_eq!(calls(), 16);
+    // `lint` never calls a judge.
+    goldgate_env(
+        dir.path(),
+        &["lint", "cases"],
+        &[("JUDGE_COUNTER", counter_text)],
+    );
+    assert_eq!(calls(), 16);
+}

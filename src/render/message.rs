@@ -8,7 +8,7 @@ use crate::base::budget::MESSAGE_ITEMS;
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
-use crate::model::case::{Case, Profile};
+use crate::model::case::{Case, Profile, Scoring};
 use crate::model::metric::Metric;
 use crate::model::rubric::RubricKind;
 
@@ -27,6 +27,9 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     for r in &failed_rubrics {
         let cost = match r.rubric.kind {
             RubricKind::MustRight => "closes the gate".to_owned(),
+            RubricKind::EasyWrong if case.scoring == Scoring::Fraction => {
+                "counts against the share that holds".to_owned()
+            }
             RubricKind::EasyWrong => format!("costs {}", r.rubric.penalty),
         };
         let _ = writeln!(
