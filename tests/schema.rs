@@ -77,7 +77,7 @@ fn every_valid_case_and_rubric_set_validates() {
             suite_files += 1;
         }
     }
-    assert_eq!(suite_files, 2, "the example suites validate");
+    assert_eq!(suite_files, 3, "the example suites validate");
     let sets = validator("rubrics");
     for entry in std::fs::read_dir(root().join("rubrics")).unwrap() {
         let path = entry.unwrap().path();
