@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use crate::base::fs::write_atomically;
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::describe;
+use crate::evaluate::paired::paired;
 use crate::evaluate::record::{CaseNumbers, Compared};
 use crate::render::junit_xml;
 use crate::render::{Notes, compared_of, numbers_of, run_end};
@@ -129,6 +130,7 @@ pub fn report(
         improvements: &improvements,
         new_cases: &new_cases,
         regressions: &regressions,
+        comparisons: &paired(&numbers),
     };
     let mut out = run_end(&summarize(&numbers), &pipeline_rows(&numbers), &notes);
     for (id, json) in &merged.aggregates {

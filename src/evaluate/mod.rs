@@ -8,6 +8,7 @@ pub mod checks;
 pub mod field;
 pub mod judge;
 pub mod outcome;
+pub mod paired;
 pub mod record;
 
 use crate::base::budget::CASE_STEPS;
@@ -443,6 +444,7 @@ mod tests {
             aggregates: Vec::new(),
             suite_folder: ".".into(),
             scoring: Default::default(),
+            reference: None,
             judge: None,
         }
     }

@@ -24,6 +24,8 @@ pub struct Record {
     pub id: String,
     /// The pipeline, when the suite declares pipelines.
     pub pipeline: Option<String>,
+    /// The pipeline this one is compared with, under pipelines.
+    pub reference: Option<String>,
     /// The case file.
     pub file: String,
     /// The folder of its suite (JUnit's class name).
@@ -92,6 +94,8 @@ pub struct CaseNumbers {
     pub fields: Vec<(String, f64, f64)>,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
+    /// The pipeline this one is compared with (SPEC §13), under pipelines.
+    pub reference: Option<String>,
 }
 
 /// What a case's rubrics came to: what the aggregates of the gate count (SPEC §12).
@@ -149,6 +153,7 @@ impl CaseNumbers {
                     .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
                     .collect()
             }),
+            reference: None,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -169,12 +174,15 @@ impl CaseNumbers {
 impl Record {
     /// What summaries and aggregates need of this record.
     pub fn numbers(&self) -> CaseNumbers {
-        CaseNumbers::of(
-            &self.id,
-            self.pipeline.as_deref(),
-            self.status,
-            self.outcome.as_ref(),
-        )
+        CaseNumbers {
+            reference: self.reference.clone(),
+            ..CaseNumbers::of(
+                &self.id,
+                self.pipeline.as_deref(),
+                self.status,
+                self.outcome.as_ref(),
+            )
+        }
     }
 }
 

@@ -275,6 +275,7 @@ pub fn load_case_in(
             .clone()
             .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
         scoring,
+        reference: None,
         judge: suite.judge.clone(),
     };
     // A `judge:` check with no judge to ask could never be checked: said now, where it is written.
@@ -503,6 +504,7 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
         let mut case = case.clone();
         if let Some(name) = &pipeline {
             case.id = format!("{}::{name}", case.id);
+            case.reference = suite.pipelines.as_ref().map(|p| p.reference.clone());
         }
         let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path| {
             expand(

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::base::fs::{is_project, read_text};
-use crate::base::location::LoadError;
 use crate::base::location::Mark;
+use crate::base::location::{LoadError, closest};
 use crate::load::Here;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::suite::{Aggregate, BaselineSpec, Judge, Pipelines, RunCommand};
@@ -179,6 +179,7 @@ fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadErro
     };
     Ok(Pipelines {
         dir: dir.to_path_buf(),
+        reference: list[0].0.clone(),
         list,
         at: (file.to_path_buf(), node.mark),
         marks,
@@ -439,6 +440,31 @@ fn apply(
     }
     if let Some(node) = &spec.pipelines {
         suite.pipelines = Some(pipelines(&here, node, dir)?);
+    }
+    if let Some(to) = &spec.compare_to {
+        let mark = Mark::of(&to.referenced);
+        let Some(p) = suite.pipelines.as_mut() else {
+            return Err(here
+                .err(
+                    mark,
+                    "compare_to",
+                    "`compare_to` names a pipeline, but no suite declares `pipelines`",
+                )
+                .hint("declare `pipelines:` in this suite or one above it"));
+        };
+        if !p.list.iter().any(|(n, _)| *n == to.value) {
+            let names: Vec<&str> = p.list.iter().map(|(n, _)| n.as_str()).collect();
+            let e = here.err(
+                mark,
+                "compare_to",
+                format!("`compare_to` names `{}`, which is not a pipeline", to.value),
+            );
+            return Err(match closest(&to.value, names.iter().copied()) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint(format!("the pipelines are {}", names.join(", "))),
+            });
+        }
+        p.reference = to.value.clone();
     }
     if let Some(agg) = &spec.aggregate {
         suite

@@ -50,6 +50,8 @@ pub struct Case {
     pub suite_folder: PathBuf,
     /// How failed Easy-Wrong rubrics lower the score.
     pub scoring: Scoring,
+    /// The pipeline this case's pipeline is compared with (SPEC §13), under pipelines.
+    pub reference: Option<String>,
     /// The suite's judge, for `judge:` checks.
     pub judge: Option<std::sync::Arc<super::suite::Judge>>,
 }

@@ -17,6 +17,8 @@ pub struct Pipelines {
     pub at: (PathBuf, Mark),
     /// Where each pipeline's path (or name) is written, in the order of `list`.
     pub marks: Vec<Mark>,
+    /// The pipeline the others are compared with: `compare_to`, else the first declared.
+    pub reference: String,
 }
 
 /// A suite's aggregate thresholds: one test per pipeline over its cases.

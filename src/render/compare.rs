@@ -7,6 +7,7 @@ use serde_json::{Value as Json, json};
 use super::num;
 use crate::evaluate::aggregate::Aggregated;
 use crate::evaluate::outcome::ThresholdVerdict;
+use crate::evaluate::paired::{Interval, Paired};
 use crate::model::metric::Range;
 
 /// One aggregate's numbers on two lines.
@@ -164,4 +165,76 @@ pub(crate) fn threshold_text(t: &ThresholdVerdict) -> String {
             t.absent_because.as_deref().unwrap_or("not measured")
         ),
     }
+}
+
+fn signed(v: f64) -> String {
+    format!("{}{:.4}", if v >= 0.0 { "+" } else { "-" }, v.abs())
+}
+
+/// `+0.1667 [-0.0833, +0.5000]`, or `-` without paired values.
+pub(crate) fn interval_text(i: Option<&Interval>) -> String {
+    i.map_or_else(
+        || "-".into(),
+        |i| {
+            format!(
+                "{} [{}, {}]",
+                signed(i.difference),
+                signed(i.low),
+                signed(i.high)
+            )
+        },
+    )
+}
+
+/// Each pipeline against its reference: the difference of mean score, EM and ANLS with its 95 %
+/// paired bootstrap interval, and McNemar's exact p-value on pass/fail.
+pub fn paired_lines(comparisons: &[Paired]) -> String {
+    let mut out = String::new();
+    let mut reference = None;
+    for c in comparisons {
+        if reference != Some(&c.reference) {
+            let _ = writeln!(
+                out,
+                "\ncompared with {} (difference of means, 95 % paired bootstrap interval; McNemar's exact test on pass/fail):",
+                c.reference
+            );
+            reference = Some(&c.reference);
+        }
+        let _ = writeln!(
+            out,
+            "  {} over {} cases: score {}  EM {}  ANLS {}  passed only by {}: {}, only by {}: {}, p = {:.4}",
+            c.pipeline,
+            c.cases,
+            interval_text(c.score.as_ref()),
+            interval_text(c.exact_match.as_ref()),
+            interval_text(c.anls.as_ref()),
+            c.reference,
+            c.mcnemar.only_reference,
+            c.pipeline,
+            c.mcnemar.only_pipeline,
+            c.mcnemar.p_value
+        );
+    }
+    out
+}
+
+/// One comparison as JSON.
+pub fn paired_json(c: &Paired) -> Json {
+    let interval = |i: Option<&Interval>| {
+        i.map_or(Json::Null, |i| {
+            json!({ "difference": i.difference, "low": i.low, "high": i.high, "cases": i.cases })
+        })
+    };
+    json!({
+        "pipeline": c.pipeline, "reference": c.reference, "cases": c.cases,
+        "score": interval(c.score.as_ref()),
+        "exact_match": interval(c.exact_match.as_ref()),
+        "anls": interval(c.anls.as_ref()),
+        "mcnemar": {
+            "only_reference": c.mcnemar.only_reference,
+            "only_pipeline": c.mcnemar.only_pipeline,
+            "p_value": c.mcnemar.p_value,
+        },
+        "bootstrap": { "resamples": crate::evaluate::paired::RESAMPLES, "seed": crate::evaluate::paired::SEED, "level": 0.95 },
+    })
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::compare::comparison_cells;
+use super::compare::{comparison_cells, interval_text};
 use super::num;
 use super::report::{ReportAggregate, ReportCase};
 use super::summary::Notes;
@@ -84,6 +84,7 @@ pub fn html_page(page: &Page) -> String {
     header(&mut out, page);
     out.push_str("<main>\n");
     pipelines_table(&mut out, page.pipelines);
+    comparisons(&mut out, page.notes.comparisons);
     fields_table(&mut out, page.fields, page.pipelines);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
@@ -144,6 +145,30 @@ fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
             "<tr><td>{}</td><td>{}</td>{cells}</tr>",
             escape(name),
             a.cases
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// Each pipeline against its reference, with intervals and McNemar's p-value.
+fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]) {
+    if comparisons.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means against the reference pipeline over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>against</th><th>cases</th><th>score</th><th>EM</th><th>ANLS</th><th>passed only by the reference</th><th>passed only by the pipeline</th><th>McNemar p</th></tr></thead>\n<tbody>\n");
+    for c in comparisons {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td></tr>",
+            escape(&c.pipeline),
+            escape(&c.reference),
+            c.cases,
+            escape(&interval_text(c.score.as_ref())),
+            escape(&interval_text(c.exact_match.as_ref())),
+            escape(&interval_text(c.anls.as_ref())),
+            c.mcnemar.only_reference,
+            c.mcnemar.only_pipeline,
+            c.mcnemar.p_value
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");

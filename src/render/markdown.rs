@@ -143,6 +143,7 @@ mod tests {
             improvements: &[],
             new_cases: &[],
             regressions: &[],
+            comparisons: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

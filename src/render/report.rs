@@ -5,10 +5,12 @@
 use serde_json::{Value as Json, json};
 
 use super::aggregated_json;
+use super::compare::paired_json;
 use super::summary::summary_json;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
+use crate::evaluate::paired::Paired;
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Compared, Record, RubricTally, Status,
 };
@@ -60,6 +62,9 @@ pub fn case_json(record: &Record) -> Json {
             "regressions": b.regressions.iter().map(change_json).collect::<Vec<_>>(),
             "improvements": b.improvements.iter().map(change_json).collect::<Vec<_>>(),
         });
+    }
+    if let Some(reference) = &record.reference {
+        case["compared_to"] = json!(reference);
     }
     let Some(o) = &record.outcome else {
         return case;
@@ -214,6 +219,10 @@ pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
         id: id.to_owned(),
         fields,
         rubrics,
+        reference: case
+            .get("compared_to")
+            .and_then(Json::as_str)
+            .map(str::to_owned),
         pipeline: case
             .get("pipeline")
             .and_then(Json::as_str)
@@ -259,6 +268,7 @@ pub fn write_report(
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
     fields: &[FieldStat],
+    comparisons: &[Paired],
     cases: &mut dyn Iterator<Item = std::io::Result<String>>,
     aggregates: &[String],
 ) -> std::io::Result<()> {
@@ -293,6 +303,11 @@ pub fn write_report(
             json!({"field": f.field, "pipeline": f.pipeline, "cases": f.cases, "em": f.em, "anls": f.anls})
                 .to_string()
         }),
+    )?;
+    write!(out, ",\n  \"comparisons\": ")?;
+    pretty_list(
+        out,
+        comparisons.iter().map(|c| indented(&paired_json(c), 2)),
     )?;
     write!(out, ",\n  \"aggregates\": ")?;
     pretty_list(

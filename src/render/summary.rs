@@ -43,6 +43,8 @@ pub struct Notes<'a> {
     /// `test: metric old -> new` beyond the tolerance, downward (the tests printed them already;
     /// `goldgate report` lists them again).
     pub regressions: &'a [String],
+    /// Each pipeline against its reference (SPEC §13).
+    pub comparisons: &'a [crate::evaluate::paired::Paired],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -52,6 +54,7 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
+        out.push_str(&super::compare::paired_lines(notes.comparisons));
     }
     for line in notes.regressions {
         out.push_str(&format!(

@@ -15,6 +15,7 @@ use super::session::{Blessed, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
+use crate::evaluate::paired::paired;
 use crate::load::discover::{Found, discover};
 use crate::load::{Entry, load_folder};
 use crate::model::case::PredictionSource;
@@ -213,6 +214,7 @@ fn end_of_run(
             improvements: &kept.improvements,
             new_cases: &kept.new_cases,
             regressions: &[],
+            comparisons: &paired(&kept.numbers),
         };
         let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
     }

@@ -20,6 +20,7 @@ use crate::base::fs::{canonical, hash_hex, lock_for, state_dir, write_atomically
 use crate::evaluate::aggregate::{field_table, pipeline_rows, summarize};
 use crate::evaluate::baseline::describe;
 use crate::evaluate::outcome::Metrics;
+use crate::evaluate::paired::paired;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::render::{
     Notes, Page, ReportAggregate, ReportCase, STEP_SUMMARY_LIMIT, compared_of, html_page,
@@ -104,6 +105,7 @@ fn numbers_json(n: &CaseNumbers) -> String {
         "confidences": n.confidences,
         "fields": n.fields,
         "rubrics": n.rubrics,
+        "reference": n.reference,
     })
     .to_string()
 }
@@ -129,6 +131,7 @@ fn numbers_from(id: String, text: &str) -> Option<CaseNumbers> {
         metrics,
         confidences: serde_json::from_value(j.get("confidences")?.clone()).ok()?,
         fields: serde_json::from_value(j.get("fields")?.clone()).ok()?,
+        reference: j.get("reference").and_then(Json::as_str).map(str::to_owned),
         rubrics: j
             .get("rubrics")
             .and_then(|r| serde_json::from_value(r.clone()).ok()),
@@ -146,6 +149,7 @@ pub(crate) fn write(
     let summary = summarize(numbers);
     let pipelines = pipeline_rows(numbers);
     let fields = field_table(numbers);
+    let comparisons = paired(numbers);
     let aggregates: Vec<String> = aggregates.values().cloned().collect();
     write_atomically_with(path, |out| {
         write_report(
@@ -153,6 +157,7 @@ pub(crate) fn write(
             &summary,
             &pipelines,
             &fields,
+            &comparisons,
             &mut cases.records(),
             &aggregates,
         )
@@ -311,10 +316,12 @@ pub(crate) fn html_of(
     aggregates: &[ReportAggregate],
 ) -> String {
     let (regressions, improvements, new_cases) = notes_of(cases);
+    let comparisons = paired(numbers);
     let notes = Notes {
         improvements: &improvements,
         new_cases: &new_cases,
         regressions: &regressions,
+        comparisons: &comparisons,
     };
     html_page(&Page {
         summary: &summarize(numbers),
@@ -330,10 +337,12 @@ pub(crate) fn html_of(
 fn step_summary_page(records: &mut Records, limit: usize) -> Result<String, String> {
     let (cases, aggregates) = parsed(records)?;
     let (regressions, improvements, new_cases) = notes_of(&cases);
+    let comparisons = paired(&records.numbers);
     let notes = Notes {
         improvements: &improvements,
         new_cases: &new_cases,
         regressions: &regressions,
+        comparisons: &comparisons,
     };
     Ok(step_summary(
         &summarize(&records.numbers),
@@ -500,6 +509,7 @@ mod tests {
             }),
             confidences: vec![(0.9, true), (0.1, false)],
             fields: vec![("total".into(), 0.0, 0.25)],
+            reference: Some("q".into()),
             rubrics: Some(crate::evaluate::record::RubricTally {
                 gate_open: true,
                 score: 0.5,

@@ -376,12 +376,10 @@ impl Session {
             Err(error) => {
                 return Scored {
                     passed: false,
-                    numbers: CaseNumbers::of(
-                        &case.id,
-                        case.pipeline.as_deref(),
-                        Status::Failed,
-                        None,
-                    ),
+                    numbers: CaseNumbers {
+                        reference: case.reference.clone(),
+                        ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
+                    },
                     full: Mutex::new(Some(Full {
                         message: Some(format!(
                             "error: {error}\nthe prediction could not be read, so nothing was scored"
@@ -418,7 +416,10 @@ impl Session {
         };
         Scored {
             passed,
-            numbers: CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome)),
+            numbers: CaseNumbers {
+                reference: case.reference.clone(),
+                ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
+            },
             full: Mutex::new(Some(Full {
                 message,
                 error,

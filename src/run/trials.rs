@@ -69,6 +69,7 @@ pub(crate) fn case_trial(
                 let record = Record {
                     id,
                     pipeline,
+                    reference: None,
                     suite: Path::new(&file)
                         .parent()
                         .map(|p| p.display().to_string())
@@ -104,6 +105,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
     Record {
         id: case.id.clone(),
         pipeline: case.pipeline.clone(),
+        reference: case.reference.clone(),
         file: case.file.display().to_string(),
         suite: case.suite_folder.display().to_string(),
         about: Some((case.description.clone(), case.tags.clone())),

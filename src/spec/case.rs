@@ -103,6 +103,9 @@ pub struct SuiteFile {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::scoring")]
     pub scoring: Option<Spanned<String>>,
+    /// The pipeline the others are compared with (the first declared, when not given).
+    #[schemars(with = "Option<String>")]
+    pub compare_to: Option<Spanned<String>>,
     /// The command that answers `judge:` checks, and the file its verdicts are kept in.
     #[schemars(with = "Option<JudgeSpec>")]
     pub judge: Option<Spanned<JudgeSpec>>,

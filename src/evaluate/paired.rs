@@ -1,0 +1,240 @@
+//! Pipelines compared with confidence (SPEC §13): over the cases both pipelines ran, the
+//! difference of mean score, EM and ANLS with a seeded 95 % paired bootstrap interval, and the
+//! exact McNemar test on per-case pass/fail.
+
+use std::collections::BTreeMap;
+
+use crate::evaluate::aggregate::percentile;
+use crate::evaluate::record::{CaseNumbers, Status};
+
+/// Resamples of the bootstrap.
+pub const RESAMPLES: usize = 10_000;
+
+/// The seed of the bootstrap: the same interval on every run and machine.
+pub const SEED: u64 = 0x5eed_601d_6a7e;
+
+/// A difference of means (`pipeline` − `reference`) and its 95 % paired bootstrap interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// The observed difference of means over the paired cases.
+    pub difference: f64,
+    /// The 2.5th percentile of the resampled differences.
+    pub low: f64,
+    /// The 97.5th percentile.
+    pub high: f64,
+    /// The cases both pipelines have this metric for.
+    pub cases: usize,
+}
+
+/// McNemar's exact test on pass/fail of the paired cases.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct McNemar {
+    /// Cases the reference passed and the pipeline failed.
+    pub only_reference: usize,
+    /// Cases the pipeline passed and the reference failed.
+    pub only_pipeline: usize,
+    /// Two-sided p-value: the binomial test on the discordant pairs (statsmodels'
+    /// `mcnemar(exact=True)`), 1 when there are none.
+    pub p_value: f64,
+}
+
+/// One pipeline against its reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired {
+    /// The pipeline.
+    pub pipeline: String,
+    /// The pipeline it is compared with.
+    pub reference: String,
+    /// Cases both ran (skipped ones left out).
+    pub cases: usize,
+    /// Mean gated score.
+    pub score: Option<Interval>,
+    /// Mean exact match.
+    pub exact_match: Option<Interval>,
+    /// Mean ANLS.
+    pub anls: Option<Interval>,
+    /// Pass/fail.
+    pub mcnemar: McNemar,
+}
+
+/// Every pipeline against its reference (each case's `reference`), in name order; the cases are
+/// paired by name (the test name without `::pipeline`).
+pub fn paired(records: &[CaseNumbers]) -> Vec<Paired> {
+    // (reference, pipeline) -> case -> numbers
+    let mut by_case: BTreeMap<(&str, &str), BTreeMap<&str, &CaseNumbers>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.status != Status::Ignored) {
+        let (Some(pipeline), Some(reference)) = (r.pipeline.as_deref(), r.reference.as_deref())
+        else {
+            continue;
+        };
+        let case =
+            r.id.strip_suffix(pipeline)
+                .and_then(|c| c.strip_suffix("::"))
+                .unwrap_or(&r.id);
+        by_case
+            .entry((reference, pipeline))
+            .or_default()
+            .insert(case, r);
+    }
+    let mut out = Vec::new();
+    for (&(reference, pipeline), cases) in &by_case {
+        if pipeline == reference {
+            continue;
+        }
+        let Some(base) = by_case.get(&(reference, reference)) else {
+            continue;
+        };
+        let pairs: Vec<(&CaseNumbers, &CaseNumbers)> = cases
+            .iter()
+            .filter_map(|(case, r)| base.get(case).map(|b| (*b, *r)))
+            .collect();
+        out.push(compare_pairs(pipeline, reference, &pairs));
+    }
+    out
+}
+
+/// The comparison of paired cases: (reference's numbers, pipeline's numbers).
+pub fn compare_pairs(
+    pipeline: &str,
+    reference: &str,
+    pairs: &[(&CaseNumbers, &CaseNumbers)],
+) -> Paired {
+    let metric = |get: &dyn Fn(&CaseNumbers) -> Option<f64>| {
+        let differences: Vec<f64> = pairs
+            .iter()
+            .filter_map(|(b, p)| Some(get(p)? - get(b)?))
+            .collect();
+        bootstrap(&differences)
+    };
+    let passed = |r: &CaseNumbers| r.status == Status::Passed;
+    let only_reference = pairs
+        .iter()
+        .filter(|(b, p)| passed(b) && !passed(p))
+        .count();
+    let only_pipeline = pairs
+        .iter()
+        .filter(|(b, p)| !passed(b) && passed(p))
+        .count();
+    Paired {
+        pipeline: pipeline.to_owned(),
+        reference: reference.to_owned(),
+        cases: pairs.len(),
+        score: metric(&|r| Some(r.rubrics?.score)),
+        exact_match: metric(&|r| r.metrics?.exact_match),
+        anls: metric(&|r| r.metrics?.anls),
+        mcnemar: McNemar {
+            only_reference,
+            only_pipeline,
+            p_value: mcnemar_exact(only_reference, only_pipeline),
+        },
+    }
+}
+
+/// The mean of paired differences with its 95 % percentile bootstrap interval: [`RESAMPLES`]
+/// resamples of the cases with replacement, drawn by a seeded generator.
+pub fn bootstrap(differences: &[f64]) -> Option<Interval> {
+    if differences.is_empty() {
+        return None;
+    }
+    let n = differences.len();
+    let mean = |xs: &mut dyn Iterator<Item = f64>| xs.sum::<f64>() / n as f64;
+    let difference = mean(&mut differences.iter().copied());
+    let mut rng = SplitMix64(SEED);
+    let mut means: Vec<f64> = (0..RESAMPLES)
+        .map(|_| mean(&mut (0..n).map(|_| differences[rng.below(n)])))
+        .collect();
+    means.sort_by(f64::total_cmp);
+    Some(Interval {
+        difference,
+        low: percentile(&means, 0.025)?,
+        high: percentile(&means, 0.975)?,
+        cases: n,
+    })
+}
+
+/// The exact two-sided McNemar p-value: 2 × P(X ≤ min(b, c)) for X ~ Binomial(b + c, ½),
+/// at most 1; 1 without discordant pairs.
+pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
+    let n = b + c;
+    if n == 0 {
+        return 1.0;
+    }
+    let k_max = b.min(c);
+    let cdf = if n <= 1000 {
+        // C(n, k) / 2^n term by term from 2^-n, which is exact: small counts get exact values.
+        let mut term = 0.5f64.powi(n as i32);
+        let mut cdf = 0.0;
+        for k in 0..=k_max {
+            cdf += term;
+            term = term * (n - k) as f64 / (k + 1) as f64;
+        }
+        cdf
+    } else {
+        // In logarithms beyond, where 2^-n underflows.
+        let mut log_term = -(n as f64) * std::f64::consts::LN_2;
+        let mut cdf = 0.0;
+        for k in 0..=k_max {
+            cdf += log_term.exp();
+            log_term += ((n - k) as f64).ln() - ((k + 1) as f64).ln();
+        }
+        cdf
+    };
+    (2.0 * cdf).min(1.0)
+}
+
+/// SplitMix64 (Steele, Lea and Flood): small, fast, and the same stream everywhere.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (Lemire's multiply-shift; its bias is below 2^-40 for any n a gold set has).
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next()) * n as u128) >> 64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcnemar_is_the_exact_binomial_test_on_the_discordant_pairs() {
+        // statsmodels.stats.contingency_tables.mcnemar([[a, 1], [6, d]], exact=True).pvalue
+        assert_eq!(mcnemar_exact(1, 6), 0.125);
+        assert_eq!(mcnemar_exact(6, 1), 0.125);
+        // 2 × (1 + 10 + 45) / 1024
+        assert_eq!(mcnemar_exact(2, 8), 0.109375);
+        assert_eq!(mcnemar_exact(3, 3), 1.0);
+        assert_eq!(mcnemar_exact(0, 0), 1.0);
+        // 2 / 2^10
+        assert_eq!(mcnemar_exact(0, 10), 0.001953125);
+        // Large counts do not underflow to 0 or overflow: 2 × P(X ≤ 450), X ~ B(1000, ½).
+        // Python: 2 * sum(comb(1000, k) for k in range(451)) / 2**1000
+        let p = mcnemar_exact(450, 550);
+        assert!((p / 0.0017305360849763176 - 1.0).abs() < 1e-12, "{p}");
+        // Beyond 1,000 pairs, in logarithms: 2 * sum(comb(2200, k) for k in range(1001)) / 2**2200
+        let far = mcnemar_exact(1000, 1200);
+        assert!((far / 2.1817026407914712e-05 - 1.0).abs() < 1e-9, "{far}");
+    }
+
+    #[test]
+    fn the_bootstrap_interval_holds_the_observed_difference_and_is_reproducible() {
+        let d = [0.5, 0.0, 0.25, 0.0, -0.25, 0.5, 0.0, 0.25];
+        let a = bootstrap(&d).unwrap();
+        assert_eq!(a.difference, 0.15625);
+        assert!(a.low <= a.difference && a.difference <= a.high, "{a:?}");
+        assert!(a.low > -0.25 && a.high < 0.5, "{a:?}");
+        assert_eq!(bootstrap(&d), Some(a));
+        // No variation, no width.
+        let flat = bootstrap(&[0.5; 5]).unwrap();
+        assert_eq!((flat.low, flat.high), (0.5, 0.5));
+        assert_eq!(bootstrap(&[]), None);
+    }
+}
