@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -2366,6 +2366,23 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
         [1.0, 1.0, 1.0, 1.0]
     );
 
+    // b against a (the first pipeline declared), paired over one and two.
+    let c = &r["comparisons"][0];
+    assert_eq!(
+        (&c["pipeline"], &c["reference"], &c["cases"]),
+        (&json!("b"), &json!("a"), &json!(2))
+    );
+    assert_eq!(c["score"]["difference"], -0.5);
+    assert_eq!(
+        (&c["score"]["low"], &c["score"]["high"]),
+        (&json!(-1.0), &json!(0.0))
+    );
+    assert_eq!(
+        c["mcnemar"],
+        json!({"only_reference": 1, "only_pipeline": 0, "p_value": 1.0})
+    );
+    std::fs::copy(dir.path().join("report.json"), dir.path().join("old.json")).unwrap();
+
     // Refresh asks again for every verdict the run needs, each once.
     run("refresh");
     assert_eq!(calls(), 16);
@@ -2376,4 +2393,35 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
         &[("JUDGE_COUNTER", counter_text)],
     );
     assert_eq!(calls(), 16);
+
+    // Two runs compared: b's summary of one now says it is open, as a's does.
+    std::fs::copy(
+        dir.path().join("cases/outputs/a/one.txt"),
+        dir.path().join("cases/outputs/b/one.txt"),
+    )
+    .unwrap();
+    run("record");
+    let out = goldgate(
+        dir.path(),
+        &["report", "--compare", "old.json", "report.json", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let runs: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let b = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["pipeline"] == "report.json b")
+        .unwrap();
+    assert_eq!(b["reference"], "old.json b");
+    assert_eq!(b["score"]["difference"], 0.5);
+    assert_eq!(b["mcnemar"]["only_pipeline"], 1);
+    let text = stdout(&goldgate(
+        dir.path(),
+        &["report", "--compare", "old.json", "report.json"],
+    ));
+    assert!(
+        text.contains("report.json b over 2 cases: score +0.5000 [+0.0000, +1.0000]"),
+        "{text}"
+    );
 }

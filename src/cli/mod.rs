@@ -79,8 +79,14 @@ enum Command {
     /// report, or from the reports of its shards, merged.
     Report {
         /// Report files (`GOLDGATE_REPORT`, `--report`): one, or one per shard of a run.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "compare")]
         files: Vec<PathBuf>,
+        /// Compare two runs: each test in both, NEW against OLD, with confidence (SPEC §13).
+        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["files", "output", "html", "junit"])]
+        compare: Option<Vec<PathBuf>>,
+        /// With `--compare`: print the comparison as JSON.
+        #[arg(long, requires = "compare")]
+        json: bool,
         /// Write the merged report there.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
@@ -137,10 +143,24 @@ pub fn main() -> ExitCode {
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
         Command::Report {
+            compare: Some(runs),
+            json,
+            ..
+        } => match report::compare_runs(&runs[0], &runs[1], json) {
+            Ok(text) => {
+                use std::io::Write;
+                let mut out = anstream::stdout();
+                let _ = write!(out, "{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
+        Command::Report {
             files,
             output,
             html,
             junit,
+            ..
         } => match report::report(&files, output.as_deref(), html.as_deref(), junit.as_deref()) {
             Ok(text) => {
                 use std::io::Write;

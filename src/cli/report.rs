@@ -14,10 +14,10 @@ use serde_json::value::RawValue;
 use crate::base::fs::write_atomically;
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::describe;
-use crate::evaluate::paired::paired;
-use crate::evaluate::record::{CaseNumbers, Compared};
+use crate::evaluate::paired::{compare_pairs, paired};
+use crate::evaluate::record::{CaseNumbers, Compared, Status};
 use crate::render::junit_xml;
-use crate::render::{Notes, compared_of, numbers_of, run_end};
+use crate::render::{Notes, compared_of, numbers_of, paired_json, paired_lines, run_end};
 use crate::run::outputs::{Lines, Records, html_of, line, parsed, write};
 
 #[derive(Deserialize)]
@@ -98,6 +98,48 @@ impl Merged {
 
 /// Merges `files`, returns what to print, and writes the merged report to `output`, the HTML page
 /// to `html` and JUnit XML to `junit`, when given.
+/// `goldgate report --compare OLD NEW`: each pipeline's tests in both runs, NEW against OLD:
+/// differences of mean score, EM and ANLS with a 95 % paired bootstrap interval, and McNemar's
+/// exact p-value on pass/fail (SPEC §13).
+pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String> {
+    let (before, after) = (
+        Merged::read(&[old.to_path_buf()])?,
+        Merged::read(&[new.to_path_buf()])?,
+    );
+    let mut groups: BTreeMap<Option<String>, Vec<(&CaseNumbers, &CaseNumbers)>> = BTreeMap::new();
+    for (id, (n, _)) in &after.numbers {
+        if let Some((b, _)) = before.numbers.get(id)
+            && n.status != Status::Ignored
+            && b.status != Status::Ignored
+        {
+            groups.entry(n.pipeline.clone()).or_default().push((b, n));
+        }
+    }
+    if groups.is_empty() {
+        return Err(format!(
+            "`{}` and `{}` have no test in common to compare",
+            old.display(),
+            new.display()
+        ));
+    }
+    let label = |path: &Path, pipeline: &Option<String>| match pipeline {
+        Some(p) => format!("{} {p}", path.display()),
+        None => path.display().to_string(),
+    };
+    let comparisons: Vec<_> = groups
+        .iter()
+        .map(|(pipeline, pairs)| compare_pairs(&label(new, pipeline), &label(old, pipeline), pairs))
+        .collect();
+    if json {
+        let list: Vec<Json> = comparisons.iter().map(paired_json).collect();
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        ));
+    }
+    Ok(paired_lines(&comparisons).trim_start().to_owned())
+}
+
 pub fn report(
     files: &[PathBuf],
     output: Option<&Path>,

@@ -12,7 +12,9 @@ mod report;
 mod summary;
 
 pub use annotations::{annotations, workflow_command};
-pub use compare::{aggregate_table, aggregated_json, comparison_table, failed_bounds};
+pub use compare::{
+    aggregate_table, aggregated_json, comparison_table, failed_bounds, paired_json, paired_lines,
+};
 pub use diff::{inline_diff, line_diff};
 pub use html::{Page, html_page};
 pub use junit::junit_xml;
