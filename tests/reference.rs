@@ -153,3 +153,67 @@ fn fifty_shuffled_line_items_score_as_the_package_does() {
     let score = anls_star(&gold, &pred);
     assert!((score - 0.9847597953910247).abs() < TOLERANCE, "{score}");
 }
+
+/// Agreement with people (SPEC §12) and McNemar's test (§13) against scikit-learn, scipy and
+/// statsmodels (`agreement.jsonl`, made by `agreement.py`).
+#[test]
+fn every_agreement_line_agrees_with_scikit_learn_scipy_and_statsmodels() {
+    use goldgate::metrics::agreement::{
+        Confusion, kendall_tau_b, mcnemar_exact, pearson, spearman,
+    };
+    // scipy's correlations go through other float steps than ours: equal to 1e-9.
+    let same = |ours: Option<f64>, theirs: &Value| match (ours, theirs.as_f64()) {
+        (None, None) => true,
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-9,
+        _ => false,
+    };
+    let bools = |v: &Value| -> Vec<bool> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_bool().unwrap())
+            .collect()
+    };
+    let floats = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_f64().unwrap())
+            .collect()
+    };
+    every_line_agrees("agreement.jsonl", 700, |line| {
+        let id = line["id"].as_str().unwrap();
+        match line["kind"].as_str().unwrap() {
+            "verdicts" => {
+                let pairs: Vec<(bool, bool)> = bools(&line["person"])
+                    .into_iter()
+                    .zip(bools(&line["goldgate"]))
+                    .collect();
+                let c = Confusion::of(&pairs);
+                let ours = [c.agreement(), c.kappa(), c.balanced_f1()];
+                let keys = ["agreement", "kappa", "balanced_f1"];
+                keys.iter()
+                    .zip(ours)
+                    .find(|(k, v)| !same(*v, &line[**k]))
+                    .map(|(k, v)| format!("{id}: {k} {v:?}, want {}", line[*k]))
+            }
+            "ratings" => {
+                let (x, y) = (floats(&line["rating"]), floats(&line["score"]));
+                let ours = [spearman(&x, &y), kendall_tau_b(&x, &y), pearson(&x, &y)];
+                let keys = ["spearman", "kendall_tau_b", "pearson"];
+                keys.iter()
+                    .zip(ours)
+                    .find(|(k, v)| !same(*v, &line[**k]))
+                    .map(|(k, v)| format!("{id}: {k} {v:?}, want {}", line[*k]))
+            }
+            _ => {
+                let (b, c) = (line["b"].as_u64().unwrap(), line["c"].as_u64().unwrap());
+                let ours = mcnemar_exact(b as usize, c as usize);
+                let want = line["p_value"].as_f64().unwrap();
+                // Relative: p-values of thousands of pairs are tiny.
+                ((ours - want).abs() > 1e-9 * want.max(1e-300) && (ours - want).abs() > 1e-15)
+                    .then(|| format!("{id}: McNemar p {ours}, want {want}"))
+            }
+        }
+    });
+}

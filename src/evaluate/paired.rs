@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::evaluate::aggregate::percentile;
 use crate::evaluate::record::{CaseNumbers, Status};
+use crate::metrics::agreement::mcnemar_exact;
 
 /// Resamples of the bootstrap.
 pub const RESAMPLES: usize = 10_000;
@@ -152,36 +153,6 @@ pub fn bootstrap(differences: &[f64]) -> Option<Interval> {
     })
 }
 
-/// The exact two-sided McNemar p-value: 2 × P(X ≤ min(b, c)) for X ~ Binomial(b + c, ½),
-/// at most 1; 1 without discordant pairs.
-pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
-    let n = b + c;
-    if n == 0 {
-        return 1.0;
-    }
-    let k_max = b.min(c);
-    let cdf = if n <= 1000 {
-        // C(n, k) / 2^n term by term from 2^-n, which is exact: small counts get exact values.
-        let mut term = 0.5f64.powi(n as i32);
-        let mut cdf = 0.0;
-        for k in 0..=k_max {
-            cdf += term;
-            term = term * (n - k) as f64 / (k + 1) as f64;
-        }
-        cdf
-    } else {
-        // In logarithms beyond, where 2^-n underflows.
-        let mut log_term = -(n as f64) * std::f64::consts::LN_2;
-        let mut cdf = 0.0;
-        for k in 0..=k_max {
-            cdf += log_term.exp();
-            log_term += ((n - k) as f64).ln() - ((k + 1) as f64).ln();
-        }
-        cdf
-    };
-    (2.0 * cdf).min(1.0)
-}
-
 /// SplitMix64 (Steele, Lea and Flood): small, fast, and the same stream everywhere.
 struct SplitMix64(u64);
 
@@ -203,26 +174,6 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mcnemar_is_the_exact_binomial_test_on_the_discordant_pairs() {
-        // statsmodels.stats.contingency_tables.mcnemar([[a, 1], [6, d]], exact=True).pvalue
-        assert_eq!(mcnemar_exact(1, 6), 0.125);
-        assert_eq!(mcnemar_exact(6, 1), 0.125);
-        // 2 × (1 + 10 + 45) / 1024
-        assert_eq!(mcnemar_exact(2, 8), 0.109375);
-        assert_eq!(mcnemar_exact(3, 3), 1.0);
-        assert_eq!(mcnemar_exact(0, 0), 1.0);
-        // 2 / 2^10
-        assert_eq!(mcnemar_exact(0, 10), 0.001953125);
-        // Large counts do not underflow to 0 or overflow: 2 × P(X ≤ 450), X ~ B(1000, ½).
-        // Python: 2 * sum(comb(1000, k) for k in range(451)) / 2**1000
-        let p = mcnemar_exact(450, 550);
-        assert!((p / 0.0017305360849763176 - 1.0).abs() < 1e-12, "{p}");
-        // Beyond 1,000 pairs, in logarithms: 2 * sum(comb(2200, k) for k in range(1001)) / 2**2200
-        let far = mcnemar_exact(1000, 1200);
-        assert!((far / 2.1817026407914712e-05 - 1.0).abs() < 1e-9, "{far}");
-    }
 
     #[test]
     fn the_bootstrap_interval_holds_the_observed_difference_and_is_reproducible() {

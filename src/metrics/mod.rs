@@ -1,6 +1,8 @@
-//! Metrics: exact match and ANLS of text (§4.2), ANLS* of trees (§4.3), calibration (§4.4).
+//! Metrics: exact match and ANLS of text (§4.2), ANLS* of trees (§4.3), calibration (§4.4),
+//! agreement with people (§12).
 //! They know nothing of YAML or terminals.
 
+pub mod agreement;
 pub mod anls_star;
 mod calibration;
 pub(crate) mod effort;
