@@ -2425,3 +2425,82 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
         "{text}"
     );
 }
+
+/// `goldgate agree` on the example judged suite: the values scikit-learn and scipy give for the
+/// same labels (computed there, written here), and both disagreements, located.
+#[test]
+fn agreement_with_people_equals_scikit_learn_and_scipy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = goldgate(
+        root,
+        &[
+            "agree",
+            "--human",
+            "cases/judged/people.jsonl",
+            "cases/judged",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let a: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let near = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-12;
+    // sklearn 1.9.1: cohen_kappa_score(p, g), f1_score(p, g, average="macro") with
+    // p = [1,1,1,1,0,1,1,0,1,0], g = [1,1,1,1,0,1,0,0,1,1].
+    let all = &a["verdicts"]["all"];
+    assert_eq!(all["n"], 10);
+    assert!(near(&all["agreement"], 0.8));
+    assert!(near(&all["kappa"], 0.5238095238095238), "{all}");
+    assert!(near(&all["balanced_f1"], 0.7619047619047619), "{all}");
+    assert_eq!(
+        all["confusion"],
+        json!({"both_held": 6, "person_held_goldgate_failed": 1, "person_failed_goldgate_held": 1, "both_failed": 2})
+    );
+    assert_eq!(a["verdicts"]["must_right"]["n"], 3);
+    assert_eq!(a["verdicts"]["easy_wrong"]["n"], 7);
+    // scipy 1.17.1 on ratings [5,3,5,2,4,3] against scores [1,.5,.5,.5,1,1].
+    let r = &a["ratings"];
+    assert!(near(&r["spearman"], 0.3015113445777636), "{r}");
+    assert!(near(&r["kendall_tau_b"], 0.2773500981126146), "{r}");
+    assert!(near(&r["pearson"], 0.30151134457776363), "{r}");
+    let d = a["disagreements"].as_array().unwrap();
+    assert_eq!(d.len(), 2);
+    assert_eq!(
+        (
+            &d[0]["test"],
+            &d[0]["at"],
+            &d[0]["person"],
+            &d[0]["goldgate"]
+        ),
+        (
+            &json!("northwind-77::careful"),
+            &json!("cases/judged/northwind-77.yaml:12"),
+            &json!(true),
+            &json!(false)
+        )
+    );
+    assert_eq!(
+        (&d[1]["test"], &d[1]["at"]),
+        (
+            &json!("globex-3::terse"),
+            &json!("cases/judged/globex-3.yaml:6")
+        )
+    );
+    // A label naming no test is an error located in the labels file.
+    let dir = tempfile::tempdir().unwrap();
+    let labels = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &labels,
+        "{\"test\": \"acme-1001::carefull\", \"rating\": 3}\n",
+    )
+    .unwrap();
+    let out = goldgate(
+        root,
+        &["agree", "--human", labels.to_str().unwrap(), "cases/judged"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bad.jsonl:1: no test is named `acme-1001::carefull` (did you mean `acme-1001::careful`?)"),
+        "{}",
+        stderr(&out)
+    );
+}

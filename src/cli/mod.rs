@@ -1,6 +1,7 @@
 //! Layer 6, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
 //! `init`, `report`. `main.rs` only calls [`main`].
 
+pub mod agree;
 pub mod fuzz;
 pub mod init;
 pub mod lint;
@@ -75,6 +76,22 @@ enum Command {
         #[arg(long)]
         rubrics: Option<PathBuf>,
     },
+    /// goldgate's rubric verdicts and scores beside people's: agreement, Cohen's kappa, balanced
+    /// F1, confusion; Spearman, Kendall and Pearson between grades and scores; the disagreements.
+    Agree {
+        /// People's labels, one JSON object a line: `{"test", "rubric", "held"}` or `{"test", "rating"}`.
+        #[arg(long = "human", value_name = "LABELS.jsonl")]
+        human: PathBuf,
+        /// The cases folder.
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+        /// The rubric sets folder (default: `rubrics` beside DIR).
+        #[arg(long)]
+        rubrics: Option<PathBuf>,
+        /// Print the same as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The end of a run (summary, comparison of pipelines, regressions, improvements) from its
     /// report, or from the reports of its shards, merged.
     Report {
@@ -142,6 +159,21 @@ pub fn main() -> ExitCode {
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Agree {
+            human,
+            dir,
+            rubrics,
+            json,
+        } => {
+            let rubrics = rubrics.unwrap_or_else(|| crate::load::discover::default_rubrics(&dir));
+            match agree::agree(&human, &dir, &rubrics, json) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
         Command::Report {
             compare: Some(runs),
             json,

@@ -7,5 +7,6 @@ pub mod harness;
 mod judge;
 pub(crate) mod outputs;
 mod predict;
+pub(crate) mod scores;
 mod session;
 mod trials;

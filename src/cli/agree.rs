@@ -1,0 +1,241 @@
+//! `goldgate agree --human LABELS.jsonl [DIR]`: goldgate's verdicts and scores beside people's on
+//! the same cases (SPEC §12): raw agreement, Cohen's κ, balanced F1 and the confusion matrix on
+//! rubric verdicts, overall and per kind; Spearman's ρ, Kendall's τ-b and Pearson's r between
+//! people's grades and goldgate's scores; then every disagreement, located.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::{Value as Json, json};
+
+use crate::base::fs::read_text;
+use crate::evaluate::outcome::Outcome;
+use crate::metrics::agreement::{Confusion, kendall_tau_b, pearson, spearman};
+use crate::run::scores::score_folder;
+
+/// A rubric verdict of a person set beside goldgate's.
+struct Pair {
+    test: String,
+    rubric: String,
+    kind: &'static str,
+    person: bool,
+    goldgate: bool,
+    at: String,
+    detail: String,
+}
+
+/// The agreement of people's labels with goldgate on the cases under `cases`, as text or JSON.
+pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Result<String, String> {
+    let text = read_text(labels).map_err(|e| e.to_string())?;
+    let scored = score_folder(cases, rubrics)?;
+    let by_test: HashMap<&str, (&Option<Outcome>, &Option<String>)> = scored
+        .iter()
+        .map(|s| (s.id.as_str(), (&s.outcome, &s.error)))
+        .collect();
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut ratings: Vec<(f64, f64)> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("{}:{}", labels.display(), i + 1);
+        match label(line, &by_test) {
+            Ok(Label::Verdict(pair)) => pairs.push(pair),
+            Ok(Label::Rating(rating, score)) => ratings.push((rating, score)),
+            Err(why) => errors.push(format!("{at}: {why}")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\nerror: "));
+    }
+    if pairs.is_empty() && ratings.is_empty() {
+        return Err(format!("{}: no labels", labels.display()));
+    }
+    let groups: Vec<(&str, Confusion)> = ["all", "must_right", "easy_wrong"]
+        .into_iter()
+        .map(|kind| {
+            let chosen: Vec<(bool, bool)> = pairs
+                .iter()
+                .filter(|p| kind == "all" || p.kind == kind)
+                .map(|p| (p.person, p.goldgate))
+                .collect();
+            (kind, Confusion::of(&chosen))
+        })
+        .filter(|(_, c)| c.n() > 0)
+        .collect();
+    let (rating, score): (Vec<f64>, Vec<f64>) = ratings.iter().copied().unzip();
+    let correlations = [
+        ("spearman", spearman(&rating, &score)),
+        ("kendall_tau_b", kendall_tau_b(&rating, &score)),
+        ("pearson", pearson(&rating, &score)),
+    ];
+    let disagreements: Vec<&Pair> = pairs.iter().filter(|p| p.person != p.goldgate).collect();
+    if as_json {
+        let verdicts: serde_json::Map<String, Json> = groups
+            .iter()
+            .map(|(kind, c)| ((*kind).to_owned(), confusion_json(c)))
+            .collect();
+        let mut ratings_json = json!({ "n": ratings.len() });
+        for (name, v) in correlations {
+            ratings_json[name] = json!(v);
+        }
+        let doc = json!({
+            "verdicts": verdicts,
+            "ratings": ratings_json,
+            "disagreements": disagreements.iter().map(|p| json!({
+                "test": p.test, "rubric": p.rubric, "kind": p.kind,
+                "person": p.person, "goldgate": p.goldgate, "at": p.at, "detail": p.detail,
+            })).collect::<Vec<_>>(),
+        });
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        ));
+    }
+    let mut out = String::new();
+    let num = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
+    if !groups.is_empty() {
+        let _ = writeln!(
+            out,
+            "rubric verdicts    n   agree   kappa  bal.F1   confusion, person × goldgate (held·held held·failed failed·held failed·failed)"
+        );
+        for (kind, c) in &groups {
+            let _ = writeln!(
+                out,
+                "  {kind:<12} {:>5}  {}  {:>6}  {}   {} {} {} {}",
+                c.n(),
+                num(c.agreement()),
+                num(c.kappa()),
+                num(c.balanced_f1()),
+                c.both_held,
+                c.person_held_goldgate_failed,
+                c.person_failed_goldgate_held,
+                c.both_failed
+            );
+        }
+    }
+    if !ratings.is_empty() {
+        let _ = writeln!(
+            out,
+            "ratings against scores: n {}  Spearman {}  Kendall tau-b {}  Pearson {}",
+            ratings.len(),
+            num(correlations[0].1),
+            num(correlations[1].1),
+            num(correlations[2].1)
+        );
+    }
+    if disagreements.is_empty() {
+        let _ = writeln!(out, "no disagreement");
+    } else {
+        let _ = writeln!(out, "disagreements:");
+        for p in &disagreements {
+            let say = |held: bool| if held { "held" } else { "failed" };
+            let _ = writeln!(
+                out,
+                "  {} {} `{}`: person {}, goldgate {} ({}) at {}",
+                p.test,
+                p.kind,
+                p.rubric,
+                say(p.person),
+                say(p.goldgate),
+                p.detail,
+                p.at
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn confusion_json(c: &Confusion) -> Json {
+    json!({
+        "n": c.n(),
+        "agreement": c.agreement(),
+        "kappa": c.kappa(),
+        "balanced_f1": c.balanced_f1(),
+        "confusion": {
+            "both_held": c.both_held,
+            "person_held_goldgate_failed": c.person_held_goldgate_failed,
+            "person_failed_goldgate_held": c.person_failed_goldgate_held,
+            "both_failed": c.both_failed,
+        },
+    })
+}
+
+enum Label {
+    Verdict(Pair),
+    Rating(f64, f64),
+}
+
+/// One line of labels, set beside goldgate's verdict or score.
+fn label(
+    line: &str,
+    by_test: &HashMap<&str, (&Option<Outcome>, &Option<String>)>,
+) -> Result<Label, String> {
+    let j: Json = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    let test = j
+        .get("test")
+        .and_then(Json::as_str)
+        .ok_or("a label needs `test`, the name of a test")?;
+    let Some((outcome, error)) = by_test.get(test) else {
+        let mut names: Vec<&&str> = by_test.keys().collect();
+        names.sort();
+        let hint = crate::base::location::closest(test, names.iter().map(|n| **n))
+            .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
+        return Err(format!("no test is named `{test}`{hint}"));
+    };
+    let Some(outcome) = outcome else {
+        return Err(format!(
+            "`{test}` could not be scored: {}",
+            error.as_deref().unwrap_or("no outcome")
+        ));
+    };
+    if let Some(rating) = j.get("rating") {
+        let rating = rating
+            .as_f64()
+            .ok_or("`rating` must be a number (a grade, such as 4)")?;
+        return Ok(Label::Rating(rating, outcome.score));
+    }
+    let rubric = j
+        .get("rubric")
+        .and_then(Json::as_str)
+        .ok_or("a label needs `rubric` and `held`, or `rating`")?;
+    let held = j
+        .get("held")
+        .and_then(Json::as_bool)
+        .ok_or("`held` must be true or false")?;
+    let matching: Vec<_> = outcome
+        .rubrics
+        .iter()
+        .filter(|r| r.rubric.label == rubric)
+        .collect();
+    let verdict = match matching.as_slice() {
+        [one] => one,
+        [] => {
+            let labels: Vec<&str> = outcome
+                .rubrics
+                .iter()
+                .map(|r| r.rubric.label.as_str())
+                .collect();
+            let hint = crate::base::location::closest(rubric, labels.iter().copied())
+                .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
+            return Err(format!("`{test}` has no rubric `{rubric}`{hint}"));
+        }
+        _ => {
+            return Err(format!(
+                "`{test}` has {} rubrics labelled `{rubric}`: give them labels of their own",
+                matching.len()
+            ));
+        }
+    };
+    Ok(Label::Verdict(Pair {
+        test: test.to_owned(),
+        rubric: rubric.to_owned(),
+        kind: verdict.rubric.kind.key(),
+        person: held,
+        goldgate: verdict.verdict.held,
+        at: format!("{}:{}", verdict.rubric.file.display(), verdict.rubric.line),
+        detail: verdict.verdict.detail.clone(),
+    }))
+}

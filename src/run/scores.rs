@@ -1,0 +1,53 @@
+//! Every test of a folder scored the way `goldgate test` scores it (recorded predictions read,
+//! `run` commands run and kept for the run, judges replayed from their verdict files, never
+//! asked), without the harness: for `goldgate agree`, which sets these beside people's verdicts.
+
+use std::path::Path;
+
+use super::env::{Env, JudgeMode, Update};
+use super::session::{Progress, Session};
+use crate::evaluate::outcome::Outcome;
+use crate::load::discover::discover;
+use crate::load::load_folder;
+
+/// One test's outcome, or why it has none.
+pub(crate) struct Scored {
+    /// The test name.
+    pub(crate) id: String,
+    /// The outcome, when the case loaded and its prediction was read.
+    pub(crate) outcome: Option<Outcome>,
+    /// Why it could not be scored.
+    pub(crate) error: Option<String>,
+}
+
+/// Scores every case test under `cases` (skipped ones left out).
+pub(crate) fn score_folder(cases: &Path, rubrics: &Path) -> Result<Vec<Scored>, String> {
+    let found = discover(cases).map_err(|e| e.0)?;
+    let env = Env {
+        update: Update::No,
+        judge: JudgeMode::Replay,
+        ..Env::from_process()?
+    };
+    let invocation = format!("goldgate test {}", cases.display());
+    let session = Session::new(&env, invocation, true, 1, false, Progress::None)?;
+    let mut out = Vec::new();
+    for entry in load_folder(&found, cases, rubrics, |_| true) {
+        match entry.loaded {
+            Ok(case) if case.skip.is_some() => {}
+            Ok(case) => {
+                let full = session.score(&case).take().unwrap_or_default();
+                out.push(Scored {
+                    id: case.id.clone(),
+                    outcome: full.outcome,
+                    error: full.error,
+                });
+            }
+            Err(problem) => out.push(Scored {
+                id: entry.id,
+                outcome: None,
+                error: Some(problem.to_string()),
+            }),
+        }
+    }
+    Ok(out)
+}
