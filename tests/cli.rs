@@ -2504,3 +2504,29 @@ fn agreement_with_people_equals_scikit_learn_and_scipy() {
         stderr(&out)
     );
 }
+
+/// `goldgate score` holds a line to the budgets of a case.
+#[test]
+fn a_score_line_over_a_budget_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let items: Vec<String> = (0..2001).map(|i| format!("\"{i}\"")).collect();
+    let lines = format!(
+        "{{\"gold\": [{}], \"pred\": []}}\n{{\"gold\": \"ab\", \"pred\": \"ab\"}}\n",
+        items.join(",")
+    );
+    std::fs::write(dir.path().join("pairs.jsonl"), lines).unwrap();
+    let out = goldgate(dir.path(), &["score", "--jsonl", "pairs.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "error: pairs.jsonl:1: `gold` is a list of 2001 items, more than goldgate matches (2000)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).ends_with("{\"anls\":1.0,\"em\":1}\n"),
+        "{}",
+        stdout(&out)
+    );
+}

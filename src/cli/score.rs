@@ -5,6 +5,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Value as Json, json};
 
+use crate::base::budget::{CASE_STEPS, oversized};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::field::field_scores;
@@ -17,6 +18,22 @@ pub const PROFILES: [&str; 2] = Profile::NAMES;
 
 /// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
 pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
+    // The budgets of a case hold for a line too (SPEC §8's command is a front door like any).
+    for (side, value) in [("gold", gold), ("pred", pred)] {
+        if let Some((below, why)) = oversized(&Value::from_json(value)) {
+            return Err(format!("`{side}{below}` is {why}"));
+        }
+    }
+    crate::metrics::effort::within(CASE_STEPS, || score_unbounded(profile, gold, pred))
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "scoring the pair needs more work than goldgate spends on one case ({:.1} billion steps)",
+                CASE_STEPS as f64 / 1e9
+            ))
+        })
+}
+
+fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
     match profile {
         Profile::Dream => score_pair(gold, pred),
         Profile::AnlsStar => {
