@@ -700,6 +700,13 @@ fn the_guide_examples_load() {
     )
     .unwrap();
     std::fs::write(dir.path().join("cases/guide.yaml"), case).unwrap();
+    // The guide's `judge:` rubric: a judge that says yes, its verdict recorded by the run. It
+    // never reads its input: writing the question to it once killed the run by SIGPIPE.
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "judge:\n  command: [sh, -c, 'echo \"{\\\"held\\\": true, \\\"explanation\\\": \\\"yes\\\"}\"']\n  verdicts: verdicts.json\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("cases/p.json"), r#"{"fields": {
         "invoice_number": "0173", "supplier": {"name": "ACME"}, "currency": "eur", "payment_method": "card",
         "iban": null, "vat_number": "FR25812345678", "total_ht": "1 028,75", "tva": "205,75",
@@ -707,7 +714,11 @@ fn the_guide_examples_load() {
         "line_items": [{"description": "Câble 3G2.5", "quantity": "10"}, {"description": "Gaine", "quantity": "2"},
                        {"description": "Boîte", "quantity": "1"}],
         "summary": "ACME invoice, unpaid"}}"#).unwrap();
-    let out = goldgate(dir.path(), &["test", "cases"]);
+    let out = goldgate_env(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_JUDGE", "record")],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 

@@ -67,6 +67,18 @@ pub fn run_with_input(
         let bytes = bytes.to_vec();
         std::thread::spawn(move || {
             use std::io::Write;
+            // A command that exits without reading its input closes the pipe: the write then
+            // raises SIGPIPE, whose default action (goldgate restores it, for `| head`) would end
+            // the whole run. Blocked in this thread, it stays pending and dies with the thread.
+            #[cfg(unix)]
+            // SAFETY: sigemptyset/sigaddset fill a local set; pthread_sigmask changes only this
+            // thread's mask.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, libc::SIGPIPE);
+                libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            }
             let _ = stdin.write_all(&bytes);
         });
     }
