@@ -2496,6 +2496,20 @@ fn agreement_with_people_equals_scikit_learn_and_scipy() {
             &json!("cases/judged/globex-3.yaml:6")
         )
     );
+    // Judged rubrics whose verdicts were never recorded cannot be set beside people's.
+    let unrecorded = tempfile::tempdir().unwrap();
+    copy_tree(&root.join("cases/judged"), unrecorded.path());
+    std::fs::remove_file(unrecorded.path().join("verdicts.json")).unwrap();
+    let out = goldgate(
+        unrecorded.path(),
+        &["agree", "--human", "people.jsonl", "."],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("people.jsonl:1: `acme-1001::careful` rubric `the summary does not claim the invoice was paid` has no recorded verdict"),
+        "{}",
+        stderr(&out)
+    );
     // A label naming no test is an error located in the labels file.
     let dir = tempfile::tempdir().unwrap();
     let labels = dir.path().join("bad.jsonl");

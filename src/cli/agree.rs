@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use crate::base::fs::read_text;
+use crate::evaluate::judge::NO_VERDICT;
 use crate::evaluate::outcome::Outcome;
 use crate::metrics::agreement::{Confusion, kendall_tau_b, pearson, spearman};
 use crate::run::scores::score_folder;
@@ -211,6 +212,13 @@ fn label(
         .filter(|r| r.rubric.label == rubric)
         .collect();
     let verdict = match matching.as_slice() {
+        // A judged rubric never recorded has no verdict to set beside a person's: counted as
+        // failed, it would make every statistic meaningless.
+        [one] if one.verdict.detail.contains(NO_VERDICT) => {
+            return Err(format!(
+                "`{test}` rubric `{rubric}` has no recorded verdict: record the run's verdicts first (`GOLDGATE_JUDGE=record goldgate test …`)"
+            ));
+        }
         [one] => one,
         [] => {
             let labels: Vec<&str> = outcome

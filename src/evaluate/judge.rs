@@ -7,6 +7,9 @@ use std::cell::RefCell;
 use crate::base::fs::hash_hex;
 use crate::base::value::Value;
 
+/// What a `judge:` check says when its verdict was never recorded.
+pub const NO_VERDICT: &str = "no recorded verdict for this question";
+
 /// One question put to a judge: what its standard input carries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Question {
@@ -137,7 +140,7 @@ impl Judgments<'_> {
                     });
                 }
                 Err(format!(
-                    "no recorded verdict for this question; record it with `{}`",
+                    "{NO_VERDICT}; record it with `{}`",
                     self.record_command
                 ))
             }

@@ -152,13 +152,21 @@ pub(crate) fn threshold_text(t: &ThresholdVerdict) -> String {
         Some(v) if t.metric.about().range == Range::Count => {
             format!("{} failed: {v} > {}", t.name, t.limit)
         }
-        Some(v) => format!(
-            "{} failed: {:.4} {} {}",
-            t.name,
-            v,
-            if t.is_max { ">" } else { "<" },
-            t.limit
-        ),
+        Some(v) => {
+            // Four decimals, unless they would print a comparison that reads as false
+            // (`0.7143 < 0.714296`): then every digit.
+            let short = format!("{v:.4}");
+            let reads_true = short
+                .parse::<f64>()
+                .is_ok_and(|s| if t.is_max { s > t.limit } else { s < t.limit });
+            let shown = if reads_true { short } else { v.to_string() };
+            format!(
+                "{} failed: {shown} {} {}",
+                t.name,
+                if t.is_max { ">" } else { "<" },
+                t.limit
+            )
+        }
         None => format!(
             "{} failed: the metric is absent ({})",
             t.name,
@@ -237,4 +245,35 @@ pub fn paired_json(c: &Paired) -> Json {
         },
         "bootstrap": { "resamples": crate::evaluate::paired::RESAMPLES, "seed": crate::evaluate::paired::SEED, "level": 0.95 },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::metric::Metric;
+
+    #[test]
+    fn a_failed_bound_never_reads_as_true() {
+        let verdict = |value: f64, limit: f64| ThresholdVerdict {
+            name: "min_gate_pass_rate".into(),
+            metric: Metric::GatePassRate,
+            limit,
+            value: Some(value),
+            held: false,
+            is_max: false,
+            absent_because: None,
+            file: "suite.yaml".into(),
+            line: 3,
+            column: 3,
+        };
+        assert_eq!(
+            threshold_text(&verdict(0.5, 0.75)),
+            "min_gate_pass_rate failed: 0.5000 < 0.75"
+        );
+        // 5/7 rounds to 0.7143, which is not below 0.714296: every digit is shown.
+        assert_eq!(
+            threshold_text(&verdict(5.0 / 7.0, 0.714296)),
+            "min_gate_pass_rate failed: 0.7142857142857143 < 0.714296"
+        );
+    }
 }

@@ -114,7 +114,13 @@ pub(crate) fn merge(path: &Path, new: &[Recorded]) -> Result<(), String> {
     let _held = lock_for(path).map_err(cannot)?;
     let mut all = read(path)?;
     for r in new {
-        all.insert(r.question.key.clone(), r.clone());
+        // The case named first stays named: a refresh asked by another pipeline's test (the
+        // same text) changes no line of the file but the verdict's.
+        let mut r = r.clone();
+        if let Some(old) = all.get(&r.question.key) {
+            r.question.case.clone_from(&old.question.case);
+        }
+        all.insert(r.question.key.clone(), r);
     }
     write_atomically(path, to_text(&all).as_bytes()).map_err(cannot)
 }
