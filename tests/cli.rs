@@ -2178,6 +2178,26 @@ fn nothing_is_read_from_outside_the_project() {
             && block.contains("outside the project"),
         "{block}"
     );
+    // The default rubrics folder is project content: a link in it that leads out is refused.
+    std::fs::create_dir(root.join("rubrics")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("sets/secret.yaml"),
+        root.join("rubrics/linked.yaml"),
+    )
+    .unwrap();
+    write_files(
+        root,
+        &[(
+            "cases/included.yaml",
+            "prediction_text: total 1\nrubrics:\n  - include: linked\n",
+        )],
+    );
+    let out = goldgate(root, &["test", "cases", "--exact", "included"]);
+    let block = failure_block(&stdout(&out), "included");
+    assert!(
+        block.contains("rubric set `linked` is") && block.contains("outside the project"),
+        "{block}"
+    );
     // Named on the command line, the folder of rubric sets is the user's choice.
     let sets = outside.path().join("sets");
     write_files(

@@ -71,6 +71,32 @@ pub fn is_project(dir: &Path) -> bool {
     dir.join("Cargo.toml").is_file() || dir.join(".git").exists()
 }
 
+/// The root of the project `dir` is in (the nearest folder up with `Cargo.toml` or `.git`),
+/// canonical.
+pub fn project_root(dir: &Path) -> Option<std::path::PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    dir.ancestors()
+        .find(|a| is_project(a))
+        .map(Path::to_path_buf)
+}
+
+/// A path made absolute by its words alone: `..` and `.` resolved, links not followed, so that
+/// where a path was *named* can be told from where it leads.
+pub fn by_its_words(path: &Path) -> std::path::PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = std::path::PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The root of the project `dir` is in, when `file` (which exists) lies outside it, links
 /// followed: a case in a repository reads nothing from outside it (`prediction: /etc/shadow`
 /// would print the file in a failure message). Outside any project nothing is refused.

@@ -8,7 +8,7 @@ use serde_saphyr::Spanned;
 
 use super::Here;
 use crate::base::field_path::FieldPath;
-use crate::base::fs::{outside_the_project, read_text};
+use crate::base::fs::{by_its_words, outside_the_project, project_root, read_text};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::typed::{parse_date, parse_number};
@@ -71,12 +71,17 @@ impl Sets<'_> {
                 }
             })?;
             let reader = file.parent().unwrap_or(Path::new("."));
-            // The rubrics folder may be given on the command line (`--rubrics`): what is in it
-            // is read wherever it is.
-            let in_rubrics = std::fs::canonicalize(rubrics_dir)
-                .ok()
-                .zip(std::fs::canonicalize(&set_file).ok())
-                .is_some_and(|(dir, set)| set.starts_with(dir));
+            // A rubrics folder named outside the project (`--rubrics /shared/sets`) is the user's
+            // choice: what is in it is read wherever it is. One inside the project by its name
+            // (the default `rubrics/` beside the cases) is project content, and a link in it that
+            // leads out is refused like any other.
+            let named_outside = project_root(reader)
+                .is_some_and(|root| !by_its_words(rubrics_dir).starts_with(root));
+            let in_rubrics = named_outside
+                && std::fs::canonicalize(rubrics_dir)
+                    .ok()
+                    .zip(std::fs::canonicalize(&set_file).ok())
+                    .is_some_and(|(dir, set)| set.starts_with(dir));
             if let Some(root) = outside_the_project(reader, &set_file).filter(|_| !in_rubrics) {
                 return Err(here
                     .err(
