@@ -2455,6 +2455,17 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
         text.contains("report.json b over 2 cases: score +0.5000 [+0.0000, +1.0000]"),
         "{text}"
     );
+
+    // `lint` finds a verdict file that does not read, located at the suite's judge.
+    std::fs::write(&verdicts, "{\"goldgate_verdicts\": 1, \"verdicts\": [").unwrap();
+    let out = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains("cases/suite.yaml:6:3: judge.verdicts: ")
+            && all.contains("not a goldgate verdict file"),
+        "{all}"
+    );
 }
 
 /// `goldgate agree` on the example judged suite: the values scikit-learn and scipy give for the

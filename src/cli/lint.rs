@@ -67,6 +67,28 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             spec.at.column
         ));
     }
+    // A judge's verdict file must read, as every judged check under it needs (a missing one is
+    // fine: `GOLDGATE_JUDGE=record` makes it).
+    let mut judges: Vec<&crate::model::suite::Judge> = Vec::new();
+    for judge in entries
+        .iter()
+        .filter_map(|e| e.loaded.as_ref().ok())
+        .filter_map(|c| c.judge.as_deref())
+    {
+        if judges.iter().all(|j| j.verdicts != judge.verdicts) {
+            judges.push(judge);
+        }
+    }
+    for judge in judges {
+        if let Err(why) = crate::run::judge::read(&judge.verdicts) {
+            errors.push(format!(
+                "{}:{}:{}: judge.verdicts: {why}",
+                judge.at.0.display(),
+                judge.at.1.line,
+                judge.at.1.column
+            ));
+        }
+    }
     // A case under several pipelines fails to load once per pipeline, with the same error.
     let mut seen = std::collections::HashSet::new();
     errors.retain(|e| seen.insert(e.clone()));

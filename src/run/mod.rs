@@ -4,7 +4,7 @@ pub(crate) mod baseline_file;
 pub mod command;
 pub mod env;
 pub mod harness;
-mod judge;
+pub(crate) mod judge;
 pub(crate) mod outputs;
 mod predict;
 pub(crate) mod scores;
