@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""A synthetic gold set for scale measurements, in goldgate's case format.
+
+usage: perf/gen_suite.py N OUT [--fields F] [--rubrics R] [--seed S]
+
+Writes OUT/cases/bulk/cNNNNNN.yaml: F gold fields (every third an identifier, one in seven with an
+`any_of` variant, two critical) and R rubrics (one Must-Right, the rest Easy-Wrong, cycling through
+exact, min_anls, contains, present and matches), with a recorded prediction in
+OUT/cases/bulk/outputs/cNNNNNN.json: value objects with confidences, about one field in eight wrong
+by a few characters, one in five in capitals, and a latency.
+"""
+import argparse
+import json
+import os
+import random
+
+WORDS = ("facture avoir société générale électricité montant total hors taxes acompte échéance "
+         "virement référence client commande livraison désignation quantité prix unitaire remise "
+         "invoice amount due payment terms purchase order delivery address customer number").split()
+
+parser = argparse.ArgumentParser()
+parser.add_argument("n", type=int)
+parser.add_argument("out")
+parser.add_argument("--fields", type=int, default=20)
+parser.add_argument("--rubrics", type=int, default=5)
+parser.add_argument("--seed", type=int, default=7)
+args = parser.parse_args()
+rng = random.Random(args.seed)
+cases = os.path.join(args.out, "cases", "bulk")
+outputs = os.path.join(cases, "outputs")
+os.makedirs(outputs, exist_ok=True)
+
+
+def words():
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))).capitalize()
+
+
+def misread(text):
+    chars = list(text)
+    for _ in range(rng.randint(1, 3)):
+        chars[rng.randrange(len(chars))] = rng.choice("abcdefghijklmnopqrstuvwxyz0123456789")
+    return "".join(chars)
+
+
+CHECKS = ["exact: true", "min_anls: 0.8", None, "present: true", "matches: '.+'"]
+for n in range(args.n):
+    name = f"c{n:06d}"
+    gold, predicted = {}, {}
+    for f in range(args.fields):
+        key = f"field_{f:02d}"
+        value = words() if f % 3 else f"FA-{rng.randint(1, 99999):05d}"
+        gold[key] = value
+        wrong = rng.random() < 0.125
+        shown = misread(value) if wrong else (value.upper() if rng.random() < 0.2 else value)
+        confidence = round(rng.uniform(0.3, 0.7) if wrong else rng.uniform(0.7, 1.0), 4)
+        predicted[key] = {"value": shown, "confidence": confidence}
+    lines = [f"prediction: outputs/{name}.json", "gold:"]
+    for i, (key, value) in enumerate(gold.items()):
+        text = json.dumps(value, ensure_ascii=False)
+        if i % 7 == 3:
+            alternative = json.dumps(value + " SARL", ensure_ascii=False)
+            lines.append(f"  {key}:\n    any_of: [{text}, {alternative}]")
+        else:
+            lines.append(f"  {key}: {text}")
+    lines.append("critical: [field_00, field_03]")
+    lines.append("rubrics:")
+    keys = list(gold)
+    for r in range(args.rubrics):
+        key = keys[r % len(keys)]
+        kind = "must_right" if r == 0 else "easy_wrong"
+        check = CHECKS[r % 5] or f"contains: {json.dumps(gold[key].split()[0], ensure_ascii=False)}"
+        lines.append(f"  - {kind}: rubric {r} on {key}\n    field: {key}\n    {check}")
+    lines.append("thresholds:\n  min_anls: 0.5\n  max_ece: 0.9")
+    with open(os.path.join(cases, name + ".yaml"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(outputs, name + ".json"), "w", encoding="utf-8") as f:
+        json.dump({"fields": predicted, "latency_ms": rng.randint(300, 3000)}, f, ensure_ascii=False)
+print(f"{args.n} cases in {cases}")
