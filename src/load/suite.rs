@@ -220,6 +220,27 @@ fn aggregate(
     })
 }
 
+/// A command's `timeout_s` (60 s unless given): more than 0, at most a week.
+fn timeout_of(
+    here: &Here,
+    mark: Mark,
+    path: &str,
+    seconds: Option<f64>,
+) -> Result<Duration, LoadError> {
+    let seconds = seconds.unwrap_or(60.0);
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
+        .ok_or_else(|| {
+            here.err(
+                mark,
+                path,
+                format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
+            )
+            .hint("write the seconds a command may take, such as 60")
+        })
+}
+
 /// `judge`: the command that answers `judge:` checks, its verdict file and how often it is asked.
 fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<Judge, LoadError> {
     let j = &judge.value;
@@ -257,17 +278,7 @@ fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<
             )
             .hint("keep it beside the suite, committed with the cases"));
     }
-    let seconds = j.timeout_s.unwrap_or(60.0);
-    let timeout = Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
-        .ok_or_else(|| {
-            here.err(
-                mark,
-                "judge.timeout_s",
-                format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
-            )
-        })?;
+    let timeout = timeout_of(here, mark, "judge.timeout_s", j.timeout_s)?;
     Ok(Judge {
         dir: dir.to_path_buf(),
         command: j.command.clone(),
@@ -301,18 +312,7 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
             )
             .hint("pass it as an argument and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{case}\"]`, or drop the shell: `[extract, \"{case}\"]`"));
     }
-    let seconds = r.timeout_s.unwrap_or(60.0);
-    let timeout = Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|t| !t.is_zero() && t.as_secs() <= 7 * 24 * 3600)
-        .ok_or_else(|| {
-            here.err(
-                mark,
-                "run.timeout_s",
-                format!("`timeout_s` is {seconds}; it must be more than 0 and at most a week"),
-            )
-            .hint("write the seconds a run may take, such as 60")
-        })?;
+    let timeout = timeout_of(here, mark, "run.timeout_s", r.timeout_s)?;
     Ok(RunCommand {
         dir: dir.to_path_buf(),
         command: r.command.clone(),
