@@ -306,7 +306,7 @@ pub fn load_case_in(
         own_prediction,
         document: document.as_ref(),
     };
-    per_pipeline(&case, suite, &sources).map_err(|e| vec![e])
+    per_pipeline(case, suite, &sources).map_err(|e| vec![e])
 }
 
 /// Whether a check (or one nested in it) is a `judge:` check.
@@ -467,7 +467,7 @@ struct Sources<'a> {
 
 /// One case per pipeline (or one without pipelines), each with its prediction: the case's own,
 /// else the suite's `run` command, else the pipeline's recorded file.
-fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case>, LoadError> {
+fn per_pipeline(case: Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case>, LoadError> {
     let pipelines: Vec<(Option<String>, Option<String>)> = match &suite.pipelines {
         Some(p) => p
             .list
@@ -500,8 +500,17 @@ fn per_pipeline(case: &Case, suite: &Suite, sources: &Sources) -> Result<Vec<Cas
             .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines"));
     }
     let mut out = Vec::with_capacity(pipelines.len());
+    // The last pipeline (the only one, without pipelines) takes the case itself: a clone per
+    // case is memory and time a gold set of thousands pays for nothing.
+    let count = pipelines.len();
+    let mut base = Some(case);
     for (i, (pipeline, template)) in pipelines.into_iter().enumerate() {
-        let mut case = case.clone();
+        let next = if i + 1 < count {
+            base.clone()
+        } else {
+            base.take()
+        };
+        let Some(mut case) = next else { break };
         if let Some(name) = &pipeline {
             case.id = format!("{}::{name}", case.id);
             case.reference = suite.pipelines.as_ref().map(|p| p.reference.clone());

@@ -1,7 +1,9 @@
 //! Rubric entries -> checked rubrics: kinds, checks, penalties, and `include:` of rubric sets
 //! (nested, with cycles and missing sets reported where the include is written).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
 use serde_saphyr::Spanned;
@@ -460,6 +462,26 @@ fn check(
     Err(here.err(mark, path, "the rubric has no check"))
 }
 
+/// A pattern compiled once per process and shared: a gold set of thousands of cases with the same
+/// `matches:` (from a rubric set, say) pays for one compilation and one copy of the program. At
+/// most [`PATTERNS_KEPT`] are kept, so that no input grows the cache without end.
+fn compiled(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
+    static KEPT: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    let kept = KEPT.get_or_init(Mutex::default);
+    if let Some(re) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return Ok(Arc::clone(re));
+    }
+    let re = Arc::new(Regex::new(pattern)?);
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() < PATTERNS_KEPT {
+        kept.insert(pattern.to_owned(), Arc::clone(&re));
+    }
+    Ok(re)
+}
+
+/// The most distinct patterns kept compiled.
+const PATTERNS_KEPT: usize = 4096;
+
 /// `matches`: a regular expression, checked now so that a broken one fails at load.
 fn pattern_check(here: &Here, path: &str, pattern: &Spanned<String>) -> Result<Check, LoadError> {
     if pattern.value.is_empty() {
@@ -467,24 +489,22 @@ fn pattern_check(here: &Here, path: &str, pattern: &Spanned<String>) -> Result<C
             .err(Mark::of(&pattern.referenced), path, "an empty pattern matches everything")
             .hint("write the pattern the value must match, anchored with ^ and $ for a whole-value match"));
     }
-    Regex::new(&pattern.value)
-        .map(Check::Matches)
-        .map_err(|err| {
-            let detail = err
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .trim()
-                .trim_start_matches("error: ")
-                .to_owned();
-            here.err(
-                Mark::of(&pattern.referenced),
-                path,
-                format!("invalid regular expression: {detail}"),
-            )
-            .hint("the syntax is Rust's `regex` crate; quote the pattern in YAML")
-        })
+    compiled(&pattern.value).map(Check::Matches).map_err(|err| {
+        let detail = err
+            .to_string()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .trim()
+            .trim_start_matches("error: ")
+            .to_owned();
+        here.err(
+            Mark::of(&pattern.referenced),
+            path,
+            format!("invalid regular expression: {detail}"),
+        )
+        .hint("the syntax is Rust's `regex` crate; quote the pattern in YAML")
+    })
 }
 
 /// `number` and `date`: the expected value, read now so that an unreadable one fails at load.

@@ -54,7 +54,7 @@ pub enum Check {
     /// Normalized value contains none of these.
     NotContains(Vec<String>),
     /// The raw value matches.
-    Matches(Regex),
+    Matches(std::sync::Arc<Regex>),
     /// The field has a non-empty value (`true`) or none (`false`).
     Present(bool),
     /// The value read as a number equals this, within the tolerance.
