@@ -243,6 +243,7 @@ fn report_from_the_environment() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("r.json");
     let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .env_remove("NEXTEST_RUN_ID")
         .args(["test", "cases", "--exact", "exact/pass"])
         .current_dir(fixtures().join("verdicts"))
         .env("GOLDGATE_REPORT", &file)
@@ -277,6 +278,7 @@ fn colour_on_request_and_never_in_a_pipe() {
     let plain = goldgate(&dir, &["test", "cases", "gate/closed"]);
     assert!(!stdout(&plain).contains('\u{1b}'));
     let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .env_remove("NEXTEST_RUN_ID")
         .args(["test", "cases", "gate/closed", "--color", "always"])
         .current_dir(&dir)
         .output()
@@ -740,6 +742,9 @@ fn scratch(fixture: &str) -> tempfile::TempDir {
 
 fn goldgate_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    // A run of this crate's tests under nextest must not make the fixtures' runs one run.
+    cmd.env_remove("NEXTEST_RUN_ID")
+        .env_remove("GOLDGATE_RUN_ID");
     cmd.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -1660,6 +1665,7 @@ fn a_reader_that_goes_away_ends_the_run_quietly() {
     use std::os::unix::process::ExitStatusExt;
     for args in [&["test", "cases"][..], &["lint", "cases"][..]] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .env_remove("NEXTEST_RUN_ID")
             .args(args)
             .current_dir(fixtures().join("verdicts"))
             .stdout(std::process::Stdio::piped())
@@ -1689,6 +1695,7 @@ fn a_full_disk_on_standard_output_ends_the_run_with_one_line() {
         &["schema"][..],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .env_remove("NEXTEST_RUN_ID")
             .args(args)
             .current_dir(fixtures().join("verdicts"))
             .stdout(full.try_clone().unwrap())
