@@ -2593,3 +2593,29 @@ fn a_score_line_over_a_budget_is_refused() {
         stdout(&out)
     );
 }
+
+/// A judge's settings out of range are located at their values.
+#[test]
+fn a_judge_out_of_range_is_located_at_its_value() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "judge:\n  command: [python3, judge.py]\n  verdicts: verdicts.json\n  repeat: 0\n",
+            ),
+            (
+                "cases/a.yaml",
+                "prediction_text: hello\nrubrics:\n  - must_right: polite\n    judge: Is the text polite?\n",
+            ),
+        ],
+    );
+    let out = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains("cases/suite.yaml:4:11: judge.repeat: `repeat` is 0; it must be 1 to 99"),
+        "{all}"
+    );
+}

@@ -250,11 +250,12 @@ fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<
             .err(mark, "judge.command", "`command` is empty")
             .hint("write `command: [python3, judge.py]`"));
     }
-    let repeat = j.repeat.unwrap_or(1);
+    let repeat = j.repeat.as_ref().map_or(1, |r| r.value);
     if !(1..=99).contains(&repeat) {
+        let at = j.repeat.as_ref().map_or(mark, |r| Mark::of(&r.referenced));
         return Err(here
             .err(
-                mark,
+                at,
                 "judge.repeat",
                 format!("`repeat` is {repeat}; it must be 1 to 99"),
             )
@@ -278,7 +279,15 @@ fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<
             )
             .hint("keep it beside the suite, committed with the cases"));
     }
-    let timeout = timeout_of(here, mark, "judge.timeout_s", j.timeout_s)?;
+    let timeout = match &j.timeout_s {
+        Some(t) => timeout_of(
+            here,
+            Mark::of(&t.referenced),
+            "judge.timeout_s",
+            Some(t.value),
+        )?,
+        None => timeout_of(here, mark, "judge.timeout_s", None)?,
+    };
     Ok(Judge {
         dir: dir.to_path_buf(),
         command: j.command.clone(),

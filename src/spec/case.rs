@@ -121,9 +121,11 @@ pub struct JudgeSpec {
     /// The verdict file, relative to the suite's folder (committed beside it).
     pub verdicts: String,
     /// Ask this many times and keep the majority (1 by default).
-    pub repeat: Option<u32>,
+    #[schemars(with = "Option<u32>")]
+    pub repeat: Option<Spanned<u32>>,
     /// Seconds one answer may take (60 by default).
-    pub timeout_s: Option<f64>,
+    #[schemars(with = "Option<f64>")]
+    pub timeout_s: Option<Spanned<f64>>,
 }
 
 /// Thresholds on a suite's aggregate metrics.
