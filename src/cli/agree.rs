@@ -164,6 +164,21 @@ fn confusion_json(c: &Confusion) -> Json {
     })
 }
 
+/// Why a label cannot be set beside goldgate's: one of the test's rubrics was not checked.
+fn unchecked(test: &str, r: &crate::evaluate::outcome::RubricVerdict) -> String {
+    if r.verdict.detail.contains(NO_VERDICT) {
+        format!(
+            "`{test}` rubric `{}` has no recorded verdict: record the run's verdicts first (`GOLDGATE_JUDGE=record goldgate test …`)",
+            r.rubric.label
+        )
+    } else {
+        format!(
+            "`{test}` rubric `{}` {}: fix it first",
+            r.rubric.label, r.verdict.detail
+        )
+    }
+}
+
 enum Label {
     Verdict(Pair),
     Rating(f64, f64),
@@ -196,6 +211,10 @@ fn label(
         let rating = rating
             .as_f64()
             .ok_or("`rating` must be a number (a grade, such as 4)")?;
+        // The score of a test with an unchecked rubric is no measure to grade.
+        if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
+            return Err(unchecked(test, r));
+        }
         return Ok(Label::Rating(rating, outcome.score));
     }
     let rubric = j
@@ -212,12 +231,10 @@ fn label(
         .filter(|r| r.rubric.label == rubric)
         .collect();
     let verdict = match matching.as_slice() {
-        // A judged rubric never recorded has no verdict to set beside a person's: counted as
-        // failed, it would make every statistic meaningless.
-        [one] if one.verdict.detail.contains(NO_VERDICT) => {
-            return Err(format!(
-                "`{test}` rubric `{rubric}` has no recorded verdict: record the run's verdicts first (`GOLDGATE_JUDGE=record goldgate test …`)"
-            ));
+        // A rubric goldgate could not check (a judged one never recorded, say) has no verdict to
+        // set beside a person's: counted as failed, it would make every statistic meaningless.
+        [one] if !one.verdict.checked => {
+            return Err(unchecked(test, one));
         }
         [one] => one,
         [] => {

@@ -96,8 +96,6 @@ impl Merged {
     }
 }
 
-/// Merges `files`, returns what to print, and writes the merged report to `output`, the HTML page
-/// to `html` and JUnit XML to `junit`, when given.
 /// `goldgate report --compare OLD NEW`: each pipeline's tests in both runs, NEW against OLD:
 /// differences of mean score, EM and ANLS with a 95 % paired bootstrap interval, and McNemar's
 /// exact p-value on pass/fail (SPEC §13).
@@ -140,6 +138,8 @@ pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String
     Ok(paired_lines(&comparisons).trim_start().to_owned())
 }
 
+/// Merges `files`, returns what to print, and writes the merged report to `output`, the HTML page
+/// to `html` and JUnit XML to `junit`, when given.
 pub fn report(
     files: &[PathBuf],
     output: Option<&Path>,

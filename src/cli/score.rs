@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Value as Json, json};
 
-use crate::base::budget::{CASE_STEPS, oversized};
+use crate::base::budget::{CASE_STEPS, FILE_BYTES, oversized};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::field::field_scores;
@@ -117,22 +117,49 @@ pub fn calibrate_line(line: &Json) -> Result<Json, String> {
 /// Applies `f` to every JSON line of `input`, writing one line out per line in. A bad line gets
 /// `{"error": ...}` and is reported on stderr; returns whether every line was good.
 pub fn each_line(
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut out: impl Write,
     name: &str,
     f: impl Fn(&Json) -> Result<Json, String>,
 ) -> std::io::Result<bool> {
+    use std::io::Read;
     let mut ok = true;
-    // Split on \n only: JSON strings may hold U+2028 or U+0085.
-    for (i, line) in input.split(b'\n').enumerate() {
-        let line = line?;
+    let mut line = Vec::new();
+    for i in 0.. {
+        // Split on \n only: JSON strings may hold U+2028 or U+0085. A line is held to the
+        // budgets of a prediction file: never more than FILE_BYTES of it in memory.
+        line.clear();
+        let read = (&mut input)
+            .take(FILE_BYTES + 1)
+            .read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        let too_long = line.len() as u64 > FILE_BYTES;
+        if too_long {
+            // The rest of the line is skipped, not kept.
+            let mut rest = Vec::new();
+            while !rest.ends_with(b"\n") {
+                rest.clear();
+                if (&mut input).take(1 << 20).read_until(b'\n', &mut rest)? == 0 {
+                    break;
+                }
+            }
+        }
         let text = String::from_utf8_lossy(&line);
-        if text.trim().is_empty() {
+        if !too_long && text.trim().is_empty() {
             continue;
         }
-        let result = serde_json::from_str::<Json>(&text)
-            .map_err(|e| format!("invalid JSON: {e}"))
-            .and_then(|j| f(&j));
+        let result = if too_long {
+            Err(format!(
+                "the line is longer than goldgate reads ({} MiB)",
+                FILE_BYTES >> 20
+            ))
+        } else {
+            crate::base::json::prediction_json(&text)
+                .map_err(|e| format!("invalid JSON: {e}"))
+                .and_then(|j| f(&j))
+        };
         match result {
             Ok(v) => writeln!(out, "{v}")?,
             Err(e) => {

@@ -38,9 +38,9 @@ pub struct Aggregated {
     pub cost_total_usd: Option<f64>,
     /// Share of case tests that passed.
     pub pass_rate: Option<f64>,
-    /// Share of scored cases whose gate is open.
+    /// Share of cases whose gate is open (one that could not be scored counts as closed).
     pub gate_pass_rate: Option<f64>,
-    /// Mean gated score of the scored cases.
+    /// Mean gated score of the cases (one that could not be scored counts 0).
     pub mean_score: Option<f64>,
     /// Share of Must-Right rubric items that held, over every scored case.
     pub must_right_accuracy: Option<f64>,

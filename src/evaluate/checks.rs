@@ -59,6 +59,7 @@ impl Rubric {
         Verdict {
             held: state == State::Held,
             detail,
+            checked: state != State::Unchecked,
         }
     }
 }
@@ -600,7 +601,6 @@ fn within(tolerance: f64) -> String {
     }
 }
 
-/// The gate and the gated score of a set of verdicts.
 /// The gate and the gated score under a scoring: `penalty` subtracts each failed Easy-Wrong
 /// rubric's penalty (SPEC §5); `fraction` is S = G × (held Easy-Wrong / all Easy-Wrong), 1 when
 /// there is none (PerceptionRubrics, SPEC §12).

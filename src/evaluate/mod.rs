@@ -91,6 +91,7 @@ fn scored(
     for g in gold {
         *last_field = Some(g.name.clone());
         fields.push(field_row(g, case, prediction));
+        // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
         if effort::exhausted() {
             return over_budget(case, Some(&g.name));
         }

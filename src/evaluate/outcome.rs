@@ -236,6 +236,9 @@ pub struct Verdict {
     pub held: bool,
     /// Why, in a sentence fit for the failure message.
     pub detail: String,
+    /// Whether the check could be made at all (a misspelt field, a judge without a verdict
+    /// could not): a rubric not checked fails, but says nothing of the prediction.
+    pub checked: bool,
 }
 
 impl Outcome {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use glob::Pattern;
 
-use crate::base::fs::is_project;
+use crate::base::fs::project_root;
 
 /// The patterns a case file matches, relative to the cases folder.
 pub const CASE_PATTERNS: [&str; 2] = ["**/*.yaml", "**/*.yml"];
@@ -50,9 +50,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
     let mut found = Vec::new();
     // In a project, a link that leads out of it is not followed into cases: what is outside the
     // project is never read (a link to `/etc` would print its files in failure messages).
-    let project = std::fs::canonicalize(root)
-        .ok()
-        .and_then(|r| r.ancestors().find(|a| is_project(a)).map(Path::to_path_buf));
+    let project = project_root(root);
     let mut outside: Vec<std::path::PathBuf> = Vec::new();
     for entry in walkdir::WalkDir::new(root)
         .follow_links(true)

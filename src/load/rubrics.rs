@@ -471,7 +471,13 @@ fn compiled(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
     if let Some(re) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
         return Ok(Arc::clone(re));
     }
-    let re = Arc::new(Regex::new(pattern)?);
+    // A rubric's pattern is a line, not a program: 1 MiB of compiled program is far above any,
+    // and bounds what the cache can hold.
+    let re = Arc::new(
+        regex::RegexBuilder::new(pattern)
+            .size_limit(1 << 20)
+            .build()?,
+    );
     let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
     if kept.len() < PATTERNS_KEPT {
         kept.insert(pattern.to_owned(), Arc::clone(&re));

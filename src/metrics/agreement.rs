@@ -161,8 +161,9 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0i64, 0i64, 0i64, 0i64);
     for i in 0..n {
         for j in i + 1..n {
-            let dx = x[i].total_cmp(&x[j]) as i64;
-            let dy = y[i].total_cmp(&y[j]) as i64;
+            // `partial_cmp`, as `ranks` compares: -0.0 ties 0.0 (grades and scores are never NaN).
+            let order = |a: f64, b: f64| a.partial_cmp(&b).map_or(0, |o| o as i64);
+            let (dx, dy) = (order(x[i], x[j]), order(y[i], y[j]));
             match (dx, dy) {
                 (0, 0) => {}
                 (0, _) => tied_x += 1,

@@ -20,7 +20,9 @@ pub(crate) struct Exceeded;
 pub(crate) fn within<T>(limit: u64, f: impl FnOnce() -> T) -> Result<T, Exceeded> {
     let outer = LEFT.replace(limit);
     let out = f();
-    let left = LEFT.replace(outer);
+    let left = LEFT.get();
+    // The inner work is charged to the outer count too, so nesting never escapes a bound.
+    LEFT.set(outer.saturating_sub(limit - left));
     if left == 0 { Err(Exceeded) } else { Ok(out) }
 }
 
@@ -67,5 +69,14 @@ mod tests {
         );
         // Nothing is counted outside `within`.
         assert!(spend(u64::MAX / 2) && !exhausted());
+        // Nested, the inner work counts against the outer bound.
+        let nested = |then: u64| {
+            within(100, || {
+                let inner = within(80, || spend(70));
+                (inner, spend(then))
+            })
+        };
+        assert_eq!(nested(25), Ok((Ok(true), true)));
+        assert_eq!(nested(35), Err(Exceeded));
     }
 }

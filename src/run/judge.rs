@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use super::command::run_with_input;
-use crate::base::fs::{lock_for, read_text, write_atomically};
+use crate::base::fs::{read_text, write_atomically};
 use crate::evaluate::judge::{JudgeVerdict, Question};
 use crate::model::suite::Judge;
 
@@ -109,9 +109,17 @@ fn to_text(verdicts: &Verdicts) -> String {
 
 /// Adds `new` to the verdict file at `path` (replacing verdicts of the same key), keeping every
 /// other one, as one atomic rewrite under the file's lock.
+#[cfg(test)]
 pub(crate) fn merge(path: &Path, new: &[Recorded]) -> Result<(), String> {
+    let _held = crate::base::fs::lock_for(path)
+        .map_err(|e| format!("cannot lock the verdicts `{}`: {e}", path.display()))?;
+    merge_held(path, new)
+}
+
+/// [`merge`] for a caller that holds the file's lock already (`base::fs::lock_for`): a second lock from
+/// the same process would wait for ever.
+pub(crate) fn merge_held(path: &Path, new: &[Recorded]) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("cannot write the verdicts `{}`: {e}", path.display());
-    let _held = lock_for(path).map_err(cannot)?;
     let mut all = read(path)?;
     for r in new {
         // The case named first stays named: a refresh asked by another pipeline's test (the

@@ -310,10 +310,26 @@ impl Session {
 
     /// Asks the judge the questions whose verdicts are missing, under the verdict file's lock
     /// (another process of the run may have recorded one meanwhile), and records the answers.
+    ///
+    /// The file's lock is held from the read to the write, so that no other process of the run
+    /// asks the same question meanwhile: judges are asked one at a time, run-wide (a run records
+    /// once; replay, its every other run, asks nothing).
     fn ask(&self, judge: &Judge, store: &Mutex<VerdictStore>, missing: Vec<Question>) {
         let mode = self.judge_mode;
         let mut store = lock(store);
-        let _file = lock_for(&judge.verdicts);
+        let _file = match lock_for(&judge.verdicts) {
+            Ok(held) => held,
+            Err(e) => {
+                let why = format!(
+                    "cannot lock the verdicts `{}`: {e}",
+                    judge.verdicts.display()
+                );
+                for question in missing {
+                    store.failed.insert(question.key, why.clone());
+                }
+                return;
+            }
+        };
         if let Ok(now) = judge::read(&judge.verdicts)
             && let Ok(known) = &mut store.read
         {
@@ -340,9 +356,8 @@ impl Session {
                 }
             }
         }
-        drop(_file);
         if !recorded.is_empty()
-            && let Err(e) = judge::merge(&judge.verdicts, &recorded)
+            && let Err(e) = judge::merge_held(&judge.verdicts, &recorded)
         {
             for r in &recorded {
                 store.failed.insert(r.question.key.clone(), e.clone());
