@@ -46,15 +46,20 @@ impl Normalize {
         } else {
             text.to_owned()
         };
-        if self.strip_accents {
+        // ASCII has no accent to strip, and NFC(NFD(x)) = x for it: most values skip the
+        // decomposition, the costliest step of a field's score.
+        if self.strip_accents && !out.is_ascii() {
             out = out.nfd().filter(|c| !is_accent(*c)).nfc().collect();
         }
         if self.collapse_whitespace {
-            out = out
-                .split(char::is_whitespace)
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
+            let mut collapsed = String::with_capacity(out.len());
+            for word in out.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+                if !collapsed.is_empty() {
+                    collapsed.push(' ');
+                }
+                collapsed.push_str(word);
+            }
+            out = collapsed;
         }
         out
     }
