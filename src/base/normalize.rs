@@ -49,7 +49,8 @@ impl Normalize {
         // ASCII has no accent to strip, and NFC(NFD(x)) = x for it: most values skip the
         // decomposition, the costliest step of a field's score.
         if self.strip_accents && !out.is_ascii() {
-            out = out.nfd().filter(|c| !is_accent(*c)).nfc().collect();
+            out = latin_without_accents(&out)
+                .unwrap_or_else(|| out.nfd().filter(|c| !is_accent(*c)).nfc().collect());
         }
         if self.collapse_whitespace {
             let mut collapsed = String::with_capacity(out.len());
@@ -63,6 +64,30 @@ impl Normalize {
         }
         out
     }
+}
+
+/// Below U+0250 (Latin-1 and Latin Extended-A and B) no character is a combining mark, and
+/// each one's decomposition without its accents is one character: for a text of such characters
+/// stripping accents is a lookup per character, the same as NFD, filter, NFC (which composes
+/// nothing where no mark is left). `None` for any other text.
+fn latin_without_accents(text: &str) -> Option<String> {
+    const END: usize = 0x250;
+    static TABLE: std::sync::OnceLock<Vec<Option<char>>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..END as u32)
+            .map(|code| {
+                let c = char::from_u32(code)?;
+                let mut base = std::iter::once(c).nfd().filter(|c| !is_accent(*c));
+                match (base.next(), base.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            })
+            .collect()
+    });
+    text.chars()
+        .map(|c| table.get(c as usize).copied().flatten())
+        .collect()
 }
 
 /// The combining diacritical mark blocks of SPEC §4.1; marks elsewhere (dakuten, Indic vowel
@@ -79,6 +104,43 @@ fn is_accent(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn slow(text: &str) -> String {
+        text.nfd().filter(|c| !is_accent(*c)).nfc().collect()
+    }
+
+    #[test]
+    fn the_latin_lookup_strips_every_character_as_the_decomposition_does() {
+        for code in 0..0x250u32 {
+            let Some(c) = char::from_u32(code) else {
+                continue;
+            };
+            let text = c.to_string();
+            if let Some(fast) = latin_without_accents(&text) {
+                assert_eq!(fast, slow(&text), "U+{code:04X}");
+            }
+        }
+        assert_eq!(
+            latin_without_accents("Société Générale"),
+            Some("Societe Generale".into())
+        );
+        // Beyond Latin, or with a combining mark written apart: the decomposition decides.
+        assert_eq!(latin_without_accents("e\u{301}"), None);
+        assert_eq!(latin_without_accents("日本"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn the_latin_lookup_equals_the_decomposition_on_any_latin_text(
+            text in proptest::collection::vec(0u32..0x250, 0..24)
+                .prop_map(|codes| codes.into_iter().filter_map(char::from_u32).collect::<String>())
+        ) {
+            if let Some(fast) = latin_without_accents(&text) {
+                prop_assert_eq!(fast, slow(&text));
+            }
+        }
+    }
 
     #[test]
     fn steps() {
