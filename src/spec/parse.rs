@@ -14,6 +14,22 @@ use crate::base::location::{LoadError, closest};
 /// Duplicate keys, unknown keys, wrong types and syntax errors come back as a [`LoadError`] with
 /// the position, the YAML path and, for a misspelt key, the closest valid one.
 pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, LoadError> {
+    // Tracking the YAML path costs an allocation per key and half the parse; a file that reads is
+    // parsed without it, and only a file in error is parsed again to name where.
+    match parse_with(source, false) {
+        Ok(value) => Ok(value),
+        Err(_) => match parse_with::<T>(source, true) {
+            Ok(value) => Ok(value),
+            Err((path, e)) => Err(located(file, &path, &e)),
+        },
+    }
+}
+
+/// One parse of `source`, with the YAML path of an error when `track_path`.
+fn parse_with<T: DeserializeOwned>(
+    source: &str,
+    track_path: bool,
+) -> Result<T, (String, serde_saphyr::Error)> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     // `.nan` and `.inf` reach the node as text; numeric checks then refuse them with a reason.
@@ -21,13 +37,16 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, L
     let mut path = String::new();
     let result = with_source(source, || {
         serde_saphyr::with_deserializer_from_str_with_options(source, options, |de| {
+            if !track_path {
+                return T::deserialize(de);
+            }
             serde_path_to_error::deserialize(de).map_err(|e| {
                 path = clean_path(e.path());
                 e.into_inner()
             })
         })
     });
-    result.map_err(|e| located(file, &path, &e))
+    result.map_err(|e| (path, e))
 }
 
 fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
