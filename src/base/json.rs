@@ -4,6 +4,7 @@
 use std::cell::Cell;
 
 use super::budget::JSON_VALUES;
+use super::value::{Value, python_float_str};
 
 /// A JSON document read like `serde_json::Value`, except that a duplicate key is an error:
 /// serde_json alone keeps the last of two `"total"` keys without a word.
@@ -128,6 +129,175 @@ pub(crate) fn prediction_json(text: &str) -> Result<serde_json::Value, serde_jso
     Ok(value)
 }
 
+/// A JSON prediction as read: keys in written order, numbers kept as numbers (a confidence is
+/// used as read, never printed and parsed back), strings owned once and moved onwards.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Json {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// The value tree goldgate scores: scalars as their text, numbers as their shortest
+    /// round-trip text (`1234.5`), what the anls-star reference compares too.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Text(b.to_string()),
+            Json::Number(n) => Value::Text(number_text(&n)),
+            Json::String(s) => Value::Text(s),
+            Json::Array(items) => Value::List(items.into_iter().map(Json::into_value).collect()),
+            Json::Object(entries) => Value::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A value tree as JSON of strings (a YAML document has no types to keep).
+    pub(crate) fn of_value(value: Value) -> Json {
+        match value {
+            Value::Null => Json::Null,
+            Value::Text(t) => Json::String(t),
+            Value::List(items) => Json::Array(items.into_iter().map(Json::of_value).collect()),
+            Value::Map(entries) => Json::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, Json::of_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// As `serde_json` holds it (a field's metadata, kept as written).
+    pub(crate) fn to_serde(&self) -> serde_json::Value {
+        match self {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => serde_json::Value::Bool(*b),
+            Json::Number(n) => serde_json::Value::Number(n.clone()),
+            Json::String(s) => serde_json::Value::String(s.clone()),
+            Json::Array(items) => items.iter().map(Json::to_serde).collect(),
+            Json::Object(entries) => serde_json::Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_serde()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A JSON number as text: integers as written, floats as Python's repr (`1e-05`, `1e+16`).
+fn number_text(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
+        _ => n.to_string(),
+    }
+}
+
+/// Parses a JSON prediction strictly into a [`Json`] tree, refusing one of more than
+/// [`JSON_VALUES`] values (counted as it is read) and any duplicate key.
+pub(crate) fn prediction_tree(text: &str) -> Result<Json, serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    let count = Cell::new(0);
+    let tree = Tree(Strict {
+        count: &count,
+        limit: JSON_VALUES,
+    });
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = tree.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// The visitor of [`prediction_tree`]: [`Strict`]'s counting, building a [`Json`].
+#[derive(Clone, Copy)]
+struct Tree<'a>(Strict<'a>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Tree<'_> {
+    type Value = Json;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Tree<'_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::Bool(v))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::Number(v.into()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::String(v.to_owned()))
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::String(v))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Json, E> {
+        self.0.counted()?;
+        Ok(Json::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        self.0.counted()?;
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        self.0.counted()?;
+        let mut entries: Vec<(String, Json)> = Vec::new();
+        // Most objects are small: their keys are compared in turn; a large one's are hashed.
+        let mut seen: Option<std::collections::HashSet<String>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let duplicate = match &mut seen {
+                Some(seen) => !seen.insert(key.clone()),
+                None => entries.iter().any(|(k, _)| *k == key),
+            };
+            if duplicate {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}`"
+                )));
+            }
+            if seen.is_none() && entries.len() >= 16 {
+                let mut all: std::collections::HashSet<String> =
+                    entries.iter().map(|(k, _)| k.clone()).collect();
+                all.insert(key.clone());
+                seen = Some(all);
+            }
+            let value = map.next_value_seed(self)?;
+            entries.push((key, value));
+        }
+        Ok(Json::Object(entries))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +319,38 @@ mod tests {
         // The outer `[`, 249,999 `[],`, then just past the bracket of the value over the bound.
         assert_eq!(e.column(), 1 + 3 * (JSON_VALUES - 1) + 2);
         assert!(prediction_json(r#"{"a": 1} x"#).is_err());
+        let over = format!("[{}]", vec!["[]"; JSON_VALUES].join(","));
+        assert_eq!(
+            prediction_tree(&over).unwrap_err().column(),
+            1 + 3 * (JSON_VALUES - 1) + 2
+        );
+    }
+
+    #[test]
+    fn a_tree_keeps_order_and_types_and_refuses_duplicates_of_large_objects_too() {
+        let t = prediction_tree(r#"{"b": 1, "a": [1.5, "x", null, true], "c": 1e-5}"#).unwrap();
+        let Json::Object(entries) = &t else { panic!() };
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        let Some((_, c)) = entries.last() else {
+            panic!()
+        };
+        assert_eq!(c.clone().into_value(), Value::Text("1e-05".into()));
+        assert_eq!(
+            t.to_serde(),
+            serde_json::json!({"b": 1, "a": [1.5, "x", null, true], "c": 1e-5})
+        );
+        for n in [3, 16, 17, 40] {
+            let keys: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
+            let fine = format!("{{{}}}", keys.join(", "));
+            assert!(prediction_tree(&fine).is_ok(), "{n}");
+            let twice = format!("{{{}, \"k{}\": 0}}", keys.join(", "), n - 1);
+            let e = prediction_tree(&twice).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("duplicate key `k{}`", n - 1)),
+                "{e}"
+            );
+        }
     }
 }

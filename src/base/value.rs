@@ -115,6 +115,21 @@ pub fn python_float_str(f: f64) -> String {
     if f == 0.0 {
         return format!("{sign}0.0");
     }
+    // Between 1e-4 and 1e16 Python writes the shortest digits positionally, as Rust's `Display`
+    // does; an integral value gains `.0`. (A float below 1e-4 cannot have shortest digits at or
+    // above it: rounding is monotonic, and 1e-4 itself rounds to the float compared with.)
+    if (1e-4..1e16).contains(&f.abs()) {
+        let mut text = f.to_string();
+        if !text.contains('.') {
+            text.push_str(".0");
+        }
+        return text;
+    }
+    python_float_scientific(f, sign)
+}
+
+/// [`python_float_str`] by the decimal exponent of the shortest digits.
+fn python_float_scientific(f: f64, sign: &str) -> String {
     let scientific = format!("{:e}", f.abs());
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
@@ -137,5 +152,50 @@ pub fn python_float_str(f: f64) -> String {
         format!("{sign}{digits}{}.0", "0".repeat(point - digits.len()))
     } else {
         format!("{sign}{}.{}", &digits[..point], &digits[point..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_repr_by_display_equals_it_by_the_exponent() {
+        let sign = |f: f64| if f.is_sign_negative() { "-" } else { "" };
+        // Python 3.11's repr, and the values at the edges of the positional range.
+        for (f, python) in [
+            (0.91, "0.91"),
+            (5.0, "5.0"),
+            (1e-4, "0.0001"),
+            (9.999999999999999e-5, "9.999999999999999e-05"),
+            (1e16, "1e+16"),
+            (9999999999999998.0, "9999999999999998.0"),
+            (-1234.5, "-1234.5"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            assert_eq!(python_float_str(f), python, "{f:e}");
+            assert_eq!(python_float_scientific(f, sign(f)), python, "{f:e}");
+        }
+        // Random bit patterns (every finite float is as likely as its pattern) and random
+        // values in the positional range.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for i in 0..400_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let f = if i % 2 == 0 {
+                f64::from_bits(state)
+            } else {
+                (state >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((i % 24) - 6)
+            };
+            if !f.is_finite() || f == 0.0 {
+                continue;
+            }
+            assert_eq!(
+                python_float_str(f),
+                python_float_scientific(f, sign(f)),
+                "{f:e}"
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::fs::{outside_the_project, read_text};
-use crate::base::json::prediction_json;
+use crate::base::json::{Json, prediction_tree};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
@@ -27,7 +27,7 @@ pub fn read_prediction(
             ),
         )),
         PredictionSource::Inline(node) => {
-            envelope(&node.to_value(), None).map_err(|(path, msg, hint)| {
+            envelope(Json::of_value(node.to_value()), false).map_err(|(path, msg, hint)| {
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)
             })
         }
@@ -91,7 +91,7 @@ pub fn read_prediction(
             match path.extension().and_then(|e| e.to_str()) {
                 Some("txt") => Ok(text_prediction(text)),
                 Some("json") => {
-                    let json: serde_json::Value = prediction_json(&text).map_err(|e| {
+                    let json = prediction_tree(&text).map_err(|e| {
                         LoadError::at(
                             path,
                             Mark {
@@ -102,7 +102,7 @@ pub fn read_prediction(
                             format!("invalid JSON: {}", strip_position(&e.to_string())),
                         )
                     })?;
-                    envelope(&Value::from_json(&json), Some(&json))
+                    envelope(json, true)
                         .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
                 }
                 _ if looks_like_case(&text) => Err(LoadError::at(
@@ -126,7 +126,7 @@ pub fn read_prediction(
                             .to_owned();
                         e
                     })?;
-                    envelope(&node.to_value(), None)
+                    envelope(Json::of_value(node.to_value()), false)
                         .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
                 }
             }
@@ -158,17 +158,15 @@ pub fn from_output(
     if stdout.trim().is_empty() {
         return Err(error(format!("`{shown}` printed nothing"), stderr_tail));
     }
-    let mut prediction = match prediction_json(&stdout) {
-        Ok(json) if json.is_object() => {
-            envelope(&Value::from_json(&json), Some(&json)).map_err(|(p, msg, hint)| {
-                let mut e = error(
-                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
-                    "",
-                );
-                e.hint = hint;
-                e
-            })?
-        }
+    let mut prediction = match prediction_tree(&stdout) {
+        Ok(json @ Json::Object(_)) => envelope(json, true).map_err(|(p, msg, hint)| {
+            let mut e = error(
+                format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+                "",
+            );
+            e.hint = hint;
+            e
+        })?,
         Ok(_) if expect_fields => {
             return Err(error(
                 format!("the output of `{shown}` is JSON but not a field document"),
@@ -305,7 +303,7 @@ const ENVELOPE_KEYS: [&str; 5] = ["fields", "latency_ms", "usage", "usageMetadat
 /// A document without `fields` whose keys include an envelope word, or a key one edit from
 /// `fields`, is an envelope with its `fields` key missing or misspelt: every gold field would be
 /// scored as absent, with no word said.
-fn flat_document(top: &[(String, Value)]) -> Result<(), EnvelopeError> {
+fn flat_document(top: &[(String, Json)]) -> Result<(), EnvelopeError> {
     for (key, _) in top {
         if ["latency_ms", "usage", "usageMetadata", "model"].contains(&key.as_str()) {
             return Err((
@@ -340,8 +338,8 @@ fn swapped(key: &str, word: &str) -> bool {
 /// Interprets a field document: the envelope when it has a top-level `fields`, else bare fields.
 /// `json`, the same document as parsed JSON when it is one, tells a number from a string: a
 /// confidence written `"0.9"` is refused, and metadata keeps its JSON types (`"page": 1`).
-fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction, EnvelopeError> {
-    let Value::Map(top) = doc else {
+fn envelope(doc: Json, typed: bool) -> Result<Prediction, EnvelopeError> {
+    let Json::Object(top) = doc else {
         return Err((
             vec![],
             "a prediction document must be a mapping of fields".into(),
@@ -350,37 +348,12 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
     };
     let mut p = text_prediction(String::new());
     p.is_document = true;
-    let fields = match doc.get("fields") {
+    let in_envelope = match top.iter().find(|(k, _)| k == "fields") {
         None => {
-            flat_document(top)?;
-            top.as_slice()
+            flat_document(&top)?;
+            false
         }
-        Some(Value::Map(fields)) => {
-            for (key, value) in top {
-                let at = vec![key.clone()];
-                match key.as_str() {
-                    "fields" => {}
-                    "latency_ms" => {
-                        p.latency_ms =
-                            Some(number(value, at.clone(), "latency_ms", 0.0, f64::INFINITY)?)
-                    }
-                    "usage" | "usageMetadata" => p.usage = Some(usage(value, at)?),
-                    "model" => p.model = Some(value.as_text()),
-                    _ => {
-                        let hint = closest(key, ENVELOPE_KEYS).map_or_else(
-                            || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
-                            |best| format!("did you mean `{best}`?"),
-                        );
-                        return Err((
-                            at,
-                            format!("unknown key `{key}` in the prediction envelope"),
-                            Some(hint),
-                        ));
-                    }
-                }
-            }
-            fields.as_slice()
-        }
+        Some((_, Json::Object(_))) => true,
         Some(_) => {
             return Err((
                 vec!["fields".into()],
@@ -389,33 +362,56 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
             ));
         }
     };
-    let in_envelope = doc.get("fields").is_some();
+    let fields = if in_envelope {
+        let mut fields = Vec::new();
+        for (key, value) in top {
+            let at = || vec![key.clone()];
+            match key.as_str() {
+                "fields" => {
+                    if let Json::Object(f) = value {
+                        fields = f;
+                    }
+                }
+                "latency_ms" => {
+                    p.latency_ms = Some(number(&value, at(), "latency_ms", 0.0, f64::INFINITY)?)
+                }
+                "usage" | "usageMetadata" => p.usage = Some(usage(&value, at())?),
+                "model" => p.model = Some(value.into_value().as_text()),
+                _ => {
+                    let hint = closest(&key, ENVELOPE_KEYS).map_or_else(
+                        || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
+                        |best| format!("did you mean `{best}`?"),
+                    );
+                    return Err((
+                        at(),
+                        format!("unknown key `{key}` in the prediction envelope"),
+                        Some(hint),
+                    ));
+                }
+            }
+        }
+        fields
+    } else {
+        top
+    };
     for (name, value) in fields {
-        let mut at: Vec<String> = if in_envelope {
-            vec!["fields".into()]
-        } else {
-            vec![]
+        let at = || {
+            let mut at: Vec<String> = if in_envelope {
+                vec!["fields".into()]
+            } else {
+                vec![]
+            };
+            at.push(name.clone());
+            at
         };
-        at.push(name.clone());
         // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
         let (value, confidence, metadata, whole) = match value {
-            Value::Map(m) if m.iter().any(|(k, _)| k == "value") => {
-                let written = json
-                    .and_then(|j| {
-                        if in_envelope {
-                            j.get("fields")
-                        } else {
-                            Some(j)
-                        }
-                    })
-                    .and_then(|f| f.get(name.as_str()));
-                let confidence = match value.get("confidence") {
-                    Some(c) => {
-                        let mut at = at.clone();
+            Json::Object(m) if m.iter().any(|(k, _)| k == "value") => {
+                let confidence = match m.iter().find(|(k, _)| k == "confidence") {
+                    Some((_, c)) => {
+                        let mut at = at();
                         at.push("confidence".into());
-                        if let Some(serde_json::Value::String(text)) =
-                            written.and_then(|w| w.get("confidence"))
-                        {
+                        if let (true, Json::String(text)) = (typed, c) {
                             return Err((
                                 at,
                                 format!("confidence must be a number, found the string \"{text}\""),
@@ -429,30 +425,34 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
                 let metadata = m
                     .iter()
                     .filter(|(k, _)| k != "value" && k != "confidence")
-                    .map(|(k, v)| {
-                        let typed = written.and_then(|w| w.get(k.as_str())).cloned();
-                        (k.clone(), typed.unwrap_or_else(|| v.to_json()))
-                    })
+                    .map(|(k, v)| (k.clone(), v.to_serde()))
                     .collect();
+                let whole = Json::Object(m).into_value();
                 (
-                    value.get("value").cloned().unwrap_or(Value::Null),
+                    whole.get("value").cloned().unwrap_or(Value::Null),
                     confidence,
                     metadata,
-                    Some(value.clone()),
+                    Some(whole),
                 )
             }
-            other => (other.clone(), None, Vec::new(), None),
+            other => (other.into_value(), None, Vec::new(), None),
         };
         if let Some((below, why)) = oversized(&value) {
             return Err((
-                at,
+                at(),
                 format!("`{name}{below}` is {why}"),
                 Some(OVERSIZED_HINT.to_owned()),
             ));
         }
-        p.text.push_str(&format!("{name}: {}\n", value.as_text()));
+        p.text.push_str(&name);
+        p.text.push_str(": ");
+        match &value {
+            Value::Text(t) => p.text.push_str(t),
+            other => p.text.push_str(&other.as_text()),
+        }
+        p.text.push('\n');
         p.fields.push(PredictedField {
-            name: name.clone(),
+            name,
             value,
             confidence,
             metadata,
@@ -462,22 +462,30 @@ fn envelope(doc: &Value, json: Option<&serde_json::Value>) -> Result<Prediction,
     Ok(p)
 }
 
+/// A number of the envelope: a JSON number as read, else its text parsed.
 fn number(
-    value: &Value,
+    value: &Json,
     at: Vec<String>,
     what: &str,
     min: f64,
     max: f64,
 ) -> Result<f64, EnvelopeError> {
-    if value.is_nested() || matches!(value, Value::Null) {
-        let found = if value.is_nested() {
-            "a list or mapping"
-        } else {
-            "null"
-        };
-        return Err((at, format!("{what} must be a number, found {found}"), None));
-    }
-    let text = value.as_text();
+    let text = match value {
+        Json::Null => return Err((at, format!("{what} must be a number, found null"), None)),
+        Json::Array(_) | Json::Object(_) => {
+            return Err((
+                at,
+                format!("{what} must be a number, found a list or mapping"),
+                None,
+            ));
+        }
+        Json::Number(n) => match n.as_f64() {
+            Some(x) => return within(x, at, what, min, max),
+            None => n.to_string(),
+        },
+        Json::Bool(b) => b.to_string(),
+        Json::String(s) => s.clone(),
+    };
     if matches!(text.trim().to_lowercase().as_str(), ".nan" | "nan") {
         return Err((
             at,
@@ -486,24 +494,7 @@ fn number(
         ));
     }
     match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
-        Ok(x) if x.is_nan() => Err((
-            at,
-            format!("{what} is NaN"),
-            Some(format!("give a number in [{min}, {max}]")),
-        )),
-        Ok(x) => Err((
-            at,
-            format!(
-                "{what} {x} is outside [{min}, {}]",
-                if max.is_finite() {
-                    max.to_string()
-                } else {
-                    "∞".into()
-                }
-            ),
-            None,
-        )),
+        Ok(x) => within(x, at, what, min, max),
         Err(_) => Err((
             at,
             format!("{what} `{text}` is not a number"),
@@ -512,8 +503,33 @@ fn number(
     }
 }
 
-fn usage(value: &Value, at: Vec<String>) -> Result<Usage, EnvelopeError> {
-    let Value::Map(entries) = value else {
+fn within(x: f64, at: Vec<String>, what: &str, min: f64, max: f64) -> Result<f64, EnvelopeError> {
+    if x.is_finite() && x >= min && x <= max {
+        return Ok(x);
+    }
+    if x.is_nan() {
+        return Err((
+            at,
+            format!("{what} is NaN"),
+            Some(format!("give a number in [{min}, {max}]")),
+        ));
+    }
+    Err((
+        at,
+        format!(
+            "{what} {x} is outside [{min}, {}]",
+            if max.is_finite() {
+                max.to_string()
+            } else {
+                "∞".into()
+            }
+        ),
+        None,
+    ))
+}
+
+fn usage(value: &Json, at: Vec<String>) -> Result<Usage, EnvelopeError> {
+    let Json::Object(entries) = value else {
         return Err((at, "`usage` must be a mapping of token counts".into(), None));
     };
     let mut u = Usage::default();

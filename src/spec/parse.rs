@@ -20,7 +20,7 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, L
         Ok(value) => Ok(value),
         Err(_) => match parse_with::<T>(source, true) {
             Ok(value) => Ok(value),
-            Err((path, e)) => Err(located(file, &path, &e)),
+            Err(error) => Err(located(file, &error.0, &error.1)),
         },
     }
 }
@@ -29,7 +29,7 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, L
 fn parse_with<T: DeserializeOwned>(
     source: &str,
     track_path: bool,
-) -> Result<T, (String, serde_saphyr::Error)> {
+) -> Result<T, Box<(String, serde_saphyr::Error)>> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     // `.nan` and `.inf` reach the node as text; numeric checks then refuse them with a reason.
@@ -46,7 +46,7 @@ fn parse_with<T: DeserializeOwned>(
             })
         })
     });
-    result.map_err(|e| (path, e))
+    result.map_err(|e| Box::new((path, e)))
 }
 
 fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
