@@ -1,14 +1,13 @@
 //! Every case of a cases folder, loaded: what the harness runs and `lint` checks.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::load_case_in;
 use crate::base::location::{LoadError, Mark};
 use crate::load::discover::Found;
-use crate::load::suite::Suites;
+use crate::load::suite::{Suite, Suites};
 use crate::model::case::{Case, PredictionSource};
 use crate::model::suite::{Aggregate, BaselineSpec};
 
@@ -19,11 +18,7 @@ pub struct Entry {
     pub id: String,
     /// The case file (empty for an unreadable place).
     pub file: PathBuf,
-    /// The pipeline, when the suite declares pipelines.
-    pub pipeline: Option<String>,
-    /// The aggregates of the suites above it, so that a broken case still counts as failed.
-    pub aggregates: Vec<Arc<Aggregate>>,
-    /// The baseline of its suite, so that a broken case's entry is not taken for a vanished one.
+    /// The baseline of its suite.
     pub baseline: Option<Arc<BaselineSpec>>,
     /// The case, or what is wrong.
     pub loaded: Result<Case, Problem>,
@@ -129,8 +124,6 @@ impl SuiteUses {
             out.push(Entry {
                 id,
                 file: file.clone(),
-                pipeline: None,
-                aggregates: Vec::new(),
                 baseline: None,
                 loaded: Err(Problem::Load(errors)),
             });
@@ -148,13 +141,208 @@ pub fn load_folder(
     rubrics: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<Entry> {
+    plan_folder(found, root, rubrics, wanted, false)
+        .into_iter()
+        .map(|p| Entry {
+            loaded: match p.load {
+                Load::Now(loaded) => loaded,
+                Load::Later(pending) => pending.take(p.pipeline.as_deref()),
+            },
+            id: p.id,
+            file: p.file,
+            baseline: p.baseline,
+        })
+        .collect()
+}
+
+/// One test-to-be of a run: what its name, its aggregates and its baseline need, with the case
+/// loaded now or when the test runs.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The test name (`invoices/acme-173::guided`).
+    pub id: String,
+    /// The case file (empty for an unreadable place).
+    pub file: PathBuf,
+    /// The pipeline, when the suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// The aggregates of the suites above it.
+    pub aggregates: Vec<Arc<Aggregate>>,
+    /// The baseline of its suite.
+    pub baseline: Option<Arc<BaselineSpec>>,
+    /// Whether its prediction is the output of the suite's `run` command.
+    pub runs_a_command: bool,
+    /// The case.
+    pub load: Load,
+}
+
+/// A planned test's case.
+#[derive(Debug, Clone)]
+pub enum Load {
+    /// Loaded while planning: the case, or what is wrong.
+    Now(Result<Case, Problem>),
+    /// Loaded by the test that needs it.
+    Later(Arc<Pending>),
+}
+
+/// A case file loaded when a test of it runs, so that a run holds no more cases than it has
+/// tests running: its pipelines' cases are loaded together and each test takes its own.
+#[derive(Debug)]
+pub struct Pending {
+    id: String,
+    path: PathBuf,
+    rubrics: PathBuf,
+    suite: Arc<Suite>,
+    /// Each pipeline's case until its test takes it; `None` until loaded.
+    cases: Mutex<Option<Result<Vec<(Option<String>, Option<Case>)>, Problem>>>,
+}
+
+impl Pending {
+    /// The case of `pipeline`: loaded now unless another test of the file loaded it, and loaded
+    /// again if another test already took it (an aggregate and the case's own test).
+    pub fn take(&self, pipeline: Option<&str>) -> Result<Case, Problem> {
+        let mut cases = self.cases.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = |c: &Result<Vec<(Option<String>, Option<Case>)>, Problem>| {
+            c.as_ref().is_ok_and(|all| {
+                !all.iter()
+                    .any(|(p, case)| p.as_deref() == pipeline && case.is_some())
+            })
+        };
+        if cases.as_ref().is_none_or(taken) {
+            *cases = Some(self.load());
+        }
+        match cases.as_mut() {
+            Some(Ok(all)) => all
+                .iter_mut()
+                .find(|(p, _)| p.as_deref() == pipeline)
+                .and_then(|(_, case)| case.take())
+                .ok_or_else(|| {
+                    Problem::Unreadable(format!(
+                        "`{}` has no case for the pipeline `{}`",
+                        self.path.display(),
+                        pipeline.unwrap_or("")
+                    ))
+                }),
+            Some(Err(problem)) => Err(problem.clone()),
+            None => unreachable!("loaded above"),
+        }
+    }
+
+    fn load(&self) -> Result<Vec<(Option<String>, Option<Case>)>, Problem> {
+        load_case_in(&self.path, &self.id, &self.rubrics, &self.suite)
+            .map(|cases| {
+                cases
+                    .into_iter()
+                    .map(|c| (c.pipeline.clone(), Some(c)))
+                    .collect()
+            })
+            .map_err(Problem::Load)
+    }
+
+    /// The prediction files its cases read (loading it, and leaving it unloaded again).
+    fn prediction_files(&self) -> Vec<PathBuf> {
+        let files = match self.load() {
+            Ok(cases) => cases
+                .iter()
+                .filter_map(|(_, c)| match c.as_ref().map(|c| &c.prediction) {
+                    Some(PredictionSource::File { path, .. }) => Some(path.clone()),
+                    _ => None,
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        *self.cases.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        files
+    }
+}
+
+/// Whether a case file can wait for its test to be loaded, and whether it names a prediction of
+/// its own: nothing in the run's plan needs it now. The plan needs a file now when its suite
+/// declares field rules or critical names (a name no case uses is an error of the suite), or
+/// `skip` (a skipped test is flagged before the run); when the file may hold `skip:` itself; and
+/// when it does not look like a case (a YAML prediction among the cases is no test of its own,
+/// known only by reading it).
+fn can_wait(path: &Path, suite: &Suite) -> Option<bool> {
+    let declares = suite.defaults.iter().any(|(_, d)| {
+        d.skip.is_some()
+            || d.fields.as_ref().is_some_and(|f| !f.is_empty())
+            || d.critical.as_ref().is_some_and(|c| !c.is_empty())
+    });
+    if declares {
+        return None;
+    }
+    let text = crate::base::fs::read_text(path).ok()?;
+    let top_level = |key: &str| {
+        text.lines().any(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    };
+    let a_case = ["gold", "rubrics", "thresholds"].iter().any(|k| top_level(k));
+    if text.contains("skip") || !a_case {
+        return None;
+    }
+    Some(top_level("prediction") || top_level("prediction_text"))
+}
+
+/// Plans the found cases whose file name `wanted` accepts, one test per case and pipeline (see
+/// [`load_folder`]); with `lazily`, the cases that nothing in the plan needs are left to their tests.
+pub fn plan_folder(
+    found: &[Found],
+    root: &Path,
+    rubrics: &Path,
+    wanted: impl Fn(&str) -> bool,
+    lazily: bool,
+) -> Vec<Planned> {
     let mut suites = Suites::new(root);
-    let mut entries: Vec<Entry> = Vec::new();
+    // Every case of a folder has that folder's suites.
+    let mut suite_of: HashMap<PathBuf, Result<Arc<Suite>, LoadError>> = HashMap::new();
+    let mut entries: Vec<Planned> = Vec::new();
     let mut uses = SuiteUses::default();
+    let mut pending: Vec<Arc<Pending>> = Vec::new();
     for f in found {
         match f {
             Found::Case { id, path } if wanted(id) => {
-                let suite = suites.for_case(path);
+                let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+                let suite = suite_of
+                    .entry(folder)
+                    .or_insert_with(|| suites.for_case(path).map(Arc::new))
+                    .clone();
+                let pipelines = match &suite {
+                    Ok(s) => s.pipelines.as_ref().map_or(vec![None], |p| {
+                        p.list.iter().map(|(n, _)| Some(n.clone())).collect()
+                    }),
+                    Err(_) => vec![None],
+                };
+                let test_id = |pipeline: &Option<String>| {
+                    pipeline
+                        .as_ref()
+                        .map_or_else(|| id.clone(), |p| format!("{id}::{p}"))
+                };
+                if lazily
+                    && let Ok(s) = &suite
+                    && let Some(own_prediction) = can_wait(path, s)
+                {
+                    let later = Arc::new(Pending {
+                        id: id.clone(),
+                        path: path.clone(),
+                        rubrics: rubrics.to_path_buf(),
+                        suite: Arc::clone(s),
+                        cases: Mutex::new(None),
+                    });
+                    pending.push(Arc::clone(&later));
+                    for pipeline in pipelines {
+                        entries.push(Planned {
+                            id: test_id(&pipeline),
+                            file: path.clone(),
+                            pipeline,
+                            aggregates: s.aggregates.clone(),
+                            baseline: s.baseline.clone(),
+                            runs_a_command: s.run.is_some() && !own_prediction,
+                            load: Load::Later(Arc::clone(&later)),
+                        });
+                    }
+                    continue;
+                }
                 let loaded = suite
                     .as_ref()
                     .map_err(Clone::clone)
@@ -164,71 +352,106 @@ pub fn load_folder(
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
                 match loaded {
-                    Ok(cases) => entries.extend(cases.into_iter().map(|case| Entry {
+                    Ok(cases) => entries.extend(cases.into_iter().map(|case| Planned {
                         id: case.id.clone(),
                         file: path.clone(),
                         pipeline: case.pipeline.clone(),
                         aggregates: case.aggregates.clone(),
                         baseline: case.baseline.clone(),
-                        loaded: Ok(case),
+                        runs_a_command: matches!(case.prediction, PredictionSource::Run { .. }),
+                        load: Load::Now(Ok(case)),
                     })),
                     Err(error) => {
                         // One failing test per pipeline, as the case would have had.
-                        let (pipelines, aggregates, baseline) = match &suite {
-                            Ok(s) => (
-                                s.pipelines.as_ref().map_or(vec![None], |p| {
-                                    p.list.iter().map(|(n, _)| Some(n.clone())).collect()
-                                }),
-                                s.aggregates.clone(),
-                                s.baseline.clone(),
-                            ),
-                            Err(_) => (vec![None], Vec::new(), None),
+                        let (aggregates, baseline) = match &suite {
+                            Ok(s) => (s.aggregates.clone(), s.baseline.clone()),
+                            Err(_) => (Vec::new(), None),
                         };
                         for pipeline in pipelines {
-                            entries.push(Entry {
-                                id: pipeline
-                                    .as_ref()
-                                    .map_or_else(|| id.clone(), |p| format!("{id}::{p}")),
+                            entries.push(Planned {
+                                id: test_id(&pipeline),
                                 file: path.clone(),
                                 pipeline,
                                 aggregates: aggregates.clone(),
                                 baseline: baseline.clone(),
-                                loaded: Err(Problem::Load(error.clone())),
+                                runs_a_command: false,
+                                load: Load::Now(Err(Problem::Load(error.clone()))),
                             });
                         }
                     }
                 }
             }
-            Found::Unreadable { id, reason } if wanted(id) => entries.push(Entry {
+            Found::Unreadable { id, reason } if wanted(id) => entries.push(Planned {
                 id: id.clone(),
                 file: PathBuf::new(),
                 pipeline: None,
                 aggregates: Vec::new(),
                 baseline: None,
-                loaded: Err(Problem::Unreadable(reason.clone())),
+                runs_a_command: false,
+                load: Load::Now(Err(Problem::Unreadable(reason.clone()))),
             }),
             _ => {}
         }
     }
     // A suite's rule or critical name that no case below it has: a typo, or a leftover. Only
     // when every case was loaded, and for suites inside the folder: else some cases are unseen.
+    // (Cases left to their tests are under suites that declare no names.)
     let every_case = found
         .iter()
         .all(|f| !matches!(f, Found::Case { id, .. } if !wanted(id)));
     if every_case {
-        entries.extend(uses.unused(root));
+        entries.extend(uses.unused(root).into_iter().map(|e| Planned {
+            id: e.id,
+            file: e.file,
+            pipeline: None,
+            aggregates: Vec::new(),
+            baseline: None,
+            runs_a_command: false,
+            load: Load::Now(e.loaded),
+        }));
     }
-    let predictions: HashSet<PathBuf> = entries
-        .iter()
-        .filter_map(|e| match e.loaded.as_ref().ok().map(|c| &c.prediction) {
-            Some(PredictionSource::File { path, .. }) => std::fs::canonicalize(path).ok(),
-            _ => None,
-        })
-        .collect();
-    entries.retain(|e| {
-        let is_prediction = std::fs::canonicalize(&e.file).is_ok_and(|p| predictions.contains(&p));
-        !(matches!(e.loaded, Err(Problem::Load(_))) && is_prediction)
-    });
+    // A file that does not load as a case is no test when another case reads it as its
+    // prediction. Only when there is one are the cases left to their tests read for theirs.
+    let failed = |e: &Planned| matches!(e.load, Load::Now(Err(Problem::Load(_))));
+    if entries.iter().any(failed) {
+        let mut predictions: HashSet<PathBuf> = HashSet::new();
+        for e in &entries {
+            if let Load::Now(Ok(case)) = &e.load
+                && let PredictionSource::File { path, .. } = &case.prediction
+                && let Ok(real) = std::fs::canonicalize(path)
+            {
+                predictions.insert(real);
+            }
+        }
+        // Its own `prediction:` names the file, or its suite's pipelines or defaults do.
+        let names: Vec<String> = entries
+            .iter()
+            .filter(|e| failed(e))
+            .filter_map(|e| e.file.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        for later in &pending {
+            let suite = &later.suite;
+            let may_name = suite.pipelines.is_some()
+                || suite.defaults.iter().any(|(_, d)| d.prediction.is_some())
+                || crate::base::fs::read_text(&later.path)
+                    .is_ok_and(|text| names.iter().any(|n| text.contains(n.as_str())));
+            if !may_name {
+                continue;
+            }
+            predictions.extend(
+                later
+                    .prediction_files()
+                    .iter()
+                    .filter_map(|p| std::fs::canonicalize(p).ok()),
+            );
+        }
+        entries.retain(|e| {
+            let is_prediction =
+                std::fs::canonicalize(&e.file).is_ok_and(|p| predictions.contains(&p));
+            !(failed(e) && is_prediction)
+        });
+    }
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     entries
 }

@@ -17,8 +17,7 @@ use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::evaluate::paired::paired;
 use crate::load::discover::{Found, discover};
-use crate::load::{Entry, load_folder};
-use crate::model::case::PredictionSource;
+use crate::load::{Load, Planned, load_folder, plan_folder};
 use crate::model::suite::Aggregate;
 use crate::render::{Notes, aggregate_json, annotations, run_end, workflow_command};
 
@@ -466,7 +465,7 @@ fn trials(
         }
         None => true,
     };
-    let entries = load_folder(found, root, rubrics, wanted);
+    let entries = plan_folder(found, root, rubrics, wanted, true);
     let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
     for entry in &entries {
         for agg in &entry.aggregates {
@@ -482,11 +481,13 @@ fn trials(
     // The commands this process will run, for the progress bar: those of the case tests that
     // pass the filters, and of the cases of the aggregates that do.
     let runs = |name: &str| !args.is_filtered_out(&Trial::test(name, || Ok(())));
-    let live = |e: &Entry| {
-        e.loaded.as_ref().is_ok_and(|c| {
-            matches!(c.prediction, PredictionSource::Run { .. })
-                && (c.skip.is_none() || run_skipped)
-        })
+    let live = |e: &Planned| {
+        e.runs_a_command
+            && match &e.load {
+                Load::Now(Ok(c)) => c.skip.is_none() || run_skipped,
+                Load::Now(Err(_)) => false,
+                Load::Later(_) => true,
+            }
     };
     let mut commands: HashSet<&str> = entries
         .iter()
@@ -495,7 +496,7 @@ fn trials(
         .collect();
     let mut trials: Vec<Trial> = Vec::new();
     for (agg, pipeline) in aggregates {
-        let cases: Vec<Entry> = entries
+        let cases: Vec<Planned> = entries
             .iter()
             .filter(|e| e.pipeline == pipeline && e.aggregates.iter().any(|a| Arc::ptr_eq(a, &agg)))
             .cloned()
@@ -540,6 +541,11 @@ fn trials(
             .map(|entry| case_trial(entry, session, flag, run_skipped)),
     );
     trials.sort_by(|a, b| a.name().cmp(b.name()));
+    // Aggregates run after the cases (their list stays in name order): by then their cases'
+    // numbers are in, and no case is loaded twice.
+    if !args.list {
+        trials.sort_by_key(|t| t.name().contains("::aggregate"));
+    }
     trials
 }
 

@@ -19,6 +19,7 @@ use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
 use crate::evaluate::{evaluate, evaluate_judged};
+use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::{Prediction, Usage};
 use crate::model::suite::{BaselineSpec, Judge};
@@ -379,6 +380,24 @@ impl Session {
             scored.take();
         }
         scored
+    }
+
+    /// Scores for an aggregate the case of a test that loads it when it runs: loaded only when
+    /// no test of this process scored it yet. `None` for a skipped case.
+    pub(crate) fn score_later(
+        &self,
+        id: &str,
+        load: impl FnOnce() -> Result<Case, Problem>,
+    ) -> Result<Option<Arc<Scored>>, Problem> {
+        let cell = Arc::clone(lock(&self.scored).entry(id.to_owned()).or_default());
+        if let Some(scored) = cell.get() {
+            return Ok(Some(Arc::clone(scored)));
+        }
+        let case = load()?;
+        if case.skip.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(self.score_for_aggregate(&case)))
     }
 
     fn score_now(&self, case: &Case) -> Scored {

@@ -10,10 +10,14 @@ use libtest_mimic::{Completion, Failed, Trial};
 use super::session::Session;
 use crate::evaluate::aggregate as aggregation;
 use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
-use crate::load::{Entry, Problem};
+use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
 use crate::model::suite::Aggregate;
 use crate::render::{aggregate_table, failed_bounds};
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A message without colour codes, for records.
 fn plain(message: &str) -> String {
@@ -29,75 +33,91 @@ fn failed(message: String, plain: bool) -> Failed {
     }
 }
 
-/// The trial of one entry. `flag_skipped`: `--ignored` selects skipped cases by libtest's
-/// flag; `run_skipped`: `--ignored` or `--include-ignored` runs them.
+/// The trial of one planned test. `flag_skipped`: `--ignored` selects skipped cases by
+/// libtest's flag; `run_skipped`: `--ignored` or `--include-ignored` runs them.
 pub(crate) fn case_trial(
-    entry: Entry,
+    entry: Planned,
     session: &Arc<Session>,
     flag_skipped: bool,
     run_skipped: bool,
 ) -> Trial {
     let session = Arc::clone(session);
     session.runs_case(&entry.id);
-    match entry.loaded {
-        Err(problem) => {
-            let (id, file, pipeline) = (entry.id, entry.file.display().to_string(), entry.pipeline);
-            Trial::test(id.clone(), move || {
-                let message = match &problem {
-                    Problem::Load(_) => {
-                        format!("error: {problem}\nthe case could not be loaded, so it was not run")
-                    }
-                    Problem::Unreadable(reason) => format!("error: {reason}"),
-                };
-                let problems = match &problem {
-                    Problem::Load(errors) => errors
-                        .iter()
-                        .map(|e| Located {
-                            file: e.file.display().to_string(),
-                            line: e.line,
-                            column: e.column,
-                            message: e.to_string(),
-                        })
-                        .collect(),
-                    Problem::Unreadable(reason) => vec![Located {
-                        file: file.clone(),
-                        line: 0,
-                        column: 0,
-                        message: reason.clone(),
-                    }],
-                };
-                let record = Record {
-                    id,
-                    pipeline,
-                    reference: None,
-                    suite: Path::new(&file)
-                        .parent()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default(),
-                    file,
-                    about: None,
-                    status: Status::Failed,
-                    error: Some(problem.to_string()),
-                    skip: None,
-                    outcome: None,
-                    model: None,
-                    usage: None,
-                    baseline: Compared::default(),
-                    message: Some(plain(&message)),
-                    problems,
-                };
-                session.finish_case(&record, None);
-                Err(failed(message, session.plain))
-            })
-        }
-        Ok(case) => {
+    let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
+    match entry.load {
+        Load::Now(Err(problem)) => Trial::ignorable_test(id.clone(), move || {
+            not_loaded(id, &file, pipeline, &problem, &session)
+        }),
+        Load::Now(Ok(case)) => {
             let flagged = case.skip.is_some() && flag_skipped;
-            Trial::ignorable_test(case.id.clone(), move || {
-                run_case(&case, &session, run_skipped)
-            })
-            .with_ignored_flag(flagged)
+            Trial::ignorable_test(id, move || run_case(&case, &session, run_skipped))
+                .with_ignored_flag(flagged)
         }
+        // Loaded as the test starts, and dropped as it ends. (A case that says `skip` is loaded
+        // while planning, so that its test is flagged.)
+        Load::Later(pending) => Trial::ignorable_test(id.clone(), move || {
+            match pending.take(pipeline.as_deref()) {
+                Ok(case) => run_case(&case, &session, run_skipped),
+                Err(problem) => not_loaded(id, &file, pipeline, &problem, &session),
+            }
+        }),
     }
+}
+
+/// The failing test of a case that could not be loaded.
+fn not_loaded(
+    id: String,
+    file: &Path,
+    pipeline: Option<String>,
+    problem: &Problem,
+    session: &Session,
+) -> Result<Completion, Failed> {
+    let file = file.display().to_string();
+    let message = match problem {
+        Problem::Load(_) => {
+            format!("error: {problem}\nthe case could not be loaded, so it was not run")
+        }
+        Problem::Unreadable(reason) => format!("error: {reason}"),
+    };
+    let problems = match problem {
+        Problem::Load(errors) => errors
+            .iter()
+            .map(|e| Located {
+                file: e.file.display().to_string(),
+                line: e.line,
+                column: e.column,
+                message: e.to_string(),
+            })
+            .collect(),
+        Problem::Unreadable(reason) => vec![Located {
+            file: file.clone(),
+            line: 0,
+            column: 0,
+            message: reason.clone(),
+        }],
+    };
+    let record = Record {
+        id,
+        pipeline,
+        reference: None,
+        suite: Path::new(&file)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        file,
+        about: None,
+        status: Status::Failed,
+        error: Some(problem.to_string()),
+        skip: None,
+        outcome: None,
+        model: None,
+        usage: None,
+        baseline: Compared::default(),
+        message: Some(plain(&message)),
+        problems,
+    };
+    session.finish_case(&record, None);
+    Err(failed(message, session.plain))
 }
 
 /// The record of a case's test before it runs (a skipped case's, as it stays).
@@ -171,46 +191,64 @@ pub(crate) fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> S
 pub(crate) fn aggregate_trial(
     aggregate: Arc<Aggregate>,
     pipeline: Option<String>,
-    cases: Vec<Entry>,
+    cases: Vec<Planned>,
     session: &Arc<Session>,
 ) -> Trial {
     let session = Arc::clone(session);
     let name = aggregate_name(&aggregate, pipeline.as_deref());
     Trial::test(name.clone(), move || {
         // Score the cases on as many threads as the run has, so that `run` commands go on in
-        // parallel even when this test reaches them first.
-        let to_score: Vec<&Case> = cases
-            .iter()
-            .filter_map(|e| e.loaded.as_ref().ok())
-            .filter(|c| c.skip.is_none())
-            .collect();
+        // parallel even when this test reaches them first. A case scored by its own test is
+        // not loaded again: only its numbers are needed.
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
+        let unloaded: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
         std::thread::scope(|scope| {
-            for _ in 0..session.threads.max(1).min(to_score.len()) {
+            for _ in 0..session.threads.max(1).min(cases.len()) {
                 scope.spawn(|| {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(case) = to_score.get(i) else { break };
-                        let numbers = session.score_for_aggregate(case).numbers.clone();
-                        results
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((i, numbers));
+                        let Some(entry) = cases.get(i) else { break };
+                        // A case that could not be loaded counts as a failed test.
+                        let failed = || {
+                            let numbers = CaseNumbers::of(
+                                &entry.id,
+                                entry.pipeline.as_deref(),
+                                Status::Failed,
+                                None,
+                            );
+                            lock(&unloaded).push((i, numbers));
+                        };
+                        let scored = match &entry.load {
+                            Load::Now(Ok(case)) if case.skip.is_some() => continue,
+                            Load::Now(Ok(case)) => session.score_for_aggregate(case),
+                            Load::Now(Err(_)) => {
+                                failed();
+                                continue;
+                            }
+                            Load::Later(pending) => match session.score_later(&entry.id, || {
+                                pending.take(entry.pipeline.as_deref())
+                            }) {
+                                Ok(Some(scored)) => scored,
+                                Ok(None) => continue,
+                                Err(_) => {
+                                    failed();
+                                    continue;
+                                }
+                            },
+                        };
+                        lock(&results).push((i, scored.numbers.clone()));
                     }
                 });
             }
         });
-        let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        results.sort_by_key(|(i, _)| *i);
-        let mut numbers: Vec<CaseNumbers> = results.into_iter().map(|(_, n)| n).collect();
-        // A case that could not be loaded counts as a failed test.
-        numbers.extend(
-            cases
-                .iter()
-                .filter(|e| e.loaded.is_err())
-                .map(|e| CaseNumbers::of(&e.id, e.pipeline.as_deref(), Status::Failed, None)),
-        );
+        let in_order = |m: std::sync::Mutex<Vec<(usize, CaseNumbers)>>| {
+            let mut all = m.into_inner().unwrap_or_else(|e| e.into_inner());
+            all.sort_by_key(|(i, _)| *i);
+            all.into_iter().map(|(_, n)| n)
+        };
+        let mut numbers: Vec<CaseNumbers> = in_order(results).collect();
+        numbers.extend(in_order(unloaded));
         let agg = aggregation::aggregate(&numbers);
         let verdicts = agg.judge(&aggregate.thresholds);
         let failures = failed_bounds(&verdicts);
