@@ -11,15 +11,15 @@ use crate::base::location::LoadError;
 /// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
 pub fn read_text(file: &Path) -> Result<String, LoadError> {
     use std::io::Read;
-    if file.is_dir() {
-        return Err(LoadError::file(file, "this is a folder, not a file"));
-    }
     let cannot = |e: std::io::Error| {
         LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
     };
     // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): its
     // kind is asked before it is opened.
     let meta = std::fs::metadata(file).map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(LoadError::file(file, "this is a folder, not a file"));
+    }
     if !meta.is_file() {
         return Err(LoadError::file(
             file,
@@ -101,10 +101,50 @@ pub fn by_its_words(path: &Path) -> std::path::PathBuf {
 /// followed: a case in a repository reads nothing from outside it (`prediction: /etc/shadow`
 /// would print the file in a failure message). Outside any project nothing is refused.
 pub fn outside_the_project(dir: &Path, file: &Path) -> Option<std::path::PathBuf> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    let root = dir.ancestors().find(|a| is_project(a))?;
-    let real = std::fs::canonicalize(file).ok()?;
-    (!real.starts_with(root)).then(|| root.to_path_buf())
+    let (_, root) = folder(dir)?;
+    let root = root?;
+    // A file that is no link is where its folder is: one `lstat`, not a walk of its path.
+    let real = match (file.parent(), file.file_name()) {
+        (Some(parent), Some(name))
+            if std::fs::symlink_metadata(file).is_ok_and(|m| !m.file_type().is_symlink()) =>
+        {
+            folder(if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            })?
+            .0
+            .join(name)
+        }
+        _ => std::fs::canonicalize(file).ok()?,
+    };
+    (!real.starts_with(&root)).then_some(root)
+}
+
+/// A folder's canonical path and its project's root, found once per run: every case of a
+/// folder asks for the same (a walk up the tree and a `readlink` per part of the path).
+fn folder(dir: &Path) -> Option<(std::path::PathBuf, Option<std::path::PathBuf>)> {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::{Mutex, OnceLock};
+    type Known = HashMap<PathBuf, Option<(PathBuf, Option<PathBuf>)>>;
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    let known = KNOWN.get_or_init(Mutex::default);
+    if let Some(found) = known.lock().unwrap_or_else(|e| e.into_inner()).get(dir) {
+        return found.clone();
+    }
+    let found = std::fs::canonicalize(dir).ok().map(|real| {
+        let root = real
+            .ancestors()
+            .find(|a| is_project(a))
+            .map(Path::to_path_buf);
+        (real, root)
+    });
+    known
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(dir.to_path_buf(), found.clone());
+    found
 }
 
 /// A short reason for an I/O error, fit for a message.

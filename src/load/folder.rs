@@ -145,7 +145,7 @@ pub fn load_folder(
         .into_iter()
         .map(|p| Entry {
             loaded: match p.load {
-                Load::Now(loaded) => loaded,
+                Load::Now(loaded) => *loaded,
                 Load::Later(pending) => pending.take(p.pipeline.as_deref()),
             },
             id: p.id,
@@ -179,10 +179,13 @@ pub struct Planned {
 #[derive(Debug, Clone)]
 pub enum Load {
     /// Loaded while planning: the case, or what is wrong.
-    Now(Result<Case, Problem>),
+    Now(Box<Result<Case, Problem>>),
     /// Loaded by the test that needs it.
     Later(Arc<Pending>),
 }
+
+/// A case file's case for each pipeline (until its test takes it), or what is wrong.
+type FileCases = Result<Vec<(Option<String>, Option<Case>)>, Problem>;
 
 /// A case file loaded when a test of it runs, so that a run holds no more cases than it has
 /// tests running: its pipelines' cases are loaded together and each test takes its own.
@@ -193,7 +196,7 @@ pub struct Pending {
     rubrics: PathBuf,
     suite: Arc<Suite>,
     /// Each pipeline's case until its test takes it; `None` until loaded.
-    cases: Mutex<Option<Result<Vec<(Option<String>, Option<Case>)>, Problem>>>,
+    cases: Mutex<Option<FileCases>>,
 }
 
 impl Pending {
@@ -201,7 +204,7 @@ impl Pending {
     /// again if another test already took it (an aggregate and the case's own test).
     pub fn take(&self, pipeline: Option<&str>) -> Result<Case, Problem> {
         let mut cases = self.cases.lock().unwrap_or_else(|e| e.into_inner());
-        let taken = |c: &Result<Vec<(Option<String>, Option<Case>)>, Problem>| {
+        let taken = |c: &FileCases| {
             c.as_ref().is_ok_and(|all| {
                 !all.iter()
                     .any(|(p, case)| p.as_deref() == pipeline && case.is_some())
@@ -227,7 +230,7 @@ impl Pending {
         }
     }
 
-    fn load(&self) -> Result<Vec<(Option<String>, Option<Case>)>, Problem> {
+    fn load(&self) -> FileCases {
         load_case_in(&self.path, &self.id, &self.rubrics, &self.suite)
             .map(|cases| {
                 cases
@@ -277,7 +280,9 @@ fn can_wait(path: &Path, suite: &Suite) -> Option<bool> {
                 .is_some_and(|rest| rest.trim_start().starts_with(':'))
         })
     };
-    let a_case = ["gold", "rubrics", "thresholds"].iter().any(|k| top_level(k));
+    let a_case = ["gold", "rubrics", "thresholds"]
+        .iter()
+        .any(|k| top_level(k));
     if text.contains("skip") || !a_case {
         return None;
     }
@@ -359,7 +364,7 @@ pub fn plan_folder(
                         aggregates: case.aggregates.clone(),
                         baseline: case.baseline.clone(),
                         runs_a_command: matches!(case.prediction, PredictionSource::Run { .. }),
-                        load: Load::Now(Ok(case)),
+                        load: Load::Now(Box::new(Ok(case))),
                     })),
                     Err(error) => {
                         // One failing test per pipeline, as the case would have had.
@@ -375,7 +380,7 @@ pub fn plan_folder(
                                 aggregates: aggregates.clone(),
                                 baseline: baseline.clone(),
                                 runs_a_command: false,
-                                load: Load::Now(Err(Problem::Load(error.clone()))),
+                                load: Load::Now(Box::new(Err(Problem::Load(error.clone())))),
                             });
                         }
                     }
@@ -388,7 +393,7 @@ pub fn plan_folder(
                 aggregates: Vec::new(),
                 baseline: None,
                 runs_a_command: false,
-                load: Load::Now(Err(Problem::Unreadable(reason.clone()))),
+                load: Load::Now(Box::new(Err(Problem::Unreadable(reason.clone())))),
             }),
             _ => {}
         }
@@ -407,16 +412,18 @@ pub fn plan_folder(
             aggregates: Vec::new(),
             baseline: None,
             runs_a_command: false,
-            load: Load::Now(e.loaded),
+            load: Load::Now(Box::new(e.loaded)),
         }));
     }
     // A file that does not load as a case is no test when another case reads it as its
     // prediction. Only when there is one are the cases left to their tests read for theirs.
-    let failed = |e: &Planned| matches!(e.load, Load::Now(Err(Problem::Load(_))));
+    let failed =
+        |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(Problem::Load(_))));
     if entries.iter().any(failed) {
         let mut predictions: HashSet<PathBuf> = HashSet::new();
         for e in &entries {
-            if let Load::Now(Ok(case)) = &e.load
+            if let Load::Now(loaded) = &e.load
+                && let Ok(case) = &**loaded
                 && let PredictionSource::File { path, .. } = &case.prediction
                 && let Ok(real) = std::fs::canonicalize(path)
             {

@@ -47,7 +47,8 @@ pub fn read_prediction(
                     "it is relative to the case file",
                 ),
             };
-            if path.is_dir() {
+            let kind = std::fs::metadata(path).map(|m| m.is_dir());
+            if kind.as_ref().is_ok_and(|&dir| dir) {
                 return Err(LoadError::at(
                     file,
                     *at,
@@ -59,7 +60,7 @@ pub fn read_prediction(
                 ));
             }
             // A FIFO or a device exists: reading it says what it is.
-            if !path.exists() {
+            if kind.is_err() && !path.exists() {
                 return Err(LoadError::at(
                     file,
                     *at,

@@ -484,8 +484,10 @@ fn trials(
     let live = |e: &Planned| {
         e.runs_a_command
             && match &e.load {
-                Load::Now(Ok(c)) => c.skip.is_none() || run_skipped,
-                Load::Now(Err(_)) => false,
+                Load::Now(loaded) => loaded
+                    .as_ref()
+                    .as_ref()
+                    .is_ok_and(|c| c.skip.is_none() || run_skipped),
                 Load::Later(_) => true,
             }
     };

@@ -45,14 +45,16 @@ pub(crate) fn case_trial(
     session.runs_case(&entry.id);
     let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
     match entry.load {
-        Load::Now(Err(problem)) => Trial::ignorable_test(id.clone(), move || {
-            not_loaded(id, &file, pipeline, &problem, &session)
-        }),
-        Load::Now(Ok(case)) => {
-            let flagged = case.skip.is_some() && flag_skipped;
-            Trial::ignorable_test(id, move || run_case(&case, &session, run_skipped))
-                .with_ignored_flag(flagged)
-        }
+        Load::Now(loaded) => match *loaded {
+            Err(problem) => Trial::ignorable_test(id.clone(), move || {
+                not_loaded(id, &file, pipeline, &problem, &session)
+            }),
+            Ok(case) => {
+                let flagged = case.skip.is_some() && flag_skipped;
+                Trial::ignorable_test(id, move || run_case(&case, &session, run_skipped))
+                    .with_ignored_flag(flagged)
+            }
+        },
         // Loaded as the test starts, and dropped as it ends. (A case that says `skip` is loaded
         // while planning, so that its test is flagged.)
         Load::Later(pending) => Trial::ignorable_test(id.clone(), move || {
@@ -220,15 +222,17 @@ pub(crate) fn aggregate_trial(
                             lock(&unloaded).push((i, numbers));
                         };
                         let scored = match &entry.load {
-                            Load::Now(Ok(case)) if case.skip.is_some() => continue,
-                            Load::Now(Ok(case)) => session.score_for_aggregate(case),
-                            Load::Now(Err(_)) => {
-                                failed();
-                                continue;
-                            }
-                            Load::Later(pending) => match session.score_later(&entry.id, || {
-                                pending.take(entry.pipeline.as_deref())
-                            }) {
+                            Load::Now(loaded) => match &**loaded {
+                                Ok(case) if case.skip.is_some() => continue,
+                                Ok(case) => session.score_for_aggregate(case),
+                                Err(_) => {
+                                    failed();
+                                    continue;
+                                }
+                            },
+                            Load::Later(pending) => match session
+                                .score_later(&entry.id, || pending.take(entry.pipeline.as_deref()))
+                            {
                                 Ok(Some(scored)) => scored,
                                 Ok(None) => continue,
                                 Err(_) => {
