@@ -2,7 +2,7 @@
 
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
 use crate::evaluate::record::{CaseNumbers, Status};
-use crate::metrics::{Bin, brier, calibration_bins, ece};
+use crate::metrics::{Bin, Pooled};
 use crate::model::metric::DEFAULT_ECE_BINS;
 use crate::model::metric::{Metric, Threshold};
 
@@ -61,10 +61,11 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         let values: Vec<f64> = scored.iter().filter_map(|m| get(m)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let (p, o): (Vec<f64>, Vec<bool>) = results
-        .iter()
-        .flat_map(|r| r.confidences.iter().copied())
-        .unzip();
+    // Pooled as they come: a run of 100,000 cases has two million confidences.
+    let mut pooled = Pooled::new(DEFAULT_ECE_BINS);
+    for &(p, o) in results.iter().flat_map(|r| &r.confidences) {
+        pooled.add(p, o);
+    }
     let mut latencies: Vec<f64> = scored.iter().filter_map(|m| m.latency_ms).collect();
     latencies.sort_by(f64::total_cmp);
     let costs: Vec<f64> = scored.iter().filter_map(|m| m.cost_usd).collect();
@@ -96,14 +97,14 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         exact_critical: mean(&|m| m.exact_critical),
         anls_critical: mean(&|m| m.anls_critical),
         f1: mean(&|m| m.f1),
-        brier: brier(&p, &o),
-        ece: ece(&p, &o, DEFAULT_ECE_BINS),
+        brier: pooled.brier(),
+        ece: pooled.ece(),
         latency_p50: percentile(&latencies, 0.50),
         latency_p95: percentile(&latencies, 0.95),
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
         cost_total_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         pass_rate: (!results.is_empty()).then(|| passed as f64 / results.len() as f64),
-        bins: calibration_bins(&p, &o, DEFAULT_ECE_BINS),
+        bins: pooled.bins(),
         latencies,
     }
 }

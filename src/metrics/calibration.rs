@@ -113,6 +113,92 @@ pub fn calibration_bins(p: &[f64], o: &[bool], bins: u32) -> Vec<Bin> {
         .collect()
 }
 
+/// Confidences pooled one at a time, for a run's many cases: [`brier`], [`ece`] and
+/// [`calibration_bins`] of every confidence added, in the order added, to the last bit (each bin
+/// sums its members in input order, as they do), without keeping the confidences.
+///
+/// ```
+/// use goldgate::metrics::{Pooled, brier, ece};
+/// let (p, o) = ([0.5, 0.6, 0.9], [true, false, true]);
+/// let mut pooled = Pooled::new(5);
+/// for (&p, &o) in p.iter().zip(&o) {
+///     pooled.add(p, o);
+/// }
+/// assert_eq!((pooled.brier(), pooled.ece()), (brier(&p, &o), ece(&p, &o, 5)));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pooled {
+    bins: u32,
+    count: usize,
+    squared_errors: f64,
+    /// (count, Σp, Σo) of each non-empty bin.
+    by_bin: std::collections::BTreeMap<u64, (usize, f64, f64)>,
+}
+
+impl Pooled {
+    /// Nothing pooled yet, over `bins` uniform bins.
+    pub fn new(bins: u32) -> Pooled {
+        Pooled {
+            bins,
+            count: 0,
+            squared_errors: 0.0,
+            by_bin: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Adds a confidence and whether its field was right.
+    pub fn add(&mut self, p: f64, o: bool) {
+        let o = f64::from(u8::from(o));
+        self.count += 1;
+        self.squared_errors += (p - o).powi(2);
+        if self.bins > 0 {
+            let slot = self.by_bin.entry(bin_of(p, self.bins)).or_default();
+            *slot = (slot.0 + 1, slot.1 + p, slot.2 + o);
+        }
+    }
+
+    /// As [`brier`].
+    pub fn brier(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.squared_errors / self.count as f64)
+    }
+
+    /// As [`ece`].
+    pub fn ece(&self) -> Option<f64> {
+        if self.count == 0 || self.bins == 0 {
+            return None;
+        }
+        let n = self.count as f64;
+        Some(
+            self.by_bin
+                .values()
+                .map(|&(count, conf, acc)| {
+                    let nb = count as f64;
+                    (nb / n) * (acc / nb - conf / nb).abs()
+                })
+                .sum(),
+        )
+    }
+
+    /// As [`calibration_bins`].
+    pub fn bins(&self) -> Vec<Bin> {
+        let width = 1.0 / f64::from(self.bins);
+        self.by_bin
+            .iter()
+            .map(|(&k, &(count, conf, acc))| Bin {
+                lower: k as f64 * width,
+                upper: if k + 1 == u64::from(self.bins) {
+                    1.0
+                } else {
+                    (k + 1) as f64 * width
+                },
+                count,
+                confidence: conf / count as f64,
+                accuracy: acc / count as f64,
+            })
+            .collect()
+    }
+}
+
 /// #{k ∈ 1..M−1 : k · (1/M) < p}, in constant time: a first guess from p · M, then corrected
 /// against the edges exactly as numpy computes them.
 fn bin_of(p: f64, bins: u32) -> u64 {
@@ -175,5 +261,37 @@ mod tests {
     fn a_huge_number_of_bins_is_cheap() {
         let ece = ece(&[0.5, 0.25], &[true, false], u32::MAX).unwrap();
         assert!((ece - (0.5 * 0.5 + 0.5 * 0.25)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn pooled_equals_the_slices_to_the_last_bit() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for bins in [1, 5, 10, 15, 4096, 5000] {
+            let (mut p, mut o) = (Vec::new(), Vec::new());
+            let mut pooled = Pooled::new(bins);
+            for i in 0..20_000 {
+                // Values on the edges too (k / M), and plain random ones.
+                let x = if i % 7 == 0 {
+                    (next() % u64::from(bins + 1)) as f64 / f64::from(bins)
+                } else {
+                    (next() >> 11) as f64 / (1u64 << 53) as f64
+                };
+                let right = next() % 3 != 0;
+                p.push(x);
+                o.push(right);
+                pooled.add(x, right);
+            }
+            assert_eq!(pooled.brier().map(f64::to_bits), brier(&p, &o).map(f64::to_bits));
+            assert_eq!(pooled.ece().map(f64::to_bits), ece(&p, &o, bins).map(f64::to_bits), "{bins}");
+            assert_eq!(pooled.bins(), calibration_bins(&p, &o, bins), "{bins}");
+        }
+        assert_eq!((Pooled::new(10).brier(), Pooled::new(10).ece()), (None, None));
+        assert!(Pooled::new(10).bins().is_empty());
     }
 }

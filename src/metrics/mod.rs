@@ -9,5 +9,5 @@ pub(crate) mod effort;
 mod munkres;
 mod text;
 
-pub use calibration::{Bin, brier, calibration_bins, ece};
+pub use calibration::{Bin, Pooled, brier, calibration_bins, ece};
 pub use text::{FieldScore, anls, exact_match, levenshtein, score_variants};

@@ -28,6 +28,13 @@ use crate::render::{case_json, failure_message, field_blocks};
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 type BaselineRead = Result<Option<Baseline>, String>;
 
+/// A case test in this process: being scored (or scored), or finished with its numbers kept.
+enum Slot {
+    Scoring(Arc<OnceLock<Arc<Scored>>>),
+    /// At this index of the kept numbers.
+    Finished(usize),
+}
+
 /// A case test's result, computed once per process.
 #[derive(Debug)]
 pub(crate) struct Scored {
@@ -36,7 +43,7 @@ pub(crate) struct Scored {
     /// What aggregates need.
     pub(crate) numbers: CaseNumbers,
     /// The rest, until the case's own test takes it (an aggregate needs only the numbers).
-    full: Mutex<Option<Full>>,
+    full: Mutex<Option<Box<Full>>>,
 }
 
 /// What only the case's own test needs.
@@ -55,7 +62,7 @@ pub(crate) struct Full {
 impl Scored {
     /// Takes what the case's own test needs; `None` once taken.
     pub(crate) fn take(&self) -> Option<Full> {
-        lock(&self.full).take()
+        lock(&self.full).take().map(|full| *full)
     }
 }
 
@@ -153,7 +160,10 @@ pub(crate) struct Session {
     /// Test threads, for scoring an aggregate's cases in parallel.
     pub(crate) threads: usize,
     commands: Commands,
-    scored: Mutex<HashMap<String, Arc<OnceLock<Arc<Scored>>>>>,
+    /// Each case test scored or being scored in this process, by name.
+    scored: Mutex<HashMap<String, Slot>>,
+    /// Whether records are kept for the run's files (then numbers keep every field's too).
+    keeps_records: bool,
     baselines: Mutex<HashMap<PathBuf, Arc<OnceLock<BaselineRead>>>>,
     /// Case tests this process runs: an aggregate leaves their full results for them.
     own: Mutex<HashSet<String>>,
@@ -192,6 +202,7 @@ impl Session {
             threads,
             commands: Commands::for_run(env.run_id.as_deref()),
             scored: Mutex::default(),
+            keeps_records: report,
             baselines: Mutex::default(),
             own: Mutex::default(),
             kept: Mutex::new(Kept {
@@ -368,36 +379,64 @@ impl Session {
 
     /// Scores a case once in this process, whichever test asks first.
     pub(crate) fn score(&self, case: &Case) -> Arc<Scored> {
-        let cell = Arc::clone(lock(&self.scored).entry(case.id.clone()).or_default());
-        Arc::clone(cell.get_or_init(|| Arc::new(self.score_now(case))))
+        Arc::clone(
+            self.cell(&case.id)
+                .get_or_init(|| Arc::new(self.score_now(case))),
+        )
     }
 
-    /// Scores a case for an aggregate: its full result is dropped at once unless its own test
-    /// runs in this process.
-    pub(crate) fn score_for_aggregate(&self, case: &Case) -> Arc<Scored> {
+    /// The cell a case test is scored in (a new one if its test has finished: it is not asked).
+    fn cell(&self, id: &str) -> Arc<OnceLock<Arc<Scored>>> {
+        let mut scored = lock(&self.scored);
+        let slot = scored
+            .entry(id.to_owned())
+            .or_insert_with(|| Slot::Scoring(Arc::default()));
+        match slot {
+            Slot::Scoring(cell) => Arc::clone(cell),
+            Slot::Finished(_) => Arc::default(),
+        }
+    }
+
+    /// The numbers of a case test this process has scored, if it has.
+    fn scored_numbers(&self, id: &str) -> Option<CaseNumbers> {
+        let slot = match lock(&self.scored).get(id)? {
+            Slot::Finished(at) => Err(*at),
+            Slot::Scoring(cell) => Ok(Arc::clone(cell)),
+        };
+        match slot {
+            Err(at) => lock(&self.kept).numbers.get(at).cloned(),
+            Ok(cell) => cell.get().map(|s| s.numbers.clone()),
+        }
+    }
+
+    /// A case's numbers for an aggregate: scored now unless a test has scored it (its full
+    /// result then dropped at once unless its own test runs in this process).
+    pub(crate) fn numbers_for_aggregate(&self, case: &Case) -> CaseNumbers {
+        if let Some(numbers) = self.scored_numbers(&case.id) {
+            return numbers;
+        }
         let scored = self.score(case);
         if !lock(&self.own).contains(&case.id) {
             scored.take();
         }
-        scored
+        scored.numbers.clone()
     }
 
-    /// Scores for an aggregate the case of a test that loads it when it runs: loaded only when
-    /// no test of this process scored it yet. `None` for a skipped case.
-    pub(crate) fn score_later(
+    /// A case's numbers for an aggregate, the case loaded only when no test of this process
+    /// scored it yet. `None` for a skipped case.
+    pub(crate) fn numbers_for_aggregate_later(
         &self,
         id: &str,
         load: impl FnOnce() -> Result<Case, Problem>,
-    ) -> Result<Option<Arc<Scored>>, Problem> {
-        let cell = Arc::clone(lock(&self.scored).entry(id.to_owned()).or_default());
-        if let Some(scored) = cell.get() {
-            return Ok(Some(Arc::clone(scored)));
+    ) -> Result<Option<CaseNumbers>, Problem> {
+        if let Some(numbers) = self.scored_numbers(id) {
+            return Ok(Some(numbers));
         }
         let case = load()?;
         if case.skip.is_some() {
             return Ok(None);
         }
-        Ok(Some(self.score_for_aggregate(&case)))
+        Ok(Some(self.numbers_for_aggregate(&case)))
     }
 
     fn score_now(&self, case: &Case) -> Scored {
@@ -414,7 +453,7 @@ impl Session {
                         reference: case.reference.clone(),
                         ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
                     },
-                    full: Mutex::new(Some(Full {
+                    full: Mutex::new(Some(Box::new(Full {
                         message: Some(format!(
                             "error: {error}\nthe prediction could not be read, so nothing was scored"
                         )),
@@ -426,7 +465,7 @@ impl Session {
                             message: error.to_string(),
                         }],
                         ..Full::default()
-                    })),
+                    }))),
                 };
             }
         };
@@ -454,7 +493,7 @@ impl Session {
                 reference: case.reference.clone(),
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
-            full: Mutex::new(Some(Full {
+            full: Mutex::new(Some(Box::new(Full {
                 message,
                 error,
                 outcome: Some(outcome),
@@ -462,7 +501,7 @@ impl Session {
                 usage: prediction.usage,
                 baseline: compared,
                 problems,
-            })),
+            }))),
         }
     }
 
@@ -522,7 +561,15 @@ impl Session {
     /// baseline entry to bless, and what the summary lists.
     pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, String)>) {
         let mut kept = lock(&self.kept);
-        kept.numbers.push(record.numbers());
+        let mut numbers = record.numbers();
+        // Only the run's files show each field's numbers by pipeline.
+        if !self.keeps_records {
+            numbers.fields = Vec::new();
+        }
+        kept.numbers.push(numbers);
+        // The test's scored result goes: its numbers are kept once, here.
+        let at = kept.numbers.len() - 1;
+        lock(&self.scored).insert(record.id.clone(), Slot::Finished(at));
         if let Some(spool) = kept.spool.as_mut() {
             let line = line(&record.id, &case_json(record).to_string());
             if let Err(e) = spool.write_all(line.as_bytes()) {

@@ -221,19 +221,20 @@ pub(crate) fn aggregate_trial(
                             );
                             lock(&unloaded).push((i, numbers));
                         };
-                        let scored = match &entry.load {
+                        let numbers = match &entry.load {
                             Load::Now(loaded) => match &**loaded {
                                 Ok(case) if case.skip.is_some() => continue,
-                                Ok(case) => session.score_for_aggregate(case),
+                                Ok(case) => session.numbers_for_aggregate(case),
                                 Err(_) => {
                                     failed();
                                     continue;
                                 }
                             },
                             Load::Later(pending) => match session
-                                .score_later(&entry.id, || pending.take(entry.pipeline.as_deref()))
-                            {
-                                Ok(Some(scored)) => scored,
+                                .numbers_for_aggregate_later(&entry.id, || {
+                                    pending.take(entry.pipeline.as_deref())
+                                }) {
+                                Ok(Some(numbers)) => numbers,
                                 Ok(None) => continue,
                                 Err(_) => {
                                     failed();
@@ -241,7 +242,7 @@ pub(crate) fn aggregate_trial(
                                 }
                             },
                         };
-                        lock(&results).push((i, scored.numbers.clone()));
+                        lock(&results).push((i, numbers));
                     }
                 });
             }
