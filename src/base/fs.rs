@@ -14,18 +14,31 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
     let cannot = |e: std::io::Error| {
         LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
     };
-    // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): its
-    // kind is asked before it is opened.
-    let meta = std::fs::metadata(file).map_err(cannot)?;
+    let not_regular = || {
+        LoadError::file(
+            file,
+            "this is not a regular file (a FIFO, a socket or a device)",
+        )
+        .hint("goldgate reads cases, predictions, suites and rubric sets from regular files")
+    };
+    // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): it is
+    // opened without waiting, and its kind asked of the open file before a byte is read.
+    let opened = match open_without_waiting(file) {
+        Ok(opened) => opened,
+        // A socket cannot be opened at all: said as for any file that is not regular.
+        Err(e) => {
+            return Err(match std::fs::metadata(file) {
+                Ok(meta) if !meta.is_file() && !meta.is_dir() => not_regular(),
+                _ => cannot(e),
+            });
+        }
+    };
+    let meta = opened.metadata().map_err(cannot)?;
     if meta.is_dir() {
         return Err(LoadError::file(file, "this is a folder, not a file"));
     }
     if !meta.is_file() {
-        return Err(LoadError::file(
-            file,
-            "this is not a regular file (a FIFO, a socket or a device)",
-        )
-        .hint("goldgate reads cases, predictions, suites and rubric sets from regular files"));
+        return Err(not_regular());
     }
     let too_large = |size: u64| {
         LoadError::file(
@@ -40,11 +53,16 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
     if meta.len() > FILE_BYTES {
         return Err(too_large(meta.len()));
     }
-    let opened = std::fs::File::open(file).map_err(cannot)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The size may grow while the file is read: never more than the bound is kept.
+    // The size it has when opened is read, in one call (no second call to find the end); a
+    // file that says it is empty (as those of /proc do) is read to its end, within the bound.
+    let limit = if meta.len() > 0 {
+        meta.len()
+    } else {
+        FILE_BYTES + 1
+    };
     opened
-        .take(FILE_BYTES + 1)
+        .take(limit)
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() as u64 > FILE_BYTES {
@@ -64,6 +82,18 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
         )
         .hint("save it as UTF-8")
     })
+}
+
+/// Opens a file for reading; a FIFO opens at once instead of waiting for a writer.
+fn open_without_waiting(file: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(file)
 }
 
 /// A project's root: a folder with `Cargo.toml` or `.git`.

@@ -193,7 +193,8 @@ type FileCases = Result<Vec<(Option<String>, Option<Case>)>, Problem>;
 pub struct Pending {
     id: String,
     path: PathBuf,
-    rubrics: PathBuf,
+    /// The rubric sets' folder, one for every case.
+    rubrics: Arc<Path>,
     suite: Arc<Suite>,
     /// Each pipeline's case until its test takes it; `None` until loaded.
     cases: Mutex<Option<FileCases>>,
@@ -228,6 +229,19 @@ impl Pending {
             Some(Err(problem)) => Err(problem.clone()),
             None => unreachable!("loaded above"),
         }
+    }
+
+    /// The name of the test of `pipeline`.
+    pub fn test_id(&self, pipeline: Option<&str>) -> String {
+        match pipeline {
+            Some(p) => format!("{}::{p}", self.id),
+            None => self.id.clone(),
+        }
+    }
+
+    /// The case file.
+    pub fn file(&self) -> &Path {
+        &self.path
     }
 
     fn load(&self) -> FileCases {
@@ -304,6 +318,7 @@ pub fn plan_folder(
     let mut entries: Vec<Planned> = Vec::new();
     let mut uses = SuiteUses::default();
     let mut pending: Vec<Arc<Pending>> = Vec::new();
+    let rubrics_dir: Arc<Path> = Arc::from(rubrics);
     for f in found {
         match f {
             Found::Case { id, path } if wanted(id) => {
@@ -330,7 +345,7 @@ pub fn plan_folder(
                     let later = Arc::new(Pending {
                         id: id.clone(),
                         path: path.clone(),
-                        rubrics: rubrics.to_path_buf(),
+                        rubrics: Arc::clone(&rubrics_dir),
                         suite: Arc::clone(s),
                         cases: Mutex::new(None),
                     });

@@ -47,33 +47,6 @@ pub fn read_prediction(
                     "it is relative to the case file",
                 ),
             };
-            let kind = std::fs::metadata(path).map(|m| m.is_dir());
-            if kind.as_ref().is_ok_and(|&dir| dir) {
-                return Err(LoadError::at(
-                    file,
-                    *at,
-                    key,
-                    format!(
-                        "prediction `{}` is a folder, not a file{applied}",
-                        path.display()
-                    ),
-                ));
-            }
-            // A FIFO or a device exists: reading it says what it is.
-            if kind.is_err() && !path.exists() {
-                return Err(LoadError::at(
-                    file,
-                    *at,
-                    key,
-                    format!(
-                        "prediction file `{}` does not exist{applied}",
-                        path.display()
-                    ),
-                )
-                .hint(format!(
-                    "record the pipeline's output there, or fix the path: {relative}"
-                )));
-            }
             let reader = file.parent().unwrap_or(Path::new("."));
             if let Some(root) = outside_the_project(reader, path) {
                 return Err(LoadError::at(
@@ -88,7 +61,40 @@ pub fn read_prediction(
                 )
                 .hint("keep recorded outputs inside the project (the folder with Cargo.toml or .git); a link that leads out counts as outside"));
             }
-            let text = read_text(path)?;
+            // Read first; why it cannot be read is said where the case names it.
+            let text = match read_text(path) {
+                Ok(text) => text,
+                Err(unread) => {
+                    let kind = std::fs::metadata(path).map(|m| m.is_dir());
+                    if kind.as_ref().is_ok_and(|&dir| dir) {
+                        return Err(LoadError::at(
+                            file,
+                            *at,
+                            key,
+                            format!(
+                                "prediction `{}` is a folder, not a file{applied}",
+                                path.display()
+                            ),
+                        ));
+                    }
+                    // A FIFO or a device exists: reading it said what it is.
+                    if kind.is_err() && !path.exists() {
+                        return Err(LoadError::at(
+                            file,
+                            *at,
+                            key,
+                            format!(
+                                "prediction file `{}` does not exist{applied}",
+                                path.display()
+                            ),
+                        )
+                        .hint(format!(
+                            "record the pipeline's output there, or fix the path: {relative}"
+                        )));
+                    }
+                    return Err(unread);
+                }
+            };
             match path.extension().and_then(|e| e.to_str()) {
                 Some("txt") => Ok(text_prediction(text)),
                 Some("json") => {

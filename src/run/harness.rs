@@ -157,6 +157,8 @@ impl Harness {
             Err(e) => return fail_early(&e),
         };
         let trials = trials(&found, &self.cases, &rubrics, &args, &session);
+        // What was found stays only for a listing of skipped tests: its paths are the trials'.
+        let found = if args.list { found } else { Vec::new() };
         // A misspelt `--exact NAME` would pass having run nothing.
         if let (true, Some(name)) = (args.exact, &args.filter)
             && !args.list
@@ -497,6 +499,10 @@ fn trials(
         .map(|e| e.id.as_str())
         .collect();
     let mut trials: Vec<Trial> = Vec::new();
+    if !aggregates.is_empty() {
+        session.expect_aggregates();
+    }
+    session.expect_cases(entries.iter().filter(|e| runs(&e.id)).count());
     for (agg, pipeline) in aggregates {
         let cases: Vec<Planned> = entries
             .iter()

@@ -167,6 +167,9 @@ pub(crate) struct Session {
     baselines: Mutex<HashMap<PathBuf, Arc<OnceLock<BaselineRead>>>>,
     /// Case tests this process runs: an aggregate leaves their full results for them.
     own: Mutex<HashSet<String>>,
+    /// Whether the run has aggregate tests: then a finished case test's numbers stay findable by
+    /// its name, and the case tests of this process are noted.
+    aggregates: std::sync::atomic::AtomicBool,
     kept: Mutex<Kept>,
     /// How this process shows the progress of its live commands.
     progress_shown: Progress,
@@ -205,6 +208,7 @@ impl Session {
             keeps_records: report,
             baselines: Mutex::default(),
             own: Mutex::default(),
+            aggregates: std::sync::atomic::AtomicBool::new(false),
             kept: Mutex::new(Kept {
                 spool,
                 ..Kept::default()
@@ -249,9 +253,27 @@ impl Session {
         }
     }
 
-    /// Notes that this process runs the case test `id`.
+    /// Notes that the run has aggregate tests, before its case tests are made.
+    pub(crate) fn expect_aggregates(&self) {
+        self.aggregates
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn has_aggregates(&self) -> bool {
+        self.aggregates.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Notes that this process runs the case test `id` (what only aggregates ask).
     pub(crate) fn runs_case(&self, id: &str) {
-        lock(&self.own).insert(id.to_owned());
+        if self.has_aggregates() {
+            lock(&self.own).insert(id.to_owned());
+        }
+    }
+
+    /// Makes room for the numbers of `tests` case tests at once (a run of 100,000 would
+    /// otherwise copy them as the list doubles).
+    pub(crate) fn expect_cases(&self, tests: usize) {
+        lock(&self.kept).numbers.reserve_exact(tests);
     }
 
     /// What the run kept, for its end.
@@ -567,9 +589,14 @@ impl Session {
             numbers.fields = Vec::new();
         }
         kept.numbers.push(numbers);
-        // The test's scored result goes: its numbers are kept once, here.
+        // The test's scored result goes: its numbers are kept once, here, and found by name
+        // when an aggregate may ask for them.
         let at = kept.numbers.len() - 1;
-        lock(&self.scored).insert(record.id.clone(), Slot::Finished(at));
+        if self.has_aggregates() {
+            lock(&self.scored).insert(record.id.clone(), Slot::Finished(at));
+        } else {
+            lock(&self.scored).remove(&record.id);
+        }
         if let Some(spool) = kept.spool.as_mut() {
             let line = line(&record.id, &case_json(record).to_string());
             if let Err(e) = spool.write_all(line.as_bytes()) {

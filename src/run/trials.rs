@@ -57,10 +57,14 @@ pub(crate) fn case_trial(
         },
         // Loaded as the test starts, and dropped as it ends. (A case that says `skip` is loaded
         // while planning, so that its test is flagged.)
-        Load::Later(pending) => Trial::ignorable_test(id.clone(), move || {
+        // The trial holds the pending file and the pipeline, no more: a run has one per test.
+        Load::Later(pending) => Trial::ignorable_test(id, move || {
             match pending.take(pipeline.as_deref()) {
                 Ok(case) => run_case(&case, &session, run_skipped),
-                Err(problem) => not_loaded(id, &file, pipeline, &problem, &session),
+                Err(problem) => {
+                    let id = pending.test_id(pipeline.as_deref());
+                    not_loaded(id, pending.file(), pipeline, &problem, &session)
+                }
             }
         }),
     }
