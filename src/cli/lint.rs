@@ -1,12 +1,14 @@
 //! `goldgate lint`: load every case and its recorded prediction, check every `run` command
 //! without running it, report every mistake.
 
+use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::evaluate::before_scoring;
 use crate::load::discover::{NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
-use crate::load::{Problem, load_folder};
+use crate::load::{Load, Problem, plan_folder};
 use crate::model::case::PredictionSource;
 
 /// What `lint` found.
@@ -21,10 +23,23 @@ pub struct Lint {
 /// Loads every case under `cases` (rubric sets from `rubrics`) and reads its prediction.
 pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     let found = discover(cases)?;
-    let entries = load_folder(&found, cases, rubrics, |_| true);
+    // Each case is loaded, checked and dropped in turn: lint holds no more than one at a time.
+    let plan = plan_folder(&found, cases, rubrics, |_| true, true);
+    drop(found);
     let mut errors = Vec::new();
-    for entry in &entries {
-        match &entry.loaded {
+    let mut judges: Vec<Arc<crate::model::suite::Judge>> = Vec::new();
+    for entry in &plan {
+        let loaded = match &entry.load {
+            Load::Now(loaded) => Cow::Borrowed(&**loaded),
+            Load::Later(pending) => Cow::Owned(pending.take(entry.pipeline.as_deref())),
+        };
+        if let Ok(case) = &*loaded
+            && let Some(judge) = &case.judge
+            && judges.iter().all(|j| j.verdicts != judge.verdicts)
+        {
+            judges.push(Arc::clone(judge));
+        }
+        match &*loaded {
             Err(Problem::Load(all)) => errors.extend(all.iter().map(ToString::to_string)),
             Err(problem) => errors.push(problem.to_string()),
             // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
@@ -43,6 +58,7 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             },
         }
     }
+    let entries = plan;
     // A baseline a suite declares must exist and read, as `test` requires of every case under it.
     let mut baselines: Vec<&crate::model::suite::BaselineSpec> = Vec::new();
     for spec in entries.iter().filter_map(|e| e.baseline.as_deref()) {
@@ -69,16 +85,6 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     }
     // A judge's verdict file must read, as every judged check under it needs (a missing one is
     // fine: `GOLDGATE_JUDGE=record` makes it).
-    let mut judges: Vec<&crate::model::suite::Judge> = Vec::new();
-    for judge in entries
-        .iter()
-        .filter_map(|e| e.loaded.as_ref().ok())
-        .filter_map(|c| c.judge.as_deref())
-    {
-        if judges.iter().all(|j| j.verdicts != judge.verdicts) {
-            judges.push(judge);
-        }
-    }
     for judge in judges {
         if let Err(why) = crate::run::judge::read(&judge.verdicts) {
             errors.push(format!(

@@ -18,8 +18,6 @@ pub struct Entry {
     pub id: String,
     /// The case file (empty for an unreadable place).
     pub file: PathBuf,
-    /// The baseline of its suite.
-    pub baseline: Option<Arc<BaselineSpec>>,
     /// The case, or what is wrong.
     pub loaded: Result<Case, Problem>,
 }
@@ -124,7 +122,6 @@ impl SuiteUses {
             out.push(Entry {
                 id,
                 file: file.clone(),
-                baseline: None,
                 loaded: Err(Problem::Load(errors)),
             });
         }
@@ -150,7 +147,6 @@ pub fn load_folder(
             },
             id: p.id,
             file: p.file,
-            baseline: p.baseline,
         })
         .collect()
 }
