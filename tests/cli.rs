@@ -2619,3 +2619,65 @@ fn a_judge_out_of_range_is_located_at_its_value() {
         "{all}"
     );
 }
+
+/// The plan of a run reads a file before its test only to learn what the plan needs: a YAML
+/// prediction among the cases is no test (in `test` and in `lint`, which tells it apart once
+/// every case is read), a file that is no case and no prediction fails, a case that says `skip`
+/// is flagged before the run (`--ignored` runs it), and one under a pipeline suite is a test per
+/// pipeline, loaded once.
+#[test]
+fn a_plan_tells_predictions_broken_files_and_skipped_cases_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    write_files(
+        root,
+        &[
+            ("Cargo.toml", "[package]\nname = \"x\"\n"),
+            (
+                "cases/a.yaml",
+                "prediction: out/a.yaml\ngold: {total: \"5\"}\nthresholds: {min_exact_match: 1.0}\n",
+            ),
+            ("cases/out/a.yaml", "total: 5\n"),
+            ("cases/broken.yaml", "gold: {x: 1}\nrubrics: [\n"),
+            ("cases/notes.yaml", "hello: world\n"),
+            (
+                "cases/s.yaml",
+                "skip: later\nprediction: out/a.yaml\ngold: {total: \"5\"}\nthresholds: {min_exact_match: 1.0}\n",
+            ),
+            (
+                "cases/two/suite.yaml",
+                "pipelines:\n  p: out/p/{case}.json\n  q: out/q/{case}.json\n",
+            ),
+            (
+                "cases/two/t.yaml",
+                "gold: {total: \"5\"}\nthresholds: {min_exact_match: 1.0}\n",
+            ),
+            ("cases/two/out/p/t.json", "{\"total\": \"5\"}"),
+            ("cases/two/out/q/t.json", "{\"total\": \"6\"}"),
+        ],
+    );
+    let out = goldgate(root, &["test", "cases", "--test-threads", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        test_lines(&stdout),
+        expected(&[
+            ("a", "ok"),
+            ("broken", "FAILED"),
+            ("notes", "FAILED"),
+            ("s", "ignored (later)"),
+            ("two/t::p", "ok"),
+            ("two/t::q", "FAILED"),
+        ]),
+        "{stdout}"
+    );
+    let ignored = goldgate(root, &["test", "cases", "--ignored"]);
+    let ignored = String::from_utf8_lossy(&ignored.stdout);
+    assert_eq!(test_lines(&ignored), expected(&[("s", "ok")]), "{ignored}");
+    let lint = goldgate(root, &["lint", "cases"]);
+    let text =
+        String::from_utf8_lossy(&lint.stdout).to_string() + &String::from_utf8_lossy(&lint.stderr);
+    assert!(text.contains("cases/broken.yaml:"), "{text}");
+    assert!(text.contains("cases/notes.yaml:"), "{text}");
+    assert!(!text.contains("cases/out/a.yaml"), "{text}");
+    assert!(text.contains("lint: 5 case files, 2 errors"), "{text}");
+}

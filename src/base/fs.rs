@@ -61,10 +61,7 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
     } else {
         FILE_BYTES + 1
     };
-    opened
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
+    opened.take(limit).read_to_end(&mut bytes).map_err(cannot)?;
     if bytes.len() as u64 > FILE_BYTES {
         return Err(too_large(bytes.len() as u64));
     }

@@ -2,13 +2,14 @@
 //! without running it, report every mistake.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::evaluate::before_scoring;
 use crate::load::discover::{NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
-use crate::load::{Load, Problem, plan_folder};
+use crate::load::{Load, Planned, Problem, When, is_a_prediction, plan_folder};
 use crate::model::case::PredictionSource;
 
 /// What `lint` found.
@@ -24,11 +25,15 @@ pub struct Lint {
 pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     let found = discover(cases)?;
     // Each case is loaded, checked and dropped in turn: lint holds no more than one at a time.
-    let plan = plan_folder(&found, cases, rubrics, |_| true, true);
+    let plan = plan_folder(&found, cases, rubrics, |_| true, When::InTurn);
     drop(found);
-    let mut errors = Vec::new();
+    // (entry, message); a file that does not load as a case is said only if no case reads it as
+    // its prediction, which is known once every case is read.
+    let mut errors: Vec<(usize, String)> = Vec::new();
+    let mut not_cases: Vec<(usize, &Path)> = Vec::new();
+    let mut predictions: Vec<std::path::PathBuf> = Vec::new();
     let mut judges: Vec<Arc<crate::model::suite::Judge>> = Vec::new();
-    for entry in &plan {
+    for (i, entry) in plan.iter().enumerate() {
         let loaded = match &entry.load {
             Load::Now(loaded) => Cow::Borrowed(&**loaded),
             Load::Later(pending) => Cow::Owned(pending.take(entry.pipeline.as_deref())),
@@ -39,26 +44,54 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         {
             judges.push(Arc::clone(judge));
         }
+        if let Ok(case) = &*loaded
+            && let PredictionSource::File { path, .. } = &case.prediction
+        {
+            predictions.push(path.clone());
+        }
+        let mut say = |message: String| errors.push((i, message));
         match &*loaded {
-            Err(Problem::Load(all)) => errors.extend(all.iter().map(ToString::to_string)),
-            Err(problem) => errors.push(problem.to_string()),
+            Err(Problem::Load(all)) => {
+                not_cases.push((i, &entry.file));
+                all.iter().map(ToString::to_string).for_each(&mut say);
+            }
+            Err(problem) => say(problem.to_string()),
             // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
             // and a command may cost money or write files.
-            Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => errors.extend(
+            Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => {
                 check_command(&case.prediction)
                     .iter()
-                    .map(ToString::to_string),
-            ),
+                    .map(ToString::to_string)
+                    .for_each(&mut say)
+            }
             // A skipped case is not run: `test` reports it ignored, so lint leaves its prediction.
             Ok(case) if case.skip.is_some() => {}
             Ok(case) => match read_prediction(&case.prediction, &case.file) {
-                Err(e) => errors.push(e.to_string()),
+                Err(e) => say(e.to_string()),
                 // What `test` finds before scoring: misspelt rubric fields, an unpriced model.
-                Ok(prediction) => errors.extend(before_scoring(case, &prediction)),
+                Ok(prediction) => before_scoring(case, &prediction).into_iter().for_each(say),
             },
         }
     }
-    let entries = plan;
+    // A YAML prediction among the cases does not load as a case: it is no case of its own.
+    let failed: Vec<&Path> = not_cases.iter().map(|(_, f)| *f).collect();
+    let predictions_read = is_a_prediction(&failed, &predictions);
+    let dropped: HashSet<usize> = not_cases
+        .iter()
+        .filter(|(_, f)| predictions_read.contains(*f))
+        .map(|(i, _)| *i)
+        .collect();
+    let mut errors: Vec<String> = errors
+        .into_iter()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, e)| e)
+        .collect();
+    let entries: Vec<&Planned> = plan
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, e)| e)
+        .collect();
     // A baseline a suite declares must exist and read, as `test` requires of every case under it.
     let mut baselines: Vec<&crate::model::suite::BaselineSpec> = Vec::new();
     for spec in entries.iter().filter_map(|e| e.baseline.as_deref()) {

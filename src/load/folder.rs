@@ -138,7 +138,7 @@ pub fn load_folder(
     rubrics: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<Entry> {
-    plan_folder(found, root, rubrics, wanted, false)
+    plan_folder(found, root, rubrics, wanted, When::Now)
         .into_iter()
         .map(|p| Entry {
             loaded: match p.load {
@@ -169,6 +169,21 @@ pub struct Planned {
     pub runs_a_command: bool,
     /// The case.
     pub load: Load,
+}
+
+/// When the cases of a plan are loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// While planning.
+    Now,
+    /// By each case's test, when nothing in the plan needs the case before: a file is read
+    /// while planning to learn whether it says `skip` (its test is flagged) and whether it is a
+    /// case at all (a YAML prediction among the cases is no test).
+    ByItsTest,
+    /// In turn, by a reader of every case that needs nothing of them in the plan (`lint`):
+    /// no file is read while planning, and a file that does not load as a case is kept; the
+    /// reader tells a YAML prediction from a broken case itself ([`is_a_prediction`]).
+    InTurn,
 }
 
 /// A planned test's case.
@@ -274,14 +289,17 @@ impl Pending {
 /// `skip` (a skipped test is flagged before the run); when the file may hold `skip:` itself; and
 /// when it does not look like a case (a YAML prediction among the cases is no test of its own,
 /// known only by reading it).
-fn can_wait(path: &Path, suite: &Suite) -> Option<bool> {
+fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
     let declares = suite.defaults.iter().any(|(_, d)| {
         d.skip.is_some()
             || d.fields.as_ref().is_some_and(|f| !f.is_empty())
             || d.critical.as_ref().is_some_and(|c| !c.is_empty())
     });
-    if declares {
-        return None;
+    match when {
+        When::Now => return None,
+        _ if declares => return None,
+        When::InTurn => return Some(false),
+        When::ByItsTest => {}
     }
     let text = crate::base::fs::read_text(path).ok()?;
     let top_level = |key: &str| {
@@ -300,13 +318,13 @@ fn can_wait(path: &Path, suite: &Suite) -> Option<bool> {
 }
 
 /// Plans the found cases whose file name `wanted` accepts, one test per case and pipeline (see
-/// [`load_folder`]); with `lazily`, the cases that nothing in the plan needs are left to their tests.
+/// [`load_folder`]), each loaded [`When`] said.
 pub fn plan_folder(
     found: &[Found],
     root: &Path,
     rubrics: &Path,
     wanted: impl Fn(&str) -> bool,
-    lazily: bool,
+    when: When,
 ) -> Vec<Planned> {
     let mut suites = Suites::new(root);
     // Every case of a folder has that folder's suites.
@@ -334,9 +352,8 @@ pub fn plan_folder(
                         .as_ref()
                         .map_or_else(|| id.clone(), |p| format!("{id}::{p}"))
                 };
-                if lazily
-                    && let Ok(s) = &suite
-                    && let Some(own_prediction) = can_wait(path, s)
+                if let Ok(s) = &suite
+                    && let Some(own_prediction) = can_wait(path, s, when)
                 {
                     let later = Arc::new(Pending {
                         id: id.clone(),
@@ -430,7 +447,7 @@ pub fn plan_folder(
     // prediction. Only when there is one are the cases left to their tests read for theirs.
     let failed =
         |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(Problem::Load(_))));
-    if entries.iter().any(failed) {
+    if when != When::InTurn && entries.iter().any(failed) {
         let mut predictions: HashSet<PathBuf> = HashSet::new();
         for e in &entries {
             if let Load::Now(loaded) = &e.load
@@ -472,4 +489,21 @@ pub fn plan_folder(
     }
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     entries
+}
+
+/// Of the files that did not load as cases, those that a loaded case reads as its prediction
+/// (`predictions`, as the cases name them): YAML predictions among the cases, no cases of their own.
+pub fn is_a_prediction(failed: &[&Path], predictions: &[PathBuf]) -> HashSet<PathBuf> {
+    if failed.is_empty() {
+        return HashSet::new();
+    }
+    let read: HashSet<PathBuf> = predictions
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    failed
+        .iter()
+        .filter(|f| std::fs::canonicalize(f).is_ok_and(|real| read.contains(&real)))
+        .map(|f| f.to_path_buf())
+        .collect()
 }

@@ -8,7 +8,7 @@ pub mod prediction;
 mod rubrics;
 pub mod suite;
 
-pub use folder::{Load, Planned, Problem, load_folder, plan_folder};
+pub use folder::{Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -287,11 +287,21 @@ mod tests {
                 o.push(right);
                 pooled.add(x, right);
             }
-            assert_eq!(pooled.brier().map(f64::to_bits), brier(&p, &o).map(f64::to_bits));
-            assert_eq!(pooled.ece().map(f64::to_bits), ece(&p, &o, bins).map(f64::to_bits), "{bins}");
+            assert_eq!(
+                pooled.brier().map(f64::to_bits),
+                brier(&p, &o).map(f64::to_bits)
+            );
+            assert_eq!(
+                pooled.ece().map(f64::to_bits),
+                ece(&p, &o, bins).map(f64::to_bits),
+                "{bins}"
+            );
             assert_eq!(pooled.bins(), calibration_bins(&p, &o, bins), "{bins}");
         }
-        assert_eq!((Pooled::new(10).brier(), Pooled::new(10).ece()), (None, None));
+        assert_eq!(
+            (Pooled::new(10).brier(), Pooled::new(10).ece()),
+            (None, None)
+        );
         assert!(Pooled::new(10).bins().is_empty());
     }
 }

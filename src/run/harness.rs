@@ -17,7 +17,7 @@ use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::evaluate::paired::paired;
 use crate::load::discover::{Found, discover};
-use crate::load::{Load, Planned, load_folder, plan_folder};
+use crate::load::{Load, Planned, When, load_folder, plan_folder};
 use crate::model::suite::Aggregate;
 use crate::render::{Notes, aggregate_json, annotations, run_end, workflow_command};
 
@@ -467,7 +467,7 @@ fn trials(
         }
         None => true,
     };
-    let entries = plan_folder(found, root, rubrics, wanted, true);
+    let entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);
     let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
     for entry in &entries {
         for agg in &entry.aggregates {

@@ -58,15 +58,15 @@ pub(crate) fn case_trial(
         // Loaded as the test starts, and dropped as it ends. (A case that says `skip` is loaded
         // while planning, so that its test is flagged.)
         // The trial holds the pending file and the pipeline, no more: a run has one per test.
-        Load::Later(pending) => Trial::ignorable_test(id, move || {
-            match pending.take(pipeline.as_deref()) {
+        Load::Later(pending) => {
+            Trial::ignorable_test(id, move || match pending.take(pipeline.as_deref()) {
                 Ok(case) => run_case(&case, &session, run_skipped),
                 Err(problem) => {
                     let id = pending.test_id(pipeline.as_deref());
                     not_loaded(id, pending.file(), pipeline, &problem, &session)
                 }
-            }
-        }),
+            })
+        }
     }
 }
 
