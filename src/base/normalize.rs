@@ -41,6 +41,48 @@ impl Normalize {
     /// assert_eq!(Normalize::NONE.apply(" É "), " É ");
     /// ```
     pub fn apply(&self, text: &str) -> String {
+        self.in_one_pass(text)
+            .unwrap_or_else(|| self.in_steps(text))
+    }
+
+    /// The three steps at once, character by character, for text where that is the same as one
+    /// after the other: each character lowercases to one character (not `İ`), none is a Σ
+    /// (lowercased by its place in the word) and, when accents go, each is below U+0250 (one
+    /// lookup, see [`latin_without_accents`]). `None` for any other text. A character is white
+    /// space before the steps exactly when it is after them.
+    fn in_one_pass(&self, text: &str) -> Option<String> {
+        let table = self.strip_accents.then(latin_table);
+        let mut out = String::with_capacity(text.len());
+        let mut space = false;
+        for c in text.chars() {
+            if self.collapse_whitespace && c.is_whitespace() {
+                space = !out.is_empty();
+                continue;
+            }
+            let lower = if !self.lowercase || c.is_ascii() {
+                if self.lowercase { c.to_ascii_lowercase() } else { c }
+            } else {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(one), None) if c != 'Σ' => one,
+                    _ => return None,
+                }
+            };
+            let base = match table {
+                Some(table) if !lower.is_ascii() => table.get(lower as usize).copied().flatten()?,
+                _ => lower,
+            };
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(base);
+        }
+        Some(out)
+    }
+
+    /// The steps one after the other, on any text.
+    fn in_steps(&self, text: &str) -> String {
         let mut out = if self.lowercase {
             text.to_lowercase()
         } else {
@@ -71,9 +113,17 @@ impl Normalize {
 /// stripping accents is a lookup per character, the same as NFD, filter, NFC (which composes
 /// nothing where no mark is left). `None` for any other text.
 fn latin_without_accents(text: &str) -> Option<String> {
+    let table = latin_table();
+    text.chars()
+        .map(|c| table.get(c as usize).copied().flatten())
+        .collect()
+}
+
+/// Each character below U+0250 without its accents (`None` where that is not one character).
+fn latin_table() -> &'static [Option<char>] {
     const END: usize = 0x250;
     static TABLE: std::sync::OnceLock<Vec<Option<char>>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         (0..END as u32)
             .map(|code| {
                 let c = char::from_u32(code)?;
@@ -84,10 +134,7 @@ fn latin_without_accents(text: &str) -> Option<String> {
                 }
             })
             .collect()
-    });
-    text.chars()
-        .map(|c| table.get(c as usize).copied().flatten())
-        .collect()
+    })
 }
 
 /// The combining diacritical mark blocks of SPEC §4.1; marks elsewhere (dakuten, Indic vowel
@@ -140,6 +187,52 @@ mod tests {
                 prop_assert_eq!(fast, slow(&text));
             }
         }
+    }
+
+    /// Every combination of the three steps.
+    fn every_setting() -> Vec<Normalize> {
+        (0..8)
+            .map(|bits| Normalize {
+                lowercase: bits & 1 != 0,
+                strip_accents: bits & 2 != 0,
+                collapse_whitespace: bits & 4 != 0,
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn one_pass_equals_the_steps_on_any_text(text in "\\PC*") {
+            for n in every_setting() {
+                prop_assert_eq!(n.apply(&text), n.in_steps(&text), "{:?}", n);
+            }
+        }
+
+        #[test]
+        fn one_pass_equals_the_steps_on_latin_text_with_spaces(
+            text in proptest::collection::vec(
+                prop_oneof![0u32..0x250, Just(0x20), Just(0xA0), Just(0x2003), Just(0x3A3), Just(0x130), Just(0x301)],
+                0..32,
+            )
+            .prop_map(|codes| codes.into_iter().filter_map(char::from_u32).collect::<String>())
+        ) {
+            for n in every_setting() {
+                prop_assert_eq!(n.apply(&text), n.in_steps(&text), "{:?}", n);
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_leaves_what_it_cannot_do_to_the_steps() {
+        let n = Normalize::ALL;
+        // A final sigma, a dotted capital I, a mark written apart, a letter beyond Latin.
+        for text in ["ΟΔΟΣ", "İstanbul", "e\u{301}", "Ǝ日本"] {
+            assert_eq!(n.in_one_pass(text), None, "{text}");
+            assert_eq!(n.apply(text), n.in_steps(text));
+        }
+        assert_eq!(n.apply("ΟΔΟΣ"), "οδος");
+        assert_eq!(n.in_one_pass("  Société\u{a0}Générale "), Some("societe generale".into()));
     }
 
     #[test]

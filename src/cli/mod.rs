@@ -391,7 +391,7 @@ fn loader_rules(schema: &mut serde_json::Value) {
                 continue;
             };
             for metric in Metric::ALL {
-                let Some(prop) = props.get_mut(&metric.threshold_key()) else {
+                let Some(prop) = props.get_mut(metric.threshold_key()) else {
                     continue;
                 };
                 let limits = match metric.about().range {

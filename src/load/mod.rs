@@ -899,7 +899,7 @@ impl Here<'_> {
         self.bounds(
             "thresholds",
             |key| {
-                if without_critical && critical_keys.iter().any(|k| k == key) {
+                if without_critical && critical_keys.iter().any(|k| *k == key) {
                     None
                 } else {
                     spec.value.bound(key)
@@ -956,7 +956,7 @@ impl Here<'_> {
             }
             out.push(Threshold {
                 is_max: metric.about().direction == Direction::Lower,
-                name,
+                name: name.to_owned(),
                 metric,
                 limit: v,
                 file: self.file.to_path_buf(),

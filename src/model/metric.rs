@@ -160,11 +160,24 @@ impl Metric {
     }
 
     /// Its threshold key: `min_anls`, `max_brier`.
-    pub fn threshold_key(self) -> String {
-        match self.about().direction {
-            Direction::Higher => format!("min_{}", self.name()),
-            Direction::Lower => format!("max_{}", self.name()),
-        }
+    pub fn threshold_key(self) -> &'static str {
+        // Made once: every case's thresholds are read by these names.
+        static KEYS: std::sync::OnceLock<Vec<(Metric, String)>> = std::sync::OnceLock::new();
+        let keys = KEYS.get_or_init(|| {
+            Metric::ALL
+                .iter()
+                .map(|&m| {
+                    let key = match m.about().direction {
+                        Direction::Higher => format!("min_{}", m.name()),
+                        Direction::Lower => format!("max_{}", m.name()),
+                    };
+                    (m, key)
+                })
+                .collect()
+        });
+        keys.iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, key)| key.as_str())
     }
 
     /// Whether a threshold on it may appear in a case (`false`) or a suite's `aggregate` (`true`).
