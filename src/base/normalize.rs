@@ -60,7 +60,11 @@ impl Normalize {
                 continue;
             }
             let lower = if !self.lowercase || c.is_ascii() {
-                if self.lowercase { c.to_ascii_lowercase() } else { c }
+                if self.lowercase {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                }
             } else {
                 let mut lower = c.to_lowercase();
                 match (lower.next(), lower.next()) {
@@ -232,7 +236,10 @@ mod tests {
             assert_eq!(n.apply(text), n.in_steps(text));
         }
         assert_eq!(n.apply("ΟΔΟΣ"), "οδος");
-        assert_eq!(n.in_one_pass("  Société\u{a0}Générale "), Some("societe generale".into()));
+        assert_eq!(
+            n.in_one_pass("  Société\u{a0}Générale "),
+            Some("societe generale".into())
+        );
     }
 
     #[test]

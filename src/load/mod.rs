@@ -899,7 +899,7 @@ impl Here<'_> {
         self.bounds(
             "thresholds",
             |key| {
-                if without_critical && critical_keys.iter().any(|k| *k == key) {
+                if without_critical && critical_keys.contains(&key) {
                     None
                 } else {
                     spec.value.bound(key)
@@ -923,7 +923,7 @@ impl Here<'_> {
             .filter(|m| m.bounds_in(critical.is_none()))
         {
             let name = metric.threshold_key();
-            let Some(value) = bound(&name) else { continue };
+            let Some(value) = bound(name) else { continue };
             let mark = Mark::of(&value.referenced);
             let path = format!("{section}.{name}");
             let v = value.value;

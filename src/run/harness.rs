@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 
+use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
 use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
@@ -168,7 +169,20 @@ impl Harness {
                 "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
             ));
         }
-        let conclusion = libtest_mimic::run(&args, trials);
+        let threads = args
+            .test_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        let conclusion = match ahead::plan(&args, trials, threads) {
+            (trials, None) => libtest_mimic::run(&args, trials),
+            // libtest-mimic on one thread, the tests worked on ahead of it on `threads`.
+            (trials, Some(workers)) => {
+                let one = Arguments {
+                    test_threads: Some(1),
+                    ..args.clone()
+                };
+                workers.run_beside(|| libtest_mimic::run(&one, trials))
+            }
+        };
         session.end_progress();
         if args.list {
             // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
@@ -450,7 +464,7 @@ fn trials(
     rubrics: &Path,
     args: &Arguments,
     session: &Arc<Session>,
-) -> Vec<Trial> {
+) -> Vec<Job> {
     let exact = match (&args.filter, args.exact) {
         (Some(filter), true) => Some(filter.clone()),
         _ => None,
@@ -498,7 +512,7 @@ fn trials(
         .filter(|e| live(e) && runs(&e.id))
         .map(|e| e.id.as_str())
         .collect();
-    let mut trials: Vec<Trial> = Vec::new();
+    let mut trials: Vec<Job> = Vec::new();
     if !aggregates.is_empty() {
         session.expect_aggregates();
     }

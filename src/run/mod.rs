@@ -1,5 +1,6 @@
 //! Layer 5, running: the harness, the tests of a run and what they share, commands.
 
+mod ahead;
 pub(crate) mod baseline_file;
 pub mod command;
 pub mod env;

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use libtest_mimic::{Completion, Failed, Trial};
+use libtest_mimic::{Completion, Failed};
+
+use super::ahead::Job;
 
 use super::session::Session;
 use crate::evaluate::aggregate as aggregation;
@@ -40,33 +42,31 @@ pub(crate) fn case_trial(
     session: &Arc<Session>,
     flag_skipped: bool,
     run_skipped: bool,
-) -> Trial {
+) -> Job {
     let session = Arc::clone(session);
     session.runs_case(&entry.id);
     let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
     match entry.load {
         Load::Now(loaded) => match *loaded {
-            Err(problem) => Trial::ignorable_test(id.clone(), move || {
+            Err(problem) => Job::new(id.clone(), move || {
                 not_loaded(id, &file, pipeline, &problem, &session)
             }),
             Ok(case) => {
                 let flagged = case.skip.is_some() && flag_skipped;
-                Trial::ignorable_test(id, move || run_case(&case, &session, run_skipped))
+                Job::new(id, move || run_case(&case, &session, run_skipped))
                     .with_ignored_flag(flagged)
             }
         },
         // Loaded as the test starts, and dropped as it ends. (A case that says `skip` is loaded
         // while planning, so that its test is flagged.)
         // The trial holds the pending file and the pipeline, no more: a run has one per test.
-        Load::Later(pending) => {
-            Trial::ignorable_test(id, move || match pending.take(pipeline.as_deref()) {
-                Ok(case) => run_case(&case, &session, run_skipped),
-                Err(problem) => {
-                    let id = pending.test_id(pipeline.as_deref());
-                    not_loaded(id, pending.file(), pipeline, &problem, &session)
-                }
-            })
-        }
+        Load::Later(pending) => Job::new(id, move || match pending.take(pipeline.as_deref()) {
+            Ok(case) => run_case(&case, &session, run_skipped),
+            Err(problem) => {
+                let id = pending.test_id(pipeline.as_deref());
+                not_loaded(id, pending.file(), pipeline, &problem, &session)
+            }
+        }),
     }
 }
 
@@ -199,10 +199,10 @@ pub(crate) fn aggregate_trial(
     pipeline: Option<String>,
     cases: Vec<Planned>,
     session: &Arc<Session>,
-) -> Trial {
+) -> Job {
     let session = Arc::clone(session);
     let name = aggregate_name(&aggregate, pipeline.as_deref());
-    Trial::test(name.clone(), move || {
+    Job::new(name.clone(), move || {
         // Score the cases on as many threads as the run has, so that `run` commands go on in
         // parallel even when this test reaches them first. A case scored by its own test is
         // not loaded again: only its numbers are needed.
@@ -285,7 +285,7 @@ pub(crate) fn aggregate_trial(
             file: aggregate.file.display().to_string(),
         });
         let Some(message) = message else {
-            return Ok(());
+            return Ok(Completion::Completed);
         };
         Err(failed(message, session.plain))
     })
