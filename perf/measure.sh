@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # goldgate's CPU time and peak memory on generated gold sets, against the parse floor (reading and
-# parsing the same files and nothing else), each the minimum of RUNS runs.
+# parsing the same files and nothing else), then side by side with its peers, all in one run.
 #
 #   perf/measure.sh [SIZES...]          # default: 1000 10000 100000
-#   RUNS=5 perf/measure.sh 10000
+#   RUNS=5 perf/measure.sh 10000        # the minimum of 5 runs of each command (default 3)
+#   PEERS=0 perf/measure.sh             # without promptfoo and anls-star
 #
 # CPU is user + sys (`/usr/bin/time`), not wall time: ratios move much less than times on a shared
-# machine. Suites are generated once into $PERF_DIR (default /tmp/goldgate-perf) by perf/gen_suite.py.
+# machine. Suites are generated once into $PERF_DIR (default /tmp/goldgate-perf) by
+# perf/gen_suite.py with its default options. The floor is perf/floor, built with the dependencies
+# the perf kit's floor was measured with. The peers: perf/vs_promptfoo.sh on 1,000 cases (promptfoo
+# 0.123.1 and Node 22 from npm on first use) and perf/vs_anls_star.py on the reference corpus
+# (anls-star 1.0.1 from PyPI on first use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 runs=${RUNS:-3}
 out=${PERF_DIR:-/tmp/goldgate-perf}
-cargo build --release --quiet --bin goldgate --example parse_floor
+cargo build --release --quiet --bin goldgate
+cargo build --release --quiet --manifest-path perf/floor/Cargo.toml --target-dir target/floor
 gg=target/release/goldgate
-floor=target/release/examples/parse_floor
+floor=target/floor/release/parse-floor
 mkdir -p "$out"
 
 # The minimum over runs of "cpu_seconds peak_kb" of a command.
@@ -48,4 +54,8 @@ for n in "${sizes[@]}"; do
 done
 if [ -n "${test_cpu[10000]:-}" ] && [ -n "${test_cpu[100000]:-}" ]; then
   printf 'test at 100,000 cases: %.1fx the CPU of 10,000\n' "$(echo "${test_cpu[100000]} / ${test_cpu[10000]}" | bc -l)"
+fi
+if [ "${PEERS:-1}" != 0 ]; then
+  perf/vs_promptfoo.sh "$gg" 1000
+  python3 perf/vs_anls_star.py "$gg" 5
 fi

@@ -63,7 +63,7 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
     };
     // Pooled as they come: a run of 100,000 cases has two million confidences.
     let mut pooled = Pooled::new(DEFAULT_ECE_BINS);
-    for &(p, o) in results.iter().flat_map(|r| &r.confidences) {
+    for (p, o) in results.iter().flat_map(|r| r.confidences.iter()) {
         pooled.add(p, o);
     }
     let mut latencies: Vec<f64> = scored.iter().filter_map(|m| m.latency_ms).collect();

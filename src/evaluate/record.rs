@@ -89,13 +89,50 @@ pub struct CaseNumbers {
     /// The case metrics, when it was scored.
     pub metrics: Option<Metrics>,
     /// (confidence, correct) of every field with a confidence, for pooled calibration.
-    pub confidences: Vec<(f64, bool)>,
+    pub confidences: Confidences,
     /// (name, EM, ANLS) of every gold field, for the field × pipeline table.
     pub fields: Vec<(String, f64, f64)>,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with (SPEC §13), under pipelines.
     pub reference: Option<String>,
+}
+
+/// (confidence, correct) pairs in eight bytes each, as a run keeps one list per case test: a
+/// confidence is never negative, so its sign says whether the field was right (`-0.0` a wrong
+/// field at confidence 0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Confidences(Vec<f64>);
+
+impl Confidences {
+    /// Each (confidence, correct), in order.
+    pub fn iter(&self) -> impl Iterator<Item = (f64, bool)> + '_ {
+        self.0.iter().map(|&x| (x.abs(), x.is_sign_positive()))
+    }
+}
+
+impl FromIterator<(f64, bool)> for Confidences {
+    fn from_iter<I: IntoIterator<Item = (f64, bool)>>(pairs: I) -> Self {
+        // `abs` first: a confidence written `-0` is 0.
+        Confidences(
+            pairs
+                .into_iter()
+                .map(|(p, right)| if right { p.abs() } else { -p.abs() })
+                .collect(),
+        )
+    }
+}
+
+impl serde::Serialize for Confidences {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Confidences {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<(f64, bool)>::deserialize(d).map(|pairs| pairs.into_iter().collect())
+    }
 }
 
 /// What a case's rubrics came to: what the aggregates of the gate count (SPEC §12).
@@ -147,7 +184,7 @@ impl CaseNumbers {
             pipeline: pipeline.map(str::to_owned),
             status,
             metrics: outcome.map(|o| o.metrics),
-            confidences: outcome.map_or_else(Vec::new, |o| {
+            confidences: outcome.map_or_else(Confidences::default, |o| {
                 o.fields
                     .iter()
                     .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
@@ -201,4 +238,42 @@ pub struct AggregateRecord {
     pub message: Option<String>,
     /// The suite file that declares it.
     pub file: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidences_keep_each_pair_in_eight_bytes() {
+        let pairs = [
+            (0.9, true),
+            (0.0, false),
+            (0.0, true),
+            (1.0, false),
+            (-0.0, true),
+            (0.25, false),
+        ];
+        let kept: Confidences = pairs.into_iter().collect();
+        let back: Vec<(f64, bool)> = kept.iter().collect();
+        // `-0` reads as 0, right or wrong as it was.
+        assert_eq!(
+            back,
+            [
+                (0.9, true),
+                (0.0, false),
+                (0.0, true),
+                (1.0, false),
+                (0.0, true),
+                (0.25, false)
+            ]
+        );
+        assert!(back.iter().all(|(p, _)| p.is_sign_positive()));
+        let json = serde_json::to_string(&kept).unwrap();
+        assert_eq!(
+            json,
+            "[[0.9,true],[0.0,false],[0.0,true],[1.0,false],[0.0,true],[0.25,false]]"
+        );
+        assert_eq!(serde_json::from_str::<Confidences>(&json).unwrap(), kept);
+    }
 }

@@ -165,18 +165,18 @@ pub fn numbers_of(case: &Json) -> Result<CaseNumbers, String> {
         }
         metrics
     });
-    let confidences = case
-        .get("fields")
-        .and_then(Json::as_array)
-        .map_or_else(Vec::new, |fields| {
-            fields
-                .iter()
-                .filter_map(|f| {
-                    let c = f.get("confidence")?.as_f64()?;
-                    Some((c, f.get("em")?.as_f64()? == 1.0))
-                })
-                .collect()
-        });
+    let confidences =
+        case.get("fields")
+            .and_then(Json::as_array)
+            .map_or_else(Default::default, |fields| {
+                fields
+                    .iter()
+                    .filter_map(|f| {
+                        let c = f.get("confidence")?.as_f64()?;
+                        Some((c, f.get("em")?.as_f64()? == 1.0))
+                    })
+                    .collect()
+            });
     let fields = case
         .get("fields")
         .and_then(Json::as_array)

@@ -507,7 +507,7 @@ mod tests {
                 latency_ms: Some(812.5),
                 ..Metrics::default()
             }),
-            confidences: vec![(0.9, true), (0.1, false)],
+            confidences: [(0.9, true), (0.1, false)].into_iter().collect(),
             fields: vec![("total".into(), 0.0, 0.25)],
             reference: Some("q".into()),
             rubrics: Some(crate::evaluate::record::RubricTally {
