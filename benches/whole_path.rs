@@ -13,7 +13,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 /// The generated gold set of `n` cases, made on first use.
 fn gold_set(n: usize) -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = root.join("target").join("bench-suites").join(format!("s{n}"));
+    let out = root
+        .join("target")
+        .join("bench-suites")
+        .join(format!("s{n}"));
     if !out.join("cases").is_dir() {
         let made = Command::new("python3")
             .arg(root.join("perf/gen_suite.py"))
@@ -22,7 +25,9 @@ fn gold_set(n: usize) -> Option<PathBuf> {
             .stdout(Stdio::null())
             .status();
         if !made.is_ok_and(|s| s.success()) {
-            eprintln!("whole_path: python3 perf/gen_suite.py could not make the gold set; nothing measured");
+            eprintln!(
+                "whole_path: python3 perf/gen_suite.py could not make the gold set; nothing measured"
+            );
             return None;
         }
     }
@@ -65,8 +70,12 @@ fn whole_path(c: &mut Criterion) {
     let goldgate = Path::new(env!("CARGO_BIN_EXE_goldgate"));
     let mut group = c.benchmark_group(format!("whole path, {n} generated cases"));
     group.sample_size(10);
-    group.bench_function("goldgate test", |b| b.iter(|| run(goldgate, &["test"], &cases)));
-    group.bench_function("goldgate lint", |b| b.iter(|| run(goldgate, &["lint"], &cases)));
+    group.bench_function("goldgate test", |b| {
+        b.iter(|| run(goldgate, &["test"], &cases))
+    });
+    group.bench_function("goldgate lint", |b| {
+        b.iter(|| run(goldgate, &["lint"], &cases))
+    });
     if let Some(floor) = floor() {
         group.bench_function("parse floor", |b| b.iter(|| run(&floor, &[], &cases)));
     }
