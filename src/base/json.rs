@@ -4,7 +4,7 @@
 use std::cell::Cell;
 
 use super::budget::JSON_VALUES;
-use super::value::{Value, python_float_str};
+use super::value::{Value, number_text};
 
 /// A JSON document read like `serde_json::Value`, except that a duplicate key is an error:
 /// serde_json alone keeps the last of two `"total"` keys without a word.
@@ -190,14 +190,6 @@ impl Json {
                     .collect(),
             ),
         }
-    }
-}
-
-/// A JSON number as text: integers as written, floats as Python's repr (`1e-05`, `1e+16`).
-fn number_text(n: &serde_json::Number) -> String {
-    match n.as_f64() {
-        Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
-        _ => n.to_string(),
     }
 }
 

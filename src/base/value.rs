@@ -61,12 +61,7 @@ impl Value {
         match json {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Text(b.to_string()),
-            // Integers as written; floats as Python's repr, the shortest round-trip text
-            // (`1234.5`, `1e-05`, `1e+16`), which is also what the anls-star reference compares.
-            serde_json::Value::Number(n) => Value::Text(match n.as_f64() {
-                Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
-                _ => n.to_string(),
-            }),
+            serde_json::Value::Number(n) => Value::Text(number_text(n)),
             serde_json::Value::String(s) => Value::Text(s.clone()),
             serde_json::Value::Array(items) => {
                 Value::List(items.iter().map(Value::from_json).collect())
@@ -100,6 +95,15 @@ impl fmt::Display for Value {
                 f.write_str(&pretty)
             }
         }
+    }
+}
+
+/// A JSON number as text: integers as written; floats as Python's repr, the shortest round-trip
+/// text (`1234.5`, `1e-05`, `1e+16`), which is also what the anls-star reference compares.
+pub(crate) fn number_text(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
+        _ => n.to_string(),
     }
 }
 
