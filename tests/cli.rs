@@ -2654,6 +2654,24 @@ fn a_plan_tells_predictions_broken_files_and_skipped_cases_apart() {
             ),
             ("cases/two/out/p/t.json", "{\"total\": \"5\"}"),
             ("cases/two/out/q/t.json", "{\"total\": \"6\"}"),
+            // YAML predictions whose fields look like a case's keys.
+            (
+                "cases/g/c.yaml",
+                "prediction: p.yaml\ngold: {gold: \"x\"}\nthresholds: {min_exact_match: 1.0}\n",
+            ),
+            ("cases/g/p.yaml", "gold: x\n"),
+            (
+                "cases/three/suite.yaml",
+                "pipelines:\n  p: out/{pipeline}/{case}.yaml\n",
+            ),
+            (
+                "cases/three/t.yaml",
+                "gold: {total: \"5\"}\nthresholds: {min_exact_match: 1.0}\n",
+            ),
+            (
+                "cases/three/out/p/t.yaml",
+                "gold: \"5\"\ntotal: \"5\"\nthresholds: none\n",
+            ),
         ],
     );
     let out = goldgate(root, &["test", "cases", "--test-threads", "2"]);
@@ -2663,8 +2681,10 @@ fn a_plan_tells_predictions_broken_files_and_skipped_cases_apart() {
         expected(&[
             ("a", "ok"),
             ("broken", "FAILED"),
+            ("g/c", "ok"),
             ("notes", "FAILED"),
             ("s", "ignored (later)"),
+            ("three/t::p", "ok"),
             ("two/t::p", "ok"),
             ("two/t::q", "FAILED"),
         ]),
@@ -2679,5 +2699,6 @@ fn a_plan_tells_predictions_broken_files_and_skipped_cases_apart() {
     assert!(text.contains("cases/broken.yaml:"), "{text}");
     assert!(text.contains("cases/notes.yaml:"), "{text}");
     assert!(!text.contains("cases/out/a.yaml"), "{text}");
-    assert!(text.contains("lint: 5 case files, 2 errors"), "{text}");
+    assert!(!text.contains("p.yaml"), "{text}");
+    assert!(text.contains("lint: 7 case files, 2 errors"), "{text}");
 }

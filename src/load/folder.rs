@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::load_case_in;
+use crate::base::fs::{by_its_words, case_name};
 use crate::base::location::{LoadError, Mark};
 use crate::load::discover::Found;
-use crate::load::suite::{Suite, Suites};
+use crate::load::suite::{SUITE_FILES, Suite, Suites};
 use crate::model::case::{Case, PredictionSource};
 use crate::model::suite::{Aggregate, BaselineSpec};
 
@@ -209,6 +210,8 @@ pub struct Pending {
     suite: Arc<Suite>,
     /// Each pipeline's case until its test takes it; `None` until loaded.
     cases: Mutex<Option<FileCases>>,
+    /// The pipelines whose tests run in this process (none noted: all).
+    expected: Mutex<Vec<String>>,
 }
 
 impl Pending {
@@ -223,7 +226,20 @@ impl Pending {
             })
         };
         if cases.as_ref().is_none_or(taken) {
-            *cases = Some(self.load());
+            let mut loaded = self.load();
+            // Only the cases of tests this process runs wait for them (`test cases ::guided`
+            // keeps no other pipeline's); a case taken again is loaded again.
+            let expected = self.expected.lock().unwrap_or_else(|e| e.into_inner());
+            if let Ok(all) = &mut loaded
+                && !expected.is_empty()
+            {
+                for (p, case) in all.iter_mut() {
+                    if p.as_deref() != pipeline && !expected.iter().any(|e| Some(e) == p.as_ref()) {
+                        *case = None;
+                    }
+                }
+            }
+            *cases = Some(loaded);
         }
         match cases.as_mut() {
             Some(Ok(all)) => all
@@ -239,6 +255,17 @@ impl Pending {
                 }),
             Some(Err(problem)) => Err(problem.clone()),
             None => unreachable!("loaded above"),
+        }
+    }
+
+    /// Notes that the test of `pipeline` runs in this process (when it has pipelines: the
+    /// others' cases are not kept waiting).
+    pub fn expect(&self, pipeline: Option<&str>) {
+        if let Some(p) = pipeline {
+            self.expected
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(p.to_owned());
         }
     }
 
@@ -311,10 +338,36 @@ fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
     let a_case = ["gold", "rubrics", "thresholds"]
         .iter()
         .any(|k| top_level(k));
-    if text.contains("skip") || !a_case {
+    let own_prediction = top_level("prediction") || top_level("prediction_text");
+    // A case names its prediction, or its suites give it one; a YAML prediction with a field
+    // named `gold` does neither.
+    let given_one = suite.run.is_some()
+        || suite.pipelines.is_some()
+        || suite.defaults.iter().any(|(_, d)| d.prediction.is_some());
+    if text.contains("skip") || !a_case || !(own_prediction || given_one) {
         return None;
     }
-    Some(top_level("prediction") || top_level("prediction_text"))
+    Some(own_prediction)
+}
+
+/// The prediction files a suite's pipelines name for a case, where a path template says it
+/// without reading the case (`outputs/{pipeline}/{case}.yaml`; not one with `{document}`), by
+/// its words.
+fn pipeline_predictions(case_file: &Path, suite: &Suite) -> Vec<PathBuf> {
+    let Some(pipelines) = &suite.pipelines else {
+        return Vec::new();
+    };
+    pipelines
+        .list
+        .iter()
+        .filter_map(|(name, template)| {
+            let template = template.as_ref().filter(|t| !t.contains("{document}"))?;
+            let path = template
+                .replace("{case}", &case_name(case_file, &pipelines.dir))
+                .replace("{pipeline}", name);
+            Some(by_its_words(&pipelines.dir.join(path)))
+        })
+        .collect()
 }
 
 /// Plans the found cases whose file name `wanted` accepts, one test per case and pipeline (see
@@ -333,6 +386,22 @@ pub fn plan_folder(
     let mut uses = SuiteUses::default();
     let mut pending: Vec<Arc<Pending>> = Vec::new();
     let rubrics_dir: Arc<Path> = Arc::from(rubrics);
+    // The files pipelines name as predictions: loaded now, so that one that is no case is known
+    // as a prediction before the run (no test of its own) without reading the cases that name it.
+    let mut named_by_pipelines: HashSet<PathBuf> = HashSet::new();
+    if when == When::ByItsTest {
+        for f in found {
+            if let Found::Case { path, .. } = f {
+                let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+                let suite = suite_of
+                    .entry(folder)
+                    .or_insert_with(|| suites.for_case(path).map(Arc::new));
+                if let Ok(s) = suite {
+                    named_by_pipelines.extend(pipeline_predictions(path, s));
+                }
+            }
+        }
+    }
     for f in found {
         match f {
             Found::Case { id, path } if wanted(id) => {
@@ -353,6 +422,7 @@ pub fn plan_folder(
                         .map_or_else(|| id.clone(), |p| format!("{id}::{p}"))
                 };
                 if let Ok(s) = &suite
+                    && !named_by_pipelines.contains(&by_its_words(path))
                     && let Some(own_prediction) = can_wait(path, s, when)
                 {
                     let later = Arc::new(Pending {
@@ -361,6 +431,7 @@ pub fn plan_folder(
                         rubrics: Arc::clone(&rubrics_dir),
                         suite: Arc::clone(s),
                         cases: Mutex::new(None),
+                        expected: Mutex::new(Vec::new()),
                     });
                     pending.push(Arc::clone(&later));
                     for pipeline in pipelines {
@@ -444,46 +515,55 @@ pub fn plan_folder(
         }));
     }
     // A file that does not load as a case is no test when another case reads it as its
-    // prediction. Only when there is one are the cases left to their tests read for theirs.
-    let failed =
-        |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(Problem::Load(_))));
+    // prediction: one a pipeline names is known by its path; for another, the cases left to their
+    // tests that may name it are read for theirs (those that mention its name, and those whose
+    // suite gives them a prediction its words do not show).
+    let failed = |e: &Planned| {
+        matches!(&e.load, Load::Now(l) if matches!(**l, Err(Problem::Load(_))))
+            && e.file
+                .file_name()
+                .is_some_and(|n| !SUITE_FILES.iter().any(|s| n == *s))
+    };
     if when != When::InTurn && entries.iter().any(failed) {
-        let mut predictions: HashSet<PathBuf> = HashSet::new();
+        let mut predictions: HashSet<PathBuf> = named_by_pipelines;
         for e in &entries {
             if let Load::Now(loaded) = &e.load
                 && let Ok(case) = &**loaded
                 && let PredictionSource::File { path, .. } = &case.prediction
-                && let Ok(real) = std::fs::canonicalize(path)
             {
-                predictions.insert(real);
+                predictions.insert(by_its_words(path));
             }
         }
-        // Its own `prediction:` names the file, or its suite's pipelines or defaults do.
-        let names: Vec<String> = entries
+        let unnamed: Vec<String> = entries
             .iter()
-            .filter(|e| failed(e))
+            .filter(|e| failed(e) && !predictions.contains(&by_its_words(&e.file)))
             .filter_map(|e| e.file.file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .collect();
-        for later in &pending {
-            let suite = &later.suite;
-            let may_name = suite.pipelines.is_some()
-                || suite.defaults.iter().any(|(_, d)| d.prediction.is_some())
-                || crate::base::fs::read_text(&later.path)
-                    .is_ok_and(|text| names.iter().any(|n| text.contains(n.as_str())));
-            if !may_name {
-                continue;
+        if !unnamed.is_empty() {
+            for later in &pending {
+                let suite = &later.suite;
+                let hidden = suite.defaults.iter().any(|(_, d)| d.prediction.is_some())
+                    || suite.pipelines.as_ref().is_some_and(|p| {
+                        p.list
+                            .iter()
+                            .any(|(_, t)| t.as_ref().is_some_and(|t| t.contains("{document}")))
+                    });
+                let may_name = hidden
+                    || crate::base::fs::read_text(&later.path)
+                        .is_ok_and(|text| unnamed.iter().any(|n| text.contains(n.as_str())));
+                if may_name {
+                    predictions.extend(later.prediction_files().iter().map(|p| by_its_words(p)));
+                }
             }
-            predictions.extend(
-                later
-                    .prediction_files()
-                    .iter()
-                    .filter_map(|p| std::fs::canonicalize(p).ok()),
-            );
         }
+        let real: HashSet<PathBuf> = predictions
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
         entries.retain(|e| {
-            let is_prediction =
-                std::fs::canonicalize(&e.file).is_ok_and(|p| predictions.contains(&p));
+            let is_prediction = predictions.contains(&by_its_words(&e.file))
+                || std::fs::canonicalize(&e.file).is_ok_and(|p| real.contains(&p));
             !(failed(e) && is_prediction)
         });
     }

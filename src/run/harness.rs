@@ -517,6 +517,11 @@ fn trials(
         session.expect_aggregates();
     }
     session.expect_cases(entries.iter().filter(|e| runs(&e.id)).count());
+    for entry in entries.iter().filter(|e| runs(&e.id)) {
+        if let Load::Later(pending) = &entry.load {
+            pending.expect(entry.pipeline.as_deref());
+        }
+    }
     for (agg, pipeline) in aggregates {
         let cases: Vec<Planned> = entries
             .iter()
