@@ -253,6 +253,11 @@ impl Session {
         }
     }
 
+    /// Whether records are kept for the run's files (a report, JUnit, HTML, annotations).
+    pub(crate) fn keeps_records(&self) -> bool {
+        self.keeps_records
+    }
+
     /// Notes that the run has aggregate tests, before its case tests are made.
     pub(crate) fn expect_aggregates(&self) {
         self.aggregates

@@ -163,8 +163,9 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.usage = full.usage;
     record.baseline = full.baseline;
     record.problems = full.problems;
-    record.message =
-        (!scored.passed).then(|| plain(full.message.as_deref().unwrap_or("case failed")));
+    // The record's copy of the message, without colour, is for the run's files only.
+    record.message = (!scored.passed && session.keeps_records())
+        .then(|| plain(full.message.as_deref().unwrap_or("case failed")));
     let bless = case.baseline.as_ref().map(|spec| {
         (
             spec.file.clone(),
