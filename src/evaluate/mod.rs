@@ -11,6 +11,8 @@ pub mod outcome;
 pub mod paired;
 pub mod record;
 
+use std::borrow::Cow;
+
 use crate::base::budget::CASE_STEPS;
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score_by};
@@ -46,12 +48,21 @@ fn evaluate_within(
     judgments: &Judgments,
     steps: u64,
 ) -> Outcome {
+    // The gold field being scored (by its place), for the message of one that runs out of steps.
     let mut last_field = None;
     match effort::within(steps, || {
         scored(case, prediction, judgments, &mut last_field)
     }) {
         Ok(outcome) => outcome,
-        Err(Exceeded) => over_budget(case, last_field.as_deref()),
+        Err(Exceeded) => {
+            let gold = case.gold.as_deref().unwrap_or(&[]);
+            over_budget(
+                case,
+                last_field
+                    .and_then(|i| gold.get(i))
+                    .map(|g| g.name.as_str()),
+            )
+        }
     }
 }
 
@@ -84,12 +95,12 @@ fn scored(
     case: &Case,
     prediction: &Prediction,
     judgments: &Judgments,
-    last_field: &mut Option<String>,
+    last_field: &mut Option<usize>,
 ) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
-    for g in gold {
-        *last_field = Some(g.name.clone());
+    for (i, g) in gold.iter().enumerate() {
+        *last_field = Some(i);
         fields.push(field_row(g, case, prediction));
         // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
         if effort::exhausted() {
@@ -199,8 +210,14 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         Some(p) => p.value.clone(),
         None => Value::Null,
     };
-    // Rules on paths inside the value: its leaves there are compared as the rules say.
-    let (variants, compared) = apply_path_rules(&g.path_rules, &g.variants, &value);
+    // Rules on paths inside the value: its leaves there are compared as the rules say (without
+    // rules, as they are: nothing is copied).
+    let (variants, compared): (Cow<[Value]>, Cow<Value>) = if g.path_rules.is_empty() {
+        (Cow::Borrowed(&g.variants), Cow::Borrowed(&value))
+    } else {
+        let (variants, compared) = apply_path_rules(&g.path_rules, &g.variants, &value);
+        (Cow::Owned(variants), Cow::Owned(compared))
+    };
     let Scored {
         em,
         anls,
@@ -220,7 +237,7 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
     let resolved = (em < 1.0 && has_alternatives(&variants[closest]))
         .then(|| resolved_gold(&variants[closest], &compared, case.normalize, case.profile));
     let shown_gold = resolved.as_ref().unwrap_or(&variants[closest]);
-    let items = match (shown_gold, &compared) {
+    let items = match (shown_gold, &*compared) {
         (Value::List(gold), Value::List(pred)) if em < 1.0 => {
             matched_items(gold, pred, case.normalize, case.profile)
                 .into_iter()
@@ -233,7 +250,8 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         }
         _ => Vec::new(),
     };
-    let compared = (em < 1.0 && !g.path_rules.is_empty()).then(|| (shown_gold.clone(), compared));
+    let compared =
+        (em < 1.0 && !g.path_rules.is_empty()).then(|| (shown_gold.clone(), compared.into_owned()));
     FieldRow {
         name: g.name.clone(),
         gold: g.variants.clone(),

@@ -177,7 +177,7 @@ impl Outcome {
 #[derive(Debug, Clone)]
 pub struct RubricVerdict {
     /// The rubric.
-    pub rubric: Rubric,
+    pub rubric: std::sync::Arc<Rubric>,
     /// Whether it held, and why.
     pub verdict: Verdict,
 }

@@ -261,7 +261,7 @@ pub fn load_case_in(
         gold,
         critical,
         normalize,
-        rubrics,
+        rubrics: rubrics.into_iter().map(std::sync::Arc::new).collect(),
         thresholds,
         ece_bins,
         profile,

@@ -29,7 +29,7 @@ pub struct Case {
     /// How texts are normalized before comparison.
     pub normalize: Normalize,
     /// Must-Right and Easy-Wrong rubrics, includes expanded.
-    pub rubrics: Vec<Rubric>,
+    pub rubrics: Vec<std::sync::Arc<Rubric>>,
     /// Bounds the case must meet.
     pub thresholds: Vec<Threshold>,
     /// Number of ECE bins.
