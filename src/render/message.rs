@@ -377,27 +377,42 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
             )
         )
     );
+    // Written in place, row by row: a failing case of many fields prints one row each.
+    let mut line = String::new();
     for f in fields {
-        let gold = f.gold.iter().map(cell).collect::<Vec<_>>().join(" / ");
-        let prediction = if f.predicted {
-            cell(&f.prediction)
-        } else {
-            "(absent)".into()
-        };
-        let line = format!(
-            "  {:<width$}  {:<4}  {:<2}  {:<6}  {:<6}  {gold} | {prediction}",
+        line.clear();
+        let _ = write!(
+            line,
+            "  {:<width$}  {:<4}  {:<2}  {:<6.4}  ",
             f.name,
             if f.critical { "*" } else { "" },
             f.em as u8,
-            format!("{:.4}", f.anls),
-            f.confidence.map_or("-".into(), |c| format!("{c:.2}")),
+            f.anls,
         );
+        match f.confidence {
+            Some(c) => {
+                let _ = write!(line, "{c:<6.2}  ");
+            }
+            None => line.push_str("-       "),
+        }
+        for (i, gold) in f.gold.iter().enumerate() {
+            if i > 0 {
+                line.push_str(" / ");
+            }
+            line.push_str(&cell(gold));
+        }
+        line.push_str(" | ");
+        if f.predicted {
+            line.push_str(&cell(&f.prediction));
+        } else {
+            line.push_str("(absent)");
+        }
         let style = if f.em == 1.0 {
             Styles::DIM
         } else {
             Styles::BAD
         };
-        let _ = writeln!(out, "{}", paint(style, line.trim_end()));
+        let _ = writeln!(out, "{style}{}{style:#}", line.trim_end());
     }
 }
 
