@@ -26,6 +26,8 @@ pub struct Context<'a> {
     pub profile: Profile,
     /// The case's normalization.
     pub normalize: Normalize,
+    /// The prediction's whole text as a value, made once for the rubrics that read it.
+    pub whole_text: std::cell::OnceCell<Value>,
 }
 
 /// One place a check looks at: a concrete path (or the whole text) and what is there.
@@ -44,13 +46,15 @@ struct Target<'a> {
 impl Rubric {
     /// Runs the rubric's check against the prediction.
     pub fn judge(&self, cx: &Context) -> Verdict {
-        let whole = Value::Text(cx.prediction.text.clone());
+        let whole = cx
+            .whole_text
+            .get_or_init(|| Value::Text(cx.prediction.text.clone()));
         let (state, detail) = judge(
             &self.probe,
             None,
             cx,
             self.probe.normalize.unwrap_or(cx.normalize),
-            &whole,
+            whole,
         );
         let detail = match state {
             State::Unchecked => format!("could not be checked: {detail}"),

@@ -153,6 +153,7 @@ fn scored(
         gold,
         profile: case.profile,
         normalize: case.normalize,
+        whole_text: std::cell::OnceCell::new(),
     };
     let rubrics: Vec<RubricVerdict> = case
         .rubrics
@@ -307,6 +308,7 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String
         gold,
         profile: case.profile,
         normalize: case.normalize,
+        whole_text: std::cell::OnceCell::new(),
     };
     let mut found: Vec<String> = case
         .rubrics
