@@ -207,7 +207,10 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         .iter()
         .any(|v| matches!(v, Value::Map(_)) && v.get("value").is_some());
     let value = match predicted {
-        Some(p) if whole => p.whole.clone().unwrap_or_else(|| p.value.clone()),
+        Some(p) if whole => p
+            .whole
+            .clone()
+            .map_or_else(|| p.value.clone(), crate::base::json::Json::into_value),
         Some(p) => p.value.clone(),
         None => Value::Null,
     };

@@ -434,13 +434,12 @@ fn envelope(doc: Json, typed: bool) -> Result<Prediction, EnvelopeError> {
                     .filter(|(k, _)| k != "value" && k != "confidence")
                     .map(|(k, v)| (k.clone(), v.to_serde()))
                     .collect();
-                let whole = Json::Object(m).into_value();
-                (
-                    whole.get("value").cloned().unwrap_or(Value::Null),
-                    confidence,
-                    metadata,
-                    Some(whole),
-                )
+                let value = m
+                    .iter()
+                    .find(|(k, _)| k == "value")
+                    .map_or(Value::Null, |(_, v)| v.clone().into_value());
+                // The whole object is a value only for a gold that compares it whole.
+                (value, confidence, metadata, Some(Json::Object(m)))
             }
             other => (other.into_value(), None, Vec::new(), None),
         };

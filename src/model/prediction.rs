@@ -32,7 +32,7 @@ pub struct PredictedField {
     pub metadata: Vec<(String, serde_json::Value)>,
     /// The value object as written, for a field whose gold is itself a mapping with a `value`
     /// key (then the mapping is what is compared).
-    pub whole: Option<Value>,
+    pub whole: Option<crate::base::json::Json>,
 }
 
 /// Token counts of one call.
