@@ -329,16 +329,18 @@ fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
         When::ByItsTest => {}
     }
     let text = crate::base::fs::read_text(path).ok()?;
-    let top_level = |key: &str| {
-        text.lines().any(|l| {
-            l.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
-        })
-    };
-    let a_case = ["gold", "rubrics", "thresholds"]
-        .iter()
-        .any(|k| top_level(k));
-    let own_prediction = top_level("prediction") || top_level("prediction_text");
+    // The keys at the top of the file, in one pass over its lines.
+    let (mut a_case, mut own_prediction) = (false, false);
+    for line in text.lines() {
+        let Some((key, _)) = line.split_once(':') else {
+            continue;
+        };
+        match key.trim_end() {
+            "gold" | "rubrics" | "thresholds" => a_case = true,
+            "prediction" | "prediction_text" => own_prediction = true,
+            _ => {}
+        }
+    }
     // A case names its prediction, or its suites give it one; a YAML prediction with a field
     // named `gold` does neither.
     let given_one = suite.run.is_some()
