@@ -169,9 +169,6 @@ impl Harness {
                 "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
             ));
         }
-        let threads = args
-            .test_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let conclusion = match ahead::plan(&args, trials, threads) {
             (trials, None) => libtest_mimic::run(&args, trials),
             // libtest-mimic on one thread, the tests worked on ahead of it on `threads`.
