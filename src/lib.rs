@@ -115,6 +115,7 @@ mod evaluate;
 mod load;
 pub mod metrics;
 mod model;
+pub mod record;
 mod render;
 mod run;
 mod spec;

@@ -1162,13 +1162,14 @@ fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let case = |passed: bool| {
         serde_json::json!({"id": "a", "pipeline": null, "file": "a.yaml", "passed": passed, "ignored": false,
+            "status": if passed { "passed" } else { "failed" },
             "metrics": {"exact_match": if passed { 1.0 } else { 0.0 }}, "fields": []})
     };
     let write = |name: &str, passed: bool| {
         let path = dir.path().join(name);
         std::fs::write(
             &path,
-            serde_json::json!({"cases": [case(passed)], "aggregates": []}).to_string(),
+            serde_json::json!({"goldgate": "0.1.0", "record_version": 1, "cases": [case(passed)], "aggregates": []}).to_string(),
         )
         .unwrap();
         path.display().to_string()

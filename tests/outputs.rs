@@ -81,6 +81,22 @@ impl Fixture {
     }
 }
 
+/// The end step of a split run: `goldgate report --run ID`, which writes the files the run's
+/// processes were asked for from its journal.
+fn end_run(fx: &Fixture, run: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["report", "--run", run])
+        .current_dir(fx.dir.path())
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GOLDGATE_REPORT")
+        .env_remove("GOLDGATE_JUNIT")
+        .env_remove("GOLDGATE_HTML")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -295,6 +311,11 @@ fn the_processes_of_one_run_leave_one_step_summary_page() {
             .unwrap();
         assert!(out.status.code().is_some(), "{}", text(&out));
     }
+    assert!(
+        !summary.exists(),
+        "a process of the split run wrote the step summary"
+    );
+    end_run(&fx, &format!("summary-{}", std::process::id()));
     let page = std::fs::read_to_string(&summary).unwrap();
     assert_eq!(page.matches("## goldgate\n").count(), 1, "{page}");
     assert!(
@@ -475,6 +496,7 @@ fn junit_of_a_run_split_into_processes_holds_every_test() {
             .unwrap();
         assert!(out.status.code().is_some(), "{}", text(&out));
     }
+    end_run(&fx, &run);
     let report =
         Report::deserialize_from_str(&std::fs::read_to_string(fx.path("junit.xml")).unwrap())
             .unwrap();
@@ -543,6 +565,7 @@ fn skipped_cases_reach_the_files_of_a_run_nextest_never_starts_them_in() {
     for name in names(&listed).iter().filter(|n| !skipped.contains(n)) {
         goldgate(&["--exact", name]);
     }
+    end_run(&fx, &run);
     let report =
         Report::deserialize_from_str(&std::fs::read_to_string(fx.path("junit.xml")).unwrap())
             .unwrap();

@@ -115,6 +115,14 @@ impl Fixture {
         self.goldgate(&all)
     }
 
+    /// The end step of a split run: `goldgate report --run ID` writes the run's files (those its
+    /// processes were asked for) from its journal.
+    fn end_run(&self, id: &str) -> Output {
+        let out = run(&mut self.goldgate(&["report", "--run", id]));
+        assert!(out.status.success(), "{}", text(&out));
+        out
+    }
+
     /// The test names `goldgate test cases --list --format terse` prints, as nextest reads them.
     fn list(&self) -> Vec<String> {
         let out = run(&mut self.test(&["--list", "--format", "terse"]));
@@ -360,6 +368,12 @@ fn processes_of_one_run_lose_nothing() {
         cmd
     });
     assert_eq!(outputs.len(), names.len());
+    // No process of a split run writes the run's files: the end step does, once.
+    assert!(
+        !report.exists(),
+        "a process of the split run wrote the report"
+    );
+    fx.end_run(&id);
     for (name, out) in &outputs {
         assert_ran_alone(name, out);
         // Each case test of the baselined suite blesses its own entry (aggregates are
@@ -409,8 +423,8 @@ fn processes_of_one_run_lose_nothing() {
     assert_eq!(calls(&counter), one_call_each());
 }
 
-/// A report left by another run is replaced; processes of one run merge into it; without a run
-/// id each process is a run of its own.
+/// A report left by another run is replaced; the end step of a run writes every test its
+/// processes ran so far; without a run id each process is a run of its own.
 #[test]
 fn a_new_run_replaces_the_report() {
     let fx = Fixture::new();
@@ -427,6 +441,11 @@ fn a_new_run_replaces_the_report() {
     let a = run_id("a");
     let out = with_run(&a, &[]);
     assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(
+        !report.exists(),
+        "a process of a run with an id wrote the report"
+    );
+    fx.end_run(&a);
     let r = read_json(&report);
     assert_eq!(ids(&r, "cases"), case_tests());
     assert_eq!(ids(&r, "aggregates"), aggregate_tests());
@@ -436,16 +455,23 @@ fn a_new_run_replaces_the_report() {
         "invoices/beta::guided",
         &with_run(&b, &["--exact", "invoices/beta::guided"]),
     );
+    fx.end_run(&b);
     let r = read_json(&report);
     assert_eq!(ids(&r, "cases"), ["invoices/beta::guided"]);
     assert_eq!(ids(&r, "aggregates"), Vec::<String>::new());
     assert_eq!(r["summary"]["cases"], 1);
     assert_eq!(r["summary"]["passed"], 1);
 
-    // A second process of run B adds to B's report.
+    // A second process of run B adds to B's records.
     assert_ran_alone(
         "live::aggregate::fast",
         &with_run(&b, &["--exact", "live::aggregate::fast"]),
+    );
+    let out = fx.end_run(&b);
+    assert!(
+        stdout(&out).contains("aggregate live::aggregate::fast: passed\n"),
+        "{}",
+        text(&out)
     );
     let r = read_json(&report);
     assert_eq!(ids(&r, "cases"), ["invoices/beta::guided"]);
@@ -496,6 +522,7 @@ fn two_shards_merged_equal_one_run() {
         for (name, out) in &outputs {
             assert_ran_alone(name, out);
         }
+        fx.end_run(&id);
         let ran: Vec<String> = {
             let r = read_json(&file);
             let mut all = ids(&r, "cases");
@@ -679,10 +706,21 @@ fn one_run_over_two_crates_runs_each_crates_commands() {
         ["careful credit"],
         "the second crate's command did not run: it was given the first crate's output"
     );
-    let report = read_json(&second.path("report.json"));
-    let status = &report["cases"][0]["fields"][1];
-    assert_eq!(status["name"], "status");
-    assert_eq!(status["prediction"], "refunded");
+    // The run's journal keeps both crates' tests, though they share a name.
+    first.end_run(&id);
+    let report = read_json(&first.path("report.json"));
+    assert_eq!(ids(&report, "cases"), [name, name]);
+    let predicted: BTreeSet<String> = (0..2)
+        .map(|i| {
+            let status = &report["cases"][i]["fields"][1];
+            assert_eq!(status["name"], "status");
+            status["prediction"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        predicted,
+        BTreeSet::from(["credited".to_owned(), "refunded".to_owned()])
+    );
     assert_eq!(outputs[1].status.code(), Some(101), "{}", text(&outputs[1]));
 }
 
@@ -738,13 +776,22 @@ fn scratch_crate(dir: &Path) {
     copy_dir(&fixtures().join("cases"), &dir.join("cases"));
 }
 
-/// `cargo nextest run ARGS` in `krate`, the build shared with earlier runs.
+/// `cargo goldgate test --nextest -- ARGS` in `krate` (`cargo nextest run ARGS` under one run
+/// id, then the run's files written once), the build shared with earlier runs.
 fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(cargo);
-    cmd.args(["nextest", "run", "--offline", "--no-fail-fast"])
-        .args(args)
-        .current_dir(krate);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-goldgate"));
+    cmd.args([
+        "goldgate",
+        "test",
+        "--nextest",
+        "--",
+        "--offline",
+        "--no-fail-fast",
+    ])
+    .args(args)
+    .current_dir(krate);
     clean_env(&mut cmd);
+    cmd.env("CARGO", cargo);
     cmd.env(
         "CARGO_TARGET_DIR",
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-e2e"),

@@ -26,6 +26,7 @@ fn committed_schemas_are_the_generated_ones() {
         ("case", "case.schema.json"),
         ("rubrics", "rubrics.schema.json"),
         ("suite", "suite.schema.json"),
+        ("report", "report.schema.json"),
     ] {
         let path = root().join("schema").join(file);
         if std::env::var_os("GOLDGATE_BLESS").is_some() {
@@ -96,4 +97,51 @@ fn the_schema_refuses_a_misspelt_key() {
     assert!(!cases.is_valid(&misspelt_inside));
     let bad_profile = serde_json::json!({ "prediction_text": "x", "profile": "anls-star", "thresholds": { "min_score": 1 } });
     assert!(!cases.is_valid(&bad_profile));
+}
+
+/// The report of the shipped gold set, written by the binary, is what the committed report
+/// schema describes; a record missing a key, or with one too many, is not.
+#[test]
+fn the_shipped_gold_sets_report_validates_against_the_report_schema() {
+    let committed: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schema/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let report_schema = jsonschema::draft7::new(&committed).expect("a valid draft-07 schema");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["test", "cases", "--report"])
+        .arg(&report)
+        .current_dir(root())
+        .env_remove("GOLDGATE_RUN_ID")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("GOLDGATE_UPDATE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let errors: Vec<String> = report_schema
+        .iter_errors(&json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(json["cases"].as_array().unwrap().len() >= 10);
+    let mut broken = json.clone();
+    broken["cases"][0]["surprise"] = serde_json::json!(1);
+    assert!(
+        !report_schema.is_valid(&broken),
+        "an unknown key in a record passed"
+    );
+    let mut broken = json;
+    broken["cases"][0].as_object_mut().unwrap().remove("status");
+    assert!(
+        !report_schema.is_valid(&broken),
+        "a record without its status passed"
+    );
 }

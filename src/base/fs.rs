@@ -200,18 +200,6 @@ pub(crate) fn case_name(case_file: &Path, suite_dir: &Path) -> String {
     slashed(&rel)
 }
 
-/// Where the processes of one machine meet: locks, and the outputs of commands within a run.
-/// One folder per user under the temporary folder, so that every process of a run finds it
-/// whichever binary it is (a test target, the `goldgate` command) and the repository gets no files.
-pub(crate) fn state_dir() -> std::path::PathBuf {
-    #[cfg(unix)]
-    // SAFETY: getuid(2) reads the process's user id; it cannot fail and touches no memory.
-    let user = unsafe { libc::getuid() }.to_string();
-    #[cfg(not(unix))]
-    let user = std::env::var("USERNAME").unwrap_or_default();
-    std::env::temp_dir().join(format!("goldgate-{user}"))
-}
-
 /// A held lock on a file's behalf; released when dropped (or when the process dies).
 #[derive(Debug)]
 pub(crate) struct Held {
@@ -220,20 +208,26 @@ pub(crate) struct Held {
 
 /// Waits for, then takes, the lock that guards `path` among processes: a read-merge-write of a
 /// report or baseline happens under it, so that concurrent processes never lose each other's
-/// entries. The lock file lives in [`state_dir`], named by a hash of the path's canonical form;
+/// entries. The lock file lives in the state folder, named by a hash of the path's canonical form;
 /// it is not the file itself, because an atomic rename replaces that file's inode.
 pub(crate) fn lock_for(path: &Path) -> std::io::Result<Held> {
-    let dir = state_dir().join("locks");
-    std::fs::create_dir_all(&dir)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(dir.join(format!(
-            "{}.lock",
-            hash_hex(&[canonical(path).as_os_str().as_encoded_bytes()])
-        )))?;
+    let dir = crate::base::state::state_dir()?.join("locks");
+    crate::base::state::sub_dir(&dir)?;
+    // Once a process: lock files idle for a day go (their paths may never be locked again).
+    static PRUNED: std::sync::Once = std::sync::Once::new();
+    PRUNED.call_once(|| crate::base::state::prune_locks(&dir));
+    let file = crate::base::state::open_lock(&dir.join(format!(
+        "{}.lock",
+        hash_hex(&[canonical(path).as_os_str().as_encoded_bytes()])
+    )))?;
+    file.lock()?;
+    Ok(Held { _file: file })
+}
+
+/// Takes the lock of a file of the state folder by the file itself (a journal, a kept output's
+/// own `.lock`), so that it goes with its run's folder.
+pub(crate) fn lock_file(lock: &Path) -> std::io::Result<Held> {
+    let file = crate::base::state::open_lock(lock)?;
     file.lock()?;
     Ok(Held { _file: file })
 }

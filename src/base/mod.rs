@@ -10,5 +10,6 @@ pub mod json;
 pub mod location;
 pub mod normalize;
 pub mod shell;
+pub mod state;
 pub mod typed;
 pub mod value;

@@ -2,6 +2,7 @@
 //! `init`, `report`. `main.rs` only calls [`main`].
 
 pub mod agree;
+pub mod cargo;
 pub mod fuzz;
 pub mod init;
 pub mod lint;
@@ -56,8 +57,8 @@ enum Command {
     },
     /// Print the JSON Schema (draft-07) of case files, rubric sets or suite files.
     Schema {
-        /// `case`, `rubrics` or `suite`.
-        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite"])]
+        /// `case`, `rubrics`, `suite`, or `report` (the JSON report: the records of a run).
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite", "report"])]
         kind: String,
     },
     /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
@@ -96,10 +97,16 @@ enum Command {
     /// report, or from the reports of its shards, merged.
     Report {
         /// Report files (`GOLDGATE_REPORT`, `--report`): one, or one per shard of a run.
-        #[arg(required_unless_present = "compare")]
+        #[arg(required_unless_present_any = ["compare", "run", "last"], conflicts_with_all = ["run", "last"])]
         files: Vec<PathBuf>,
+        /// The run whose records to read: nextest's run id, or `GOLDGATE_RUN_ID`.
+        #[arg(long, value_name = "ID", conflicts_with = "last")]
+        run: Option<String>,
+        /// The newest run's records.
+        #[arg(long)]
+        last: bool,
         /// Compare two runs: each test in both, NEW against OLD, with confidence (SPEC §13).
-        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["files", "output", "html", "junit"])]
+        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["files", "output", "html", "junit", "run", "last"])]
         compare: Option<Vec<PathBuf>>,
         /// With `--compare`: print the comparison as JSON.
         #[arg(long, requires = "compare")]
@@ -189,11 +196,25 @@ pub fn main() -> ExitCode {
         },
         Command::Report {
             files,
+            run,
+            last,
             output,
             html,
             junit,
             ..
-        } => match report::report(&files, output.as_deref(), html.as_deref(), junit.as_deref()) {
+        } => match report::report(
+            &match (run, last) {
+                (Some(id), _) => report::Source::Run(id),
+                (None, true) => report::Source::Last,
+                (None, false) => report::Source::Files(files),
+            },
+            crate::run::outputs::Outputs {
+                report: output,
+                junit,
+                html,
+                step_summary: None,
+            },
+        ) {
             Ok(text) => {
                 use std::io::Write;
                 let mut out = anstream::stdout();
@@ -360,6 +381,13 @@ fn fail(message: &str) -> ExitCode {
 /// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
 /// `goldgate schema --kind KIND` prints it.
 pub fn schema(kind: &str) -> String {
+    if kind == "report" {
+        let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+        let schema = generator.into_root_schema_for::<crate::record::Report>();
+        let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        text.push('\n');
+        return text;
+    }
     use crate::spec::schema::{Kind, derived};
     let mut json = derived(match kind {
         "rubrics" => Kind::Rubrics,

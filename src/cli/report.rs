@@ -1,99 +1,80 @@
-//! `goldgate report FILE…`: the end of a run (summary, comparison of pipelines, regressions,
-//! improvements, aggregates) from one report or from the reports of a run's shards, merged; with
-//! `-o`, the merged report written. Under nextest, where a passing test's output is hidden, this
-//! is how the table is seen.
+//! `goldgate report`: the end of a run (summary, comparison of pipelines, regressions,
+//! improvements, aggregates) and its files, from the journal of a split run (`--run ID`,
+//! `--last`), or from one report or the reports of a run's shards, merged; `--compare OLD NEW`
+//! compares two runs with confidence.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use serde_json::Value as Json;
-use serde_json::value::RawValue;
-
-use crate::base::fs::write_atomically;
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
-use crate::evaluate::baseline::describe;
 use crate::evaluate::paired::{compare_pairs, paired};
-use crate::evaluate::record::{CaseNumbers, Compared, Status};
-use crate::render::junit_xml;
-use crate::render::{Notes, compared_of, numbers_of, paired_json, paired_lines, run_end};
-use crate::run::outputs::{Lines, Records, html_of, line, parsed, write};
-
-#[derive(Deserialize)]
-struct Raw<'a> {
-    #[serde(borrow)]
-    cases: Vec<&'a RawValue>,
-    #[serde(borrow, default)]
-    aggregates: Vec<&'a RawValue>,
-}
+use crate::evaluate::record::{CaseNumbers, Status};
+use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
+use crate::render::{Notes, paired_lines, run_end};
+use crate::run::journal::Journal;
+use crate::run::outputs::{Outputs, Records, aggregate_line, case_line, notes_of, write_outputs};
 
 /// Reports merged by test name: the last file's record of a test wins.
 struct Merged {
-    cases: tempfile::NamedTempFile,
-    numbers: BTreeMap<String, (CaseNumbers, Compared)>,
-    aggregates: BTreeMap<String, String>,
+    records: Records,
     /// Tests found in more than one file with different records: the last file's is kept.
     conflicts: Vec<String>,
-    /// A hash of each test's record, to tell a conflict from the same record twice.
-    records: BTreeMap<String, String>,
 }
 
 impl Merged {
     fn read(files: &[PathBuf]) -> Result<Merged, String> {
-        let mut merged = Merged {
-            cases: tempfile::NamedTempFile::new()
-                .map_err(|e| format!("cannot make a temporary file: {e}"))?,
-            numbers: BTreeMap::new(),
-            aggregates: BTreeMap::new(),
-            conflicts: Vec::new(),
-            records: BTreeMap::new(),
-        };
-        for file in files {
-            merged.add(file)?;
-        }
-        Ok(merged)
-    }
-
-    /// Adds the tests of one report file.
-    fn add(&mut self, path: &Path) -> Result<(), String> {
-        let name = path.display();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;
-        let raw: Raw = serde_json::from_str(&text).map_err(|e| {
-            format!("`{name}` is not a goldgate report (a JSON object with `cases`): {e}")
-        })?;
-        let mut out = std::io::BufWriter::new(self.cases.as_file_mut());
-        for case in raw.cases {
-            let json: Json = serde_json::from_str(case.get()).map_err(|e| e.to_string())?;
-            let numbers = numbers_of(&json).map_err(|e| format!("the report `{name}`: {e}"))?;
-            // One compact line a case, whatever layout the file had.
-            let compact = json.to_string();
-            let fingerprint = crate::base::fs::hash_hex(&[compact.as_bytes()]);
-            if self
-                .records
-                .insert(numbers.id.clone(), fingerprint.clone())
-                .is_some_and(|old| old != fingerprint)
-            {
-                self.conflicts.push(numbers.id.clone());
+        let mut lines =
+            tempfile::tempfile().map_err(|e| format!("cannot make a temporary file: {e}"))?;
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut conflicts = Vec::new();
+        for path in files {
+            let report = read_report(path)?;
+            let mut out = std::io::BufWriter::new(&mut lines);
+            let cannot =
+                |e: std::io::Error| format!("cannot keep the cases of `{}`: {e}", path.display());
+            for case in &report.cases {
+                let line = case_line(case);
+                let fingerprint = crate::base::fs::hash_hex(&[line.as_bytes()]);
+                if seen
+                    .insert(case.id.clone(), fingerprint.clone())
+                    .is_some_and(|old| old != fingerprint)
+                {
+                    conflicts.push(case.id.clone());
+                }
+                out.write_all(line.as_bytes()).map_err(cannot)?;
             }
-            out.write_all(line(&numbers.id, &compact).as_bytes())
-                .map_err(|e| format!("cannot keep the cases of `{name}`: {e}"))?;
-            self.numbers
-                .insert(numbers.id.clone(), (numbers, compared_of(&json)));
+            for aggregate in &report.aggregates {
+                out.write_all(aggregate_line(aggregate).as_bytes())
+                    .map_err(cannot)?;
+            }
+            out.flush().map_err(cannot)?;
         }
-        out.flush()
-            .map_err(|e| format!("cannot keep the cases of `{name}`: {e}"))?;
-        for aggregate in raw.aggregates {
-            let json: Json = serde_json::from_str(aggregate.get()).map_err(|e| e.to_string())?;
-            let id = json
-                .get("id")
-                .and_then(Json::as_str)
-                .ok_or_else(|| format!("the report `{name}`: an aggregate without an `id`"))?;
-            self.aggregates.insert(id.to_owned(), json.to_string());
-        }
-        Ok(())
+        let records = Records::read(lines, true)
+            .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
+        Ok(Merged { records, conflicts })
     }
+}
+
+/// A report file, read as the record's schema says.
+fn read_report(path: &Path) -> Result<Report, String> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;
+    let version: Option<u32> = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|j| j.get("record_version")?.as_u64())
+        .and_then(|v| u32::try_from(v).ok());
+    if let Some(v) = version
+        && v != RECORD_VERSION
+    {
+        return Err(format!(
+            "`{name}` holds records of version {v}, and this goldgate reads version {RECORD_VERSION}: run the tests again with this goldgate"
+        ));
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        format!("`{name}` is not a goldgate report (`goldgate schema --kind report` gives its schema): {e}")
+    })
 }
 
 /// `goldgate report --compare OLD NEW`: each pipeline's tests in both runs, NEW against OLD:
@@ -104,9 +85,15 @@ pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String
         Merged::read(&[old.to_path_buf()])?,
         Merged::read(&[new.to_path_buf()])?,
     );
+    let before: BTreeMap<&str, &CaseNumbers> = before
+        .records
+        .numbers
+        .iter()
+        .map(|n| (n.id.as_str(), n))
+        .collect();
     let mut groups: BTreeMap<Option<String>, Vec<(&CaseNumbers, &CaseNumbers)>> = BTreeMap::new();
-    for (id, (n, _)) in &after.numbers {
-        if let Some((b, _)) = before.numbers.get(id)
+    for n in &after.records.numbers {
+        if let Some(b) = before.get(n.id.as_str())
             && n.status != Status::Ignored
             && b.status != Status::Ignored
         {
@@ -129,7 +116,7 @@ pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String
         .map(|(pipeline, pairs)| compare_pairs(&label(new, pipeline), &label(old, pipeline), pairs))
         .collect();
     if json {
-        let list: Vec<Json> = comparisons.iter().map(paired_json).collect();
+        let list: Vec<ComparisonRecord> = comparisons.iter().map(Into::into).collect();
         return Ok(format!(
             "{}\n",
             serde_json::to_string_pretty(&list).unwrap_or_default()
@@ -138,101 +125,106 @@ pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String
     Ok(paired_lines(&comparisons).trim_start().to_owned())
 }
 
-/// Merges `files`, returns what to print, and writes the merged report to `output`, the HTML page
-/// to `html` and JUnit XML to `junit`, when given.
-pub fn report(
-    files: &[PathBuf],
-    output: Option<&Path>,
-    html: Option<&Path>,
-    junit: Option<&Path>,
-) -> Result<String, String> {
-    let merged = Merged::read(files)?;
-    let (mut regressions, mut improvements, mut new_cases) = (Vec::new(), Vec::new(), Vec::new());
-    for (numbers, compared) in merged.numbers.values() {
-        if !compared.regressions.is_empty() {
-            regressions.push(format!(
-                "{}: {}",
-                numbers.id,
-                describe(&compared.regressions)
-            ));
+/// Where `goldgate report` reads a run's records from.
+pub enum Source {
+    /// Report files: one, or one per shard of a run.
+    Files(Vec<PathBuf>),
+    /// The journal of the run with this id.
+    Run(String),
+    /// The journal of the newest run.
+    Last,
+}
+
+/// Reads the records, returns what to print (the end of the run), and writes the run's files
+/// asked for: `outputs`, and for a run's journal also those its processes were asked for.
+pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String> {
+    let (records, conflicts, from, outputs) = match source {
+        Source::Files(files) => {
+            let merged = Merged::read(files)?;
+            let from = format!(
+                "from {} file{}",
+                files.len(),
+                if files.len() == 1 { "" } else { "s" }
+            );
+            (merged.records, merged.conflicts, from, outputs)
         }
-        if !compared.improvements.is_empty() {
-            improvements.push(format!(
-                "{}: {}",
-                numbers.id,
-                describe(&compared.improvements)
-            ));
+        Source::Run(_) | Source::Last => {
+            let (journal, id) = match source {
+                Source::Run(id) => {
+                    let journal = Journal::for_run(id, Path::new(".")).map_err(|e| e.to_string())?;
+                    (journal, id.clone())
+                }
+                _ => Journal::last()
+                    .map_err(|e| e.to_string())?
+                    .ok_or("no run has written records yet (a run that spans processes keeps them: under nextest, or with GOLDGATE_RUN_ID set)")?,
+            };
+            if !journal.exists() {
+                return Err(format!(
+                    "the run `{id}` has written no records (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes the newest run)"
+                ));
+            }
+            let records = journal
+                .read()
+                .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+            let outputs = outputs.or(journal.outputs());
+            (records, Vec::new(), format!("of the run `{id}`"), outputs)
         }
-        if compared.new {
-            new_cases.push(numbers.id.clone());
-        }
-    }
-    let numbers: Vec<CaseNumbers> = merged.numbers.values().map(|(n, _)| n.clone()).collect();
-    let notes = Notes {
-        improvements: &improvements,
-        new_cases: &new_cases,
-        regressions: &regressions,
-        comparisons: &paired(&numbers),
     };
-    let mut out = run_end(&summarize(&numbers), &pipeline_rows(&numbers), &notes);
-    for (id, json) in &merged.aggregates {
-        let passed = serde_json::from_str::<Json>(json)
-            .is_ok_and(|j| j.get("passed") == Some(&Json::Bool(true)));
+    let mut out = end_of_run(&records)?;
+    if records.torn > 0 {
         out.push_str(&format!(
-            "aggregate {id}: {}\n",
-            if passed { "passed" } else { "FAILED" }
+            "note: {} record line{} not whole (a process was killed while writing it) and {} skipped\n",
+            records.torn,
+            if records.torn == 1 { " was" } else { "s were" },
+            if records.torn == 1 { "was" } else { "were" },
         ));
     }
-    if !merged.conflicts.is_empty() {
+    if !conflicts.is_empty() {
         out.push_str(&format!(
             "note: {} in more than one report with different results; the last file's kept: {}\n",
-            if merged.conflicts.len() == 1 {
+            if conflicts.len() == 1 {
                 "a test is"
             } else {
                 "tests are"
             },
-            merged.conflicts.join(", ")
+            conflicts.join(", ")
         ));
     }
-    let file = merged
-        .cases
-        .reopen()
-        .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
-    let mut records = Records {
-        cases: Lines::of(file).map_err(|e| format!("cannot read back the merged cases: {e}"))?,
-        numbers,
-        aggregates: merged.aggregates,
-    };
-    if let Some(path) = output {
-        write(
-            path,
-            &mut records.cases,
-            &records.aggregates,
-            &records.numbers,
-        )?;
+    write_outputs(&outputs, &records)?;
+    if let Some(path) = &outputs.report {
         out.push_str(&format!(
-            "report: `{}`: {} case tests from {} file{}\n",
+            "report: `{}`: {} case tests {from}\n",
             path.display(),
-            records.cases.len(),
-            files.len(),
-            if files.len() == 1 { "" } else { "s" }
+            records.len(),
         ));
     }
-    if html.is_some() || junit.is_some() {
-        let (cases, aggregates) = parsed(&mut records)?;
-        for (path, text, what) in [
-            (
-                html,
-                html_of(&records.numbers, &cases, &aggregates),
-                "HTML page",
-            ),
-            (junit, junit_xml(&cases, &aggregates), "JUnit file"),
-        ] {
-            let Some(path) = path else { continue };
-            write_atomically(path, text.as_bytes())
-                .map_err(|e| format!("cannot write the {what} `{}`: {e}", path.display()))?;
+    for (path, what) in [(&outputs.html, "HTML page"), (&outputs.junit, "JUnit file")] {
+        if let Some(path) = path {
             out.push_str(&format!("{what}: `{}`\n", path.display()));
         }
+    }
+    Ok(out)
+}
+
+/// The end of a run as the process that is the run prints it, and each aggregate's verdict.
+fn end_of_run(records: &Records) -> Result<String, String> {
+    let numbers = &records.numbers;
+    let cases = records.cases()?;
+    let (regressions, improvements, new_cases) = notes_of(&cases);
+    drop(cases);
+    let notes = Notes {
+        improvements: &improvements,
+        new_cases: &new_cases,
+        regressions: &regressions,
+        comparisons: &paired(numbers),
+    };
+    let mut out = run_end(&summarize(numbers), &pipeline_rows(numbers), &notes);
+    for aggregate in records.aggregates.values() {
+        out.push_str(&format!(
+            "aggregate {}: {}\n",
+            aggregate.id,
+            if aggregate.passed { "passed" } else { "FAILED" }
+        ));
     }
     Ok(out)
 }

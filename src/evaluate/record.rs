@@ -17,6 +17,41 @@ pub enum Status {
     Ignored,
 }
 
+/// The kinds of error that keep a case from being scored.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A case, suite or rubric file with mistakes.
+    Load,
+    /// A file or folder that could not be read at all.
+    Unreadable,
+    /// The prediction could not be read or produced (a command failed).
+    Prediction,
+    /// The baseline could not be read, or does not exist.
+    Baseline,
+}
+
+/// Why a case could not be scored: its kind, and what went wrong with its fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Cause {
+    /// A cause of this kind.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Cause {
+        Cause {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
 /// What a run keeps of one case's test.
 #[derive(Debug, Clone)]
 pub struct Record {
@@ -35,7 +70,7 @@ pub struct Record {
     /// How it ended.
     pub status: Status,
     /// The load, prediction or baseline error, when there was one.
-    pub error: Option<String>,
+    pub error: Option<Cause>,
     /// The skip reason.
     pub skip: Option<String>,
     /// The evaluation, when the case ran.

@@ -22,6 +22,9 @@ pub enum Found {
         /// The file.
         path: PathBuf,
     },
+    /// The other cases of the folder, not walked: a run of one test by its name (`--exact`)
+    /// found its file from the name alone.
+    Elsewhere,
     /// A folder or file that could not be read (a symlink loop, no permission): a failing test.
     Unreadable {
         /// A test name for it.
@@ -140,6 +143,59 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
     Ok(found)
 }
 
+/// The case file of the test `name` (`invoices/acme-173`, `invoices/acme-173::guided`), found
+/// from the name alone: the name is the file's path under `root` without its extension. `None`
+/// when the name does not lead to exactly one plain case file inside `root` (no file, both
+/// `.yaml` and `.yml`, a link, a suite file): then the folder is walked, and what it finds says
+/// why.
+pub fn find_by_name(root: &Path, name: &str) -> Option<Vec<Found>> {
+    let mut ids = vec![name];
+    ids.extend(name.match_indices("::").map(|(i, _)| &name[..i]));
+    let mut hits = Vec::new();
+    for id in ids {
+        let plain = !id.is_empty()
+            && id
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..")
+            && !id.contains('\\');
+        if !plain {
+            continue;
+        }
+        for ext in ["yaml", "yml"] {
+            let path = root.join(format!("{id}.{ext}"));
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() => hits.push((id, path)),
+                Ok(_) => return None,
+                Err(_) => {}
+            }
+        }
+    }
+    let [(id, path)] = <[_; 1]>::try_from(hits).ok()?;
+    let file_name = path.file_name()?.to_string_lossy().into_owned();
+    // A folder on the way that is a link is walked: it may lead out of the project.
+    let mut at = root.to_path_buf();
+    for part in Path::new(id).parent()?.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+    }
+    if SUITE_FILES.contains(&file_name.as_str()) {
+        return None;
+    }
+    Some(vec![
+        Found::Case {
+            id: id.to_owned(),
+            path,
+        },
+        Found::Elsewhere,
+    ])
+}
+
 /// Why a file that looks like a case is not read as one: an extension in capitals, or a
 /// suffix after it (`.yaml.bak`, `.yml~`).
 fn near_miss(name: &str) -> Option<String> {
@@ -166,6 +222,7 @@ fn near_miss(name: &str) -> Option<String> {
 fn merge_same_names(found: &mut Vec<Found>) {
     let id_of = |f: &Found| match f {
         Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
+        Found::Elsewhere => String::new(),
     };
     let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut same: Vec<(usize, usize)> = Vec::new();
@@ -191,7 +248,7 @@ fn merge_same_names(found: &mut Vec<Found>) {
             .chain(others.iter().copied())
             .filter_map(|k| match &found[k] {
                 Found::Case { path, .. } => Some(format!("`{}`", path.display())),
-                Found::Unreadable { .. } => None,
+                Found::Unreadable { .. } | Found::Elsewhere => None,
             })
             .collect();
         found[keep] = Found::Unreadable {

@@ -502,9 +502,9 @@ pub fn plan_folder(
     // A suite's rule or critical name that no case below it has: a typo, or a leftover. Only
     // when every case was loaded, and for suites inside the folder: else some cases are unseen.
     // (Cases left to their tests are under suites that declare no names.)
-    let every_case = found
-        .iter()
-        .all(|f| !matches!(f, Found::Case { id, .. } if !wanted(id)));
+    let every_case = found.iter().all(|f| {
+        !matches!(f, Found::Case { id, .. } if !wanted(id)) && !matches!(f, Found::Elsewhere)
+    });
     if every_case {
         entries.extend(uses.unused(root).into_iter().map(|e| Planned {
             id: e.id,

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::report::{ReportAggregate, ReportCase, ReportThreshold};
+use crate::record::{AggregateRecord, TestRecord, ThresholdRecord};
 
 /// One annotation: where, for which test, what.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,8 +25,8 @@ pub struct Annotation {
 
 /// The annotations of failed tests and aggregates, most important first.
 pub fn annotations(
-    cases: &[ReportCase],
-    aggregates: &[ReportAggregate],
+    cases: &[TestRecord],
+    aggregates: &[AggregateRecord],
     workspace: Option<&Path>,
 ) -> Vec<Annotation> {
     let mut out = Vec::new();
@@ -91,7 +91,7 @@ pub fn annotations(
     out
 }
 
-fn threshold_message(t: &ReportThreshold) -> String {
+fn threshold_message(t: &ThresholdRecord) -> String {
     match t.value {
         Some(v) => format!(
             "{} failed: {v:.4} {} {}",
@@ -108,24 +108,13 @@ fn threshold_message(t: &ReportThreshold) -> String {
 }
 
 /// `metric old -> new, …` of a case's regressions, when it has any.
-fn regressions(case: &ReportCase) -> Option<String> {
-    let list = case.baseline.as_ref()?.get("regressions")?.as_array()?;
+fn regressions(case: &TestRecord) -> Option<String> {
+    let list = &case.baseline.as_ref()?.regressions;
     let changes: Vec<String> = list
         .iter()
-        .filter_map(|c| {
-            let new = c.get("new").and_then(serde_json::Value::as_f64);
-            Some(match new {
-                Some(new) => format!(
-                    "{} {:.4} -> {new:.4}",
-                    c.get("metric")?.as_str()?,
-                    c.get("old")?.as_f64()?
-                ),
-                None => format!(
-                    "{} {:.4} -> absent",
-                    c.get("metric")?.as_str()?,
-                    c.get("old")?.as_f64()?
-                ),
-            })
+        .map(|c| match c.new {
+            Some(new) => format!("{} {:.4} -> {new:.4}", c.metric, c.old),
+            None => format!("{} {:.4} -> absent", c.metric, c.old),
         })
         .collect();
     (!changes.is_empty()).then(|| changes.join(", "))

@@ -2,8 +2,6 @@
 
 use std::fmt::Write;
 
-use serde_json::{Value as Json, json};
-
 use super::num;
 use crate::evaluate::aggregate::Aggregated;
 use crate::evaluate::outcome::ThresholdVerdict;
@@ -120,23 +118,6 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
     out
 }
 
-/// An aggregate as JSON.
-pub fn aggregated_json(a: &Aggregated) -> Json {
-    json!({
-        "cases": a.cases, "passed": a.passed, "pass_rate": a.pass_rate,
-        "gate_pass_rate": a.gate_pass_rate, "mean_score": a.mean_score,
-        "must_right_accuracy": a.must_right_accuracy, "easy_wrong_accuracy": a.easy_wrong_accuracy,
-        "exact_match": a.exact_match, "anls": a.anls, "exact_critical": a.exact_critical, "anls_critical": a.anls_critical,
-        "f1": a.f1, "brier": a.brier, "ece": a.ece,
-        "latency_p50_ms": a.latency_p50, "latency_p95_ms": a.latency_p95,
-        "cost_usd_per_case": a.cost_usd, "cost_usd_total": a.cost_total_usd,
-        "calibration": a.bins.iter().map(|b| json!({
-            "lower": b.lower, "upper": b.upper, "count": b.count,
-            "confidence": b.confidence, "accuracy": b.accuracy,
-        })).collect::<Vec<_>>(),
-    })
-}
-
 /// `min_anls failed: 0.8800 < 0.92` for each threshold that failed.
 pub fn failed_bounds(verdicts: &[ThresholdVerdict]) -> Vec<String> {
     verdicts
@@ -224,27 +205,6 @@ pub fn paired_lines(comparisons: &[Paired]) -> String {
         );
     }
     out
-}
-
-/// One comparison as JSON.
-pub fn paired_json(c: &Paired) -> Json {
-    let interval = |i: Option<&Interval>| {
-        i.map_or(Json::Null, |i| {
-            json!({ "difference": i.difference, "low": i.low, "high": i.high, "cases": i.cases })
-        })
-    };
-    json!({
-        "pipeline": c.pipeline, "reference": c.reference, "cases": c.cases,
-        "score": interval(c.score.as_ref()),
-        "exact_match": interval(c.exact_match.as_ref()),
-        "anls": interval(c.anls.as_ref()),
-        "mcnemar": {
-            "only_reference": c.mcnemar.only_reference,
-            "only_pipeline": c.mcnemar.only_pipeline,
-            "p_value": c.mcnemar.p_value,
-        },
-        "bootstrap": { "resamples": crate::evaluate::paired::RESAMPLES, "seed": crate::evaluate::paired::SEED, "level": 0.95 },
-    })
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@ use std::fmt::Write;
 
 use super::compare::{comparison_cells, interval_text};
 use super::num;
-use super::report::{ReportAggregate, ReportCase};
 use super::summary::Notes;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, percentile};
+use crate::record::{AggregateRecord, TestRecord};
 
 /// Everything the page shows.
 pub struct Page<'a> {
@@ -20,9 +20,9 @@ pub struct Page<'a> {
     /// The field × pipeline table.
     pub fields: &'a [FieldStat],
     /// Every case test.
-    pub cases: &'a [ReportCase],
+    pub cases: &'a [TestRecord],
     /// Every aggregate test.
-    pub aggregates: &'a [ReportAggregate],
+    pub aggregates: &'a [AggregateRecord],
     /// Regressions, improvements, new tests.
     pub notes: &'a Notes<'a>,
 }
@@ -422,9 +422,9 @@ fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
     out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
 }
 
-fn failures(out: &mut String, cases: &[ReportCase], aggregates: &[ReportAggregate]) {
-    let failing: Vec<&ReportCase> = cases.iter().filter(|c| c.passed == Some(false)).collect();
-    let failing_aggregates: Vec<&ReportAggregate> =
+fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecord]) {
+    let failing: Vec<&TestRecord> = cases.iter().filter(|c| c.passed == Some(false)).collect();
+    let failing_aggregates: Vec<&AggregateRecord> =
         aggregates.iter().filter(|a| !a.passed).collect();
     let _ = writeln!(
         out,

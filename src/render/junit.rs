@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::report::{ReportAggregate, ReportCase};
+use crate::record::{AggregateRecord, TestRecord};
 
 /// The JUnit document of a run's tests.
-pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String {
+pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String {
     let mut suites: BTreeMap<(String, Option<String>), Vec<TestCase>> = BTreeMap::new();
     for case in cases {
         let mut test = TestCase::new(case.id.as_str(), case_status(case));
@@ -18,10 +18,8 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
         if let Some(score) = case.score {
             test.add_property(Property::new("score", score.to_string()));
         }
-        for (name, value) in case.metrics.iter().flatten() {
-            if let Some(v) = value.as_f64() {
-                test.add_property(Property::new(name.as_str(), v.to_string()));
-            }
+        if let Some(metrics) = &case.metrics {
+            properties(&mut test, metrics);
         }
         suites
             .entry((folder, case.pipeline.clone()))
@@ -42,11 +40,7 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
         test.set_classname(folder.as_str());
         test.extra
             .insert("file".into(), aggregate.file.as_str().into());
-        for (name, value) in aggregate.metrics.iter().flatten() {
-            if let Some(v) = value.as_f64() {
-                test.add_property(Property::new(name.as_str(), v.to_string()));
-            }
-        }
+        properties(&mut test, &aggregate.metrics);
         suites
             .entry((folder, aggregate.pipeline.clone()))
             .or_default()
@@ -68,7 +62,19 @@ pub fn junit_xml(cases: &[ReportCase], aggregates: &[ReportAggregate]) -> String
         .unwrap_or_else(|e| format!("<!-- goldgate could not write JUnit: {e} -->\n"))
 }
 
-fn case_status(case: &ReportCase) -> TestCaseStatus {
+/// Each number of a metrics record, by its name, as a property.
+fn properties(test: &mut TestCase, metrics: &impl serde::Serialize) {
+    let Ok(serde_json::Value::Object(map)) = serde_json::to_value(metrics) else {
+        return;
+    };
+    for (name, value) in map {
+        if let Some(v) = value.as_f64() {
+            test.add_property(Property::new(name.as_str(), v.to_string()));
+        }
+    }
+}
+
+fn case_status(case: &TestRecord) -> TestCaseStatus {
     match case.passed {
         Some(true) => TestCaseStatus::success(),
         None => {

@@ -4,9 +4,9 @@
 
 use super::compare::comparison_cells;
 use super::num;
-use super::report::{ReportAggregate, ReportCase};
 use super::summary::Notes;
 use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
+use crate::record::{AggregateRecord, TestRecord};
 
 /// GitHub refuses a step summary over 1 MiB.
 pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
@@ -15,8 +15,8 @@ pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 pub fn step_summary(
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
-    cases: &[ReportCase],
-    aggregates: &[ReportAggregate],
+    cases: &[TestRecord],
+    aggregates: &[AggregateRecord],
     notes: &Notes,
     limit: usize,
 ) -> String {
@@ -125,20 +125,34 @@ fn cell(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn failing(i: usize) -> ReportCase {
-        serde_json::from_value(serde_json::json!({
-            "id": format!("invoices/case-{i:05}::guided"),
-            "file": format!("cases/invoices/case-{i:05}.yaml"),
-            "passed": false,
-            "message": "case failed: gate closed by must_right `total` (score 0.0000)\nmore",
-            "rubrics": [{"label": "total", "kind": "must_right", "held": false, "file": "cases/invoices/suite.yaml", "line": 7}],
-        }))
-        .unwrap()
+    fn failing(i: usize) -> TestRecord {
+        let mut case = TestRecord::named(
+            &format!("invoices/case-{i:05}::guided"),
+            &format!("cases/invoices/case-{i:05}.yaml"),
+        );
+        case.status = crate::record::Verdict::Failed;
+        case.passed = Some(false);
+        case.message =
+            Some("case failed: gate closed by must_right `total` (score 0.0000)\nmore".into());
+        case.rubrics = vec![crate::record::RubricRecord {
+            label: "total".into(),
+            kind: "must_right".into(),
+            check: "exact".into(),
+            field: Some("total".into()),
+            held: false,
+            checked: true,
+            penalty: 0.0,
+            detail: String::new(),
+            file: "cases/invoices/suite.yaml".into(),
+            line: 7,
+            column: 5,
+        }];
+        case
     }
 
     #[test]
     fn a_page_never_passes_its_limit_and_says_what_it_left_out() {
-        let cases: Vec<ReportCase> = (0..5000).map(failing).collect();
+        let cases: Vec<TestRecord> = (0..5000).map(failing).collect();
         let notes = Notes {
             improvements: &[],
             new_cases: &[],

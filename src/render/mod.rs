@@ -12,17 +12,13 @@ mod report;
 mod summary;
 
 pub use annotations::{annotations, workflow_command};
-pub use compare::{
-    aggregate_table, aggregated_json, comparison_table, failed_bounds, paired_json, paired_lines,
-};
+pub use compare::{aggregate_table, comparison_table, failed_bounds, paired_lines};
 pub use diff::{inline_diff, line_diff};
 pub use html::{Page, html_page};
 pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
-pub use report::{
-    ReportAggregate, ReportCase, aggregate_json, case_json, compared_of, numbers_of, write_report,
-};
+pub use report::{ReportParts, write_report};
 pub use summary::{Notes, run_end};
 
 use anstyle::{AnsiColor, Style};

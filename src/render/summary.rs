@@ -1,20 +1,7 @@
 //! The run summary printed after libtest's result line.
 
-use serde_json::{Value as Json, json};
-
 use super::{Styles, comparison_table, num, paint};
 use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
-
-/// The summary as the report holds it.
-pub(crate) fn summary_json(summary: &RunSummary) -> Json {
-    let s = summary;
-    json!({
-        "cases": s.cases, "passed": s.passed, "failed": s.failed, "ignored": s.ignored,
-        "exact_match": s.metrics.exact_match, "anls": s.metrics.anls,
-        "exact_critical": s.metrics.exact_critical, "anls_critical": s.metrics.anls_critical,
-        "brier": s.metrics.brier, "ece": s.metrics.ece,
-    })
-}
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`
 pub fn summary_line(s: &RunSummary) -> String {

@@ -11,16 +11,18 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
-use super::outputs::{Lines, Ours, Outputs, Records, parsed, write_outputs};
+use super::journal::Journal;
+use super::outputs::{Outputs, Records, write_outputs};
 use super::session::{Blessed, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::evaluate::paired::paired;
-use crate::load::discover::{Found, discover};
+use crate::load::discover::{Found, discover, find_by_name};
 use crate::load::{Load, Planned, When, load_folder, plan_folder};
 use crate::model::suite::Aggregate;
-use crate::render::{Notes, aggregate_json, annotations, run_end, workflow_command};
+use crate::record::aggregate_record;
+use crate::render::{Notes, annotations, run_end, workflow_command};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -138,11 +140,28 @@ impl Harness {
             .clone()
             .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.cases));
 
-        let found = match discover(&self.cases) {
+        // One test by its name (nextest's one process per test) reads its own case alone.
+        let by_name = match (&args.filter, args.exact, args.list) {
+            (Some(name), true, false) if !name.contains("::aggregate") => {
+                find_by_name(&self.cases, name)
+            }
+            _ => None,
+        };
+        let found = match by_name.map_or_else(|| discover(&self.cases), Ok) {
             Ok(found) => found,
             Err(no_cases) => return fail_early(&no_cases.0),
         };
         let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
+        // A run that spans processes keeps each test's record in its journal.
+        let journal = match env
+            .run_id
+            .as_deref()
+            .map(|id| Journal::for_run(id, &self.cases))
+        {
+            None => None,
+            Some(Ok(journal)) => Some(journal),
+            Some(Err(e)) => return fail_early(&e.to_string()),
+        };
         let threads = args
             .test_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -151,8 +170,9 @@ impl Harness {
             invocation,
             args.format == Some(FormatSetting::Json),
             threads,
-            outputs.any() || annotations,
+            (env.run_id.is_none() && outputs.any()) || annotations,
             progress_shown(&env, &args),
+            journal,
         ) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
@@ -186,7 +206,6 @@ impl Harness {
             // the run's id: the run's files learn its skipped cases here.
             if args.ignored
                 && env.run_id.is_some()
-                && outputs.any()
                 && let Err(e) =
                     record_skipped(&session, &found, &self.cases, &rubrics, &env, &outputs)
             {
@@ -246,40 +265,50 @@ fn end_of_run(
             );
         }
     }
-    if outputs.any() || annotations {
-        let written = kept
-            .take_records()
-            .map_err(|e| format!("cannot keep the run's records: {e}"))
-            .and_then(|cases| {
-                let cases = cases.ok_or("the run kept no records")?;
-                if annotations {
-                    let aggregates = kept
-                        .aggregates
-                        .iter()
-                        .map(|a| (a.id.clone(), aggregate_json(a).to_string()))
-                        .collect();
-                    print_annotations(&cases, aggregates, env.github_workspace.as_deref())?;
-                }
-                if !outputs.any() {
-                    return Ok(());
-                }
-                let ours = Ours {
-                    cases,
-                    numbers: &kept.numbers,
-                    aggregates: kept
-                        .aggregates
-                        .iter()
-                        .map(|a| (a.id.clone(), aggregate_json(a).to_string()))
-                        .collect(),
-                };
-                write_outputs(outputs, env.run_id.as_deref(), ours)
-            });
-        if let Err(e) = written {
-            eprintln!("error: {e}");
-            failed = true;
-        }
+    if let Err(e) = own_files(&mut kept, session, outputs, annotations, env) {
+        eprintln!("error: {e}");
+        failed = true;
     }
     !failed
+}
+
+/// What this process does with its records at its end: the annotations of its failures, and
+/// the run's files when the process is the run. In a run that spans processes each test's
+/// record is in the run's journal already; the files are made from it when the run is over.
+fn own_files(
+    kept: &mut super::session::Kept,
+    session: &Session,
+    outputs: &Outputs,
+    annotations: bool,
+    env: &Env,
+) -> Result<(), String> {
+    kept.take_error()?;
+    if let Some(journal) = session.journal() {
+        journal
+            .note_outputs(outputs)
+            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+    }
+    let own = (env.run_id.is_none() && outputs.any()) || annotations;
+    if !own {
+        return Ok(());
+    }
+    let cases = kept
+        .take_records()
+        .map_err(|e| format!("cannot keep the run's records: {e}"))?
+        .ok_or("the run kept no records")?;
+    let records = Records::own(
+        cases,
+        std::mem::take(&mut kept.numbers),
+        kept.aggregates.iter().map(aggregate_record).collect(),
+    )
+    .map_err(|e| format!("cannot read back the run's records: {e}"))?;
+    if annotations {
+        print_annotations(&records, env.github_workspace.as_deref())?;
+    }
+    if env.run_id.is_none() && outputs.any() {
+        write_outputs(outputs, &records)?;
+    }
+    Ok(())
 }
 
 /// Records the skipped cases as ignored tests in the run's files, printing nothing (standard
@@ -301,17 +330,16 @@ fn record_skipped(
             session.finish_case(&record, None);
         }
     }
-    let mut kept = session.kept();
-    let cases = kept
-        .take_records()
-        .map_err(|e| format!("cannot keep the run's records: {e}"))?
-        .ok_or("the run kept no records")?;
-    let ours = Ours {
-        cases,
-        numbers: &kept.numbers,
-        aggregates: Vec::new(),
-    };
-    write_outputs(outputs, env.run_id.as_deref(), ours)
+    let kept = session.kept();
+    kept.take_error()?;
+    // The listing's records are in the run's journal, for its end step; the outputs too.
+    if let Some(journal) = session.journal() {
+        journal
+            .note_outputs(outputs)
+            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+    }
+    let _ = env;
+    Ok(())
 }
 
 /// Writes the run's baseline entries, each file under its lock, and says what it wrote. False
@@ -392,18 +420,9 @@ fn vanished_entries(
 /// GitHub annotations of this process's failed tests, Must-Right and load errors first, on
 /// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
 /// JSON included).
-fn print_annotations(
-    cases: &std::fs::File,
-    aggregates: std::collections::BTreeMap<String, String>,
-    workspace: Option<&Path>,
-) -> Result<(), String> {
-    let cannot = |e: std::io::Error| format!("cannot read back the run's records: {e}");
-    let mut records = Records {
-        cases: Lines::of(cases.try_clone().map_err(cannot)?).map_err(cannot)?,
-        numbers: Vec::new(),
-        aggregates,
-    };
-    let (cases, aggregates) = parsed(&mut records)?;
+fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), String> {
+    let cases = records.cases()?;
+    let aggregates = records.aggregate_list();
     let mut err = std::io::stderr().lock();
     for a in annotations(&cases, &aggregates, workspace) {
         let _ = writeln!(err, "{}", workflow_command(&a));
@@ -478,7 +497,16 @@ fn trials(
         }
         None => true,
     };
-    let entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);
+    let mut entries = plan_folder(found, root, rubrics, &wanted, When::ByItsTest);
+    // A case found by its name that does not load may be another case's YAML prediction (no
+    // test of its own), which only the whole folder tells: then the folder is walked after all.
+    let unloadable = |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(crate::load::Problem::Load(_))));
+    if found.iter().any(|f| matches!(f, Found::Elsewhere))
+        && entries.iter().any(unloadable)
+        && let Ok(all) = discover(root)
+    {
+        entries = plan_folder(&all, root, rubrics, &wanted, When::ByItsTest);
+    }
     let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
     for entry in &entries {
         for agg in &entry.aggregates {

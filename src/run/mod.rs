@@ -1,10 +1,11 @@
-//! Layer 5, running: the harness, the tests of a run and what they share, commands.
+//! Layer 6, running: the harness, the tests of a run and what they share, commands.
 
 mod ahead;
 pub(crate) mod baseline_file;
 pub mod command;
 pub mod env;
 pub mod harness;
+pub(crate) mod journal;
 pub(crate) mod judge;
 pub(crate) mod outputs;
 mod predict;

@@ -8,13 +8,14 @@
 //! wait for the first instead of running the command again.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::command::{Ran, run};
-use crate::base::fs::{canonical, hash_hex, state_dir, write_atomically};
+use crate::base::fs::{canonical, hash_hex, write_atomically};
 use crate::base::location::LoadError;
+use crate::base::state;
 use crate::load::prediction::{from_output, missing_document, read_prediction};
 use crate::model::case::PredictionSource;
 use crate::model::prediction::Prediction;
@@ -25,23 +26,18 @@ pub(crate) struct Commands {
     shared: Option<PathBuf>,
 }
 
-/// Outputs of runs older than this are removed when a new run starts.
-const KEEP_RUNS: Duration = Duration::from_secs(24 * 3600);
-
 impl Commands {
     /// For a run that spans processes under `run_id`; without one, the process is the run.
-    pub(crate) fn for_run(run_id: Option<&str>) -> Commands {
+    /// The state folder must be private to be used: one that is not is an error of the run.
+    pub(crate) fn for_run(run_id: Option<&str>) -> std::io::Result<Commands> {
         let Some(id) = run_id else {
-            return Commands::default();
+            return Ok(Commands::default());
         };
-        let runs = state_dir().join("runs");
-        forget_old_runs(&runs, id);
-        let shared = runs.join(hash_hex(&[id.as_bytes()]));
-        // Made now, so that every process names the same canonical lock paths under it.
-        let _ = std::fs::create_dir_all(&shared);
-        Commands {
+        let shared = run_dir(id)?.join("outputs");
+        state::sub_dir(&shared)?;
+        Ok(Commands {
             shared: Some(shared),
-        }
+        })
     }
 
     /// The output of `command` in `dir`, run now or taken from another process of the run.
@@ -65,7 +61,7 @@ impl Commands {
         parts.push(&document_bytes);
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
-        let held = crate::base::fs::lock_for(&entry);
+        let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
         if let Some(kept) = read_kept(&entry) {
             return kept;
         }
@@ -96,19 +92,26 @@ fn read_kept(entry: &Path) -> Option<Result<Ran, String>> {
     }))
 }
 
-/// Removes the kept outputs of other runs older than a day; a run in progress keeps its own.
+/// The folder of the run `run_id` in the state folder (made 0700), where its journal and its
+/// commands' outputs are kept; other runs' folders older than a day are removed first.
+pub(crate) fn run_dir(run_id: &str) -> std::io::Result<PathBuf> {
+    let runs = state::state_dir()?.join("runs");
+    state::sub_dir(&runs)?;
+    let own = hash_hex(&[run_id.as_bytes()]);
+    static PRUNED: std::sync::Once = std::sync::Once::new();
+    PRUNED.call_once(|| forget_old_runs(&runs, &own));
+    let dir = runs.join(own);
+    state::sub_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Removes the folders of other runs older than a day; a run in progress keeps its own.
 fn forget_old_runs(runs: &Path, current: &str) {
-    let current = hash_hex(&[current.as_bytes()]);
     let Ok(list) = std::fs::read_dir(runs) else {
         return;
     };
     for entry in list.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_some_and(|age| age > KEEP_RUNS);
+        let old = entry.metadata().is_ok_and(|m| state::is_old(&m));
         if old && entry.file_name().to_string_lossy() != current {
             let _ = std::fs::remove_dir_all(entry.path());
         }

@@ -29,7 +29,7 @@ pub(crate) fn score_folder(cases: &Path, rubrics: &Path) -> Result<Vec<Scored>, 
         ..Env::from_process()?
     };
     let invocation = format!("goldgate test {}", cases.display());
-    let session = Session::new(&env, invocation, true, 1, false, Progress::None)?;
+    let session = Session::new(&env, invocation, true, 1, false, Progress::None, None)?;
     let mut out = Vec::new();
     for entry in load_folder(&found, cases, rubrics, |_| true) {
         match entry.loaded {
@@ -39,7 +39,7 @@ pub(crate) fn score_folder(cases: &Path, rubrics: &Path) -> Result<Vec<Scored>, 
                 out.push(Scored {
                     id: case.id.clone(),
                     outcome: full.outcome,
-                    error: full.error,
+                    error: full.error.map(|c| c.message),
                 });
             }
             Err(problem) => out.push(Scored {

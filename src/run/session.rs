@@ -9,21 +9,25 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file;
 use super::env::{Env, JudgeMode, Update};
+use super::journal::Journal;
 use super::judge::{self, Recorded, Verdicts};
-use super::outputs::line;
+use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
 use crate::base::fs::lock_for;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
-use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
+use crate::evaluate::record::{
+    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
+};
 use crate::evaluate::{evaluate, evaluate_judged};
 use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::{Prediction, Usage};
 use crate::model::suite::{BaselineSpec, Judge};
-use crate::render::{case_json, failure_message, field_blocks};
+use crate::record::{aggregate_record, test_record};
+use crate::render::{failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 type BaselineRead = Result<Option<Baseline>, String>;
@@ -50,7 +54,7 @@ pub(crate) struct Scored {
 #[derive(Debug, Default)]
 pub(crate) struct Full {
     pub(crate) message: Option<String>,
-    pub(crate) error: Option<String>,
+    pub(crate) error: Option<Cause>,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) model: Option<String>,
     pub(crate) usage: Option<Usage>,
@@ -100,6 +104,14 @@ pub(crate) struct Kept {
 }
 
 impl Kept {
+    /// Why a record could not be kept, if one could not.
+    pub(crate) fn take_error(&self) -> Result<(), String> {
+        match &self.spool_error {
+            Some(why) => Err(why.clone()),
+            None => Ok(()),
+        }
+    }
+
     /// The file of case records kept for the report (as lines), or why one is missing.
     pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
@@ -114,7 +126,7 @@ impl Kept {
 struct Against {
     passed: bool,
     message: Option<String>,
-    error: Option<String>,
+    error: Option<Cause>,
     problems: Vec<Located>,
     compared: Compared,
 }
@@ -160,6 +172,8 @@ pub(crate) struct Session {
     /// Test threads, for scoring an aggregate's cases in parallel.
     pub(crate) threads: usize,
     commands: Commands,
+    /// The run's journal, when the run spans processes: each test appends its record there.
+    journal: Option<Journal>,
     /// Each case test scored or being scored in this process, by name.
     scored: Mutex<HashMap<String, Slot>>,
     /// Whether records are kept for the run's files (then numbers keep every field's too).
@@ -187,6 +201,7 @@ impl Session {
         threads: usize,
         report: bool,
         progress_shown: Progress,
+        journal: Option<Journal>,
     ) -> Result<Arc<Session>, String> {
         let spool = if report {
             Some(
@@ -196,6 +211,7 @@ impl Session {
         } else {
             None
         };
+        let keeps_records = report || journal.is_some();
         Ok(Arc::new(Session {
             update: env.update,
             judge_mode: env.judge,
@@ -203,9 +219,10 @@ impl Session {
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(env.run_id.as_deref()),
+            commands: Commands::for_run(env.run_id.as_deref()).map_err(|e| e.to_string())?,
+            journal,
             scored: Mutex::default(),
-            keeps_records: report,
+            keeps_records,
             baselines: Mutex::default(),
             own: Mutex::default(),
             aggregates: std::sync::atomic::AtomicBool::new(false),
@@ -484,7 +501,7 @@ impl Session {
                         message: Some(format!(
                             "error: {error}\nthe prediction could not be read, so nothing was scored"
                         )),
-                        error: Some(error.to_string()),
+                        error: Some(Cause::new(ErrorKind::Prediction, error.to_string())),
                         problems: vec![Located {
                             file: error.file.display().to_string(),
                             line: error.line,
@@ -540,7 +557,7 @@ impl Session {
             Err(why) => {
                 against.passed = false;
                 against.problems.push(at_suite(&spec.suite_file, &why));
-                against.error = Some(why.clone());
+                against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
                 against.add(format!("error: {why}"));
             }
             Ok(None) => {
@@ -552,7 +569,7 @@ impl Session {
                     self.invocation
                 );
                 against.problems.push(at_suite(&spec.suite_file, &why));
-                against.error = Some(why.clone());
+                against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
                 against.add(format!("error: {why}"));
             }
             Ok(Some(base)) => match base
@@ -602,14 +619,19 @@ impl Session {
         } else {
             lock(&self.scored).remove(&record.id);
         }
-        if let Some(spool) = kept.spool.as_mut() {
-            let line = line(&record.id, &case_json(record).to_string());
-            if let Err(e) = spool.write_all(line.as_bytes()) {
+        if kept.spool.is_some() || self.journal.is_some() {
+            let line = case_line(&test_record(record));
+            let spooled = kept
+                .spool
+                .as_mut()
+                .map_or(Ok(()), |spool| spool.write_all(line.as_bytes()));
+            let journaled = self
+                .journal
+                .as_ref()
+                .map_or(Ok(()), |j| j.append(&j.line_of(&line)));
+            if let Err(e) = spooled.and(journaled) {
                 kept.spool_error.get_or_insert_with(|| {
-                    format!(
-                        "cannot keep the record of `{}` for the report: {e}",
-                        record.id
-                    )
+                    format!("cannot keep the record of `{}` for the run: {e}", record.id)
                 });
             }
         }
@@ -635,7 +657,21 @@ impl Session {
 
     /// Keeps a finished aggregate test.
     pub(crate) fn finish_aggregate(&self, record: AggregateRecord) {
-        lock(&self.kept).aggregates.push(record);
+        let mut kept = lock(&self.kept);
+        if let Some(journal) = &self.journal
+            && let Err(e) =
+                journal.append(&journal.line_of(&aggregate_line(&aggregate_record(&record))))
+        {
+            kept.spool_error.get_or_insert_with(|| {
+                format!("cannot keep the record of `{}` for the run: {e}", record.id)
+            });
+        }
+        kept.aggregates.push(record);
+    }
+
+    /// The run's journal, when the run spans processes.
+    pub(crate) fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
     }
 }
 

@@ -11,7 +11,9 @@ use super::ahead::Job;
 
 use super::session::Session;
 use crate::evaluate::aggregate as aggregation;
-use crate::evaluate::record::{AggregateRecord, CaseNumbers, Compared, Located, Record, Status};
+use crate::evaluate::record::{
+    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
+};
 use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
 use crate::model::suite::Aggregate;
@@ -113,7 +115,13 @@ fn not_loaded(
         file,
         about: None,
         status: Status::Failed,
-        error: Some(problem.to_string()),
+        error: Some(Cause::new(
+            match problem {
+                Problem::Load(_) => ErrorKind::Load,
+                Problem::Unreadable(_) => ErrorKind::Unreadable,
+            },
+            problem.to_string(),
+        )),
         skip: None,
         outcome: None,
         model: None,

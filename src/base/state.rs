@@ -1,0 +1,213 @@
+//! The run's shared state (journals, shared command outputs, locks) under the system's temporary
+//! folder, in `goldgate-UID`: a folder only its user can reach. It is created 0700; one that
+//! exists is used only when it is a real folder (not a link), owned by this user and closed to
+//! others, else refused with the fix. Files in it are created 0600 and never followed through a
+//! link. Old runs and idle lock files are pruned.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What is older than this (a run's folder, an idle lock file) is pruned.
+pub(crate) const KEEP: Duration = Duration::from_secs(24 * 3600);
+
+/// The state folder, checked (and made, the first time) for this process.
+pub(crate) fn state_dir() -> io::Result<PathBuf> {
+    static CHECKED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    CHECKED
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("goldgate-{}", user_id()));
+            private_dir(&dir).map(|()| dir).map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(io::Error::other)
+}
+
+#[cfg(unix)]
+fn user_id() -> u32 {
+    // SAFETY: getuid(2) reads the process's user id; it cannot fail and touches no memory.
+    unsafe { libc::getuid() }
+}
+
+#[cfg(not(unix))]
+fn user_id() -> String {
+    std::env::var("USERNAME").unwrap_or_default()
+}
+
+/// Makes `dir` a folder of this user's alone (0700), or checks that it is one: not a link, a
+/// folder, owned by this user, with no access for others.
+pub(crate) fn private_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot make goldgate's state folder `{}`: {e}",
+                        dir.display()
+                    ),
+                ));
+            }
+        }
+        let refuse = |why: String| {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "goldgate's state folder `{}` {why}: goldgate keeps a run's records and shared outputs there and uses no folder another user could reach; remove it (or point TMPDIR to a folder of your own) and run again",
+                    dir.display()
+                ),
+            )
+        };
+        let meta = std::fs::symlink_metadata(dir)?;
+        if meta.file_type().is_symlink() {
+            return Err(refuse("is a symbolic link".into()));
+        }
+        if !meta.is_dir() {
+            return Err(refuse("is not a folder".into()));
+        }
+        let me = user_id();
+        if meta.uid() != me {
+            return Err(refuse(format!(
+                "is owned by user {}, not by you ({me})",
+                meta.uid()
+            )));
+        }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(refuse(format!(
+                "has mode {mode:03o}: others may read or write it (goldgate makes it 700)"
+            )));
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)
+}
+
+/// A folder inside the state folder (made 0700), its parents too.
+pub(crate) fn sub_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .recursive(true)
+            .create(dir)
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)
+}
+
+/// Opens a file of the state folder for reading and appending, created 0600; a link in its place
+/// is refused, never followed.
+pub(crate) fn open_private(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "`{}` is a symbolic link, and goldgate never writes its state through one",
+                    path.display()
+                ),
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// Opens a lock file of the state folder (0600, never through a link), for [`std::fs::File::lock`].
+pub(crate) fn open_lock(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Whether a file or folder was last changed longer ago than [`KEEP`].
+pub(crate) fn is_old(meta: &std::fs::Metadata) -> bool {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > KEEP)
+}
+
+/// Removes the lock files of `dir` older than [`KEEP`] that no process holds (each is taken
+/// without waiting first, so a held lock is never removed).
+pub(crate) fn prune_locks(dir: &Path) {
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in list.flatten() {
+        let old = entry.metadata().is_ok_and(|m| m.is_file() && is_old(&m));
+        if !old {
+            continue;
+        }
+        if let Ok(file) = open_lock(&entry.path())
+            && file.try_lock().is_ok()
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_new_folder_is_closed_to_others_and_an_open_one_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("state");
+        private_dir(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let e = private_dir(&dir).unwrap_err().to_string();
+        assert!(e.contains("has mode 755"), "{e}");
+    }
+
+    #[test]
+    fn a_link_in_place_of_the_folder_or_a_file_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let link = root.path().join("state");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let e = private_dir(&link).unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link"), "{e}");
+        let target = root.path().join("victim");
+        std::fs::write(&target, "mine").unwrap();
+        let planted = real.join("journal");
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        let e = open_private(&planted).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
+    }
+
+    #[test]
+    fn files_are_made_for_their_user_alone() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("journal");
+        drop(open_private(&file).unwrap());
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+}

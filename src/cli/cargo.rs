@@ -1,0 +1,176 @@
+//! `cargo goldgate test [--nextest] [-- ARGS]`: the one command of a split run. It runs `cargo
+//! test` (or `cargo nextest run` with `--nextest`) with ARGS under one run id
+//! (`GOLDGATE_RUN_ID`), so that every process of the run appends its tests' records to the run's
+//! journal and writes nothing else; then, once, it writes the run's files (`GOLDGATE_REPORT`,
+//! `GOLDGATE_JUNIT`, `GOLDGATE_HTML`, `GITHUB_STEP_SUMMARY`, or `--report`, `--junit`, `--html`)
+//! from the journal and prints the end of the run. Its exit code is the runner's.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::report::{Source, report};
+use crate::run::env::Env;
+use crate::run::outputs::Outputs;
+
+const USAGE: &str = "Usage: cargo goldgate test [--nextest] [--report FILE] [--junit FILE] [--html FILE] [-- ARGS]\n\n\
+Runs `cargo test ARGS` (or `cargo nextest run ARGS` with --nextest) under one run id, then writes the\n\
+run's report, JUnit and HTML files from every process's records and prints the end of the run.";
+
+/// What the command line asks.
+#[derive(Debug, Default, PartialEq)]
+struct Asked {
+    nextest: bool,
+    outputs: Outputs,
+    runner_args: Vec<OsString>,
+}
+
+fn parse(args: &[OsString]) -> Result<Asked, String> {
+    let mut args = args.iter();
+    let mut asked = Asked::default();
+    match args.next().and_then(|a| a.to_str()) {
+        Some("test") => {}
+        Some(other) => {
+            return Err(format!(
+                "unknown command `{other}`: only `test` is known\n\n{USAGE}"
+            ));
+        }
+        None => return Err(USAGE.to_owned()),
+    }
+    while let Some(arg) = args.next() {
+        let mut path = |name: &str| {
+            args.next()
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("`{name}` needs a file\n\n{USAGE}"))
+        };
+        match arg.to_str() {
+            Some("--") => {
+                asked.runner_args = args.cloned().collect();
+                break;
+            }
+            Some("--nextest") => asked.nextest = true,
+            Some("--report") => asked.outputs.report = Some(path("--report")?),
+            Some("--junit") => asked.outputs.junit = Some(path("--junit")?),
+            Some("--html") => asked.outputs.html = Some(path("--html")?),
+            Some("-h" | "--help") => return Err(USAGE.to_owned()),
+            _ => {
+                return Err(format!(
+                    "unexpected argument `{}`: arguments for the runner go after `--`\n\n{USAGE}",
+                    arg.to_string_lossy()
+                ));
+            }
+        }
+    }
+    Ok(asked)
+}
+
+/// A run id no other run has: the time and this process's id.
+fn new_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("cargo-goldgate-{nanos}-{}", std::process::id())
+}
+
+/// `cargo goldgate …` (cargo passes `goldgate` first) or `cargo-goldgate …`.
+pub fn main() -> ExitCode {
+    crate::run::harness::end_quietly_when_the_reader_leaves();
+    let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "goldgate") {
+        args.remove(0);
+    }
+    let asked = match parse(&args) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let env = match Env::from_process() {
+        Ok(env) => env,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let run_id = new_run_id();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut runner = std::process::Command::new(cargo);
+    if asked.nextest {
+        runner.args(["nextest", "run"]);
+    } else {
+        runner.arg("test");
+    }
+    runner
+        .args(&asked.runner_args)
+        .env("GOLDGATE_RUN_ID", &run_id);
+    // The processes of the run write no run file: the end step below writes each once.
+    let status = match runner.status() {
+        Ok(status) => status,
+        Err(e) => {
+            eprintln!("error: cannot start the test runner: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let outputs = asked.outputs.or(Outputs {
+        report: env.report,
+        junit: env.junit,
+        html: env.html,
+        step_summary: env.step_summary,
+    });
+    let mut code = status
+        .code()
+        .map_or(101, |c| u8::try_from(c).unwrap_or(101));
+    match report(&Source::Run(run_id.clone()), outputs) {
+        Ok(text) => {
+            use std::io::Write;
+            let mut out = anstream::stdout();
+            let _ = write!(out, "{text}");
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            if code == 0 {
+                code = 101;
+            }
+        }
+    }
+    ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn arguments_after_the_separator_go_to_the_runner() {
+        let asked = parse(&args(&[
+            "test",
+            "--nextest",
+            "--report",
+            "r.json",
+            "--",
+            "--partition",
+            "hash:1/2",
+        ]))
+        .unwrap();
+        assert!(asked.nextest);
+        assert_eq!(asked.outputs.report, Some(PathBuf::from("r.json")));
+        assert_eq!(asked.runner_args, args(&["--partition", "hash:1/2"]));
+        assert!(
+            parse(&args(&["test", "--partition"]))
+                .unwrap_err()
+                .starts_with(
+                    "unexpected argument `--partition`: arguments for the runner go after `--`"
+                )
+        );
+        assert!(
+            parse(&args(&["review"]))
+                .unwrap_err()
+                .starts_with("unknown command `review`")
+        );
+    }
+}

@@ -1,0 +1,338 @@
+//! What evaluation found, made into records: the one place a test's result takes its typed,
+//! serialized form.
+
+use super::diff::{chars, lines};
+use super::*;
+use crate::base::value::Value;
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
+use crate::evaluate::baseline::Change;
+use crate::evaluate::outcome::{FieldRow, Metrics, ThresholdVerdict};
+use crate::evaluate::paired::{Interval, Paired, RESAMPLES, SEED};
+use crate::evaluate::record::{self as evaluated, Record};
+
+/// The record of a case test.
+pub(crate) fn test_record(record: &Record) -> TestRecord {
+    let (description, tags) = record.about.clone().unwrap_or_default();
+    let b = &record.baseline;
+    let baseline = (b.new || !b.regressions.is_empty() || !b.improvements.is_empty()).then(|| {
+        BaselineComparison {
+            new: b.new,
+            regressions: b.regressions.iter().map(change).collect(),
+            improvements: b.improvements.iter().map(change).collect(),
+        }
+    });
+    let mut out = TestRecord {
+        id: record.id.clone(),
+        pipeline: record.pipeline.clone(),
+        file: record.file.clone(),
+        suite: record.suite.clone(),
+        status: record.status.into(),
+        passed: match record.status {
+            Status::Passed => Some(true),
+            Status::Failed => Some(false),
+            Status::Ignored => None,
+        },
+        ignored: record.status == Status::Ignored,
+        skip: record.skip.clone(),
+        error: record.error.as_ref().map(|c| TestError {
+            kind: c.kind,
+            message: c.message.clone(),
+        }),
+        description,
+        tags,
+        score: None,
+        gate: None,
+        metrics: None,
+        fields: Vec::new(),
+        rubrics: Vec::new(),
+        thresholds: Vec::new(),
+        extra_fields: Vec::new(),
+        problems: Vec::new(),
+        errors: record.problems.iter().map(located).collect(),
+        model: record.model.clone(),
+        usage: record.usage.map(|u| UsageRecord {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            total_tokens: u.total_tokens,
+        }),
+        baseline,
+        compared_to: record.reference.clone(),
+        message: record.message.clone(),
+    };
+    let Some(o) = &record.outcome else {
+        return out;
+    };
+    out.score = Some(o.score);
+    out.gate = Some(Gate {
+        open: o.gate_open,
+        closed_by: o.closed_by().map(|r| r.rubric.label.clone()).collect(),
+    });
+    out.metrics = Some(o.metrics.into());
+    out.fields = o.fields.iter().map(field).collect();
+    out.rubrics = o
+        .rubrics
+        .iter()
+        .map(|r| RubricRecord {
+            label: r.rubric.label.clone(),
+            kind: r.rubric.kind.key().to_owned(),
+            check: r.rubric.probe.check.key().to_owned(),
+            field: r.rubric.probe.field.as_ref().map(ToString::to_string),
+            held: r.verdict.held,
+            checked: r.verdict.checked,
+            penalty: r.rubric.penalty,
+            detail: r.verdict.detail.clone(),
+            file: r.rubric.file.display().to_string(),
+            line: r.rubric.line,
+            column: r.rubric.column,
+        })
+        .collect();
+    out.thresholds = o.thresholds.iter().map(threshold).collect();
+    out.extra_fields = o
+        .extra_fields
+        .iter()
+        .map(|(name, value)| ExtraField {
+            name: name.clone(),
+            prediction: value.to_json(),
+        })
+        .collect();
+    out.problems = o.problems.clone();
+    out
+}
+
+fn located(p: &evaluated::Located) -> LocatedProblem {
+    LocatedProblem {
+        file: p.file.clone(),
+        line: p.line,
+        column: p.column,
+        message: p.message.clone(),
+    }
+}
+
+fn change(c: &Change) -> MetricChange {
+    MetricChange {
+        metric: c.metric.clone(),
+        old: c.old,
+        new: (!c.new.is_nan()).then_some(c.new),
+    }
+}
+
+/// A field's row as a record, its diff made as data.
+fn field(f: &FieldRow) -> FieldRecord {
+    FieldRecord {
+        name: f.name.clone(),
+        gold: f.gold.iter().map(Value::to_json).collect(),
+        prediction: f.prediction.to_json(),
+        predicted: f.predicted,
+        em: f.em,
+        anls: f.anls,
+        confidence: f.confidence,
+        critical: f.critical,
+        note: f.note.clone(),
+        metadata: f.metadata.iter().cloned().collect(),
+        closest: f.closest,
+        compared: f.compared.as_ref().map(|(g, p)| ComparedForms {
+            gold: g.to_json(),
+            prediction: p.to_json(),
+        }),
+        items: f
+            .items
+            .iter()
+            .map(|m| ItemMatch {
+                gold: m.gold,
+                prediction: m.prediction,
+                score: m.score,
+            })
+            .collect(),
+        diff: field_diff(f),
+    }
+}
+
+/// The diff the failure message shows for a field: the closest variant (its own alternatives
+/// resolved) into the prediction, or the compared forms where rules on paths inside it apply;
+/// `None` when they read the same.
+pub(crate) fn field_diff(f: &FieldRow) -> Option<FieldDiff> {
+    if f.em == 1.0 {
+        return None;
+    }
+    let closest = f.resolved.as_ref().or_else(|| f.gold.get(f.closest))?;
+    let (gold, prediction, as_compared) = match &f.compared {
+        Some((g, p)) => (g, p, true),
+        None => (closest, &f.prediction, false),
+    };
+    if gold.is_nested() || prediction.is_nested() {
+        let spans = lines(&gold.to_string(), &prediction.to_string());
+        return Some(FieldDiff {
+            lines: true,
+            as_compared,
+            spans,
+        });
+    }
+    let (g, p) = (gold.as_text(), prediction.as_text());
+    (g != p).then(|| FieldDiff {
+        lines: false,
+        as_compared,
+        spans: chars(&g, &p),
+    })
+}
+
+/// A threshold's verdict as a record.
+pub(crate) fn threshold(t: &ThresholdVerdict) -> ThresholdRecord {
+    ThresholdRecord {
+        name: t.name.clone(),
+        limit: t.limit,
+        value: t.value,
+        held: t.held,
+        absent_because: t.absent_because.clone(),
+        file: t.file.display().to_string(),
+        line: t.line,
+        column: t.column,
+    }
+}
+
+/// The record of an aggregate test.
+pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecord {
+    AggregateRecord {
+        id: a.id.clone(),
+        pipeline: a.pipeline.clone(),
+        file: a.file.clone(),
+        passed: a.thresholds.iter().all(|v| v.held),
+        message: a.message.clone(),
+        metrics: (&a.metrics).into(),
+        thresholds: a.thresholds.iter().map(threshold).collect(),
+    }
+}
+
+impl From<Metrics> for CaseMetrics {
+    fn from(m: Metrics) -> Self {
+        CaseMetrics {
+            exact_match: m.exact_match,
+            anls: m.anls,
+            exact_critical: m.exact_critical,
+            anls_critical: m.anls_critical,
+            brier: m.brier,
+            ece: m.ece,
+            extra_fields: m.extra_fields,
+            f1: m.f1,
+            precision: m.precision,
+            recall: m.recall,
+            latency_ms: m.latency_ms,
+            cost_usd: m.cost_usd,
+        }
+    }
+}
+
+impl From<CaseMetrics> for Metrics {
+    fn from(m: CaseMetrics) -> Self {
+        Metrics {
+            exact_match: m.exact_match,
+            anls: m.anls,
+            exact_critical: m.exact_critical,
+            anls_critical: m.anls_critical,
+            brier: m.brier,
+            ece: m.ece,
+            extra_fields: m.extra_fields,
+            f1: m.f1,
+            precision: m.precision,
+            recall: m.recall,
+            latency_ms: m.latency_ms,
+            cost_usd: m.cost_usd,
+        }
+    }
+}
+
+impl From<&Aggregated> for PipelineMetrics {
+    fn from(a: &Aggregated) -> Self {
+        PipelineMetrics {
+            pipeline: None,
+            cases: a.cases,
+            passed: a.passed,
+            pass_rate: a.pass_rate,
+            gate_pass_rate: a.gate_pass_rate,
+            mean_score: a.mean_score,
+            must_right_accuracy: a.must_right_accuracy,
+            easy_wrong_accuracy: a.easy_wrong_accuracy,
+            exact_match: a.exact_match,
+            anls: a.anls,
+            exact_critical: a.exact_critical,
+            anls_critical: a.anls_critical,
+            f1: a.f1,
+            brier: a.brier,
+            ece: a.ece,
+            latency_p50_ms: a.latency_p50,
+            latency_p95_ms: a.latency_p95,
+            cost_usd_per_case: a.cost_usd,
+            cost_usd_total: a.cost_total_usd,
+            calibration: a
+                .bins
+                .iter()
+                .map(|b| CalibrationBin {
+                    lower: b.lower,
+                    upper: b.upper,
+                    count: b.count,
+                    confidence: b.confidence,
+                    accuracy: b.accuracy,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<&RunSummary> for RunSummaryRecord {
+    fn from(s: &RunSummary) -> Self {
+        RunSummaryRecord {
+            cases: s.cases,
+            passed: s.passed,
+            failed: s.failed,
+            ignored: s.ignored,
+            exact_match: s.metrics.exact_match,
+            anls: s.metrics.anls,
+            exact_critical: s.metrics.exact_critical,
+            anls_critical: s.metrics.anls_critical,
+            brier: s.metrics.brier,
+            ece: s.metrics.ece,
+        }
+    }
+}
+
+impl From<&FieldStat> for FieldStatRecord {
+    fn from(f: &FieldStat) -> Self {
+        FieldStatRecord {
+            field: f.field.clone(),
+            pipeline: f.pipeline.clone(),
+            cases: f.cases,
+            em: f.em,
+            anls: f.anls,
+        }
+    }
+}
+
+impl From<&Paired> for ComparisonRecord {
+    fn from(c: &Paired) -> Self {
+        let interval = |i: Option<&Interval>| {
+            i.map(|i| IntervalRecord {
+                difference: i.difference,
+                low: i.low,
+                high: i.high,
+                cases: i.cases,
+            })
+        };
+        ComparisonRecord {
+            pipeline: c.pipeline.clone(),
+            reference: c.reference.clone(),
+            cases: c.cases,
+            score: interval(c.score.as_ref()),
+            exact_match: interval(c.exact_match.as_ref()),
+            anls: interval(c.anls.as_ref()),
+            mcnemar: McNemarRecord {
+                only_reference: c.mcnemar.only_reference,
+                only_pipeline: c.mcnemar.only_pipeline,
+                p_value: c.mcnemar.p_value,
+            },
+            bootstrap: BootstrapRecord {
+                resamples: RESAMPLES,
+                seed: SEED,
+                level: 0.95,
+            },
+        }
+    }
+}

@@ -1,0 +1,669 @@
+//! Layer 4, the record of a test: what a case or aggregate test found, as typed data (SPEC
+//! §10b). A test writes its record once; every output of a run (summary, comparison table, JSON
+//! report, JUnit, annotations, step summary, HTML page, `goldgate report`) is made from records
+//! and from nothing else. The JSON report is the records, sorted, with the run's summary: its
+//! schema is [`Report`]'s (`goldgate schema --kind report`).
+
+mod convert;
+pub mod diff;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+pub(crate) use convert::{aggregate_record, test_record};
+pub use diff::{DiffOp, DiffSpan, FieldDiff};
+
+pub use crate::evaluate::record::ErrorKind;
+use crate::evaluate::record::{CaseNumbers, Compared, RubricTally, Status};
+use crate::model::rubric::RubricKind;
+
+/// The version of the record's shape; a reader refuses another.
+pub const RECORD_VERSION: u32 = 1;
+
+/// How a test ended, as records write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Gate open, every threshold held, no regression.
+    Passed,
+    /// Gate closed, a threshold failed, a regression, or the case could not be loaded.
+    Failed,
+    /// Skipped (`skip:`), not run.
+    Ignored,
+}
+
+impl From<Status> for Verdict {
+    fn from(s: Status) -> Self {
+        match s {
+            Status::Passed => Verdict::Passed,
+            Status::Failed => Verdict::Failed,
+            Status::Ignored => Verdict::Ignored,
+        }
+    }
+}
+
+impl From<Verdict> for Status {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::Passed => Status::Passed,
+            Verdict::Failed => Status::Failed,
+            Verdict::Ignored => Status::Ignored,
+        }
+    }
+}
+
+/// The record of one case test (a case and a pipeline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestRecord {
+    /// The test name (`invoices/acme-173::guided`).
+    pub id: String,
+    /// The pipeline, when the suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// The case file.
+    pub file: String,
+    /// The folder of its suite (JUnit's class name).
+    #[serde(default)]
+    pub suite: String,
+    /// How it ended.
+    pub status: Verdict,
+    /// `true`, `false`, or `null` when skipped (the same as `status`, for readers of one key).
+    pub passed: Option<bool>,
+    /// Whether it was skipped.
+    pub ignored: bool,
+    /// The skip reason.
+    pub skip: Option<String>,
+    /// What stopped the case from being scored (load, prediction or baseline error), by kind.
+    pub error: Option<TestError>,
+    /// The case's description, when it loaded.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The case's tags, when it loaded.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The gated score, when it was scored.
+    pub score: Option<f64>,
+    /// The gate, when it was scored.
+    pub gate: Option<Gate>,
+    /// The case metrics, when it was scored.
+    pub metrics: Option<CaseMetrics>,
+    /// One row per gold field.
+    #[serde(default)]
+    pub fields: Vec<FieldRecord>,
+    /// One verdict per rubric, in order.
+    #[serde(default)]
+    pub rubrics: Vec<RubricRecord>,
+    /// One verdict per threshold.
+    #[serde(default)]
+    pub thresholds: Vec<ThresholdRecord>,
+    /// Predicted fields with a value that gold does not list.
+    #[serde(default)]
+    pub extra_fields: Vec<ExtraField>,
+    /// What fails the case besides its checks (a model the suite's `pricing` lacks).
+    #[serde(default)]
+    pub problems: Vec<String>,
+    /// Every mistake that kept the case from loading, located.
+    #[serde(default)]
+    pub errors: Vec<LocatedProblem>,
+    /// The prediction's model, when it names one.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The prediction's token usage, when it reports it.
+    #[serde(default)]
+    pub usage: Option<UsageRecord>,
+    /// How the test compares with its baseline entry, when it has one to compare.
+    #[serde(default)]
+    pub baseline: Option<BaselineComparison>,
+    /// The pipeline this one is compared with (SPEC §13).
+    #[serde(default)]
+    pub compared_to: Option<String>,
+    /// The failure message as the test printed it (plain), when it failed.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// Why a case could not be scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestError {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// What went wrong, with its fix.
+    pub message: String,
+}
+
+/// A mistake in a file, where it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocatedProblem {
+    /// The file.
+    pub file: String,
+    /// 1-based line, 0 for the whole file.
+    pub line: u64,
+    /// 1-based column, 0 when unknown.
+    pub column: u64,
+    /// What is wrong, with its fix.
+    pub message: String,
+}
+
+/// The gate of a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gate {
+    /// Whether every Must-Right rubric held.
+    pub open: bool,
+    /// The labels of the Must-Right rubrics that closed it.
+    pub closed_by: Vec<String>,
+}
+
+/// The metrics of a case; `null` where one cannot be computed.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct CaseMetrics {
+    pub exact_match: Option<f64>,
+    pub anls: Option<f64>,
+    pub exact_critical: Option<f64>,
+    pub anls_critical: Option<f64>,
+    pub brier: Option<f64>,
+    pub ece: Option<f64>,
+    pub extra_fields: Option<f64>,
+    pub f1: Option<f64>,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub latency_ms: Option<f64>,
+    pub cost_usd: Option<f64>,
+}
+
+/// One gold field: its gold, its prediction and their scores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FieldRecord {
+    /// The field name.
+    pub name: String,
+    /// Its gold variants (scalars as the text written: `0173` is `"0173"`).
+    pub gold: Vec<Json>,
+    /// The predicted value (`null` when absent).
+    pub prediction: Json,
+    /// Whether the prediction has the field at all.
+    #[serde(default)]
+    pub predicted: bool,
+    /// EM_i.
+    pub em: f64,
+    /// ANLS_i.
+    pub anls: f64,
+    /// The confidence the prediction gave.
+    pub confidence: Option<f64>,
+    /// Whether the field is critical.
+    pub critical: bool,
+    /// Why a typed comparison could not be made.
+    pub note: Option<String>,
+    /// The value object's other keys (`page`, `bbox`…), never scored.
+    pub metadata: serde_json::Map<String, Json>,
+    /// The index of the gold variant the scores came from.
+    #[serde(default)]
+    pub closest: usize,
+    /// For a field compared by rules on paths inside it, the compared forms of gold and
+    /// prediction (`1 234,50` read as `1234.5`).
+    #[serde(default)]
+    pub compared: Option<ComparedForms>,
+    /// For a list field that is not exact: how gold and predicted items were matched.
+    #[serde(default)]
+    pub items: Vec<ItemMatch>,
+    /// For a field whose gold and prediction differ: the closest variant into the prediction,
+    /// as data (characters for text, lines for nested values).
+    #[serde(default)]
+    pub diff: Option<FieldDiff>,
+}
+
+/// Gold and prediction in their compared forms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ComparedForms {
+    /// The gold as compared.
+    pub gold: Json,
+    /// The prediction as compared.
+    pub prediction: Json,
+}
+
+/// A gold item and the predicted item the list scoring paired it with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ItemMatch {
+    /// The gold item's index; `null` for an extra predicted item.
+    pub gold: Option<usize>,
+    /// The predicted item's index; `null` for a gold item left unmatched.
+    pub prediction: Option<usize>,
+    /// The pair's score.
+    pub score: f64,
+}
+
+/// A predicted field that gold does not list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraField {
+    /// Its name.
+    pub name: String,
+    /// Its value.
+    pub prediction: Json,
+}
+
+/// A rubric and its verdict, where it is written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RubricRecord {
+    /// The label.
+    pub label: String,
+    /// `must_right` or `easy_wrong`.
+    pub kind: String,
+    /// The check's key (`exact`, `min_anls`…).
+    pub check: String,
+    /// The field it reads.
+    pub field: Option<String>,
+    /// Whether it held.
+    pub held: bool,
+    /// Whether it could be checked at all (a misspelt field or a judge without a verdict
+    /// could not).
+    #[serde(default = "yes")]
+    pub checked: bool,
+    /// The penalty of an Easy-Wrong rubric.
+    pub penalty: f64,
+    /// What the check found.
+    pub detail: String,
+    /// The file it is written in.
+    pub file: String,
+    /// Its line.
+    pub line: u64,
+    /// Its column.
+    pub column: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A threshold and its verdict, where it is written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdRecord {
+    /// The key (`min_anls`).
+    pub name: String,
+    /// The limit.
+    pub limit: f64,
+    /// The measured value, `null` when the metric is absent.
+    pub value: Option<f64>,
+    /// Whether it held.
+    pub held: bool,
+    /// Why an absent metric could not be measured.
+    pub absent_because: Option<String>,
+    /// The file it is written in.
+    pub file: String,
+    /// Its line.
+    pub line: u64,
+    /// Its column.
+    pub column: u64,
+}
+
+/// Token usage as the prediction reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct UsageRecord {
+    pub input_tokens: Option<f64>,
+    pub output_tokens: Option<f64>,
+    pub total_tokens: Option<f64>,
+}
+
+/// How a test compares with its baseline entry.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineComparison {
+    /// The baseline has no entry for it yet.
+    pub new: bool,
+    /// Metrics that dropped beyond the tolerance.
+    pub regressions: Vec<MetricChange>,
+    /// Metrics that rose beyond the tolerance.
+    pub improvements: Vec<MetricChange>,
+}
+
+/// One metric, then and now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricChange {
+    /// The metric (`anls`, or `field:total:anls`).
+    pub metric: String,
+    /// Its baseline value.
+    pub old: f64,
+    /// This run's value, `null` when this run does not measure it.
+    pub new: Option<f64>,
+}
+
+/// The record of one aggregate test (a suite's bounds over its cases, for one pipeline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateRecord {
+    /// The test name (`invoices::aggregate::guided`).
+    pub id: String,
+    /// The pipeline.
+    pub pipeline: Option<String>,
+    /// The suite file that declares it.
+    pub file: String,
+    /// Whether every bound held.
+    pub passed: bool,
+    /// The failure message as the test printed it (plain), when it failed.
+    pub message: Option<String>,
+    /// The aggregate metrics.
+    pub metrics: PipelineMetrics,
+    /// The verdict of each bound.
+    pub thresholds: Vec<ThresholdRecord>,
+}
+
+/// The aggregate metrics of a group of case tests (a pipeline, a suite).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct PipelineMetrics {
+    /// The pipeline, in the report's table of pipelines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
+    pub cases: usize,
+    pub passed: usize,
+    pub pass_rate: Option<f64>,
+    pub gate_pass_rate: Option<f64>,
+    pub mean_score: Option<f64>,
+    pub must_right_accuracy: Option<f64>,
+    pub easy_wrong_accuracy: Option<f64>,
+    pub exact_match: Option<f64>,
+    pub anls: Option<f64>,
+    pub exact_critical: Option<f64>,
+    pub anls_critical: Option<f64>,
+    pub f1: Option<f64>,
+    pub brier: Option<f64>,
+    pub ece: Option<f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p95_ms: Option<f64>,
+    pub cost_usd_per_case: Option<f64>,
+    pub cost_usd_total: Option<f64>,
+    /// The non-empty bins of the reliability diagram.
+    pub calibration: Vec<CalibrationBin>,
+}
+
+/// A bin of a reliability diagram.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct CalibrationBin {
+    pub lower: f64,
+    pub upper: f64,
+    pub count: usize,
+    pub confidence: f64,
+    pub accuracy: f64,
+}
+
+/// The summary of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct RunSummaryRecord {
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub ignored: usize,
+    pub exact_match: Option<f64>,
+    pub anls: Option<f64>,
+    pub exact_critical: Option<f64>,
+    pub anls_critical: Option<f64>,
+    pub brier: Option<f64>,
+    pub ece: Option<f64>,
+}
+
+/// A field's mean scores for one pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct FieldStatRecord {
+    pub field: String,
+    pub pipeline: String,
+    pub cases: usize,
+    pub em: f64,
+    pub anls: f64,
+}
+
+/// One pipeline against its reference (SPEC §13).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ComparisonRecord {
+    pub pipeline: String,
+    pub reference: String,
+    pub cases: usize,
+    pub score: Option<IntervalRecord>,
+    pub exact_match: Option<IntervalRecord>,
+    pub anls: Option<IntervalRecord>,
+    pub mcnemar: McNemarRecord,
+    pub bootstrap: BootstrapRecord,
+}
+
+/// A difference of means with its 95 % paired bootstrap interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct IntervalRecord {
+    pub difference: f64,
+    pub low: f64,
+    pub high: f64,
+    pub cases: usize,
+}
+
+/// McNemar's exact test on pass/fail.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct McNemarRecord {
+    pub only_reference: usize,
+    pub only_pipeline: usize,
+    pub p_value: f64,
+}
+
+/// How the bootstrap was drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct BootstrapRecord {
+    pub resamples: usize,
+    pub seed: u64,
+    pub level: f64,
+}
+
+/// The JSON report of a run: its records, sorted by test name, with what is computed from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Report {
+    /// The goldgate version that wrote it.
+    pub goldgate: String,
+    /// The version of the records' shape ([`RECORD_VERSION`]).
+    pub record_version: u32,
+    /// The run's summary (computed from the cases: a reader may leave it out).
+    #[serde(default)]
+    pub summary: Option<RunSummaryRecord>,
+    /// Every case test's record.
+    pub cases: Vec<TestRecord>,
+    /// Each pipeline's aggregate metrics (computed from the cases).
+    #[serde(default)]
+    pub pipelines: Vec<PipelineMetrics>,
+    /// The field × pipeline table (computed from the cases).
+    #[serde(default)]
+    pub fields: Vec<FieldStatRecord>,
+    /// Each pipeline against its reference (computed from the cases).
+    #[serde(default)]
+    pub comparisons: Vec<ComparisonRecord>,
+    /// Every aggregate test's record.
+    #[serde(default)]
+    pub aggregates: Vec<AggregateRecord>,
+}
+
+/// A line of a run's journal: one test's record, with the version of its shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// [`RECORD_VERSION`].
+    pub v: u32,
+    /// A case test's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<Box<TestRecord>>,
+    /// An aggregate test's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Box<AggregateRecord>>,
+}
+
+impl Entry {
+    /// The test name.
+    pub fn id(&self) -> &str {
+        match (&self.case, &self.aggregate) {
+            (Some(c), _) => &c.id,
+            (_, Some(a)) => &a.id,
+            _ => "",
+        }
+    }
+}
+
+impl TestRecord {
+    /// What summaries and aggregates need of this record.
+    pub(crate) fn numbers(&self) -> CaseNumbers {
+        let rubrics = self.gate.as_ref().map(|g| {
+            RubricTally::of(
+                g.open,
+                self.score.unwrap_or(0.0),
+                self.rubrics.iter().map(|r| {
+                    let kind = if r.kind == RubricKind::MustRight.key() {
+                        RubricKind::MustRight
+                    } else {
+                        RubricKind::EasyWrong
+                    };
+                    (kind, r.held)
+                }),
+            )
+        });
+        CaseNumbers {
+            id: self.id.clone(),
+            pipeline: self.pipeline.clone(),
+            status: self.status.into(),
+            metrics: self.metrics.map(Into::into),
+            confidences: self
+                .fields
+                .iter()
+                .filter_map(|f| f.confidence.map(|c| (c, f.em == 1.0)))
+                .collect(),
+            fields: self
+                .fields
+                .iter()
+                .map(|f| (f.name.clone(), f.em, f.anls))
+                .collect(),
+            rubrics,
+            reference: self.compared_to.clone(),
+        }
+    }
+
+    /// How it compares with its baseline.
+    pub(crate) fn compared(&self) -> Compared {
+        self.baseline.as_ref().map_or_else(Compared::default, |b| {
+            let back = |list: &[MetricChange]| {
+                list.iter()
+                    .map(|c| crate::evaluate::baseline::Change {
+                        metric: c.metric.clone(),
+                        old: c.old,
+                        new: c.new.unwrap_or(f64::NAN),
+                    })
+                    .collect()
+            };
+            Compared {
+                new: b.new,
+                regressions: back(&b.regressions),
+                improvements: back(&b.improvements),
+            }
+        })
+    }
+
+    /// Where the failure is: the first failing Must-Right rubric, load error, threshold or
+    /// Easy-Wrong rubric, as (file, line).
+    pub fn place(&self) -> Option<(String, u64)> {
+        let rubric = |kind: &str| {
+            self.rubrics
+                .iter()
+                .find(|r| !r.held && r.kind == kind)
+                .map(|r| (r.file.clone(), r.line))
+        };
+        rubric("must_right")
+            .or_else(|| self.errors.first().map(|e| (e.file.clone(), e.line)))
+            .or_else(|| {
+                self.thresholds
+                    .iter()
+                    .find(|t| !t.held)
+                    .map(|t| (t.file.clone(), t.line))
+            })
+            .or_else(|| rubric("easy_wrong"))
+            .or_else(|| (self.passed == Some(false)).then(|| (self.file.clone(), 0)))
+    }
+
+    /// The first line of the failure message: which gate closed, which thresholds failed.
+    pub fn verdict_line(&self) -> Option<&str> {
+        self.message.as_deref().and_then(|m| m.lines().next())
+    }
+
+    /// The folder of its suite (as the case file's path names it), else of its file.
+    pub fn suite_folder(&self) -> String {
+        if !self.suite.is_empty() {
+            return self.suite.clone();
+        }
+        std::path::Path::new(&self.file)
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+impl TestRecord {
+    /// A record with nothing in it but its name and file, for tests.
+    pub(crate) fn named(id: &str, file: &str) -> TestRecord {
+        TestRecord {
+            id: id.into(),
+            pipeline: None,
+            file: file.into(),
+            suite: String::new(),
+            status: Verdict::Passed,
+            passed: Some(true),
+            ignored: false,
+            skip: None,
+            error: None,
+            description: None,
+            tags: Vec::new(),
+            score: None,
+            gate: None,
+            metrics: None,
+            fields: Vec::new(),
+            rubrics: Vec::new(),
+            thresholds: Vec::new(),
+            extra_fields: Vec::new(),
+            problems: Vec::new(),
+            errors: Vec::new(),
+            model: None,
+            usage: None,
+            baseline: None,
+            compared_to: None,
+            message: None,
+        }
+    }
+}
+
+impl AggregateRecord {
+    /// Where its first failing bound is written, as `file:line` (the suite file alone when none
+    /// failed).
+    pub fn place(&self) -> String {
+        match self.thresholds.iter().find(|t| !t.held) {
+            Some(t) if t.line > 0 => format!("{}:{}", t.file, t.line),
+            _ => self.file.clone(),
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The journal of a run that spans processes (nextest runs one per test; `NEXTEST_RUN_ID` or
+//! `GOLDGATE_RUN_ID` names the run): one file of record lines in the run's private folder. A test
+//! appends its record when it ends, under a short lock (O(1) whatever the run's size); no
+//! process rewrites anything that grows with the run. The run's files are made from it once, when
+//! the run is over (`cargo goldgate test`, `goldgate report --run ID` or `--last`).
+//!
+//! A process killed while appending leaves a torn last line: the next append starts on a line of
+//! its own, and a reader skips what does not read, so every completed test stays in the journal.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::outputs::{Outputs, Records};
+use super::predict::run_dir;
+use crate::base::fs::lock_file;
+use crate::base::state::{open_private, state_dir};
+
+/// The journal of one run.
+#[derive(Debug, Clone)]
+pub(crate) struct Journal {
+    dir: PathBuf,
+    /// The cases folder its records come from, as a tag: one run may span crates (a nextest
+    /// workspace run), whose tests may share names; each keeps its own.
+    scope: String,
+}
+
+impl Journal {
+    /// The journal of the run `run_id` (its folder made private if new).
+    /// `cases`: the folder whose tests the process runs (`None` for a reader).
+    pub(crate) fn for_run(run_id: &str, cases: &Path) -> std::io::Result<Journal> {
+        let dir = run_dir(run_id)?;
+        let real = crate::base::fs::canonical(cases);
+        let scope =
+            crate::base::fs::hash_hex(&[real.as_os_str().as_encoded_bytes()])[..8].to_owned();
+        let journal = Journal { dir, scope };
+        let id_file = journal.dir.join("id");
+        if std::fs::symlink_metadata(&id_file).is_err() {
+            let mut f = open_private(&id_file)?;
+            if f.metadata()?.len() == 0 {
+                f.write_all(run_id.as_bytes())?;
+            }
+        }
+        Ok(journal)
+    }
+
+    /// The newest run's journal and its id: the run whose journal was written last.
+    pub(crate) fn last() -> std::io::Result<Option<(Journal, String)>> {
+        let runs = state_dir()?.join("runs");
+        let Ok(list) = std::fs::read_dir(&runs) else {
+            return Ok(None);
+        };
+        let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+        for entry in list.flatten() {
+            let Ok(modified) =
+                std::fs::symlink_metadata(entry.path().join("journal")).and_then(|m| m.modified())
+            else {
+                continue;
+            };
+            if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+                newest = Some((modified, entry.path()));
+            }
+        }
+        let Some((_, dir)) = newest else {
+            return Ok(None);
+        };
+        let id = std::fs::read_to_string(dir.join("id")).unwrap_or_default();
+        Ok(Some((
+            Journal {
+                dir,
+                scope: String::new(),
+            },
+            id,
+        )))
+    }
+
+    /// A record line of this process (`KIND<TAB>"NAME"<TAB>JSON`) as the journal keeps it: its
+    /// name prefixed with the scope, so that the tests of two crates of one run never meet.
+    pub(crate) fn line_of(&self, line: &str) -> Vec<u8> {
+        match line.split_once('\t') {
+            Some((kind, rest)) => format!("{kind}\t{}\t{rest}", self.scope).into_bytes(),
+            None => line.as_bytes().to_vec(),
+        }
+    }
+
+    /// Whether the run has written any record.
+    pub(crate) fn exists(&self) -> bool {
+        self.path().is_file()
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.join("journal")
+    }
+
+    fn lock(&self) -> PathBuf {
+        self.dir.join("journal.lock")
+    }
+
+    /// Appends record lines (each ending in a newline), starting on a line of their own.
+    pub(crate) fn append(&self, lines: &[u8]) -> std::io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let _held = lock_file(&self.lock())?;
+        let mut file = open_private(&self.path())?;
+        let length = file.metadata()?.len();
+        if length > 0 {
+            // A process killed while appending left its line without its end.
+            let mut last = [0u8];
+            file.seek(SeekFrom::Start(length - 1))?;
+            file.read_exact(&mut last)?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n")?;
+            }
+        }
+        file.write_all(lines)
+    }
+
+    /// Every record of the run so far; lines that do not read (torn) are skipped and counted.
+    pub(crate) fn read(&self) -> std::io::Result<Records> {
+        let file = open_private(&self.path())?;
+        Records::read(file, true)
+    }
+
+    /// Notes the files the run's processes were asked for (the first process's, once), so that
+    /// the end step writes them.
+    pub(crate) fn note_outputs(&self, outputs: &Outputs) -> std::io::Result<()> {
+        if !outputs.any() {
+            return Ok(());
+        }
+        let path = self.dir.join("outputs.json");
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Ok(());
+        }
+        let _held = lock_file(&self.lock())?;
+        let mut file = open_private(&path)?;
+        if file.metadata()?.len() == 0 {
+            let text = serde_json::to_string(&outputs.clone().absolute())?;
+            file.write_all(text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The files the run's processes were asked for.
+    pub(crate) fn outputs(&self) -> Outputs {
+        std::fs::read_to_string(self.dir.join("outputs.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// The run's folder.
+    #[allow(dead_code)]
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
