@@ -884,3 +884,143 @@ fn under_cargo_nextest() {
     assert_eq!(verdicts(&merged), verdicts(&whole));
     assert_eq!(merged["summary"], whole["summary"]);
 }
+
+// ---- the run's shared state ----------------------------------------------------------------
+
+/// A project of two cases: `ok` passes; `big` passes with a record of several megabytes (its
+/// gold and prediction are twenty long texts), so that its append takes a while.
+fn big_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    fs::create_dir_all(&cases).unwrap();
+    fs::write(
+        cases.join("ok.yaml"),
+        "prediction: { total: '12' }\ngold: { total: '12' }\nthresholds: { min_exact_match: 1.0 }\n",
+    )
+    .unwrap();
+    // Twenty fields of 90,000 characters (goldgate compares values up to 100,000).
+    let text = "lorem ipsum ".repeat(7_500);
+    let gold: String = (0..20).map(|i| format!("  f{i}: '{text}'\n")).collect();
+    fs::write(
+        cases.join("big.yaml"),
+        format!("prediction: big.json\ngold:\n{gold}thresholds: {{ min_exact_match: 1.0 }}\n"),
+    )
+    .unwrap();
+    let predicted: serde_json::Map<String, serde_json::Value> = (0..20)
+        .map(|i| (format!("f{i}"), serde_json::json!(text)))
+        .collect();
+    fs::write(
+        cases.join("big.json"),
+        serde_json::Value::Object(predicted).to_string(),
+    )
+    .unwrap();
+    dir
+}
+
+fn in_project(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    cmd.args(args).current_dir(dir);
+    clean_env(&mut cmd);
+    cmd
+}
+
+/// Processes killed (SIGKILL) at every moment of their run, their appends included, leave the
+/// run's journal readable: a later passing test passes, the end step writes a report that reads,
+/// holding every test that completed.
+#[test]
+fn a_process_killed_while_appending_loses_no_completed_test() {
+    let dir = big_project();
+    let id = run_id("killed");
+    let mut finished_big = false;
+    // From before the case is read to after its record is appended (about 300 ms in a debug
+    // build), in steps of 8 ms: some kills land inside the append.
+    for i in 0..32u64 {
+        let mut child = in_project(dir.path(), &["test", "cases", "--exact", "big"])
+            .env("GOLDGATE_RUN_ID", &id)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20 + 8 * i));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        finished_big |= status.code().is_some();
+    }
+    let ok = run(
+        in_project(dir.path(), &["test", "cases", "--exact", "ok"]).env("GOLDGATE_RUN_ID", &id)
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    let end = run(&mut in_project(
+        dir.path(),
+        &["report", "--run", &id, "-o", "report.json"],
+    ));
+    assert!(end.status.success(), "{}", text(&end));
+    let report = read_json(&dir.path().join("report.json"));
+    let cases = ids(&report, "cases");
+    assert!(cases.contains(&"ok".to_owned()), "{cases:?}");
+    if finished_big {
+        assert!(cases.contains(&"big".to_owned()), "{cases:?}");
+    }
+}
+
+/// The state folder under TMPDIR is used only when it is this user's own: a link in its place,
+/// a folder open to others, or (when the tests run as root) one owned by another user is refused
+/// with the fix, and nothing is written through it.
+#[test]
+fn a_state_folder_that_is_not_the_users_own_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = big_project();
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let attempt = |tmp: &Path| {
+        run(in_project(dir.path(), &["test", "cases", "--exact", "ok"])
+            .env("GOLDGATE_RUN_ID", run_id("state"))
+            .env("TMPDIR", tmp))
+    };
+    // A link planted in its place, to a folder of the attacker's.
+    let tmp = tempfile::tempdir().unwrap();
+    let planted = tmp.path().join("planted");
+    fs::create_dir(&planted).unwrap();
+    fs::set_permissions(&planted, fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(&planted, tmp.path().join(format!("goldgate-{uid}"))).unwrap();
+    let out = attempt(tmp.path());
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(text(&out).contains("is a symbolic link"), "{}", text(&out));
+    assert_eq!(
+        fs::read_dir(&planted).unwrap().count(),
+        0,
+        "written through the link"
+    );
+    // A folder others may write.
+    let tmp = tempfile::tempdir().unwrap();
+    let open = tmp.path().join(format!("goldgate-{uid}"));
+    fs::create_dir(&open).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = attempt(tmp.path());
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(text(&out).contains("has mode 777"), "{}", text(&out));
+    assert_eq!(fs::read_dir(&open).unwrap().count(), 0);
+    // A folder of another user's (only root can make one here).
+    if uid == 0 {
+        let tmp = tempfile::tempdir().unwrap();
+        let theirs = tmp.path().join("goldgate-0");
+        fs::create_dir(&theirs).unwrap();
+        fs::set_permissions(&theirs, fs::Permissions::from_mode(0o700)).unwrap();
+        let c = std::ffi::CString::new(theirs.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: chown(2) on a path we made; the pointer lives across the call.
+        assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+        let out = attempt(tmp.path());
+        assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+        assert!(
+            text(&out).contains("is owned by user 65534, not by you (0)"),
+            "{}",
+            text(&out)
+        );
+    }
+    // Its own folder, made by goldgate: 0700, and the run passes.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = attempt(tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let made = fs::metadata(tmp.path().join(format!("goldgate-{uid}"))).unwrap();
+    assert_eq!(made.permissions().mode() & 0o777, 0o700);
+}

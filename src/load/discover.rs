@@ -284,6 +284,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_test_name_finds_its_one_case_file_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in [
+            "inv/acme.yaml",
+            "inv/both.yaml",
+            "inv/both.yml",
+            "inv/suite.yaml",
+        ] {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let found = |name: &str| find_by_name(dir.path(), name);
+        let one = found("inv/acme::guided").unwrap();
+        assert!(matches!(&one[0], Found::Case { id, .. } if id == "inv/acme"));
+        assert_eq!(one[1], Found::Elsewhere);
+        assert!(found("inv/acme").is_some());
+        // Two files of one name, a suite file, no file, a path out: the folder is walked.
+        for name in [
+            "inv/both",
+            "inv/suite",
+            "inv/nope",
+            "../inv/acme",
+            "inv//acme",
+            "",
+        ] {
+            assert_eq!(found(name), None, "{name}");
+        }
+    }
+
+    #[test]
     fn sorted_names_without_extension_and_no_suites() {
         let dir = tempfile::tempdir().unwrap();
         for f in [
@@ -308,6 +339,7 @@ mod tests {
             .map(|f| match f {
                 Found::Case { id, .. } => id,
                 Found::Unreadable { id, .. } => format!("!{id}"),
+                Found::Elsewhere => "…".into(),
             })
             .collect();
         assert_eq!(ids, ["a/z", "b", "!c", "!d.YAML", "!e.yaml.bak"]);

@@ -154,3 +154,59 @@ impl Journal {
         &self.dir
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::outputs::{Kind, line};
+
+    fn journal(dir: &Path) -> Journal {
+        Journal {
+            dir: dir.to_path_buf(),
+            scope: "s".into(),
+        }
+    }
+
+    fn record(id: &str) -> String {
+        let mut r = crate::record::TestRecord::named(id, &format!("cases/{id}.yaml"));
+        r.message = Some("x".repeat(40));
+        line(Kind::Case, id, &serde_json::to_string(&r).unwrap())
+    }
+
+    /// A journal cut at any byte (a process killed while appending) reads every record that was
+    /// whole, and a record appended after the cut is read too.
+    #[test]
+    fn a_journal_cut_at_any_byte_keeps_every_whole_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = journal(dir.path());
+        let lines: Vec<Vec<u8>> = ["a", "b", "c"]
+            .iter()
+            .map(|id| j.line_of(&record(id)))
+            .collect();
+        let whole: Vec<u8> = lines.concat();
+        let ends: Vec<usize> = lines
+            .iter()
+            .scan(0, |at, l| {
+                *at += l.len();
+                Some(*at)
+            })
+            .collect();
+        for cut in 0..=whole.len() {
+            std::fs::write(dir.path().join("journal"), &whole[..cut]).unwrap();
+            let kept = ends.iter().filter(|&&end| end <= cut).count();
+            let records = j.read().unwrap();
+            assert_eq!(records.len(), kept, "cut at {cut}");
+            assert_eq!(records.numbers.len(), kept, "cut at {cut}");
+            j.append(&j.line_of(&record("d"))).unwrap();
+            let records = j.read().unwrap();
+            let ids: Vec<&str> = records.numbers.iter().map(|n| n.id.as_str()).collect();
+            // A record cut just before its newline was whole: the append ends its line.
+            let whole_now = ends.iter().filter(|&&end| end - 1 <= cut).count();
+            let mut expected: Vec<&str> = ["a", "b", "c"][..whole_now].to_vec();
+            expected.push("d");
+            assert_eq!(ids, expected, "cut at {cut}");
+            let torn = usize::from(cut > 0 && ends.iter().all(|&e| e != cut && e - 1 != cut));
+            assert_eq!(records.torn, torn, "cut at {cut}");
+        }
+    }
+}
