@@ -70,22 +70,38 @@
 //! ## One run, any number of processes
 //!
 //! `cargo nextest run` starts one process per test, and `--partition hash:k/N` spreads a run over
-//! CI machines. The results are the same however a run is split:
+//! CI machines. The results are the same however a run is split, and each process costs its own
+//! tests only:
 //!
-//! - Every process of one run (one `NEXTEST_RUN_ID`, or `GOLDGATE_RUN_ID`) merges its tests into
-//!   the report by test name, under a lock (`std::fs::File::lock`), through a temporary file and a
-//!   rename; a report left by another run is replaced. Without a run id, a process is a run.
+//! - A process of a run with an id (`NEXTEST_RUN_ID`, set by nextest, or `GOLDGATE_RUN_ID`)
+//!   appends each test's record to the run's journal as the test ends (one line, under a short
+//!   lock) and writes no run file. `--exact NAME` reads that test's case, suites and rubric sets
+//!   alone: the name is the case's path, so the folder is not walked.
+//! - The run's files (report, JUnit, HTML, step summary) are written once, from the journal, when
+//!   the run is over: `cargo goldgate test [--nextest] [-- ARGS]` runs `cargo test` or `cargo
+//!   nextest run` under one run id, then writes them and prints the end of the run; after a run
+//!   started without it, `goldgate report --run ID` (or `--last`) does the same step.
+//! - Without a run id a process is a run: it writes the run's files itself when it ends.
 //! - `GOLDGATE_UPDATE=always` merges each test's entry into the baseline under a lock: concurrent
 //!   processes lose none.
 //! - A suite's `run` command runs once per case and pipeline per run: an aggregate test reuses the
 //!   case tests' outputs (in one process, the scores; across processes, the command's output,
-//!   kept for the run under the temporary folder and keyed by the command, its arguments, its
-//!   folder and the document's bytes).
-//! - `goldgate report FILE…` prints the summary, the comparison of pipelines, regressions and
-//!   improvements from one report or from the reports of several shards, and `-o FILE` writes the
-//!   merged report.
-//! - Locks and shared outputs live in `goldgate-UID` under the temporary folder, never in the
-//!   repository.
+//!   kept for the run and keyed by the command, its arguments, its folder and the document's
+//!   bytes).
+//! - `goldgate report FILE…` prints the end of a run from one report or the reports of several
+//!   shards, and `-o FILE` writes the merged report.
+//! - The journal, shared outputs and locks live in `goldgate-UID` under the temporary folder,
+//!   made 0700 (files 0600), used only when it is this user's own folder and not a link; a line
+//!   torn by a killed process is skipped; runs and idle lock files older than a day are pruned.
+//!
+//! ## The record of a test
+//!
+//! Each test's result is one typed record ([`record::TestRecord`], [`record::AggregateRecord`]):
+//! fields with their gold, prediction, compared forms, scores, matched items and diff as data;
+//! rubric and threshold verdicts with their `file:line:col`; the gate, metrics, usage, the
+//! baseline comparison; load errors with a kind. The JSON report is the records, sorted, with the
+//! run's summary ([`record::Report`]; `goldgate schema --kind report` prints its schema), and
+//! every output is made from records.
 //!
 //! ## How the crate is laid out
 //!
@@ -95,17 +111,19 @@
 //!
 //! | layer | module | what it holds |
 //! |---|---|---|
-//! | 0 | `base` | the value tree, text normalization, typed reading of amounts and dates, field paths, locations and load errors, file helpers (atomic writes, locks) |
+//! | 0 | `base` | the value tree, text normalization, typed reading of amounts and dates, field paths, locations and load errors, file helpers (atomic writes, locks), the private state folder |
 //! | 1 | `spec` | the file formats: serde types of case, suite and rubric files, located nodes that keep written text, the parser's messages, the JSON Schema |
 //! | 1 | [`metrics`] | EM, ANLS, ANLS\*, calibration; knows nothing of YAML |
 //! | 2 | `model` | plain types: case, rubric (and the table of check keys), suite, prediction, metric (the table of metrics) |
 //! | 3 | `load` | files -> model: discovery, suites, cases, rubrics, recorded predictions; runs nothing |
 //! | 3 | `evaluate` | model -> outcome, pure: field scores, checks, the gate, thresholds, aggregates, baseline comparison, the records of a run |
-//! | 4 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report, JUnit, annotations, the step summary, the HTML page; computes nothing |
-//! | 5 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, the run's files (report, JUnit, HTML, step summary) and journals, baseline files, environment variables |
-//! | 6 | `cli` | the command line's subcommands (hidden: for the `goldgate` binary) |
+//! | 4 | [`record`] | the record of a test: typed, serde-derived, versioned; the report's schema; diffs as data |
+//! | 5 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report, JUnit, annotations, the step summary, the HTML page; computes nothing |
+//! | 6 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, the run's journal and files (report, JUnit, HTML, step summary), baseline files, environment variables |
+//! | 7 | `cli` | the command line's subcommands and `cargo goldgate` (hidden: for the binaries) |
 //!
-//! The public API is [`Harness`], [`metrics`] with [`Normalize`], and the [`guide`].
+//! The public API is [`Harness`], [`metrics`] with [`Normalize`], [`record`] (what a report
+//! holds), and the [`guide`].
 #![warn(missing_docs)]
 
 mod base;

@@ -469,7 +469,7 @@ fn a_new_run_replaces_the_report() {
     );
     let out = fx.end_run(&b);
     assert!(
-        stdout(&out).contains("aggregate live::aggregate::fast: passed\n"),
+        stdout(&out).contains("aggregate live::aggregate::fast: FAILED\n"),
         "{}",
         text(&out)
     );
