@@ -497,7 +497,7 @@ fn trials(
         }
         None => true,
     };
-    let mut entries = plan_folder(found, root, rubrics, &wanted, When::ByItsTest);
+    let mut entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);
     // A case found by its name that does not load may be another case's YAML prediction (no
     // test of its own), which only the whole folder tells: then the folder is walked after all.
     let unloadable = |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(crate::load::Problem::Load(_))));
@@ -505,7 +505,7 @@ fn trials(
         && entries.iter().any(unloadable)
         && let Ok(all) = discover(root)
     {
-        entries = plan_folder(&all, root, rubrics, &wanted, When::ByItsTest);
+        entries = plan_folder(&all, root, rubrics, wanted, When::ByItsTest);
     }
     let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
     for entry in &entries {
