@@ -75,8 +75,8 @@ fn main() {
 }
 RS
   cp "$repo/Cargo.lock" "$dir/gold/Cargo.lock"
-  (cd "$dir/gold" && cargo nextest run --release --no-run --quiet)
-  (cd "$dir/nothing" && cargo nextest run --release --no-run --quiet)
+  (cd "$dir/gold" && cargo nextest run --release --no-run)
+  (cd "$dir/nothing" && cargo nextest run --release --no-run)
 }
 
 echo "size  nextest+outputs_cpu_s  nextest_do_nothing_cpu_s  ratio"

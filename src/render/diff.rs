@@ -1,10 +1,8 @@
 //! Inline and line diffs of gold against prediction, built with `similar`.
 
-use std::time::Duration;
+use similar::ChangeTag;
 
-use similar::{ChangeTag, TextDiff};
-
-use crate::base::budget::{DIFF_SECONDS, MESSAGE_ITEMS};
+use crate::base::budget::MESSAGE_ITEMS;
 
 use super::{Styles, paint};
 
@@ -20,18 +18,11 @@ const LINES_SHOWN: usize = 3 * MESSAGE_ITEMS;
 
 /// A character diff of `gold` into `pred`: `[-removed-]{+added+}` (coloured on a terminal).
 pub fn inline_diff(gold: &str, pred: &str) -> String {
-    // Past the deadline `similar` settles for a coarser diff: a message stays quick however
-    // long the texts.
-    let diff = TextDiff::configure()
-        .timeout(Duration::from_secs_f64(DIFF_SECONDS))
-        .diff_chars(gold, pred);
-    let mut runs: Vec<(ChangeTag, String)> = Vec::new();
-    for change in diff.iter_all_changes() {
-        match runs.last_mut() {
-            Some((tag, text)) if *tag == change.tag() => text.push_str(change.value()),
-            _ => runs.push((change.tag(), change.value().to_owned())),
-        }
-    }
+    // The same diff data the record keeps (and the HTML page colours).
+    let runs: Vec<(ChangeTag, String)> = crate::record::diff::chars(gold, pred)
+        .into_iter()
+        .map(|s| (tag(s.op), s.text))
+        .collect();
     let last = runs.len().saturating_sub(1);
     let mut out = String::new();
     let mut changed = 0;
@@ -82,6 +73,14 @@ fn fit_chars(text: &str, width: usize) -> String {
     format!("{head}… ({} more characters)", count - width)
 }
 
+fn tag(op: crate::record::DiffOp) -> ChangeTag {
+    match op {
+        crate::record::DiffOp::Equal => ChangeTag::Equal,
+        crate::record::DiffOp::Removed => ChangeTag::Delete,
+        crate::record::DiffOp::Added => ChangeTag::Insert,
+    }
+}
+
 fn push_run(out: &mut String, tag: ChangeTag, text: &str) {
     match tag {
         ChangeTag::Equal => out.push_str(text),
@@ -94,13 +93,9 @@ fn push_run(out: &mut String, tag: ChangeTag, text: &str) {
 /// the changed lines with two lines of context each, `…` where lines are left out, and at most
 /// [`LINES_SHOWN`] lines.
 pub fn line_diff(gold: &str, pred: &str) -> Vec<String> {
-    let diff = TextDiff::configure()
-        .timeout(Duration::from_secs_f64(DIFF_SECONDS))
-        .diff_lines(gold, pred);
-    let changes: Vec<(ChangeTag, &str)> = diff
-        .iter_all_changes()
-        .map(|c| (c.tag(), c.value().trim_end_matches('\n')))
-        .collect();
+    let spans = crate::record::diff::lines(gold, pred);
+    let changes: Vec<(ChangeTag, &str)> =
+        spans.iter().map(|s| (tag(s.op), s.text.as_str())).collect();
     let line = |(tag, text): (ChangeTag, &str)| match tag {
         ChangeTag::Equal => format!("  {text}"),
         ChangeTag::Delete => paint(Styles::REMOVED, format!("- {text}")),

@@ -451,6 +451,7 @@ fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecor
             case.message.as_deref().unwrap_or("case failed"),
             &at,
         );
+        field_diffs(out, &case.fields);
     }
     for a in failing_aggregates {
         failure(
@@ -470,9 +471,58 @@ fn failure(out: &mut String, id: &str, message: &str, at: &str) {
         "<details class=\"failure\" open>\n<summary>{} <span class=\"v\">— {}</span></summary>\n<pre class=\"message\">{}</pre>\n<p class=\"at\">{}</p>\n</details>",
         escape(id),
         escape(verdict),
-        coloured(message),
+        escape(message),
         escape(at)
     );
+}
+
+/// Each field's diff, coloured from the record's diff data: characters as `<del>` and `<ins>`,
+/// the lines of a nested value's diff as removed and added lines.
+fn field_diffs(out: &mut String, fields: &[crate::record::FieldRecord]) {
+    use crate::record::DiffOp;
+    let with_diff: Vec<_> = fields
+        .iter()
+        .filter_map(|f| f.diff.as_ref().map(|d| (f, d)))
+        .collect();
+    if with_diff.is_empty() {
+        return;
+    }
+    out.push_str("<table class=\"diffs\">\n");
+    for (field, diff) in with_diff {
+        let mut cell = String::new();
+        for span in &diff.spans {
+            let text = escape(&span.text);
+            match (diff.lines, span.op) {
+                (false, DiffOp::Equal) => cell.push_str(&text),
+                (false, DiffOp::Removed) => {
+                    let _ = write!(cell, "<del>{text}</del>");
+                }
+                (false, DiffOp::Added) => {
+                    let _ = write!(cell, "<ins>{text}</ins>");
+                }
+                (true, DiffOp::Equal) => {
+                    let _ = writeln!(cell, "  {text}");
+                }
+                (true, DiffOp::Removed) => {
+                    let _ = writeln!(cell, "<span class=\"removed\">- {text}</span>");
+                }
+                (true, DiffOp::Added) => {
+                    let _ = writeln!(cell, "<span class=\"added\">+ {text}</span>");
+                }
+            }
+        }
+        let label = if diff.as_compared {
+            "diff as compared"
+        } else {
+            "diff"
+        };
+        let _ = writeln!(
+            out,
+            "<tr><th><code>{}</code> {label}</th><td><pre class=\"diff\">{cell}</pre></td></tr>",
+            escape(&field.name)
+        );
+    }
+    out.push_str("</table>\n");
 }
 
 fn notes(out: &mut String, notes: &Notes) {
@@ -503,56 +553,6 @@ fn notes(out: &mut String, notes: &Notes) {
     out.push_str("</section>\n");
 }
 
-/// A plain failure message as HTML: inline diffs (`[-removed-]{+added+}`) and the lines of line
-/// diffs (`    - …`, `    + …`) coloured.
-pub fn coloured(message: &str) -> String {
-    let mut out = String::new();
-    for line in message.lines() {
-        let trimmed = line.trim_start();
-        let diff_line = line.len() - trimmed.len() >= 4
-            && (trimmed.starts_with("- ")
-                || trimmed.starts_with("+ ")
-                || trimmed == "-"
-                || trimmed == "+");
-        if diff_line {
-            let class = if trimmed.starts_with('-') {
-                "removed"
-            } else {
-                "added"
-            };
-            let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(line));
-            continue;
-        }
-        out.push_str(&inline_marks(&escape(line)));
-        out.push('\n');
-    }
-    out
-}
-
-/// `[-x-]` and `{+x+}` (already escaped text) as `<del>` and `<ins>`.
-fn inline_marks(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    loop {
-        let next = [("[-", "-]", "del"), ("{+", "+}", "ins")]
-            .into_iter()
-            .filter_map(|(open, close, tag)| rest.find(open).map(|i| (i, open, close, tag)))
-            .min_by_key(|(i, ..)| *i);
-        let Some((i, open, close, tag)) = next else {
-            out.push_str(rest);
-            return out;
-        };
-        let after = &rest[i + open.len()..];
-        let Some(j) = after.find(close) else {
-            out.push_str(rest);
-            return out;
-        };
-        out.push_str(&rest[..i]);
-        let _ = write!(out, "<{tag}>{}</{tag}>", &after[..j]);
-        rest = &after[j + close.len()..];
-    }
-}
-
 /// Text as HTML: `&`, `<`, `>`, `"` escaped.
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -566,10 +566,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn diffs_are_coloured_and_text_escaped() {
-        assert_eq!(
-            coloured("diff        1[-2-]{+3+}4 <b>\n    -   \"a\": 1\n    +   \"a\": 2"),
-            "diff        1<del>2</del><ins>3</ins>4 &lt;b&gt;\n<span class=\"removed\">    -   &quot;a&quot;: 1</span>\n<span class=\"added\">    +   &quot;a&quot;: 2</span>\n"
-        );
+    fn diffs_are_coloured_from_the_records_data_and_text_escaped() {
+        use crate::record::{DiffOp, DiffSpan, FieldDiff, TestRecord};
+        let span = |op, text: &str| DiffSpan {
+            op,
+            text: text.into(),
+        };
+        let mut field = TestRecord::named("a", "a.yaml");
+        field.fields = vec![crate::record::FieldRecord {
+            name: "n<o>".into(),
+            gold: vec!["1234".into()],
+            prediction: "1334".into(),
+            predicted: true,
+            em: 0.0,
+            anls: 0.75,
+            confidence: None,
+            critical: false,
+            note: None,
+            metadata: Default::default(),
+            closest: 0,
+            compared: None,
+            items: Vec::new(),
+            diff: Some(FieldDiff {
+                lines: false,
+                as_compared: false,
+                spans: vec![
+                    span(DiffOp::Equal, "1"),
+                    span(DiffOp::Removed, "2"),
+                    span(DiffOp::Added, "<3>"),
+                    span(DiffOp::Equal, "34"),
+                ],
+            }),
+        }];
+        let mut out = String::new();
+        field_diffs(&mut out, &field.fields);
+        assert!(out.contains("<code>n&lt;o&gt;</code> diff</th><td><pre class=\"diff\">1<del>2</del><ins>&lt;3&gt;</ins>34</pre>"), "{out}");
     }
 }
