@@ -27,8 +27,11 @@ cg="$CARGO_TARGET_DIR/release/cargo-goldgate"
 cpu() { # prints "user+sys" seconds of a command, its output discarded
   local best=""
   for _ in $(seq 1 "${2:-$runs}"); do
-    local t
-    t=$( { /usr/bin/time -f '%U %S' bash -c "$1" >/dev/null 2>/dev/null; } 2>&1 | tail -1 | awk '{print $1 + $2}')
+    local t f
+    f=$(mktemp)
+    /usr/bin/time -o "$f" -f '%U %S' bash -c "$1" >/dev/null 2>&1 || true
+    t=$(tail -1 "$f" | awk '{print $1 + $2}')
+    rm -f "$f"
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
   done
   echo "$best"

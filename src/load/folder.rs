@@ -516,19 +516,31 @@ pub fn plan_folder(
             load: Load::Now(Box::new(e.loaded)),
         }));
     }
-    // A file that does not load as a case is no test when another case reads it as its
-    // prediction: one a pipeline names is known by its path; for another, the cases left to their
-    // tests that may name it are read for theirs (those that mention its name, and those whose
-    // suite gives them a prediction its words do not show).
+    if when != When::InTurn {
+        drop_predictions(&mut entries, named_by_pipelines, &pending);
+    }
+    entries.sort_by(|a, b| a.id.cmp(&b.id));
+    entries
+}
+
+/// A file that does not load as a case is no test when another case reads it as its
+/// prediction: one a pipeline names is known by its path; for another, the cases left to their
+/// tests that may name it are read for theirs (those that mention its name, and those whose
+/// suite gives them a prediction its words do not show).
+fn drop_predictions(
+    entries: &mut Vec<Planned>,
+    named_by_pipelines: HashSet<PathBuf>,
+    pending: &[Arc<Pending>],
+) {
     let failed = |e: &Planned| {
         matches!(&e.load, Load::Now(l) if matches!(**l, Err(Problem::Load(_))))
             && e.file
                 .file_name()
                 .is_some_and(|n| !SUITE_FILES.iter().any(|s| n == *s))
     };
-    if when != When::InTurn && entries.iter().any(failed) {
+    if entries.iter().any(failed) {
         let mut predictions: HashSet<PathBuf> = named_by_pipelines;
-        for e in &entries {
+        for e in entries.iter() {
             if let Load::Now(loaded) = &e.load
                 && let Ok(case) = &**loaded
                 && let PredictionSource::File { path, .. } = &case.prediction
@@ -543,7 +555,7 @@ pub fn plan_folder(
             .map(|n| n.to_string_lossy().into_owned())
             .collect();
         if !unnamed.is_empty() {
-            for later in &pending {
+            for later in pending {
                 let suite = &later.suite;
                 let hidden = suite.defaults.iter().any(|(_, d)| d.prediction.is_some())
                     || suite.pipelines.as_ref().is_some_and(|p| {
@@ -569,8 +581,6 @@ pub fn plan_folder(
             !(failed(e) && is_prediction)
         });
     }
-    entries.sort_by(|a, b| a.id.cmp(&b.id));
-    entries
 }
 
 /// Of the files that did not load as cases, those that a loaded case reads as its prediction
