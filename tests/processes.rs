@@ -1024,3 +1024,46 @@ fn a_state_folder_that_is_not_the_users_own_is_refused() {
     let made = fs::metadata(tmp.path().join(format!("goldgate-{uid}"))).unwrap();
     assert_eq!(made.permissions().mode() & 0o777, 0o700);
 }
+
+/// `goldgate report --last` takes the newest run and names it by its whole id; `--run ID` takes
+/// that run; a run that wrote nothing is an error that says where ids come from.
+#[test]
+fn the_end_step_finds_a_run_by_its_id_or_as_the_last() {
+    let dir = big_project();
+    let tmp = tempfile::tempdir().unwrap();
+    let with_tmp = |args: &[&str], id: Option<&str>| {
+        let mut cmd = in_project(dir.path(), args);
+        cmd.env("TMPDIR", tmp.path());
+        if let Some(id) = id {
+            cmd.env("GOLDGATE_RUN_ID", id);
+        }
+        run(&mut cmd)
+    };
+    let (first, second) = (run_id("first"), run_id("second"));
+    for id in [&first, &second] {
+        let out = with_tmp(&["test", "cases", "--exact", "ok"], Some(id));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        // The journal's mtime orders runs: the second is written after the first.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let last = with_tmp(&["report", "--last", "-o", "last.json"], None);
+    assert!(last.status.success(), "{}", text(&last));
+    assert!(
+        stdout(&last).contains(&format!("1 case tests of the run `{second}`\n")),
+        "{}",
+        text(&last)
+    );
+    let by_id = with_tmp(&["report", "--run", &first], None);
+    assert!(
+        stdout(&by_id).starts_with("goldgate: 1 cases, 1 passed"),
+        "{}",
+        text(&by_id)
+    );
+    let none = with_tmp(&["report", "--run", "no-such-run"], None);
+    assert_eq!(none.status.code(), Some(1), "{}", text(&none));
+    assert!(
+        text(&none).contains("the run `no-such-run` has written no records"),
+        "{}",
+        text(&none)
+    );
+}

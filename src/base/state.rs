@@ -127,6 +127,19 @@ pub(crate) fn open_private(path: &Path) -> io::Result<std::fs::File> {
     })
 }
 
+/// Creates a new file of the state folder (0600), failing with `AlreadyExists` when there is
+/// one, a link included.
+pub(crate) fn create_private(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
 /// Opens a lock file of the state folder (0600, never through a link), for [`std::fs::File::lock`].
 pub(crate) fn open_lock(path: &Path) -> io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
@@ -209,5 +222,41 @@ mod tests {
         drop(open_private(&file).unwrap());
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod pruning {
+    use super::*;
+
+    fn age(path: &Path, days: u64) {
+        let past = std::time::SystemTime::now() - Duration::from_secs(days * 24 * 3600 + 60);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+
+    #[test]
+    fn idle_lock_files_older_than_a_day_go_and_held_or_recent_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, held, recent) = (
+            dir.path().join("old.lock"),
+            dir.path().join("held.lock"),
+            dir.path().join("recent.lock"),
+        );
+        for p in [&old, &held, &recent] {
+            drop(open_lock(p).unwrap());
+        }
+        age(&old, 2);
+        age(&held, 2);
+        let holder = open_lock(&held).unwrap();
+        holder.lock().unwrap();
+        prune_locks(dir.path());
+        assert!(!old.exists());
+        assert!(held.exists(), "a held lock was removed");
+        assert!(recent.exists());
     }
 }

@@ -8,12 +8,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
-use crate::evaluate::paired::{compare_pairs, paired};
+use crate::evaluate::paired::compare_pairs;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
-use crate::render::{Notes, paired_lines, run_end};
+use crate::render::{paired_lines, run_end};
 use crate::run::journal::Journal;
-use crate::run::outputs::{Outputs, Records, aggregate_line, case_line, notes_of, write_outputs};
+use crate::run::outputs::{Outputs, Records, RunNotes, aggregate_line, case_line, write_files};
 
 /// Reports merged by test name: the last file's record of a test wins.
 struct Merged {
@@ -151,18 +151,17 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
         Source::Run(_) | Source::Last => {
             let (journal, id) = match source {
                 Source::Run(id) => {
-                    let journal = Journal::for_run(id, Path::new(".")).map_err(|e| e.to_string())?;
+                    let journal = Journal::existing(id).map_err(|e| e.to_string())?.ok_or_else(|| {
+                        format!(
+                            "the run `{id}` has written no records (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes the newest run)"
+                        )
+                    })?;
                     (journal, id.clone())
                 }
                 _ => Journal::last()
                     .map_err(|e| e.to_string())?
                     .ok_or("no run has written records yet (a run that spans processes keeps them: under nextest, or with GOLDGATE_RUN_ID set)")?,
             };
-            if !journal.exists() {
-                return Err(format!(
-                    "the run `{id}` has written no records (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes the newest run)"
-                ));
-            }
             let records = journal
                 .read()
                 .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
@@ -170,7 +169,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
             (records, Vec::new(), format!("of the run `{id}`"), outputs)
         }
     };
-    let mut out = end_of_run(&records)?;
+    let cases = records.cases()?;
+    let mut out = end_of_run(&records, &RunNotes::of(&cases, &records.numbers));
     if records.torn > 0 {
         out.push_str(&format!(
             "note: {} record line{} not whole (a process was killed while writing it) and {} skipped\n",
@@ -190,7 +190,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
             conflicts.join(", ")
         ));
     }
-    write_outputs(&outputs, &records)?;
+    write_files(&outputs, &records, &cases)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(
             "report: `{}`: {} case tests {from}\n",
@@ -207,18 +207,13 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
 }
 
 /// The end of a run as the process that is the run prints it, and each aggregate's verdict.
-fn end_of_run(records: &Records) -> Result<String, String> {
+fn end_of_run(records: &Records, notes: &RunNotes) -> String {
     let numbers = &records.numbers;
-    let cases = records.cases()?;
-    let (regressions, improvements, new_cases) = notes_of(&cases);
-    drop(cases);
-    let notes = Notes {
-        improvements: &improvements,
-        new_cases: &new_cases,
-        regressions: &regressions,
-        comparisons: &paired(numbers),
-    };
-    let mut out = run_end(&summarize(numbers), &pipeline_rows(numbers), &notes);
+    let mut out = run_end(
+        &summarize(numbers),
+        &pipeline_rows(numbers),
+        &notes.borrowed(),
+    );
     for aggregate in records.aggregates.values() {
         out.push_str(&format!(
             "aggregate {}: {}\n",
@@ -226,5 +221,5 @@ fn end_of_run(records: &Records) -> Result<String, String> {
             if aggregate.passed { "passed" } else { "FAILED" }
         ));
     }
-    Ok(out)
+    out
 }

@@ -66,7 +66,10 @@ pub struct FieldRow {
 }
 
 /// A gold item and the predicted item the list scoring paired it with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct MatchedItem {
     /// The gold item's index; `None` for an extra predicted item.
     pub gold: Option<usize>,
@@ -77,7 +80,17 @@ pub struct MatchedItem {
 }
 
 /// Case metrics; `None` when they cannot be computed (no gold, no critical field, no confidence).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct Metrics {
     /// Mean EM over the gold fields.
     pub exact_match: Option<f64>,
@@ -128,38 +141,6 @@ impl Metrics {
             | Metric::MustRightAccuracy
             | Metric::EasyWrongAccuracy => None,
         }
-    }
-
-    /// Sets a case metric (reading a report back); `score` and `pass_rate` are not kept here.
-    pub fn set(&mut self, metric: Metric, value: Option<f64>) {
-        let slot = match metric {
-            Metric::ExactMatch => &mut self.exact_match,
-            Metric::Anls => &mut self.anls,
-            Metric::ExactCritical => &mut self.exact_critical,
-            Metric::AnlsCritical => &mut self.anls_critical,
-            Metric::Brier => &mut self.brier,
-            Metric::Ece => &mut self.ece,
-            Metric::ExtraFields => &mut self.extra_fields,
-            Metric::F1 => &mut self.f1,
-            Metric::Precision => &mut self.precision,
-            Metric::Recall => &mut self.recall,
-            Metric::LatencyMs => &mut self.latency_ms,
-            Metric::CostUsd => &mut self.cost_usd,
-            Metric::Score
-            | Metric::PassRate
-            | Metric::GatePassRate
-            | Metric::MeanScore
-            | Metric::MustRightAccuracy
-            | Metric::EasyWrongAccuracy => return,
-        };
-        *slot = value;
-    }
-
-    /// The case metrics a report lists: every metric but the score and the pass rate.
-    pub fn reported() -> impl Iterator<Item = Metric> {
-        Metric::ALL.into_iter().filter(|m| {
-            m.about().scope != crate::model::metric::Scope::Aggregate && *m != Metric::Score
-        })
     }
 }
 

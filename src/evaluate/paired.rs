@@ -15,7 +15,10 @@ pub const RESAMPLES: usize = 10_000;
 pub const SEED: u64 = 0x5eed_601d_6a7e;
 
 /// A difference of means (`pipeline` − `reference`) and its 95 % paired bootstrap interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct Interval {
     /// The observed difference of means over the paired cases.
     pub difference: f64,
@@ -28,7 +31,10 @@ pub struct Interval {
 }
 
 /// McNemar's exact test on pass/fail of the paired cases.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct McNemar {
     /// Cases the reference passed and the pipeline failed.
     pub only_reference: usize,

@@ -7,7 +7,10 @@ use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
 
 /// How a case's test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Gate open, every threshold held, no regression.
     Passed,

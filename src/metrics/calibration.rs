@@ -62,7 +62,10 @@ pub fn ece(p: &[f64], o: &[bool], bins: u32) -> Option<f64> {
 }
 
 /// One bin of a reliability diagram.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct Bin {
     /// Lower edge (excluded, but for the first bin).
     pub lower: f64,

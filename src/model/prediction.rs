@@ -36,7 +36,17 @@ pub struct PredictedField {
 }
 
 /// Token counts of one call.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct Usage {
     /// Prompt (input) tokens.
     pub input_tokens: Option<f64>,

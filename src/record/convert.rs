@@ -6,8 +6,8 @@ use super::*;
 use crate::base::value::Value;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::evaluate::baseline::Change;
-use crate::evaluate::outcome::{FieldRow, Metrics, ThresholdVerdict};
-use crate::evaluate::paired::{Interval, Paired, RESAMPLES, SEED};
+use crate::evaluate::outcome::{FieldRow, ThresholdVerdict};
+use crate::evaluate::paired::{Paired, RESAMPLES, SEED};
 use crate::evaluate::record::{self as evaluated, Record};
 
 /// The record of a case test.
@@ -26,7 +26,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         pipeline: record.pipeline.clone(),
         file: record.file.clone(),
         suite: record.suite.clone(),
-        status: record.status.into(),
+        status: record.status,
         passed: match record.status {
             Status::Passed => Some(true),
             Status::Failed => Some(false),
@@ -50,11 +50,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         problems: Vec::new(),
         errors: record.problems.iter().map(located).collect(),
         model: record.model.clone(),
-        usage: record.usage.map(|u| UsageRecord {
-            input_tokens: u.input_tokens,
-            output_tokens: u.output_tokens,
-            total_tokens: u.total_tokens,
-        }),
+        usage: record.usage,
         baseline,
         compared_to: record.reference.clone(),
         message: record.message.clone(),
@@ -67,7 +63,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         open: o.gate_open,
         closed_by: o.closed_by().map(|r| r.rubric.label.clone()).collect(),
     });
-    out.metrics = Some(o.metrics.into());
+    out.metrics = Some(o.metrics);
     out.fields = o.fields.iter().map(field).collect();
     out.rubrics = o
         .rubrics
@@ -134,15 +130,7 @@ fn field(f: &FieldRow) -> FieldRecord {
             gold: g.to_json(),
             prediction: p.to_json(),
         }),
-        items: f
-            .items
-            .iter()
-            .map(|m| ItemMatch {
-                gold: m.gold,
-                prediction: m.prediction,
-                score: m.score,
-            })
-            .collect(),
+        items: f.items.clone(),
         diff: field_diff(f),
     }
 }
@@ -202,44 +190,6 @@ pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecor
     }
 }
 
-impl From<Metrics> for CaseMetrics {
-    fn from(m: Metrics) -> Self {
-        CaseMetrics {
-            exact_match: m.exact_match,
-            anls: m.anls,
-            exact_critical: m.exact_critical,
-            anls_critical: m.anls_critical,
-            brier: m.brier,
-            ece: m.ece,
-            extra_fields: m.extra_fields,
-            f1: m.f1,
-            precision: m.precision,
-            recall: m.recall,
-            latency_ms: m.latency_ms,
-            cost_usd: m.cost_usd,
-        }
-    }
-}
-
-impl From<CaseMetrics> for Metrics {
-    fn from(m: CaseMetrics) -> Self {
-        Metrics {
-            exact_match: m.exact_match,
-            anls: m.anls,
-            exact_critical: m.exact_critical,
-            anls_critical: m.anls_critical,
-            brier: m.brier,
-            ece: m.ece,
-            extra_fields: m.extra_fields,
-            f1: m.f1,
-            precision: m.precision,
-            recall: m.recall,
-            latency_ms: m.latency_ms,
-            cost_usd: m.cost_usd,
-        }
-    }
-}
-
 impl From<&Aggregated> for PipelineMetrics {
     fn from(a: &Aggregated) -> Self {
         PipelineMetrics {
@@ -262,17 +212,7 @@ impl From<&Aggregated> for PipelineMetrics {
             latency_p95_ms: a.latency_p95,
             cost_usd_per_case: a.cost_usd,
             cost_usd_total: a.cost_total_usd,
-            calibration: a
-                .bins
-                .iter()
-                .map(|b| CalibrationBin {
-                    lower: b.lower,
-                    upper: b.upper,
-                    count: b.count,
-                    confidence: b.confidence,
-                    accuracy: b.accuracy,
-                })
-                .collect(),
+            calibration: a.bins.clone(),
         }
     }
 }
@@ -308,26 +248,14 @@ impl From<&FieldStat> for FieldStatRecord {
 
 impl From<&Paired> for ComparisonRecord {
     fn from(c: &Paired) -> Self {
-        let interval = |i: Option<&Interval>| {
-            i.map(|i| IntervalRecord {
-                difference: i.difference,
-                low: i.low,
-                high: i.high,
-                cases: i.cases,
-            })
-        };
         ComparisonRecord {
             pipeline: c.pipeline.clone(),
             reference: c.reference.clone(),
             cases: c.cases,
-            score: interval(c.score.as_ref()),
-            exact_match: interval(c.exact_match.as_ref()),
-            anls: interval(c.anls.as_ref()),
-            mcnemar: McNemarRecord {
-                only_reference: c.mcnemar.only_reference,
-                only_pipeline: c.mcnemar.only_pipeline,
-                p_value: c.mcnemar.p_value,
-            },
+            score: c.score,
+            exact_match: c.exact_match,
+            anls: c.anls,
+            mcnemar: c.mcnemar,
             bootstrap: BootstrapRecord {
                 resamples: RESAMPLES,
                 seed: SEED,

@@ -14,44 +14,16 @@ use serde_json::Value as Json;
 pub(crate) use convert::{aggregate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
-pub use crate::evaluate::record::ErrorKind;
-use crate::evaluate::record::{CaseNumbers, Compared, RubricTally, Status};
+pub use crate::evaluate::outcome::{MatchedItem, Metrics};
+pub use crate::evaluate::paired::{Interval, McNemar};
+use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
+pub use crate::evaluate::record::{ErrorKind, Status};
+pub use crate::metrics::Bin;
+pub use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
 
 /// The version of the record's shape; a reader refuses another.
 pub const RECORD_VERSION: u32 = 1;
-
-/// How a test ended, as records write it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Gate open, every threshold held, no regression.
-    Passed,
-    /// Gate closed, a threshold failed, a regression, or the case could not be loaded.
-    Failed,
-    /// Skipped (`skip:`), not run.
-    Ignored,
-}
-
-impl From<Status> for Verdict {
-    fn from(s: Status) -> Self {
-        match s {
-            Status::Passed => Verdict::Passed,
-            Status::Failed => Verdict::Failed,
-            Status::Ignored => Verdict::Ignored,
-        }
-    }
-}
-
-impl From<Verdict> for Status {
-    fn from(v: Verdict) -> Self {
-        match v {
-            Verdict::Passed => Status::Passed,
-            Verdict::Failed => Status::Failed,
-            Verdict::Ignored => Status::Ignored,
-        }
-    }
-}
 
 /// The record of one case test (a case and a pipeline).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -67,7 +39,7 @@ pub struct TestRecord {
     #[serde(default)]
     pub suite: String,
     /// How it ended.
-    pub status: Verdict,
+    pub status: Status,
     /// `true`, `false`, or `null` when skipped (the same as `status`, for readers of one key).
     pub passed: Option<bool>,
     /// Whether it was skipped.
@@ -87,7 +59,7 @@ pub struct TestRecord {
     /// The gate, when it was scored.
     pub gate: Option<Gate>,
     /// The case metrics, when it was scored.
-    pub metrics: Option<CaseMetrics>,
+    pub metrics: Option<Metrics>,
     /// One row per gold field.
     #[serde(default)]
     pub fields: Vec<FieldRecord>,
@@ -111,7 +83,7 @@ pub struct TestRecord {
     pub model: Option<String>,
     /// The prediction's token usage, when it reports it.
     #[serde(default)]
-    pub usage: Option<UsageRecord>,
+    pub usage: Option<Usage>,
     /// How the test compares with its baseline entry, when it has one to compare.
     #[serde(default)]
     pub baseline: Option<BaselineComparison>,
@@ -157,25 +129,6 @@ pub struct Gate {
     pub closed_by: Vec<String>,
 }
 
-/// The metrics of a case; `null` where one cannot be computed.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct CaseMetrics {
-    pub exact_match: Option<f64>,
-    pub anls: Option<f64>,
-    pub exact_critical: Option<f64>,
-    pub anls_critical: Option<f64>,
-    pub brier: Option<f64>,
-    pub ece: Option<f64>,
-    pub extra_fields: Option<f64>,
-    pub f1: Option<f64>,
-    pub precision: Option<f64>,
-    pub recall: Option<f64>,
-    pub latency_ms: Option<f64>,
-    pub cost_usd: Option<f64>,
-}
-
 /// One gold field: its gold, its prediction and their scores.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -210,7 +163,7 @@ pub struct FieldRecord {
     pub compared: Option<ComparedForms>,
     /// For a list field that is not exact: how gold and predicted items were matched.
     #[serde(default)]
-    pub items: Vec<ItemMatch>,
+    pub items: Vec<MatchedItem>,
     /// For a field whose gold and prediction differ: the closest variant into the prediction,
     /// as data (characters for text, lines for nested values).
     #[serde(default)]
@@ -225,18 +178,6 @@ pub struct ComparedForms {
     pub gold: Json,
     /// The prediction as compared.
     pub prediction: Json,
-}
-
-/// A gold item and the predicted item the list scoring paired it with.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ItemMatch {
-    /// The gold item's index; `null` for an extra predicted item.
-    pub gold: Option<usize>,
-    /// The predicted item's index; `null` for a gold item left unmatched.
-    pub prediction: Option<usize>,
-    /// The pair's score.
-    pub score: f64,
 }
 
 /// A predicted field that gold does not list.
@@ -303,16 +244,6 @@ pub struct ThresholdRecord {
     pub line: u64,
     /// Its column.
     pub column: u64,
-}
-
-/// Token usage as the prediction reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct UsageRecord {
-    pub input_tokens: Option<f64>,
-    pub output_tokens: Option<f64>,
-    pub total_tokens: Option<f64>,
 }
 
 /// How a test compares with its baseline entry.
@@ -386,19 +317,7 @@ pub struct PipelineMetrics {
     pub cost_usd_per_case: Option<f64>,
     pub cost_usd_total: Option<f64>,
     /// The non-empty bins of the reliability diagram.
-    pub calibration: Vec<CalibrationBin>,
-}
-
-/// A bin of a reliability diagram.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct CalibrationBin {
-    pub lower: f64,
-    pub upper: f64,
-    pub count: usize,
-    pub confidence: f64,
-    pub accuracy: f64,
+    pub calibration: Vec<Bin>,
 }
 
 /// The summary of a run.
@@ -438,32 +357,11 @@ pub struct ComparisonRecord {
     pub pipeline: String,
     pub reference: String,
     pub cases: usize,
-    pub score: Option<IntervalRecord>,
-    pub exact_match: Option<IntervalRecord>,
-    pub anls: Option<IntervalRecord>,
-    pub mcnemar: McNemarRecord,
+    pub score: Option<Interval>,
+    pub exact_match: Option<Interval>,
+    pub anls: Option<Interval>,
+    pub mcnemar: McNemar,
     pub bootstrap: BootstrapRecord,
-}
-
-/// A difference of means with its 95 % paired bootstrap interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct IntervalRecord {
-    pub difference: f64,
-    pub low: f64,
-    pub high: f64,
-    pub cases: usize,
-}
-
-/// McNemar's exact test on pass/fail.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct McNemarRecord {
-    pub only_reference: usize,
-    pub only_pipeline: usize,
-    pub p_value: f64,
 }
 
 /// How the bootstrap was drawn.
@@ -482,7 +380,7 @@ pub struct BootstrapRecord {
 pub struct Report {
     /// The goldgate version that wrote it.
     pub goldgate: String,
-    /// The version of the records' shape ([`RECORD_VERSION`]).
+    /// The version of the records' shape (1).
     pub record_version: u32,
     /// The run's summary (computed from the cases: a reader may leave it out).
     #[serde(default)]
@@ -501,31 +399,6 @@ pub struct Report {
     /// Every aggregate test's record.
     #[serde(default)]
     pub aggregates: Vec<AggregateRecord>,
-}
-
-/// A line of a run's journal: one test's record, with the version of its shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Entry {
-    /// [`RECORD_VERSION`].
-    pub v: u32,
-    /// A case test's record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub case: Option<Box<TestRecord>>,
-    /// An aggregate test's record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aggregate: Option<Box<AggregateRecord>>,
-}
-
-impl Entry {
-    /// The test name.
-    pub fn id(&self) -> &str {
-        match (&self.case, &self.aggregate) {
-            (Some(c), _) => &c.id,
-            (_, Some(a)) => &a.id,
-            _ => "",
-        }
-    }
 }
 
 impl TestRecord {
@@ -548,8 +421,8 @@ impl TestRecord {
         CaseNumbers {
             id: self.id.clone(),
             pipeline: self.pipeline.clone(),
-            status: self.status.into(),
-            metrics: self.metrics.map(Into::into),
+            status: self.status,
+            metrics: self.metrics,
             confidences: self
                 .fields
                 .iter()
@@ -632,7 +505,7 @@ impl TestRecord {
             pipeline: None,
             file: file.into(),
             suite: String::new(),
-            status: Verdict::Passed,
+            status: Status::Passed,
             passed: Some(true),
             ignored: false,
             skip: None,

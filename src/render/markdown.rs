@@ -130,7 +130,7 @@ mod tests {
             &format!("invoices/case-{i:05}::guided"),
             &format!("cases/invoices/case-{i:05}.yaml"),
         );
-        case.status = crate::record::Verdict::Failed;
+        case.status = crate::record::Status::Failed;
         case.passed = Some(false);
         case.message =
             Some("case failed: gate closed by must_right `total` (score 0.0000)\nmore".into());

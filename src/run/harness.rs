@@ -206,8 +206,7 @@ impl Harness {
             // the run's id: the run's files learn its skipped cases here.
             if args.ignored
                 && env.run_id.is_some()
-                && let Err(e) =
-                    record_skipped(&session, &found, &self.cases, &rubrics, &env, &outputs)
+                && let Err(e) = record_skipped(&session, &found, &self.cases, &rubrics, &outputs)
             {
                 eprintln!("error: {e}");
                 return ExitCode::from(101);
@@ -318,7 +317,6 @@ fn record_skipped(
     found: &[Found],
     root: &Path,
     rubrics: &Path,
-    env: &Env,
     outputs: &Outputs,
 ) -> Result<(), String> {
     for entry in load_folder(found, root, rubrics, |_| true) {
@@ -338,7 +336,6 @@ fn record_skipped(
             .note_outputs(outputs)
             .map_err(|e| format!("cannot note the run's files: {e}"))?;
     }
-    let _ = env;
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::outputs::{Outputs, Records};
 use super::predict::run_dir;
 use crate::base::fs::lock_file;
-use crate::base::state::{open_private, state_dir};
+use crate::base::state::{create_private, open_private, state_dir};
 
 /// The journal of one run.
 #[derive(Debug, Clone)]
@@ -33,14 +33,25 @@ impl Journal {
         let scope =
             crate::base::fs::hash_hex(&[real.as_os_str().as_encoded_bytes()])[..8].to_owned();
         let journal = Journal { dir, scope };
-        let id_file = journal.dir.join("id");
-        if std::fs::symlink_metadata(&id_file).is_err() {
-            let mut f = open_private(&id_file)?;
-            if f.metadata()?.len() == 0 {
-                f.write_all(run_id.as_bytes())?;
-            }
+        // Its id, for `--last`: written by whichever process comes first (created exclusively:
+        // two processes starting at once never write it twice).
+        match create_private(&journal.dir.join("id")) {
+            Ok(mut f) => f.write_all(run_id.as_bytes())?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
         Ok(journal)
+    }
+
+    /// The journal of the run `run_id` for a reader: `None` when the run has written nothing.
+    pub(crate) fn existing(run_id: &str) -> std::io::Result<Option<Journal>> {
+        let runs = state_dir()?.join("runs");
+        let dir = runs.join(crate::base::fs::hash_hex(&[run_id.as_bytes()]));
+        let journal = Journal {
+            dir,
+            scope: String::new(),
+        };
+        Ok(journal.exists().then_some(journal))
     }
 
     /// The newest run's journal and its id: the run whose journal was written last.
@@ -63,7 +74,16 @@ impl Journal {
         let Some((_, dir)) = newest else {
             return Ok(None);
         };
-        let id = std::fs::read_to_string(dir.join("id")).unwrap_or_default();
+        // Only a whole id: a run whose first process was killed before writing it is named by
+        // its folder.
+        let id = std::fs::read_to_string(dir.join("id"))
+            .ok()
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| {
+                dir.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
         Ok(Some((
             Journal {
                 dir,
@@ -83,8 +103,8 @@ impl Journal {
     }
 
     /// Whether the run has written any record.
-    pub(crate) fn exists(&self) -> bool {
-        self.path().is_file()
+    fn exists(&self) -> bool {
+        std::fs::symlink_metadata(self.path()).is_ok_and(|m| m.is_file())
     }
 
     fn path(&self) -> PathBuf {
@@ -146,12 +166,6 @@ impl Journal {
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
-    }
-
-    /// The run's folder.
-    #[allow(dead_code)]
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
     }
 }
 

@@ -252,29 +252,49 @@ impl Outputs {
     }
 }
 
-/// Writes the run's files from its records.
+/// Writes the run's files from its records (read back only when a page needs them).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), String> {
+    let pages = outputs.junit.is_some() || outputs.html.is_some() || outputs.step_summary.is_some();
+    let cases = if pages { records.cases()? } else { Vec::new() };
+    write_files(outputs, records, &cases)
+}
+
+/// Writes the run's files from its records, the case records already read (`cases`; only the
+/// pages need them).
+pub(crate) fn write_files(
+    outputs: &Outputs,
+    records: &Records,
+    cases: &[TestRecord],
+) -> Result<(), String> {
     if let Some(path) = &outputs.report {
         write(path, records)?;
     }
     if outputs.junit.is_none() && outputs.html.is_none() && outputs.step_summary.is_none() {
         return Ok(());
     }
-    let cases = records.cases()?;
     let aggregates = records.aggregate_list();
     if let Some(path) = &outputs.junit {
         write_atomically_with(path, |out| {
-            out.write_all(junit_xml(&cases, &aggregates).as_bytes())
+            out.write_all(junit_xml(cases, &aggregates).as_bytes())
         })
         .map_err(|e| format!("cannot write the JUnit file `{}`: {e}", path.display()))?;
     }
+    let notes = RunNotes::of(cases, &records.numbers);
     if let Some(path) = &outputs.html {
-        let page = html_of(&records.numbers, &cases, &aggregates);
+        let numbers = &records.numbers;
+        let page = html_page(&Page {
+            summary: &summarize(numbers),
+            pipelines: &pipeline_rows(numbers),
+            fields: &field_table(numbers),
+            cases,
+            aggregates: &aggregates,
+            notes: &notes.borrowed(),
+        });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;
     }
     if let Some(path) = &outputs.step_summary {
-        append_step_summary(path, &records.numbers, &cases, &aggregates)?;
+        append_step_summary(path, &records.numbers, cases, &aggregates, &notes)?;
     }
     Ok(())
 }
@@ -305,46 +325,49 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         .map_err(|e| format!("cannot write the report `{}`: {e}", path.display()))
 }
 
-/// Regressions, improvements and new tests, read from the cases' records, in name order.
-pub(crate) fn notes_of(cases: &[TestRecord]) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let (mut regressions, mut improvements, mut new) = (Vec::new(), Vec::new(), Vec::new());
-    for case in cases {
-        let compared = case.compared();
-        if !compared.regressions.is_empty() {
-            regressions.push(format!("{}: {}", case.id, describe(&compared.regressions)));
-        }
-        if !compared.improvements.is_empty() {
-            improvements.push(format!("{}: {}", case.id, describe(&compared.improvements)));
-        }
-        if compared.new {
-            new.push(case.id.clone());
-        }
-    }
-    (regressions, improvements, new)
+/// What the end of a run lists beyond its numbers, from the cases' records: regressions,
+/// improvements and new tests (in name order), and each pipeline against its reference.
+pub(crate) struct RunNotes {
+    regressions: Vec<String>,
+    improvements: Vec<String>,
+    new_cases: Vec<String>,
+    comparisons: Vec<crate::evaluate::paired::Paired>,
 }
 
-/// The HTML page of a run.
-pub(crate) fn html_of(
-    numbers: &[CaseNumbers],
-    cases: &[TestRecord],
-    aggregates: &[AggregateRecord],
-) -> String {
-    let (regressions, improvements, new_cases) = notes_of(cases);
-    let comparisons = paired(numbers);
-    let notes = Notes {
-        improvements: &improvements,
-        new_cases: &new_cases,
-        regressions: &regressions,
-        comparisons: &comparisons,
-    };
-    html_page(&Page {
-        summary: &summarize(numbers),
-        pipelines: &pipeline_rows(numbers),
-        fields: &field_table(numbers),
-        cases,
-        aggregates,
-        notes: &notes,
-    })
+impl RunNotes {
+    pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
+        let mut notes = RunNotes {
+            regressions: Vec::new(),
+            improvements: Vec::new(),
+            new_cases: Vec::new(),
+            comparisons: paired(numbers),
+        };
+        for case in cases {
+            let compared = case.compared();
+            if !compared.regressions.is_empty() {
+                let line = format!("{}: {}", case.id, describe(&compared.regressions));
+                notes.regressions.push(line);
+            }
+            if !compared.improvements.is_empty() {
+                let line = format!("{}: {}", case.id, describe(&compared.improvements));
+                notes.improvements.push(line);
+            }
+            if compared.new {
+                notes.new_cases.push(case.id.clone());
+            }
+        }
+        notes
+    }
+
+    /// As the renderer takes them.
+    pub(crate) fn borrowed(&self) -> Notes<'_> {
+        Notes {
+            improvements: &self.improvements,
+            new_cases: &self.new_cases,
+            regressions: &self.regressions,
+            comparisons: &self.comparisons,
+        }
+    }
 }
 
 /// Appends the run's page to the step summary, in what is left of GitHub's 1 MiB for the file.
@@ -353,6 +376,7 @@ fn append_step_summary(
     numbers: &[CaseNumbers],
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
+    notes: &RunNotes,
 ) -> Result<(), String> {
     let cannot = |e: std::io::Error| {
         format!(
@@ -375,20 +399,12 @@ fn append_step_summary(
         );
         return Ok(());
     }
-    let (regressions, improvements, new_cases) = notes_of(cases);
-    let comparisons = paired(numbers);
-    let notes = Notes {
-        improvements: &improvements,
-        new_cases: &new_cases,
-        regressions: &regressions,
-        comparisons: &comparisons,
-    };
     let page = step_summary(
         &summarize(numbers),
         &pipeline_rows(numbers),
         cases,
         aggregates,
-        &notes,
+        &notes.borrowed(),
         room,
     );
     file.write_all(page.as_bytes()).map_err(cannot)

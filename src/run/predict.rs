@@ -174,3 +174,31 @@ pub(crate) fn predict(
         _ => read_prediction(source, case_file),
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_older_than_a_day_are_forgotten_but_the_current_one() {
+        let runs = tempfile::tempdir().unwrap();
+        let past = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
+        for name in ["old", "current", "recent"] {
+            let dir = runs.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            if name != "recent" {
+                std::fs::File::open(&dir)
+                    .unwrap()
+                    .set_modified(past)
+                    .unwrap();
+            }
+        }
+        forget_old_runs(runs.path(), "current");
+        let mut left: Vec<String> = std::fs::read_dir(runs.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["current", "recent"]);
+    }
+}
