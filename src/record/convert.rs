@@ -13,14 +13,6 @@ use crate::evaluate::record::{self as evaluated, Record};
 /// The record of a case test.
 pub(crate) fn test_record(record: &Record) -> TestRecord {
     let (description, tags) = record.about.clone().unwrap_or_default();
-    let b = &record.baseline;
-    let baseline = (b.new || !b.regressions.is_empty() || !b.improvements.is_empty()).then(|| {
-        BaselineComparison {
-            new: b.new,
-            regressions: b.regressions.iter().map(change).collect(),
-            improvements: b.improvements.iter().map(change).collect(),
-        }
-    });
     let mut out = TestRecord {
         id: record.id.clone(),
         pipeline: record.pipeline.clone(),
@@ -51,13 +43,27 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         errors: record.problems.iter().map(located).collect(),
         model: record.model.clone(),
         usage: record.usage,
-        baseline,
+        baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
         message: record.message.clone(),
     };
-    let Some(o) = &record.outcome else {
-        return out;
-    };
+    if let Some(o) = &record.outcome {
+        scored(&mut out, o);
+    }
+    out
+}
+
+/// How a test compares with its baseline, when there is anything to say.
+fn comparison(b: &evaluated::Compared) -> Option<BaselineComparison> {
+    (b.new || !b.regressions.is_empty() || !b.improvements.is_empty()).then(|| BaselineComparison {
+        new: b.new,
+        regressions: b.regressions.iter().map(change).collect(),
+        improvements: b.improvements.iter().map(change).collect(),
+    })
+}
+
+/// What the evaluation of a scored case adds to its record.
+fn scored(out: &mut TestRecord, o: &crate::evaluate::outcome::Outcome) {
     out.score = Some(o.score);
     out.gate = Some(Gate {
         open: o.gate_open,
@@ -65,23 +71,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
     });
     out.metrics = Some(o.metrics);
     out.fields = o.fields.iter().map(field).collect();
-    out.rubrics = o
-        .rubrics
-        .iter()
-        .map(|r| RubricRecord {
-            label: r.rubric.label.clone(),
-            kind: r.rubric.kind.key().to_owned(),
-            check: r.rubric.probe.check.key().to_owned(),
-            field: r.rubric.probe.field.as_ref().map(ToString::to_string),
-            held: r.verdict.held,
-            checked: r.verdict.checked,
-            penalty: r.rubric.penalty,
-            detail: r.verdict.detail.clone(),
-            file: r.rubric.file.display().to_string(),
-            line: r.rubric.line,
-            column: r.rubric.column,
-        })
-        .collect();
+    out.rubrics = o.rubrics.iter().map(rubric).collect();
     out.thresholds = o.thresholds.iter().map(threshold).collect();
     out.extra_fields = o
         .extra_fields
@@ -92,7 +82,23 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         })
         .collect();
     out.problems = o.problems.clone();
-    out
+}
+
+/// A rubric's verdict as a record, where the rubric is written.
+fn rubric(r: &crate::evaluate::outcome::RubricVerdict) -> RubricRecord {
+    RubricRecord {
+        label: r.rubric.label.clone(),
+        kind: r.rubric.kind.key().to_owned(),
+        check: r.rubric.probe.check.key().to_owned(),
+        field: r.rubric.probe.field.as_ref().map(ToString::to_string),
+        held: r.verdict.held,
+        checked: r.verdict.checked,
+        penalty: r.rubric.penalty,
+        detail: r.verdict.detail.clone(),
+        file: r.rubric.file.display().to_string(),
+        line: r.rubric.line,
+        column: r.rubric.column,
+    }
 }
 
 fn located(p: &evaluated::Located) -> LocatedProblem {

@@ -37,6 +37,36 @@ pub fn step_summary(
     if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
         page.push_str(&pipelines_table(pipelines));
     }
+    let items = listed(cases, aggregates, notes);
+    let mut heading = String::new();
+    for (i, (section, item)) in items.iter().enumerate() {
+        let head = if *section != heading {
+            format!("\n### {section}\n\n")
+        } else {
+            String::new()
+        };
+        // Keep room for the line that says what was left out.
+        if page.len() + head.len() + item.len() + 200 > limit {
+            page.push_str(&format!(
+                "\n… {} more lines left out: GitHub takes at most 1 MiB; the report has them all.\n",
+                items.len() - i
+            ));
+            break;
+        }
+        page.push_str(&head);
+        page.push_str(item);
+        heading.clone_from(section);
+    }
+    page.push('\n');
+    page
+}
+
+/// The page's list items, each with its section: failing tests, regressions, improvements.
+fn listed(
+    cases: &[TestRecord],
+    aggregates: &[AggregateRecord],
+    notes: &Notes,
+) -> Vec<(String, String)> {
     let mut items: Vec<(String, String)> = Vec::new();
     for case in cases.iter().filter(|c| c.passed == Some(false)) {
         let at = case
@@ -78,27 +108,7 @@ pub fn step_summary(
             format!("- {}\n", cell(line)),
         ));
     }
-    let mut heading = String::new();
-    for (i, (section, item)) in items.iter().enumerate() {
-        let head = if *section != heading {
-            format!("\n### {section}\n\n")
-        } else {
-            String::new()
-        };
-        // Keep room for the line that says what was left out.
-        if page.len() + head.len() + item.len() + 200 > limit {
-            page.push_str(&format!(
-                "\n… {} more lines left out: GitHub takes at most 1 MiB; the report has them all.\n",
-                items.len() - i
-            ));
-            break;
-        }
-        page.push_str(&head);
-        page.push_str(item);
-        heading.clone_from(section);
-    }
-    page.push('\n');
-    page
+    items
 }
 
 /// The comparison of pipelines as a Markdown table.

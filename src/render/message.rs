@@ -49,31 +49,47 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
         field_block(&mut out, row, case);
     }
 
-    if !outcome.extra_fields.is_empty() {
-        out.push('\n');
-        let _ = writeln!(
-            out,
-            "{}",
-            paint(Styles::HEADING, "extra fields, predicted but not in gold")
-        );
-        let width = outcome
-            .extra_fields
-            .iter()
-            .map(|(n, _)| n.chars().count())
-            .max()
-            .unwrap_or(0);
-        for (name, value) in &outcome.extra_fields {
-            let _ = writeln!(out, "  {name:<width$}  {}", fit(&value.as_text(), 60));
-        }
-    }
+    extra_fields(&mut out, &outcome.extra_fields);
 
     if !outcome.fields.is_empty() {
         out.push('\n');
         field_table(&mut out, &outcome.fields);
     }
 
+    places(&mut out, &failed_rubrics, &failed_thresholds);
+
+    out.trim_end().to_owned()
+}
+
+/// The predicted fields gold does not list, by name.
+fn extra_fields(out: &mut String, extra: &[(String, Value)]) {
+    if extra.is_empty() {
+        return;
+    }
     out.push('\n');
-    for r in &failed_rubrics {
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(Styles::HEADING, "extra fields, predicted but not in gold")
+    );
+    let width = extra
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (name, value) in extra {
+        let _ = writeln!(out, "  {name:<width$}  {}", fit(&value.as_text(), 60));
+    }
+}
+
+/// Where each failed rubric and threshold is written, a line each.
+fn places(
+    out: &mut String,
+    failed_rubrics: &[&crate::evaluate::outcome::RubricVerdict],
+    failed_thresholds: &[&ThresholdVerdict],
+) {
+    out.push('\n');
+    for r in failed_rubrics {
         let via = match &r.rubric.included_at {
             Some((file, line)) => format!(", included at {}:{line}", file.display()),
             None => String::new(),
@@ -87,7 +103,7 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             r.rubric.label
         );
     }
-    for t in &failed_thresholds {
+    for t in failed_thresholds {
         let _ = writeln!(
             out,
             "at {}:{} (thresholds.{})",
@@ -96,8 +112,6 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             t.name
         );
     }
-
-    out.trim_end().to_owned()
 }
 
 /// The blocks of the named fields (gold, prediction, diff, scores), as the failure message shows

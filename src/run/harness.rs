@@ -106,21 +106,13 @@ impl Harness {
     #[must_use]
     pub fn run(self) -> ExitCode {
         end_quietly_when_the_reader_leaves();
-        let args = match &self.args {
-            Some(a) => Arguments::from_iter(a.clone()),
-            None => Arguments::from_args(),
+        let args = match self.arguments() {
+            Ok(args) => args,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
         };
-        if args.test_threads == Some(0) {
-            eprintln!("error: `--test-threads` must be at least 1");
-            return ExitCode::from(2);
-        }
-        // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
-        if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
-            eprintln!(
-                "error: `--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
-            );
-            return ExitCode::from(2);
-        }
         let env = match Env::from_process() {
             Ok(env) => env,
             Err(message) => {
@@ -140,40 +132,15 @@ impl Harness {
             .clone()
             .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.cases));
 
-        // One test by its name (nextest's one process per test) reads its own case alone.
-        let by_name = match (&args.filter, args.exact, args.list) {
-            (Some(name), true, false) if !name.contains("::aggregate") => {
-                find_by_name(&self.cases, name)
-            }
-            _ => None,
-        };
-        let found = match by_name.map_or_else(|| discover(&self.cases), Ok) {
+        let found = match self.found(&args) {
             Ok(found) => found,
             Err(no_cases) => return fail_early(&no_cases.0),
-        };
-        let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
-        // A run that spans processes keeps each test's record in its journal.
-        let journal = match env
-            .run_id
-            .as_deref()
-            .map(|id| Journal::for_run(id, &self.cases))
-        {
-            None => None,
-            Some(Ok(journal)) => Some(journal),
-            Some(Err(e)) => return fail_early(&e.to_string()),
         };
         let threads = args
             .test_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-        let session = match Session::new(
-            &env,
-            invocation,
-            args.format == Some(FormatSetting::Json),
-            threads,
-            (env.run_id.is_none() && outputs.any()) || annotations,
-            progress_shown(&env, &args),
-            journal,
-        ) {
+        let keeps = (env.run_id.is_none() && outputs.any()) || annotations;
+        let session = match self.session(&env, &args, threads, keeps) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
         };
@@ -189,17 +156,7 @@ impl Harness {
                 "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
             ));
         }
-        let conclusion = match ahead::plan(&args, trials, threads) {
-            (trials, None) => libtest_mimic::run(&args, trials),
-            // libtest-mimic on one thread, the tests worked on ahead of it on `threads`.
-            (trials, Some(workers)) => {
-                let one = Arguments {
-                    test_threads: Some(1),
-                    ..args.clone()
-                };
-                workers.run_beside(|| libtest_mimic::run(&one, trials))
-            }
-        };
+        let conclusion = run_trials(&args, trials, threads);
         session.end_progress();
         if args.list {
             // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
@@ -218,6 +175,78 @@ impl Harness {
             return ExitCode::from(101);
         }
         conclusion.exit_code()
+    }
+}
+
+impl Harness {
+    /// The state of the run in this process; a run that spans processes keeps each test's
+    /// record in its journal.
+    fn session(
+        &self,
+        env: &Env,
+        args: &Arguments,
+        threads: usize,
+        keeps_records: bool,
+    ) -> Result<Arc<Session>, String> {
+        let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
+        let journal = match env.run_id.as_deref() {
+            Some(id) => Some(Journal::for_run(id, &self.cases).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        Session::new(
+            env,
+            invocation,
+            args.format == Some(FormatSetting::Json),
+            threads,
+            keeps_records,
+            progress_shown(env, args),
+            journal,
+        )
+    }
+
+    /// libtest's arguments, with a thread count that can run.
+    fn arguments(&self) -> Result<Arguments, String> {
+        let args = match &self.args {
+            Some(a) => Arguments::from_iter(a.clone()),
+            None => Arguments::from_args(),
+        };
+        if args.test_threads == Some(0) {
+            return Err("`--test-threads` must be at least 1".into());
+        }
+        // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
+        if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
+            return Err(format!(
+                "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
+            ));
+        }
+        Ok(args)
+    }
+
+    /// The case files of the run: one test by its name (nextest's one process per test) reads
+    /// its own case alone; any other run walks the folder.
+    fn found(&self, args: &Arguments) -> Result<Vec<Found>, crate::load::discover::NoCases> {
+        let by_name = match (&args.filter, args.exact, args.list) {
+            (Some(name), true, false) if !name.contains("::aggregate") => {
+                find_by_name(&self.cases, name)
+            }
+            _ => None,
+        };
+        by_name.map_or_else(|| discover(&self.cases), Ok)
+    }
+}
+
+/// Runs the trials with libtest-mimic: on one thread, the tests worked on ahead of it on
+/// `threads`, when the plan says so.
+fn run_trials(args: &Arguments, trials: Vec<Job>, threads: usize) -> libtest_mimic::Conclusion {
+    match ahead::plan(args, trials, threads) {
+        (trials, None) => libtest_mimic::run(args, trials),
+        (trials, Some(workers)) => {
+            let one = Arguments {
+                test_threads: Some(1),
+                ..args.clone()
+            };
+            workers.run_beside(|| libtest_mimic::run(&one, trials))
+        }
     }
 }
 
@@ -478,43 +507,8 @@ fn trials(
     args: &Arguments,
     session: &Arc<Session>,
 ) -> Vec<Job> {
-    let exact = match (&args.filter, args.exact) {
-        (Some(filter), true) => Some(filter.clone()),
-        _ => None,
-    };
-    let wanted = |file_id: &str| match &exact {
-        // An aggregate needs every case of its suite.
-        Some(name) if name.contains("::aggregate") => true,
-        // The case's own test, or one of its pipelines' (a file may hold `::` in its name).
-        Some(name) => {
-            name == file_id
-                || name
-                    .strip_prefix(file_id)
-                    .is_some_and(|p| p.starts_with("::"))
-        }
-        None => true,
-    };
-    let mut entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);
-    // A case found by its name that does not load may be another case's YAML prediction (no
-    // test of its own), which only the whole folder tells: then the folder is walked after all.
-    let unloadable = |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(crate::load::Problem::Load(_))));
-    if found.iter().any(|f| matches!(f, Found::Elsewhere))
-        && entries.iter().any(unloadable)
-        && let Ok(all) = discover(root)
-    {
-        entries = plan_folder(&all, root, rubrics, wanted, When::ByItsTest);
-    }
-    let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
-    for entry in &entries {
-        for agg in &entry.aggregates {
-            if !aggregates
-                .iter()
-                .any(|(a, p)| Arc::ptr_eq(a, agg) && *p == entry.pipeline)
-            {
-                aggregates.push((Arc::clone(agg), entry.pipeline.clone()));
-            }
-        }
-    }
+    let entries = plan_entries(found, root, rubrics, args);
+    let aggregates = aggregates_of(&entries);
     let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
     // The commands this process will run, for the progress bar: those of the case tests that
     // pass the filters, and of the cases of the aggregates that do.
@@ -564,25 +558,7 @@ fn trials(
     session.expect_commands(commands.len());
     // A full run knows every entry each baseline should hold: the others belong to vanished cases.
     if args.filter.is_none() && args.skip.is_empty() && !args.ignored {
-        let mut expected = session.kept();
-        for entry in &entries {
-            let Some(spec) = &entry.baseline else {
-                continue;
-            };
-            expected
-                .expected_entries
-                .entry(spec.file.clone())
-                .or_insert_with(|| {
-                    // Once per baseline file: it may touch the filesystem.
-                    let suite_dir = spec.suite_file.parent().unwrap_or(Path::new(""));
-                    let scope = crate::base::fs::relative_to(root, suite_dir)
-                        .map(|p| crate::base::fs::slashed(&p))
-                        .unwrap_or_default();
-                    (scope, HashSet::new())
-                })
-                .1
-                .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
-        }
+        expect_entries(session, &entries, root);
     }
     trials.extend(
         entries
@@ -596,6 +572,77 @@ fn trials(
         trials.sort_by_key(|t| t.name().contains("::aggregate"));
     }
     trials
+}
+
+/// The plan of the run's tests. With `--exact NAME` only the cases that test needs are
+/// loaded, so a runner that starts one process per test (nextest) stays fast.
+fn plan_entries(found: &[Found], root: &Path, rubrics: &Path, args: &Arguments) -> Vec<Planned> {
+    let exact = match (&args.filter, args.exact) {
+        (Some(filter), true) => Some(filter.clone()),
+        _ => None,
+    };
+    let wanted = |file_id: &str| match &exact {
+        // An aggregate needs every case of its suite.
+        Some(name) if name.contains("::aggregate") => true,
+        // The case's own test, or one of its pipelines' (a file may hold `::` in its name).
+        Some(name) => {
+            name == file_id
+                || name
+                    .strip_prefix(file_id)
+                    .is_some_and(|p| p.starts_with("::"))
+        }
+        None => true,
+    };
+    let mut entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);
+    // A case found by its name that does not load may be another case's YAML prediction (no
+    // test of its own), which only the whole folder tells: then the folder is walked after all.
+    let unloadable = |e: &Planned| matches!(&e.load, Load::Now(l) if matches!(**l, Err(crate::load::Problem::Load(_))));
+    if found.iter().any(|f| matches!(f, Found::Elsewhere))
+        && entries.iter().any(unloadable)
+        && let Ok(all) = discover(root)
+    {
+        entries = plan_folder(&all, root, rubrics, wanted, When::ByItsTest);
+    }
+    entries
+}
+
+/// Each suite aggregate and pipeline the planned cases belong to, once, in plan order.
+fn aggregates_of(entries: &[Planned]) -> Vec<(Arc<Aggregate>, Option<String>)> {
+    let mut aggregates: Vec<(Arc<Aggregate>, Option<String>)> = Vec::new();
+    for entry in entries {
+        for agg in &entry.aggregates {
+            if !aggregates
+                .iter()
+                .any(|(a, p)| Arc::ptr_eq(a, agg) && *p == entry.pipeline)
+            {
+                aggregates.push((Arc::clone(agg), entry.pipeline.clone()));
+            }
+        }
+    }
+    aggregates
+}
+
+/// Notes every entry each baseline should hold (on a full run).
+fn expect_entries(session: &Session, entries: &[Planned], root: &Path) {
+    let mut expected = session.kept();
+    for entry in entries {
+        let Some(spec) = &entry.baseline else {
+            continue;
+        };
+        expected
+            .expected_entries
+            .entry(spec.file.clone())
+            .or_insert_with(|| {
+                // Once per baseline file: it may touch the filesystem.
+                let suite_dir = spec.suite_file.parent().unwrap_or(Path::new(""));
+                let scope = crate::base::fs::relative_to(root, suite_dir)
+                    .map(|p| crate::base::fs::slashed(&p))
+                    .unwrap_or_default();
+                (scope, HashSet::new())
+            })
+            .1
+            .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
+    }
 }
 
 /// The most threads a run starts (`--test-threads`).
