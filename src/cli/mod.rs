@@ -134,35 +134,19 @@ pub fn main() -> ExitCode {
             pred: Some(pred),
             jsonl: None,
             profile,
-        } => {
-            match score_pair_in(
+        } => printed(
+            score_pair_in(
                 profile_of(&profile),
                 &serde_json::Value::String(gold),
                 &serde_json::Value::String(pred),
-            ) {
-                Ok(v) => {
-                    println!("{v}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
-        }
+            )
+            .map(|v| format!("{v}\n")),
+        ),
         Command::Score {
             jsonl: Some(file),
             profile,
             ..
-        } => {
-            let profile = profile_of(&profile);
-            lines(&file, |j| {
-                // `gt` is the anls-star reference's name for gold.
-                let gold = j
-                    .get("gold")
-                    .or_else(|| j.get("gt"))
-                    .ok_or("the line has no `gold` key")?;
-                let pred = j.get("pred").ok_or("the line has no `pred` key")?;
-                score_pair_in(profile, gold, pred)
-            })
-        }
+        } => score_lines(&file, profile_of(&profile)),
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Lint { dir, rubrics } => lint(&dir, rubrics),
@@ -173,27 +157,13 @@ pub fn main() -> ExitCode {
             json,
         } => {
             let rubrics = rubrics.unwrap_or_else(|| crate::load::discover::default_rubrics(&dir));
-            match agree::agree(&human, &dir, &rubrics, json) {
-                Ok(text) => {
-                    print!("{text}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
+            printed(agree::agree(&human, &dir, &rubrics, json))
         }
         Command::Report {
             compare: Some(runs),
             json,
             ..
-        } => match report::compare_runs(&runs[0], &runs[1], json) {
-            Ok(text) => {
-                use std::io::Write;
-                let mut out = anstream::stdout();
-                let _ = write!(out, "{text}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(&e),
-        },
+        } => printed(report::compare_runs(&runs[0], &runs[1], json)),
         Command::Report {
             files,
             run,
@@ -202,7 +172,7 @@ pub fn main() -> ExitCode {
             html,
             junit,
             ..
-        } => match report::report(
+        } => printed(report::report(
             &match (run, last) {
                 (Some(id), _) => report::Source::Run(id),
                 (None, true) => report::Source::Last,
@@ -214,22 +184,12 @@ pub fn main() -> ExitCode {
                 html,
                 step_summary: None,
             },
-        ) {
-            Ok(text) => {
-                use std::io::Write;
-                let mut out = anstream::stdout();
-                let _ = write!(out, "{text}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(&e),
-        },
-        Command::Init { path } => match init::init(std::path::Path::new("."), path.as_deref()) {
-            Ok(report) => {
-                print!("{report}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(&e.to_string()),
-        },
+        )),
+        Command::Init { path } => printed(
+            init::init(std::path::Path::new("."), path.as_deref())
+                .map(|r| r.to_string())
+                .map_err(|e| e.to_string()),
+        ),
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             ExitCode::SUCCESS
@@ -371,6 +331,32 @@ fn usage(message: &str) -> ExitCode {
         "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [--junit FILE] [--html FILE] [--annotations github] [libtest flags]"
     );
     ExitCode::from(2)
+}
+
+/// `goldgate score --jsonl FILE`: a line of scores for each line of gold and prediction.
+fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
+    lines(file, |j| {
+        // `gt` is the anls-star reference's name for gold.
+        let gold = j
+            .get("gold")
+            .or_else(|| j.get("gt"))
+            .ok_or("the line has no `gold` key")?;
+        let pred = j.get("pred").ok_or("the line has no `pred` key")?;
+        score_pair_in(profile, gold, pred)
+    })
+}
+
+/// What a subcommand made, printed (exit 0), or its error (exit 1).
+fn printed(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(text) => {
+            use std::io::Write;
+            let mut out = anstream::stdout();
+            let _ = write!(out, "{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
 }
 
 fn fail(message: &str) -> ExitCode {

@@ -91,15 +91,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                     continue;
                 }
                 if let Some(link) = outside.iter().find(|l| entry.path().starts_with(l)) {
-                    found.push(Found::Unreadable {
-                        id: crate::base::fs::slashed(&rel.with_extension("")),
-                        reason: format!(
-                            "`{}` leads out of the project `{}` through the link `{}`, and goldgate reads nothing outside it",
-                            entry.path().display(),
-                            project.as_ref().map_or(String::new(), |p| p.display().to_string()),
-                            link.display()
-                        ),
-                    });
+                    found.push(led_out(entry.path(), rel, project.as_deref(), link));
                     continue;
                 }
                 found.push(Found::Case {
@@ -107,29 +99,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                     path: entry.path().to_path_buf(),
                 });
             }
-            Err(err) => {
-                let place = err
-                    .path()
-                    .map(|p| p.strip_prefix(root).unwrap_or(p).to_path_buf())
-                    .unwrap_or_default();
-                let reason = if err.loop_ancestor().is_some() {
-                    format!(
-                        "`{}` is a symbolic link loop; it was not followed",
-                        err.path().unwrap_or(root).display()
-                    )
-                } else {
-                    format!(
-                        "cannot read `{}`: {}",
-                        err.path().unwrap_or(root).display(),
-                        err.io_error()
-                            .map_or_else(|| err.to_string(), crate::base::fs::io_reason)
-                    )
-                };
-                found.push(Found::Unreadable {
-                    id: crate::base::fs::slashed(&place.with_extension("")),
-                    reason,
-                });
-            }
+            Err(err) => found.push(unreadable(&err, root)),
         }
     }
     merge_same_names(&mut found);
@@ -194,6 +164,44 @@ pub fn find_by_name(root: &Path, name: &str) -> Option<Vec<Found>> {
         },
         Found::Elsewhere,
     ])
+}
+
+/// A case file reached through a link that leads out of the project: a failing test, unread.
+fn led_out(path: &Path, rel: &Path, project: Option<&Path>, link: &Path) -> Found {
+    Found::Unreadable {
+        id: crate::base::fs::slashed(&rel.with_extension("")),
+        reason: format!(
+            "`{}` leads out of the project `{}` through the link `{}`, and goldgate reads nothing outside it",
+            path.display(),
+            project.map_or(String::new(), |p| p.display().to_string()),
+            link.display()
+        ),
+    }
+}
+
+/// A place the walk could not read (a symbolic link loop, no permission): a failing test.
+fn unreadable(err: &walkdir::Error, root: &Path) -> Found {
+    let place = err
+        .path()
+        .map(|p| p.strip_prefix(root).unwrap_or(p).to_path_buf())
+        .unwrap_or_default();
+    let reason = if err.loop_ancestor().is_some() {
+        format!(
+            "`{}` is a symbolic link loop; it was not followed",
+            err.path().unwrap_or(root).display()
+        )
+    } else {
+        format!(
+            "cannot read `{}`: {}",
+            err.path().unwrap_or(root).display(),
+            err.io_error()
+                .map_or_else(|| err.to_string(), crate::base::fs::io_reason)
+        )
+    };
+    Found::Unreadable {
+        id: crate::base::fs::slashed(&place.with_extension("")),
+        reason,
+    }
 }
 
 /// Why a file that looks like a case is not read as one: an extension in capitals, or a

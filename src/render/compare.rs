@@ -207,6 +207,26 @@ pub fn paired_lines(comparisons: &[Paired]) -> String {
     out
 }
 
+/// The failure message of an aggregate whose bounds failed.
+pub fn aggregate_message(agg: &Aggregated, verdicts: &[ThresholdVerdict]) -> Option<String> {
+    let failures = failed_bounds(verdicts);
+    (!failures.is_empty()).then(|| {
+        format!(
+            "aggregate failed over {} case tests ({} passed): {}\n{}\n{}",
+            agg.cases,
+            agg.passed,
+            failures.join("; "),
+            aggregate_table(agg),
+            verdicts
+                .iter()
+                .filter(|v| !v.held)
+                .map(|v| format!("at {}:{} (aggregate.{})", v.file.display(), v.line, v.name))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ mod report;
 mod summary;
 
 pub use annotations::{annotations, workflow_command};
-pub use compare::{aggregate_table, comparison_table, failed_bounds, paired_lines};
+pub use compare::{aggregate_message, comparison_table, paired_lines};
 pub use diff::{inline_diff, line_diff};
 pub use html::{Page, html_page};
 pub use junit::junit_xml;

@@ -17,7 +17,7 @@ use crate::evaluate::record::{
 use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
 use crate::model::suite::Aggregate;
-use crate::render::{aggregate_table, failed_bounds};
+use crate::render::aggregate_message;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -212,79 +212,10 @@ pub(crate) fn aggregate_trial(
     let session = Arc::clone(session);
     let name = aggregate_name(&aggregate, pipeline.as_deref());
     Job::new(name.clone(), move || {
-        // Score the cases on as many threads as the run has, so that `run` commands go on in
-        // parallel even when this test reaches them first. A case scored by its own test is
-        // not loaded again: only its numbers are needed.
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
-        let unloaded: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
-        std::thread::scope(|scope| {
-            for _ in 0..session.threads.max(1).min(cases.len()) {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(entry) = cases.get(i) else { break };
-                        // A case that could not be loaded counts as a failed test.
-                        let failed = || {
-                            let numbers = CaseNumbers::of(
-                                &entry.id,
-                                entry.pipeline.as_deref(),
-                                Status::Failed,
-                                None,
-                            );
-                            lock(&unloaded).push((i, numbers));
-                        };
-                        let numbers = match &entry.load {
-                            Load::Now(loaded) => match &**loaded {
-                                Ok(case) if case.skip.is_some() => continue,
-                                Ok(case) => session.numbers_for_aggregate(case),
-                                Err(_) => {
-                                    failed();
-                                    continue;
-                                }
-                            },
-                            Load::Later(pending) => match session
-                                .numbers_for_aggregate_later(&entry.id, || {
-                                    pending.take(entry.pipeline.as_deref())
-                                }) {
-                                Ok(Some(numbers)) => numbers,
-                                Ok(None) => continue,
-                                Err(_) => {
-                                    failed();
-                                    continue;
-                                }
-                            },
-                        };
-                        lock(&results).push((i, numbers));
-                    }
-                });
-            }
-        });
-        let in_order = |m: std::sync::Mutex<Vec<(usize, CaseNumbers)>>| {
-            let mut all = m.into_inner().unwrap_or_else(|e| e.into_inner());
-            all.sort_by_key(|(i, _)| *i);
-            all.into_iter().map(|(_, n)| n)
-        };
-        let mut numbers: Vec<CaseNumbers> = in_order(results).collect();
-        numbers.extend(in_order(unloaded));
+        let numbers = numbers_of_cases(&cases, &session);
         let agg = aggregation::aggregate(&numbers);
         let verdicts = agg.judge(&aggregate.thresholds);
-        let failures = failed_bounds(&verdicts);
-        let message = (!failures.is_empty()).then(|| {
-            format!(
-                "aggregate failed over {} case tests ({} passed): {}\n{}\n{}",
-                agg.cases,
-                agg.passed,
-                failures.join("; "),
-                aggregate_table(&agg),
-                verdicts
-                    .iter()
-                    .filter(|v| !v.held)
-                    .map(|v| format!("at {}:{} (aggregate.{})", v.file.display(), v.line, v.name))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        });
+        let message = aggregate_message(&agg, &verdicts);
         session.finish_aggregate(AggregateRecord {
             id: name.clone(),
             pipeline: pipeline.clone(),
@@ -298,4 +229,64 @@ pub(crate) fn aggregate_trial(
         };
         Err(failed(message, session.plain))
     })
+}
+
+/// The numbers of an aggregate's cases, in plan order, those that could not be loaded (failed
+/// tests) last. The cases are scored on as many threads as the run has, so that `run` commands
+/// go on in parallel even when this test reaches them first; a case scored by its own test is
+/// not loaded again: only its numbers are needed.
+fn numbers_of_cases(cases: &[Planned], session: &Session) -> Vec<CaseNumbers> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
+    let unloaded: std::sync::Mutex<Vec<(usize, CaseNumbers)>> = Default::default();
+    std::thread::scope(|scope| {
+        for _ in 0..session.threads.max(1).min(cases.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(entry) = cases.get(i) else { break };
+                    // A case that could not be loaded counts as a failed test.
+                    let failed = || {
+                        let numbers = CaseNumbers::of(
+                            &entry.id,
+                            entry.pipeline.as_deref(),
+                            Status::Failed,
+                            None,
+                        );
+                        lock(&unloaded).push((i, numbers));
+                    };
+                    let numbers = match &entry.load {
+                        Load::Now(loaded) => match &**loaded {
+                            Ok(case) if case.skip.is_some() => continue,
+                            Ok(case) => session.numbers_for_aggregate(case),
+                            Err(_) => {
+                                failed();
+                                continue;
+                            }
+                        },
+                        Load::Later(pending) => match session
+                            .numbers_for_aggregate_later(&entry.id, || {
+                                pending.take(entry.pipeline.as_deref())
+                            }) {
+                            Ok(Some(numbers)) => numbers,
+                            Ok(None) => continue,
+                            Err(_) => {
+                                failed();
+                                continue;
+                            }
+                        },
+                    };
+                    lock(&results).push((i, numbers));
+                }
+            });
+        }
+    });
+    let in_order = |m: std::sync::Mutex<Vec<(usize, CaseNumbers)>>| {
+        let mut all = m.into_inner().unwrap_or_else(|e| e.into_inner());
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, n)| n)
+    };
+    let mut numbers: Vec<CaseNumbers> = in_order(results).collect();
+    numbers.extend(in_order(unloaded));
+    numbers
 }
