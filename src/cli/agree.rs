@@ -73,80 +73,104 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
         ("pearson", pearson(&rating, &score)),
     ];
     let disagreements: Vec<&Pair> = pairs.iter().filter(|p| p.person != p.goldgate).collect();
-    if as_json {
-        let verdicts: serde_json::Map<String, Json> = groups
+    let found = Agreement {
+        groups: &groups,
+        ratings: ratings.len(),
+        correlations: &correlations,
+        disagreements: &disagreements,
+    };
+    Ok(if as_json { found.json() } else { found.text() })
+}
+
+/// What agreement found, for printing.
+struct Agreement<'a> {
+    groups: &'a [(&'a str, Confusion)],
+    ratings: usize,
+    correlations: &'a [(&'a str, Option<f64>); 3],
+    disagreements: &'a [&'a Pair],
+}
+
+impl Agreement<'_> {
+    /// As JSON.
+    fn json(&self) -> String {
+        let verdicts: serde_json::Map<String, Json> = self
+            .groups
             .iter()
             .map(|(kind, c)| ((*kind).to_owned(), confusion_json(c)))
             .collect();
-        let mut ratings_json = json!({ "n": ratings.len() });
-        for (name, v) in correlations {
-            ratings_json[name] = json!(v);
+        let mut ratings_json = json!({ "n": self.ratings });
+        for (name, v) in self.correlations {
+            ratings_json[*name] = json!(v);
         }
         let doc = json!({
             "verdicts": verdicts,
             "ratings": ratings_json,
-            "disagreements": disagreements.iter().map(|p| json!({
+            "disagreements": self.disagreements.iter().map(|p| json!({
                 "test": p.test, "rubric": p.rubric, "kind": p.kind,
                 "person": p.person, "goldgate": p.goldgate, "at": p.at, "detail": p.detail,
             })).collect::<Vec<_>>(),
         });
-        return Ok(format!(
+        format!(
             "{}\n",
             serde_json::to_string_pretty(&doc).unwrap_or_default()
-        ));
+        )
     }
-    let mut out = String::new();
-    let num = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
-    if !groups.is_empty() {
-        let _ = writeln!(
-            out,
-            "rubric verdicts    n   agree   kappa  bal.F1   confusion, person × goldgate (held·held held·failed failed·held failed·failed)"
-        );
-        for (kind, c) in &groups {
+
+    /// As text.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        let num = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
+        if !self.groups.is_empty() {
             let _ = writeln!(
                 out,
-                "  {kind:<12} {:>5}  {}  {:>6}  {}   {} {} {} {}",
-                c.n(),
-                num(c.agreement()),
-                num(c.kappa()),
-                num(c.balanced_f1()),
-                c.both_held,
-                c.person_held_goldgate_failed,
-                c.person_failed_goldgate_held,
-                c.both_failed
+                "rubric verdicts    n   agree   kappa  bal.F1   confusion, person × goldgate (held·held held·failed failed·held failed·failed)"
             );
+            for (kind, c) in self.groups {
+                let _ = writeln!(
+                    out,
+                    "  {kind:<12} {:>5}  {}  {:>6}  {}   {} {} {} {}",
+                    c.n(),
+                    num(c.agreement()),
+                    num(c.kappa()),
+                    num(c.balanced_f1()),
+                    c.both_held,
+                    c.person_held_goldgate_failed,
+                    c.person_failed_goldgate_held,
+                    c.both_failed
+                );
+            }
         }
-    }
-    if !ratings.is_empty() {
-        let _ = writeln!(
-            out,
-            "ratings against scores: n {}  Spearman {}  Kendall tau-b {}  Pearson {}",
-            ratings.len(),
-            num(correlations[0].1),
-            num(correlations[1].1),
-            num(correlations[2].1)
-        );
-    }
-    if disagreements.is_empty() {
-        let _ = writeln!(out, "no disagreement");
-    } else {
-        let _ = writeln!(out, "disagreements:");
-        for p in &disagreements {
-            let say = |held: bool| if held { "held" } else { "failed" };
+        if self.ratings > 0 {
             let _ = writeln!(
                 out,
-                "  {} {} `{}`: person {}, goldgate {} ({}) at {}",
-                p.test,
-                p.kind,
-                p.rubric,
-                say(p.person),
-                say(p.goldgate),
-                p.detail,
-                p.at
+                "ratings against scores: n {}  Spearman {}  Kendall tau-b {}  Pearson {}",
+                self.ratings,
+                num(self.correlations[0].1),
+                num(self.correlations[1].1),
+                num(self.correlations[2].1)
             );
         }
+        if self.disagreements.is_empty() {
+            let _ = writeln!(out, "no disagreement");
+        } else {
+            let _ = writeln!(out, "disagreements:");
+            for p in self.disagreements {
+                let say = |held: bool| if held { "held" } else { "failed" };
+                let _ = writeln!(
+                    out,
+                    "  {} {} `{}`: person {}, goldgate {} ({}) at {}",
+                    p.test,
+                    p.kind,
+                    p.rubric,
+                    say(p.person),
+                    say(p.goldgate),
+                    p.detail,
+                    p.at
+                );
+            }
+        }
+        out
     }
-    Ok(out)
 }
 
 fn confusion_json(c: &Confusion) -> Json {

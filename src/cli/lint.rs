@@ -92,7 +92,40 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         .filter(|(i, _)| !dropped.contains(i))
         .map(|(_, e)| e)
         .collect();
-    // A baseline a suite declares must exist and read, as `test` requires of every case under it.
+    errors.extend(baseline_errors(&entries, cases));
+    errors.extend(judge_errors(judges));
+    // A case under several pipelines fails to load once per pipeline, with the same error.
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|e| seen.insert(e.clone()));
+    Ok(Lint {
+        cases: case_files(&entries),
+        errors,
+    })
+}
+
+/// How many case files the plan holds: files, not tests (a case under three pipelines is one
+/// file; an unreadable place, one each); a suite whose rules no case uses is a failing entry of
+/// its own, not a case file.
+fn case_files(entries: &[&Planned]) -> usize {
+    let files: std::collections::HashSet<&std::path::Path> = entries
+        .iter()
+        .map(|e| e.file.as_path())
+        .filter(|f| {
+            f.file_name()
+                .is_none_or(|n| !crate::load::suite::SUITE_FILES.iter().any(|s| n == *s))
+        })
+        .filter(|f| !f.as_os_str().is_empty())
+        .collect();
+    files.len()
+        + entries
+            .iter()
+            .filter(|e| e.file.as_os_str().is_empty())
+            .count()
+}
+
+/// A baseline a suite declares must exist and read, as `test` requires of every case under it.
+fn baseline_errors(entries: &[&Planned], cases: &Path) -> Vec<String> {
+    let mut errors = Vec::new();
     let mut baselines: Vec<&crate::model::suite::BaselineSpec> = Vec::new();
     for spec in entries.iter().filter_map(|e| e.baseline.as_deref()) {
         if baselines.iter().all(|b| b.file != spec.file) {
@@ -116,8 +149,13 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             spec.at.column
         ));
     }
-    // A judge's verdict file must read, as every judged check under it needs (a missing one is
-    // fine: `GOLDGATE_JUDGE=record` makes it).
+    errors
+}
+
+/// A judge's verdict file must read, as every judged check under it needs (a missing one is
+/// fine: `GOLDGATE_JUDGE=record` makes it).
+fn judge_errors(judges: Vec<Arc<crate::model::suite::Judge>>) -> Vec<String> {
+    let mut errors = Vec::new();
     for judge in judges {
         if let Err(why) = crate::run::judge::read(&judge.verdicts) {
             errors.push(format!(
@@ -128,28 +166,5 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             ));
         }
     }
-    // A case under several pipelines fails to load once per pipeline, with the same error.
-    let mut seen = std::collections::HashSet::new();
-    errors.retain(|e| seen.insert(e.clone()));
-    Ok(Lint {
-        // Files, not tests: a case under three pipelines is one file (an unreadable place, one each);
-        // a suite whose rules no case uses is a failing entry of its own, not a case file.
-        cases: {
-            let files: std::collections::HashSet<&std::path::Path> = entries
-                .iter()
-                .map(|e| e.file.as_path())
-                .filter(|f| {
-                    f.file_name()
-                        .is_none_or(|n| !crate::load::suite::SUITE_FILES.iter().any(|s| n == *s))
-                })
-                .filter(|f| !f.as_os_str().is_empty())
-                .collect();
-            files.len()
-                + entries
-                    .iter()
-                    .filter(|e| e.file.as_os_str().is_empty())
-                    .count()
-        },
-        errors,
-    })
+    errors
 }
