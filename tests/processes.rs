@@ -883,6 +883,37 @@ fn under_cargo_nextest() {
     assert_eq!(ids(&merged, "aggregates"), ids(&whole, "aggregates"));
     assert_eq!(verdicts(&merged), verdicts(&whole));
     assert_eq!(merged["summary"], whole["summary"]);
+
+    // The same run through `cargo goldgate test` without `--nextest`: `cargo test`, one process
+    // for the target under the wrapper's run id, the files written once at the end.
+    fs::remove_dir_all(krate.join("cases")).unwrap();
+    copy_dir(&fixtures().join("cases"), &krate.join("cases"));
+    let by_cargo_test = dir.path().join("cargo-test.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-goldgate"));
+    cmd.args(["goldgate", "test", "--", "--offline", "--test", "goldgate"])
+        .current_dir(&krate);
+    clean_env(&mut cmd);
+    cmd.env("CARGO", &cargo)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-e2e"),
+        )
+        .env("GOLDGATE_REPORT", &by_cargo_test)
+        .env(COUNTER_VAR, dir.path().join("counter-cargo-test.txt"));
+    let out = run(&mut cmd);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "report: `{}`: 14 case tests of the run `cargo-goldgate-",
+            by_cargo_test.display()
+        )),
+        "{}",
+        text(&out)
+    );
+    let r = read_json(&by_cargo_test);
+    assert_eq!(ids(&r, "cases"), case_tests());
+    assert_eq!(ids(&r, "aggregates"), aggregate_tests());
+    assert_eq!(verdicts(&r), expected_verdicts());
 }
 
 // ---- the run's shared state ----------------------------------------------------------------
