@@ -91,24 +91,13 @@ fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
     }
 }
 
-fn scored(
+/// The metrics of a scored case, and the predicted fields gold does not list.
+fn case_metrics(
     case: &Case,
     prediction: &Prediction,
-    judgments: &Judgments,
-    last_field: &mut Option<usize>,
-) -> Outcome {
+    fields: &[FieldRow],
+) -> (Metrics, Vec<(String, Value)>) {
     let gold = case.gold.as_deref().unwrap_or(&[]);
-    let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
-    for (i, g) in gold.iter().enumerate() {
-        *last_field = Some(i);
-        fields.push(field_row(g, case, prediction));
-        // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
-        if effort::exhausted() {
-            return over_budget(case, Some(&g.name));
-        }
-    }
-    *last_field = None;
-
     let has_gold = case.gold.is_some() && !fields.is_empty();
     let critical: Vec<&FieldRow> = fields.iter().filter(|f| f.critical).collect();
     let (p, o): (Vec<f64>, Vec<bool>) = fields
@@ -135,7 +124,7 @@ fn scored(
         .map(|f| (f.name.clone(), f.value.clone()))
         .collect();
     let metrics = if has_gold && prediction.is_document {
-        let (precision, recall, f1) = field_f1(&fields, extra_fields.len());
+        let (precision, recall, f1) = field_f1(fields, extra_fields.len());
         Metrics {
             extra_fields: Some(extra_fields.len() as f64),
             precision: Some(precision),
@@ -146,6 +135,28 @@ fn scored(
     } else {
         metrics
     };
+    (metrics, extra_fields)
+}
+
+fn scored(
+    case: &Case,
+    prediction: &Prediction,
+    judgments: &Judgments,
+    last_field: &mut Option<usize>,
+) -> Outcome {
+    let gold = case.gold.as_deref().unwrap_or(&[]);
+    let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
+    for (i, g) in gold.iter().enumerate() {
+        *last_field = Some(i);
+        fields.push(field_row(g, case, prediction));
+        // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
+        if effort::exhausted() {
+            return over_budget(case, Some(&g.name));
+        }
+    }
+    *last_field = None;
+
+    let (metrics, extra_fields) = case_metrics(case, prediction, &fields);
 
     let cx = Context {
         prediction,
