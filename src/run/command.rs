@@ -30,17 +30,7 @@ pub fn run_with_input(
     timeout: Duration,
     input: Option<&[u8]>,
 ) -> Result<Ran, String> {
-    let shown = command
-        .iter()
-        .map(|a| {
-            if a.contains(' ') {
-                format!("'{a}'")
-            } else {
-                a.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let shown = shown(command);
     let (program, args) = command.split_first().ok_or("the command is empty")?;
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -63,24 +53,8 @@ pub fn run_with_input(
         .spawn()
         .map_err(|e| format!("`{shown}` could not start in `{}`: {e}", dir.display()))?;
     // Written on a thread of its own: a command that does not read its input must not block us.
-    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-        let bytes = bytes.to_vec();
-        std::thread::spawn(move || {
-            use std::io::Write;
-            // A command that exits without reading its input closes the pipe: the write then
-            // raises SIGPIPE, whose default action (goldgate restores it, for `| head`) would end
-            // the whole run. Blocked in this thread, it stays pending and dies with the thread.
-            #[cfg(unix)]
-            // SAFETY: sigemptyset/sigaddset fill a local set; pthread_sigmask changes only this
-            // thread's mask.
-            unsafe {
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut set);
-                libc::sigaddset(&mut set, libc::SIGPIPE);
-                libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-            }
-            let _ = stdin.write_all(&bytes);
-        });
+    if let (Some(bytes), Some(stdin)) = (input, child.stdin.take()) {
+        feed(stdin, bytes.to_vec());
     }
     // Read both pipes while it runs, so that a chatty command never blocks on a full pipe.
     let out_reader = reader(child.stdout.take());
@@ -123,7 +97,53 @@ pub fn run_with_input(
             ));
         }
     }
-    let stdout = stdout.bytes;
+    finished(&shown, status, stdout.bytes, latency_ms, tail, timeout)
+}
+
+/// Writes `bytes` to a command's standard input on a thread of its own, then closes it.
+fn feed(mut stdin: std::process::ChildStdin, bytes: Vec<u8>) {
+    std::thread::spawn(move || {
+        use std::io::Write;
+        // A command that exits without reading its input closes the pipe: the write then
+        // raises SIGPIPE, whose default action (goldgate restores it, for `| head`) would end
+        // the whole run. Blocked in this thread, it stays pending and dies with the thread.
+        #[cfg(unix)]
+        // SAFETY: sigemptyset/sigaddset fill a local set; pthread_sigmask changes only this
+        // thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        let _ = stdin.write_all(&bytes);
+    });
+}
+
+/// The command as a message shows it: arguments with spaces in quotes.
+fn shown(command: &[String]) -> String {
+    command
+        .iter()
+        .map(|a| {
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What came of a command that ran: its output, or why it failed.
+fn finished(
+    shown: &str,
+    status: Option<std::process::ExitStatus>,
+    stdout: Vec<u8>,
+    latency_ms: f64,
+    tail: String,
+    timeout: Duration,
+) -> Result<Ran, String> {
     match status {
         None => Err(format!(
             "`{shown}` did not finish within {} s and was killed, with its children{tail}",
