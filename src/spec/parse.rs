@@ -82,8 +82,8 @@ fn strip_position(text: &str) -> &str {
     }
 }
 
-/// Rewrites the parser's wording into a message and a fix.
-fn explain(text: &str) -> (String, Option<String>) {
+/// An unknown key or value, with the closest one the format knows, or the list of them.
+fn unknown_name(text: &str) -> Option<(String, Option<String>)> {
     for (prefix, what, otherwise) in [
         ("unknown field `", "key", "expected one of"),
         ("unknown variant `", "value", "use one of"),
@@ -108,8 +108,37 @@ fn explain(text: &str) -> (String, Option<String>) {
                         .join(", ")
                 ),
             };
-            return (format!("unknown {what} `{word}`"), Some(hint));
+            return Some((format!("unknown {what} `{word}`"), Some(hint)));
         }
+    }
+    None
+}
+
+/// A file over the YAML reader's budget: what it went over, and the fix.
+fn over_budget(breach: &str) -> (String, Option<String>) {
+    let hint = Some("split it into several cases, or keep only what is compared".to_owned());
+    if breach.starts_with("Nodes") {
+        return (
+            "more than 250000 values, more than goldgate reads in one YAML file".into(),
+            hint,
+        );
+    }
+    if breach.starts_with("Depth") {
+        return (
+            "nested more than 64 levels deep, more than goldgate reads".into(),
+            Some("flatten the value: no gold set needs that depth".into()),
+        );
+    }
+    (
+        format!("the file goes over goldgate's YAML budget ({breach})"),
+        hint,
+    )
+}
+
+/// Rewrites the parser's wording into a message and a fix.
+fn explain(text: &str) -> (String, Option<String>) {
+    if let Some(explained) = unknown_name(text) {
+        return explained;
     }
     if let Some(rest) = text.strip_prefix("duplicate mapping key: ") {
         let key = rest
@@ -122,23 +151,7 @@ fn explain(text: &str) -> (String, Option<String>) {
         );
     }
     if let Some(breach) = text.strip_prefix("budget breached: ") {
-        let hint = Some("split it into several cases, or keep only what is compared".to_owned());
-        if breach.starts_with("Nodes") {
-            return (
-                "more than 250000 values, more than goldgate reads in one YAML file".into(),
-                hint,
-            );
-        }
-        if breach.starts_with("Depth") {
-            return (
-                "nested more than 64 levels deep, more than goldgate reads".into(),
-                Some("flatten the value: no gold set needs that depth".into()),
-            );
-        }
-        return (
-            format!("the file goes over goldgate's YAML budget ({breach})"),
-            hint,
-        );
+        return over_budget(breach);
     }
     if let Some(field) = text.strip_prefix("missing field `") {
         let field = field.trim_end_matches('`');
