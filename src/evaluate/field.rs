@@ -31,95 +31,27 @@ pub fn score_field(
     normalize: Normalize,
     profile: Profile,
 ) -> Scored {
-    let (mut em, mut anls) = match profile {
+    let (em, anls) = match profile {
         Profile::Dream => field_scores(variants, pred, normalize),
         Profile::AnlsStar => anls_star_scores(variants, pred),
     };
-    let mut closest = closest_variant(variants, pred, normalize, profile);
-    let mut note = None;
+    let mut scored = Scored {
+        em,
+        anls,
+        note: None,
+        closest: closest_variant(variants, pred, normalize, profile),
+    };
     if let (Value::Text(p), Comparison::Identifier, false) =
         (pred, rule.compare, variants.is_empty())
     {
-        let key = identifier_key(p);
-        let keys: Vec<String> = variants
-            .iter()
-            .map(|g| identifier_key(&g.as_text()))
-            .collect();
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => (em, anls, closest) = (1.0, 1.0, i),
-            None => {
-                let s = score_variants(&keys, &key, Normalize::NONE);
-                (em, anls, closest) = (0.0, s.anls, s.closest);
-                note = Some(format!(
-                    "compared as identifiers: gold `{}`, prediction `{key}`",
-                    keys[s.closest]
-                ));
-            }
-        }
+        as_identifiers(&mut scored, variants, p);
     }
     let typed = matches!(
         rule.compare,
         Comparison::Number { .. } | Comparison::Date { .. }
     );
     if let (Value::Text(p), true) = (pred, typed) {
-        let (read, what) = match rule.compare {
-            Comparison::Number { tolerance } => (
-                parse_number(p).map(|_| {
-                    variants.iter().any(|g| match g {
-                        Value::Text(g) => numbers_close(g, p, tolerance),
-                        _ => false,
-                    })
-                }),
-                "a number",
-            ),
-            Comparison::Date { day_first } => (
-                parse_date(p, day_first).map(|p| {
-                    variants.iter().any(|g| match g {
-                        Value::Text(g) => parse_date(g, day_first) == Some(p),
-                        _ => false,
-                    })
-                }),
-                "a date",
-            ),
-            Comparison::Text | Comparison::Identifier => (None, ""),
-        };
-        if read == Some(true) {
-            // The variant that equals the prediction as a number or a date.
-            closest = variants
-                .iter()
-                .position(|g| match (g, rule.compare) {
-                    (Value::Text(g), Comparison::Number { tolerance }) => {
-                        numbers_close(g, p, tolerance)
-                    }
-                    (Value::Text(g), Comparison::Date { day_first }) => {
-                        parse_date(g, day_first).is_some()
-                            && parse_date(g, day_first) == parse_date(p, day_first)
-                    }
-                    _ => false,
-                })
-                .unwrap_or(closest);
-        }
-        match read {
-            Some(true) => (em, anls) = (1.0, 1.0),
-            Some(false) => {
-                em = 0.0;
-                // The forms that were compared, so the message shows the difference that counted.
-                let shown = |v: &Value| compared_form(v, rule.compare).as_text();
-                let forms = comparison_name(rule.compare);
-                if let Some(gold) = variants.get(closest) {
-                    note = Some(format!(
-                        "compared as {forms}: gold `{}`, prediction `{}`",
-                        shown(gold),
-                        shown(pred)
-                    ));
-                }
-            }
-            None if !p.trim().is_empty() => {
-                em = 0.0;
-                note = Some(format!("`{p}` could not be read as {what}"));
-            }
-            None => {}
-        }
+        as_typed(&mut scored, variants, rule.compare, p, pred);
     }
     if pred.is_nested() && rule.compare != Comparison::Text {
         let what = match rule.compare {
@@ -127,8 +59,8 @@ pub fn score_field(
             Comparison::Identifier => "an identifier",
             _ => "a number",
         };
-        em = 0.0;
-        note = Some(format!(
+        scored.em = 0.0;
+        scored.note = Some(format!(
             "a {} could not be read as {what}",
             if matches!(pred, Value::List(_)) {
                 "list"
@@ -138,13 +70,90 @@ pub fn score_field(
         ));
     }
     if let Correctness::Anls(min) = rule.correct {
-        em = if anls >= min { 1.0 } else { 0.0 };
+        scored.em = if scored.anls >= min { 1.0 } else { 0.0 };
     }
-    Scored {
-        em,
-        anls,
-        note,
-        closest,
+    scored
+}
+
+/// A text prediction compared as an identifier (case, spaces, `-` `.` `/` ignored).
+fn as_identifiers(scored: &mut Scored, variants: &[Value], p: &str) {
+    let key = identifier_key(p);
+    let keys: Vec<String> = variants
+        .iter()
+        .map(|g| identifier_key(&g.as_text()))
+        .collect();
+    match keys.iter().position(|k| *k == key) {
+        Some(i) => (scored.em, scored.anls, scored.closest) = (1.0, 1.0, i),
+        None => {
+            let s = score_variants(&keys, &key, Normalize::NONE);
+            (scored.em, scored.anls, scored.closest) = (0.0, s.anls, s.closest);
+            scored.note = Some(format!(
+                "compared as identifiers: gold `{}`, prediction `{key}`",
+                keys[s.closest]
+            ));
+        }
+    }
+}
+
+/// A text prediction compared as a number or a date.
+fn as_typed(scored: &mut Scored, variants: &[Value], compare: Comparison, p: &str, pred: &Value) {
+    let (read, what) = match compare {
+        Comparison::Number { tolerance } => (
+            parse_number(p).map(|_| {
+                variants.iter().any(|g| match g {
+                    Value::Text(g) => numbers_close(g, p, tolerance),
+                    _ => false,
+                })
+            }),
+            "a number",
+        ),
+        Comparison::Date { day_first } => (
+            parse_date(p, day_first).map(|p| {
+                variants.iter().any(|g| match g {
+                    Value::Text(g) => parse_date(g, day_first) == Some(p),
+                    _ => false,
+                })
+            }),
+            "a date",
+        ),
+        Comparison::Text | Comparison::Identifier => (None, ""),
+    };
+    if read == Some(true) {
+        // The variant that equals the prediction as a number or a date.
+        scored.closest = variants
+            .iter()
+            .position(|g| match (g, compare) {
+                (Value::Text(g), Comparison::Number { tolerance }) => {
+                    numbers_close(g, p, tolerance)
+                }
+                (Value::Text(g), Comparison::Date { day_first }) => {
+                    parse_date(g, day_first).is_some()
+                        && parse_date(g, day_first) == parse_date(p, day_first)
+                }
+                _ => false,
+            })
+            .unwrap_or(scored.closest);
+    }
+    match read {
+        Some(true) => (scored.em, scored.anls) = (1.0, 1.0),
+        Some(false) => {
+            scored.em = 0.0;
+            // The forms that were compared, so the message shows the difference that counted.
+            let shown = |v: &Value| compared_form(v, compare).as_text();
+            let forms = comparison_name(compare);
+            if let Some(gold) = variants.get(scored.closest) {
+                scored.note = Some(format!(
+                    "compared as {forms}: gold `{}`, prediction `{}`",
+                    shown(gold),
+                    shown(pred)
+                ));
+            }
+        }
+        None if !p.trim().is_empty() => {
+            scored.em = 0.0;
+            scored.note = Some(format!("`{p}` could not be read as {what}"));
+        }
+        None => {}
     }
 }
 

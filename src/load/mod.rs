@@ -42,271 +42,403 @@ pub fn load_case_in(
 ) -> Result<Vec<Case>, Vec<LoadError>> {
     let source = read_text(file).map_err(|e| vec![e])?;
     let mut spec: CaseFile = parse_yaml(file, &source).map_err(|e| vec![e])?;
-    // Past parsing, every mistake is collected, so that `lint` lists them all.
-    let mut errors: Vec<LoadError> = Vec::new();
-    macro_rules! keep {
-        ($result:expr, $otherwise:expr) => {
-            match $result {
-                Ok(value) => value,
-                Err(e) => {
-                    errors.push(e);
-                    $otherwise
-                }
-            }
-        };
-    }
     let (origin, own_prediction) = inherit_defaults(&mut spec, suite);
-    let at = |key: &str| Here {
-        file: origin.get(key).map_or(file, PathBuf::as_path),
+    let case_in = CaseIn {
+        file,
+        spec: &spec,
+        suite,
+        origin,
     };
-    let here = Here { file };
-
-    let mut gold = keep!(
-        spec.gold.as_ref().map(|g| at("gold").gold(g)).transpose(),
-        None
-    );
-    if let Some(rules) = &spec.fields {
-        keep!(
-            at("fields").rules(rules, gold.as_mut(), spec.gold.as_ref()),
-            ()
-        );
-    }
-    // The suites' rules, deeper over outer, for the fields this case's gold has and its own
-    // `fields` leaves alone; a mistake in one is located in its suite file, naming the case.
-    for (name, (rule, from)) in suite_rules(suite) {
-        let own = spec.fields.as_ref().is_some_and(|f| f.contains_key(name));
-        let has = gold.iter().flatten().any(|g| g.is_reached_by(name));
-        if own || !has {
-            continue;
-        }
-        let one = std::collections::BTreeMap::from([(name.clone(), rule.clone())]);
-        keep!(
-            Here { file: from }
-                .rules(&one, gold.as_mut(), spec.gold.as_ref())
-                .map_err(|mut e| {
-                    e.message
-                        .push_str(&format!(", as applied to `{}`", file.display()));
-                    e
-                }),
-            ()
-        );
-    }
-    let scoring = match &spec.scoring {
-        None => suite.scoring.unwrap_or_default(),
-        Some(s) => keep!(at("scoring").scoring(s), Scoring::default()),
-    };
-    let profile = match &spec.profile {
-        None => suite.profile.unwrap_or(Profile::Dream),
-        Some(p) => keep!(at("profile").profile(p), Profile::Dream),
-    };
-    let critical = match &spec.critical {
-        Some(own) => keep!(at("critical").critical(own, gold.as_deref()), Vec::new()),
-        // A suite's critical names that this case's gold has.
-        None => suite
-            .defaults
-            .iter()
-            .find_map(|(_, d)| d.critical.as_ref())
-            .map_or_else(Vec::new, |names| {
-                names
-                    .iter()
-                    .filter(|n| gold.iter().flatten().any(|g| g.name == n.value))
-                    .map(|n| n.value.clone())
-                    .collect()
-            }),
-    };
-    let normalize = match &spec.normalize {
-        Some(node) => keep!(at("normalize").normalize(node, "normalize"), Normalize::ALL),
-        None => Normalize::ALL,
-    };
-
-    let mut rubrics = Vec::new();
-    let gold_names: Vec<&str> = gold.iter().flatten().map(|f| f.name.as_str()).collect();
-    let mut sets = Sets {
-        dir: rubrics_dir,
-        gold: &gold_names,
-        stack: Vec::new(),
-        penalty: suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
-    };
-    let rubrics_file = at("rubrics").file;
-    for (i, entry) in spec.rubrics.iter().flatten().enumerate() {
-        keep!(
-            sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics),
-            ()
-        );
-    }
-
-    // A suite's critical names apply where the gold has them: a receipt with none of a suite's
-    // critical fields is not held to the suite's critical thresholds (its own would be an error).
-    let no_suite_critical_here = spec.critical.is_none()
-        && critical.is_empty()
-        && suite
-            .defaults
-            .iter()
-            .find_map(|(_, d)| d.critical.as_ref())
-            .is_some_and(|names| !names.is_empty());
-    let thresholds = match &spec.thresholds {
-        Some(t) => {
-            let from_suite = origin.contains_key("thresholds");
-            keep!(
-                at("thresholds")
-                    .thresholds(t, &critical, from_suite && no_suite_critical_here)
-                    .map_err(|mut e| {
-                        if from_suite {
-                            e.message
-                                .push_str(&format!(", as applied to `{}`", file.display()));
-                        }
-                        e
-                    }),
-                Vec::new()
-            )
-        }
-        None => Vec::new(),
-    };
-    let ece_bins = keep!(
-        at("ece_bins").ece_bins(spec.ece_bins.as_ref()),
-        DEFAULT_ECE_BINS
-    );
-    let document = spec.document.as_ref().map(|d| {
-        let written = at("document").file;
-        Document {
-            path: written.parent().unwrap_or(Path::new("")).join(&d.value),
-            at: (written.to_path_buf(), Mark::of(&d.referenced)),
-        }
-    });
-    let from_suite = !own_prediction
-        && (suite.run.is_some()
-            || suite
-                .pipelines
-                .as_ref()
-                .is_some_and(|p| p.list.iter().all(|(_, t)| t.is_some())));
-    let prediction = if from_suite {
-        None
-    } else {
-        keep!(at("prediction").prediction(&spec).map(Some), None)
-    };
-    if prediction.as_ref().is_some_and(is_text) {
-        errors.extend(fields_of_a_text(&spec, &rubrics, &at("gold")));
-    }
-
-    // Rubrics or thresholds that failed to load still meant to check something.
-    if rubrics.is_empty() && thresholds.is_empty() && errors.is_empty() {
-        errors.push(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
-            .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
-    } else if errors.is_empty()
-        && rubrics.iter().all(cannot_fail)
-        && thresholds
-            .iter()
-            .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
-    {
-        // Located at its first check, the one to change.
-        let (at_file, mark) = rubrics
-            .first()
-            .map(|r| {
-                (
-                    r.file.as_path(),
-                    Mark {
-                        line: r.line,
-                        column: r.column,
-                    },
-                )
-            })
-            .or_else(|| {
-                thresholds.first().map(|t| {
-                    (
-                        t.file.as_path(),
-                        Mark {
-                            line: t.line,
-                            column: t.column,
-                        },
-                    )
-                })
-            })
-            .unwrap_or((file, Mark { line: 1, column: 1 }));
-        errors.push(LoadError::at(at_file, mark, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
-            .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
-    } else if errors.is_empty()
-        && suite.baseline.is_none()
-        && suite.aggregates.is_empty()
-        && only_easy_wrong_lowers_a_score_nothing_bounds(&rubrics, &thresholds, scoring)
-    {
-        let r = rubrics
-            .iter()
-            .find(|r| r.kind == RubricKind::EasyWrong && !cannot_fail(r))
-            .unwrap_or(&rubrics[0]);
-        errors.push(LoadError::at(&r.file, Mark { line: r.line, column: r.column }, "", "no check of this case can fail it: its Easy-Wrong rubrics only lower the score, and no `min_score` (nor a baseline or an aggregate) holds the score they can lower it to, so it could only ever pass")
-            .hint("add `thresholds: { min_score: 0.9 }` above what the failed rubrics leave, or make a rubric `must_right`"));
-    }
-    let skip = keep!(
-        spec.skip
-            .as_ref()
-            .map(|s| at("skip").skip_reason(s))
-            .transpose(),
-        None
-    );
-    if !errors.is_empty() {
-        // In the order of the files and lines, so that the first is the first to fix.
-        errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
-        return Err(errors);
-    }
-
-    let case = Case {
-        id: id.to_owned(),
-        file: file.to_path_buf(),
-        description: spec.description.clone(),
-        tags: spec.tags.clone().unwrap_or_default(),
-        skip,
-        prediction: prediction
-            .clone()
-            .unwrap_or(PredictionSource::Text(String::new())),
-        gold,
-        critical,
-        normalize,
-        rubrics: rubrics.into_iter().map(std::sync::Arc::new).collect(),
-        thresholds,
-        ece_bins,
-        profile,
-        pipeline: None,
-        pricing: suite.pricing.clone(),
-        pricing_at: suite.pricing_at.clone(),
-        baseline: suite.baseline.clone(),
-        aggregates: suite.aggregates.clone(),
-        suite_folder: suite
-            .folder
-            .clone()
-            .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
-        scoring,
-        reference: None,
-        judge: suite.judge.clone(),
-    };
-    // A `judge:` check with no judge to ask could never be checked: said now, where it is written.
-    if case.judge.is_none()
-        && let Some(r) = case.rubrics.iter().find(|r| asks_a_judge(&r.probe.check))
-    {
-        return Err(vec![
-            LoadError::at(
-                &r.file,
-                Mark {
-                    line: r.line,
-                    column: r.column,
-                },
-                "rubrics",
-                format!(
-                    "{} `{}` asks a judge, but no suite above the case declares one",
-                    r.kind.key(),
-                    r.label
-                ),
-            )
-            .hint("declare it in the suite: `judge: {command: [python3, judge.py], verdicts: verdicts.json}`"),
-        ]);
-    }
+    let (case, prediction) = case_in.case(id, rubrics_dir, own_prediction)?;
+    judge_declared(&case).map_err(|e| vec![e])?;
+    let document = case_in.document();
     let sources = Sources {
-        here: &here,
+        here: &Here { file },
         spec: &spec,
         prediction: prediction.as_ref(),
         own_prediction,
         document: document.as_ref(),
     };
     per_pipeline(case, suite, &sources).map_err(|e| vec![e])
+}
+
+/// A case file under its suites, with the suite file each key it inherits is written in.
+struct CaseIn<'a> {
+    file: &'a Path,
+    spec: &'a CaseFile,
+    suite: &'a Suite,
+    origin: HashMap<&'static str, PathBuf>,
+}
+
+/// A check's value, or `otherwise` with its mistake kept: past parsing, every mistake is
+/// collected, so that `lint` lists them all.
+fn keep<T>(errors: &mut Vec<LoadError>, result: Result<T, LoadError>, otherwise: T) -> T {
+    result.unwrap_or_else(|e| {
+        errors.push(e);
+        otherwise
+    })
+}
+
+/// A mistake in a suite's key, named for the case it was applied to.
+fn as_applied_to(file: &Path, mut e: LoadError) -> LoadError {
+    e.message
+        .push_str(&format!(", as applied to `{}`", file.display()));
+    e
+}
+
+/// The critical field names the suites give, nearest suite first.
+fn suite_critical(suite: &Suite) -> Option<&[Spanned<String>]> {
+    suite
+        .defaults
+        .iter()
+        .find_map(|(_, d)| d.critical.as_deref())
+}
+
+impl CaseIn<'_> {
+    /// Checks for a key, located in the file it is written in: the case's, or a suite's.
+    fn at(&self, key: &str) -> Here<'_> {
+        Here {
+            file: self.origin.get(key).map_or(self.file, PathBuf::as_path),
+        }
+    }
+
+    /// The case, checked whole (every mistake in it, else the case), with its prediction: `None`
+    /// when the suites give one per pipeline.
+    fn case(
+        &self,
+        id: &str,
+        rubrics_dir: &Path,
+        own_prediction: bool,
+    ) -> Result<(Case, Option<PredictionSource>), Vec<LoadError>> {
+        let (file, spec, suite) = (self.file, self.spec, self.suite);
+        let mut errors: Vec<LoadError> = Vec::new();
+        let gold = self.gold_with_rules(&mut errors);
+        let scoring = self.scoring(&mut errors);
+        let profile = self.profile(&mut errors);
+        let critical = self.critical(gold.as_deref(), &mut errors);
+        let normalize = self.normalize(&mut errors);
+        let rubrics = self.rubrics(rubrics_dir, gold.as_deref(), &mut errors);
+        let thresholds = self.thresholds(&critical, &mut errors);
+        let ece_bins = keep(
+            &mut errors,
+            self.at("ece_bins").ece_bins(spec.ece_bins.as_ref()),
+            DEFAULT_ECE_BINS,
+        );
+        let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
+        // Rubrics or thresholds that failed to load still meant to check something.
+        if errors.is_empty()
+            && let Some(e) = could_only_pass(file, suite, &rubrics, &thresholds, scoring)
+        {
+            errors.push(e);
+        }
+        let skip = keep(
+            &mut errors,
+            spec.skip
+                .as_ref()
+                .map(|s| self.at("skip").skip_reason(s))
+                .transpose(),
+            None,
+        );
+        if !errors.is_empty() {
+            // In the order of the files and lines, so that the first is the first to fix.
+            errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+            return Err(errors);
+        }
+        let case = Case {
+            id: id.to_owned(),
+            file: file.to_path_buf(),
+            description: spec.description.clone(),
+            tags: spec.tags.clone().unwrap_or_default(),
+            skip,
+            prediction: prediction
+                .clone()
+                .unwrap_or(PredictionSource::Text(String::new())),
+            gold,
+            critical,
+            normalize,
+            rubrics: rubrics.into_iter().map(std::sync::Arc::new).collect(),
+            thresholds,
+            ece_bins,
+            profile,
+            pipeline: None,
+            pricing: suite.pricing.clone(),
+            pricing_at: suite.pricing_at.clone(),
+            baseline: suite.baseline.clone(),
+            aggregates: suite.aggregates.clone(),
+            suite_folder: suite
+                .folder
+                .clone()
+                .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
+            scoring,
+            reference: None,
+            judge: suite.judge.clone(),
+        };
+        Ok((case, prediction))
+    }
+
+    /// The gold fields, with the case's own `fields` rules applied and then its suites'.
+    fn gold_with_rules(&self, errors: &mut Vec<LoadError>) -> Option<Vec<GoldField>> {
+        let spec = self.spec;
+        let mut gold = keep(
+            errors,
+            spec.gold
+                .as_ref()
+                .map(|g| self.at("gold").gold(g))
+                .transpose(),
+            None,
+        );
+        if let Some(rules) = &spec.fields {
+            keep(
+                errors,
+                self.at("fields")
+                    .rules(rules, gold.as_mut(), spec.gold.as_ref()),
+                (),
+            );
+        }
+        // The suites' rules, deeper over outer, for the fields this case's gold has and its own
+        // `fields` leaves alone; a mistake in one is located in its suite file, naming the case.
+        for (name, (rule, from)) in suite_rules(self.suite) {
+            let own = spec.fields.as_ref().is_some_and(|f| f.contains_key(name));
+            let has = gold.iter().flatten().any(|g| g.is_reached_by(name));
+            if own || !has {
+                continue;
+            }
+            let one = std::collections::BTreeMap::from([(name.clone(), rule.clone())]);
+            keep(
+                errors,
+                Here { file: from }
+                    .rules(&one, gold.as_mut(), spec.gold.as_ref())
+                    .map_err(|e| as_applied_to(self.file, e)),
+                (),
+            );
+        }
+        gold
+    }
+
+    fn scoring(&self, errors: &mut Vec<LoadError>) -> Scoring {
+        match &self.spec.scoring {
+            None => self.suite.scoring.unwrap_or_default(),
+            Some(s) => keep(errors, self.at("scoring").scoring(s), Scoring::default()),
+        }
+    }
+
+    fn profile(&self, errors: &mut Vec<LoadError>) -> Profile {
+        match &self.spec.profile {
+            None => self.suite.profile.unwrap_or(Profile::Dream),
+            Some(p) => keep(errors, self.at("profile").profile(p), Profile::Dream),
+        }
+    }
+
+    fn critical(&self, gold: Option<&[GoldField]>, errors: &mut Vec<LoadError>) -> Vec<String> {
+        match &self.spec.critical {
+            Some(own) => keep(errors, self.at("critical").critical(own, gold), Vec::new()),
+            // A suite's critical names that this case's gold has.
+            None => suite_critical(self.suite).map_or_else(Vec::new, |names| {
+                names
+                    .iter()
+                    .filter(|n| gold.into_iter().flatten().any(|g| g.name == n.value))
+                    .map(|n| n.value.clone())
+                    .collect()
+            }),
+        }
+    }
+
+    fn normalize(&self, errors: &mut Vec<LoadError>) -> Normalize {
+        match &self.spec.normalize {
+            Some(node) => keep(
+                errors,
+                self.at("normalize").normalize(node, "normalize"),
+                Normalize::ALL,
+            ),
+            None => Normalize::ALL,
+        }
+    }
+
+    /// The rubrics, with the rubric sets they include resolved.
+    fn rubrics(
+        &self,
+        rubrics_dir: &Path,
+        gold: Option<&[GoldField]>,
+        errors: &mut Vec<LoadError>,
+    ) -> Vec<crate::model::rubric::Rubric> {
+        let mut rubrics = Vec::new();
+        let gold_names: Vec<&str> = gold
+            .into_iter()
+            .flatten()
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut sets = Sets {
+            dir: rubrics_dir,
+            gold: &gold_names,
+            stack: Vec::new(),
+            penalty: self.suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
+        };
+        let rubrics_file = self.at("rubrics").file;
+        for (i, entry) in self.spec.rubrics.iter().flatten().enumerate() {
+            keep(
+                errors,
+                sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics),
+                (),
+            );
+        }
+        rubrics
+    }
+
+    fn thresholds(&self, critical: &[String], errors: &mut Vec<LoadError>) -> Vec<Threshold> {
+        let Some(t) = &self.spec.thresholds else {
+            return Vec::new();
+        };
+        // A suite's critical names apply where the gold has them: a receipt with none of a suite's
+        // critical fields is not held to the suite's critical thresholds (its own would be an error).
+        let no_suite_critical_here = self.spec.critical.is_none()
+            && critical.is_empty()
+            && suite_critical(self.suite).is_some_and(|names| !names.is_empty());
+        let from_suite = self.origin.contains_key("thresholds");
+        keep(
+            errors,
+            self.at("thresholds")
+                .thresholds(t, critical, from_suite && no_suite_critical_here)
+                .map_err(|e| {
+                    if from_suite {
+                        as_applied_to(self.file, e)
+                    } else {
+                        e
+                    }
+                }),
+            Vec::new(),
+        )
+    }
+
+    /// The case's prediction; `None` when the suites give one per pipeline, by `run` or by a
+    /// recorded file for each.
+    fn prediction(
+        &self,
+        own_prediction: bool,
+        rubrics: &[crate::model::rubric::Rubric],
+        errors: &mut Vec<LoadError>,
+    ) -> Option<PredictionSource> {
+        let suite = self.suite;
+        let from_suite = !own_prediction
+            && (suite.run.is_some()
+                || suite
+                    .pipelines
+                    .as_ref()
+                    .is_some_and(|p| p.list.iter().all(|(_, t)| t.is_some())));
+        let prediction = if from_suite {
+            None
+        } else {
+            keep(
+                errors,
+                self.at("prediction").prediction(self.spec).map(Some),
+                None,
+            )
+        };
+        if prediction.as_ref().is_some_and(is_text) {
+            errors.extend(fields_of_a_text(self.spec, rubrics, &self.at("gold")));
+        }
+        prediction
+    }
+
+    /// The document, its path relative to the file that names it.
+    fn document(&self) -> Option<Document> {
+        self.spec.document.as_ref().map(|d| {
+            let written = self.at("document").file;
+            Document {
+                path: written.parent().unwrap_or(Path::new("")).join(&d.value),
+                at: (written.to_path_buf(), Mark::of(&d.referenced)),
+            }
+        })
+    }
+}
+
+/// Why a case that loaded cleanly could only ever pass, if it could: it checks nothing, every
+/// check holds on any prediction, or only Easy-Wrong rubrics can lower a score nothing bounds.
+fn could_only_pass(
+    file: &Path,
+    suite: &Suite,
+    rubrics: &[crate::model::rubric::Rubric],
+    thresholds: &[Threshold],
+    scoring: Scoring,
+) -> Option<LoadError> {
+    if rubrics.is_empty() && thresholds.is_empty() {
+        return Some(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
+            .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
+    }
+    if rubrics.iter().all(cannot_fail)
+        && thresholds
+            .iter()
+            .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
+    {
+        // Located at its first check, the one to change.
+        let (at_file, mark) =
+            first_check(rubrics, thresholds).unwrap_or((file, Mark { line: 1, column: 1 }));
+        return Some(LoadError::at(at_file, mark, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
+            .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
+    }
+    if suite.baseline.is_none()
+        && suite.aggregates.is_empty()
+        && only_easy_wrong_lowers_a_score_nothing_bounds(rubrics, thresholds, scoring)
+    {
+        let r = rubrics
+            .iter()
+            .find(|r| r.kind == RubricKind::EasyWrong && !cannot_fail(r))
+            .unwrap_or(&rubrics[0]);
+        return Some(LoadError::at(&r.file, Mark { line: r.line, column: r.column }, "", "no check of this case can fail it: its Easy-Wrong rubrics only lower the score, and no `min_score` (nor a baseline or an aggregate) holds the score they can lower it to, so it could only ever pass")
+            .hint("add `thresholds: { min_score: 0.9 }` above what the failed rubrics leave, or make a rubric `must_right`"));
+    }
+    None
+}
+
+/// Where a case's first check is written: its first rubric, else its first threshold.
+fn first_check<'a>(
+    rubrics: &'a [crate::model::rubric::Rubric],
+    thresholds: &'a [Threshold],
+) -> Option<(&'a Path, Mark)> {
+    rubrics
+        .first()
+        .map(|r| {
+            (
+                r.file.as_path(),
+                Mark {
+                    line: r.line,
+                    column: r.column,
+                },
+            )
+        })
+        .or_else(|| {
+            thresholds.first().map(|t| {
+                (
+                    t.file.as_path(),
+                    Mark {
+                        line: t.line,
+                        column: t.column,
+                    },
+                )
+            })
+        })
+}
+
+/// A `judge:` check with no judge to ask could never be checked: said now, where it is written.
+fn judge_declared(case: &Case) -> Result<(), LoadError> {
+    if case.judge.is_none()
+        && let Some(r) = case.rubrics.iter().find(|r| asks_a_judge(&r.probe.check))
+    {
+        return Err(LoadError::at(
+            &r.file,
+            Mark {
+                line: r.line,
+                column: r.column,
+            },
+            "rubrics",
+            format!(
+                "{} `{}` asks a judge, but no suite above the case declares one",
+                r.kind.key(),
+                r.label
+            ),
+        )
+        .hint("declare it in the suite: `judge: {command: [python3, judge.py], verdicts: verdicts.json}`"));
+    }
+    Ok(())
 }
 
 /// Whether a check (or one nested in it) is a `judge:` check.
@@ -476,28 +608,10 @@ fn per_pipeline(case: Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case
             .collect(),
         None => vec![(None, None)],
     };
-    let file = sources.here.file;
     // Under pipelines, a case's own prediction would be scored alike by each of them, and their
     // outputs never read: a comparison that compares nothing.
     if let (true, Some(p)) = (sources.own_prediction, &suite.pipelines) {
-        let mark = match (&sources.spec.prediction, &sources.spec.prediction_text) {
-            (Some(node), _) => node.mark,
-            (None, Some(text)) => Mark::of(&text.referenced),
-            (None, None) => Mark { line: 1, column: 1 },
-        };
-        let names: Vec<String> = p.list.iter().map(|(n, _)| format!("`{n}`")).collect();
-        return Err(sources
-            .here
-            .err(
-                mark,
-                "prediction",
-                format!(
-                    "this case gives its own prediction, but `{}` declares pipelines ({}): each would score this one, and none its own",
-                    p.at.0.display(),
-                    names.join(", ")
-                ),
-            )
-            .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines"));
+        return Err(own_prediction_under_pipelines(sources, p));
     }
     let mut out = Vec::with_capacity(pipelines.len());
     // The last pipeline (the only one, without pipelines) takes the case itself: a clone per
@@ -515,17 +629,67 @@ fn per_pipeline(case: Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case
             case.id = format!("{}::{name}", case.id);
             case.reference = suite.pipelines.as_ref().map(|p| p.reference.clone());
         }
-        let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path| {
-            expand(
-                (sources.here, at),
-                text,
-                file,
-                dir,
-                pipeline.as_deref(),
-                sources.document.map(|d| d.path.as_path()),
-            )
-        };
-        case.prediction = match (sources.prediction, &suite.run, &template, &suite.pipelines) {
+        case.prediction = pipeline_prediction(
+            &case,
+            suite,
+            sources,
+            i,
+            pipeline.as_deref(),
+            template.as_deref(),
+        )?;
+        case.pipeline = pipeline;
+        out.push(case);
+    }
+    Ok(out)
+}
+
+/// The mistake of a case that gives its own prediction under a suite's pipelines.
+fn own_prediction_under_pipelines(
+    sources: &Sources,
+    p: &crate::model::suite::Pipelines,
+) -> LoadError {
+    let mark = match (&sources.spec.prediction, &sources.spec.prediction_text) {
+        (Some(node), _) => node.mark,
+        (None, Some(text)) => Mark::of(&text.referenced),
+        (None, None) => Mark { line: 1, column: 1 },
+    };
+    let names: Vec<String> = p.list.iter().map(|(n, _)| format!("`{n}`")).collect();
+    sources
+        .here
+        .err(
+            mark,
+            "prediction",
+            format!(
+                "this case gives its own prediction, but `{}` declares pipelines ({}): each would score this one, and none its own",
+                p.at.0.display(),
+                names.join(", ")
+            ),
+        )
+        .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines")
+}
+
+/// The prediction of the case for its `i`th pipeline (`template` the path of its recorded
+/// outputs), filled in for the case.
+fn pipeline_prediction(
+    case: &Case,
+    suite: &Suite,
+    sources: &Sources,
+    i: usize,
+    pipeline: Option<&str>,
+    template: Option<&str>,
+) -> Result<PredictionSource, LoadError> {
+    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path| {
+        expand(
+            (sources.here, at),
+            text,
+            sources.here.file,
+            dir,
+            pipeline,
+            sources.document.map(|d| d.path.as_path()),
+        )
+    };
+    Ok(
+        match (sources.prediction, &suite.run, template, &suite.pipelines) {
             (Some(own), _, _, _)
                 if sources.own_prediction || suite.run.is_none() && template.is_none() =>
             {
@@ -555,11 +719,8 @@ fn per_pipeline(case: Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case
             }
             (Some(own), _, _, _) => own.clone(),
             _ => sources.here.prediction(sources.spec)?,
-        };
-        case.pipeline = pipeline;
-        out.push(case);
-    }
-    Ok(out)
+        },
+    )
 }
 
 /// Every `{name}` (letters and `_`) in a text, braces included.

@@ -32,113 +32,145 @@ pub fn read_prediction(
             })
         }
         PredictionSource::File { path, at, pipeline } => {
-            // A pipeline's path is written in its suite file, relative to the suite's folder.
-            let (file, key, applied, relative) = match pipeline {
-                Some(suite) => (
-                    suite.as_path(),
-                    "pipelines",
-                    format!(", as applied to `{}`", case_file.display()),
-                    "it is relative to the suite's folder, and `{case}` is the case's path from there",
-                ),
-                None => (
-                    case_file,
-                    "prediction",
-                    String::new(),
-                    "it is relative to the case file",
-                ),
-            };
-            let reader = file.parent().unwrap_or(Path::new("."));
-            if let Some(root) = outside_the_project(reader, path) {
-                return Err(LoadError::at(
-                    file,
-                    *at,
-                    key,
-                    format!(
-                        "prediction `{}` is outside the project `{}`, and goldgate reads nothing outside it{applied}",
-                        path.display(),
-                        root.display()
-                    ),
-                )
-                .hint("keep recorded outputs inside the project (the folder with Cargo.toml or .git); a link that leads out counts as outside"));
-            }
-            // Read first; why it cannot be read is said where the case names it.
-            let text = match read_text(path) {
-                Ok(text) => text,
-                Err(unread) => {
-                    let kind = std::fs::metadata(path).map(|m| m.is_dir());
-                    if kind.as_ref().is_ok_and(|&dir| dir) {
-                        return Err(LoadError::at(
-                            file,
-                            *at,
-                            key,
-                            format!(
-                                "prediction `{}` is a folder, not a file{applied}",
-                                path.display()
-                            ),
-                        ));
-                    }
-                    // A FIFO or a device exists: reading it said what it is.
-                    if kind.is_err() && !path.exists() {
-                        return Err(LoadError::at(
-                            file,
-                            *at,
-                            key,
-                            format!(
-                                "prediction file `{}` does not exist{applied}",
-                                path.display()
-                            ),
-                        )
-                        .hint(format!(
-                            "record the pipeline's output there, or fix the path: {relative}"
-                        )));
-                    }
-                    return Err(unread);
-                }
-            };
-            match path.extension().and_then(|e| e.to_str()) {
-                Some("txt") => Ok(text_prediction(text)),
-                Some("json") => {
-                    let json = prediction_tree(&text).map_err(|e| {
-                        LoadError::at(
-                            path,
-                            Mark {
-                                line: (e.line() as u64).max(1),
-                                column: (e.column() as u64).max(1),
-                            },
-                            "",
-                            format!("invalid JSON: {}", strip_position(&e.to_string())),
-                        )
-                    })?;
-                    envelope(json, true)
-                        .map_err(|(p, msg, hint)| locate_in_json(path, &text, &p, msg, hint))
-                }
-                _ if looks_like_case(&text) => Err(LoadError::at(
-                    case_file,
-                    *at,
-                    "prediction",
-                    format!(
-                        "`{}` is a goldgate case file, not a prediction",
-                        path.display()
-                    ),
-                )
-                .hint("point `prediction:` at the pipeline's recorded output")),
-                _ => {
-                    let node: Node = parse_yaml(path, &text).map_err(|mut e| {
-                        // The root node's own wrapper step.
-                        e.yaml_path = e
-                            .yaml_path
-                            .strip_prefix("value")
-                            .unwrap_or(&e.yaml_path)
-                            .trim_start_matches('.')
-                            .to_owned();
-                        e
-                    })?;
-                    envelope(Json::of_value(node.to_value()), false)
-                        .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
-                }
-            }
+            let written = Written::of(*at, pipeline.as_deref(), case_file);
+            let text = recorded_text(path, &written)?;
+            recorded_prediction(path, text, *at, case_file)
         }
     }
+}
+
+/// Where the path of a recorded prediction is written: the errors about its file point there.
+struct Written<'a> {
+    file: &'a Path,
+    at: Mark,
+    key: &'static str,
+    /// `, as applied to CASE` for a pipeline's path, which serves every case of its suite.
+    applied: String,
+    /// What the path is relative to.
+    relative: &'static str,
+}
+
+impl<'a> Written<'a> {
+    fn of(at: Mark, pipeline: Option<&'a Path>, case_file: &'a Path) -> Written<'a> {
+        // A pipeline's path is written in its suite file, relative to the suite's folder.
+        match pipeline {
+            Some(suite) => Written {
+                file: suite,
+                at,
+                key: "pipelines",
+                applied: format!(", as applied to `{}`", case_file.display()),
+                relative: "it is relative to the suite's folder, and `{case}` is the case's path from there",
+            },
+            None => Written {
+                file: case_file,
+                at,
+                key: "prediction",
+                applied: String::new(),
+                relative: "it is relative to the case file",
+            },
+        }
+    }
+
+    fn error(&self, message: String) -> LoadError {
+        LoadError::at(self.file, self.at, self.key, message)
+    }
+}
+
+/// The text of a recorded prediction, read only inside the project.
+fn recorded_text(path: &Path, written: &Written) -> Result<String, LoadError> {
+    let applied = &written.applied;
+    let reader = written.file.parent().unwrap_or(Path::new("."));
+    if let Some(root) = outside_the_project(reader, path) {
+        return Err(written.error(
+            format!(
+                "prediction `{}` is outside the project `{}`, and goldgate reads nothing outside it{applied}",
+                path.display(),
+                root.display()
+            ),
+        )
+        .hint("keep recorded outputs inside the project (the folder with Cargo.toml or .git); a link that leads out counts as outside"));
+    }
+    // Read first; why it cannot be read is said where the case names it.
+    let unread = match read_text(path) {
+        Ok(text) => return Ok(text),
+        Err(unread) => unread,
+    };
+    let kind = std::fs::metadata(path).map(|m| m.is_dir());
+    if kind.as_ref().is_ok_and(|&dir| dir) {
+        return Err(written.error(format!(
+            "prediction `{}` is a folder, not a file{applied}",
+            path.display()
+        )));
+    }
+    // A FIFO or a device exists: reading it said what it is.
+    if kind.is_err() && !path.exists() {
+        return Err(written
+            .error(format!(
+                "prediction file `{}` does not exist{applied}",
+                path.display()
+            ))
+            .hint(format!(
+                "record the pipeline's output there, or fix the path: {}",
+                written.relative
+            )));
+    }
+    Err(unread)
+}
+
+/// A recorded prediction, read as its extension says: `.txt` text, `.json` JSON, else YAML.
+fn recorded_prediction(
+    path: &Path,
+    text: String,
+    at: Mark,
+    case_file: &Path,
+) -> Result<Prediction, LoadError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("txt") => Ok(text_prediction(text)),
+        Some("json") => json_prediction(path, &text),
+        _ if looks_like_case(&text) => Err(LoadError::at(
+            case_file,
+            at,
+            "prediction",
+            format!(
+                "`{}` is a goldgate case file, not a prediction",
+                path.display()
+            ),
+        )
+        .hint("point `prediction:` at the pipeline's recorded output")),
+        _ => yaml_prediction(path, &text),
+    }
+}
+
+/// A `.json` prediction; its errors are located in its text.
+fn json_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
+    let json = prediction_tree(text).map_err(|e| {
+        LoadError::at(
+            path,
+            Mark {
+                line: (e.line() as u64).max(1),
+                column: (e.column() as u64).max(1),
+            },
+            "",
+            format!("invalid JSON: {}", strip_position(&e.to_string())),
+        )
+    })?;
+    envelope(json, true).map_err(|(p, msg, hint)| locate_in_json(path, text, &p, msg, hint))
+}
+
+/// A YAML prediction; its errors are located at its nodes.
+fn yaml_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
+    let node: Node = parse_yaml(path, text).map_err(|mut e| {
+        // The root node's own wrapper step.
+        e.yaml_path = e
+            .yaml_path
+            .strip_prefix("value")
+            .unwrap_or(&e.yaml_path)
+            .trim_start_matches('.')
+            .to_owned();
+        e
+    })?;
+    envelope(Json::of_value(node.to_value()), false)
+        .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
 }
 
 /// The prediction a suite's `run` command printed: a JSON field document, else text (an error
@@ -370,102 +402,123 @@ fn envelope(doc: Json, typed: bool) -> Result<Prediction, EnvelopeError> {
         }
     };
     let fields = if in_envelope {
-        let mut fields = Vec::new();
-        for (key, value) in top {
-            let at = || vec![key.clone()];
-            match key.as_str() {
-                "fields" => {
-                    if let Json::Object(f) = value {
-                        fields = f;
-                    }
-                }
-                "latency_ms" => {
-                    p.latency_ms = Some(number(&value, at(), "latency_ms", 0.0, f64::INFINITY)?)
-                }
-                "usage" | "usageMetadata" => p.usage = Some(usage(&value, at())?),
-                "model" => p.model = Some(value.into_value().as_text()),
-                _ => {
-                    let hint = closest(&key, ENVELOPE_KEYS).map_or_else(
-                        || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
-                        |best| format!("did you mean `{best}`?"),
-                    );
-                    return Err((
-                        at(),
-                        format!("unknown key `{key}` in the prediction envelope"),
-                        Some(hint),
-                    ));
-                }
-            }
-        }
-        fields
+        envelope_keys(top, &mut p)?
     } else {
         top
     };
     for (name, value) in fields {
-        let at = || {
-            let mut at: Vec<String> = if in_envelope {
-                vec!["fields".into()]
-            } else {
-                vec![]
-            };
-            at.push(name.clone());
-            at
-        };
-        // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
-        let (value, confidence, metadata, whole) = match value {
-            Json::Object(m) if m.iter().any(|(k, _)| k == "value") => {
-                let confidence = match m.iter().find(|(k, _)| k == "confidence") {
-                    Some((_, c)) => {
-                        let mut at = at();
-                        at.push("confidence".into());
-                        if let (true, Json::String(text)) = (typed, c) {
-                            return Err((
-                                at,
-                                format!("confidence must be a number, found the string \"{text}\""),
-                                Some(format!("write it without quotes: `\"confidence\": {text}`")),
-                            ));
-                        }
-                        Some(number(c, at, "confidence", 0.0, 1.0)?)
-                    }
-                    None => None,
-                };
-                let metadata = m
-                    .iter()
-                    .filter(|(k, _)| k != "value" && k != "confidence")
-                    .map(|(k, v)| (k.clone(), v.to_serde()))
-                    .collect();
-                let value = m
-                    .iter()
-                    .find(|(k, _)| k == "value")
-                    .map_or(Value::Null, |(_, v)| v.clone().into_value());
-                // The whole object is a value only for a gold that compares it whole.
-                (value, confidence, metadata, Some(Json::Object(m)))
-            }
-            other => (other.into_value(), None, Vec::new(), None),
-        };
-        if let Some((below, why)) = oversized(&value) {
-            return Err((
-                at(),
-                format!("`{name}{below}` is {why}"),
-                Some(OVERSIZED_HINT.to_owned()),
-            ));
-        }
-        p.text.push_str(&name);
+        let field = predicted_field(name, value, typed, in_envelope)?;
+        p.text.push_str(&field.name);
         p.text.push_str(": ");
-        match &value {
+        match &field.value {
             Value::Text(t) => p.text.push_str(t),
             other => p.text.push_str(&other.as_text()),
         }
         p.text.push('\n');
-        p.fields.push(PredictedField {
-            name,
-            value,
-            confidence,
-            metadata,
-            whole,
-        });
+        p.fields.push(field);
     }
     Ok(p)
+}
+
+/// The keys of an envelope beside its `fields`, read into `p`; its `fields` are returned.
+fn envelope_keys(
+    top: Vec<(String, Json)>,
+    p: &mut Prediction,
+) -> Result<Vec<(String, Json)>, EnvelopeError> {
+    let mut fields = Vec::new();
+    for (key, value) in top {
+        let at = || vec![key.clone()];
+        match key.as_str() {
+            "fields" => {
+                if let Json::Object(f) = value {
+                    fields = f;
+                }
+            }
+            "latency_ms" => {
+                p.latency_ms = Some(number(&value, at(), "latency_ms", 0.0, f64::INFINITY)?)
+            }
+            "usage" | "usageMetadata" => p.usage = Some(usage(&value, at())?),
+            "model" => p.model = Some(value.into_value().as_text()),
+            _ => {
+                let hint = closest(&key, ENVELOPE_KEYS).map_or_else(
+                    || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
+                    |best| format!("did you mean `{best}`?"),
+                );
+                return Err((
+                    at(),
+                    format!("unknown key `{key}` in the prediction envelope"),
+                    Some(hint),
+                ));
+            }
+        }
+    }
+    Ok(fields)
+}
+
+/// One predicted field, its value bare or in a value object.
+fn predicted_field(
+    name: String,
+    value: Json,
+    typed: bool,
+    in_envelope: bool,
+) -> Result<PredictedField, EnvelopeError> {
+    let at = || {
+        let mut at: Vec<String> = if in_envelope {
+            vec!["fields".into()]
+        } else {
+            vec![]
+        };
+        at.push(name.clone());
+        at
+    };
+    // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
+    let (value, confidence, metadata, whole) = match value {
+        Json::Object(m) if m.iter().any(|(k, _)| k == "value") => {
+            let confidence = match m.iter().find(|(k, _)| k == "confidence") {
+                Some((_, c)) => Some(confidence(c, at(), typed)?),
+                None => None,
+            };
+            let metadata = m
+                .iter()
+                .filter(|(k, _)| k != "value" && k != "confidence")
+                .map(|(k, v)| (k.clone(), v.to_serde()))
+                .collect();
+            let value = m
+                .iter()
+                .find(|(k, _)| k == "value")
+                .map_or(Value::Null, |(_, v)| v.clone().into_value());
+            // The whole object is a value only for a gold that compares it whole.
+            (value, confidence, metadata, Some(Json::Object(m)))
+        }
+        other => (other.into_value(), None, Vec::new(), None),
+    };
+    if let Some((below, why)) = oversized(&value) {
+        return Err((
+            at(),
+            format!("`{name}{below}` is {why}"),
+            Some(OVERSIZED_HINT.to_owned()),
+        ));
+    }
+    Ok(PredictedField {
+        name,
+        value,
+        confidence,
+        metadata,
+        whole,
+    })
+}
+
+/// A value object's `confidence`, in [0, 1]; `at` is the path of its field.
+fn confidence(c: &Json, mut at: Vec<String>, typed: bool) -> Result<f64, EnvelopeError> {
+    at.push("confidence".into());
+    if let (true, Json::String(text)) = (typed, c) {
+        return Err((
+            at,
+            format!("confidence must be a number, found the string \"{text}\""),
+            Some(format!("write it without quotes: `\"confidence\": {text}`")),
+        ));
+    }
+    number(c, at, "confidence", 0.0, 1.0)
 }
 
 /// A number of the envelope: a JSON number as read, else its text parsed.

@@ -38,99 +38,139 @@ impl Sets<'_> {
         entry: &Spanned<RubricEntry>,
         out: &mut Vec<Rubric>,
     ) -> Result<(), LoadError> {
-        let rubrics_dir = self.dir;
         let mark = Mark::of(&entry.referenced);
         let e = &entry.value;
         let here = Here { file };
         if let Some(name) = &e.include {
-            if e.must_right.is_some()
-                || e.easy_wrong.is_some()
-                || check_keys(e).next().is_some()
-                || e.field.is_some()
-            {
-                return Err(here
-                    .err(mark, path, "`include` stands alone in its entry")
-                    .hint("put the rubric in an entry of its own"));
-            }
-            let set_file = find_set(rubrics_dir, &name.value).ok_or_else(|| {
-                let available = available_sets(rubrics_dir);
-                let err = here.err(
-                    Mark::of(&name.referenced),
-                    &format!("{path}.include"),
-                    format!(
-                        "rubric set `{}` not found: no `{}` or `.yml`",
-                        name.value,
-                        rubrics_dir.join(format!("{}.yaml", name.value)).display()
-                    ),
-                );
-                match closest(&name.value, available.iter().map(String::as_str)) {
-                    Some(best) => err.hint(format!("did you mean `{best}`?")),
-                    None if available.is_empty() => err.hint(format!(
-                        "create it, or point --rubrics at the folder of rubric sets, now `{}`",
-                        rubrics_dir.display()
-                    )),
-                    None => err.hint(format!("available sets: {}", available.join(", "))),
-                }
-            })?;
-            let reader = file.parent().unwrap_or(Path::new("."));
-            // A rubrics folder named outside the project (`--rubrics /shared/sets`) is the user's
-            // choice: what is in it is read wherever it is. One inside the project by its name
-            // (the default `rubrics/` beside the cases) is project content, and a link in it that
-            // leads out is refused like any other.
-            let named_outside = project_root(reader)
-                .is_some_and(|root| !by_its_words(rubrics_dir).starts_with(root));
-            let in_rubrics = named_outside
-                && std::fs::canonicalize(rubrics_dir)
-                    .ok()
-                    .zip(std::fs::canonicalize(&set_file).ok())
-                    .is_some_and(|(dir, set)| set.starts_with(dir));
-            if let Some(root) = outside_the_project(reader, &set_file).filter(|_| !in_rubrics) {
-                return Err(here
-                    .err(
-                        Mark::of(&name.referenced),
-                        &format!("{path}.include"),
-                        format!(
-                            "rubric set `{}` is `{}`, outside the project `{}`, and goldgate reads nothing outside it",
-                            name.value,
-                            set_file.display(),
-                            root.display()
-                        ),
-                    )
-                    .hint("name a set of the rubrics folder, inside the project"));
-            }
-            let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
-            if self.stack.iter().any(|(p, _)| *p == key) {
-                let mut chain: Vec<String> =
-                    self.stack.iter().map(|(_, n)| format!("`{n}`")).collect();
-                chain.push(format!("`{}`", name.value));
-                return Err(here
-                    .err(
-                        Mark::of(&name.referenced),
-                        &format!("{path}.include"),
-                        format!(
-                            "rubric sets include each other in a cycle: {}",
-                            chain.join(" -> ")
-                        ),
-                    )
-                    .hint("remove one of the includes"));
-            }
-            let source = read_text(&set_file)?;
-            let set: RubricSetFile = parse_yaml(&set_file, &source)?;
-            self.stack.push((key, name.value.clone()));
-            let first = out.len();
-            for (i, inner) in set.rubrics.iter().enumerate() {
-                self.resolve(&set_file, &format!("rubrics[{i}]"), inner, out)?;
-            }
-            self.stack.pop();
-            // The outermost include is the line of the case file a reader looks for.
-            for rubric in &mut out[first..] {
-                rubric.included_at = Some((file.to_path_buf(), Mark::of(&name.referenced).line));
-            }
-            return Ok(());
+            return self.include(&here, path, mark, e, name, out);
         }
         out.push(rubric(&here, path, mark, e, self.penalty, self.gold)?);
         Ok(())
     }
+
+    /// `include:` the rubrics of a set, resolved in turn, as if written where the include is.
+    fn include(
+        &mut self,
+        here: &Here,
+        path: &str,
+        mark: Mark,
+        e: &RubricEntry,
+        name: &Spanned<String>,
+        out: &mut Vec<Rubric>,
+    ) -> Result<(), LoadError> {
+        if e.must_right.is_some()
+            || e.easy_wrong.is_some()
+            || check_keys(e).next().is_some()
+            || e.field.is_some()
+        {
+            return Err(here
+                .err(mark, path, "`include` stands alone in its entry")
+                .hint("put the rubric in an entry of its own"));
+        }
+        let set_file = find_set(self.dir, &name.value)
+            .ok_or_else(|| set_not_found(here, self.dir, path, name))?;
+        refuse_set_outside(here, self.dir, path, name, &set_file)?;
+        let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
+        self.refuse_cycle(here, path, name, &key)?;
+        let source = read_text(&set_file)?;
+        let set: RubricSetFile = parse_yaml(&set_file, &source)?;
+        self.stack.push((key, name.value.clone()));
+        let first = out.len();
+        for (i, inner) in set.rubrics.iter().enumerate() {
+            self.resolve(&set_file, &format!("rubrics[{i}]"), inner, out)?;
+        }
+        self.stack.pop();
+        // The outermost include is the line of the case file a reader looks for.
+        for rubric in &mut out[first..] {
+            rubric.included_at = Some((here.file.to_path_buf(), Mark::of(&name.referenced).line));
+        }
+        Ok(())
+    }
+
+    /// A set already being included (`key`, its canonical path) would include itself forever.
+    fn refuse_cycle(
+        &self,
+        here: &Here,
+        path: &str,
+        name: &Spanned<String>,
+        key: &Path,
+    ) -> Result<(), LoadError> {
+        if !self.stack.iter().any(|(p, _)| *p == key) {
+            return Ok(());
+        }
+        let mut chain: Vec<String> = self.stack.iter().map(|(_, n)| format!("`{n}`")).collect();
+        chain.push(format!("`{}`", name.value));
+        Err(here
+            .err(
+                Mark::of(&name.referenced),
+                &format!("{path}.include"),
+                format!(
+                    "rubric sets include each other in a cycle: {}",
+                    chain.join(" -> ")
+                ),
+            )
+            .hint("remove one of the includes"))
+    }
+}
+
+/// The error of an include whose set is not in the rubric sets folder, with the nearest name.
+fn set_not_found(here: &Here, rubrics_dir: &Path, path: &str, name: &Spanned<String>) -> LoadError {
+    let available = available_sets(rubrics_dir);
+    let err = here.err(
+        Mark::of(&name.referenced),
+        &format!("{path}.include"),
+        format!(
+            "rubric set `{}` not found: no `{}` or `.yml`",
+            name.value,
+            rubrics_dir.join(format!("{}.yaml", name.value)).display()
+        ),
+    );
+    match closest(&name.value, available.iter().map(String::as_str)) {
+        Some(best) => err.hint(format!("did you mean `{best}`?")),
+        None if available.is_empty() => err.hint(format!(
+            "create it, or point --rubrics at the folder of rubric sets, now `{}`",
+            rubrics_dir.display()
+        )),
+        None => err.hint(format!("available sets: {}", available.join(", "))),
+    }
+}
+
+/// An included set that leads out of the project is refused, unless the rubrics folder itself was
+/// named outside it.
+fn refuse_set_outside(
+    here: &Here,
+    rubrics_dir: &Path,
+    path: &str,
+    name: &Spanned<String>,
+    set_file: &Path,
+) -> Result<(), LoadError> {
+    let reader = here.file.parent().unwrap_or(Path::new("."));
+    // A rubrics folder named outside the project (`--rubrics /shared/sets`) is the user's
+    // choice: what is in it is read wherever it is. One inside the project by its name
+    // (the default `rubrics/` beside the cases) is project content, and a link in it that
+    // leads out is refused like any other.
+    let named_outside =
+        project_root(reader).is_some_and(|root| !by_its_words(rubrics_dir).starts_with(root));
+    let in_rubrics = named_outside
+        && std::fs::canonicalize(rubrics_dir)
+            .ok()
+            .zip(std::fs::canonicalize(set_file).ok())
+            .is_some_and(|(dir, set)| set.starts_with(dir));
+    if let Some(root) = outside_the_project(reader, set_file).filter(|_| !in_rubrics) {
+        return Err(here
+            .err(
+                Mark::of(&name.referenced),
+                &format!("{path}.include"),
+                format!(
+                    "rubric set `{}` is `{}`, outside the project `{}`, and goldgate reads nothing outside it",
+                    name.value,
+                    set_file.display(),
+                    root.display()
+                ),
+            )
+            .hint("name a set of the rubrics folder, inside the project"));
+    }
+    Ok(())
 }
 
 fn find_set(dir: &Path, name: &str) -> Option<PathBuf> {
@@ -241,56 +281,110 @@ fn probe(
     nested: bool,
 ) -> Result<Probe, LoadError> {
     if nested {
-        let rubric_only = [
-            ("must_right", e.must_right.is_some()),
-            ("easy_wrong", e.easy_wrong.is_some()),
-            ("penalty", e.penalty.is_some()),
-            ("include", e.include.is_some()),
-        ];
-        if let Some((key, _)) = rubric_only.iter().find(|(_, given)| *given) {
-            return Err(here
-                .err(
-                    mark,
-                    path,
-                    format!("`{key}` belongs to a rubric, not to a nested check"),
-                )
-                .hint("a nested check holds a check and, if needed, `field` and `normalize`"));
-        }
+        refuse_rubric_keys(here, path, mark, e)?;
     }
+    let key = only_check(here, path, mark, e, nested)?;
+    let field = field(here, path, e)?;
+    refuse_options_of_other_checks(here, path, e)?;
+    let check = check(here, path, mark, e, gold)?;
+    match &field {
+        // A nested check reads the field of the rubric around it.
+        None if !nested => needs_field(here, path, mark, key, &check)?,
+        Some(f) if check.needs_gold() => gold_has_field(here, path, mark, e, key, f, gold)?,
+        _ => {}
+    }
+    let normalize = e
+        .normalize
+        .as_ref()
+        .map(|n| here.normalize(n, &format!("{path}.normalize")))
+        .transpose()?;
+    Ok(Probe {
+        field,
+        normalize,
+        check,
+    })
+}
+
+/// A nested check is only a check: the keys of a rubric have no meaning inside it.
+fn refuse_rubric_keys(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+) -> Result<(), LoadError> {
+    let rubric_only = [
+        ("must_right", e.must_right.is_some()),
+        ("easy_wrong", e.easy_wrong.is_some()),
+        ("penalty", e.penalty.is_some()),
+        ("include", e.include.is_some()),
+    ];
+    if let Some((key, _)) = rubric_only.iter().find(|(_, given)| *given) {
+        return Err(here
+            .err(
+                mark,
+                path,
+                format!("`{key}` belongs to a rubric, not to a nested check"),
+            )
+            .hint("a nested check holds a check and, if needed, `field` and `normalize`"));
+    }
+    Ok(())
+}
+
+/// The key of the entry's one check: none, or several, is an error.
+fn only_check(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    nested: bool,
+) -> Result<&'static str, LoadError> {
     let checks: Vec<&str> = check_keys(e).collect();
-    if checks.len() != 1 {
-        let what = if nested {
-            "the nested check".to_owned()
-        } else {
-            format!(
-                "rubric `{}`",
-                e.must_right
-                    .as_ref()
-                    .or(e.easy_wrong.as_ref())
-                    .map_or("", |l| l.value.as_str())
-            )
-        };
-        let message = if checks.is_empty() {
-            format!("{what} has no check")
-        } else {
-            format!(
-                "{what} has {} checks ({}); it takes exactly one",
-                checks.len(),
-                checks.join(", ")
-            )
-        };
-        return Err(here.err(mark, path, message).hint(format!(
-            "use one of {}; combine several with `all: [...]` or `any: [...]`",
-            Check::KEYS.map(|c| format!("`{c}`")).join(", ")
-        )));
+    if let [key] = checks[..] {
+        return Ok(key);
     }
-    let field = match &e.field {
+    let what = if nested {
+        "the nested check".to_owned()
+    } else {
+        format!(
+            "rubric `{}`",
+            e.must_right
+                .as_ref()
+                .or(e.easy_wrong.as_ref())
+                .map_or("", |l| l.value.as_str())
+        )
+    };
+    let message = if checks.is_empty() {
+        format!("{what} has no check")
+    } else {
+        format!(
+            "{what} has {} checks ({}); it takes exactly one",
+            checks.len(),
+            checks.join(", ")
+        )
+    };
+    Err(here.err(mark, path, message).hint(format!(
+        "use one of {}; combine several with `all: [...]` or `any: [...]`",
+        Check::KEYS.map(|c| format!("`{c}`")).join(", ")
+    )))
+}
+
+/// `field`: the path of the value checked, parsed now.
+fn field(here: &Here, path: &str, e: &RubricEntry) -> Result<Option<FieldPath>, LoadError> {
+    match &e.field {
         Some(f) => Some(FieldPath::parse(&f.value).map_err(|why| {
             here.err(Mark::of(&f.referenced), &format!("{path}.field"), format!("invalid field path: {why}"))
                 .hint("a path is a field name and `.key`, `[0]` or `[*]` steps, as `line_items[*].quantity`")
-        })?),
-        None => None,
-    };
+        })).transpose(),
+        None => Ok(None),
+    }
+}
+
+/// `tolerance` and `day_first` given to a check that ignores them would be silently dropped.
+fn refuse_options_of_other_checks(
+    here: &Here,
+    path: &str,
+    e: &RubricEntry,
+) -> Result<(), LoadError> {
     if let (Some(t), false) = (&e.tolerance, e.number.is_some() || e.sum_of.is_some()) {
         return Err(here
             .err(
@@ -309,59 +403,59 @@ fn probe(
             )
             .hint("remove it, or use it with `date:`"));
     }
-    let check = check(here, path, mark, e, gold)?;
+    Ok(())
+}
+
+/// A rubric without `field:` whose check (`key`) compares with gold or reads a field.
+fn needs_field(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    key: &str,
+    check: &Check,
+) -> Result<(), LoadError> {
     if check.needs_gold() {
-        match &field {
-            None if !nested => {
-                return Err(here
-                    .err(
-                        mark,
-                        path,
-                        format!(
-                            "`{}` compares a field with its gold, so the rubric needs `field:`",
-                            checks[0]
-                        ),
-                    )
-                    .hint("add `field: NAME`"));
-            }
-            Some(f) if !gold.contains(&f.root()) => {
-                let name = f.root();
-                let at = e.field.as_ref().map_or(mark, |f| Mark::of(&f.referenced));
-                return Err(here
-                    .err(at, &format!("{path}.field"), format!("`{}` compares `{name}` with its gold, but gold has no `{name}`", checks[0]))
-                    .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")));
-            }
-            _ => {}
-        }
-    }
-    if field.is_none()
-        && !nested
-        && matches!(
-            check,
-            Check::MinConfidence(_) | Check::SumOf { .. } | Check::Count { .. }
-        )
-    {
         return Err(here
             .err(
                 mark,
                 path,
-                format!(
-                    "`{}` reads a field, so the rubric needs `field:`",
-                    checks[0]
-                ),
+                format!("`{key}` compares a field with its gold, so the rubric needs `field:`"),
             )
             .hint("add `field: NAME`"));
     }
-    let normalize = e
-        .normalize
-        .as_ref()
-        .map(|n| here.normalize(n, &format!("{path}.normalize")))
-        .transpose()?;
-    Ok(Probe {
-        field,
-        normalize,
+    if matches!(
         check,
-    })
+        Check::MinConfidence(_) | Check::SumOf { .. } | Check::Count { .. }
+    ) {
+        return Err(here
+            .err(
+                mark,
+                path,
+                format!("`{key}` reads a field, so the rubric needs `field:`"),
+            )
+            .hint("add `field: NAME`"));
+    }
+    Ok(())
+}
+
+/// A check (`key`) that compares `field` with its gold needs the case's gold to have it.
+fn gold_has_field(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &RubricEntry,
+    key: &str,
+    field: &FieldPath,
+    gold: &[&str],
+) -> Result<(), LoadError> {
+    let name = field.root();
+    if gold.contains(&name) {
+        return Ok(());
+    }
+    let at = e.field.as_ref().map_or(mark, |f| Mark::of(&f.referenced));
+    Err(here
+        .err(at, &format!("{path}.field"), format!("`{key}` compares `{name}` with its gold, but gold has no `{name}`"))
+        .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")))
 }
 
 fn check(
@@ -372,16 +466,7 @@ fn check(
     gold: &[&str],
 ) -> Result<Check, LoadError> {
     if let Some(exact) = &e.exact {
-        if !exact.value {
-            return Err(here
-                .err(
-                    Mark::of(&exact.referenced),
-                    &format!("{path}.exact"),
-                    "`exact: false` checks nothing",
-                )
-                .hint("write `exact: true`, or `not: { exact: true }` for the opposite"));
-        }
-        return Ok(Check::Exact);
+        return exact_check(here, path, exact);
     }
     if let Some(min) = &e.min_anls {
         return Ok(Check::MinAnls(unit(
@@ -398,19 +483,7 @@ fn check(
         )?));
     }
     if let Some(node) = &e.one_of {
-        let p = format!("{path}.one_of");
-        return match &node.kind {
-            NodeKind::List(items) if !items.is_empty() => Ok(Check::OneOf(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| scalar(here, n, &format!("{p}[{i}]")))
-                    .collect::<Result<_, _>>()?,
-            )),
-            _ => Err(here
-                .err(node.mark, &p, "`one_of` must be a non-empty list")
-                .hint("write `one_of: [a, b]`")),
-        };
+        return one_of_check(here, node, &format!("{path}.one_of"));
     }
     if let Some(node) = &e.contains {
         return Ok(Check::Contains(texts(
@@ -452,14 +525,49 @@ fn check(
         return sum_check(here, path, mark, e, fields);
     }
     if let Some(question) = &e.judge {
-        if question.value.trim().is_empty() {
-            return Err(here
-                .err(Mark::of(&question.referenced), &format!("{path}.judge"), "the question is empty")
-                .hint("ask a yes/no question about the field, such as `Is the summary faithful to the invoice?`"));
-        }
-        return Ok(Check::Judge(question.value.clone()));
+        return judge_check(here, &format!("{path}.judge"), question);
     }
     Err(here.err(mark, path, "the rubric has no check"))
+}
+
+/// `exact: true`; `exact: false` is refused, as it would pass every value.
+fn exact_check(here: &Here, path: &str, exact: &Spanned<bool>) -> Result<Check, LoadError> {
+    if !exact.value {
+        return Err(here
+            .err(
+                Mark::of(&exact.referenced),
+                &format!("{path}.exact"),
+                "`exact: false` checks nothing",
+            )
+            .hint("write `exact: true`, or `not: { exact: true }` for the opposite"));
+    }
+    Ok(Check::Exact)
+}
+
+/// `one_of`: the values allowed, at least one.
+fn one_of_check(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
+    match &node.kind {
+        NodeKind::List(items) if !items.is_empty() => Ok(Check::OneOf(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, n)| scalar(here, n, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        )),
+        _ => Err(here
+            .err(node.mark, path, "`one_of` must be a non-empty list")
+            .hint("write `one_of: [a, b]`")),
+    }
+}
+
+/// `judge`: the yes/no question the judge answers about the field.
+fn judge_check(here: &Here, path: &str, question: &Spanned<String>) -> Result<Check, LoadError> {
+    if question.value.trim().is_empty() {
+        return Err(here
+            .err(Mark::of(&question.referenced), path, "the question is empty")
+            .hint("ask a yes/no question about the field, such as `Is the summary faithful to the invoice?`"));
+    }
+    Ok(Check::Judge(question.value.clone()))
 }
 
 /// A pattern compiled once per process and shared: a gold set of thousands of cases with the same

@@ -436,6 +436,7 @@ fn outside_the_project(dir: &Path, written: &str) -> Option<PathBuf> {
     (!real.starts_with(&root)).then_some(root)
 }
 
+/// Folds one suite file into the settings merged so far, key by key.
 fn apply(
     suite: &mut Suite,
     spec: &SuiteFile,
@@ -451,72 +452,116 @@ fn apply(
         suite.pipelines = Some(pipelines(&here, node, dir)?);
     }
     if let Some(to) = &spec.compare_to {
-        let mark = Mark::of(&to.referenced);
-        let Some(p) = suite.pipelines.as_mut() else {
-            return Err(here
-                .err(
-                    mark,
-                    "compare_to",
-                    "`compare_to` names a pipeline, but no suite declares `pipelines`",
-                )
-                .hint("declare `pipelines:` in this suite or one above it"));
-        };
-        if !p.list.iter().any(|(n, _)| *n == to.value) {
-            let names: Vec<&str> = p.list.iter().map(|(n, _)| n.as_str()).collect();
-            let e = here.err(
-                mark,
-                "compare_to",
-                format!("`compare_to` names `{}`, which is not a pipeline", to.value),
-            );
-            return Err(match closest(&to.value, names.iter().copied()) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint(format!("the pipelines are {}", names.join(", "))),
-            });
-        }
-        p.reference = to.value.clone();
+        compare_to(&here, suite, to)?;
     }
     if let Some(agg) = &spec.aggregate {
         suite
             .aggregates
             .push(Arc::new(aggregate(&here, agg, dir, root)?));
     }
-    if let Some(pricing) = &spec.pricing {
-        if let Some(first) = pricing.values().next() {
-            suite.pricing_at = Some((file.to_path_buf(), Mark::of(&first.referenced)));
-        }
-        for (model, price) in pricing {
-            let p = &price.value;
-            if !(p.input_per_mtok >= 0.0
-                && p.output_per_mtok >= 0.0
-                && p.input_per_mtok.is_finite()
-                && p.output_per_mtok.is_finite())
-            {
-                return Err(here.err(
-                    Mark::of(&price.referenced),
-                    &format!("pricing.{model}"),
-                    "prices must be 0 or more",
-                ));
-            }
-            suite.pricing.retain(|q| &q.model != model);
-            suite.pricing.push(Price {
-                model: model.clone(),
-                input_per_mtok: p.input_per_mtok,
-                output_per_mtok: p.output_per_mtok,
-            });
-        }
+    pricing(&here, suite, spec)?;
+    let tolerance = tolerance(&here, spec.tolerance.as_ref())?;
+    baseline(&here, suite, spec.baseline.as_ref(), tolerance, dir)?;
+    if let Some(run) = &spec.run {
+        suite.run = Some(Arc::new(run_command(&here, run, dir)?));
     }
-    let tolerance = match &spec.tolerance {
-        Some(t) if !(t.value >= 0.0 && t.value.is_finite()) => {
+    if let Some(p) = &spec.profile {
+        suite.profile = Some(here.profile(p)?);
+    }
+    if let Some(s) = &spec.scoring {
+        suite.scoring = Some(here.scoring(s)?);
+    }
+    if let Some(j) = &spec.judge {
+        suite.judge = Some(Arc::new(judge_command(&here, j, dir)?));
+    }
+    if let Some(p) = &spec.easy_wrong_penalty {
+        suite.easy_wrong_penalty = Some(easy_wrong_penalty(&here, p)?);
+    }
+    Ok(())
+}
+
+/// `compare_to`: the reference pipeline, which must be one that this suite or one above declares.
+fn compare_to(here: &Here, suite: &mut Suite, to: &Spanned<String>) -> Result<(), LoadError> {
+    let mark = Mark::of(&to.referenced);
+    let Some(p) = suite.pipelines.as_mut() else {
+        return Err(here
+            .err(
+                mark,
+                "compare_to",
+                "`compare_to` names a pipeline, but no suite declares `pipelines`",
+            )
+            .hint("declare `pipelines:` in this suite or one above it"));
+    };
+    if !p.list.iter().any(|(n, _)| *n == to.value) {
+        let names: Vec<&str> = p.list.iter().map(|(n, _)| n.as_str()).collect();
+        let e = here.err(
+            mark,
+            "compare_to",
+            format!("`compare_to` names `{}`, which is not a pipeline", to.value),
+        );
+        return Err(match closest(&to.value, names.iter().copied()) {
+            Some(best) => e.hint(format!("did you mean `{best}`?")),
+            None => e.hint(format!("the pipelines are {}", names.join(", "))),
+        });
+    }
+    p.reference = to.value.clone();
+    Ok(())
+}
+
+/// `pricing`: a deeper suite's price of a model replaces the one from above.
+fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
+    let Some(prices) = &spec.pricing else {
+        return Ok(());
+    };
+    if let Some(first) = prices.values().next() {
+        suite.pricing_at = Some((here.file.to_path_buf(), Mark::of(&first.referenced)));
+    }
+    for (model, price) in prices {
+        let p = &price.value;
+        if !(p.input_per_mtok >= 0.0
+            && p.output_per_mtok >= 0.0
+            && p.input_per_mtok.is_finite()
+            && p.output_per_mtok.is_finite())
+        {
             return Err(here.err(
-                Mark::of(&t.referenced),
-                "tolerance",
-                format!("`tolerance` is {}; it must be 0 or more", t.value),
+                Mark::of(&price.referenced),
+                &format!("pricing.{model}"),
+                "prices must be 0 or more",
             ));
         }
-        Some(t) => Some(t.value),
-        None => None,
-    };
-    if let Some(b) = &spec.baseline {
+        suite.pricing.retain(|q| &q.model != model);
+        suite.pricing.push(Price {
+            model: model.clone(),
+            input_per_mtok: p.input_per_mtok,
+            output_per_mtok: p.output_per_mtok,
+        });
+    }
+    Ok(())
+}
+
+/// `tolerance`, when given: 0 or more.
+fn tolerance(here: &Here, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64>, LoadError> {
+    match tolerance {
+        Some(t) if !(t.value >= 0.0 && t.value.is_finite()) => Err(here.err(
+            Mark::of(&t.referenced),
+            "tolerance",
+            format!("`tolerance` is {}; it must be 0 or more", t.value),
+        )),
+        Some(t) => Ok(Some(t.value)),
+        None => Ok(None),
+    }
+}
+
+/// `baseline` and `tolerance`: a suite may give a new baseline file, or only a new tolerance for
+/// the baseline from above; a new file without a tolerance keeps the one from above.
+fn baseline(
+    here: &Here,
+    suite: &mut Suite,
+    baseline: Option<&Spanned<String>>,
+    tolerance: Option<f64>,
+    dir: &Path,
+) -> Result<(), LoadError> {
+    if let Some(b) = baseline {
         if let Some(root) = outside_the_project(dir, &b.value) {
             return Err(here
                 .err(
@@ -535,7 +580,7 @@ fn apply(
             tolerance: tolerance
                 .or(suite.baseline.as_ref().map(|b| b.tolerance))
                 .unwrap_or(0.0),
-            suite_file: file.to_path_buf(),
+            suite_file: here.file.to_path_buf(),
             at: Mark::of(&b.referenced),
         }));
     } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {
@@ -544,27 +589,17 @@ fn apply(
             ..(**b).clone()
         }));
     }
-    if let Some(run) = &spec.run {
-        suite.run = Some(Arc::new(run_command(&here, run, dir)?));
-    }
-    if let Some(p) = &spec.profile {
-        suite.profile = Some(here.profile(p)?);
-    }
-    if let Some(s) = &spec.scoring {
-        suite.scoring = Some(here.scoring(s)?);
-    }
-    if let Some(j) = &spec.judge {
-        suite.judge = Some(Arc::new(judge_command(&here, j, dir)?));
-    }
-    if let Some(p) = &spec.easy_wrong_penalty {
-        if !(p.value > 0.0 && p.value <= 1.0) {
-            return Err(here.err(
-                Mark::of(&p.referenced),
-                "easy_wrong_penalty",
-                format!("penalty {} is outside (0, 1]", p.value),
-            ));
-        }
-        suite.easy_wrong_penalty = Some(p.value);
-    }
     Ok(())
+}
+
+/// `easy_wrong_penalty`: in (0, 1].
+fn easy_wrong_penalty(here: &Here, penalty: &Spanned<f64>) -> Result<f64, LoadError> {
+    if !(penalty.value > 0.0 && penalty.value <= 1.0) {
+        return Err(here.err(
+            Mark::of(&penalty.referenced),
+            "easy_wrong_penalty",
+            format!("penalty {} is outside (0, 1]", penalty.value),
+        ));
+    }
+    Ok(penalty.value)
 }
