@@ -9,6 +9,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::run::exit::Exit;
+
 use super::report::{Source, report};
 use crate::run::env::Env;
 use crate::run::outputs::Outputs;
@@ -83,14 +85,14 @@ pub fn main() -> ExitCode {
         Ok(a) => a,
         Err(message) => {
             eprintln!("{message}");
-            return ExitCode::from(2);
+            return Exit::Usage.into();
         }
     };
     let env = match Env::from_process() {
         Ok(env) => env,
         Err(message) => {
             eprintln!("error: {message}");
-            return ExitCode::from(2);
+            return Exit::Usage.into();
         }
     };
     let run_id = new_run_id();
@@ -109,7 +111,7 @@ pub fn main() -> ExitCode {
         Ok(status) => status,
         Err(e) => {
             eprintln!("error: cannot start the test runner: {e}");
-            return ExitCode::from(2);
+            return Exit::Usage.into();
         }
     };
     let outputs = asked.outputs.or(Outputs {
@@ -118,9 +120,10 @@ pub fn main() -> ExitCode {
         html: env.html,
         step_summary: env.step_summary,
     });
+    let failed = Exit::TestFailed as u8;
     let mut code = status
         .code()
-        .map_or(101, |c| u8::try_from(c).unwrap_or(101));
+        .map_or(failed, |c| u8::try_from(c).unwrap_or(failed));
     match report(&Source::Run(run_id.clone()), outputs) {
         Ok(text) => {
             use std::io::Write;
@@ -130,7 +133,7 @@ pub fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             if code == 0 {
-                code = 101;
+                code = failed;
             }
         }
     }

@@ -13,6 +13,8 @@ use std::io::BufReader;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::run::exit::Exit;
+
 use crate::model::case::Profile;
 use clap::{Parser, Subcommand};
 use score::{PROFILES, calibrate_line, each_line, score_pair_in};
@@ -192,7 +194,7 @@ pub fn main() -> ExitCode {
         ),
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
-            ExitCode::SUCCESS
+            Exit::Success.into()
         }
     }
 }
@@ -212,9 +214,9 @@ fn lint(dir: &std::path::Path, rubrics: Option<PathBuf>) -> ExitCode {
                 if n == 1 { "" } else { "s" }
             );
             if n == 0 {
-                ExitCode::SUCCESS
+                Exit::Success.into()
             } else {
-                ExitCode::FAILURE
+                Exit::Error.into()
             }
         }
     }
@@ -239,8 +241,8 @@ fn lines(
         }
     };
     match each_line(input, std::io::stdout().lock(), &name, f) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(true) => Exit::Success.into(),
+        Ok(false) => Exit::Error.into(),
         Err(e) => fail(&format!("cannot read `{name}`: {e}")),
     }
 }
@@ -330,7 +332,7 @@ fn usage(message: &str) -> ExitCode {
     eprintln!(
         "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [--junit FILE] [--html FILE] [--annotations github] [libtest flags]"
     );
-    ExitCode::from(2)
+    Exit::Usage.into()
 }
 
 /// `goldgate score --jsonl FILE`: a line of scores for each line of gold and prediction.
@@ -353,7 +355,7 @@ fn printed(result: Result<String, String>) -> ExitCode {
             use std::io::Write;
             let mut out = anstream::stdout();
             let _ = write!(out, "{text}");
-            ExitCode::SUCCESS
+            Exit::Success.into()
         }
         Err(e) => fail(&e),
     }
@@ -361,7 +363,7 @@ fn printed(result: Result<String, String>) -> ExitCode {
 
 fn fail(message: &str) -> ExitCode {
     eprintln!("error: {message}");
-    ExitCode::FAILURE
+    Exit::Error.into()
 }
 
 /// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as

@@ -100,25 +100,6 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
     (worse, better)
 }
 
-/// `anls 0.9500 -> 0.9000, field `total` EM 1.0000 -> 0.0000, brier 0.1000 -> absent`: changes
-/// as messages list them.
-pub fn describe(list: &[Change]) -> String {
-    list.iter()
-        .map(|c| {
-            let name = match field_of(&c.metric) {
-                Some((field, metric)) => format!("field `{field}` {}", metric.to_uppercase()),
-                None => c.metric.clone(),
-            };
-            if c.new.is_nan() {
-                format!("{name} {:.4} -> absent", c.old)
-            } else {
-                format!("{name} {:.4} -> {:.4}", c.old, c.new)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Reads a baseline file's text; `name` names the file in messages.
 pub fn parse(text: &str, name: &str) -> Result<Baseline, String> {
     let json: serde_json::Value = crate::base::json::strict_json(text)

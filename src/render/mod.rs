@@ -19,7 +19,7 @@ pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
 pub use report::{ReportParts, write_report};
-pub use summary::{Notes, run_end};
+pub use summary::{Notes, describe, run_end};
 
 use anstyle::{AnsiColor, Style};
 

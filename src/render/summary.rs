@@ -62,3 +62,22 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     out.push('\n');
     out
 }
+
+/// `anls 0.9500 -> 0.9000, field `total` EM 1.0000 -> 0.0000, brier 0.1000 -> absent`: changes
+/// as messages list them.
+pub fn describe(list: &[crate::evaluate::baseline::Change]) -> String {
+    list.iter()
+        .map(|c| {
+            let name = match crate::evaluate::baseline::field_of(&c.metric) {
+                Some((field, metric)) => format!("field `{field}` {}", metric.to_uppercase()),
+                None => c.metric.clone(),
+            };
+            if c.new.is_nan() {
+                format!("{name} {:.4} -> absent", c.old)
+            } else {
+                format!("{name} {:.4} -> {:.4}", c.old, c.new)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -4,6 +4,8 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use super::exit::Exit;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
@@ -110,14 +112,14 @@ impl Harness {
             Ok(args) => args,
             Err(message) => {
                 eprintln!("error: {message}");
-                return ExitCode::from(2);
+                return Exit::Usage.into();
             }
         };
         let env = match Env::from_process() {
             Ok(env) => env,
             Err(message) => {
                 eprintln!("error: {message}");
-                return ExitCode::from(2);
+                return Exit::Usage.into();
             }
         };
         let outputs = Outputs {
@@ -166,13 +168,13 @@ impl Harness {
                 && let Err(e) = record_skipped(&session, &found, &self.cases, &rubrics, &outputs)
             {
                 eprintln!("error: {e}");
-                return ExitCode::from(101);
+                return Exit::TestFailed.into();
             }
             return conclusion.exit_code();
         }
 
         if !end_of_run(&session, &env, &outputs, annotations, &args) {
-            return ExitCode::from(101);
+            return Exit::TestFailed.into();
         }
         conclusion.exit_code()
     }
@@ -487,7 +489,7 @@ fn cargo_invocation() -> String {
 
 fn fail_early(message: &str) -> ExitCode {
     eprintln!("error: {message}");
-    ExitCode::from(101)
+    Exit::TestFailed.into()
 }
 
 fn color_choice(setting: Option<ColorSetting>) -> anstream::ColorChoice {

@@ -4,6 +4,7 @@ mod ahead;
 pub(crate) mod baseline_file;
 pub mod command;
 pub mod env;
+pub mod exit;
 pub mod harness;
 pub(crate) mod journal;
 pub(crate) mod judge;

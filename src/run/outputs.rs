@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 
 use crate::base::fs::write_atomically_with;
 use crate::evaluate::aggregate::{field_table, pipeline_rows, summarize};
-use crate::evaluate::baseline::describe;
 use crate::evaluate::paired::paired;
 use crate::evaluate::record::CaseNumbers;
 use crate::record::{
@@ -22,7 +21,8 @@ use crate::record::{
     RunSummaryRecord, TestRecord,
 };
 use crate::render::{
-    Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, html_page, junit_xml, step_summary, write_report,
+    Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, junit_xml, step_summary,
+    write_report,
 };
 
 /// What a line holds.

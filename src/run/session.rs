@@ -27,7 +27,7 @@ use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::{Prediction, Usage};
 use crate::model::suite::{BaselineSpec, Judge};
 use crate::record::{aggregate_record, test_record};
-use crate::render::{failure_message, field_blocks};
+use crate::render::{describe, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 type BaselineRead = Result<Option<Baseline>, String>;
@@ -588,7 +588,7 @@ impl Session {
                             "regression against the baseline `{}` (tolerance {}): {}\n{fields}\naccept the new numbers with: {}",
                             spec.file.display(),
                             spec.tolerance,
-                            baseline::describe(&worse),
+                            describe(&worse),
                             self.accept_command(&case.id)
                         );
                         against.add(why);
@@ -646,11 +646,7 @@ impl Session {
             kept.new_cases.push(record.id.clone());
         }
         if !record.baseline.improvements.is_empty() {
-            let line = format!(
-                "{}: {}",
-                record.id,
-                baseline::describe(&record.baseline.improvements)
-            );
+            let line = format!("{}: {}", record.id, describe(&record.baseline.improvements));
             kept.improvements.push(line);
         }
     }
