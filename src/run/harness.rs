@@ -667,29 +667,33 @@ pub(crate) fn end_quietly_when_the_reader_leaves() {
 fn fail_cleanly_when_output_fails() {
     let before = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // A panic in the test printer, or std's own `print!` panic: if standard output cannot
+        // be written now, that is why, and the error is asked of the output itself (nothing is
+        // read back out of the panic's text).
         let payload = info.payload();
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+        let std_print = payload
+            .downcast_ref::<String>()
+            .is_some_and(|m| m.starts_with("failed printing to stdout"));
         let in_printer = info
             .location()
             .is_some_and(|l| l.file().contains("libtest-mimic"));
-        let std_print = message.strip_prefix("failed printing to stdout: ");
-        if std_print.is_some() || (in_printer && message.contains("Os {")) {
-            // libtest-mimic's unwrap shows the error's Debug form: its `message` is the reason.
-            let reason = std_print.map(str::to_owned).unwrap_or_else(|| {
-                message
-                    .split("message: \"")
-                    .nth(1)
-                    .and_then(|m| m.split('"').next())
-                    .unwrap_or(&message)
-                    .to_owned()
-            });
-            eprintln!("error: goldgate cannot write to its standard output: {reason}");
-            std::process::exit(1);
+        if (std_print || in_printer)
+            && let Err(e) = stdout_writes()
+        {
+            eprintln!(
+                "error: goldgate cannot write to its standard output: {}",
+                crate::base::fs::io_reason(&e)
+            );
+            std::process::exit(Exit::Error as i32);
         }
         before(info);
     }));
+}
+
+/// Whether standard output takes a byte now (a full disk or a closed pipe says why not).
+fn stdout_writes() -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(b"\n")?;
+    out.flush()
 }
