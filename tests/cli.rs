@@ -577,7 +577,7 @@ fn typed_fields_extra_fields_nested_values_and_profiles() {
     let unreadable = case(&r, "numbers/unreadable");
     assert_eq!(
         unreadable["fields"][0]["note"],
-        "`twelve hundred` could not be read as a number"
+        json!({"note": "unreadable", "reading": "number", "value": "twelve hundred"})
     );
 
     // title is correct by ANLS (o = 1), vendor is not: Brier = ((0.9 - 1)^2 + 0.9^2) / 2.
@@ -2706,4 +2706,78 @@ fn a_plan_tells_predictions_broken_files_and_skipped_cases_apart() {
     assert!(!text.contains("cases/out/a.yaml"), "{text}");
     assert!(!text.contains("p.yaml"), "{text}");
     assert!(text.contains("lint: 7 case files, 2 errors"), "{text}");
+}
+
+/// A rubric path below a gold field that gold does not have (a typo, an index past the end)
+/// could not be checked, whatever the prediction has there: gold and prediction both having
+/// nothing must not compare equal (issue 21). `present: false` may still ask about it; lint
+/// says each one; the report keeps what was found as data.
+#[test]
+fn a_rubric_path_that_reaches_nothing_in_gold_could_not_be_checked() {
+    let dir = fixtures().join("gold-paths");
+    let (out, report) = report(&dir, &[]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{text}");
+    assert_eq!(
+        test_lines(&text),
+        expected(&[
+            ("absence-past-the-end", "ok"),
+            ("not-over-a-typo", "FAILED"),
+            ("past-the-end", "FAILED"),
+            ("typo-below-root", "FAILED"),
+            ("typo-in-every-item", "FAILED"),
+        ])
+    );
+    let nothing = "so there is nothing to check against";
+    for (name, line) in [
+        (
+            "typo-below-root",
+            format!(
+                "must_right `the supplier's name is exact` failed (closes the gate): could not be checked: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}"
+            ),
+        ),
+        (
+            "not-over-a-typo",
+            format!(
+                "must_right `the supplier's name is not blank` failed (closes the gate): could not be checked: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}"
+            ),
+        ),
+        (
+            "past-the-end",
+            format!(
+                "must_right `the tenth line is exact` failed (closes the gate): could not be checked: line_items[9]: gold has nothing here (`line_items` has 2 items), {nothing}"
+            ),
+        ),
+        (
+            "typo-in-every-item",
+            format!(
+                "must_right `every quantity reads well` failed (closes the gate): could not be checked: line_items[0].quanity: gold has nothing here (`line_items[0]` has no `quanity`; did you mean `quantity`?), {nothing}; line_items[1].quanity: gold has nothing here (`line_items[1]` has no `quanity`; did you mean `quantity`?), {nothing}"
+            ),
+        ),
+    ] {
+        let block = failure_block(&text, name);
+        assert!(block.lines().any(|l| l == line), "{name}:\n{block}");
+    }
+    let rubric = &case(&report, "past-the-end")["rubrics"][0];
+    assert_eq!(
+        (&rubric["held"], &rubric["checked"]),
+        (&json!(false), &json!(false))
+    );
+    assert_eq!(
+        rubric["finding"],
+        json!({"found": "at", "place": {"field": "line_items[9]"}, "missing": null,
+            "finding": {"found": "not_in_gold", "missing": {"missing": "past_the_end", "at": "line_items", "items": 2}}})
+    );
+
+    let lint = goldgate(&dir, &["lint", "cases"]);
+    assert_eq!(lint.status.code(), Some(1));
+    assert_eq!(
+        stdout(&lint) + &stderr(&lint),
+        format!("error: cases/not-over-a-typo.yaml:7:5: must_right `the supplier's name is not blank`: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}
+error: cases/past-the-end.yaml:7:5: must_right `the tenth line is exact`: line_items[9]: gold has nothing here (`line_items` has 2 items), {nothing}
+error: cases/typo-below-root.yaml:8:5: must_right `the supplier's name is exact`: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}
+error: cases/typo-in-every-item.yaml:11:5: must_right `every quantity reads well`: line_items[*].quanity: gold has nothing here (`line_items[0]` has no `quanity`; did you mean `quantity`?), {nothing}
+lint: 5 case files, 4 errors
+")
+    );
 }

@@ -148,7 +148,7 @@ impl FieldPath {
 
     /// Why a concrete path reaches nothing in `root_value`: an index past the end, a step into
     /// a value of the wrong shape, or a key the mapping does not have (with the closest one).
-    pub fn why_missing(&self, root_value: &Value) -> Option<String> {
+    pub fn why_missing(&self, root_value: &Value) -> Option<Missing> {
         let mut value = root_value;
         let mut at = FieldPath {
             steps: vec![self.steps[0].clone()],
@@ -161,33 +161,38 @@ impl FieldPath {
                 (Step::Index(i), Value::List(items)) => match items.get(*i) {
                     Some(v) => v,
                     None => {
-                        return Some(format!(
-                            "`{at}` has {} item{}",
-                            items.len(),
-                            if items.len() == 1 { "" } else { "s" }
-                        ));
-                    }
-                },
-                (Step::Key(k), Value::Map(entries)) => match entries
-                    .iter()
-                    .find(|(key, _)| key == k)
-                {
-                    Some((_, v)) => v,
-                    None => {
-                        let keys = entries.iter().map(|(key, _)| key.as_str());
-                        return Some(match crate::base::location::closest(k, keys) {
-                            Some(best) => format!("`{at}` has no `{k}`; did you mean `{best}`?"),
-                            None => format!("`{at}` has no `{k}`"),
+                        return Some(Missing::PastTheEnd {
+                            at: at.to_string(),
+                            items: items.len(),
                         });
                     }
                 },
+                (Step::Key(k), Value::Map(entries)) => {
+                    match entries.iter().find(|(key, _)| key == k) {
+                        Some((_, v)) => v,
+                        None => {
+                            let keys = entries.iter().map(|(key, _)| key.as_str());
+                            return Some(Missing::NoKey {
+                                at: at.to_string(),
+                                key: k.clone(),
+                                closest: crate::base::location::closest(k, keys).map(str::to_owned),
+                            });
+                        }
+                    }
+                }
                 (Step::Index(_), other) | (Step::Every, other)
                     if !matches!(other, Value::List(_)) =>
                 {
-                    return Some(format!("`{at}` is {}, not a list", shape(other)));
+                    return Some(Missing::NotAList {
+                        at: at.to_string(),
+                        is: Shape::of(other),
+                    });
                 }
                 (Step::Key(_), other) => {
-                    return Some(format!("`{at}` is {}, not a mapping", shape(other)));
+                    return Some(Missing::NotAMapping {
+                        at: at.to_string(),
+                        is: Shape::of(other),
+                    });
                 }
                 _ => return None,
             };
@@ -195,6 +200,70 @@ impl FieldPath {
             value = next;
         }
         None
+    }
+}
+
+/// Why a path reaches nothing in a value, as data (`render` says it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "missing", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Missing {
+    /// An index past the end of the list at `at`, which has `items` items.
+    PastTheEnd {
+        /// The path of the list.
+        at: String,
+        /// How many items it has.
+        items: usize,
+    },
+    /// A key the mapping at `at` does not have.
+    NoKey {
+        /// The path of the mapping.
+        at: String,
+        /// The key asked for.
+        key: String,
+        /// The closest key the mapping has, when one is near.
+        closest: Option<String>,
+    },
+    /// An index or `[*]` into something that is not a list.
+    NotAList {
+        /// The path of the value.
+        at: String,
+        /// What it is.
+        is: Shape,
+    },
+    /// A key into something that is not a mapping.
+    NotAMapping {
+        /// The path of the value.
+        at: String,
+        /// What it is.
+        is: Shape,
+    },
+}
+
+/// The shape of a value.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// Null.
+    Null,
+    /// A text (any scalar).
+    Text,
+    /// A list.
+    List,
+    /// A mapping.
+    Mapping,
+}
+
+impl Shape {
+    /// The shape of `v`.
+    pub fn of(v: &Value) -> Shape {
+        match v {
+            Value::Null => Shape::Null,
+            Value::Text(_) => Shape::Text,
+            Value::List(_) => Shape::List,
+            Value::Map(_) => Shape::Mapping,
+        }
     }
 }
 
@@ -244,15 +313,6 @@ fn map_steps(steps: &[Step], value: &Value, f: &dyn Fn(&Value) -> Value) -> Valu
                 .collect(),
         ),
         _ => value.clone(),
-    }
-}
-
-fn shape(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Text(_) => "a text",
-        Value::List(_) => "a list",
-        Value::Map(_) => "a mapping",
     }
 }
 
@@ -308,18 +368,28 @@ mod tests {
         let missing = FieldPath::parse("line_items[5].quantity").unwrap();
         assert_eq!(missing.get(&items), &Value::Null);
         assert_eq!(
-            missing.why_missing(&items).as_deref(),
-            Some("`line_items` has 2 items")
+            missing.why_missing(&items),
+            Some(Missing::PastTheEnd {
+                at: "line_items".into(),
+                items: 2
+            })
         );
         let typo = FieldPath::parse("line_items[0].quantty").unwrap();
         assert_eq!(
-            typo.why_missing(&items).as_deref(),
-            Some("`line_items[0]` has no `quantty`; did you mean `quantity`?")
+            typo.why_missing(&items),
+            Some(Missing::NoKey {
+                at: "line_items[0]".into(),
+                key: "quantty".into(),
+                closest: Some("quantity".into())
+            })
         );
         let shape = FieldPath::parse("line_items.quantity").unwrap();
         assert_eq!(
-            shape.why_missing(&items).as_deref(),
-            Some("`line_items` is a list, not a mapping")
+            shape.why_missing(&items),
+            Some(Missing::NotAMapping {
+                at: "line_items".into(),
+                is: Shape::List
+            })
         );
     }
 }

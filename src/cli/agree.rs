@@ -10,7 +10,6 @@ use std::path::Path;
 use serde_json::{Value as Json, json};
 
 use crate::base::fs::read_text;
-use crate::evaluate::judge::NO_VERDICT;
 use crate::evaluate::outcome::Outcome;
 use crate::metrics::agreement::{Confusion, kendall_tau_b, pearson, spearman};
 use crate::run::scores::score_folder;
@@ -190,7 +189,7 @@ fn confusion_json(c: &Confusion) -> Json {
 
 /// Why a label cannot be set beside goldgate's: one of the test's rubrics was not checked.
 fn unchecked(test: &str, r: &crate::evaluate::outcome::RubricVerdict) -> String {
-    if r.verdict.detail.contains(NO_VERDICT) {
+    if r.verdict.finding.waits_for_a_verdict() {
         format!(
             "`{test}` rubric `{}` has no recorded verdict: record the run's verdicts first (`GOLDGATE_JUDGE=record goldgate test …`)",
             r.rubric.label
@@ -198,7 +197,8 @@ fn unchecked(test: &str, r: &crate::evaluate::outcome::RubricVerdict) -> String 
     } else {
         format!(
             "`{test}` rubric `{}` {}: fix it first",
-            r.rubric.label, r.verdict.detail
+            r.rubric.label,
+            crate::render::verdict(r.verdict.checked, &r.verdict.finding)
         )
     }
 }
@@ -285,6 +285,6 @@ fn label(
         person: held,
         goldgate: verdict.verdict.held,
         at: format!("{}:{}", verdict.rubric.file.display(), verdict.rubric.line),
-        detail: verdict.verdict.detail.clone(),
+        detail: crate::render::verdict(verdict.verdict.checked, &verdict.verdict.finding),
     }))
 }

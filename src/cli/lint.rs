@@ -69,7 +69,10 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
             Ok(case) => match read_prediction(&case.prediction, &case.file) {
                 Err(e) => say(e.to_string()),
                 // What `test` finds before scoring: misspelt rubric fields, an unpriced model.
-                Ok(prediction) => before_scoring(case, &prediction).into_iter().for_each(say),
+                Ok(prediction) => before_scoring(case, &prediction)
+                    .iter()
+                    .map(crate::render::before_scoring)
+                    .for_each(say),
             },
         }
     }

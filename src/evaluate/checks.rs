@@ -1,13 +1,13 @@
 //! Judging a rubric's check against a prediction, and the gate and score built from the verdicts
 //! (SPEC §5, §6).
 
-use crate::base::budget::{MESSAGE_ITEMS, summarised};
-use crate::base::field_path::FieldPath;
+use crate::base::field_path::{FieldPath, Missing};
 use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
 use crate::base::typed::{canonical_number, parse_date, parse_number};
 use crate::base::value::Value;
 use crate::evaluate::field::{Scored, numbers_close, score_field};
+use crate::evaluate::finding::{Excerpt, Finding, Place, SumPart, Votes};
 use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::Verdict;
 use crate::model::case::{FieldRule, GoldField, Profile, Scoring};
@@ -38,8 +38,11 @@ struct Target<'a> {
     confidence: Option<f64>,
     /// The gold variants at the same place, when gold has them.
     gold: Option<Vec<Value>>,
-    /// Why the path reached nothing, when it did not.
-    missing: Option<String>,
+    /// Why the path reached nothing in the prediction, when it did not.
+    missing: Option<Missing>,
+    /// Why the path reached nothing in any gold variant, when the field has gold but the
+    /// place is not in it.
+    not_in_gold: Option<Missing>,
     rule: FieldRule,
 }
 
@@ -49,20 +52,16 @@ impl Rubric {
         let whole = cx
             .whole_text
             .get_or_init(|| Value::Text(cx.prediction.text.clone()));
-        let (state, detail) = judge(
+        let (state, finding) = judge(
             &self.probe,
             None,
             cx,
             self.probe.normalize.unwrap_or(cx.normalize),
             whole,
         );
-        let detail = match state {
-            State::Unchecked => format!("could not be checked: {detail}"),
-            _ => detail,
-        };
         Verdict {
             held: state == State::Held,
-            detail,
+            finding,
             checked: state != State::Unchecked,
         }
     }
@@ -84,7 +83,7 @@ impl From<bool> for State {
     }
 }
 
-type Judged = (State, String);
+type Judged = (State, Finding);
 
 /// Judges a probe; `inherited` is the place an enclosing check looks at.
 fn judge(
@@ -100,78 +99,121 @@ fn judge(
     // check on a name one edit from a known one is a typo that would hold on nothing.
     if let Some(path) = path
         && !matches!(probe.check, Check::Present(false))
-        && let Some(hint) = misspelt(path, cx)
+        && let Some(typo) = misspelt(path, cx)
     {
-        return (State::Unchecked, hint);
+        return (State::Unchecked, typo);
     }
     let targets = targets(path, cx, whole);
     if targets.is_empty() {
         let path = path.map(ToString::to_string).unwrap_or_default();
-        return (
-            State::Unchecked,
-            format!("{path}: `[*]` reached no element, so nothing could be checked"),
-        );
+        return (State::Unchecked, Finding::NoElement { path });
     }
     // A nested check on its parent's place does not repeat the path.
     let named = probe.field.is_some() || inherited.is_none();
-    let mut failures = Vec::new();
+    let total = targets.len();
+    let mut failed = Vec::new();
     let mut unchecked = Vec::new();
-    let mut last = String::new();
-    for target in &targets {
-        let (state, mut detail) = judge_at(&probe.check, target, cx, normalize, whole);
-        if let Some(why) = &target.missing {
-            detail.push_str(&format!(" ({why})"));
-        }
-        let detail = match (&target.at, named) {
-            (_, false) => detail,
-            (Some(at), true) => format!("{at}: {detail}"),
-            (None, true) => format!("prediction: {detail}"),
+    let mut last_held = None;
+    for target in targets {
+        let (state, finding) = judge_at(&probe.check, &target, cx, normalize, whole);
+        let place = match (target.at, named) {
+            (_, false) => None,
+            (Some(at), true) => Some(Place::Field(at.to_string())),
+            (None, true) => Some(Place::Text),
+        };
+        // Gold's own reason says it all when the prediction misses the place alike.
+        let missing = target
+            .missing
+            .filter(|m| target.not_in_gold.as_ref() != Some(m));
+        let finding = if place.is_none() && missing.is_none() {
+            finding
+        } else {
+            Finding::At {
+                place,
+                missing,
+                finding: Box::new(finding),
+            }
         };
         match state {
-            State::Held => last = detail,
-            State::Failed => failures.push(detail),
-            State::Unchecked => unchecked.push(detail),
+            State::Held => last_held = Some(finding),
+            State::Failed => failed.push(finding),
+            State::Unchecked => unchecked.push(finding),
         }
     }
     if !unchecked.is_empty() {
-        return (State::Unchecked, summarised(&unchecked, "; "));
+        return (State::Unchecked, several(unchecked));
     }
-    match (failures.is_empty(), targets.len()) {
-        (true, 1) => (State::Held, last),
-        (true, n) => (State::Held, format!("all {n} elements hold ({last})")),
-        (false, n) if failures.len() > MESSAGE_ITEMS => (
-            State::Failed,
-            format!(
-                "{} of {n} elements fail: {}",
-                failures.len(),
-                summarised(&failures, "; ")
-            ),
-        ),
-        (false, _) => (State::Failed, failures.join("; ")),
+    let state = if failed.is_empty() {
+        State::Held
+    } else {
+        State::Failed
+    };
+    if total == 1 {
+        let only = failed.pop().or(last_held).expect("one element, judged");
+        return (state, only);
+    }
+    let finding = Finding::Elements {
+        total,
+        last_held: (state == State::Held).then(|| Box::new(last_held.expect("all held"))),
+        failed,
+    };
+    (state, finding)
+}
+
+/// One finding, or the findings of several checks that could not be made.
+fn several(mut findings: Vec<Finding>) -> Finding {
+    if findings.len() == 1 {
+        findings.pop().expect("one")
+    } else {
+        Finding::Unchecked { findings }
     }
 }
 
-/// The typo in the field a rubric reads (at any depth of its nested checks), if it has one.
-pub(crate) fn misspelt_field(rubric: &Rubric, cx: &Context) -> Option<String> {
-    fn walk(probe: &Probe, cx: &Context) -> Option<String> {
-        if let Some(path) = &probe.field
+/// The typo in the field a rubric reads (at any depth of its nested checks), if it has one: a
+/// root field one edit from a known one, or a path below a gold field that its gold does not
+/// have (`supplier.nmae`, `line_items[9]` of two), which `test` finds could not be checked.
+pub(crate) fn misspelt_field(rubric: &Rubric, cx: &Context) -> Option<Finding> {
+    fn walk(probe: &Probe, inherited: Option<&FieldPath>, cx: &Context) -> Option<Finding> {
+        let path = probe.field.as_ref().or(inherited);
+        if let Some(path) = path
             && !matches!(probe.check, Check::Present(false))
-            && let Some(hint) = misspelt(path, cx)
+            && let Some(typo) = misspelt(path, cx)
         {
-            return Some(hint);
+            return Some(typo);
         }
         match &probe.check {
-            Check::All(ps) | Check::Any(ps) => ps.iter().find_map(|p| walk(p, cx)),
-            Check::Not(p) => walk(p, cx),
+            Check::All(ps) | Check::Any(ps) => ps.iter().find_map(|p| walk(p, path, cx)),
+            Check::Not(p) => walk(p, path, cx),
             Check::SumOf { fields, .. } => fields.iter().find_map(|f| misspelt(f, cx)),
-            _ => None,
+            Check::Present(_) => None,
+            _ => {
+                let path = path?;
+                let missing = not_in_gold(path, cx)?;
+                Some(Finding::At {
+                    place: Some(Place::Field(path.to_string())),
+                    missing: None,
+                    finding: Box::new(Finding::NotInGold { missing }),
+                })
+            }
         }
     }
-    walk(&rubric.probe, cx)
+    walk(&rubric.probe, None, cx)
+}
+
+/// Why `path` reaches nothing in every variant of its field's gold, when the field has gold.
+fn not_in_gold(path: &FieldPath, cx: &Context) -> Option<Missing> {
+    let gold = cx.gold.iter().find(|g| g.name == path.root())?;
+    let mut why = gold.variants.iter().map(|v| {
+        path.resolve(v)
+            .into_iter()
+            .find_map(|(at, value)| matches!(value, Value::Null).then(|| at.why_missing(v))?)
+    });
+    let first = why.next()??;
+    why.all(|w| w.is_some()).then_some(first)
 }
 
 /// A root field in neither gold nor the prediction, one edit from a name that is, is a typo.
-fn misspelt(path: &FieldPath, cx: &Context) -> Option<String> {
+fn misspelt(path: &FieldPath, cx: &Context) -> Option<Finding> {
     let name = path.root();
     if cx.gold.iter().any(|g| g.name == name) || cx.prediction.field(name).is_some() {
         return None;
@@ -183,9 +225,10 @@ fn misspelt(path: &FieldPath, cx: &Context) -> Option<String> {
         .chain(cx.prediction.fields.iter().map(|f| f.name.as_str()));
     // Stricter than for keys: field names are short and an absent field may be meant.
     let best = closest_within(name, known, |len| if len <= 5 { 1 } else { 2 })?;
-    Some(format!(
-        "{name}: the field is in neither gold nor the prediction (did you mean `{best}`?)"
-    ))
+    Some(Finding::Misspelt {
+        field: name.to_owned(),
+        closest: best.to_owned(),
+    })
 }
 
 fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> Vec<Target<'a>> {
@@ -195,6 +238,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
             value: whole,
             confidence: None,
             gold: None,
+            not_in_gold: None,
             rule: FieldRule::default(),
             missing: None,
         }];
@@ -211,6 +255,13 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
                 None
             },
             gold: gold.map(|g| g.variants.iter().map(|v| at.get(v).clone()).collect()),
+            // The place is below a gold field but reaches nothing in any of its variants: a
+            // typo or an index past the end of the gold, whatever the prediction has there.
+            not_in_gold: gold.and_then(|g| {
+                let mut why = g.variants.iter().map(|v| at.why_missing(v));
+                let first = why.next()??;
+                why.all(|w| w.is_some()).then_some(first)
+            }),
             rule: if at.is_field() {
                 gold.map_or(FieldRule::default(), |g| g.rule)
             } else {
@@ -235,6 +286,21 @@ fn judge_at(
     normalize: Normalize,
     whole: &Value,
 ) -> Judged {
+    // Only `present` may ask about a place gold does not have (`present: false` on
+    // `line_items[2]` of a two-item gold); a combinator asks its nested checks.
+    if let Some(missing) = &t.not_in_gold
+        && !matches!(
+            check,
+            Check::Present(_) | Check::All(_) | Check::Any(_) | Check::Not(_)
+        )
+    {
+        return (
+            State::Unchecked,
+            Finding::NotInGold {
+                missing: missing.clone(),
+            },
+        );
+    }
     match check {
         Check::Exact | Check::MinAnls(_) => against_gold(check, t, cx, normalize),
         Check::Equals(_)
@@ -242,10 +308,7 @@ fn judge_at(
         | Check::Contains(_)
         | Check::NotContains(_)
         | Check::Matches(_)
-        | Check::Present(_) => {
-            let (held, detail) = on_text(check, t, normalize);
-            (held.into(), detail)
-        }
+        | Check::Present(_) => on_text(check, t, normalize),
         Check::Number { .. }
         | Check::Date { .. }
         | Check::MinConfidence(_)
@@ -265,23 +328,18 @@ fn judged(question: &str, t: &Target, cx: &Context) -> Judged {
         .verdict(question, &text, field, t.gold.as_deref())
     {
         Ok(v) => {
-            let votes = if v.votes.len() > 1 {
-                let agree = v.votes.iter().filter(|h| **h == v.held).count();
-                format!(
-                    " ({agree} of {} answers; flip rate {:.2})",
-                    v.votes.len(),
-                    v.flip_rate()
-                )
-            } else {
-                String::new()
-            };
+            let votes = (v.votes.len() > 1).then(|| Votes {
+                agree: v.votes.iter().filter(|h| **h == v.held).count(),
+                total: v.votes.len(),
+                flip_rate: v.flip_rate(),
+            });
             (
                 v.held.into(),
-                format!(
-                    "the judge says {}: {}{votes}",
-                    if v.held { "yes" } else { "no" },
-                    shorten(&v.explanation)
-                ),
+                Finding::Judge {
+                    held: v.held,
+                    explanation: Excerpt::of(&v.explanation),
+                    votes,
+                },
             )
         }
         Err(why) => (State::Unchecked, why),
@@ -290,55 +348,51 @@ fn judged(question: &str, t: &Target, cx: &Context) -> Judged {
 
 /// `exact` and `min_anls`: the value against its gold, by the field's rule and the profile.
 fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Judged {
-    let shown = shorten(&t.value.as_text());
     let Some(gold) = &t.gold else {
-        return (
-            State::Unchecked,
-            "gold has no value here to compare with".into(),
-        );
+        return (State::Unchecked, Finding::NoGold);
     };
     let Scored { em, anls, .. } = score_field(gold, t.rule, t.value, normalize, cx.profile);
     match check {
-        Check::MinAnls(min) => (
-            (anls >= *min).into(),
-            format!("ANLS {anls:.4} against gold, needs at least {min}"),
-        ),
+        Check::MinAnls(min) => ((anls >= *min).into(), Finding::Anls { anls, min: *min }),
         _ => (
             (em == 1.0).into(),
-            format!(
-                "`{shown}` is {}an exact match of its gold",
-                if em == 1.0 { "" } else { "not " }
-            ),
+            Finding::Exact {
+                value: Excerpt::of(&t.value.as_text()),
+                matched: em == 1.0,
+            },
         ),
     }
 }
 
 /// Checks on the value's text: `equals`, `one_of`, `contains`, `not_contains`, `matches`,
 /// `present`.
-fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
+fn on_text(check: &Check, t: &Target, normalize: Normalize) -> Judged {
     let raw = t.value.as_text();
     let norm = normalize.apply(&raw);
-    let shown = shorten(&raw);
-    match check {
+    let value = Excerpt::of(&raw);
+    let (held, finding) = match check {
         Check::Equals(v) => {
             let held = norm == normalize.apply(v);
+            let expected = v.clone();
             (
                 held,
-                format!(
-                    "`{shown}` {} `{v}`",
-                    if held { "equals" } else { "does not equal" }
-                ),
+                Finding::Equals {
+                    value,
+                    expected,
+                    held,
+                },
             )
         }
         Check::OneOf(options) => {
             let held = options.iter().any(|v| normalize.apply(v) == norm);
+            let options = options.clone();
             (
                 held,
-                format!(
-                    "`{shown}` is {}one of {}",
-                    if held { "" } else { "not " },
-                    list(options)
-                ),
+                Finding::OneOf {
+                    value,
+                    options,
+                    held,
+                },
             )
         }
         Check::Contains(needles) => {
@@ -347,14 +401,16 @@ fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
                 .filter(|s| !norm.contains(&normalize.apply(s)))
                 .cloned()
                 .collect();
-            if missing.is_empty() {
-                (true, format!("`{shown}` contains {}", list(needles)))
-            } else {
-                (
-                    false,
-                    format!("`{shown}` does not contain {}", list(&missing)),
-                )
-            }
+            let held = missing.is_empty();
+            let needles = if held { needles.clone() } else { missing };
+            (
+                held,
+                Finding::Contains {
+                    value,
+                    needles,
+                    held,
+                },
+            )
         }
         Check::NotContains(needles) => {
             let found: Vec<String> = needles
@@ -362,104 +418,100 @@ fn on_text(check: &Check, t: &Target, normalize: Normalize) -> (bool, String) {
                 .filter(|s| norm.contains(&normalize.apply(s)))
                 .cloned()
                 .collect();
-            if found.is_empty() {
-                (
-                    true,
-                    format!("`{shown}` contains none of {}", list(needles)),
-                )
-            } else {
-                (false, format!("`{shown}` contains {}", list(&found)))
-            }
+            let held = found.is_empty();
+            let needles = if held { needles.clone() } else { found };
+            (
+                held,
+                Finding::NotContains {
+                    value,
+                    needles,
+                    held,
+                },
+            )
         }
         Check::Matches(re) => {
             let held = re.is_match(&raw);
+            let pattern = re.as_str().to_owned();
             (
                 held,
-                format!(
-                    "`{shown}` {} /{}/",
-                    if held { "matches" } else { "does not match" },
-                    re.as_str()
-                ),
+                Finding::Matches {
+                    value,
+                    pattern,
+                    held,
+                },
             )
         }
         Check::Present(want) => {
             let present = t.value.has_value();
-            let detail = if present {
-                format!("has the value `{shown}`")
-            } else {
-                "is absent, null or empty".into()
-            };
-            (present == *want, detail)
+            let value = present.then_some(value);
+            (present == *want, Finding::Present { value })
         }
         _ => unreachable!("judge_at sends only text checks here"),
-    }
+    };
+    (held.into(), finding)
 }
 
 /// Checks that read the value as something: `number`, `date`, `min_confidence`, `count`.
 fn on_typed(check: &Check, t: &Target) -> Judged {
     let raw = t.value.as_text();
-    let shown = shorten(&raw);
+    let value = Excerpt::of(&raw);
     match check {
         Check::Number { written, tolerance } => match canonical_number(&raw) {
-            Some(n) => {
+            Some(read) => {
                 let held = numbers_close(&raw, written, *tolerance);
-                let value = canonical_number(written).unwrap_or_else(|| written.clone());
+                let expected = canonical_number(written).unwrap_or_else(|| written.clone());
+                let tolerance = *tolerance;
                 (
                     held.into(),
-                    format!(
-                        "`{shown}` reads as {n}, {} {value}{}",
-                        if held { "equal to" } else { "not" },
-                        within(*tolerance)
-                    ),
+                    Finding::Number {
+                        value,
+                        read,
+                        expected,
+                        tolerance,
+                        held,
+                    },
                 )
             }
-            None => (
-                State::Unchecked,
-                format!("`{shown}` could not be read as a number"),
-            ),
+            None => (State::Unchecked, Finding::NotANumber { value }),
         },
-        Check::Date { value, day_first } => match parse_date(&raw, *day_first) {
+        Check::Date {
+            value: expected,
+            day_first,
+        } => match parse_date(&raw, *day_first) {
             Some(d) => (
-                (d == *value).into(),
-                format!(
-                    "`{shown}` reads as {d}, {} {value}",
-                    if d == *value { "equal to" } else { "not" }
-                ),
+                (d == *expected).into(),
+                Finding::Date {
+                    value,
+                    read: d.to_string(),
+                    expected: expected.to_string(),
+                    held: d == *expected,
+                },
             ),
-            None => (
-                State::Unchecked,
-                format!("`{shown}` could not be read as a date"),
-            ),
+            None => (State::Unchecked, Finding::NotADate { value }),
         },
         Check::MinConfidence(min) => match t.confidence {
-            Some(c) => (
-                (c >= *min).into(),
-                format!("confidence {c}, needs at least {min}"),
+            Some(confidence) => (
+                (confidence >= *min).into(),
+                Finding::Confidence {
+                    confidence,
+                    min: *min,
+                },
             ),
-            None => (
-                State::Unchecked,
-                "the prediction gives no confidence for it".into(),
-            ),
+            None => (State::Unchecked, Finding::NoConfidence),
         },
         Check::Count { min, max } => {
-            let n = match t.value {
+            let count = match t.value {
                 Value::List(items) => items.len(),
                 Value::Null => 0,
-                _ => return (State::Unchecked, format!("`{shown}` is not a list")),
-            };
-            let wanted = if min == max {
-                format!("{min}")
-            } else if *max == usize::MAX {
-                format!("at least {min}")
-            } else {
-                format!("{min} to {max}")
+                _ => return (State::Unchecked, Finding::NotAList { value }),
             };
             (
-                (*min..=*max).contains(&n).into(),
-                format!(
-                    "has {n} item{}, needs {wanted}",
-                    if n == 1 { "" } else { "s" }
-                ),
+                (*min..=*max).contains(&count).into(),
+                Finding::Count {
+                    count,
+                    min: *min,
+                    max: (*max != usize::MAX).then_some(*max),
+                },
             )
         }
         _ => unreachable!("judge_at sends only typed checks here"),
@@ -476,64 +528,71 @@ fn combined(
     whole: &Value,
 ) -> Judged {
     let here = t.at.as_ref();
-    let nested = |probes: &[Probe]| -> Vec<Judged> {
-        probes
+    let nested = |probes: &[Probe]| -> Result<Vec<Judged>, Judged> {
+        let results: Vec<Judged> = probes
             .iter()
             .map(|p| judge(p, here, cx, normalize, whole))
-            .collect()
-    };
-    let unchecked = |results: &[Judged]| -> Option<Judged> {
-        let why: Vec<&str> = results
+            .collect();
+        let why: Vec<Finding> = results
             .iter()
             .filter(|(s, _)| *s == State::Unchecked)
-            .map(|(_, d)| d.as_str())
+            .map(|(_, f)| f.clone())
             .collect();
-        (!why.is_empty()).then(|| (State::Unchecked, summarised(&why, "; ")))
+        if why.is_empty() {
+            Ok(results)
+        } else {
+            Err((State::Unchecked, several(why)))
+        }
     };
-    let details = |results: &[Judged], state: State| -> String {
-        let picked: Vec<&str> = results
-            .iter()
-            .filter(|(s, _)| *s == state)
-            .map(|(_, d)| d.as_str())
-            .collect();
-        summarised(&picked, "; ")
+    let failed = |results: Vec<Judged>| -> Vec<Finding> {
+        results
+            .into_iter()
+            .filter(|(s, _)| *s == State::Failed)
+            .map(|(_, f)| f)
+            .collect()
     };
     match check {
         Check::All(probes) => {
-            let results = nested(probes);
-            if let Some(u) = unchecked(&results) {
-                return u;
-            }
-            if results.iter().all(|(s, _)| *s == State::Held) {
-                (State::Held, format!("all {} checks hold", probes.len()))
-            } else {
-                (
-                    State::Failed,
-                    format!("not all checks hold: {}", details(&results, State::Failed)),
-                )
-            }
+            let results = match nested(probes) {
+                Ok(results) => results,
+                Err(unchecked) => return unchecked,
+            };
+            let failed = failed(results);
+            let state = failed.is_empty().into();
+            let checks = probes.len();
+            (state, Finding::All { checks, failed })
         }
         Check::Any(probes) => {
-            let results = nested(probes);
-            if let Some(u) = unchecked(&results) {
-                return u;
-            }
-            match results.iter().find(|(s, _)| *s == State::Held) {
-                Some((_, d)) => (State::Held, format!("one check holds: {d}")),
+            let mut results = match nested(probes) {
+                Ok(results) => results,
+                Err(unchecked) => return unchecked,
+            };
+            match results.iter().position(|(s, _)| *s == State::Held) {
+                Some(i) => (
+                    State::Held,
+                    Finding::Any {
+                        held: Some(Box::new(results.swap_remove(i).1)),
+                        failed: Vec::new(),
+                    },
+                ),
                 None => (
                     State::Failed,
-                    format!("no check holds: {}", details(&results, State::Failed)),
+                    Finding::Any {
+                        held: None,
+                        failed: failed(results),
+                    },
                 ),
             }
         }
         Check::Not(probe) => {
-            let (state, detail) = judge(probe, here, cx, normalize, whole);
+            let (state, finding) = judge(probe, here, cx, normalize, whole);
             let state = match state {
                 State::Held => State::Failed,
                 State::Failed => State::Held,
-                State::Unchecked => return (State::Unchecked, detail),
+                State::Unchecked => return (State::Unchecked, finding),
             };
-            (state, format!("not ({detail})"))
+            let finding = Box::new(finding);
+            (state, Finding::Not { finding })
         }
         _ => unreachable!("judge_at sends only combinators here"),
     }
@@ -542,18 +601,16 @@ fn combined(
 /// `sum_of`: the value read as a number against the sum of other fields' numbers.
 fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Judged {
     let raw = t.value.as_text();
-    let shown = shorten(&raw);
+    let value = Excerpt::of(&raw);
     let Some(total) = parse_number(&raw) else {
-        return (
-            State::Unchecked,
-            format!("`{shown}` could not be read as a number"),
-        );
+        return (State::Unchecked, Finding::NotANumber { value });
     };
     let mut sum = 0.0;
     let mut parts = Vec::new();
     for path in fields {
-        if let Some(hint) = misspelt(path, cx) {
-            return (State::Unchecked, format!("cannot sum it: {hint}"));
+        if let Some(typo) = misspelt(path, cx) {
+            let because = Box::new(typo);
+            return (State::Unchecked, Finding::CannotSum { because });
         }
         let root = cx
             .prediction
@@ -561,48 +618,38 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Jud
             .map_or(&Value::Null, |f| &f.value);
         let reached = path.resolve(root);
         if reached.is_empty() {
-            return (
-                State::Unchecked,
-                format!("cannot sum it: `{path}` reached no element"),
-            );
+            let path = path.to_string();
+            return (State::Unchecked, Finding::SumReachedNothing { path });
         }
         for (at, v) in reached {
-            match parse_number(&v.as_text()) {
-                Some(n) => {
-                    sum += n;
-                    parts.push(format!("{at} {n}"));
+            let text = v.as_text();
+            let at = at.to_string();
+            match parse_number(&text) {
+                Some(number) => {
+                    sum += number;
+                    parts.push(SumPart { at, number });
                 }
                 None => {
-                    return (
-                        State::Unchecked,
-                        format!(
-                            "{at} `{}` could not be read as a number, so the sum is unknown",
-                            shorten(&v.as_text())
-                        ),
-                    );
+                    let value = Excerpt::of(&text);
+                    return (State::Unchecked, Finding::SumUnreadable { at, value });
                 }
             }
         }
     }
     let held = (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
-    let sum_text = format!("{}", (sum * 1e9).round() / 1e9);
+    // The sum as it would be written: the float noise of adding decimals left out.
+    let sum = (sum * 1e9).round() / 1e9;
     (
         held.into(),
-        format!(
-            "`{shown}` reads as {total}, {} the sum {sum_text} of {}{}",
-            if held { "equal to" } else { "not" },
-            summarised(&parts, " + "),
-            within(tolerance)
-        ),
+        Finding::SumOf {
+            value,
+            total,
+            sum,
+            parts,
+            tolerance,
+            held,
+        },
     )
-}
-
-fn within(tolerance: f64) -> String {
-    if tolerance > 0.0 {
-        format!(" (within {tolerance})")
-    } else {
-        String::new()
-    }
 }
 
 /// The gate and the gated score under a scoring: `penalty` subtracts each failed Easy-Wrong
@@ -633,24 +680,6 @@ pub fn gated_score_by(verdicts: &[(RubricKind, f64, bool)], scoring: Scoring) ->
         .map(|(_, penalty, _)| penalty)
         .sum();
     (true, (1.0 - lost).max(0.0))
-}
-
-fn list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|s| format!("`{s}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn shorten(text: &str) -> String {
-    const MAX: usize = 80;
-    let one_line = text.replace('\n', "⏎");
-    if one_line.chars().count() <= MAX {
-        one_line
-    } else {
-        format!("{}…", one_line.chars().take(MAX).collect::<String>())
-    }
 }
 
 #[cfg(test)]

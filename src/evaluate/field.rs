@@ -1,11 +1,12 @@
 //! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
 
-use crate::base::field_path::FieldPath;
+use crate::base::field_path::{FieldPath, Shape};
 use crate::base::normalize::Normalize;
 use crate::base::typed::{
     canonical_number, exact_difference, identifier_key, parse_date, parse_number,
 };
 use crate::base::value::Value;
+use crate::evaluate::finding::{Note, Reading};
 use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
 use crate::metrics::score_variants;
 use crate::model::case::{Comparison, Correctness, FieldRule, Profile};
@@ -17,8 +18,8 @@ pub struct Scored {
     pub em: f64,
     /// ANLS_i.
     pub anls: f64,
-    /// Why a typed comparison could not be made (`could not be read as a number`).
-    pub note: Option<String>,
+    /// How a comparison other than text was made, or why it could not be.
+    pub note: Option<Note>,
     /// The variant the score came from (the first of equals).
     pub closest: usize,
 }
@@ -54,20 +55,11 @@ pub fn score_field(
         as_typed(&mut scored, variants, rule.compare, p, pred);
     }
     if pred.is_nested() && rule.compare != Comparison::Text {
-        let what = match rule.compare {
-            Comparison::Date { .. } => "a date",
-            Comparison::Identifier => "an identifier",
-            _ => "a number",
-        };
         scored.em = 0.0;
-        scored.note = Some(format!(
-            "a {} could not be read as {what}",
-            if matches!(pred, Value::List(_)) {
-                "list"
-            } else {
-                "mapping"
-            }
-        ));
+        scored.note = Some(Note::Nested {
+            reading: rule.compare.into(),
+            shape: Shape::of(pred),
+        });
     }
     if let Correctness::Anls(min) = rule.correct {
         scored.em = if scored.anls >= min { 1.0 } else { 0.0 };
@@ -87,36 +79,31 @@ fn as_identifiers(scored: &mut Scored, variants: &[Value], p: &str) {
         None => {
             let s = score_variants(&keys, &key, Normalize::NONE);
             (scored.em, scored.anls, scored.closest) = (0.0, s.anls, s.closest);
-            scored.note = Some(format!(
-                "compared as identifiers: gold `{}`, prediction `{key}`",
-                keys[s.closest]
-            ));
+            scored.note = Some(Note::Compared {
+                reading: Reading::Identifier,
+                gold: keys[s.closest].clone(),
+                prediction: key,
+            });
         }
     }
 }
 
 /// A text prediction compared as a number or a date.
 fn as_typed(scored: &mut Scored, variants: &[Value], compare: Comparison, p: &str, pred: &Value) {
-    let (read, what) = match compare {
-        Comparison::Number { tolerance } => (
-            parse_number(p).map(|_| {
-                variants.iter().any(|g| match g {
-                    Value::Text(g) => numbers_close(g, p, tolerance),
-                    _ => false,
-                })
-            }),
-            "a number",
-        ),
-        Comparison::Date { day_first } => (
-            parse_date(p, day_first).map(|p| {
-                variants.iter().any(|g| match g {
-                    Value::Text(g) => parse_date(g, day_first) == Some(p),
-                    _ => false,
-                })
-            }),
-            "a date",
-        ),
-        Comparison::Text | Comparison::Identifier => (None, ""),
+    let read = match compare {
+        Comparison::Number { tolerance } => parse_number(p).map(|_| {
+            variants.iter().any(|g| match g {
+                Value::Text(g) => numbers_close(g, p, tolerance),
+                _ => false,
+            })
+        }),
+        Comparison::Date { day_first } => parse_date(p, day_first).map(|p| {
+            variants.iter().any(|g| match g {
+                Value::Text(g) => parse_date(g, day_first) == Some(p),
+                _ => false,
+            })
+        }),
+        Comparison::Text | Comparison::Identifier => None,
     };
     if read == Some(true) {
         // The variant that equals the prediction as a number or a date.
@@ -140,18 +127,20 @@ fn as_typed(scored: &mut Scored, variants: &[Value], compare: Comparison, p: &st
             scored.em = 0.0;
             // The forms that were compared, so the message shows the difference that counted.
             let shown = |v: &Value| compared_form(v, compare).as_text();
-            let forms = comparison_name(compare);
             if let Some(gold) = variants.get(scored.closest) {
-                scored.note = Some(format!(
-                    "compared as {forms}: gold `{}`, prediction `{}`",
-                    shown(gold),
-                    shown(pred)
-                ));
+                scored.note = Some(Note::Compared {
+                    reading: compare.into(),
+                    gold: shown(gold),
+                    prediction: shown(pred),
+                });
             }
         }
         None if !p.trim().is_empty() => {
             scored.em = 0.0;
-            scored.note = Some(format!("`{p}` could not be read as {what}"));
+            scored.note = Some(Note::Unreadable {
+                reading: compare.into(),
+                value: p.to_owned(),
+            });
         }
         None => {}
     }
@@ -295,16 +284,6 @@ pub fn apply_path_rules(
         pred = path.map(&pred, &leaf);
     }
     (variants, pred)
-}
-
-/// A comparison in words, for messages.
-pub(crate) fn comparison_name(c: Comparison) -> &'static str {
-    match c {
-        Comparison::Text => "text",
-        Comparison::Number { .. } => "numbers",
-        Comparison::Date { .. } => "dates",
-        Comparison::Identifier => "identifiers",
-    }
 }
 
 /// A leaf as a comparison reads it; as written when it cannot be read so.

@@ -6,9 +6,7 @@ use std::cell::RefCell;
 
 use crate::base::fs::hash_hex;
 use crate::base::value::Value;
-
-/// What a `judge:` check says when its verdict was never recorded.
-pub const NO_VERDICT: &str = "no recorded verdict for this question";
+use crate::evaluate::finding::Finding;
 
 /// One question put to a judge: what its standard input carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,9 +112,9 @@ impl Judgments<'_> {
         text: &str,
         field: Option<String>,
         gold: Option<&[Value]>,
-    ) -> Result<JudgeVerdict, String> {
+    ) -> Result<JudgeVerdict, Finding> {
         let Some(command) = self.command else {
-            return Err("the suite declares no `judge` command to ask".into());
+            return Err(Finding::NoJudge);
         };
         let gold = gold.map(|variants| match variants {
             [one] => one.to_json(),
@@ -126,7 +124,7 @@ impl Judgments<'_> {
         });
         let key = key(command, question, text, gold.as_ref());
         match (self.lookup)(&key) {
-            Some(known) => known,
+            Some(known) => known.map_err(|error| Finding::JudgeFailed { error }),
             None => {
                 let mut missing = self.missing.borrow_mut();
                 if !missing.iter().any(|q| q.key == key) {
@@ -139,10 +137,9 @@ impl Judgments<'_> {
                         case: self.case.to_owned(),
                     });
                 }
-                Err(format!(
-                    "{NO_VERDICT}; record it with `{}`",
-                    self.record_command
-                ))
+                Err(Finding::NoVerdict {
+                    record_command: self.record_command.to_owned(),
+                })
             }
         }
     }

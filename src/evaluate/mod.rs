@@ -6,6 +6,7 @@ pub mod aggregate;
 pub mod baseline;
 pub mod checks;
 pub mod field;
+pub mod finding;
 pub mod judge;
 pub mod outcome;
 pub mod paired;
@@ -17,9 +18,9 @@ use crate::base::budget::CASE_STEPS;
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score_by};
 use crate::evaluate::field::{
-    Scored, apply_path_rules, comparison_name, has_alternatives, matched_items, resolved_gold,
-    score_field,
+    Scored, apply_path_rules, has_alternatives, matched_items, resolved_gold, score_field,
 };
+use crate::evaluate::finding::{BeforeScoring, Note, PathRule, Problem, Spot};
 use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
@@ -70,16 +71,16 @@ fn evaluate_within(
 /// `None`): failed, with nothing measured, for a number computed halfway would mislead. Located
 /// at the field's gold.
 fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
-    let what = field.map_or_else(|| "its rubrics".to_owned(), |f| format!("`{f}`"));
     let line = field
         .and_then(|f| case.gold.iter().flatten().find(|g| g.name == f))
         .map_or(1, |g| g.line);
     Outcome {
-        problems: vec![format!(
-            "{}:{line}: scoring {what} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long, too deeply nested or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
-            case.file.display(),
-            CASE_STEPS as f64 / 1e9
-        )],
+        problems: vec![Problem::OverBudget {
+            file: case.file.display().to_string(),
+            line,
+            field: field.map(str::to_owned),
+            steps: CASE_STEPS,
+        }],
         fields: Vec::new(),
         metrics: Metrics::default(),
         rubrics: Vec::new(),
@@ -194,7 +195,7 @@ fn scored(
         })
         .collect();
 
-    let problems: Vec<String> = unpriced(prediction, case).into_iter().collect();
+    let problems: Vec<Problem> = unpriced(prediction, case).into_iter().collect();
     let passed = gate_open && thresholds.iter().all(|t| t.held) && problems.is_empty();
     Outcome {
         problems,
@@ -240,13 +241,15 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         closest,
     } = score_field(&variants, g.rule, &compared, case.normalize, case.profile);
     let note = note.or_else(|| {
-        (!g.path_rules.is_empty()).then(|| {
-            let rules: Vec<String> = g
+        (!g.path_rules.is_empty()).then(|| Note::Inside {
+            rules: g
                 .path_rules
                 .iter()
-                .map(|(path, c)| format!("{path} as {}", comparison_name(*c)))
-                .collect();
-            format!("compared inside: {}", rules.join(", "))
+                .map(|(path, c)| PathRule {
+                    path: path.to_string(),
+                    reading: (*c).into(),
+                })
+                .collect(),
         })
     });
     let resolved = (em < 1.0 && has_alternatives(&variants[closest]))
@@ -313,7 +316,7 @@ fn why_absent(metric: Metric, prediction: &Prediction) -> String {
 
 /// What `test` would find wrong with a case and its prediction before any score, for `lint`:
 /// rubrics reading a field one edit from a known one, a model the suite's `pricing` lacks.
-pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String> {
+pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<BeforeScoring> {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let none = Judgments::none();
     let cx = Context {
@@ -324,50 +327,51 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<String
         normalize: case.normalize,
         whole_text: std::cell::OnceCell::new(),
     };
-    let mut found: Vec<String> = case
+    let mut found: Vec<BeforeScoring> = case
         .rubrics
         .iter()
         .filter_map(|r| {
-            let hint = crate::evaluate::checks::misspelt_field(r, &cx)?;
-            Some(format!(
-                "{}:{}:{}: {} `{}`: {hint}",
-                r.file.display(),
-                r.line,
-                r.column,
-                r.kind.key(),
-                r.label
-            ))
+            Some(BeforeScoring::Misspelt {
+                typo: crate::evaluate::checks::misspelt_field(r, &cx)?,
+                at: Spot {
+                    file: r.file.display().to_string(),
+                    line: r.line,
+                    column: r.column,
+                },
+                kind: r.kind.key(),
+                label: r.label.clone(),
+            })
         })
         .collect();
-    // Located where the price goes: the suite's `pricing`.
     found.extend(unpriced_model(prediction, case).map(|(model, closest)| {
-        match &case.pricing_at {
-            Some((file, mark)) => format!(
-                "{}:{}:{}: pricing: no price for `{model}`, the model of the prediction of `{}` (the closest priced one is `{closest}`; add `{model}` here)",
-                file.display(),
-                mark.line,
-                mark.column,
-                case.file.display()
-            ),
-            None => format!("{}: the prediction's model `{model}` has no price", case.file.display()),
+        BeforeScoring::Unpriced {
+            case: case.file.display().to_string(),
+            model: model.to_owned(),
+            closest: closest.to_owned(),
+            pricing: pricing_at(case),
         }
     }));
     found
 }
 
+/// Where the suite's `pricing` is written.
+fn pricing_at(case: &Case) -> Option<Spot> {
+    case.pricing_at.as_ref().map(|(file, mark)| Spot {
+        file: file.display().to_string(),
+        line: mark.line,
+        column: mark.column,
+    })
+}
+
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
 /// would be a silent pass (SPEC §7).
-fn unpriced(prediction: &Prediction, case: &Case) -> Option<String> {
+fn unpriced(prediction: &Prediction, case: &Case) -> Option<Problem> {
     let (model, closest) = unpriced_model(prediction, case)?;
-    let at = case
-        .pricing_at
-        .as_ref()
-        .map_or_else(String::new, |(file, mark)| {
-            format!(" at {}:{}:{}", file.display(), mark.line, mark.column)
-        });
-    Some(format!(
-        "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
-    ))
+    Some(Problem::Unpriced {
+        model: model.to_owned(),
+        closest: closest.to_owned(),
+        pricing: pricing_at(case),
+    })
 }
 
 /// The prediction's model when the suite prices models but not this one, with the closest
@@ -520,12 +524,14 @@ mod tests {
         let cut = evaluate_within(&case, &prediction, &Judgments::none(), 1_000);
         assert!(!cut.passed && cut.fields.is_empty());
         assert_eq!(cut.problems.len(), 1);
-        assert!(
-            cut.problems[0].starts_with(
-                "long.yaml:2: scoring `line_items` needs more work than goldgate spends on one case (1.2 billion steps"
-            ),
-            "{}",
-            cut.problems[0]
+        assert_eq!(
+            cut.problems[0],
+            Problem::OverBudget {
+                file: "long.yaml".into(),
+                line: 2,
+                field: Some("line_items".into()),
+                steps: CASE_STEPS
+            }
         );
     }
 }

@@ -22,7 +22,7 @@ pub struct Outcome {
     /// Gate open, every threshold held, and no problem.
     pub passed: bool,
     /// What fails the case besides its checks: a model the suite's `pricing` lacks.
-    pub problems: Vec<String>,
+    pub problems: Vec<crate::evaluate::finding::Problem>,
     /// Predicted fields with a value that gold does not list (hallucinated fields).
     pub extra_fields: Vec<(String, Value)>,
 }
@@ -48,8 +48,8 @@ pub struct FieldRow {
     pub anls: f64,
     /// Whether the field is critical.
     pub critical: bool,
-    /// Why a typed comparison could not be made.
-    pub note: Option<String>,
+    /// How a comparison other than text was made, or why it could not be.
+    pub note: Option<crate::evaluate::finding::Note>,
     /// The gold variant the scores came from.
     pub closest: usize,
     /// That variant with every `any_of` inside it resolved to the alternative the prediction came
@@ -215,8 +215,8 @@ impl ThresholdVerdict {
 pub struct Verdict {
     /// Whether the check held.
     pub held: bool,
-    /// Why, in a sentence fit for the failure message.
-    pub detail: String,
+    /// What the check found there.
+    pub finding: crate::evaluate::finding::Finding,
     /// Whether the check could be made at all (a misspelt field, a judge without a verdict
     /// could not): a rubric not checked fails, but says nothing of the prediction.
     pub checked: bool,

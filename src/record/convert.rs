@@ -94,7 +94,7 @@ fn rubric(r: &crate::evaluate::outcome::RubricVerdict) -> RubricRecord {
         held: r.verdict.held,
         checked: r.verdict.checked,
         penalty: r.rubric.penalty,
-        detail: r.verdict.detail.clone(),
+        finding: r.verdict.finding.clone(),
         file: r.rubric.file.display().to_string(),
         line: r.rubric.line,
         column: r.rubric.column,

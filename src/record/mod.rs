@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 pub(crate) use convert::{aggregate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
+use crate::evaluate::finding::{Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar};
 use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
@@ -74,7 +75,7 @@ pub struct TestRecord {
     pub extra_fields: Vec<ExtraField>,
     /// What fails the case besides its checks (a model the suite's `pricing` lacks).
     #[serde(default)]
-    pub problems: Vec<String>,
+    pub problems: Vec<Problem>,
     /// Every mistake that kept the case from loading, located.
     #[serde(default)]
     pub errors: Vec<LocatedProblem>,
@@ -150,8 +151,8 @@ pub struct FieldRecord {
     pub confidence: Option<f64>,
     /// Whether the field is critical.
     pub critical: bool,
-    /// Why a typed comparison could not be made.
-    pub note: Option<String>,
+    /// How a comparison other than text was made, or why it could not be (`render` says it).
+    pub note: Option<Note>,
     /// The value object's other keys (`page`, `bbox`…), never scored.
     pub metadata: serde_json::Map<String, Json>,
     /// The index of the gold variant the scores came from.
@@ -210,8 +211,8 @@ pub struct RubricRecord {
     pub checked: bool,
     /// The penalty of an Easy-Wrong rubric.
     pub penalty: f64,
-    /// What the check found.
-    pub detail: String,
+    /// What the check found, as data (`render` says it).
+    pub finding: Finding,
     /// The file it is written in.
     pub file: String,
     /// Its line.

@@ -47,7 +47,12 @@ pub fn annotations(
         }
         for r in case.rubrics.iter().filter(|r| !r.held) {
             let rank = if r.kind == "must_right" { 0 } else { 2 };
-            let message = format!("{} `{}` failed: {}", r.kind, one_line(&r.label), r.detail);
+            let message = format!(
+                "{} `{}` failed: {}",
+                r.kind,
+                one_line(&r.label),
+                super::finding::verdict(r.checked, &r.finding)
+            );
             add(&r.file, r.line, r.column, message, rank);
         }
         for t in case.thresholds.iter().filter(|t| !t.held) {

@@ -152,7 +152,7 @@ mod tests {
             held: false,
             checked: true,
             penalty: 0.0,
-            detail: String::new(),
+            finding: crate::evaluate::finding::Finding::NoGold,
             file: "cases/invoices/suite.yaml".into(),
             line: 7,
             column: 5,

@@ -37,7 +37,7 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             "{} `{}` failed ({cost}): {}",
             r.rubric.kind.key(),
             one_line(&r.rubric.label),
-            r.verdict.detail
+            super::finding::verdict(r.verdict.checked, &r.verdict.finding)
         );
     }
     for t in &failed_thresholds {
@@ -141,7 +141,7 @@ fn verdict_line(outcome: &Outcome) -> String {
     for t in outcome.thresholds.iter().filter(|t| !t.held) {
         parts.push(threshold_text(t));
     }
-    parts.extend(outcome.problems.iter().cloned());
+    parts.extend(outcome.problems.iter().map(super::finding::problem));
     let score = format!("score {:.4}", outcome.score);
     if parts.is_empty() {
         // A failure with an open gate and every threshold held cannot happen; say so rather than nothing.
@@ -256,7 +256,7 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         }
     }
     if let Some(note) = &row.note {
-        let _ = writeln!(out, "  {:<12}{note}", "note");
+        let _ = writeln!(out, "  {:<12}{}", "note", super::finding::note(note));
     }
     let em = if row.em == 1.0 {
         paint(Styles::GOOD, "1")

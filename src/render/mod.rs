@@ -4,6 +4,7 @@
 mod annotations;
 mod compare;
 mod diff;
+mod finding;
 mod html;
 mod junit;
 mod markdown;
@@ -14,6 +15,7 @@ mod summary;
 pub use annotations::{annotations, workflow_command};
 pub use compare::{aggregate_message, comparison_table, paired_lines};
 pub use diff::{inline_diff, line_diff};
+pub use finding::{before_scoring, verdict};
 pub use html::{Page, html_page};
 pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};

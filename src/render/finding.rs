@@ -1,0 +1,391 @@
+//! What a rubric's check found and how a field was compared, in the sentences of the failure
+//! message, the annotations and the pages: the one place a finding becomes prose.
+
+use crate::base::budget::{MESSAGE_ITEMS, summarised};
+use crate::base::field_path::{Missing, Shape};
+use crate::evaluate::finding::{BeforeScoring, Excerpt, Finding, Note, Place, Problem, Reading};
+
+/// A rubric's verdict in one sentence: what the check found, or why it could not be made.
+pub fn verdict(checked: bool, finding: &Finding) -> String {
+    if checked {
+        sentence(finding)
+    } else {
+        format!("could not be checked: {}", sentence(finding))
+    }
+}
+
+/// What a check found, in one sentence.
+pub fn sentence(finding: &Finding) -> String {
+    use Finding as F;
+    match finding {
+        F::Exact { value, matched } => format!(
+            "`{}` is {}an exact match of its gold",
+            shown(value),
+            if *matched { "" } else { "not " }
+        ),
+        F::Anls { anls, min } => format!("ANLS {anls:.4} against gold, needs at least {min}"),
+        F::Equals {
+            value,
+            expected,
+            held,
+        } => format!(
+            "`{}` {} `{expected}`",
+            shown(value),
+            if *held { "equals" } else { "does not equal" }
+        ),
+        F::OneOf {
+            value,
+            options,
+            held,
+        } => format!(
+            "`{}` is {}one of {}",
+            shown(value),
+            if *held { "" } else { "not " },
+            list(options)
+        ),
+        F::Contains {
+            value,
+            needles,
+            held,
+        } => format!(
+            "`{}` {} {}",
+            shown(value),
+            if *held {
+                "contains"
+            } else {
+                "does not contain"
+            },
+            list(needles)
+        ),
+        F::NotContains {
+            value,
+            needles,
+            held,
+        } => format!(
+            "`{}` {} {}",
+            shown(value),
+            if *held {
+                "contains none of"
+            } else {
+                "contains"
+            },
+            list(needles)
+        ),
+        F::Matches {
+            value,
+            pattern,
+            held,
+        } => format!(
+            "`{}` {} /{pattern}/",
+            shown(value),
+            if *held { "matches" } else { "does not match" }
+        ),
+        F::Present { value: Some(value) } => format!("has the value `{}`", shown(value)),
+        F::Present { value: None } => "is absent, null or empty".to_owned(),
+        F::Number {
+            value,
+            read,
+            expected,
+            tolerance,
+            held,
+        } => format!(
+            "`{}` reads as {read}, {} {expected}{}",
+            shown(value),
+            if *held { "equal to" } else { "not" },
+            within(*tolerance)
+        ),
+        F::Date {
+            value,
+            read,
+            expected,
+            held,
+        } => format!(
+            "`{}` reads as {read}, {} {expected}",
+            shown(value),
+            if *held { "equal to" } else { "not" }
+        ),
+        F::Confidence { confidence, min } => {
+            format!("confidence {confidence}, needs at least {min}")
+        }
+        F::Count { count, min, max } => {
+            let wanted = match max {
+                Some(max) if max == min => format!("{min}"),
+                Some(max) => format!("{min} to {max}"),
+                None => format!("at least {min}"),
+            };
+            format!(
+                "has {count} item{}, needs {wanted}",
+                if *count == 1 { "" } else { "s" }
+            )
+        }
+        F::Judge {
+            held,
+            explanation,
+            votes,
+        } => {
+            let votes = votes.map_or_else(String::new, |v| {
+                format!(
+                    " ({} of {} answers; flip rate {:.2})",
+                    v.agree, v.total, v.flip_rate
+                )
+            });
+            format!(
+                "the judge says {}: {}{votes}",
+                if *held { "yes" } else { "no" },
+                shown(explanation)
+            )
+        }
+        F::SumOf {
+            value,
+            total,
+            sum,
+            parts,
+            tolerance,
+            held,
+        } => {
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|p| format!("{} {}", p.at, p.number))
+                .collect();
+            format!(
+                "`{}` reads as {total}, {} the sum {sum} of {}{}",
+                shown(value),
+                if *held { "equal to" } else { "not" },
+                summarised(&parts, " + "),
+                within(*tolerance)
+            )
+        }
+        F::All { checks, failed } if failed.is_empty() => format!("all {checks} checks hold"),
+        F::All { failed, .. } => format!("not all checks hold: {}", sentences(failed)),
+        F::Any {
+            held: Some(held), ..
+        } => format!("one check holds: {}", sentence(held)),
+        F::Any { failed, .. } => format!("no check holds: {}", sentences(failed)),
+        F::Not { finding } => format!("not ({})", sentence(finding)),
+        F::Elements {
+            total,
+            last_held: Some(last),
+            failed,
+        } if failed.is_empty() => format!("all {total} elements hold ({})", sentence(last)),
+        F::Elements { total, failed, .. } if failed.len() > MESSAGE_ITEMS => format!(
+            "{} of {total} elements fail: {}",
+            failed.len(),
+            sentences(failed)
+        ),
+        F::Elements { failed, .. } => failed.iter().map(sentence).collect::<Vec<_>>().join("; "),
+        F::At {
+            place,
+            missing,
+            finding,
+        } => {
+            let mut detail = sentence(finding);
+            if let Some(why) = missing {
+                detail.push_str(&format!(" ({})", self::missing(why)));
+            }
+            match place {
+                None => detail,
+                Some(Place::Field(at)) => format!("{at}: {detail}"),
+                Some(Place::Text) => format!("prediction: {detail}"),
+            }
+        }
+        F::Unchecked { findings } => sentences(findings),
+        F::Misspelt { field, closest } => format!(
+            "{field}: the field is in neither gold nor the prediction (did you mean `{closest}`?)"
+        ),
+        F::NotInGold { missing } => format!(
+            "gold has nothing here ({}), so there is nothing to check against",
+            self::missing(missing)
+        ),
+        F::NoElement { path } => {
+            format!("{path}: `[*]` reached no element, so nothing could be checked")
+        }
+        F::NoGold => "gold has no value here to compare with".to_owned(),
+        F::NotANumber { value } => format!("`{}` could not be read as a number", shown(value)),
+        F::NotADate { value } => format!("`{}` could not be read as a date", shown(value)),
+        F::NotAList { value } => format!("`{}` is not a list", shown(value)),
+        F::NoConfidence => "the prediction gives no confidence for it".to_owned(),
+        F::CannotSum { because } => format!("cannot sum it: {}", sentence(because)),
+        F::SumReachedNothing { path } => format!("cannot sum it: `{path}` reached no element"),
+        F::SumUnreadable { at, value } => format!(
+            "{at} `{}` could not be read as a number, so the sum is unknown",
+            shown(value)
+        ),
+        F::NoJudge => "the suite declares no `judge` command to ask".to_owned(),
+        F::JudgeFailed { error } => error.clone(),
+        F::NoVerdict { record_command } => {
+            format!("no recorded verdict for this question; record it with `{record_command}`")
+        }
+    }
+}
+
+/// What fails a case besides its checks, as its verdict line says it.
+pub fn problem(problem: &Problem) -> String {
+    match problem {
+        Problem::OverBudget {
+            file,
+            line,
+            field,
+            steps,
+        } => format!(
+            "{file}:{line}: scoring {} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long, too deeply nested or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
+            field
+                .as_ref()
+                .map_or_else(|| "its rubrics".to_owned(), |f| format!("`{f}`")),
+            *steps as f64 / 1e9
+        ),
+        Problem::Unpriced {
+            model,
+            closest,
+            pricing,
+        } => {
+            let at = pricing.as_ref().map_or_else(String::new, |p| {
+                format!(" at {}:{}:{}", p.file, p.line, p.column)
+            });
+            format!(
+                "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
+            )
+        }
+    }
+}
+
+/// What `lint` finds before scoring, located, on one line.
+pub fn before_scoring(found: &BeforeScoring) -> String {
+    match found {
+        BeforeScoring::Misspelt {
+            at,
+            kind,
+            label,
+            typo,
+        } => format!(
+            "{}:{}:{}: {kind} `{label}`: {}",
+            at.file,
+            at.line,
+            at.column,
+            sentence(typo)
+        ),
+        // Located where the price goes: the suite's `pricing`.
+        BeforeScoring::Unpriced {
+            case,
+            model,
+            closest,
+            pricing: Some(p),
+        } => format!(
+            "{}:{}:{}: pricing: no price for `{model}`, the model of the prediction of `{case}` (the closest priced one is `{closest}`; add `{model}` here)",
+            p.file, p.line, p.column
+        ),
+        BeforeScoring::Unpriced { case, model, .. } => {
+            format!("{case}: the prediction's model `{model}` has no price")
+        }
+    }
+}
+
+/// Why a path reached nothing, as the message says it.
+pub fn missing(why: &Missing) -> String {
+    match why {
+        Missing::PastTheEnd { at, items } => {
+            format!(
+                "`{at}` has {items} item{}",
+                if *items == 1 { "" } else { "s" }
+            )
+        }
+        Missing::NoKey {
+            at,
+            key,
+            closest: Some(best),
+        } => format!("`{at}` has no `{key}`; did you mean `{best}`?"),
+        Missing::NoKey { at, key, .. } => format!("`{at}` has no `{key}`"),
+        Missing::NotAList { at, is } => format!("`{at}` is {}, not a list", shape(*is)),
+        Missing::NotAMapping { at, is } => format!("`{at}` is {}, not a mapping", shape(*is)),
+    }
+}
+
+/// How a field was compared, as its block of the message says it.
+pub fn note(note: &Note) -> String {
+    match note {
+        Note::Compared {
+            reading,
+            gold,
+            prediction,
+        } => format!(
+            "compared as {}: gold `{gold}`, prediction `{prediction}`",
+            plural(*reading)
+        ),
+        Note::Unreadable { reading, value } => {
+            format!("`{value}` could not be read as {}", singular(*reading))
+        }
+        Note::Nested { reading, shape } => format!(
+            "a {} could not be read as {}",
+            if *shape == Shape::List {
+                "list"
+            } else {
+                "mapping"
+            },
+            singular(*reading)
+        ),
+        Note::Inside { rules } => {
+            let rules: Vec<String> = rules
+                .iter()
+                .map(|r| format!("{} as {}", r.path, plural(r.reading)))
+                .collect();
+            format!("compared inside: {}", rules.join(", "))
+        }
+    }
+}
+
+fn plural(reading: Reading) -> &'static str {
+    match reading {
+        Reading::Text => "text",
+        Reading::Number => "numbers",
+        Reading::Date => "dates",
+        Reading::Identifier => "identifiers",
+    }
+}
+
+fn singular(reading: Reading) -> &'static str {
+    match reading {
+        Reading::Text => "text",
+        Reading::Number => "a number",
+        Reading::Date => "a date",
+        Reading::Identifier => "an identifier",
+    }
+}
+
+fn shape(is: Shape) -> &'static str {
+    match is {
+        Shape::Null => "null",
+        Shape::Text => "a text",
+        Shape::List => "a list",
+        Shape::Mapping => "a mapping",
+    }
+}
+
+fn sentences(findings: &[Finding]) -> String {
+    let all: Vec<String> = findings.iter().map(sentence).collect();
+    summarised(&all, "; ")
+}
+
+fn within(tolerance: f64) -> String {
+    if tolerance > 0.0 {
+        format!(" (within {tolerance})")
+    } else {
+        String::new()
+    }
+}
+
+fn list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value on one line, cut where the finding cut it.
+fn shown(value: &Excerpt) -> String {
+    let one_line = value.text.replace('\n', "⏎");
+    if value.cut {
+        format!("{one_line}…")
+    } else {
+        one_line
+    }
+}
