@@ -8,6 +8,22 @@ use super::value::Value;
 /// of a command's output: a recorded output and a live one are held to one size.
 pub const FILE_BYTES: u64 = 64 << 20;
 
+/// How much of a document is read to key a shared command output (SPEC §10: keyed by the
+/// document's bytes): its first 64 MiB, with its size and, beyond that, its modification time. A
+/// scan of gigabytes is keyed in a fraction of a second, never held in memory.
+pub const DOCUMENT_KEY_BYTES: u64 = FILE_BYTES;
+
+/// What is kept of a command's standard error: its last 16 KiB, enough for the tail a failure
+/// message shows; the rest is counted (for the flood bound) and let go as it comes.
+pub const STDERR_KEPT: usize = 16 << 10;
+
+/// The lines of standard error a failure message shows, from its end.
+pub const STDERR_LINES: usize = 10;
+
+/// The longest line of standard error a failure message shows, in characters; a longer one is
+/// cut and says so (one line of 70 MB would otherwise be the message, and the report).
+pub const STDERR_LINE_CHARS: usize = 300;
+
 /// The most values in one JSON prediction (every mapping, list and scalar counts one): the
 /// budget the YAML reader (serde-saphyr) keeps for a YAML file, so that both formats cost alike.
 /// 250,000 values is some 4,000 line items of 60 values each.

@@ -1,70 +1,48 @@
-//! Files: reading text with errors that name the file, and writing a file so that a reader never
+//! Files: reading, with errors that name the file, and writing a file so that a reader never
 //! sees half of it (a temporary file beside it, fsync, rename; the file keeps its permissions, a new
-//! one gets the usual 0644, not the temporary's 0600).
+//! one gets the usual 0644, not the temporary's 0600). Every file goldgate reads whole goes
+//! through one reader, [`read_within`]: a regular file only (a FIFO or a device is refused before
+//! a byte is read, never waited on) and within a budget; a document is only ever read in chunks,
+//! to key a shared output ([`document_digest`]).
 
 use std::io::Write;
 use std::path::Path;
 
-use crate::base::budget::FILE_BYTES;
+use crate::base::budget::{DOCUMENT_KEY_BYTES, FILE_BYTES};
 use crate::base::location::LoadError;
 
 /// Reads a file as UTF-8 text (a leading byte-order mark dropped), with an error naming it.
 pub fn read_text(file: &Path) -> Result<String, LoadError> {
-    use std::io::Read;
-    let cannot = |e: std::io::Error| {
-        LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
-    };
-    let not_regular = || {
-        LoadError::file(
-            file,
-            "this is not a regular file (a FIFO, a socket or a device)",
-        )
-        .hint("goldgate reads cases, predictions, suites and rubric sets from regular files")
-    };
-    // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): it is
-    // opened without waiting, and its kind asked of the open file before a byte is read.
-    let opened = match open_without_waiting(file) {
-        Ok(opened) => opened,
-        // A socket cannot be opened at all: said as for any file that is not regular.
-        Err(e) => {
-            return Err(match std::fs::metadata(file) {
-                Ok(meta) if !meta.is_file() && !meta.is_dir() => not_regular(),
-                _ => cannot(e),
-            });
-        }
-    };
-    let meta = opened.metadata().map_err(cannot)?;
-    if meta.is_dir() {
-        return Err(LoadError::file(file, "this is a folder, not a file"));
+    text_of(
+        file,
+        read_within(file, FILE_BYTES, SPLIT_IT).map_err(|u| u.error)?,
+    )
+}
+
+/// What to do about an input file over the budget.
+const SPLIT_IT: &str = "split it into several cases, or keep only what is compared";
+
+/// [`read_text`], with `Ok(None)` when the file does not exist (a baseline not written yet), and
+/// `too_large` as the hint for a file over the budget.
+pub(crate) fn read_text_if_present(
+    file: &Path,
+    too_large: &str,
+) -> Result<Option<String>, LoadError> {
+    match read_within(file, FILE_BYTES, too_large) {
+        Ok(bytes) => text_of(file, bytes).map(Some),
+        Err(Unread { missing: true, .. }) => Ok(None),
+        Err(u) => Err(u.error),
     }
-    if !meta.is_file() {
-        return Err(not_regular());
-    }
-    let too_large = |size: u64| {
-        LoadError::file(
-            file,
-            format!(
-                "the file is {size} bytes, more than goldgate reads ({} MiB)",
-                FILE_BYTES >> 20
-            ),
-        )
-        .hint("split it into several cases, or keep only what is compared")
-    };
-    if meta.len() > FILE_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The size it has when opened is read, in one call (no second call to find the end); a
-    // file that says it is empty (as those of /proc do) is read to its end, within the bound.
-    let limit = if meta.len() > 0 {
-        meta.len()
-    } else {
-        FILE_BYTES + 1
-    };
-    opened.take(limit).read_to_end(&mut bytes).map_err(cannot)?;
-    if bytes.len() as u64 > FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
+}
+
+/// A file's bytes, at most `limit` of them, through the same checks as [`read_text`]: for the
+/// files goldgate writes itself and reads back (a shared command output), whose bound is theirs.
+pub(crate) fn read_bytes(file: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
+    read_within(file, limit, "it is goldgate's own: remove it and run again").map_err(|u| u.error)
+}
+
+/// The UTF-8 text of a file's bytes, a leading byte-order mark dropped.
+fn text_of(file: &Path, bytes: Vec<u8>) -> Result<String, LoadError> {
     let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => rest.to_vec(),
         None => bytes,
@@ -79,6 +57,164 @@ pub fn read_text(file: &Path) -> Result<String, LoadError> {
         )
         .hint("save it as UTF-8")
     })
+}
+
+/// Why a file was not read; `missing` when it does not exist.
+struct Unread {
+    missing: bool,
+    error: LoadError,
+}
+
+impl From<LoadError> for Unread {
+    fn from(error: LoadError) -> Unread {
+        Unread {
+            missing: false,
+            error,
+        }
+    }
+}
+
+/// The one way goldgate reads a file whole: a regular file only (a FIFO or a device is refused
+/// before a byte is read), at most `limit` bytes (more is refused, not cut, with the hint
+/// `too_large`).
+fn read_within(file: &Path, limit: u64, too_large: &str) -> Result<Vec<u8>, Unread> {
+    use std::io::Read;
+    let cannot = |e: &std::io::Error| {
+        LoadError::file(file, format!("cannot read the file: {}", io_reason(e)))
+    };
+    let opened = open_regular(file).map_err(|e| match e {
+        Opened::Missing(e) => Unread {
+            missing: true,
+            error: cannot(&e),
+        },
+        Opened::Refused(error) => Unread::from(error),
+    })?;
+    let (opened, size) = opened;
+    let over = |size: u64| {
+        LoadError::file(
+            file,
+            format!(
+                "the file is {size} bytes, more than goldgate reads ({})",
+                shown_bytes(limit)
+            ),
+        )
+        .hint(too_large)
+    };
+    if size > limit {
+        return Err(over(size).into());
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    // The size it has when opened is read, in one call (no second call to find the end); a
+    // file that says it is empty (as those of /proc do) is read to its end, within the bound.
+    let take = if size > 0 { size } else { limit + 1 };
+    opened
+        .take(take)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(over(bytes.len() as u64).into());
+    }
+    Ok(bytes)
+}
+
+/// A bound as a message says it: in MiB when it is whole MiB.
+fn shown_bytes(limit: u64) -> String {
+    if limit >= 1 << 20 && limit.is_multiple_of(1 << 20) {
+        format!("{} MiB", limit >> 20)
+    } else {
+        format!("{limit} bytes")
+    }
+}
+
+/// Why [`open_regular`] opened nothing.
+enum Opened {
+    /// The file does not exist (or cannot be opened for another reason the OS gives).
+    Missing(std::io::Error),
+    /// It is not a regular file, or cannot be opened.
+    Refused(LoadError),
+}
+
+/// Opens a regular file for reading, with its size; a FIFO, a socket, a device or a folder is
+/// refused before a byte is read.
+fn open_regular(file: &Path) -> Result<(std::fs::File, u64), Opened> {
+    let cannot = |e: std::io::Error| {
+        Opened::Refused(LoadError::file(
+            file,
+            format!("cannot read the file: {}", io_reason(&e)),
+        ))
+    };
+    let not_regular = || {
+        Opened::Refused(
+            LoadError::file(
+                file,
+                "this is not a regular file (a FIFO, a socket or a device)",
+            )
+            .hint("goldgate reads cases, predictions, suites, rubric sets, baselines and documents from regular files only: put the file itself there"),
+        )
+    };
+    // A FIFO or a device would block the run at `open` or be read for ever (`/dev/zero`): it is
+    // opened without waiting, and its kind asked of the open file before a byte is read.
+    let opened = match open_without_waiting(file) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Opened::Missing(e)),
+        // A socket cannot be opened at all: said as for any file that is not regular.
+        Err(e) => {
+            return Err(match std::fs::metadata(file) {
+                Ok(meta) if !meta.is_file() && !meta.is_dir() => not_regular(),
+                _ => cannot(e),
+            });
+        }
+    };
+    let meta = opened.metadata().map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(Opened::Refused(LoadError::file(
+            file,
+            "this is a folder, not a file",
+        )));
+    }
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    Ok((opened, meta.len()))
+}
+
+/// A digest of a document for the key of a shared command output, read in chunks: its size,
+/// and its first [`DOCUMENT_KEY_BYTES`] bytes (with its modification time when it is longer),
+/// so that a scan of gigabytes costs neither its size in memory nor the time to read it all.
+pub(crate) fn document_digest(file: &Path) -> Result<String, LoadError> {
+    use std::io::Read;
+    let (opened, size) = open_regular(file).map_err(|e| match e {
+        Opened::Missing(e) => {
+            LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
+        }
+        Opened::Refused(error) => error,
+    })?;
+    let mut hash = Fnv::new();
+    hash.part_header(8);
+    hash.bytes(&size.to_le_bytes());
+    if size > DOCUMENT_KEY_BYTES {
+        // Its tail is not read: a document rewritten beyond the bound changes its time.
+        let modified = opened
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        hash.part_header(16);
+        hash.bytes(&modified.to_le_bytes());
+    }
+    let mut reader = opened.take(DOCUMENT_KEY_BYTES);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = reader.read(&mut chunk).map_err(|e| {
+            LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
+        })?;
+        if n == 0 {
+            break;
+        }
+        hash.bytes(&chunk[..n]);
+    }
+    Ok(hash.hex())
 }
 
 /// Opens a file for reading; a FIFO opens at once instead of waiting for a writer.
@@ -280,17 +416,40 @@ pub(crate) fn canonical(path: &Path) -> std::path::PathBuf {
 /// FNV-1a over 128 bits, in hex: a stable name for cache entries and locks (the same in every
 /// process and build, unlike std's hasher, which does not promise that).
 pub(crate) fn hash_hex(parts: &[&[u8]]) -> String {
+    let mut h = Fnv::new();
+    for part in parts {
+        h.part_header(part.len() as u64);
+        h.bytes(part);
+    }
+    h.hex()
+}
+
+/// FNV-1a over 128 bits, fed in pieces: [`hash_hex`] of parts, or a file read in chunks.
+struct Fnv(u128);
+
+impl Fnv {
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
     const PRIME: u128 = 0x0000000001000000000000000000013B;
-    let mut h = OFFSET;
-    for part in parts {
-        // The length first, so that ("ab", "c") and ("a", "bc") differ.
-        for b in (part.len() as u64).to_le_bytes().iter().chain(part.iter()) {
-            h ^= u128::from(*b);
-            h = h.wrapping_mul(PRIME);
+
+    fn new() -> Fnv {
+        Fnv(Self::OFFSET)
+    }
+
+    /// A part's length comes first, so that ("ab", "c") and ("a", "bc") differ.
+    fn part_header(&mut self, len: u64) {
+        self.bytes(&len.to_le_bytes());
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u128::from(*b);
+            self.0 = self.0.wrapping_mul(Self::PRIME);
         }
     }
-    format!("{h:032x}")
+
+    fn hex(&self) -> String {
+        format!("{:032x}", self.0)
+    }
 }
 
 /// Replaces `path` with `bytes` atomically.
@@ -421,6 +580,43 @@ mod tests {
             let e = read_text(&fifo).unwrap_err();
             assert!(e.message.starts_with("this is not a regular file"), "{e:?}");
         }
+    }
+
+    #[test]
+    fn names_stay_the_same_and_a_document_is_keyed_from_its_start() {
+        // Verdict keys and run folders are named by it: the value of the formula, pinned.
+        assert_eq!(hash_hex(&[b"ab", b"c"]), "b6ce7db35a06e7457857fa227a8bde4e");
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.pdf"), dir.path().join("b.pdf"));
+        std::fs::write(&a, "one").unwrap();
+        std::fs::write(&b, "two").unwrap();
+        assert_ne!(document_digest(&a).unwrap(), document_digest(&b).unwrap());
+        std::fs::write(&b, "one").unwrap();
+        assert_eq!(document_digest(&a).unwrap(), document_digest(&b).unwrap());
+        // Past the bound only the size and time tell: the rest is never read.
+        let big = dir.path().join("big.pdf");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(DOCUMENT_KEY_BYTES + 1)
+            .unwrap();
+        assert_eq!(document_digest(&big).unwrap().len(), 32);
+        let fifo = dir.path().join("pipe.pdf");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = document_digest(&fifo).unwrap_err();
+            assert!(e.message.starts_with("this is not a regular file"), "{e:?}");
+            assert_eq!(
+                read_text_if_present(&fifo, SPLIT_IT).unwrap_err().message,
+                e.message
+            );
+        }
+        assert_eq!(
+            read_text_if_present(&dir.path().join("none.json"), SPLIT_IT),
+            Ok(None)
+        );
     }
 
     #[test]

@@ -172,11 +172,12 @@ fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadErro
             return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
         }
     }
-    let marks = match &node.kind {
+    let marks: Vec<Mark> = match &node.kind {
         NodeKind::Map(entries) => entries.iter().map(|(_, v)| v.mark).collect(),
         NodeKind::List(items) => items.iter().map(|v| v.mark).collect(),
         _ => Vec::new(),
     };
+    templates(here, &list, &marks)?;
     Ok(Pipelines {
         dir: dir.to_path_buf(),
         reference: list[0].0.clone(),
@@ -184,6 +185,45 @@ fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadErro
         at: (file.to_path_buf(), node.mark),
         marks,
     })
+}
+
+/// Each pipeline's prediction path names its own file per case: a path without `{case}` (or
+/// `{document}`) is one file that every case would be scored against, and two pipelines whose
+/// paths lead to the same files score the same predictions twice, under two names.
+fn templates(
+    here: &Here,
+    list: &[(String, Option<String>)],
+    marks: &[Mark],
+) -> Result<(), LoadError> {
+    let mark = |i: usize| marks.get(i).copied().unwrap_or_default();
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for (i, (name, template)) in list.iter().enumerate() {
+        let Some(template) = template else {
+            continue;
+        };
+        if !template.contains("{case}") && !template.contains("{document}") {
+            return Err(here
+                .err(
+                    mark(i),
+                    &format!("pipelines.{name}"),
+                    format!("`{template}` names no case: every case would be scored against this one file"),
+                )
+                .hint(format!("put the case's name in the path: `{name}: outputs/{name}/{{case}}.json`")));
+        }
+        // `{pipeline}` is the one part that differs between pipelines of one path.
+        let files = template.replace("{pipeline}", name);
+        if let Some((_, first)) = seen.iter().find(|(f, _)| *f == files) {
+            return Err(here
+                .err(
+                    mark(i),
+                    &format!("pipelines.{name}"),
+                    format!("pipelines `{first}` and `{name}` read the same files (`{files}`): each would be scored on the other's predictions"),
+                )
+                .hint(format!("give each pipeline its own folder: `{name}: outputs/{name}/{{case}}.json`")));
+        }
+        seen.push((files, name));
+    }
+    Ok(())
 }
 
 /// `aggregate`: the suite's bounds, and the name of its test.
@@ -250,6 +290,21 @@ fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<
             .err(mark, "judge.command", "`command` is empty")
             .hint("write `command: [python3, judge.py]`"));
     }
+    // A judge is asked on its standard input: a placeholder would reach it as literal text.
+    if let Some((i, arg)) = j
+        .command
+        .iter()
+        .enumerate()
+        .find(|(_, a)| PLACEHOLDERS.iter().any(|p| a.contains(p)))
+    {
+        return Err(here
+            .err(
+                mark,
+                &format!("judge.command[{i}]"),
+                format!("`{arg}` holds a placeholder, but a judge's command takes none: it would reach the judge as this very text"),
+            )
+            .hint("the judge reads each question (with its case) on its standard input: remove the placeholder"));
+    }
     let repeat = j.repeat.as_ref().map_or(1, |r| r.value);
     if !(1..=99).contains(&repeat) {
         let at = j.repeat.as_ref().map_or(mark, |r| Mark::of(&r.referenced));
@@ -308,18 +363,14 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
             .err(mark, "run.command", "`command` is empty")
             .hint("write `command: [python3, extract.py, \"{document}\"]`"));
     }
-    if let Some((i, _)) = scripts(&r.command).into_iter().find(|(_, script)| {
-        ["{case}", "{pipeline}", "{document}"]
-            .iter()
-            .any(|p| script.contains(p))
-    }) {
+    if let Some(i) = r.command.iter().position(|a| !placeholder_may_stand(a)) {
         return Err(here
             .err(
                 mark,
                 &format!("run.command[{i}]"),
-                "a placeholder inside a shell script would be pasted in unquoted: a case file named `$(rm -rf ~).yaml` would run as a command",
+                format!("a placeholder inside a shell script would be pasted in unquoted, and `{}` may be one: a placeholder may stand only as a whole argument or in a file path, since any program (`sh -c`, `awk`, `perl -e`, `env -S`...) may read an argument as code, where a case file named `$(rm -rf ~).yaml` would run as a command", r.command[i]),
             )
-            .hint("pass it as an argument and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{case}\"]`, or drop the shell: `[extract, \"{case}\"]`"));
+            .hint("pass it as an argument of its own and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{case}\"]`, or drop the shell: `[extract, \"{case}\"]`"));
     }
     let timeout = timeout_of(here, mark, "run.timeout_s", r.timeout_s)?;
     Ok(RunCommand {
@@ -330,46 +381,32 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
     })
 }
 
-/// The scripts of a command that an interpreter reads from an argument, with their index: `sh -c
-/// SCRIPT` (bash, dash, zsh, ksh, ash, fish too; `-ec`, `-lc`... as well), `python3 -c`, `perl -e`,
-/// `ruby -e`, `node -e`, wherever they stand: behind `env`, `nice`, `timeout 5` or `xargs` as well.
-fn scripts(command: &[String]) -> Vec<(usize, &str)> {
-    const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "fish"];
-    const OTHERS: [(&str, &str); 6] = [
-        ("python", "-c"),
-        ("python3", "-c"),
-        ("perl", "-e"),
-        ("ruby", "-e"),
-        ("node", "-e"),
-        ("pwsh", "-c"),
-    ];
-    let name = |a: &str| {
-        Path::new(a)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(a)
-            .to_owned()
-    };
-    let mut found = Vec::new();
-    for (p, program) in command.iter().enumerate() {
-        let program = name(program);
-        let takes_script = |a: &String| {
-            if SHELLS.contains(&program.as_str()) {
-                a.starts_with('-') && !a.starts_with("--") && a.contains('c')
-            } else {
-                OTHERS
-                    .iter()
-                    .any(|(interpreter, flag)| *interpreter == program && a == flag)
-            }
-        };
-        if let Some(flag) = command[p + 1..].iter().position(takes_script) {
-            let i = p + 1 + flag + 1;
-            if let Some(script) = command.get(i) {
-                found.push((i, script.as_str()));
-            }
-        }
+/// The placeholders a suite's command may hold.
+const PLACEHOLDERS: [&str; 3] = ["{case}", "{pipeline}", "{document}"];
+
+/// Whether a command's argument holds its placeholders only where no program can read them as
+/// code: an allow-list of places, not a list of interpreters (there are always more: `env -S`,
+/// `flock -c`, `awk`, `perl -le`...). A placeholder may stand
+/// - as the whole argument (`"{document}"`): it reaches the program as one argument, unquoted
+///   by no shell;
+/// - in a file path (`out/{pipeline}/{case}.json`, `scans/{case}.pdf`): around the placeholders
+///   only letters, digits and `_` `-` `.` `/`, and no leading `-`, which would make it an option
+///   (`-c{case}` is a script for `python3`, `--eval={case}` for `node`).
+///
+/// Anything else (a space, a quote, `$`, `;`, `(`, `=`...) could make the argument code, and
+/// the placeholder's text (a case's file name) part of it.
+fn placeholder_may_stand(arg: &str) -> bool {
+    if !PLACEHOLDERS.iter().any(|p| arg.contains(p)) || PLACEHOLDERS.contains(&arg) {
+        return true;
     }
-    found
+    let mut around = arg.to_owned();
+    for p in PLACEHOLDERS {
+        around = around.replace(p, "/");
+    }
+    !arg.starts_with('-')
+        && around
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
 /// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to
@@ -602,4 +639,36 @@ fn easy_wrong_penalty(here: &Here, penalty: &Spanned<f64>) -> Result<f64, LoadEr
         ));
     }
     Ok(penalty.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placeholder_stands_only_as_a_whole_argument_or_in_a_path() {
+        for (arg, allowed) in [
+            ("extract.py", true),
+            ("echo $1", true),
+            ("{case}", true),
+            ("{document}", true),
+            ("out/{pipeline}/{case}.json", true),
+            ("{case}.pdf", true),
+            ("../scans/{case}-v2.pdf", true),
+            ("{case}{pipeline}", true),
+            ("echo {case}", false),
+            ("sh -c 'echo {case}'", false),
+            ("import os; os.system('echo {case}')", false),
+            ("BEGIN { system(\"echo {case}\") }", false),
+            ("print \"{case}\"", false),
+            ("$({case})", false),
+            ("--input={document}", false),
+            ("-c{case}", false),
+            ("-out/{case}", false),
+            ("out/{case};id", false),
+            ("out/{case} x", false),
+        ] {
+            assert_eq!(placeholder_may_stand(arg), allowed, "{arg}");
+        }
+    }
 }

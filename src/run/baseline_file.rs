@@ -4,22 +4,70 @@
 
 use std::path::Path;
 
-use crate::base::fs::{lock_for, write_atomically};
+use crate::base::fs::{lock_for, read_text_if_present, write_atomically};
 use crate::evaluate::baseline::{Baseline, Entry, parse, to_text};
 
-/// Reads a baseline; `Ok(None)` when the file does not exist.
+/// Reads a baseline; `Ok(None)` when the file does not exist. An entry that holds no number
+/// is an error: it would compare nothing, and so pass whatever its test scores.
 pub(crate) fn read(path: &Path) -> Result<Option<Baseline>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(format!(
-                "cannot read the baseline `{}`: {e}",
-                path.display()
-            ));
-        }
+    let Some((base, text)) = read_as_written(path)? else {
+        return Ok(None);
     };
-    parse(&text, &path.display().to_string()).map(Some)
+    if let Some((test, field)) = empty_entry(&text) {
+        let what = match field {
+            Some(field) => format!("the field `{field}` of the entry `{test}` holds no metric"),
+            None => format!("the entry `{test}` holds no metric"),
+        };
+        return Err(format!(
+            "the baseline `{}`: {what}, so it would hide any regression of its test (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry)",
+            path.display()
+        ));
+    }
+    Ok(Some(base))
+}
+
+/// A baseline and its text, through the reader of every input file: within the input budget,
+/// and a FIFO or a device in its place refused at once instead of hanging the run.
+fn read_as_written(path: &Path) -> Result<Option<(Baseline, String)>, String> {
+    let too_large = "a baseline holds a few numbers per test, so goldgate did not write this one: remove it and bless the tests again with `GOLDGATE_UPDATE=always`";
+    let text = read_text_if_present(path, too_large).map_err(|e| {
+        let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
+        format!(
+            "cannot read the baseline `{}`: {}{hint}",
+            path.display(),
+            e.message
+        )
+    })?;
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let base = parse(&text, &path.display().to_string())?;
+    Ok(Some((base, text)))
+}
+
+/// The first entry of a baseline's text (already parsed) that holds no number (`{}`, or
+/// `{"fields": {}}`), or the first field of one that holds none: with the field's name. Asked of
+/// the text, not of the parsed entry, where a field left `{}` has already vanished.
+fn empty_entry(text: &str) -> Option<(String, Option<String>)> {
+    fn holds_a_number(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(_) => true,
+            serde_json::Value::Object(m) => m.values().any(holds_a_number),
+            _ => false,
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(text).ok()?;
+    json.get("cases")?
+        .as_object()?
+        .iter()
+        .find_map(|(test, entry)| {
+            if !holds_a_number(entry) {
+                return Some((test.clone(), None));
+            }
+            let fields = entry.get("fields")?.as_object()?;
+            let (field, _) = fields.iter().find(|(_, f)| !holds_a_number(f))?;
+            Some((test.clone(), Some(field.clone())))
+        })
 }
 
 /// What a blessing wrote to one baseline file.
@@ -42,7 +90,8 @@ pub(crate) fn merge(
 ) -> Result<Written, String> {
     let cannot = |e: std::io::Error| format!("cannot write the baseline `{}`: {e}", path.display());
     let _held = lock_for(path).map_err(cannot)?;
-    let mut base = read(path)?.unwrap_or_default();
+    // An entry left empty does not stop the blessing that fills it again.
+    let mut base = read_as_written(path)?.map(|(b, _)| b).unwrap_or_default();
     let (mut new, mut changed) = (0, 0);
     for (id, entry) in entries {
         match base.cases.insert(id.clone(), entry.clone()) {
@@ -60,4 +109,27 @@ pub(crate) fn merge(
         new,
         changed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_or_a_field_without_numbers_is_found() {
+        let text = |cases: &str| format!("{{\"goldgate_baseline\": 1, \"cases\": {cases}}}");
+        for (cases, found) in [
+            (r#"{"a": {"anls": 1}, "b": {}}"#, Some(("b", None))),
+            (r#"{"a": {"fields": {}}}"#, Some(("a", None))),
+            (
+                r#"{"a": {"anls": 1, "fields": {"x": {"em": 1}, "y": {}}}}"#,
+                Some(("a", Some("y"))),
+            ),
+            (r#"{"a": {"fields": {"x": {"em": 0}}}}"#, None),
+            (r#"{}"#, None),
+        ] {
+            let want = found.map(|(t, f)| (t.to_owned(), f.map(str::to_owned)));
+            assert_eq!(empty_entry(&text(cases)), want, "{cases}");
+        }
+    }
 }

@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::base::budget::{STDERR_KEPT, STDERR_LINE_CHARS, STDERR_LINES};
+
 /// What the command printed, and how long it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ran {
@@ -57,8 +59,8 @@ pub fn run_with_input(
         feed(stdin, bytes.to_vec());
     }
     // Read both pipes while it runs, so that a chatty command never blocks on a full pipe.
-    let out_reader = reader(child.stdout.take());
-    let err_reader = reader(child.stderr.take());
+    let out_reader = reader(child.stdout.take(), Keep::Head);
+    let err_reader = reader(child.stderr.take(), Keep::Tail);
     let status = loop {
         // A flood is stopped at the cap: the case fails now, not at the timeout.
         if out_reader.overflowed() || err_reader.overflowed() {
@@ -85,7 +87,7 @@ pub fn run_with_input(
     let deadline = Instant::now() + PIPE_GRACE;
     let stdout = out_reader.take(deadline);
     let stderr = err_reader.take(deadline);
-    let tail = stderr_tail(&stderr.bytes);
+    let tail = stderr_tail(&stderr.bytes, stderr.cut);
     for (flooded, stream) in [
         (stdout.overflowed, "standard output"),
         (stderr.overflowed, "standard error"),
@@ -169,9 +171,21 @@ const CAPTURE_LIMIT: usize = 64 << 20;
 /// How long pipes are read after the command exits, for output still in them.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
 
-/// A pipe read on a thread of its own, up to [`CAPTURE_LIMIT`] bytes kept (the rest drained).
+/// What a reader keeps of its pipe: standard output whole (it is the prediction), standard
+/// error only its end (it is only ever shown as a tail); both count to [`CAPTURE_LIMIT`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Head,
+    Tail,
+}
+
+/// A pipe read on a thread of its own: what [`Keep`] says is kept, the rest let go. Once its
+/// output is taken the thread stops at its next read and closes the pipe, so that a process
+/// that escaped the group and keeps writing costs no memory for the rest of the run (its next
+/// write fails instead).
 struct Reader {
     captured: std::sync::Arc<std::sync::Mutex<Captured>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     done: std::sync::mpsc::Receiver<()>,
 }
 
@@ -179,32 +193,69 @@ struct Reader {
 #[derive(Default)]
 struct Captured {
     bytes: Vec<u8>,
+    /// Bytes the pipe gave in all, kept or not.
+    seen: usize,
     overflowed: bool,
+    /// Whether the start was let go ([`Keep::Tail`]): the first kept line may be a part of one.
+    cut: bool,
 }
 
-fn reader(pipe: Option<impl Read + Send + 'static>) -> Reader {
+impl Captured {
+    fn add(&mut self, chunk: &[u8], keep: Keep) {
+        self.seen = self.seen.saturating_add(chunk.len());
+        if self.seen > CAPTURE_LIMIT {
+            self.overflowed = true;
+        }
+        match keep {
+            Keep::Head if !self.overflowed => self.bytes.extend_from_slice(chunk),
+            Keep::Head => {}
+            Keep::Tail => {
+                self.bytes.extend_from_slice(chunk);
+                // Let go by halves, so that each byte is moved a bounded number of times.
+                if self.bytes.len() > 2 * STDERR_KEPT {
+                    let drop = self.bytes.len() - STDERR_KEPT;
+                    self.bytes.drain(..drop);
+                    self.cut = true;
+                }
+            }
+        }
+    }
+}
+
+fn reader(pipe: Option<impl Read + Send + 'static>, keep: Keep) -> Reader {
+    use std::sync::atomic::Ordering;
     let (send, done) = std::sync::mpsc::channel();
     let captured = std::sync::Arc::new(std::sync::Mutex::new(Captured::default()));
-    let shared = std::sync::Arc::clone(&captured);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (shared, stopped) = (
+        std::sync::Arc::clone(&captured),
+        std::sync::Arc::clone(&stop),
+    );
     std::thread::spawn(move || {
         if let Some(mut pipe) = pipe {
-            let mut chunk = [0u8; 64 * 1024];
+            let mut chunk = vec![0u8; 64 * 1024];
             loop {
                 let n = match pipe.read(&mut chunk) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
-                let mut c = shared.lock().unwrap_or_else(|e| e.into_inner());
-                if c.bytes.len() + n <= CAPTURE_LIMIT {
-                    c.bytes.extend_from_slice(&chunk[..n]);
-                } else {
-                    c.overflowed = true;
+                // Taken already: nothing more is kept, and the pipe closes as the thread ends.
+                if stopped.load(Ordering::Acquire) {
+                    break;
                 }
+                shared
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .add(&chunk[..n], keep);
             }
         }
         let _ = send.send(());
     });
-    Reader { captured, done }
+    Reader {
+        captured,
+        stop,
+        done,
+    }
 }
 
 impl Reader {
@@ -217,11 +268,12 @@ impl Reader {
     }
 
     /// The output, waiting for the pipe to close until `deadline`; a pipe still held open then
-    /// (by a process that escaped the group) is left to its thread, and what came is kept.
+    /// (by a process that escaped the group) is closed at its next write, and what came is kept.
     fn take(self, deadline: Instant) -> Captured {
         let _ = self
             .done
             .recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
         std::mem::take(&mut *self.captured.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
@@ -239,19 +291,105 @@ fn kill_group(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// The last lines of standard error, for the failure message.
-fn stderr_tail(stderr: &[u8]) -> String {
+/// The last lines of standard error, for the failure message: at most [`STDERR_LINES`] lines
+/// of at most [`STDERR_LINE_CHARS`] characters, control characters shown escaped (a NUL as
+/// `\0`, an escape as `\u{1b}`), so that no output, however hostile, sizes the message or
+/// drives the terminal it is printed on. `cut` says the start of `stderr` was let go.
+fn stderr_tail(stderr: &[u8], cut: bool) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    // A line whose start was let go is shown only when it is all there is, and says so.
+    let partial = cut && lines.len() == 1;
+    if cut && !partial {
+        lines.remove(0);
+    }
+    let lines: Vec<&str> = lines
+        .into_iter()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     if lines.is_empty() {
         return String::new();
     }
-    let tail = &lines[lines.len().saturating_sub(10)..];
+    let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
     format!(
         "\nend of its standard error:\n{}",
         tail.iter()
-            .map(|l| format!("  {l}"))
+            .map(|l| format!("  {}", shown_line(l, partial)))
             .collect::<Vec<_>>()
             .join("\n")
     )
+}
+
+/// One line of standard error as a message shows it; `partial` when its start was let go.
+fn shown_line(line: &str, partial: bool) -> String {
+    let mut out = String::from(if partial { "… " } else { "" });
+    let mut shown = 0;
+    for c in line.chars() {
+        if shown >= STDERR_LINE_CHARS {
+            out.push_str(&format!(" … (cut at {STDERR_LINE_CHARS} characters)"));
+            break;
+        }
+        if c.is_control() && c != '\t' {
+            let escaped = c.escape_debug().to_string();
+            shown += escaped.chars().count();
+            out.push_str(&escaped);
+        } else {
+            shown += 1;
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_of_standard_error_is_bounded_in_lines_and_characters() {
+        let many: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let tail = stderr_tail(many.as_bytes(), false);
+        assert!(
+            tail.starts_with("\nend of its standard error:\n  line 21\n"),
+            "{tail}"
+        );
+        assert!(tail.ends_with("  line 30"), "{tail}");
+        let long = "é".repeat(STDERR_LINE_CHARS + 5);
+        let tail = stderr_tail(long.as_bytes(), false);
+        assert_eq!(
+            tail,
+            format!(
+                "\nend of its standard error:\n  {} … (cut at 300 characters)",
+                "é".repeat(STDERR_LINE_CHARS)
+            )
+        );
+        // Control characters escaped, NULs and terminal escapes alike.
+        let tail = stderr_tail(b"a\0b\x1b[31mred\tc\r\n", false);
+        assert_eq!(
+            tail,
+            "\nend of its standard error:\n  a\\0b\\u{1b}[31mred\tc"
+        );
+        // A start that was let go: its first, partial line is left out when there are others.
+        let tail = stderr_tail(b"rtial\nwhole\n", true);
+        assert_eq!(tail, "\nend of its standard error:\n  whole");
+        let tail = stderr_tail(b"xxxx", true);
+        assert_eq!(tail, "\nend of its standard error:\n  \u{2026} xxxx");
+    }
+
+    #[test]
+    fn standard_error_keeps_only_its_end_and_counts_the_rest() {
+        let mut c = Captured::default();
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..100 {
+            c.add(&chunk, Keep::Tail);
+        }
+        assert!(c.bytes.len() <= 2 * STDERR_KEPT, "{}", c.bytes.len());
+        assert_eq!(c.seen, 100 * 64 * 1024);
+        assert!(c.cut && !c.overflowed);
+        let mut out = Captured::default();
+        out.add(&chunk, Keep::Head);
+        assert_eq!(out.bytes.len(), chunk.len());
+        assert!(!out.cut);
+    }
 }

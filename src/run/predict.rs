@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::command::{Ran, run};
-use crate::base::fs::{canonical, hash_hex, write_atomically};
+use crate::base::fs::{canonical, document_digest, hash_hex, read_bytes, write_atomically};
 use crate::base::location::LoadError;
 use crate::base::state;
 use crate::load::prediction::{from_output, missing_document, read_prediction};
@@ -51,14 +51,19 @@ impl Commands {
         let Some(shared) = &self.shared else {
             return run(command, dir, timeout);
         };
-        let document_bytes = document
-            .and_then(|d| std::fs::read(d).ok())
-            .unwrap_or_default();
+        // Streamed and bounded: a scan of gigabytes is neither held in memory nor read whole.
+        let document_digest = match document {
+            Some(d) => document_digest(d).map_err(|e| {
+                let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
+                format!("the document `{}`: {}{hint}", d.display(), e.message)
+            })?,
+            None => String::new(),
+        };
         let mut parts: Vec<&[u8]> = command.iter().map(|a| a.as_bytes()).collect();
         // The folder's real place: two checkouts with the same layout run their own commands.
         let real_dir = canonical(dir);
         parts.push(real_dir.as_os_str().as_encoded_bytes());
-        parts.push(&document_bytes);
+        parts.push(document_digest.as_bytes());
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
         let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
@@ -80,8 +85,13 @@ impl Commands {
     }
 }
 
+/// The most a kept output's file may hold: its standard output at the capture limit (the input
+/// budget), every byte of it escaped by JSON (`\u0000`, six bytes), and the rest of the entry.
+const KEPT_BYTES: u64 = 6 * crate::base::budget::FILE_BYTES + (1 << 20);
+
 fn read_kept(entry: &Path) -> Option<Result<Ran, String>> {
-    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(entry).ok()?).ok()?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&read_bytes(entry, KEPT_BYTES).ok()?).ok()?;
     if let Some(why) = json.get("error").and_then(|e| e.as_str()) {
         return Some(Err(why.to_owned()));
     }
