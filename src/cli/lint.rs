@@ -11,6 +11,8 @@ use crate::load::discover::{NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
 use crate::load::{Load, Planned, Problem, When, is_a_prediction, plan_folder};
 use crate::model::case::PredictionSource;
+use crate::model::metric::Metric;
+use crate::model::suite::Aggregate;
 
 /// What `lint` found.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,11 +35,13 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     let mut not_cases: Vec<(usize, &Path)> = Vec::new();
     let mut predictions: Vec<std::path::PathBuf> = Vec::new();
     let mut judges: Vec<Arc<crate::model::suite::Judge>> = Vec::new();
+    let mut gates = Gates::default();
     for (i, entry) in plan.iter().enumerate() {
         let loaded = match &entry.load {
             Load::Now(loaded) => Cow::Borrowed(&**loaded),
             Load::Later(pending) => Cow::Owned(pending.take(entry.pipeline.as_deref())),
         };
+        gates.note(&entry.aggregates, Result::as_ref(&loaded).ok());
         if let Ok(case) = &*loaded
             && let Some(judge) = &case.judge
             && judges.iter().all(|j| j.verdicts != judge.verdicts)
@@ -97,6 +101,7 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         .collect();
     errors.extend(baseline_errors(&entries, cases));
     errors.extend(judge_errors(judges));
+    errors.extend(gates.errors());
     // A case under several pipelines fails to load once per pipeline, with the same error.
     let mut seen = std::collections::HashSet::new();
     errors.retain(|e| seen.insert(e.clone()));
@@ -124,6 +129,68 @@ fn case_files(entries: &[&Planned]) -> usize {
             .iter()
             .filter(|e| e.file.as_os_str().is_empty())
             .count()
+}
+
+/// Each suite aggregate of the plan, with what its cases say of the gate: whether one of them
+/// has rubrics, and whether one could not be read (its rubrics then unknown).
+#[derive(Default)]
+struct Gates(Vec<(Arc<Aggregate>, bool, bool)>);
+
+impl Gates {
+    /// Notes a case (`None`: one that did not load) under `aggregates`.
+    fn note(&mut self, aggregates: &[Arc<Aggregate>], case: Option<&crate::model::case::Case>) {
+        // A skipped case is left out of its aggregates, as `test` leaves it out.
+        let has_rubrics = case.is_some_and(|c| c.skip.is_none() && !c.rubrics.is_empty());
+        for agg in aggregates {
+            let at = match self.0.iter().position(|(a, _, _)| Arc::ptr_eq(a, agg)) {
+                Some(at) => at,
+                None => {
+                    self.0.push((Arc::clone(agg), false, false));
+                    self.0.len() - 1
+                }
+            };
+            let seen = &mut self.0[at];
+            seen.1 |= has_rubrics;
+            seen.2 |= case.is_none();
+        }
+    }
+
+    /// A bound on the gate (`min_mean_score`, `min_gate_pass_rate`, the rubric accuracies) of an
+    /// aggregate none of whose cases has rubrics: `test` fails it, as it measures nothing.
+    fn errors(&self) -> Vec<String> {
+        let of_the_gate = |m: Metric| {
+            matches!(
+                m,
+                Metric::GatePassRate
+                    | Metric::MeanScore
+                    | Metric::MustRightAccuracy
+                    | Metric::EasyWrongAccuracy
+            )
+        };
+        let mut bounds: Vec<&crate::model::metric::Threshold> = self
+            .0
+            .iter()
+            .filter(|(_, has_rubrics, unread)| !has_rubrics && !unread)
+            .flat_map(|(agg, _, _)| agg.thresholds.iter())
+            .filter(|t| of_the_gate(t.metric))
+            .collect();
+        // In the order they are written.
+        bounds.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        bounds
+            .into_iter()
+            .map(|t| {
+                format!(
+                    "{}:{}:{}: aggregate.{}: no case of the suite has rubrics, so it has no gate to measure and `{}` fails every run (give its cases `rubrics:`, or remove `{}`)",
+                    t.file.display(),
+                    t.line,
+                    t.column,
+                    t.name,
+                    t.name,
+                    t.name
+                )
+            })
+            .collect()
+    }
 }
 
 /// A baseline a suite declares must exist and read, as `test` requires of every case under it.

@@ -38,9 +38,14 @@ pub struct Aggregated {
     pub cost_total_usd: Option<f64>,
     /// Share of case tests that passed.
     pub pass_rate: Option<f64>,
-    /// Share of cases whose gate is open (one that could not be scored counts as closed).
+    /// Scored cases that have rubrics. Without any, the gate's aggregates are absent: a case
+    /// without rubrics has its gate open and a score of 1 whatever its prediction says.
+    pub with_rubrics: usize,
+    /// Share of cases whose gate is open (one that could not be scored counts as closed); absent
+    /// when no case has rubrics.
     pub gate_pass_rate: Option<f64>,
-    /// Mean gated score of the cases (one that could not be scored counts 0).
+    /// Mean gated score of the cases (one that could not be scored counts 0); absent when no
+    /// case has rubrics.
     pub mean_score: Option<f64>,
     /// Share of Must-Right rubric items that held, over every scored case.
     pub must_right_accuracy: Option<f64>,
@@ -83,8 +88,16 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
     let sum = |get: fn(&crate::evaluate::record::RubricTally) -> usize| {
         tallies.iter().map(get).sum::<usize>()
     };
-    let cases = tallies.len();
+    // Over cases none of which has a rubric the gate measured nothing: a bound on it would
+    // hold whatever the predictions say, so the metric is absent and the bound fails.
+    let with_rubrics = results
+        .iter()
+        .filter_map(|r| r.rubrics)
+        .filter(|t| t.must_right + t.easy_wrong > 0)
+        .count();
+    let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
     Aggregated {
+        with_rubrics,
         gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
         mean_score: (cases > 0)
             .then(|| tallies.iter().map(|t| t.score).sum::<f64>() / cases as f64),
@@ -123,6 +136,9 @@ pub struct RunSummary {
     /// The metrics of every case test that ran, as a suite's aggregate computes them (means over
     /// the cases that have them, Brier and ECE pooled over every field with a confidence).
     pub metrics: Aggregated,
+    /// The run's test filter, when it matched no test: the run ran nothing, and exits 0 as
+    /// libtest does (`cargo test FILTER` gives the filter to every test target).
+    pub unmatched_filter: Option<String>,
 }
 
 /// Summarises the case tests of a run.
@@ -134,6 +150,7 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         failed: count(Status::Failed),
         ignored: count(Status::Ignored),
         metrics: aggregate(records.iter().filter(|r| r.status != Status::Ignored)),
+        unmatched_filter: None,
     }
 }
 
@@ -237,16 +254,86 @@ impl Aggregated {
             .map(|t| {
                 let value = self.get(t.metric);
                 ThresholdVerdict::of(t, value, || {
-                    format!("no case of the suite measures {}", t.metric.name())
+                    if self.with_rubrics == 0 && of_the_gate(t.metric) {
+                        format!(
+                            "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `{}`",
+                            t.name
+                        )
+                    } else {
+                        format!("no case of the suite measures {}", t.metric.name())
+                    }
                 })
             })
             .collect()
     }
 }
 
+/// Whether a metric is one of the gate's, which only cases with rubrics measure.
+fn of_the_gate(metric: Metric) -> bool {
+    matches!(
+        metric,
+        Metric::GatePassRate
+            | Metric::MeanScore
+            | Metric::MustRightAccuracy
+            | Metric::EasyWrongAccuracy
+    )
+}
+
 #[cfg(test)]
 mod examples {
     use super::*;
+    use crate::evaluate::record::RubricTally;
+    use crate::model::rubric::RubricKind;
+
+    fn scored(tally: Option<RubricTally>) -> CaseNumbers {
+        CaseNumbers {
+            id: "c".into(),
+            pipeline: None,
+            status: Status::Passed,
+            metrics: Some(Metrics::default()),
+            confidences: Default::default(),
+            fields: Vec::new(),
+            rubrics: tally,
+            reference: None,
+        }
+    }
+
+    #[test]
+    fn the_gate_is_measured_only_where_a_case_has_rubrics() {
+        let none = RubricTally::of(true, 1.0, []);
+        let failed = RubricTally::of(false, 0.0, [(RubricKind::MustRight, false)]);
+        let without = aggregate(&[scored(Some(none)), scored(Some(none))]);
+        assert_eq!(
+            (
+                without.with_rubrics,
+                without.mean_score,
+                without.gate_pass_rate
+            ),
+            (0, None, None)
+        );
+        let verdicts = without.judge(&[Threshold {
+            name: "min_mean_score".into(),
+            metric: Metric::MeanScore,
+            limit: 0.9,
+            is_max: false,
+            file: "suite.yaml".into(),
+            line: 2,
+            column: 19,
+        }]);
+        assert!(!verdicts[0].held);
+        assert_eq!(
+            verdicts[0].absent_because.as_deref(),
+            Some(
+                "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `min_mean_score`"
+            )
+        );
+        // One case with rubrics: every case counts, the one without as an open gate.
+        let mixed = aggregate(&[scored(Some(none)), scored(Some(failed))]);
+        assert_eq!(
+            (mixed.with_rubrics, mixed.mean_score, mixed.gate_pass_rate),
+            (1, Some(0.5), Some(0.5))
+        );
+    }
 
     #[test]
     fn percentile_interpolates() {

@@ -117,7 +117,7 @@ impl CaseIn<'_> {
         let profile = self.profile(&mut errors);
         let critical = self.critical(gold.as_deref(), &mut errors);
         let normalize = self.normalize(&mut errors);
-        let rubrics = self.rubrics(rubrics_dir, gold.as_deref(), &mut errors);
+        let rubrics = self.rubrics(rubrics_dir, gold.as_deref(), normalize, &mut errors);
         let thresholds = self.thresholds(&critical, &mut errors);
         let ece_bins = keep(
             &mut errors,
@@ -127,7 +127,13 @@ impl CaseIn<'_> {
         let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
         // Rubrics or thresholds that failed to load still meant to check something.
         if errors.is_empty()
-            && let Some(e) = could_only_pass(file, suite, &rubrics, &thresholds, scoring)
+            && let Some(e) = could_only_pass(
+                file,
+                suite,
+                (&rubrics, gold.as_deref().unwrap_or_default()),
+                &thresholds,
+                scoring,
+            )
         {
             errors.push(e);
         }
@@ -259,6 +265,7 @@ impl CaseIn<'_> {
         &self,
         rubrics_dir: &Path,
         gold: Option<&[GoldField]>,
+        normalize: Normalize,
         errors: &mut Vec<LoadError>,
     ) -> Vec<crate::model::rubric::Rubric> {
         let mut rubrics = Vec::new();
@@ -272,6 +279,7 @@ impl CaseIn<'_> {
             gold: &gold_names,
             stack: Vec::new(),
             penalty: self.suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
+            normalize,
         };
         let rubrics_file = self.at("rubrics").file;
         for (i, entry) in self.spec.rubrics.iter().flatten().enumerate() {
@@ -353,18 +361,22 @@ impl CaseIn<'_> {
 
 /// Why a case that loaded cleanly could only ever pass, if it could: it checks nothing, every
 /// check holds on any prediction, or only Easy-Wrong rubrics can lower a score nothing bounds.
+/// `gold` is the case's gold fields, which rubrics compare with.
 fn could_only_pass(
     file: &Path,
     suite: &Suite,
-    rubrics: &[crate::model::rubric::Rubric],
+    (rubrics, gold): (&[crate::model::rubric::Rubric], &[GoldField]),
     thresholds: &[Threshold],
     scoring: Scoring,
 ) -> Option<LoadError> {
+    let gold: Vec<&str> = gold.iter().map(|g| g.name.as_str()).collect();
+    let cannot_fail =
+        |r: &crate::model::rubric::Rubric| rubrics::holds_on_anything(&r.probe, &gold);
     if rubrics.is_empty() && thresholds.is_empty() {
         return Some(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
             .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
     }
-    if rubrics.iter().all(cannot_fail)
+    if rubrics.iter().all(&cannot_fail)
         && thresholds
             .iter()
             .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
@@ -377,7 +389,7 @@ fn could_only_pass(
     }
     if suite.baseline.is_none()
         && suite.aggregates.is_empty()
-        && only_easy_wrong_lowers_a_score_nothing_bounds(rubrics, thresholds, scoring)
+        && only_easy_wrong_lowers_a_score_nothing_bounds(rubrics, &cannot_fail, thresholds, scoring)
     {
         let r = rubrics
             .iter()
@@ -457,6 +469,7 @@ fn asks_a_judge(check: &crate::model::rubric::Check) -> bool {
 /// fail, and `min_score` (if any) is at most the lowest score the Easy-Wrong rubrics can leave.
 fn only_easy_wrong_lowers_a_score_nothing_bounds(
     rubrics: &[crate::model::rubric::Rubric],
+    cannot_fail: &dyn Fn(&crate::model::rubric::Rubric) -> bool,
     thresholds: &[Threshold],
     scoring: Scoring,
 ) -> bool {
@@ -477,23 +490,20 @@ fn only_easy_wrong_lowers_a_score_nothing_bounds(
     })
 }
 
-/// A rubric whose check holds on any text: a pattern that matches everything.
-fn cannot_fail(rubric: &crate::model::rubric::Rubric) -> bool {
-    match &rubric.probe.check {
-        crate::model::rubric::Check::Matches(re) => ["", "x", "\n", "0173 ¤ é", "{\"a\": [1]}"]
-            .iter()
-            .all(|t| re.is_match(t)),
-        _ => false,
-    }
-}
-
-/// A bound no value can break: `min_score` without a rubric (the score is then 1), a `min_` of
-/// 0, a `max_` of 1 on a metric in [0, 1].
+/// A bound no value can break: `min_score` without a rubric (the score is then 1), or a bound
+/// that holds at the worst value its metric can take, 0 for a `min_` and 1 for a `max_` on a
+/// metric in [0, 1]. The bound's own comparison decides, slack of 1e-9 included, so that
+/// `min_exact_match: 1e-10` cannot fail any more than `min_exact_match: 0` can.
 fn bound_cannot_fail(t: &Threshold, no_rubric: bool) -> bool {
     let about = t.metric.about();
-    (t.metric == Metric::Score && no_rubric)
-        || (about.direction == Direction::Higher && t.limit <= 0.0)
-        || (about.direction == Direction::Lower && about.range == Range::Unit && t.limit >= 1.0)
+    let worst = match (about.direction, about.range) {
+        // Every metric bounded from below is 0 or more.
+        (Direction::Higher, _) => Some(0.0),
+        (Direction::Lower, Range::Unit) => Some(1.0),
+        // Latency, cost and counts have no worst value.
+        (Direction::Lower, _) => None,
+    };
+    (t.metric == Metric::Score && no_rubric) || worst.is_some_and(|w| t.holds(w))
 }
 
 /// The `fields` rules of a case's suites by field, a deeper suite's over an outer one's, each with

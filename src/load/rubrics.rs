@@ -13,6 +13,7 @@ use crate::base::field_path::FieldPath;
 use crate::base::fs::{by_its_words, outside_the_project, project_root, read_text};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
+use crate::base::normalize::Normalize;
 use crate::base::typed::{parse_date, parse_number};
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
 use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
@@ -27,6 +28,8 @@ pub(super) struct Sets<'a> {
     pub(super) stack: Vec<(PathBuf, String)>,
     /// The default Easy-Wrong penalty (the suite's, or 0.1).
     pub(super) penalty: f64,
+    /// The case's normalization, which a rubric without `normalize` compares under.
+    pub(super) normalize: Normalize,
 }
 
 impl Sets<'_> {
@@ -44,7 +47,14 @@ impl Sets<'_> {
         if let Some(name) = &e.include {
             return self.include(&here, path, mark, e, name, out);
         }
-        out.push(rubric(&here, path, mark, e, self.penalty, self.gold)?);
+        out.push(rubric(
+            &here,
+            path,
+            mark,
+            e,
+            self.penalty,
+            (self.gold, self.normalize),
+        )?);
         Ok(())
     }
 
@@ -199,13 +209,17 @@ fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
     Check::KEYS.into_iter().filter(|key| e.gives(key))
 }
 
+/// What a check is loaded against: the case's gold field names, and the normalization it
+/// compares under when it sets none of its own (the case's, or that of the check around it).
+type Around<'a> = (&'a [&'a str], Normalize);
+
 fn rubric(
     here: &Here,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
     default_penalty: f64,
-    gold: &[&str],
+    around: Around,
 ) -> Result<Rubric, LoadError> {
     let (kind, label) = match (&e.must_right, &e.easy_wrong) {
         (Some(l), None) => (RubricKind::MustRight, l),
@@ -235,7 +249,7 @@ fn rubric(
                 "say what the rubric checks, e.g. `must_right: total is the tax-inclusive amount`",
             ));
     }
-    let probe = probe(here, path, mark, e, gold, false)?;
+    let probe = probe(here, path, mark, e, around, false)?;
     let penalty = match (&e.penalty, kind) {
         (Some(p), RubricKind::MustRight) => {
             return Err(here
@@ -277,7 +291,7 @@ fn probe(
     path: &str,
     mark: Mark,
     e: &RubricEntry,
-    gold: &[&str],
+    (gold, normalize_around): Around,
     nested: bool,
 ) -> Result<Probe, LoadError> {
     if nested {
@@ -286,18 +300,19 @@ fn probe(
     let key = only_check(here, path, mark, e, nested)?;
     let field = field(here, path, e)?;
     refuse_options_of_other_checks(here, path, e)?;
-    let check = check(here, path, mark, e, gold)?;
+    let normalize = e
+        .normalize
+        .as_ref()
+        .map(|n| here.normalize(n, &format!("{path}.normalize")))
+        .transpose()?;
+    let around = (gold, normalize.unwrap_or(normalize_around));
+    let check = check(here, path, mark, e, around)?;
     match &field {
         // A nested check reads the field of the rubric around it.
         None if !nested => needs_field(here, path, mark, key, &check)?,
         Some(f) if check.needs_gold() => gold_has_field(here, path, mark, e, key, f, gold)?,
         _ => {}
     }
-    let normalize = e
-        .normalize
-        .as_ref()
-        .map(|n| here.normalize(n, &format!("{path}.normalize")))
-        .transpose()?;
     Ok(Probe {
         field,
         normalize,
@@ -463,17 +478,14 @@ fn check(
     path: &str,
     mark: Mark,
     e: &RubricEntry,
-    gold: &[&str],
+    around: Around,
 ) -> Result<Check, LoadError> {
+    let normalize = around.1;
     if let Some(exact) = &e.exact {
         return exact_check(here, path, exact);
     }
     if let Some(min) = &e.min_anls {
-        return Ok(Check::MinAnls(unit(
-            here,
-            min,
-            &format!("{path}.min_anls"),
-        )?));
+        return min_anls_check(here, &format!("{path}.min_anls"), min);
     }
     if let Some(node) = &e.equals {
         return Ok(Check::Equals(scalar(
@@ -486,17 +498,19 @@ fn check(
         return one_of_check(here, node, &format!("{path}.one_of"));
     }
     if let Some(node) = &e.contains {
-        return Ok(Check::Contains(texts(
+        return Ok(Check::Contains(needles(
             here,
             node,
             &format!("{path}.contains"),
+            normalize,
         )?));
     }
     if let Some(node) = &e.not_contains {
-        return Ok(Check::NotContains(texts(
+        return Ok(Check::NotContains(needles(
             here,
             node,
             &format!("{path}.not_contains"),
+            normalize,
         )?));
     }
     if let Some(pattern) = &e.matches {
@@ -519,7 +533,7 @@ fn check(
         return count(here, node, &format!("{path}.count"));
     }
     if e.all.is_some() || e.any.is_some() || e.not.is_some() {
-        return nested_check(here, path, mark, e, gold);
+        return nested_check(here, path, mark, e, around);
     }
     if let Some(fields) = &e.sum_of {
         return sum_check(here, path, mark, e, fields);
@@ -542,6 +556,22 @@ fn exact_check(here: &Here, path: &str, exact: &Spanned<bool>) -> Result<Check, 
             .hint("write `exact: true`, or `not: { exact: true }` for the opposite"));
     }
     Ok(Check::Exact)
+}
+
+/// `min_anls: x`; 0 is refused as its field-rule twin is: ANLS is never below 0, so the check
+/// would hold on every value, an absent one included.
+fn min_anls_check(here: &Here, path: &str, min: &Spanned<f64>) -> Result<Check, LoadError> {
+    let x = unit(here, min, path)?;
+    if x <= 0.0 {
+        return Err(here
+            .err(
+                Mark::of(&min.referenced),
+                path,
+                "`min_anls` is 0, so the check holds on every value, an absent one included",
+            )
+            .hint("raise it to where a value counts as close, such as 0.8, or use `present: true` to ask only for a value"));
+    }
+    Ok(Check::MinAnls(x))
 }
 
 /// `one_of`: the values allowed, at least one.
@@ -658,7 +688,7 @@ fn nested_check(
     path: &str,
     mark: Mark,
     e: &RubricEntry,
-    gold: &[&str],
+    around: Around,
 ) -> Result<Check, LoadError> {
     for (key, list) in [("all", &e.all), ("any", &e.any)] {
         if let Some(list) = list {
@@ -676,7 +706,7 @@ fn nested_check(
                         &format!("{path}.{key}[{i}]"),
                         Mark::of(&entry.referenced),
                         &entry.value,
-                        gold,
+                        around,
                         true,
                     )
                 })
@@ -694,7 +724,7 @@ fn nested_check(
             &format!("{path}.not"),
             Mark::of(&entry.referenced),
             &entry.value,
-            gold,
+            around,
             true,
         )?;
         return Ok(Check::Not(Box::new(inner)));
@@ -844,6 +874,19 @@ fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError>
             ));
         }
     };
+    Ok(texts)
+}
+
+/// The texts `contains` and `not_contains` look for. One that is empty once normalized (`"  "`,
+/// or `"\u0301"` with accents stripped) is in every value: `contains` would hold on anything and
+/// `not_contains` on nothing.
+fn needles(
+    here: &Here,
+    node: &Node,
+    path: &str,
+    normalize: Normalize,
+) -> Result<Vec<String>, LoadError> {
+    let texts = texts(here, node, path)?;
     if texts.iter().any(|t| t.trim().is_empty()) {
         return Err(here
             .err(
@@ -853,5 +896,268 @@ fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError>
             )
             .hint("give the words to look for"));
     }
+    if let Some(t) = texts.iter().find(|t| normalize.apply(t).trim().is_empty()) {
+        return Err(here
+            .err(
+                node.mark,
+                path,
+                format!(
+                    "`{}` is empty once normalized, and an empty text checks nothing: every value contains it",
+                    escaped(t)
+                ),
+            )
+            .hint("give the words to look for; to look for the mark itself, turn off the step that removes it, as `normalize: { strip_accents: false }`"));
+    }
     Ok(texts)
+}
+
+/// A text as YAML would write it between double quotes: marks and controls that show as nothing
+/// are written `\u0301`.
+fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            let debug: String = c.escape_debug().collect();
+            match u32::from(c) {
+                _ if !debug.starts_with("\\u{") => debug,
+                n if n <= 0xFFFF => format!("\\u{n:04X}"),
+                n => format!("\\U{n:08X}"),
+            }
+        })
+        .collect()
+}
+
+/// Whether a rubric's check holds whatever the prediction says, seen through `all`, `any` and
+/// `not` (`not: { not: { matches: '(?s).*' } }` holds on anything as surely as the pattern does).
+/// `gold` is the case's gold field names: a check against gold is made wherever gold has the
+/// rubric's field.
+pub(super) fn holds_on_anything(probe: &Probe, gold: &[&str]) -> bool {
+    let gold_here = probe
+        .field
+        .as_ref()
+        .is_some_and(|f| gold.contains(&f.root()));
+    on_anything(&probe.check, gold_here) == Some(true)
+}
+
+/// What a check says of every value when it says the same of all: `Some(true)` when it holds on
+/// any, `Some(false)` when it fails on every one (and is never left unchecked, so that `not:`
+/// turns it into a hold), `None` when the prediction decides. A combinator is left unchecked when
+/// one of its checks is (no gold at the place, no confidence), so it holds on anything only when
+/// none of its checks can be.
+fn on_anything(check: &Check, gold_here: bool) -> Option<bool> {
+    // A nested check with a `field` of its own reads a place that may not be there.
+    let nested = |p: &Probe| {
+        p.field
+            .is_none()
+            .then(|| on_anything(&p.check, gold_here))
+            .flatten()
+    };
+    let checked = |probes: &[Probe]| always_checked(probes, gold_here);
+    let each = |probes: &[Probe]| -> Vec<Option<bool>> { probes.iter().map(nested).collect() };
+    match check {
+        // A pattern that matches these matches any text.
+        Check::Matches(re) => ["", "x", "\n", "0173 ¤ é", "{\"a\": [1]}"]
+            .iter()
+            .all(|t| re.is_match(t))
+            .then_some(true),
+        Check::All(probes) => {
+            let each = each(probes);
+            if each.iter().all(|v| *v == Some(true)) {
+                Some(true)
+            } else if checked(probes) && (each.contains(&Some(false)) || has_complements(probes)) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        Check::Any(probes) => {
+            let each = each(probes);
+            if each.iter().all(|v| *v == Some(false)) {
+                Some(false)
+            } else if checked(probes) && (each.contains(&Some(true)) || has_complements(probes)) {
+                Some(true)
+            } else {
+                None
+            }
+        }
+        Check::Not(probe) => nested(probe).map(|held| !held),
+        _ => None,
+    }
+}
+
+/// Whether none of these nested checks can be left unchecked at the place their combinator is
+/// judged at: checks of its text, with no `field` of their own, and `exact` and `min_anls` where
+/// gold has the field (`gold_here`). A confidence, a count, a number or a judge's verdict may be
+/// missing from the prediction.
+fn always_checked(probes: &[Probe], gold_here: bool) -> bool {
+    probes.iter().all(|p| {
+        p.field.is_none()
+            && match &p.check {
+                Check::Equals(_)
+                | Check::OneOf(_)
+                | Check::Contains(_)
+                | Check::NotContains(_)
+                | Check::Matches(_)
+                | Check::Present(_) => true,
+                Check::Exact | Check::MinAnls(_) => gold_here,
+                Check::All(inner) | Check::Any(inner) => always_checked(inner, gold_here),
+                Check::Not(inner) => always_checked(std::slice::from_ref(inner), gold_here),
+                _ => false,
+            }
+    })
+}
+
+/// Whether two of the checks are each other's opposite on the one value their combinator is
+/// judged at, so that one of them holds on every value: `present: true` and `present: false`, or
+/// a check on the text and `not:` of the same check (`any: [{ equals: x }, { not: { equals: x } }]`).
+fn has_complements(probes: &[Probe]) -> bool {
+    probes
+        .iter()
+        .any(|a| probes.iter().any(|b| complements(a, b)))
+}
+
+fn complements(a: &Probe, b: &Probe) -> bool {
+    // A check with a `field` of its own may read several values (`items[*].x`), where neither
+    // of the two need hold on all.
+    if a.field.is_some() || b.field.is_some() {
+        return false;
+    }
+    // Checks on the text alone: one that compares with gold or reads a confidence may be left
+    // unchecked, and then neither of the two holds.
+    let on_text = |c: &Check| {
+        matches!(
+            c,
+            Check::Equals(_)
+                | Check::OneOf(_)
+                | Check::Contains(_)
+                | Check::NotContains(_)
+                | Check::Matches(_)
+                | Check::Present(_)
+        )
+    };
+    match (&a.check, &b.check) {
+        (Check::Present(x), Check::Present(y)) => x != y && a.normalize == b.normalize,
+        (check, Check::Not(inner)) if on_text(check) => {
+            // The negated check reads the normalization of its `not` unless it sets its own.
+            inner.field.is_none()
+                && inner.normalize.or(b.normalize) == a.normalize
+                // Checks hold no closures: their debug form is their whole content.
+                && format!("{:?}", inner.check) == format!("{check:?}")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(check: Check) -> Probe {
+        Probe {
+            field: None,
+            normalize: None,
+            check,
+        }
+    }
+
+    fn pattern(p: &str) -> Check {
+        Check::Matches(compiled(p).unwrap())
+    }
+
+    #[test]
+    fn what_holds_on_anything_is_seen_through_all_any_and_not() {
+        let anything = || probe(pattern("(?s).*"));
+        let decided = || probe(Check::Exact);
+        let text = || probe(Check::Equals("x".into()));
+        let not = |p: Probe| probe(Check::Not(Box::new(p)));
+        let cases = [
+            (pattern("(?s).*"), true),
+            (pattern("^x"), false),
+            (Check::All(vec![anything()]), true),
+            (Check::All(vec![anything(), decided()]), false),
+            (Check::Any(vec![text(), anything()]), true),
+            // `exact` is left unchecked where gold has no value, and the `any` with it.
+            (Check::Any(vec![decided(), anything()]), false),
+            (Check::Not(Box::new(not(anything()))), true),
+            (Check::Not(Box::new(anything())), false),
+            // Never holds, then negated: holds on anything.
+            (
+                Check::Not(Box::new(probe(Check::All(vec![text(), not(anything())])))),
+                true,
+            ),
+            (
+                Check::Not(Box::new(probe(Check::All(vec![
+                    decided(),
+                    not(anything()),
+                ])))),
+                false,
+            ),
+            (Check::Any(vec![text(), not(anything())]), false),
+            // A place of its own may not be there.
+            (
+                Check::Any(vec![
+                    Probe {
+                        field: Some(FieldPath::parse("total").unwrap()),
+                        ..anything()
+                    },
+                    text(),
+                ]),
+                false,
+            ),
+            // A check and its opposite at the same place.
+            (
+                Check::Any(vec![
+                    probe(Check::Present(true)),
+                    probe(Check::Present(false)),
+                ]),
+                true,
+            ),
+            (
+                Check::Any(vec![
+                    probe(Check::Equals("x".into())),
+                    not(probe(Check::Equals("x".into()))),
+                ]),
+                true,
+            ),
+            (
+                Check::Any(vec![
+                    probe(Check::Equals("x".into())),
+                    not(probe(Check::Equals("y".into()))),
+                ]),
+                false,
+            ),
+            (
+                Check::Not(Box::new(probe(Check::All(vec![
+                    probe(pattern("^a")),
+                    not(probe(pattern("^a"))),
+                ])))),
+                true,
+            ),
+            // Gold may be missing there: neither holds then.
+            (Check::Any(vec![decided(), not(decided())]), false),
+            (Check::MinAnls(0.5), false),
+        ];
+        for (check, holds) in cases {
+            assert_eq!(
+                holds_on_anything(&probe(check.clone()), &[]),
+                holds,
+                "{check:?}"
+            );
+        }
+        // Where gold has the rubric's field, `exact` is always made.
+        let total = |check: Check| Probe {
+            field: Some(FieldPath::parse("total").unwrap()),
+            ..probe(check)
+        };
+        let any = total(Check::Any(vec![decided(), anything()]));
+        assert!(holds_on_anything(&any, &["total"]));
+        assert!(!holds_on_anything(&any, &["other"]));
+    }
+
+    #[test]
+    fn invisible_text_is_shown_as_yaml_escapes() {
+        assert_eq!(escaped("\u{301}"), "\\u0301");
+        assert_eq!(escaped("a\u{308}\t"), "a\\u0308\\t");
+        assert_eq!(escaped("\u{E0100}"), "\\U000E0100");
+        assert_eq!(escaped("é"), "é");
+    }
 }

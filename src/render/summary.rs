@@ -3,9 +3,10 @@
 use super::{Styles, comparison_table, num, paint};
 use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
 
-/// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`
+/// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
+/// filter that matched no test ran: nothing.
 pub fn summary_line(s: &RunSummary) -> String {
-    format!(
+    let mut line = format!(
         "goldgate: {} cases, {} passed, {} failed, {} ignored; mean EM {}, ANLS {}, critical EM {}, critical ANLS {}; Brier {}, ECE {}",
         s.cases,
         s.passed,
@@ -17,7 +18,13 @@ pub fn summary_line(s: &RunSummary) -> String {
         num(s.metrics.anls_critical),
         num(s.metrics.brier),
         num(s.metrics.ece),
-    )
+    );
+    if let Some(filter) = &s.unmatched_filter {
+        line.push_str(&format!(
+            "; the filter `{filter}` matched no test, so none ran (`--list` shows their names)"
+        ));
+    }
+    line
 }
 
 /// What the end of a run lists beyond its numbers.
@@ -80,4 +87,23 @@ pub fn describe(list: &[crate::evaluate::baseline::Change]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_that_matched_no_test_is_said() {
+        let mut s = RunSummary::default();
+        let plain = "goldgate: 0 cases, 0 passed, 0 failed, 0 ignored; mean EM -, ANLS -, critical EM -, critical ANLS -; Brier -, ECE -";
+        assert_eq!(summary_line(&s), plain);
+        s.unmatched_filter = Some("invoice/".into());
+        assert_eq!(
+            summary_line(&s),
+            format!(
+                "{plain}; the filter `invoice/` matched no test, so none ran (`--list` shows their names)"
+            )
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! The `Harness` builder and the libtest-mimic glue: case files in, one trial per case, exit code out.
 
 use std::collections::HashSet;
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -158,6 +159,12 @@ impl Harness {
                 "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
             ));
         }
+        // A filter that matches no test runs nothing and libtest exits 0, as `cargo test FILTER`
+        // needs of a filter meant for another test target: the summary line says so instead.
+        let unmatched = args
+            .filter
+            .as_deref()
+            .filter(|_| !matches_a_test(&args, &trials));
         let conclusion = run_trials(&args, trials, threads);
         session.end_progress();
         if args.list {
@@ -173,7 +180,7 @@ impl Harness {
             return conclusion.exit_code();
         }
 
-        if !end_of_run(&session, &env, &outputs, annotations, &args) {
+        if !end_of_run(&session, &env, &outputs, annotations, &args, unmatched) {
             return Exit::TestFailed.into();
         }
         conclusion.exit_code()
@@ -208,10 +215,11 @@ impl Harness {
 
     /// libtest's arguments, with a thread count that can run.
     fn arguments(&self) -> Result<Arguments, String> {
-        let args = match &self.args {
-            Some(a) => Arguments::from_iter(a.clone()),
-            None => Arguments::from_args(),
+        let given: Vec<OsString> = match &self.args {
+            Some(a) => a.iter().map(OsString::from).collect(),
+            None => std::env::args_os().collect(),
         };
+        let args = Arguments::from_iter(name_after_exact(given));
         if args.test_threads == Some(0) {
             return Err("`--test-threads` must be at least 1".into());
         }
@@ -237,6 +245,68 @@ impl Harness {
     }
 }
 
+/// libtest's flags, as they are written before any `=value`.
+const LIBTEST_FLAGS: [&str; 18] = [
+    "--include-ignored",
+    "--ignored",
+    "--test",
+    "--bench",
+    "--list",
+    "--nocapture",
+    "--show-output",
+    "--exact",
+    "--quiet",
+    "--test-threads",
+    "--logfile",
+    "--skip",
+    "--color",
+    "--format",
+    "--help",
+    "-q",
+    "-Z",
+    "-h",
+];
+
+/// `--exact NAME` names one test, and goldgate prints it so in the commands it suggests
+/// (`GOLDGATE_UPDATE=always … --exact NAME`). A name that starts with `-`, from a case file such
+/// as `-rf.yaml`, would be read as flags; it is moved behind `--`, where libtest reads the
+/// filter, unless it is one of libtest's flags or the arguments already have a `--`.
+fn name_after_exact(mut args: Vec<OsString>) -> Vec<OsString> {
+    if args.iter().skip(1).any(|a| a == "--") {
+        return args;
+    }
+    let is_name = |a: &OsString| {
+        let a = a.to_string_lossy();
+        let flag = a.split_once('=').map_or(&*a, |(f, _)| f);
+        // `-Z` is the one short flag that takes its value attached (`-Zunstable-options`).
+        a.starts_with('-') && !LIBTEST_FLAGS.contains(&flag) && !a.starts_with("-Z")
+    };
+    let at = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .position(|(i, a)| a == "--exact" && args.get(i + 1).is_some_and(is_name));
+    if let Some(i) = at {
+        // `position` counts from the first argument after the program's name.
+        let name = args.remove(i + 2);
+        args.push("--".into());
+        args.push(name);
+    }
+    args
+}
+
+/// Whether the run's filter (without `--skip`, `--ignored`) matches one of its tests.
+fn matches_a_test(args: &Arguments, trials: &[Job]) -> bool {
+    let filter = Arguments {
+        filter: args.filter.clone(),
+        exact: args.exact,
+        ..Arguments::default()
+    };
+    trials
+        .iter()
+        .any(|t| !filter.is_filtered_out(&Trial::test(t.name(), || Ok(()))))
+}
+
 /// Runs the trials with libtest-mimic: on one thread, the tests worked on ahead of it on
 /// `threads`, when the plan says so.
 fn run_trials(args: &Arguments, trials: Vec<Job>, threads: usize) -> libtest_mimic::Conclusion {
@@ -254,17 +324,20 @@ fn run_trials(args: &Arguments, trials: Vec<Job>, threads: usize) -> libtest_mim
 
 /// The end of a run: the summary and the comparison of pipelines, the baselines blessed,
 /// annotations printed, the run's files written (merged with the other processes of the run).
-/// False when a baseline or a file could not be written.
+/// `unmatched` is the run's filter when it matched no test. False when a baseline or a file could
+/// not be written.
 fn end_of_run(
     session: &Session,
     env: &Env,
     outputs: &Outputs,
     annotations: bool,
     args: &Arguments,
+    unmatched: Option<&str>,
 ) -> bool {
     let mut kept = session.kept();
     kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
-    let summary = summarize(&kept.numbers);
+    let mut summary = summarize(&kept.numbers);
+    summary.unmatched_filter = unmatched.map(str::to_owned);
     let pipelines = pipeline_rows(&kept.numbers);
     let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
     if args.format != Some(FormatSetting::Json) {
@@ -696,4 +769,49 @@ fn stdout_writes() -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(b"\n")?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after_exact(args: &[&str]) -> Vec<String> {
+        name_after_exact(args.iter().map(OsString::from).collect())
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_name_that_reads_as_flags_after_exact_is_the_filter() {
+        assert_eq!(
+            after_exact(&["t", "--exact", "-rf", "--nocapture"]),
+            ["t", "--exact", "--nocapture", "--", "-rf"]
+        );
+        assert_eq!(
+            after_exact(&["t", "--exact", "-rf::guided"]),
+            ["t", "--exact", "--", "-rf::guided"]
+        );
+        // libtest's own flags, names that read as names, and a `--` already given stay as written.
+        for args in [
+            &["t", "--exact", "--list"][..],
+            &["t", "--exact", "--format=json", "x"],
+            &["t", "--exact", "-q", "x"],
+            &["t", "--exact", "-Zunstable-options", "x"],
+            &["t", "--exact", "invoices/a"],
+            &["t", "--exact", "--", "-rf"],
+            &["t", "-rf"],
+        ] {
+            assert_eq!(after_exact(args), args, "{args:?}");
+        }
+        let parsed = Arguments::from_iter(name_after_exact(
+            ["t", "--exact", "-rf", "--test-threads", "2"]
+                .map(OsString::from)
+                .to_vec(),
+        ));
+        assert_eq!(
+            (parsed.filter.as_deref(), parsed.exact, parsed.test_threads),
+            (Some("-rf"), true, Some(2))
+        );
+    }
 }

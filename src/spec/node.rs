@@ -15,14 +15,37 @@ use crate::base::value::Value;
 thread_local! {
     /// The document being deserialized; set by [`super::parse::parse_yaml`] for the duration of a parse.
     static SOURCE: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The French decimal that stopped the parse, if one did: the error the deserializer carries
+    /// has no place for its position, so the parser reads it here.
+    static SPLIT: RefCell<Option<SplitDecimal>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` with `source` as the text that typed scalars are sliced from.
 pub(crate) fn with_source<R>(source: &str, f: impl FnOnce() -> R) -> R {
     let previous = SOURCE.with(|s| std::mem::replace(&mut *s.borrow_mut(), source.to_owned()));
+    SPLIT.with(|s| *s.borrow_mut() = None);
     let result = f();
     SOURCE.with(|s| *s.borrow_mut() = previous);
     result
+}
+
+/// A French decimal in a flow mapping, which YAML reads as two entries: `{ total: 79,26 }` is
+/// `total: 79` and a key `26` with no value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SplitDecimal {
+    /// Where the number starts, where the quote goes.
+    pub(crate) mark: Mark,
+    /// The key the number is under (`total`).
+    pub(crate) key: String,
+    /// The number as it was meant (`79,26`).
+    pub(crate) meant: String,
+    /// What YAML read: the number's part and the keys of digits (`79`, `26`).
+    pub(crate) read: (String, Vec<String>),
+}
+
+/// The French decimal the last parse on this thread stopped at, if any.
+pub(crate) fn take_split_decimal() -> Option<SplitDecimal> {
+    SPLIT.with(|s| s.borrow_mut().take())
 }
 
 /// A YAML node with its position.
@@ -85,6 +108,9 @@ impl Node {
 /// What `deserialize_any` handed over, before the written text is restored.
 enum Parsed {
     Kind(NodeKind),
+    /// A mapping, with which of its values are left out (`{ a, b: 1 }`: `a` has none), as
+    /// opposed to written `null` or `~`.
+    Map(Vec<(String, Node)>, Vec<bool>),
     /// A number or boolean: its text must come from the source.
     Typed,
 }
@@ -139,11 +165,25 @@ impl<'de> Visitor<'de> for ParsedVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
         let mut entries = Vec::new();
+        let mut left_out = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value::<Node>()?;
+            let Entry(value, empty) = map.next_value::<Entry>()?;
             entries.push((key, value));
+            left_out.push(empty);
         }
-        Ok(Parsed::Kind(NodeKind::Map(entries)))
+        Ok(Parsed::Map(entries, left_out))
+    }
+}
+
+/// A mapping's value, and whether it is left out: a null with nothing written.
+struct Entry(Node, bool);
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let spanned = Spanned::<ParsedNode>::deserialize(d)?;
+        let empty = matches!(spanned.value.0, Parsed::Kind(NodeKind::Null))
+            && spanned.referenced.span().byte_len() == Some(0);
+        Ok(Entry(node(spanned)?, empty))
     }
 }
 
@@ -157,19 +197,91 @@ impl<'de> Deserialize<'de> for ParsedNode {
 
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let spanned = Spanned::<ParsedNode>::deserialize(d)?;
-        let kind = match spanned.value.0 {
-            Parsed::Kind(kind) => kind,
-            // An alias's text is at its anchor, hence `defined`.
-            Parsed::Typed => NodeKind::Text(written_text(&spanned.defined).ok_or_else(|| {
-                de::Error::custom("cannot recover the written text of this scalar")
-            })?),
-        };
-        Ok(Node {
-            kind,
-            mark: Mark::of(&spanned.referenced),
-        })
+        node(Spanned::<ParsedNode>::deserialize(d)?)
     }
+}
+
+/// The node of what was parsed, its scalars' written text restored; a French decimal split by
+/// a flow mapping stops the parse.
+fn node<E: de::Error>(spanned: Spanned<ParsedNode>) -> Result<Node, E> {
+    let kind = match spanned.value.0 {
+        Parsed::Kind(kind) => kind,
+        Parsed::Map(entries, left_out) => {
+            // An alias's mapping is written at its anchor, hence `defined`.
+            if is_flow(&spanned.defined)
+                && let Some(split) = split_decimal(&entries, &left_out)
+            {
+                let message = format!("`{}` is split by YAML", split.meant);
+                SPLIT.with(|s| *s.borrow_mut() = Some(split));
+                return Err(E::custom(message));
+            }
+            NodeKind::Map(entries)
+        }
+        // An alias's text is at its anchor, hence `defined`.
+        Parsed::Typed => NodeKind::Text(
+            written_text(&spanned.defined)
+                .ok_or_else(|| E::custom("cannot recover the written text of this scalar"))?,
+        ),
+    };
+    Ok(Node {
+        kind,
+        mark: Mark::of(&spanned.referenced),
+    })
+}
+
+/// Whether a mapping is written in flow style, `{ ... }`: only there does a comma end a value.
+fn is_flow(location: &serde_saphyr::Location) -> bool {
+    let Some(start) = location
+        .span()
+        .byte_offset()
+        .and_then(|o| usize::try_from(o).ok())
+    else {
+        return false;
+    };
+    SOURCE.with(|s| s.borrow().get(start..).is_some_and(|t| t.starts_with('{')))
+}
+
+/// The first French decimal of a flow mapping's entries: a number-like value followed by keys
+/// of digits alone whose values are left out (`{ total: 79,26 }`, `{ n: 1,234,56 }`). A key
+/// written with its value (`26: null`) is meant as one.
+fn split_decimal(entries: &[(String, Node)], left_out: &[bool]) -> Option<SplitDecimal> {
+    let digits = |i: usize| {
+        left_out.get(i) == Some(&true)
+            && !entries[i].0.is_empty()
+            && entries[i].0.bytes().all(|b| b.is_ascii_digit())
+    };
+    (1..entries.len()).find_map(|i| {
+        let (key, value) = &entries[i - 1];
+        let NodeKind::Text(number) = &value.kind else {
+            return None;
+        };
+        if !digits(i) || !number_like(number) {
+            return None;
+        }
+        let parts: Vec<String> = (i..entries.len())
+            .take_while(|&j| digits(j))
+            .map(|j| entries[j].0.clone())
+            .collect();
+        Some(SplitDecimal {
+            mark: value.mark,
+            key: key.clone(),
+            meant: format!("{number},{}", parts.join(",")),
+            read: (number.clone(), parts),
+        })
+    })
+}
+
+/// Text that reads as the integral part of an amount: digits, with a sign, a currency sign
+/// and the separators of thousands (`79`, `-1 234`, `€1.234`).
+pub(crate) fn number_like(text: &str) -> bool {
+    let text = text.trim();
+    let text = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let text = text.trim_start_matches(['€', '$', '£', '¥', '₹']);
+    text.starts_with(|c: char| c.is_ascii_digit())
+        && text.ends_with(|c: char| c.is_ascii_digit())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '.' | '\'' | '_' | '\u{a0}'))
 }
 
 fn written_text(location: &serde_saphyr::Location) -> Option<String> {

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
-use super::node::with_source;
+use super::node::{SplitDecimal, number_like, take_split_decimal, with_source};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 
@@ -20,7 +20,7 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, source: &str) -> Result<T, L
         Ok(value) => Ok(value),
         Err(_) => match parse_with::<T>(source, true) {
             Ok(value) => Ok(value),
-            Err(error) => Err(located(file, &error.0, &error.1)),
+            Err(error) => Err(located(file, source, &error.0, &error.1)),
         },
     }
 }
@@ -49,10 +49,20 @@ fn parse_with<T: DeserializeOwned>(
     result.map_err(|e| Box::new((path, e)))
 }
 
-fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
+fn located(file: &Path, source: &str, path: &str, error: &serde_saphyr::Error) -> LoadError {
+    if let Some(split) = take_split_decimal() {
+        return split_decimal(file, path, split, false);
+    }
     let mark = error.location().map(|l| Mark::of(&l)).unwrap_or_default();
     let text = error.to_string();
     let text = strip_position(&text);
+    // In a flow mapping of fixed keys (a rubric, thresholds) the second half of a French
+    // decimal is an unknown key of digits: the same mistake, said the same way.
+    if let Some(split) = unknown_digits(text).and_then(|key| split_before(source, mark, key)) {
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
+        let numeric = takes_a_number(&split.key);
+        return split_decimal(file, parent, split, numeric);
+    }
     let (message, hint) = explain(text);
     // A duplicate key is named in the path too: `gold.total`.
     let path = match text.strip_prefix("duplicate mapping key: ") {
@@ -72,6 +82,100 @@ fn located(file: &Path, path: &str, error: &serde_saphyr::Error) -> LoadError {
     let mut e = LoadError::at(file, mark, path, message);
     e.hint = hint;
     e
+}
+
+/// A French decimal that a flow mapping split in two, which would otherwise compare its first
+/// half silently, located at the number, where the fix goes: quotes, or for a key that takes a
+/// number (`numeric`) a decimal point.
+fn split_decimal(file: &Path, path: &str, split: SplitDecimal, numeric: bool) -> LoadError {
+    let SplitDecimal {
+        mark,
+        key,
+        meant,
+        read: (number, parts),
+    } = split;
+    let path = if path.is_empty() {
+        key.clone()
+    } else {
+        format!("{path}.{key}")
+    };
+    let keys = parts
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (a_key, each) = if parts.len() == 1 {
+        ("a key", "")
+    } else {
+        ("keys", " each")
+    };
+    LoadError::at(
+        file,
+        mark,
+        path,
+        format!(
+            "`{meant}` in a flow mapping is read by YAML as `{key}: {number}` and {a_key} {keys}{each} holding null: a comma there separates entries"
+        ),
+    )
+    .hint(if numeric {
+        format!(
+            "write it with a decimal point: `{key}: {}`",
+            meant.replacen(',', ".", 1)
+        )
+    } else {
+        format!("quote it: `{key}: \"{meant}\"`")
+    })
+}
+
+/// Whether a key of goldgate's files takes a number (`min_anls`, `penalty`): a decimal comma
+/// there is fixed with a point, not quotes.
+fn takes_a_number(key: &str) -> bool {
+    key.starts_with("min_")
+        || key.starts_with("max_")
+        || ["penalty", "tolerance", "timeout_s", "easy_wrong_penalty"].contains(&key)
+}
+
+/// The key of an unknown-key error when it is digits alone (`26` of `equals: 79,26`).
+fn unknown_digits(text: &str) -> Option<&str> {
+    let key = text.strip_prefix("unknown field `")?.split('`').next()?;
+    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_digit())).then_some(key)
+}
+
+/// The French decimal a key of digits at `mark` ends, read back from the line it is on:
+/// `{ …, equals: 79,26 }` with the key `26`.
+fn split_before(source: &str, mark: Mark, key: &str) -> Option<SplitDecimal> {
+    let line = source
+        .lines()
+        .nth(usize::try_from(mark.line).ok()?.checked_sub(1)?)?;
+    let column = usize::try_from(mark.column).ok()?.checked_sub(1)?;
+    let at = line.char_indices().nth(column).map(|(i, _)| i)?;
+    // A key written with its value (`95: 1`) is meant as a key.
+    let after = line[at..].strip_prefix(key)?.trim_start();
+    if after.starts_with(':') {
+        return None;
+    }
+    // `equals: 79` and nothing but the comma (and spaces) between it and the key.
+    let before = line[..at].trim_end().strip_suffix(',')?;
+    let (entry_start, number) = before.rsplit_once(':')?;
+    let name = entry_start
+        .rsplit([',', '{'])
+        .next()?
+        .trim()
+        .trim_matches(['"', '\'']);
+    let written = number.trim();
+    if name.is_empty() || !number_like(written) {
+        return None;
+    }
+    let number_at = before.len() - number.trim_start().len();
+    Some(SplitDecimal {
+        mark: Mark {
+            line: mark.line,
+            column: line[..number_at].chars().count() as u64 + 1,
+        },
+        key: name.to_owned(),
+        meant: format!("{written},{key}"),
+        read: (written.to_owned(), vec![key.to_owned()]),
+    })
 }
 
 /// serde-saphyr appends ` at line N, column M`; the position is rendered up front instead.
@@ -310,6 +414,57 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "c.yaml:2:13: thresholds.min_anls: expected a number (write a number such as `0.9`)"
+        );
+    }
+
+    #[test]
+    fn a_french_decimal_split_by_a_flow_mapping_is_an_error() {
+        let e = parse("gold: { total: 79,26 }\nrubrics: []\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:1:16: gold.total: `79,26` in a flow mapping is read by YAML as `total: 79` and a key `26` holding null: a comma there separates entries (quote it: `total: \"79,26\"`)"
+        );
+        let e = parse("gold:\n  lines:\n    - { n: 1,234,56, q: x }\n").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 12));
+        assert_eq!(e.yaml_path, "gold.lines[0].n");
+        assert!(
+            e.message
+                .contains("`n: 1` and keys `234`, `56` each holding null"),
+            "{e}"
+        );
+        assert_eq!(e.hint.as_deref(), Some("quote it: `n: \"1,234,56\"`"));
+        let e = parse("prediction: { a: x, total: -1 234,5 }\n").unwrap_err();
+        assert_eq!((e.yaml_path.as_str(), e.column), ("prediction.total", 28));
+        // In a flow mapping of fixed keys the second half is an unknown key of digits.
+        let e = parse("rubrics:\n  - { must_right: a, field: t, equals: 79,26 }\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:40: rubrics[0].equals: `79,26` in a flow mapping is read by YAML as `equals: 79` and a key `26` holding null: a comma there separates entries (quote it: `equals: \"79,26\"`)"
+        );
+        let e = parse("thresholds: { min_anls: 0,95 }\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.yaml_path.as_str()),
+            (1, 25, "thresholds.min_anls")
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("write it with a decimal point: `min_anls: 0.95`")
+        );
+        // Any other unknown key is said as before.
+        let e = parse("thresholds: { min_anls: 0.9, 95: 1 }\n").unwrap_err();
+        assert_eq!(e.message, "unknown key `95`");
+    }
+
+    #[test]
+    fn what_is_no_split_decimal_reads() {
+        let case = parse(
+            "gold:\n  a: 79,26\n  b: { total: \"79,26\" }\n  c: { x: 79, 26: null }\n  d: { x: ab, 26 }\n  e: [79,26]\n",
+        )
+        .unwrap();
+        let gold = case.gold.unwrap().to_value();
+        assert_eq!(
+            serde_json::to_string(&gold.to_json()).unwrap(),
+            r#"{"a":"79,26","b":{"total":"79,26"},"c":{"x":"79","26":null},"d":{"x":"ab","26":null},"e":["79","26"]}"#
         );
     }
 }
