@@ -200,11 +200,9 @@ fn report_values() {
     let absent = case(&r, "calibration/no-confidence");
     assert_eq!(absent["metrics"]["brier"], Value::Null);
     assert_eq!(absent["thresholds"][0]["held"], false);
-    assert!(
-        absent["thresholds"][0]["absent_because"]
-            .as_str()
-            .unwrap()
-            .contains("confidence")
+    assert_eq!(
+        absent["thresholds"][0]["absent_because"],
+        json!({"absent": "no_confidence"})
     );
 
     let gate = case(&r, "gate/closed");

@@ -1,5 +1,6 @@
 //! A suite's aggregate metrics over its cases (SPEC §7), and the comparison of pipelines.
 
+use crate::evaluate::finding::Absent;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::metrics::{Bin, Pooled};
@@ -255,12 +256,13 @@ impl Aggregated {
                 let value = self.get(t.metric);
                 ThresholdVerdict::of(t, value, || {
                     if self.with_rubrics == 0 && of_the_gate(t.metric) {
-                        format!(
-                            "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `{}`",
-                            t.name
-                        )
+                        Absent::NoGate {
+                            threshold: t.name.clone(),
+                        }
                     } else {
-                        format!("no case of the suite measures {}", t.metric.name())
+                        Absent::NotMeasured {
+                            metric: t.metric.name().to_owned(),
+                        }
                     }
                 })
             })
@@ -322,10 +324,10 @@ mod examples {
         }]);
         assert!(!verdicts[0].held);
         assert_eq!(
-            verdicts[0].absent_because.as_deref(),
-            Some(
-                "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `min_mean_score`"
-            )
+            verdicts[0].absent_because,
+            Some(Absent::NoGate {
+                threshold: "min_mean_score".into()
+            })
         );
         // One case with rubrics: every case counts, the one without as an open gate.
         let mixed = aggregate(&[scored(Some(none)), scored(Some(failed))]);

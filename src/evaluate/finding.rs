@@ -403,6 +403,43 @@ pub enum BeforeScoring {
     },
 }
 
+/// Why a metric a threshold bounds could not be measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "absent", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Absent {
+    /// The case has no gold fields to compare.
+    NoGoldFields,
+    /// The case has no critical field.
+    NoCriticalField,
+    /// No gold field of the prediction carries a confidence.
+    NoConfidence,
+    /// The prediction reports no latency and goldgate did not run it.
+    NoLatency,
+    /// The prediction reports no token usage.
+    NoUsage,
+    /// The prediction names no model to price.
+    NoModel,
+    /// The suite's `pricing` has no price for the model.
+    NoPrice {
+        /// The model.
+        model: String,
+    },
+    /// The metric belongs to a suite's aggregate.
+    OfAnAggregate,
+    /// The case has no gold fields, or its prediction is text, so fields cannot be counted.
+    NoFieldsCounted,
+    /// No case of the suite has rubrics, so it has no gate to measure.
+    NoGate {
+        /// The threshold's key, which the fix names.
+        threshold: String,
+    },
+    /// No case of the suite measures the metric.
+    NotMeasured {
+        /// The metric's name.
+        metric: String,
+    },
+}
+
 /// How a comparison read two values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -20,7 +20,7 @@ use crate::evaluate::checks::{Context, gated_score_by};
 use crate::evaluate::field::{
     Scored, apply_path_rules, has_alternatives, matched_items, resolved_gold, score_field,
 };
-use crate::evaluate::finding::{BeforeScoring, Note, PathRule, Problem, Spot};
+use crate::evaluate::finding::{Absent, BeforeScoring, Note, PathRule, Problem, Spot};
 use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::{
     FieldRow, MatchedItem, Metrics, Outcome, RubricVerdict, ThresholdVerdict,
@@ -293,24 +293,21 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
 }
 
 /// Why a case metric a threshold bounds could not be measured.
-fn why_absent(metric: Metric, prediction: &Prediction) -> String {
+fn why_absent(metric: Metric, prediction: &Prediction) -> Absent {
     match metric {
-        Metric::ExactMatch | Metric::Anls => "the case has no gold fields to compare".to_owned(),
-        Metric::ExactCritical | Metric::AnlsCritical => "the case has no critical field".to_owned(),
-        Metric::Brier | Metric::Ece => {
-            "no gold field of the prediction carries a confidence".to_owned()
-        }
-        Metric::LatencyMs => {
-            "the prediction reports no `latency_ms` and goldgate did not run it".to_owned()
-        }
+        Metric::ExactMatch | Metric::Anls => Absent::NoGoldFields,
+        Metric::ExactCritical | Metric::AnlsCritical => Absent::NoCriticalField,
+        Metric::Brier | Metric::Ece => Absent::NoConfidence,
+        Metric::LatencyMs => Absent::NoLatency,
         Metric::CostUsd => match (&prediction.usage, &prediction.model) {
-            (None, _) => "the prediction reports no token `usage`".to_owned(),
-            (_, None) => "the prediction names no `model` to price".to_owned(),
-            (_, Some(model)) => format!("the suite's `pricing` has no price for `{model}`"),
+            (None, _) => Absent::NoUsage,
+            (_, None) => Absent::NoModel,
+            (_, Some(model)) => Absent::NoPrice {
+                model: model.clone(),
+            },
         },
-        Metric::PassRate => "a pass rate belongs to a suite's aggregate".to_owned(),
-        _ => "the case has no gold fields, or its prediction is text, so fields cannot be counted"
-            .to_owned(),
+        Metric::PassRate => Absent::OfAnAggregate,
+        _ => Absent::NoFieldsCounted,
     }
 }
 

@@ -179,7 +179,7 @@ pub struct ThresholdVerdict {
     /// `max_*` or `min_*`.
     pub is_max: bool,
     /// Why an absent metric could not be measured.
-    pub absent_because: Option<String>,
+    pub absent_because: Option<crate::evaluate::finding::Absent>,
     /// The file the threshold is written in (the case, a suite's `defaults` or `aggregate`).
     pub file: std::path::PathBuf,
     /// Its line there.
@@ -193,7 +193,7 @@ impl ThresholdVerdict {
     pub fn of(
         threshold: &Threshold,
         value: Option<f64>,
-        why_absent: impl FnOnce() -> String,
+        why_absent: impl FnOnce() -> crate::evaluate::finding::Absent,
     ) -> ThresholdVerdict {
         ThresholdVerdict {
             name: threshold.name.clone(),

@@ -14,7 +14,7 @@ use serde_json::Value as Json;
 pub(crate) use convert::{aggregate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
-use crate::evaluate::finding::{Finding, Note, Problem};
+use crate::evaluate::finding::{Absent, Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar};
 use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
@@ -238,7 +238,7 @@ pub struct ThresholdRecord {
     /// Whether it held.
     pub held: bool,
     /// Why an absent metric could not be measured.
-    pub absent_because: Option<String>,
+    pub absent_because: Option<Absent>,
     /// The file it is written in.
     pub file: String,
     /// Its line.

@@ -107,7 +107,9 @@ fn threshold_message(t: &ThresholdRecord) -> String {
         None => format!(
             "{} failed: the metric is absent ({})",
             t.name,
-            t.absent_because.as_deref().unwrap_or("not measured")
+            t.absent_because
+                .as_ref()
+                .map_or_else(|| "not measured".to_owned(), super::finding::absent)
         ),
     }
 }

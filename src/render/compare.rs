@@ -151,7 +151,9 @@ pub(crate) fn threshold_text(t: &ThresholdVerdict) -> String {
         None => format!(
             "{} failed: the metric is absent ({})",
             t.name,
-            t.absent_because.as_deref().unwrap_or("not measured")
+            t.absent_because
+                .as_ref()
+                .map_or_else(|| "not measured".to_owned(), super::finding::absent)
         ),
     }
 }

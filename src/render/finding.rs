@@ -3,7 +3,9 @@
 
 use crate::base::budget::{MESSAGE_ITEMS, summarised};
 use crate::base::field_path::{Missing, Shape};
-use crate::evaluate::finding::{BeforeScoring, Excerpt, Finding, Note, Place, Problem, Reading};
+use crate::evaluate::finding::{
+    Absent, BeforeScoring, Excerpt, Finding, Note, Place, Problem, Reading,
+};
 
 /// A rubric's verdict in one sentence: what the check found, or why it could not be made.
 pub fn verdict(checked: bool, finding: &Finding) -> String {
@@ -16,6 +18,34 @@ pub fn verdict(checked: bool, finding: &Finding) -> String {
 
 /// What a check found, in one sentence.
 pub fn sentence(finding: &Finding) -> String {
+    use Finding as F;
+    match finding {
+        F::All { .. }
+        | F::Any { .. }
+        | F::Not { .. }
+        | F::Elements { .. }
+        | F::At { .. }
+        | F::Unchecked { .. } => nested(finding),
+        F::Misspelt { .. }
+        | F::NotInGold { .. }
+        | F::NoElement { .. }
+        | F::NoGold
+        | F::NotANumber { .. }
+        | F::NotADate { .. }
+        | F::NotAList { .. }
+        | F::NoConfidence
+        | F::CannotSum { .. }
+        | F::SumReachedNothing { .. }
+        | F::SumUnreadable { .. }
+        | F::NoJudge
+        | F::JudgeFailed { .. }
+        | F::NoVerdict { .. } => unchecked(finding),
+        _ => seen(finding),
+    }
+}
+
+/// What a check saw, for the checks that read a value.
+fn seen(finding: &Finding) -> String {
     use Finding as F;
     match finding {
         F::Exact { value, matched } => format!(
@@ -155,6 +185,14 @@ pub fn sentence(finding: &Finding) -> String {
                 within(*tolerance)
             )
         }
+        _ => unreachable!("sentence sends only the findings of a value here"),
+    }
+}
+
+/// The findings of combinators, of `[*]` and of a place, made of nested ones.
+fn nested(finding: &Finding) -> String {
+    use Finding as F;
+    match finding {
         F::All { checks, failed } if failed.is_empty() => format!("all {checks} checks hold"),
         F::All { failed, .. } => format!("not all checks hold: {}", sentences(failed)),
         F::Any {
@@ -189,6 +227,14 @@ pub fn sentence(finding: &Finding) -> String {
             }
         }
         F::Unchecked { findings } => sentences(findings),
+        _ => unreachable!("sentence sends only nested findings here"),
+    }
+}
+
+/// Why a check could not be made.
+fn unchecked(finding: &Finding) -> String {
+    use Finding as F;
+    match finding {
         F::Misspelt { field, closest } => format!(
             "{field}: the field is in neither gold nor the prediction (did you mean `{closest}`?)"
         ),
@@ -215,6 +261,31 @@ pub fn sentence(finding: &Finding) -> String {
         F::NoVerdict { record_command } => {
             format!("no recorded verdict for this question; record it with `{record_command}`")
         }
+        _ => unreachable!("sentence sends only the reasons a check was not made here"),
+    }
+}
+
+/// Why a metric could not be measured, as a failed threshold says it.
+pub fn absent(why: &Absent) -> String {
+    match why {
+        Absent::NoGoldFields => "the case has no gold fields to compare".to_owned(),
+        Absent::NoCriticalField => "the case has no critical field".to_owned(),
+        Absent::NoConfidence => "no gold field of the prediction carries a confidence".to_owned(),
+        Absent::NoLatency => {
+            "the prediction reports no `latency_ms` and goldgate did not run it".to_owned()
+        }
+        Absent::NoUsage => "the prediction reports no token `usage`".to_owned(),
+        Absent::NoModel => "the prediction names no `model` to price".to_owned(),
+        Absent::NoPrice { model } => format!("the suite's `pricing` has no price for `{model}`"),
+        Absent::OfAnAggregate => "a pass rate belongs to a suite's aggregate".to_owned(),
+        Absent::NoFieldsCounted => {
+            "the case has no gold fields, or its prediction is text, so fields cannot be counted"
+                .to_owned()
+        }
+        Absent::NoGate { threshold } => format!(
+            "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `{threshold}`"
+        ),
+        Absent::NotMeasured { metric } => format!("no case of the suite measures {metric}"),
     }
 }
 
