@@ -2779,3 +2779,33 @@ lint: 5 case files, 4 errors
 ")
     );
 }
+
+/// Prediction text printed on standard output never starts a line GitHub Actions reads as a
+/// workflow command (issue 21): the failure message and the end of the run are made inert.
+#[test]
+fn prediction_text_never_starts_a_workflow_command_on_standard_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_files(
+        tmp.path(),
+        &[
+            (
+                "cases/hostile.yaml",
+                "prediction: hostile.json\ngold:\n  note: \"ok\\nfine\"\n  total: \"12\"\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/hostile.json",
+                r###"{"note": "ok\n::error file=README.md,line=1::pwned\n  ::add-mask::secret\n##[error]old", "total": "::warning::13"}"###,
+            ),
+        ],
+    );
+    let out = goldgate(tmp.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{text}");
+    assert!(text.contains("pwned") && text.contains("secret"), "{text}");
+    for line in text.lines() {
+        assert!(
+            !line.trim_start().starts_with("::") && !line.contains("##["),
+            "a workflow command on standard output: {line:?}\n{text}"
+        );
+    }
+}

@@ -10,6 +10,7 @@ use crate::evaluate::field::{Scored, numbers_close, score_field};
 use crate::evaluate::finding::{Excerpt, Finding, Place, SumPart, Votes};
 use crate::evaluate::judge::Judgments;
 use crate::evaluate::outcome::Verdict;
+use crate::metrics::effort;
 use crate::model::case::{FieldRule, GoldField, Profile, Scoring};
 use crate::model::prediction::Prediction;
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
@@ -28,6 +29,33 @@ pub struct Context<'a> {
     pub normalize: Normalize,
     /// The prediction's whole text as a value, made once for the rubrics that read it.
     pub whole_text: std::cell::OnceCell<Value>,
+    /// The whole text under each normalization rubrics asked for, made once each.
+    pub whole_normalized: std::cell::RefCell<Vec<(Normalize, std::rc::Rc<str>)>>,
+}
+
+impl Context<'_> {
+    /// `text` normalized; the whole text once per normalization. Normalizing costs a step a
+    /// byte: a large prediction read whole by many rubrics is held to the case's budget.
+    fn normalized(&self, t: &Target, text: &str, normalize: Normalize) -> std::rc::Rc<str> {
+        let whole = t.at.is_none();
+        if whole
+            && let Some((_, done)) = self
+                .whole_normalized
+                .borrow()
+                .iter()
+                .find(|(n, _)| *n == normalize)
+        {
+            return done.clone();
+        }
+        effort::spend(text.len() as u64 + 1);
+        let done: std::rc::Rc<str> = normalize.apply(text).into();
+        if whole {
+            self.whole_normalized
+                .borrow_mut()
+                .push((normalize, done.clone()));
+        }
+        done
+    }
 }
 
 /// One place a check looks at: a concrete path (or the whole text) and what is there.
@@ -308,7 +336,7 @@ fn judge_at(
         | Check::Contains(_)
         | Check::NotContains(_)
         | Check::Matches(_)
-        | Check::Present(_) => on_text(check, t, normalize),
+        | Check::Present(_) => on_text(check, t, cx, normalize),
         Check::Number { .. }
         | Check::Date { .. }
         | Check::MinConfidence(_)
@@ -366,9 +394,16 @@ fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -
 
 /// Checks on the value's text: `equals`, `one_of`, `contains`, `not_contains`, `matches`,
 /// `present`.
-fn on_text(check: &Check, t: &Target, normalize: Normalize) -> Judged {
+fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Judged {
     let raw = t.value.as_text();
-    let norm = normalize.apply(&raw);
+    let norm = cx.normalized(t, &raw, normalize);
+    // A search of the text costs a step per 8 bytes, per needle or pattern.
+    let needles = match check {
+        Check::OneOf(v) | Check::Contains(v) | Check::NotContains(v) => v.len(),
+        _ => 1,
+    };
+    effort::spend((raw.len() as u64 / 8 + 1) * needles as u64);
+    let norm = &*norm;
     let value = Excerpt::of(&raw);
     let (held, finding) = match check {
         Check::Equals(v) => {

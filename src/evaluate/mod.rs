@@ -166,15 +166,19 @@ fn scored(
         profile: case.profile,
         normalize: case.normalize,
         whole_text: std::cell::OnceCell::new(),
+        whole_normalized: Default::default(),
     };
-    let rubrics: Vec<RubricVerdict> = case
-        .rubrics
-        .iter()
-        .map(|rubric| RubricVerdict {
+    let mut rubrics: Vec<RubricVerdict> = Vec::with_capacity(case.rubrics.len());
+    for rubric in &case.rubrics {
+        rubrics.push(RubricVerdict {
             rubric: rubric.clone(),
             verdict: rubric.judge(&cx),
-        })
-        .collect();
+        });
+        // One budget for the whole case: the rubrics spend what the fields left.
+        if effort::exhausted() {
+            return over_budget(case, None);
+        }
+    }
     let (gate_open, score) = gated_score_by(
         &rubrics
             .iter()
@@ -323,6 +327,7 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<Before
         profile: case.profile,
         normalize: case.normalize,
         whole_text: std::cell::OnceCell::new(),
+        whole_normalized: Default::default(),
     };
     let mut found: Vec<BeforeScoring> = case
         .rubrics
@@ -529,6 +534,47 @@ mod tests {
                 field: Some("line_items".into()),
                 steps: CASE_STEPS
             }
+        );
+    }
+
+    #[test]
+    fn rubrics_reading_the_whole_text_spend_the_case_budget() {
+        use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
+        let mut case = case_of(items("item ", 2));
+        case.rubrics = (0..64)
+            .map(|i| {
+                std::sync::Arc::new(Rubric {
+                    label: format!("r{i}"),
+                    kind: RubricKind::MustRight,
+                    probe: Probe {
+                        field: None,
+                        normalize: None,
+                        check: Check::NotContains(vec![format!("needle {i}")]),
+                    },
+                    penalty: 0.0,
+                    file: "long.yaml".into(),
+                    line: 3 + i,
+                    column: 5,
+                    included_at: None,
+                })
+            })
+            .collect();
+        let mut prediction = prediction_of(items("item ", 2));
+        prediction.text = "word ".repeat(200_000);
+        // A million bytes normalized once (a step a byte), then searched 64 times (a step per
+        // 8 bytes): some 9 million steps, which 20 million cover and 5 million do not.
+        let within = evaluate_within(&case, &prediction, &Judgments::none(), 20_000_000);
+        assert!(within.passed, "{:?}", within.problems);
+        let cut = evaluate_within(&case, &prediction, &Judgments::none(), 5_000_000);
+        assert!(!cut.passed && cut.rubrics.is_empty());
+        assert_eq!(
+            cut.problems,
+            [Problem::OverBudget {
+                file: "long.yaml".into(),
+                line: 1,
+                field: None,
+                steps: CASE_STEPS
+            }]
         );
     }
 }

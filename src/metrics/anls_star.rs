@@ -533,7 +533,10 @@ fn compare_maps<'a>(
 
 /// The package's leaf score: normalized Levenshtein similarity, 0 below 0.5.
 fn similarity(a: &[char], b: &[char]) -> f64 {
-    effort::spend(effort::levenshtein_steps(a.len(), b.len()));
+    // Out of steps, nothing more is computed: the result is thrown away (`effort::within`).
+    if !effort::spend(effort::levenshtein_steps(a.len(), b.len())) {
+        return 0.0;
+    }
     let longest = a.len().max(b.len());
     let distance = if longest == 0 {
         0.0

@@ -11,7 +11,11 @@ pub const TAU: f64 = 0.5;
 /// assert_eq!(goldgate::metrics::levenshtein("Société", "Societe"), 2);
 /// ```
 pub fn levenshtein(a: &str, b: &str) -> usize {
-    super::effort::spend(super::effort::levenshtein_steps(a.len(), b.len()));
+    // Out of steps, the distance is not computed: the scoring that asked is thrown away
+    // (`effort::within`), and every comparison after the budget ran out costs nothing.
+    if !super::effort::spend(super::effort::levenshtein_steps(a.len(), b.len())) {
+        return a.len().max(b.len());
+    }
     rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
 }
 
@@ -107,6 +111,21 @@ pub fn score_variants<S: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn once_the_budget_is_spent_no_distance_is_computed() {
+        let long = "ab".repeat(5_000);
+        let mut seen = 0;
+        let cut = crate::metrics::effort::within(100, || {
+            levenshtein(&long, &long[1..]);
+            // Computed, this is 1; out of steps, it is not computed at all.
+            seen = levenshtein("abc", "abd");
+        });
+        assert!(cut.is_err());
+        assert_eq!(seen, 3, "a distance was computed after the budget ran out");
+        // Outside a budget, every distance is computed.
+        assert_eq!(levenshtein("abc", "abd"), 1);
+    }
 
     #[test]
     fn both_empty_scores_one() {

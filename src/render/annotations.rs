@@ -145,6 +145,37 @@ pub fn workflow_command(a: &Annotation) -> String {
     format!("::error {}::{}", props.join(","), data(&a.message))
 }
 
+/// Text printed where a CI log reads workflow commands, made inert: a line that starts (after
+/// spaces) with `::`, or holds `##[`, would be read by GitHub Actions as a command
+/// (`::add-mask::`, `::error file=…::`) when a prediction or a case wrote it. A word joiner
+/// (U+2060, invisible) goes between the two characters, so the line reads the same to a person.
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    // Colour codes are stripped before a log is read: a line is judged without them.
+    let starts = |line: &str| {
+        anstream::adapter::strip_str(line)
+            .to_string()
+            .trim_start()
+            .starts_with("::")
+    };
+    let risky = |line: &str| line.contains("##[") || (line.contains("::") && starts(line));
+    if !text.split('\n').any(risky) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            let safe = line.replace("##[", "##\u{2060}[");
+            if line.contains("::") && starts(line) {
+                // No colour code holds `::`: the first one is where the line starts.
+                safe.replacen("::", ":\u{2060}:", 1)
+            } else {
+                safe
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 /// A message as GitHub reads it back: `%`, CR and LF escaped.
 pub fn data(text: &str) -> String {
     text.replace('%', "%25")
@@ -168,6 +199,25 @@ fn relative(file: &str, workspace: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_a_ci_log_would_read_as_a_command_is_made_inert() {
+        let j = '\u{2060}';
+        assert_eq!(
+            inert("acme::guided ok\nfield `total`"),
+            "acme::guided ok\nfield `total`"
+        );
+        assert_eq!(
+            inert("  gold  1\n      ::error file=README.md,line=1::pwned\n::add-mask::x"),
+            format!("  gold  1\n      :{j}:error file=README.md,line=1::pwned\n:{j}:add-mask::x")
+        );
+        assert_eq!(inert("note ##[error]x"), format!("note ##{j}[error]x"));
+        // A colour code before the command is stripped by the log, so it does not protect it.
+        assert_eq!(
+            inert("\u{1b}[31m::warning::x\u{1b}[0m"),
+            format!("\u{1b}[31m:{j}:warning::x\u{1b}[0m")
+        );
+    }
 
     #[test]
     fn escaping_as_github_documents_it() {

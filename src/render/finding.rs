@@ -297,13 +297,22 @@ pub fn problem(problem: &Problem) -> String {
             line,
             field,
             steps,
-        } => format!(
-            "{file}:{line}: scoring {} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): its lists are too long, too deeply nested or too unlike the prediction's to match item by item; split the document into several cases, or check the long list with rubrics",
-            field
-                .as_ref()
-                .map_or_else(|| "its rubrics".to_owned(), |f| format!("`{f}`")),
-            *steps as f64 / 1e9
-        ),
+        } => {
+            let (what, why) = match field {
+                Some(f) => (
+                    format!("`{f}`"),
+                    "its value is too long, too nested or too unlike the prediction's to compare (long lists matched item by item, long texts against many `any_of` variants); split the document into several cases, or check the long value with rubrics",
+                ),
+                None => (
+                    "its rubrics".to_owned(),
+                    "they compare too much text (many rubrics on long values, or on the whole prediction); check shorter fields, or split the document into several cases",
+                ),
+            };
+            format!(
+                "{file}:{line}: scoring {what} needs more work than goldgate spends on one case ({:.1} billion steps, about 5 s of CPU): {why}",
+                *steps as f64 / 1e9
+            )
+        }
         Problem::Unpriced {
             model,
             closest,

@@ -350,7 +350,8 @@ fn end_of_run(
             regressions: &[],
             comparisons: &paired(&kept.numbers),
         };
-        let _ = write!(out, "{}", run_end(&summary, &pipelines, &notes));
+        let end = run_end(&summary, &pipelines, &notes);
+        let _ = write!(out, "{}", crate::render::inert(&end));
     }
     let mut failed = false;
     let vanished = vanished_entries(&kept.expected_entries);

@@ -30,6 +30,8 @@ fn plain(message: &str) -> String {
 
 /// A failure message; without colour codes where libtest-mimic prints them verbatim (JSON).
 fn failed(message: String, plain: bool) -> Failed {
+    // Printed on standard output, where a CI log reads workflow commands.
+    let message = crate::render::inert(&message).into_owned();
     if plain {
         Failed::from(anstream::adapter::strip_str(&message).to_string())
     } else {
