@@ -2720,10 +2720,12 @@ fn a_rubric_path_that_reaches_nothing_in_gold_could_not_be_checked() {
         test_lines(&text),
         expected(&[
             ("absence-past-the-end", "ok"),
+            ("absent-key-meant", "ok"),
             ("not-over-a-typo", "FAILED"),
             ("past-the-end", "FAILED"),
             ("typo-below-root", "FAILED"),
             ("typo-in-every-item", "FAILED"),
+            ("typo-without-gold", "FAILED"),
         ])
     );
     let nothing = "so there is nothing to check against";
@@ -2775,7 +2777,8 @@ fn a_rubric_path_that_reaches_nothing_in_gold_could_not_be_checked() {
 error: cases/past-the-end.yaml:7:5: must_right `the tenth line is exact`: line_items[9]: gold has nothing here (`line_items` has 2 items), {nothing}
 error: cases/typo-below-root.yaml:8:5: must_right `the supplier's name is exact`: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}
 error: cases/typo-in-every-item.yaml:11:5: must_right `every quantity reads well`: line_items[*].quanity: gold has nothing here (`line_items[0]` has no `quanity`; did you mean `quantity`?), {nothing}
-lint: 5 case files, 4 errors
+error: cases/typo-without-gold.yaml:5:5: must_right `the supplier is not ACME`: supplier.nmae: the prediction has nothing here (`supplier` has no `nmae`; did you mean `name`?), so nothing could be checked
+lint: 7 case files, 5 errors
 ")
     );
 }
@@ -2794,7 +2797,15 @@ fn prediction_text_never_starts_a_workflow_command_on_standard_output() {
             ),
             (
                 "cases/hostile.json",
-                r###"{"note": "ok\n::error file=README.md,line=1::pwned\n  ::add-mask::secret\n##[error]old", "total": "::warning::13"}"###,
+                r###"{"note": "ok\n::error file=README.md,line=1::pwned\n  ::add-mask::secret\n##[error]old\r::notice::cr", "total": "::warning::13", "\n::add-mask::KEY": "1"}"###,
+            ),
+            (
+                "cases/n\n::error::NAME.yaml",
+                "prediction: { x: wrong }\ngold: { x: right }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/::error::lead.yaml",
+                "prediction: { x: wrong }\ngold: { x: right }\nthresholds: { min_exact_match: 1.0 }\n",
             ),
         ],
     );
@@ -2802,7 +2813,8 @@ fn prediction_text_never_starts_a_workflow_command_on_standard_output() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(101), "{text}");
     assert!(text.contains("pwned") && text.contains("secret"), "{text}");
-    for line in text.lines() {
+    assert!(text.contains("NAME") && text.contains("lead"), "{text}");
+    for line in text.split(['\n', '\r']) {
         assert!(
             !line.trim_start().starts_with("::") && !line.contains("##["),
             "a workflow command on standard output: {line:?}\n{text}"

@@ -320,11 +320,35 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// A relative path with `/` on every OS.
+///
+/// A name is printed where CI logs read workflow commands (`test NAME ... ok`, and alone on a
+/// line of libtest's list of failures), so the name of a hostile file is made inert here, once,
+/// for every place it is shown or matched: a control character becomes its escape (`\n`), and
+/// a word joiner (U+2060, invisible) goes inside a leading `::` and every `##[`.
 pub(crate) fn slashed(path: &Path) -> String {
-    path.components()
+    let name = path
+        .components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
-        .join("/")
+        .join("/");
+    if !name.chars().any(char::is_control) && !name.starts_with("::") && !name.contains("##[") {
+        return name;
+    }
+    let escaped: String = name
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    let escaped = escaped.replace("##[", "##\u{2060}[");
+    match escaped.strip_prefix("::") {
+        Some(rest) => format!(":\u{2060}:{rest}"),
+        None => escaped,
+    }
 }
 
 /// A case's name from a suite's folder: its path relative to the folder, without extension,
@@ -558,6 +582,28 @@ pub(crate) fn umask() -> u32 {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hostile_file_name_is_an_inert_test_name() {
+        let j = '\u{2060}';
+        assert_eq!(
+            slashed(Path::new("invoices/acme::guided")),
+            "invoices/acme::guided"
+        );
+        assert_eq!(
+            slashed(Path::new("n\n::error::NAME")),
+            "n\\n::error::NAME",
+            "no line break, so no line starting with `::`"
+        );
+        assert_eq!(
+            slashed(Path::new("::add-mask::x")),
+            format!(":{j}:add-mask::x")
+        );
+        assert_eq!(
+            slashed(Path::new("a/##[error]b")),
+            format!("a/##{j}[error]b")
+        );
+    }
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

@@ -205,7 +205,8 @@ fn lint(dir: &std::path::Path, rubrics: Option<PathBuf>) -> ExitCode {
         Err(no_cases) => fail(&no_cases.0),
         Ok(found) => {
             for error in &found.errors {
-                println!("error: {error}");
+                // A CI log reads workflow commands here too: a hostile file name or value is inert.
+                println!("{}", crate::render::inert(&format!("error: {error}")));
             }
             let n = found.errors.len();
             println!(
@@ -354,7 +355,7 @@ fn printed(result: Result<String, String>) -> ExitCode {
         Ok(text) => {
             use std::io::Write;
             let mut out = anstream::stdout();
-            let _ = write!(out, "{text}");
+            let _ = write!(out, "{}", crate::render::inert(&text));
             Exit::Success.into()
         }
         Err(e) => fail(&e),
@@ -362,7 +363,7 @@ fn printed(result: Result<String, String>) -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    eprintln!("{}", crate::render::inert(&format!("error: {message}")));
     Exit::Error.into()
 }
 

@@ -71,6 +71,9 @@ struct Target<'a> {
     /// Why the path reached nothing in any gold variant, when the field has gold but the
     /// place is not in it.
     not_in_gold: Option<Missing>,
+    /// Why the path reached nothing in the prediction, when the field has no gold and the
+    /// prediction has a key one edit from the one asked for: a typo below the root.
+    typo: Option<Missing>,
     rule: FieldRule,
 }
 
@@ -152,7 +155,7 @@ fn judge(
         // Gold's own reason says it all when the prediction misses the place alike.
         let missing = target
             .missing
-            .filter(|m| target.not_in_gold.as_ref() != Some(m));
+            .filter(|m| target.not_in_gold.as_ref() != Some(m) && target.typo.as_ref() != Some(m));
         let finding = if place.is_none() && missing.is_none() {
             finding
         } else {
@@ -216,11 +219,16 @@ pub(crate) fn misspelt_field(rubric: &Rubric, cx: &Context) -> Option<Finding> {
             Check::Present(_) => None,
             _ => {
                 let path = path?;
-                let missing = not_in_gold(path, cx)?;
+                let finding = match not_in_gold(path, cx) {
+                    Some(missing) => Finding::NotInGold { missing },
+                    None => Finding::Misnamed {
+                        missing: misnamed(path, cx)?,
+                    },
+                };
                 Some(Finding::At {
                     place: Some(Place::Field(path.to_string())),
                     missing: None,
-                    finding: Box::new(Finding::NotInGold { missing }),
+                    finding: Box::new(finding),
                 })
             }
         }
@@ -238,6 +246,34 @@ fn not_in_gold(path: &FieldPath, cx: &Context) -> Option<Missing> {
     });
     let first = why.next()??;
     why.all(|w| w.is_some()).then_some(first)
+}
+
+/// A key the mapping lacks, close to one it has: within one edit for a key of three letters
+/// or fewer, two for a longer one (a swap of two letters is two edits): stricter than for a
+/// case's keys, as an absent key may be meant.
+fn one_edit_away(missing: &Missing) -> bool {
+    match missing {
+        Missing::NoKey {
+            key,
+            closest: Some(best),
+            ..
+        } => closest_within(key, [best.as_str()], |len| if len <= 3 { 1 } else { 2 }).is_some(),
+        _ => false,
+    }
+}
+
+/// Why `path` reaches nothing in the prediction, when its field has no gold and the prediction
+/// has a key one edit from the one asked for.
+fn misnamed(path: &FieldPath, cx: &Context) -> Option<Missing> {
+    if cx.gold.iter().any(|g| g.name == path.root()) {
+        return None;
+    }
+    let root = &cx.prediction.field(path.root())?.value;
+    path.resolve(root).into_iter().find_map(|(at, value)| {
+        matches!(value, Value::Null)
+            .then(|| at.why_missing(root))?
+            .filter(one_edit_away)
+    })
 }
 
 /// A root field in neither gold nor the prediction, one edit from a name that is, is a typo.
@@ -267,6 +303,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
             confidence: None,
             gold: None,
             not_in_gold: None,
+            typo: None,
             rule: FieldRule::default(),
             missing: None,
         }];
@@ -300,6 +337,11 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
             } else {
                 None
             },
+            typo: if gold.is_none() && matches!(value, Value::Null) {
+                at.why_missing(root).filter(one_edit_away)
+            } else {
+                None
+            },
             at: Some(at),
             value,
         })
@@ -316,15 +358,28 @@ fn judge_at(
 ) -> Judged {
     // Only `present` may ask about a place gold does not have (`present: false` on
     // `line_items[2]` of a two-item gold); a combinator asks its nested checks.
+    let asks_a_value = !matches!(
+        check,
+        Check::Present(_) | Check::All(_) | Check::Any(_) | Check::Not(_)
+    );
     if let Some(missing) = &t.not_in_gold
-        && !matches!(
-            check,
-            Check::Present(_) | Check::All(_) | Check::Any(_) | Check::Not(_)
-        )
+        && asks_a_value
     {
         return (
             State::Unchecked,
             Finding::NotInGold {
+                missing: missing.clone(),
+            },
+        );
+    }
+    // Without gold to tell, a key one edit from one the prediction has is a typo, as a root
+    // field one edit from a known one is: it would hold on nothing.
+    if let Some(missing) = &t.typo
+        && asks_a_value
+    {
+        return (
+            State::Unchecked,
+            Finding::Misnamed {
                 missing: missing.clone(),
             },
         );

@@ -257,6 +257,12 @@ pub enum Finding {
         /// Why.
         missing: Missing,
     },
+    /// A path below a field without gold that the prediction does not have, one edit from a key
+    /// it has: a typo.
+    Misnamed {
+        /// Why.
+        missing: Missing,
+    },
     /// A `[*]` that reached no element.
     NoElement {
         /// The path.

@@ -158,22 +158,27 @@ pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
             .starts_with("::")
     };
     let risky = |line: &str| line.contains("##[") || (line.contains("::") && starts(line));
-    if !text.split('\n').any(risky) {
+    // A lone CR ends a line too, for the runner that reads the log.
+    let breaks = ['\n', '\r'];
+    if !text.split(breaks).any(risky) {
         return std::borrow::Cow::Borrowed(text);
     }
-    let lines: Vec<String> = text
-        .split('\n')
-        .map(|line| {
-            let safe = line.replace("##[", "##\u{2060}[");
-            if line.contains("::") && starts(line) {
-                // No colour code holds `::`: the first one is where the line starts.
-                safe.replacen("::", ":\u{2060}:", 1)
-            } else {
-                safe
-            }
-        })
-        .collect();
-    std::borrow::Cow::Owned(lines.join("\n"))
+    let mut out = String::with_capacity(text.len() + 16);
+    for piece in text.split_inclusive(breaks) {
+        let (line, end) = match piece.strip_suffix(breaks) {
+            Some(line) => (line, &piece[line.len()..]),
+            None => (piece, ""),
+        };
+        let safe = line.replace("##[", "##\u{2060}[");
+        if line.contains("::") && starts(line) {
+            // No colour code holds `::`: the first one is where the line starts.
+            out.push_str(&safe.replacen("::", ":\u{2060}:", 1));
+        } else {
+            out.push_str(&safe);
+        }
+        out.push_str(end);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A message as GitHub reads it back: `%`, CR and LF escaped.
@@ -212,6 +217,10 @@ mod tests {
             format!("  gold  1\n      :{j}:error file=README.md,line=1::pwned\n:{j}:add-mask::x")
         );
         assert_eq!(inert("note ##[error]x"), format!("note ##{j}[error]x"));
+        assert_eq!(
+            inert("P1\r::add-mask::P2\n"),
+            format!("P1\r:{j}:add-mask::P2\n")
+        );
         // A colour code before the command is stripped by the log, so it does not protect it.
         assert_eq!(
             inert("\u{1b}[31m::warning::x\u{1b}[0m"),

@@ -28,6 +28,7 @@ pub fn sentence(finding: &Finding) -> String {
         | F::Unchecked { .. } => nested(finding),
         F::Misspelt { .. }
         | F::NotInGold { .. }
+        | F::Misnamed { .. }
         | F::NoElement { .. }
         | F::NoGold
         | F::NotANumber { .. }
@@ -240,6 +241,10 @@ fn unchecked(finding: &Finding) -> String {
         ),
         F::NotInGold { missing } => format!(
             "gold has nothing here ({}), so there is nothing to check against",
+            self::missing(missing)
+        ),
+        F::Misnamed { missing } => format!(
+            "the prediction has nothing here ({}), so nothing could be checked",
             self::missing(missing)
         ),
         F::NoElement { path } => {
