@@ -452,12 +452,16 @@ fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -
 fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Judged {
     let raw = t.value.as_text();
     let norm = cx.normalized(t, &raw, normalize);
-    // A search of the text costs a step per 8 bytes, per needle or pattern.
-    let needles = match check {
-        Check::OneOf(v) | Check::Contains(v) | Check::NotContains(v) => v.len(),
-        _ => 1,
+    // A search of the text costs a step per 8 bytes and needle; a pattern, a step a byte (a
+    // Unicode class such as `\w{20}` runs at a few nanoseconds a byte).
+    let steps = match check {
+        Check::OneOf(v) | Check::Contains(v) | Check::NotContains(v) => {
+            (raw.len() as u64 / 8 + 1) * v.len() as u64
+        }
+        Check::Matches(_) => raw.len() as u64 + 1,
+        _ => raw.len() as u64 / 8 + 1,
     };
-    effort::spend((raw.len() as u64 / 8 + 1) * needles as u64);
+    effort::spend(steps);
     let norm = &*norm;
     let value = Excerpt::of(&raw);
     let (held, finding) = match check {
