@@ -11,10 +11,10 @@ use crate::record::{AggregateRecord, TestRecord};
 pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String {
     let mut suites: BTreeMap<(String, Option<String>), Vec<TestCase>> = BTreeMap::new();
     for case in cases {
-        let mut test = TestCase::new(case.id.as_str(), case_status(case));
+        let mut test = TestCase::new(xml(&case.id), case_status(case));
         let folder = case.suite_folder();
-        test.set_classname(folder.as_str());
-        test.extra.insert("file".into(), case.file.as_str().into());
+        test.set_classname(xml(&folder));
+        test.extra.insert("file".into(), xml(&case.file).into());
         if let Some(score) = case.score {
             test.add_property(Property::new("score", score.to_string()));
         }
@@ -32,14 +32,14 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
         } else {
             failure(aggregate.message.as_deref().unwrap_or("aggregate failed"))
         };
-        let mut test = TestCase::new(aggregate.id.as_str(), status);
+        let mut test = TestCase::new(xml(&aggregate.id), status);
         let folder = std::path::Path::new(&aggregate.file)
             .parent()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        test.set_classname(folder.as_str());
+        test.set_classname(xml(&folder));
         test.extra
-            .insert("file".into(), aggregate.file.as_str().into());
+            .insert("file".into(), xml(&aggregate.file).into());
         properties(&mut test, &aggregate.metrics);
         suites
             .entry((folder, aggregate.pipeline.clone()))
@@ -53,7 +53,7 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
             Some(p) => format!("{folder}::{p}"),
             None => folder.to_owned(),
         };
-        let mut suite = TestSuite::new(name);
+        let mut suite = TestSuite::new(xml(&name));
         suite.add_test_cases(tests);
         report.add_test_suite(suite);
     }
@@ -69,7 +69,7 @@ fn properties(test: &mut TestCase, metrics: &impl serde::Serialize) {
     };
     for (name, value) in map {
         if let Some(v) = value.as_f64() {
-            test.add_property(Property::new(name.as_str(), v.to_string()));
+            test.add_property(Property::new(xml(&name), v.to_string()));
         }
     }
 }
@@ -80,7 +80,7 @@ fn case_status(case: &TestRecord) -> TestCaseStatus {
         None => {
             let mut status = TestCaseStatus::skipped();
             if let Some(reason) = &case.skip {
-                status.set_message(reason.as_str());
+                status.set_message(xml(reason));
             }
             status
         }
@@ -91,7 +91,46 @@ fn case_status(case: &TestRecord) -> TestCaseStatus {
 /// A failure: the verdict line as its message, the whole plain message as its text.
 fn failure(message: &str) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-    status.set_message(message.lines().next().unwrap_or(message));
-    status.set_description(message);
+    status.set_message(xml(message.lines().next().unwrap_or(message)));
+    status.set_description(xml(message));
     status
+}
+
+/// Text as XML 1.0 can hold it: a character it does not allow (most C0 controls, surrogates,
+/// U+FFFE and U+FFFF) becomes U+FFFD, as escaping cannot save it (not even as a character
+/// reference) and one such character in a value would leave the whole file unreadable.
+fn xml(text: &str) -> String {
+    text.chars()
+        .map(|c| if allowed_in_xml(c) { c } else { '\u{FFFD}' })
+        .collect()
+}
+
+/// XML 1.0's `Char`: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+/// (a Rust `char` is never a surrogate).
+fn allowed_in_xml(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_xml_cannot_hold_are_replaced_everywhere() {
+        let mut case = TestRecord::named("bad\u{FFFF}name", "cases/bad\u{1}.yaml");
+        case.status = crate::record::Status::Failed;
+        case.passed = Some(false);
+        case.message = Some("case failed: `\u{FFFE}` is not\u{0} exact\nmore \u{1B}[31m".into());
+        let out = junit_xml(&[case], &[]);
+        assert!(out.chars().all(allowed_in_xml), "{out:?}");
+        assert!(out.contains("name=\"bad\u{FFFD}name\""), "{out}");
+        assert!(out.contains("file=\"cases/bad\u{FFFD}.yaml\""), "{out}");
+        assert!(
+            out.contains("case failed: `\u{FFFD}` is not\u{FFFD} exact"),
+            "{out}"
+        );
+        assert!(out.contains("more \u{FFFD}[31m"), "{out}");
+        // What XML holds stays as it was: tabs, newlines, CJK, emoji.
+        assert_eq!(xml("a\tb\nc 名 🦀"), "a\tb\nc 名 🦀");
+    }
 }

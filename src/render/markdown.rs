@@ -73,18 +73,18 @@ fn listed(
             .place()
             .map(|(file, line)| {
                 if line > 0 {
-                    format!(" — `{file}:{line}`")
+                    format!(" — {}", code(&format!("{file}:{line}")))
                 } else {
-                    format!(" — `{file}`")
+                    format!(" — {}", code(&file))
                 }
             })
             .unwrap_or_default();
         items.push((
             "Failing tests".into(),
             format!(
-                "- `{}` — {}{at}\n",
-                case.id,
-                cell(case.verdict_line().unwrap_or("failed"))
+                "- {} — {}{at}\n",
+                code(&case.id),
+                text(case.verdict_line().unwrap_or("failed"))
             ),
         ));
     }
@@ -96,16 +96,21 @@ fn listed(
             .unwrap_or("failed");
         items.push((
             "Failing tests".into(),
-            format!("- `{}` — {} — `{}`\n", a.id, cell(verdict), a.place()),
+            format!(
+                "- {} — {} — {}\n",
+                code(&a.id),
+                text(verdict),
+                code(&a.place())
+            ),
         ));
     }
     for line in notes.regressions {
-        items.push(("Regressions".into(), format!("- {}\n", cell(line))));
+        items.push(("Regressions".into(), format!("- {}\n", text(line))));
     }
     for line in notes.improvements {
         items.push((
             "Improvements beyond the tolerance".into(),
-            format!("- {}\n", cell(line)),
+            format!("- {}\n", text(line)),
         ));
     }
     items
@@ -119,16 +124,92 @@ fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
     for (name, a) in pipelines {
         page.push_str(&format!(
             "| {} | {} |\n",
-            cell(name),
+            // No code spans in a cell: GitHub splits a row on `|` even inside one.
+            escaped(&one_line(name)),
             comparison_cells(a).join(" | ")
         ));
     }
     page
 }
 
-/// A table cell or list item on one line: `|` escaped, newlines folded.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+/// User text (labels, values, names) as Markdown that renders as that text, on one line: the
+/// message's own `…` spans stay code spans, and everything else is escaped, so that a value
+/// like `![t](https://…)` or `<img …>` shows as written instead of loading an image or a tag.
+/// A backtick with no partner is escaped too: one stray backtick cannot open a span that would
+/// swallow the rest of the line.
+fn text(raw: &str) -> String {
+    let raw = one_line(raw);
+    let mut out = String::with_capacity(raw.len() + 16);
+    let mut rest = raw.as_str();
+    while let Some(open) = rest.find('`') {
+        out.push_str(&escaped(&rest[..open]));
+        let after = &rest[open + 1..];
+        match after.find('`') {
+            Some(close) => {
+                out.push_str(&code(&after[..close]));
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str("\\`");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&escaped(rest));
+    out
+}
+
+/// Text a Markdown reader shows as is: HTML's `<` and `&` as entities, the punctuation that
+/// makes links, images, emphasis, tables and spans backslash-escaped. An underscore inside a
+/// word (`must_right`) emphasises nothing and stays as it is, and so do `(`, `)` and `!`: with
+/// `[` and `]` escaped they make no link or image.
+fn escaped(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
+        match c {
+            '<' => out.push_str("&lt;"),
+            '&' => out.push_str("&amp;"),
+            '_' if word(i.checked_sub(1).and_then(|j| chars.get(j))) && word(chars.get(i + 1)) => {
+                out.push(c)
+            }
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span of any text: its fence one backtick longer than the longest run inside, padded
+/// with a space when the text starts or ends with a backtick or a space (CommonMark strips one
+/// from each side).
+fn code(raw: &str) -> String {
+    let raw = one_line(raw);
+    if raw.is_empty() {
+        return String::new();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in raw.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if raw.starts_with(['`', ' ']) || raw.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{raw}{pad}{fence}")
+}
+
+/// A line of a list or a table: a newline would end the item or the row.
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]
@@ -185,5 +266,24 @@ mod tests {
         assert!(page.contains("- `invoices/case-00000::guided` — case failed: gate closed by must_right `total` (score 0.0000) — `cases/invoices/suite.yaml:7`\n"));
         let whole = step_summary(&summary, &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
         assert_eq!(whole.matches("\n- `invoices/").count(), 5000);
+    }
+
+    #[test]
+    fn user_text_renders_as_text() {
+        assert_eq!(
+            text("gate closed by must_right `the total` (score 0)"),
+            "gate closed by must_right `the total` (score 0)"
+        );
+        // A backtick inside a label closes its span: what follows is escaped, not Markdown.
+        assert_eq!(
+            text("must_right `a`b ![t](https://e.x/t.png) <img src=x> _e_ **s**` failed"),
+            "must_right `a`b !\\[t\\](https://e.x/t.png) &lt;img src=x> \\_e\\_ \\*\\*s\\*\\*\\` failed"
+        );
+        assert_eq!(text("one ` two"), "one \\` two");
+        assert_eq!(text("a\nb|c"), "a b\\|c");
+        // A span holding backticks is fenced by a longer run.
+        assert_eq!(code("a``b"), "```a``b```");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("x\ny"), "`x y`");
     }
 }

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::compare::threshold_text;
 use super::{Styles, inline_diff, line_diff, paint};
-use crate::base::budget::MESSAGE_ITEMS;
+use crate::base::budget::{MESSAGE_ITEMS, summarised};
 use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::evaluate::outcome::{FieldRow, MatchedItem, Outcome, ThresholdVerdict};
@@ -24,7 +24,7 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     if !failed_rubrics.is_empty() || !failed_thresholds.is_empty() {
         out.push('\n');
     }
-    for r in &failed_rubrics {
+    for r in failed_rubrics.iter().take(MESSAGE_ITEMS) {
         let cost = match r.rubric.kind {
             RubricKind::MustRight => "closes the gate".to_owned(),
             RubricKind::EasyWrong if case.scoring == Scoring::Fraction => {
@@ -40,13 +40,19 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
             super::finding::verdict(r.verdict.checked, &r.verdict.finding)
         );
     }
+    more(&mut out, failed_rubrics.len(), "failed rubrics");
     for t in &failed_thresholds {
         let _ = writeln!(out, "threshold {}", threshold_text(t));
     }
 
-    for row in involved_fields(outcome) {
+    let involved = involved_fields(outcome);
+    for row in involved.iter().take(MESSAGE_ITEMS) {
         out.push('\n');
         field_block(&mut out, row, case);
+    }
+    if involved.len() > MESSAGE_ITEMS {
+        out.push('\n');
+        more(&mut out, involved.len(), "fields");
     }
 
     extra_fields(&mut out, &outcome.extra_fields);
@@ -61,6 +67,18 @@ pub fn failure_message(case: &Case, outcome: &Outcome) -> String {
     out.trim_end().to_owned()
 }
 
+/// The line after the first [`MESSAGE_ITEMS`] of `total` things shown: how many more there are.
+/// The report (the run's record) keeps them all.
+fn more(out: &mut String, total: usize, things: &str) {
+    if total > MESSAGE_ITEMS {
+        let _ = writeln!(
+            out,
+            "… and {} more {things} (the report has them all)",
+            total - MESSAGE_ITEMS
+        );
+    }
+}
+
 /// The predicted fields gold does not list, by name.
 fn extra_fields(out: &mut String, extra: &[(String, Value)]) {
     if extra.is_empty() {
@@ -72,14 +90,13 @@ fn extra_fields(out: &mut String, extra: &[(String, Value)]) {
         "{}",
         paint(Styles::HEADING, "extra fields, predicted but not in gold")
     );
-    let width = extra
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(0);
-    for (name, value) in extra {
+    let shown = &extra[..extra.len().min(MESSAGE_ITEMS)];
+    let names: Vec<String> = shown.iter().map(|(n, _)| fit(n, NAME_SHOWN)).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (name, (_, value)) in names.iter().zip(shown) {
         let _ = writeln!(out, "  {name:<width$}  {}", fit(&value.as_text(), 60));
     }
+    more(out, extra.len(), "extra fields");
 }
 
 /// Where each failed rubric and threshold is written, a line each.
@@ -89,7 +106,7 @@ fn places(
     failed_thresholds: &[&ThresholdVerdict],
 ) {
     out.push('\n');
-    for r in failed_rubrics {
+    for r in failed_rubrics.iter().take(MESSAGE_ITEMS) {
         let via = match &r.rubric.included_at {
             Some((file, line)) => format!(", included at {}:{line}", file.display()),
             None => String::new(),
@@ -100,9 +117,10 @@ fn places(
             r.rubric.file.display(),
             r.rubric.line,
             r.rubric.kind.key(),
-            r.rubric.label
+            one_line(&r.rubric.label)
         );
     }
+    more(out, failed_rubrics.len(), "failed rubrics");
     for t in failed_thresholds {
         let _ = writeln!(
             out,
@@ -118,13 +136,18 @@ fn places(
 /// them: what a regression message shows of the fields that dropped.
 pub fn field_blocks(case: &Case, outcome: &Outcome, names: &[&str]) -> String {
     let mut out = String::new();
-    for row in outcome
+    let rows: Vec<&FieldRow> = outcome
         .fields
         .iter()
         .filter(|f| names.contains(&f.name.as_str()))
-    {
+        .collect();
+    for row in rows.iter().take(MESSAGE_ITEMS) {
         out.push('\n');
         field_block(&mut out, row, case);
+    }
+    if rows.len() > MESSAGE_ITEMS {
+        out.push('\n');
+        more(&mut out, rows.len(), "fields");
     }
     out
 }
@@ -136,7 +159,10 @@ fn verdict_line(outcome: &Outcome) -> String {
         .map(|r| format!("`{}`", one_line(&r.rubric.label)))
         .collect();
     if !closed.is_empty() {
-        parts.push(format!("gate closed by must_right {}", closed.join(", ")));
+        parts.push(format!(
+            "gate closed by must_right {}",
+            summarised(&closed, ", ")
+        ));
     }
     for t in outcome.thresholds.iter().filter(|t| !t.held) {
         parts.push(threshold_text(t));
@@ -197,17 +223,28 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
     let _ = writeln!(
         out,
         "{}",
-        paint(Styles::HEADING, format!("field `{}`{critical}", row.name))
+        paint(
+            Styles::HEADING,
+            format!("field `{}`{critical}", one_line(&row.name))
+        )
     );
     let closest = row.closest;
-    for (i, g) in row.gold.iter().enumerate() {
+    for i in shown_variants(row.gold.len(), closest) {
         let label = if i == 0 { "gold" } else { "" };
         let mark = if row.gold.len() > 1 && i == closest {
             "   (closest)"
         } else {
             ""
         };
-        let _ = writeln!(out, "  {label:<12}{}{mark}", indent_value(g));
+        let _ = writeln!(out, "  {label:<12}{}{mark}", indent_value(&row.gold[i]));
+    }
+    if row.gold.len() > MESSAGE_ITEMS {
+        let _ = writeln!(
+            out,
+            "  {:<12}… and {} more variants",
+            "",
+            row.gold.len() - MESSAGE_ITEMS
+        );
     }
     let prediction = if row.predicted {
         indent_value(&row.prediction)
@@ -269,6 +306,18 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         row.anls,
         row.confidence.map_or("-".into(), |c| c.to_string())
     );
+}
+
+/// The variants of a gold a field block shows, with their indices: the first
+/// [`MESSAGE_ITEMS`], the closest one last among them when it is further down the list.
+fn shown_variants(count: usize, closest: usize) -> impl Iterator<Item = usize> {
+    let first = if closest < MESSAGE_ITEMS || count <= MESSAGE_ITEMS {
+        MESSAGE_ITEMS.min(count)
+    } else {
+        MESSAGE_ITEMS - 1
+    };
+    let extra = (first < MESSAGE_ITEMS.min(count)).then_some(closest);
+    (0..first).chain(extra)
 }
 
 /// Matched list items side by side with each pair's score, so the wrong line item stands out.
@@ -373,10 +422,25 @@ fn cut(text: &str) -> String {
     }
 }
 
+/// The longest field name the table and the list of extra fields show.
+const NAME_SHOWN: usize = 60;
+
+/// The most gold variants a row of the table shows; the field's block shows more.
+const VARIANTS_IN_CELL: usize = 3;
+
+/// The table of the fields, a row each; a long one shows the rows that are not exact (the first
+/// [`MESSAGE_ITEMS`] of them) and counts the rest.
 fn field_table(out: &mut String, fields: &[FieldRow]) {
-    let width = fields
+    let long = fields.len() > MESSAGE_ITEMS;
+    let rows: Vec<&FieldRow> = fields
         .iter()
-        .map(|f| f.name.chars().count())
+        .filter(|f| !long || f.em < 1.0)
+        .take(MESSAGE_ITEMS)
+        .collect();
+    let names: Vec<String> = rows.iter().map(|f| fit(&f.name, NAME_SHOWN)).collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -393,12 +457,11 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
     );
     // Written in place, row by row: a failing case of many fields prints one row each.
     let mut line = String::new();
-    for f in fields {
+    for (f, name) in rows.iter().zip(&names) {
         line.clear();
         let _ = write!(
             line,
-            "  {:<width$}  {:<4}  {:<2}  {:<6.4}  ",
-            f.name,
+            "  {name:<width$}  {:<4}  {:<2}  {:<6.4}  ",
             if f.critical { "*" } else { "" },
             f.em as u8,
             f.anls,
@@ -409,11 +472,14 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
             }
             None => line.push_str("-       "),
         }
-        for (i, gold) in f.gold.iter().enumerate() {
+        for (i, gold) in f.gold.iter().take(VARIANTS_IN_CELL).enumerate() {
             if i > 0 {
                 line.push_str(" / ");
             }
             line.push_str(&cell(gold));
+        }
+        if f.gold.len() > VARIANTS_IN_CELL {
+            let _ = write!(line, " / … and {} more", f.gold.len() - VARIANTS_IN_CELL);
         }
         line.push_str(" | ");
         if f.predicted {
@@ -427,6 +493,14 @@ fn field_table(out: &mut String, fields: &[FieldRow]) {
             Styles::BAD
         };
         let _ = writeln!(out, "{style}{}{style:#}", line.trim_end());
+    }
+    if long {
+        let exact = fields.iter().filter(|f| f.em == 1.0).count();
+        let _ = writeln!(
+            out,
+            "  … and {} more rows ({exact} exact; the report has every field)",
+            fields.len() - rows.len()
+        );
     }
 }
 
@@ -442,7 +516,25 @@ fn cell(v: &Value) -> String {
     }
 }
 
-/// A label on one line: a newline in it would cut the verdict line that CI tools show.
+/// A label on one line: a newline in it would cut the verdict line that CI tools show. A long
+/// one is cut after [`VALUE_SHOWN`] characters, as values are.
 fn one_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
+    cut(&text.replace(['\r', '\n'], " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_list_of_variants_shows_the_first_and_the_closest() {
+        let shown = |count, closest| shown_variants(count, closest).collect::<Vec<_>>();
+        assert_eq!(shown(3, 2), [0, 1, 2]);
+        assert_eq!(shown(30, 4), (0..20).collect::<Vec<_>>());
+        // Further down: the first nineteen, then the closest, twenty in all.
+        let far = shown(30, 25);
+        assert_eq!(far.len(), MESSAGE_ITEMS);
+        assert_eq!(far[..19], (0..19).collect::<Vec<_>>()[..]);
+        assert_eq!(far[19], 25);
+    }
 }

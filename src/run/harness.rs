@@ -16,7 +16,7 @@ use super::baseline_file;
 use super::env::{Env, Update};
 use super::journal::Journal;
 use super::outputs::{Outputs, Records, write_outputs};
-use super::session::{Blessed, Progress, Session};
+use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
@@ -498,18 +498,19 @@ fn bless(
 /// The entries of each baseline, within the part a full run covers, that no test of the run
 /// would write: their cases were deleted or renamed.
 fn vanished_entries(
-    expected: &std::collections::BTreeMap<std::path::PathBuf, (String, HashSet<String>)>,
+    expected: &std::collections::BTreeMap<std::path::PathBuf, ExpectedEntries>,
 ) -> std::collections::BTreeMap<std::path::PathBuf, Vec<String>> {
     let mut out = std::collections::BTreeMap::new();
-    for (file, (scope, names)) in expected {
+    for (file, expected) in expected {
         let Ok(Some(base)) = baseline_file::read(file) else {
             continue;
         };
+        let scope = &expected.scope;
         let in_scope = |name: &str| scope.is_empty() || name.starts_with(&format!("{scope}/"));
         let gone: Vec<String> = base
             .cases
             .keys()
-            .filter(|k| in_scope(k) && !names.contains(*k))
+            .filter(|k| in_scope(k) && !expected.holds(k))
             .cloned()
             .collect();
         if !gone.is_empty() {
@@ -698,7 +699,8 @@ fn aggregates_of(entries: &[Planned]) -> Vec<(Arc<Aggregate>, Option<String>)> {
     aggregates
 }
 
-/// Notes every entry each baseline should hold (on a full run).
+/// Notes every entry each baseline should hold (on a full run), and the names of the tests that
+/// exist but could not be loaded, whose entries stay.
 fn expect_entries(session: &Session, entries: &[Planned], root: &Path) {
     let mut expected = session.kept();
     for entry in entries {
@@ -714,10 +716,26 @@ fn expect_entries(session: &Session, entries: &[Planned], root: &Path) {
                 let scope = crate::base::fs::relative_to(root, suite_dir)
                     .map(|p| crate::base::fs::slashed(&p))
                     .unwrap_or_default();
-                (scope, HashSet::new())
+                ExpectedEntries {
+                    scope,
+                    suite_dir: suite_dir.to_path_buf(),
+                    ..ExpectedEntries::default()
+                }
             })
-            .1
+            .names
             .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
+    }
+    // A test without its suite's baseline is one that could not be loaded far enough to know
+    // it (two files of one name, an unreadable folder, a broken suite): its name, from the
+    // cases folder, is kept in each baseline whose suite folder holds it.
+    for entry in entries.iter().filter(|e| e.baseline.is_none()) {
+        let name = entry.id.split("::").next().unwrap_or(&entry.id);
+        let place = root.join(name);
+        for file in expected.expected_entries.values_mut() {
+            if let Some(rel) = crate::base::fs::relative_to(&place, &file.suite_dir) {
+                file.unseen.insert(crate::base::fs::slashed(&rel));
+            }
+        }
     }
 }
 

@@ -98,9 +98,44 @@ pub(crate) struct Kept {
     pub(crate) improvements: Vec<String>,
     /// Tests the baseline has no entry for yet.
     pub(crate) new_cases: Vec<String>,
-    /// On a full run: every entry name each baseline should hold, by file, with the part of the
-    /// file this run covers (the name prefix of the run's folder below the suite's).
-    pub(crate) expected_entries: BTreeMap<PathBuf, (String, HashSet<String>)>,
+    /// On a full run: every entry name each baseline should hold, by file.
+    pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
+}
+
+/// The entries a full run expects of one baseline file: the others are of vanished cases.
+#[derive(Debug, Default)]
+pub(crate) struct ExpectedEntries {
+    /// The part of the file this run covers: the name prefix of the run's folder below the
+    /// suite's (empty: all of it).
+    pub(crate) scope: String,
+    /// The folder of the suite that declares the baseline, which entry names are relative to.
+    pub(crate) suite_dir: PathBuf,
+    /// The entries the run's loaded tests write.
+    pub(crate) names: HashSet<String>,
+    /// The names of tests that exist but could not be loaded (two files of one name, a folder
+    /// that cannot be read, a broken suite): the run cannot tell their entries, or their
+    /// pipelines', so it keeps each entry of such a name, `NAME::…` and `NAME/…` too.
+    pub(crate) unseen: HashSet<String>,
+}
+
+impl ExpectedEntries {
+    /// Whether a test of the run has the entry `name`, or may have it.
+    pub(crate) fn holds(&self, name: &str) -> bool {
+        if self.names.contains(name) {
+            return true;
+        }
+        // The entry `a/b::p` is of the test `a/b`, of its pipeline `p`; `a/b/c` of the folder `a/b`.
+        let mut stem = name;
+        loop {
+            if self.unseen.contains(stem) {
+                return true;
+            }
+            match stem.rfind(['/', ':']) {
+                Some(at) => stem = stem[..at].trim_end_matches(':'),
+                None => return false,
+            }
+        }
+    }
 }
 
 impl Kept {
@@ -728,5 +763,25 @@ impl VerdictStore {
             return None;
         }
         known.get(key).map(|r| Ok(r.verdict.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entries_of_a_test_that_could_not_be_loaded_are_held() {
+        let expected = ExpectedEntries {
+            names: ["a".to_owned()].into(),
+            unseen: ["b".to_owned(), "dir/c".to_owned()].into(),
+            ..ExpectedEntries::default()
+        };
+        for held in ["a", "b", "b::guided", "dir/c", "dir/c::p", "dir/c/d"] {
+            assert!(expected.holds(held), "{held}");
+        }
+        for gone in ["c", "bb", "a::guided", "dir/d", "dir"] {
+            assert!(!expected.holds(gone), "{gone}");
+        }
     }
 }

@@ -10,6 +10,7 @@ use libtest_mimic::{Completion, Failed};
 use super::ahead::Job;
 
 use super::session::Session;
+use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
@@ -21,6 +22,22 @@ use crate::render::aggregate_message;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The most characters of one load error a message and a record keep: the error's place and
+/// sentence, and the start of the value it quotes.
+const ERROR_CHARS: usize = 2_000;
+
+/// A load error cut after [`ERROR_CHARS`] characters, saying how many more there were.
+fn bounded(error: &str) -> String {
+    match error.char_indices().nth(ERROR_CHARS) {
+        None => error.to_owned(),
+        Some((at, _)) => format!(
+            "{}… ({} more characters)",
+            &error[..at],
+            error[at..].chars().count()
+        ),
+    }
 }
 
 /// A message without colour codes, for records.
@@ -83,27 +100,43 @@ fn not_loaded(
     session: &Session,
 ) -> Result<Completion, Failed> {
     let file = file.display().to_string();
-    let message = match problem {
-        Problem::Load(_) => {
-            format!("error: {problem}\nthe case could not be loaded, so it was not run")
-        }
-        Problem::Unreadable(reason) => format!("error: {reason}"),
+    // Each error cut to a bound, in the message and the record alike: an error quotes the value
+    // it is about, and 300 rubrics of 99,000 digits each would be 30 MB of message.
+    let errors: Vec<String> = match problem {
+        Problem::Load(errors) => errors.iter().map(|e| bounded(&e.to_string())).collect(),
+        Problem::Unreadable(reason) => vec![bounded(reason)],
     };
+    let mut lines: Vec<String> = errors
+        .iter()
+        .take(MESSAGE_ITEMS)
+        .map(|e| format!("error: {e}"))
+        .collect();
+    if errors.len() > MESSAGE_ITEMS {
+        lines.push(format!(
+            "… and {} more errors (the report has them all)",
+            errors.len() - MESSAGE_ITEMS
+        ));
+    }
+    let mut message = lines.join("\n");
+    if let Problem::Load(_) = problem {
+        message.push_str("\nthe case could not be loaded, so it was not run");
+    }
     let problems = match problem {
-        Problem::Load(errors) => errors
+        Problem::Load(all) => all
             .iter()
-            .map(|e| Located {
+            .zip(&errors)
+            .map(|(e, text)| Located {
                 file: e.file.display().to_string(),
                 line: e.line,
                 column: e.column,
-                message: e.to_string(),
+                message: text.clone(),
             })
             .collect(),
-        Problem::Unreadable(reason) => vec![Located {
+        Problem::Unreadable(_) => vec![Located {
             file: file.clone(),
             line: 0,
             column: 0,
-            message: reason.clone(),
+            message: errors.concat(),
         }],
     };
     let record = Record {
@@ -122,7 +155,8 @@ fn not_loaded(
                 Problem::Load(_) => ErrorKind::Load,
                 Problem::Unreadable(_) => ErrorKind::Unreadable,
             },
-            problem.to_string(),
+            // Every error, each cut as in `problems`: the whole text would repeat them uncut.
+            errors.join("\nerror: "),
         )),
         skip: None,
         outcome: None,
@@ -291,4 +325,21 @@ fn numbers_of_cases(cases: &[Planned], session: &Session) -> Vec<CaseNumbers> {
     let mut numbers: Vec<CaseNumbers> = in_order(results).collect();
     numbers.extend(in_order(unloaded));
     numbers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_load_error_is_cut_and_says_how_much() {
+        assert_eq!(bounded("short"), "short");
+        let long = format!("{}é{}", "9".repeat(ERROR_CHARS - 1), "9".repeat(10));
+        let cut = bounded(&long);
+        assert_eq!(
+            cut.chars().count(),
+            ERROR_CHARS + "… (10 more characters)".chars().count()
+        );
+        assert!(cut.ends_with("é… (10 more characters)"), "{cut}");
+    }
 }
