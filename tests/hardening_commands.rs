@@ -186,7 +186,10 @@ fn a_placeholder_is_refused_wherever_a_program_may_read_it_as_code() {
         );
         assert!(!dir.path().join("pwned").exists() && !cases.join("pwned").exists());
     }
-    // Whole arguments and file paths are where a placeholder may stand: these run.
+    // Whole arguments and file paths are where a placeholder may stand: these run, for a case
+    // whose name holds nothing a program reads as code (the value's own check refuses the other).
+    std::fs::remove_file(cases.join("$(touch pwned).yaml")).unwrap();
+    std::fs::write(cases.join("plain-1.yaml"), CASE).unwrap();
     std::fs::write(
         cases.join("suite.yaml"),
         "run:\n  command: [sh, -c, 'test \"$2\" = \"out/$1.json\" && printf \"{\\\"fields\\\": {\\\"a\\\": \\\"1\\\"}}\"', sh, \"{case}\", \"out/{case}.json\"]\n",
@@ -506,4 +509,225 @@ fn a_baseline_entry_without_numbers_is_an_error_not_a_pass() {
     );
     let out = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// A placeholder standing as a whole argument still reaches a program that reads that argument
+/// as code (`sh -c`, `awk`, `perl -e`, `sed`'s `e` command, or a script path handed to `sh -c`):
+/// a case file's name ran `touch` in all five. Its value is refused instead, for that case alone,
+/// at its file; the other cases run.
+#[test]
+fn a_placeholder_value_a_program_may_read_as_code_is_refused() {
+    let fields = "printf '{\"fields\": {\"a\": \"1\"}}'";
+    for (command, name, what) in [
+        (
+            r#"[sh, -c, "{case}"]"#,
+            r#"touch PWNED; echo {"x":"right"}"#,
+            "a space",
+        ),
+        (
+            r#"[awk, "{case}"]"#,
+            r#"BEGIN{system("touch PWNED")}"#,
+            "`{`",
+        ),
+        (r#"[perl, -e, "{case}"]"#, r#"system("touch PWNED")"#, "`(`"),
+        (
+            r#"[sed, -n, "{case}", suite.yaml]"#,
+            "1e touch PWNED",
+            "a space",
+        ),
+        (
+            r#"[sh, -c, "outputs/{case}.sh"]"#,
+            "x;touch PWNED2;y",
+            "`;`",
+        ),
+        (
+            r#"[sh, -c, "{case}"]"#,
+            "-x",
+            "a leading `-`, which makes it an option",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = format!("cases/{name}.yaml");
+        write_files(
+            dir.path(),
+            &[
+                ("cases/suite.yaml", &format!("run:\n  command: {command}\n")),
+                (&file, CASE),
+                // A name no program reads as code runs as before.
+                ("cases/plain.yaml", CASE),
+                ("cases/plain.sh", &format!("{fields}\n")),
+            ],
+        );
+        let out = goldgate(dir.path(), &["test", "cases"]);
+        let shown = stdout(&out);
+        assert_eq!(out.status.code(), Some(101), "{command}: {shown}");
+        let block = failure_block(&shown, name);
+        let placeholder_arg = command
+            .split(", ")
+            .find(|a| a.contains("{case}"))
+            .unwrap()
+            .trim_matches(['"', ']']);
+        let index = command
+            .split(", ")
+            .position(|a| a.contains("{case}"))
+            .unwrap();
+        assert_eq!(
+            block.lines().next().unwrap(),
+            format!(
+                "error: {file}:1:1: this case's name `{name}` would fill `{{case}}` in `run.command[{index}]` (`{placeholder_arg}`) of `cases/suite.yaml:2:3`, and it holds {what}: a shell or interpreter may read it as code (`[sh, -c, \"{{case}}\"]` runs it), so no such value is passed to a command (rename the case file with letters, digits and `_ - .` only, or pass the command its `document:` with `{{document}}` instead)"
+            ),
+            "{command}"
+        );
+        for touched in ["PWNED", "PWNED2", "cases/PWNED", "cases/PWNED2"] {
+            assert!(
+                !dir.path().join(touched).exists(),
+                "{command} ran {touched}"
+            );
+        }
+        assert_ne!(verdict(&shown, "plain"), None, "{shown}");
+    }
+    // `{document}` is checked at the case's `document:`, where the path is written.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "run:\n  command: [cat, \"{document}\"]\n",
+            ),
+            (
+                "cases/x.yaml",
+                &format!("document: \"scans/$(touch PWNED).txt\"\n{CASE}"),
+            ),
+            (
+                "cases/scans/$(touch PWNED).txt",
+                "{\"fields\": {\"a\": \"1\"}}",
+            ),
+        ],
+    );
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let block = failure_block(&stdout(&out), "x");
+    assert!(
+        block.starts_with("error: cases/x.yaml:1:11: document: the document's path `scans/$(touch PWNED).txt` would fill `{document}` in `run.command[1]` (`{document}`) of `cases/suite.yaml:2:3`, and it holds `$`"),
+        "{block}"
+    );
+}
+
+/// A tolerance of 1 or more lets a metric of [0, 1] drop any way without a regression, and an
+/// entry value outside [0, 1] (`-1e308`, `-5`) compares with no score: both hid the regression of
+/// a wrong prediction. The tolerance is refused at the suite; the entry is an error naming the
+/// file, the entry and the fix, which works.
+#[test]
+fn a_baseline_that_cannot_bind_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/x.yaml",
+                "prediction: { a: abce }\ngold: { a: abcd }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+            (
+                "cases/suite.yaml",
+                "baseline: baseline.json\ntolerance: 1\n",
+            ),
+        ],
+    );
+    let out = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("error: cases/suite.yaml:2:12: tolerance: `tolerance` is 1, so the baseline never flags a drop: every metric it keeps lies in [0, 1], and drops by 1 at most (write how far a metric may drop below its baseline, such as `tolerance: 0.02`)"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "baseline: baseline.json\n",
+    )
+    .unwrap();
+    let baseline = dir.path().join("cases/baseline.json");
+    for (entry, what) in [
+        ("{\"anls\": -1e308}", "the entry `x` holds `anls: -1e308`"),
+        ("{\"anls\": -5}", "the entry `x` holds `anls: -5`"),
+        (
+            "{\"anls\": 0.5, \"fields\": {\"a\": {\"em\": -5, \"anls\": 0.5}}}",
+            "the field `a` of the entry `x` holds `em: -5`",
+        ),
+    ] {
+        std::fs::write(
+            &baseline,
+            format!("{{\"goldgate_baseline\": 1, \"cases\": {{\"x\": {entry}}}}}"),
+        )
+        .unwrap();
+        let out = goldgate(dir.path(), &["test", "cases"]);
+        assert_eq!(out.status.code(), Some(101), "{entry}: {}", stdout(&out));
+        let block = failure_block(&stdout(&out), "x");
+        let value = what.rsplit(": ").next().unwrap().trim_end_matches('`');
+        let what = what.replace(value, &value.parse::<f64>().unwrap().to_string());
+        assert!(
+            block.contains(&format!("the baseline `cases/baseline.json`: {what}, outside [0, 1] where the metric lies, so it compares with no score its test can have (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact x`, or delete the entry)")),
+            "{entry}: {block}"
+        );
+    }
+    // Underflow reads as 0, a value the metric takes: the entry compares, and the drop shows.
+    std::fs::write(
+        &baseline,
+        "{\"goldgate_baseline\": 1, \"cases\": {\"x\": {\"anls\": 1e-400}}}",
+    )
+    .unwrap();
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert!(!stdout(&out).contains("outside [0, 1]"), "{}", stdout(&out));
+    // The fix the message gives.
+    std::fs::write(
+        &baseline,
+        "{\"goldgate_baseline\": 1, \"cases\": {\"x\": {\"anls\": -5}}}",
+    )
+    .unwrap();
+    let mut bless = command(dir.path(), &["test", "cases", "--exact", "x"]);
+    bless.env("GOLDGATE_UPDATE", "always");
+    let out = bless.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// A document's path may hold spaces (scans and exports are named so, and a document outside
+/// the suite's folder is named by its absolute path): `{document}` takes it, whole, as one
+/// argument, while a case name with a space is refused.
+#[test]
+fn a_document_path_with_spaces_reaches_the_command_as_one_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "run:\n  command: [sh, -c, 'test -f \"$1\" && printf \"{\\\"fields\\\": {\\\"a\\\": \\\"1\\\"}}\"', sh, \"{document}\"]\n",
+            ),
+            (
+                "cases/acme.yaml",
+                "document: \"scans/acme invoice 173.pdf\"\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/scans/acme invoice 173.pdf", "%PDF-1.4\n"),
+        ],
+    );
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).contains("test acme ... ok"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -486,3 +486,237 @@ fn a_filter_that_matches_no_test_is_said_in_the_summary_line() {
         stdout(&right)
     );
 }
+
+/// A French decimal with a unit after it (`79,26€`, `79,26 EUR`, `5,5%`) was read as the number's
+/// first half and a key `26€` holding null, and passed: refused at the number as the bare decimal is.
+#[test]
+fn a_french_decimal_with_a_unit_split_by_flow_style_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/euro.yaml",
+                "prediction: { total: \"79\" }\ngold: { total: 79,26€ }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/eur.yaml",
+                "prediction: { total: \"79\" }\ngold: { total: 79,26 EUR }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/rate.yaml",
+                "prediction: { rate: \"5\" }\ngold: { rate: 5,5% }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/inline.yaml",
+                "prediction: { total: 79,26€ }\ngold: { total: \"79\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/quoted.yaml",
+                "prediction: { total: \"79,26€\" }\ngold: { total: \"79,26€\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+        ],
+    );
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&test);
+    assert_eq!(test.status.code(), Some(101), "{out}");
+    assert_eq!(
+        test_lines(&out),
+        expected(&[
+            ("eur", "FAILED"),
+            ("euro", "FAILED"),
+            ("inline", "FAILED"),
+            ("quoted", "ok"),
+            ("rate", "FAILED"),
+        ])
+    );
+    assert_eq!(
+        first_failure_line(&out, "euro"),
+        "error: cases/euro.yaml:2:16: gold.total: `79,26€` in a flow mapping is read by YAML as `total: 79` and a key `26€` holding null: a comma there separates entries (quote it: `total: \"79,26€\"`)"
+    );
+    assert_eq!(
+        first_failure_line(&out, "eur"),
+        "error: cases/eur.yaml:2:16: gold.total: `79,26 EUR` in a flow mapping is read by YAML as `total: 79` and a key `26 EUR` holding null: a comma there separates entries (quote it: `total: \"79,26 EUR\"`)"
+    );
+    assert_eq!(
+        first_failure_line(&out, "rate"),
+        "error: cases/rate.yaml:2:15: gold.rate: `5,5%` in a flow mapping is read by YAML as `rate: 5` and a key `5%` holding null: a comma there separates entries (quote it: `rate: \"5,5%\"`)"
+    );
+    assert_eq!(
+        first_failure_line(&out, "inline"),
+        "error: cases/inline.yaml:1:22: prediction.total: `79,26€` in a flow mapping is read by YAML as `total: 79` and a key `26€` holding null: a comma there separates entries (quote it: `total: \"79,26€\"`)"
+    );
+}
+
+/// An aggregate bound every run meets (`min_anls: 0`, `min_pass_rate: 5e-10`, under the slack of
+/// 1e-9) could never fail its aggregate test: refused at the bound, as it is in a case. A bound
+/// above the slack loads.
+#[test]
+fn an_aggregate_bound_that_cannot_fail_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = "prediction: { total: \"5\" }\ngold: { total: \"5\" }\nthresholds: { min_exact_match: 1.0 }\n";
+    let mut files: Vec<(String, String)> = Vec::new();
+    let bounds = [
+        (
+            "anls",
+            "min_anls: 0",
+            "`min_anls` is 0",
+            "raise it to what the suite must reach, such as `min_anls: 0.9`",
+        ),
+        (
+            "rate",
+            "min_pass_rate: 0",
+            "`min_pass_rate` is 0",
+            "raise it to what the suite must reach, such as `min_pass_rate: 0.9`",
+        ),
+        (
+            "tiny",
+            "min_pass_rate: 5e-10",
+            "`min_pass_rate` is 0.0000000005",
+            "raise it to what the suite must reach, such as `min_pass_rate: 0.9`",
+        ),
+        (
+            "small",
+            "min_anls: 1e-10",
+            "`min_anls` is 0.0000000001",
+            "raise it to what the suite must reach, such as `min_anls: 0.9`",
+        ),
+        (
+            "ece",
+            "max_ece: 1",
+            "`max_ece` is 1",
+            "lower it to what the suite may not exceed, such as `max_ece: 0.1`",
+        ),
+    ];
+    for (name, bound, _, _) in bounds {
+        files.push((
+            format!("cases/{name}/suite.yaml"),
+            format!("aggregate:\n  {bound}\n"),
+        ));
+        files.push((format!("cases/{name}/a.yaml"), case.to_owned()));
+    }
+    files.push((
+        "cases/live/suite.yaml".into(),
+        "aggregate:\n  min_pass_rate: 1e-8\n".into(),
+    ));
+    files.push(("cases/live/a.yaml".into(), case.to_owned()));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir.path(), &files);
+    let lint = goldgate(dir.path(), &["lint", "cases"]);
+    let out = stdout(&lint);
+    assert_eq!(lint.status.code(), Some(1), "{out}");
+    for (name, bound, is, fix) in bounds {
+        let key = bound.split(':').next().unwrap();
+        let metric = &key[4..];
+        let worst = if key.starts_with("max_") {
+            "1 or less"
+        } else {
+            "0 or more"
+        };
+        let line = format!(
+            "error: cases/{name}/suite.yaml:2:{}: aggregate.{key}: {is}, so it holds whatever the predictions say: `{metric}` is {worst}, and bounds are compared with a slack of 1e-9 ({fix}, or remove it)",
+            key.len() + 5
+        );
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    assert!(!out.contains("cases/live/"), "{out}");
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(test.status.code(), Some(101), "{}", stdout(&test));
+}
+
+/// An Easy-Wrong penalty within the slack of 1e-9 lowers a score by less than `min_score: 1.0`
+/// can see, and `count: { min: 0 }` holds on any list: both made a case that could not fail.
+#[test]
+fn a_penalty_within_the_slack_or_a_count_of_at_least_zero_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/penalty.yaml",
+                "prediction: { total: \"6\" }\ngold: { total: \"5\" }\nrubrics:\n  - easy_wrong: total\n    field: total\n    exact: true\n    penalty: 1e-12\nthresholds: { min_score: 1.0 }\n",
+            ),
+            (
+                "cases/suite_penalty/suite.yaml",
+                "easy_wrong_penalty: 1e-10\n",
+            ),
+            (
+                "cases/suite_penalty/a.yaml",
+                "prediction: { total: \"6\" }\ngold: { total: \"5\" }\nrubrics:\n  - easy_wrong: total\n    field: total\n    exact: true\nthresholds: { min_score: 1.0 }\n",
+            ),
+            (
+                "cases/count.yaml",
+                "prediction: { items: [] }\nrubrics:\n  - must_right: items are listed\n    field: items\n    count: { min: 0 }\n",
+            ),
+            (
+                "cases/counted.yaml",
+                "prediction: { items: [] }\nrubrics:\n  - must_right: items are listed\n    field: items\n    count: { min: 0, max: 3 }\n",
+            ),
+        ],
+    );
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&test);
+    assert_eq!(test.status.code(), Some(101), "{out}");
+    assert_eq!(
+        first_failure_line(&out, "penalty"),
+        "error: cases/penalty.yaml:7:14: rubrics[0].penalty: penalty 0.000000000001 is within the slack of 1e-9 that scores are compared with, so a failure of this rubric could not fail even `min_score: 1.0` (use a value such as 0.1, the default)"
+    );
+    assert_eq!(
+        first_failure_line(&out, "suite_penalty/a"),
+        "error: cases/suite_penalty/suite.yaml:1:21: easy_wrong_penalty: penalty 0.0000000001 is within the slack of 1e-9 that scores are compared with, so a failed Easy-Wrong rubric could not fail even `min_score: 1.0` (use a value such as 0.1, the default)"
+    );
+    assert_eq!(
+        first_failure_line(&out, "count"),
+        "error: cases/count.yaml:5:12: rubrics[0].count: `count: { min: 0 }` without a `max` holds on any number of items, so the check holds whatever the prediction says (ask for at least one item with `min: 1`, or bound it with `max`)"
+    );
+    assert_eq!(
+        test_lines(&out)
+            .iter()
+            .find(|(n, _)| n == "counted")
+            .map(|(_, v)| v.as_str()),
+        Some("ok"),
+        "{out}"
+    );
+}
+
+/// `not: { matches: '[^\s\S]' }` holds on every value, since the pattern matches none: a case
+/// checked by it alone could only ever pass, and is refused as `matches: '(?s).*'` is. A pattern
+/// that can match, under `not`, is judged.
+#[test]
+fn a_pattern_that_matches_nothing_under_not_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |check: &str| {
+        format!(
+            "prediction: {{ a: \"6\" }}\nrubrics:\n  - must_right: a\n    field: a\n    {check}\n"
+        )
+    };
+    write_files(
+        dir.path(),
+        &[
+            ("cases/never.yaml", &case(r"not: { matches: '[^\s\S]' }")),
+            (
+                "cases/never_any.yaml",
+                &case(r"not: { matches: 'x\P{any}|[a&&b]' }"),
+            ),
+            ("cases/digit.yaml", &case(r"not: { matches: '^\d$' }")),
+        ],
+    );
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&test);
+    assert_eq!(test.status.code(), Some(101), "{out}");
+    for name in ["never", "never_any"] {
+        assert_eq!(
+            first_failure_line(&out, name),
+            format!(
+                "error: cases/{name}.yaml:3:5: every check of this case holds whatever the prediction says, so it could only ever pass (bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail)"
+            )
+        );
+    }
+    assert!(
+        first_failure_line(&out, "digit").starts_with("case failed: gate closed by must_right `a`"),
+        "{out}"
+    );
+}

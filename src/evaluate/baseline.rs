@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::evaluate::outcome::Outcome;
-use crate::model::metric::{Direction, Metric};
+use crate::model::metric::{Direction, Metric, Range};
 
 /// The metrics of one case test, by name; each gold field's EM and ANLS under
 /// `fields.NAME.em` and `fields.NAME.anls` (a `fields` mapping in the file).
@@ -65,6 +65,31 @@ pub struct Change {
     pub new: f64,
 }
 
+/// What a change must exceed besides the tolerance: it absorbs the rounding of values written
+/// and read back.
+const SLACK: f64 = 1e-9;
+
+/// Whether an entry's key is of a metric in [0, 1], as every baselined metric and each field's
+/// EM and ANLS are; keys goldgate does not write are left to [`compare`], which finds them gone.
+fn is_of_unit(key: &str) -> bool {
+    match field_of(key) {
+        Some((_, metric)) => matches!(metric, "em" | "anls"),
+        None => Metric::from_name(key).is_some_and(|m| m.about().range == Range::Unit),
+    }
+}
+
+/// The first value of a baseline outside [0, 1] where its metric lies in [0, 1] (`anls: -5`):
+/// its test, its key and its value. A value below a metric's worst hides every regression of it,
+/// one beyond its best makes every run one.
+pub fn out_of_range(baseline: &Baseline) -> Option<(&str, &str, f64)> {
+    baseline.cases.iter().find_map(|(test, entry)| {
+        entry
+            .iter()
+            .find(|(key, value)| is_of_unit(key) && !(0.0..=1.0).contains(*value))
+            .map(|(key, value)| (test.as_str(), key.as_str(), *value))
+    })
+}
+
 /// Regressions and improvements of `new` against `old`, beyond `tolerance`.
 pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Change>) {
     let (mut worse, mut better) = (Vec::new(), Vec::new());
@@ -85,15 +110,14 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
         } else {
             now - was
         };
-        // 1e-9 absorbs the rounding of values written and read back.
         let change = Change {
             metric: metric.clone(),
             old: was,
             new: now,
         };
-        if gain < -(tolerance + 1e-9) {
+        if gain < -(tolerance + SLACK) {
             worse.push(change);
-        } else if gain > tolerance + 1e-9 {
+        } else if gain > tolerance + SLACK {
             better.push(change);
         }
     }
@@ -212,6 +236,40 @@ mod tests {
             "the baseline `b.json` is of version 2, written by a newer goldgate: this one reads version 1"
         );
         assert!(parse(r#"{"goldgate_baseline": 1, "cases": {}}"#, "b.json").is_ok());
+    }
+
+    #[test]
+    fn a_value_outside_its_metrics_range_is_found() {
+        for (cases, found) in [
+            (r#"{"a": {"anls": 1, "brier": 0}}"#, None),
+            (r#"{"a": {"anls": -5}}"#, Some(("a", "anls", -5.0))),
+            (r#"{"a": {"brier": 1.5}}"#, Some(("a", "brier", 1.5))),
+            (
+                r#"{"a": {"anls": 1, "fields": {"x": {"em": -1e308}}}}"#,
+                Some(("a", "fields.x.em", -1e308)),
+            ),
+            // Underflow reads as 0, a value the metric takes.
+            (r#"{"a": {"anls": 1e-400}}"#, None),
+            (r#"{"a": {"anls": -1e-400}}"#, None),
+        ] {
+            let base = parse(&format!("{{\"cases\": {cases}}}"), "b.json").unwrap();
+            assert_eq!(out_of_range(&base), found, "{cases}");
+        }
+    }
+
+    #[test]
+    fn a_tolerance_of_one_or_more_never_binds() {
+        use crate::model::metric::tolerance_can_bind;
+        assert!(tolerance_can_bind(0.0));
+        assert!(tolerance_can_bind(0.999));
+        assert!(!tolerance_can_bind(1.0));
+        assert!(!tolerance_can_bind(1.0 - 1e-10));
+        assert!(!tolerance_can_bind(7.0));
+        // The largest drop, 1 to 0, is flagged exactly when the tolerance can bind.
+        let (old, new): (Entry, Entry) =
+            ([("anls".into(), 1.0)].into(), [("anls".into(), 0.0)].into());
+        assert_eq!(compare(&old, &new, 0.999).0.len(), 1);
+        assert!(compare(&old, &new, 1.0).0.is_empty());
     }
 
     #[test]

@@ -688,14 +688,15 @@ fn pipeline_prediction(
     pipeline: Option<&str>,
     template: Option<&str>,
 ) -> Result<PredictionSource, LoadError> {
-    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path| {
+    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path, argument: Option<usize>| {
         expand(
             (sources.here, at),
             text,
             sources.here.file,
             dir,
             pipeline,
-            sources.document.map(|d| d.path.as_path()),
+            sources.document,
+            argument,
         )
     };
     Ok(
@@ -709,7 +710,8 @@ fn pipeline_prediction(
                 command: run
                     .command
                     .iter()
-                    .map(|a| fill(&run.at, a, &run.dir))
+                    .enumerate()
+                    .map(|(i, a)| fill(&run.at, a, &run.dir, Some(i)))
                     .collect::<Result<_, _>>()?,
                 dir: run.dir.clone(),
                 timeout: run.timeout,
@@ -722,7 +724,7 @@ fn pipeline_prediction(
                 // This pipeline's own line, for errors in its path.
                 let at = (p.at.0.clone(), p.marks.get(i).copied().unwrap_or(p.at.1));
                 PredictionSource::File {
-                    path: p.dir.join(fill(&at, template, &p.dir)?),
+                    path: p.dir.join(fill(&at, template, &p.dir, None)?),
                     at: at.1,
                     pipeline: Some(at.0),
                 }
@@ -742,14 +744,24 @@ fn placeholders(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument.
+/// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument
+/// (`argument`, its index in `run.command`).
+///
+/// A command's argument takes a value only if no shell or interpreter reads a character of it
+/// specially: the suite's side (`suite::placeholder_may_stand`) keeps a placeholder out of
+/// scripts, but cannot know that the program itself takes its argument as code (`[sh, -c,
+/// "{case}"]`, `[awk, "{case}"]`, `[sed, -n, "{case}", f]`), so the value is checked too. One
+/// holding whitespace (a document's path may hold spaces), a control character or any of
+/// ``$ ` ; & | < > ( ) { } [ ] * ? ! ~ ' " \ # =``, or beginning the argument with `-` (an
+/// option), is refused for this case alone, at its file. A path of recorded outputs is only read, and takes any value.
 fn expand(
     (here, (suite_file, suite_mark)): (&Here, &(PathBuf, Mark)),
     text: &str,
     case_file: &Path,
     suite_dir: &Path,
     pipeline: Option<&str>,
-    document: Option<&Path>,
+    document: Option<&Document>,
+    argument: Option<usize>,
 ) -> Result<String, LoadError> {
     // A placeholder goldgate does not know would reach the command as literal text.
     if let Some(unknown) =
@@ -772,23 +784,119 @@ fn expand(
             )
             .hint("declare `pipelines:`, or remove {pipeline}"));
     }
-    let mut out = text.to_owned();
-    if out.contains("{case}") {
-        out = out.replace("{case}", &crate::base::fs::case_name(case_file, suite_dir));
+    let mut values: Vec<(&str, String)> = Vec::new();
+    if text.contains("{case}") {
+        values.push(("{case}", crate::base::fs::case_name(case_file, suite_dir)));
     }
-    if out.contains("{pipeline}") {
-        out = out.replace("{pipeline}", pipeline.unwrap_or(""));
+    if text.contains("{pipeline}") {
+        values.push(("{pipeline}", pipeline.unwrap_or("").to_owned()));
     }
-    if out.contains("{document}") {
+    if text.contains("{document}") {
         let Some(document) = document else {
             return Err(here.err(Mark { line: 1, column: 1 }, "document", format!("the suite's `{text}` needs `{{document}}`, and this case has no `document:`"))
                 .hint("add `document: path/to/the/scan.pdf` (relative to the case file)"));
         };
-        let shown = crate::base::fs::relative_to(document, suite_dir)
-            .unwrap_or_else(|| document.to_path_buf());
-        out = out.replace("{document}", &shown.to_string_lossy());
+        let shown = crate::base::fs::relative_to(&document.path, suite_dir)
+            .unwrap_or_else(|| document.path.clone());
+        values.push(("{document}", shown.to_string_lossy().into_owned()));
+    }
+    if let Some(i) = argument {
+        for (placeholder, value) in &values {
+            let leads = text.starts_with(placeholder);
+            // Scans and exports name documents with spaces, and a document outside the suite's
+            // folder is named by its absolute path: a space is let through there alone.
+            let spaces = *placeholder == "{document}";
+            if let Some(c) = special_in_an_argument(value, leads, spaces) {
+                return Err(special_value(
+                    (here, (suite_file, suite_mark)),
+                    (placeholder, value),
+                    c,
+                    (i, text),
+                    document,
+                ));
+            }
+        }
+    }
+    let mut out = text.to_owned();
+    for (placeholder, value) in &values {
+        out = out.replace(placeholder, value);
     }
     Ok(out)
+}
+
+/// The first character of a placeholder's value that a shell or interpreter reads specially
+/// (see [`expand`]); `leads` when the value begins its argument, where a `-` makes it an option.
+fn special_in_an_argument(value: &str, leads: bool, spaces: bool) -> Option<char> {
+    if leads && value.starts_with('-') {
+        return Some('-');
+    }
+    value.chars().find(|&c| {
+        // The path separator of `{document}` on Windows is `\`, which no shell there reads.
+        c != std::path::MAIN_SEPARATOR
+            && !(spaces && c == ' ')
+            && (c.is_whitespace() || c.is_control() || "$`;&|<>(){}[]*?!~'\"\\#=".contains(c))
+    })
+}
+
+/// The error of a value refused in a command's argument, at the file the value comes from: the
+/// case file for `{case}`, where `document:` is written for `{document}`, the `run` command for
+/// `{pipeline}` (a name the suite gives).
+fn special_value(
+    (here, (suite_file, suite_mark)): (&Here, (&PathBuf, &Mark)),
+    (placeholder, value): (&str, &str),
+    c: char,
+    (i, text): (usize, &str),
+    document: Option<&Document>,
+) -> LoadError {
+    let what = match c {
+        ' ' => "a space".to_owned(),
+        '-' => "a leading `-`, which makes it an option".to_owned(),
+        '`' => "a backquote".to_owned(),
+        c if c.is_whitespace() || c.is_control() => {
+            format!("`{}`", c.escape_default())
+        }
+        c => format!("`{c}`"),
+    };
+    let (at, mark, path, whose, fix) = match placeholder {
+        "{case}" => (
+            here.file.to_path_buf(),
+            Mark { line: 1, column: 1 },
+            String::new(),
+            "this case's name",
+            "rename the case file with letters, digits and `_ - .` only, or pass the command its `document:` with `{document}` instead",
+        ),
+        "{document}" => {
+            let (file, mark) = document
+                .map(|d| d.at.clone())
+                .unwrap_or_else(|| (here.file.to_path_buf(), Mark { line: 1, column: 1 }));
+            (
+                file,
+                mark,
+                "document".to_owned(),
+                "the document's path",
+                "rename the document (and its `document:`) with letters, digits and `_ - . /` only, or pass the command `{case}` instead",
+            )
+        }
+        _ => (
+            suite_file.clone(),
+            *suite_mark,
+            format!("run.command[{i}]"),
+            "the pipeline's name",
+            "rename the pipeline with letters, digits and `_ - .` only",
+        ),
+    };
+    LoadError::at(
+        &at,
+        mark,
+        path,
+        format!(
+            "{whose} `{value}` would fill `{placeholder}` in `run.command[{i}]` (`{text}`) of `{}:{}:{}`, and it holds {what}: a shell or interpreter may read it as code (`[sh, -c, \"{placeholder}\"]` runs it), so no such value is passed to a command",
+            suite_file.display(),
+            suite_mark.line,
+            suite_mark.column
+        ),
+    )
+    .hint(fix)
 }
 
 fn is_text(prediction: &PredictionSource) -> bool {

@@ -15,6 +15,7 @@ use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
 use crate::base::typed::{parse_date, parse_number};
+use crate::model::metric::SLACK;
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
 use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
 
@@ -266,6 +267,17 @@ fn rubric(
                     Mark::of(&p.referenced),
                     &format!("{path}.penalty"),
                     format!("penalty {} is outside (0, 1]", p.value),
+                )
+                .hint("use a value such as 0.1, the default"));
+        }
+        // A score is compared with its bound within the slack: a smaller penalty lowers it by
+        // less than any `min_score`, even 1.0, can see.
+        (Some(p), RubricKind::EasyWrong) if p.value <= SLACK => {
+            return Err(here
+                .err(
+                    Mark::of(&p.referenced),
+                    &format!("{path}.penalty"),
+                    format!("penalty {} is within the slack of 1e-9 that scores are compared with, so a failure of this rubric could not fail even `min_score: 1.0`", p.value),
                 )
                 .hint("use a value such as 0.1, the default"));
         }
@@ -829,6 +841,16 @@ fn count(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
                     )
                     .hint("write `count: { min: 1, max: 5 }`"));
             }
+            // Every list has 0 items or more, and an absent one counts 0.
+            if min == 0 && max == usize::MAX {
+                return Err(here
+                    .err(
+                        node.mark,
+                        path,
+                        "`count: { min: 0 }` without a `max` holds on any number of items, so the check holds whatever the prediction says",
+                    )
+                    .hint("ask for at least one item with `min: 1`, or bound it with `max`"));
+            }
             Ok(Check::Count { min, max })
         }
         _ => {
@@ -955,10 +977,18 @@ fn on_anything(check: &Check, gold_here: bool) -> Option<bool> {
     let each = |probes: &[Probe]| -> Vec<Option<bool>> { probes.iter().map(nested).collect() };
     match check {
         // A pattern that matches these matches any text.
-        Check::Matches(re) => ["", "x", "\n", "0173 ¤ é", "{\"a\": [1]}"]
-            .iter()
-            .all(|t| re.is_match(t))
-            .then_some(true),
+        Check::Matches(re) => {
+            if ["", "x", "\n", "0173 ¤ é", "{\"a\": [1]}"]
+                .iter()
+                .all(|t| re.is_match(t))
+            {
+                Some(true)
+            } else {
+                // A text check is made on every value, present or not: one that can match
+                // nothing fails on every one, and `not:` of it holds on anything.
+                never_matches(re.as_str()).then_some(false)
+            }
+        }
         Check::All(probes) => {
             let each = each(probes);
             if each.iter().all(|v| *v == Some(true)) {
@@ -982,6 +1012,195 @@ fn on_anything(check: &Check, gold_here: bool) -> Option<bool> {
         Check::Not(probe) => nested(probe).map(|held| !held),
         _ => None,
     }
+}
+
+/// Whether a pattern matches no text at all (`[^\s\S]`, `a\P{any}`, `x|[a&&b]`), shown from its
+/// structure: the pattern is read as alternatives of items, and its language is empty when every
+/// alternative has an item that must appear and matches no character. Whether a class (`[...]`,
+/// `\p{...}`) matches none is asked of the regex engine itself, over every Unicode scalar value,
+/// so its sets, ranges and operators need no reading here. The reading is conservative: a pattern
+/// it does not follow (flags such as `(?i)`, which change what a class holds, or anything it
+/// cannot place) is taken as one that may match, and an anchor or a word boundary as matching the
+/// empty text, which can only make more patterns look matchable. So `true` is a proof, and
+/// `false` only says none was found.
+fn never_matches(pattern: &str) -> bool {
+    static KEPT: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    let kept = KEPT.get_or_init(Mutex::default);
+    if let Some(&never) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return never;
+    }
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut at = 0;
+    let never = alternatives(&chars, &mut at) == Some(true) && at == chars.len();
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() < PATTERNS_KEPT {
+        kept.insert(pattern.to_owned(), never);
+    }
+    never
+}
+
+/// Alternatives up to a `)` or the end: `Some(true)` when none can match (see [`never_matches`]),
+/// `None` when the pattern is not one this reading follows.
+fn alternatives(c: &[char], at: &mut usize) -> Option<bool> {
+    let mut empty = sequence(c, at)?;
+    while c.get(*at) == Some(&'|') {
+        *at += 1;
+        empty &= sequence(c, at)?;
+    }
+    Some(empty)
+}
+
+/// Items one after the other: none can match when one of them must appear and matches nothing.
+fn sequence(c: &[char], at: &mut usize) -> Option<bool> {
+    let mut empty = false;
+    while let Some(&next) = c.get(*at) {
+        if next == '|' || next == ')' {
+            break;
+        }
+        let item = item(c, at)?;
+        let optional = repetition(c, at)?;
+        empty |= item && !optional;
+    }
+    Some(empty)
+}
+
+/// One item, `Some(true)` when it matches nothing.
+fn item(c: &[char], at: &mut usize) -> Option<bool> {
+    let start = *at;
+    match c.get(start)? {
+        '(' => {
+            *at += 1;
+            if c.get(*at) == Some(&'?') {
+                // `(?:...)` and named groups only: flags change what the items inside match.
+                match (c.get(*at + 1), c.get(*at + 2)) {
+                    (Some(':'), _) => *at += 2,
+                    (Some('P'), Some('<')) | (Some('<'), _) => {
+                        let close = c[*at..].iter().position(|&x| x == '>')?;
+                        *at += close + 1;
+                    }
+                    _ => return None,
+                }
+            }
+            let empty = alternatives(c, at)?;
+            (c.get(*at) == Some(&')')).then_some(())?;
+            *at += 1;
+            Some(empty)
+        }
+        '[' => {
+            *at = class_end(c, start)?;
+            class_matches_nothing(&c[start..*at])
+        }
+        '\\' => match c.get(start + 1)? {
+            'p' | 'P' => {
+                *at = match c.get(start + 2)? {
+                    '{' => start + 2 + c[start + 2..].iter().position(|&x| x == '}')? + 1,
+                    _ => start + 3,
+                };
+                class_matches_nothing(&c[start..*at])
+            }
+            // `\b{start}` and the like are assertions this reading does not follow.
+            'b' | 'B' if c.get(start + 2) == Some(&'{') => None,
+            'x' | 'u' | 'U' => {
+                *at = match c.get(start + 2)? {
+                    '{' => start + 2 + c[start + 2..].iter().position(|&x| x == '}')? + 1,
+                    _ => {
+                        let digits = match c[start + 1] {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        start + 2 + digits
+                    }
+                };
+                (*at <= c.len()).then_some(false)
+            }
+            // A class such as `\d`, an assertion or an escaped character: each matches.
+            _ => {
+                *at = start + 2;
+                Some(false)
+            }
+        },
+        '*' | '+' | '?' | '{' => None,
+        _ => {
+            *at += 1;
+            Some(false)
+        }
+    }
+}
+
+/// Reads the repetition after an item, if any: `Some(true)` when it allows none of it (`*`,
+/// `?`, `{0,n}`), so that an item matching nothing still lets the sequence match.
+fn repetition(c: &[char], at: &mut usize) -> Option<bool> {
+    let optional = match c.get(*at) {
+        Some('*' | '?') => {
+            *at += 1;
+            true
+        }
+        Some('+') => {
+            *at += 1;
+            false
+        }
+        Some('{') => {
+            let close = c[*at..].iter().position(|&x| x == '}')?;
+            let inside: String = c[*at + 1..*at + close].iter().collect();
+            let min = inside.split(',').next()?.trim();
+            let min: u64 = min.parse().ok()?;
+            *at += close + 1;
+            min == 0
+        }
+        _ => return Some(false),
+    };
+    // A lazy repetition (`*?`) allows the same counts.
+    if c.get(*at) == Some(&'?') {
+        *at += 1;
+    }
+    Some(optional)
+}
+
+/// The end (one past its `]`) of the class opening at `start`, nested classes included.
+fn class_end(c: &[char], start: usize) -> Option<usize> {
+    // After an opening `[` (and a `^`), a `]` is the character itself.
+    let open = |i: usize| {
+        let i = i + 1;
+        let i = if c.get(i) == Some(&'^') { i + 1 } else { i };
+        if c.get(i) == Some(&']') { i + 1 } else { i }
+    };
+    let mut i = open(start);
+    let mut depth = 1;
+    while let Some(&x) = c.get(i) {
+        match x {
+            '\\' => i += 2,
+            '[' => {
+                depth += 1;
+                i = open(i);
+            }
+            ']' => {
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Whether a class (`[^\s\S]`, `\P{any}`) matches no character, asked of the regex engine over
+/// every Unicode scalar value, a block at a time so that no more than one block is held: `None`
+/// when it does not compile alone.
+fn class_matches_nothing(class: &[char]) -> Option<bool> {
+    let re = Regex::new(&class.iter().collect::<String>()).ok()?;
+    let mut block = String::new();
+    for first in (0..=u32::from(char::MAX)).step_by(1 << 16) {
+        block.clear();
+        block.extend((first..first + (1 << 16)).filter_map(char::from_u32));
+        if re.is_match(&block) {
+            return Some(false);
+        }
+    }
+    Some(true)
 }
 
 /// Whether none of these nested checks can be left unchecked at the place their combinator is
@@ -1092,6 +1311,9 @@ mod tests {
                 false,
             ),
             (Check::Any(vec![text(), not(anything())]), false),
+            // A pattern that matches nothing fails on every value: its `not` holds on any.
+            (Check::Not(Box::new(probe(pattern(r"[^\s\S]")))), true),
+            (Check::Not(Box::new(probe(pattern(r"[^\s\S]*")))), false),
             // A place of its own may not be there.
             (
                 Check::Any(vec![
@@ -1151,6 +1373,46 @@ mod tests {
         let any = total(Check::Any(vec![decided(), anything()]));
         assert!(holds_on_anything(&any, &["total"]));
         assert!(!holds_on_anything(&any, &["other"]));
+    }
+
+    #[test]
+    fn a_pattern_that_matches_nothing_is_found_and_no_other() {
+        for (p, never) in [
+            (r"[^\s\S]", true),
+            (r"[^\d\D]", true),
+            (r"\P{any}", true),
+            (r"a[^\s\S]b", true),
+            (r"^(?:x[^\w\W])$", true),
+            (r"(?P<n>[^\s\S])|(?<m>\P{any}+)", true),
+            (r"[a&&b]", true),
+            (r"[[^\s\S]]{2,}?", true),
+            // Optional, in one alternative only, or a class that holds something.
+            (r"[^\s\S]*", false),
+            (r"[^\s\S]{0,3}", false),
+            (r"x|[^\s\S]", false),
+            (r"[^\s\S]?y", false),
+            (r"[]\[^\s\S]", false),
+            (r"\[^\s\S]", false),
+            (r"[^\s]", false),
+            (r"\x{10FFFF}", false),
+            (r"[\x{10FFFF}]", false),
+            (r"^\d{3}$", false),
+            // Flags change what a class holds: not followed, taken as matchable.
+            (r"(?i)[a&&A]", false),
+            (r"(?i)[^\s\S]", false),
+            (r"\b{start}[^\s\S]", false),
+        ] {
+            assert!(compiled(p).is_ok(), "{p}");
+            assert_eq!(never_matches(p), never, "{p}");
+            // What is found matches nothing the engine is given.
+            if never {
+                let re = compiled(p).unwrap();
+                assert!(
+                    !["", "x", "ab", "a b", "\n"].iter().any(|t| re.is_match(t)),
+                    "{p}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -244,6 +244,42 @@ fn aggregate(
             )
             .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
     }
+    // A bound every run meets is refused as it is in a case: the aggregate test could not fail
+    // on it, and whoever wrote it meant a bound that can.
+    if let Some(t) = thresholds
+        .iter()
+        .find(|t| super::bound_cannot_fail(t, false))
+    {
+        let (worst, fix) = if t.is_max {
+            (
+                "1 or less",
+                format!(
+                    "lower it to what the suite may not exceed, such as `{}: 0.1`",
+                    t.name
+                ),
+            )
+        } else {
+            (
+                "0 or more",
+                format!(
+                    "raise it to what the suite must reach, such as `{}: 0.9`",
+                    t.name
+                ),
+            )
+        };
+        return Err(here
+            .err(
+                Mark { line: t.line, column: t.column },
+                &format!("aggregate.{}", t.name),
+                format!(
+                    "`{}` is {}, so it holds whatever the predictions say: `{}` is {worst}, and bounds are compared with a slack of 1e-9",
+                    t.name,
+                    t.limit,
+                    t.metric.name()
+                ),
+            )
+            .hint(format!("{fix}, or remove it")));
+    }
     // The root suite's aggregate is named after the cases folder, so that no case name
     // (a case `aggregate.yaml`) can take its test name.
     let id = match dir.strip_prefix(root).map(crate::base::fs::slashed) {
@@ -576,7 +612,7 @@ fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadE
     Ok(())
 }
 
-/// `tolerance`, when given: 0 or more.
+/// `tolerance`, when given: 0 or more, and under 1, where it could flag a drop.
 fn tolerance(here: &Here, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64>, LoadError> {
     match tolerance {
         Some(t) if !(t.value >= 0.0 && t.value.is_finite()) => Err(here.err(
@@ -584,6 +620,14 @@ fn tolerance(here: &Here, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64
             "tolerance",
             format!("`tolerance` is {}; it must be 0 or more", t.value),
         )),
+        // Metrics lie in [0, 1]: a drop is at most 1, and a tolerance of 1 hides every one.
+        Some(t) if !crate::model::metric::tolerance_can_bind(t.value) => Err(here
+            .err(
+                Mark::of(&t.referenced),
+                "tolerance",
+                format!("`tolerance` is {}, so the baseline never flags a drop: every metric it keeps lies in [0, 1], and drops by 1 at most", t.value),
+            )
+            .hint("write how far a metric may drop below its baseline, such as `tolerance: 0.02`")),
         Some(t) => Ok(Some(t.value)),
         None => Ok(None),
     }
@@ -629,7 +673,7 @@ fn baseline(
     Ok(())
 }
 
-/// `easy_wrong_penalty`: in (0, 1].
+/// `easy_wrong_penalty`: in (0, 1], and above the slack scores are compared with.
 fn easy_wrong_penalty(here: &Here, penalty: &Spanned<f64>) -> Result<f64, LoadError> {
     if !(penalty.value > 0.0 && penalty.value <= 1.0) {
         return Err(here.err(
@@ -637,6 +681,16 @@ fn easy_wrong_penalty(here: &Here, penalty: &Spanned<f64>) -> Result<f64, LoadEr
             "easy_wrong_penalty",
             format!("penalty {} is outside (0, 1]", penalty.value),
         ));
+    }
+    // As a rubric's own `penalty`: one within the slack of the score's comparison is no penalty.
+    if penalty.value <= crate::model::metric::SLACK {
+        return Err(here
+            .err(
+                Mark::of(&penalty.referenced),
+                "easy_wrong_penalty",
+                format!("penalty {} is within the slack of 1e-9 that scores are compared with, so a failed Easy-Wrong rubric could not fail even `min_score: 1.0`", penalty.value),
+            )
+            .hint("use a value such as 0.1, the default"));
     }
     Ok(penalty.value)
 }

@@ -209,11 +209,19 @@ pub struct Threshold {
     pub column: u64,
 }
 
+/// How far a value may miss a threshold and still meet it: it absorbs floating-point noise in
+/// sums (`1 − (0.1 + 0.2)` must meet `min_score: 0.7`); no metric is that close by design.
+pub const SLACK: f64 = 1e-9;
+
+/// Whether a baseline's tolerance lets it flag anything: every baselined metric lies in [0, 1],
+/// so no drop is larger than 1, and one of `tolerance` (plus the slack) or more is never flagged.
+pub fn tolerance_can_bind(tolerance: f64) -> bool {
+    1.0 > tolerance + SLACK
+}
+
 impl Threshold {
-    /// Whether a value meets the bound. A slack of 1e-9 absorbs floating-point noise in sums
-    /// (`1 − (0.1 + 0.2)` must meet `min_score: 0.7`); no metric is that close by design.
+    /// Whether a value meets the bound, within [`SLACK`].
     pub fn holds(&self, value: f64) -> bool {
-        const SLACK: f64 = 1e-9;
         if self.is_max {
             value <= self.limit + SLACK
         } else {

@@ -457,12 +457,13 @@ fn within(tolerance: f64) -> String {
     }
 }
 
+/// The options or needles of a check, as many as a message lists, each cut as a value is.
 fn list(items: &[String]) -> String {
-    items
+    let quoted: Vec<String> = items
         .iter()
-        .map(|s| format!("`{s}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(|s| format!("`{}`", shown(&Excerpt::of(s))))
+        .collect();
+    summarised(&quoted, ", ")
 }
 
 /// A value on one line, cut where the finding cut it.

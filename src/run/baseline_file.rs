@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use crate::base::fs::{lock_for, read_text_if_present, write_atomically};
-use crate::evaluate::baseline::{Baseline, Entry, parse, to_text};
+use crate::evaluate::baseline::{Baseline, Entry, field_of, out_of_range, parse, to_text};
 
-/// Reads a baseline; `Ok(None)` when the file does not exist. An entry that holds no number
-/// is an error: it would compare nothing, and so pass whatever its test scores.
+/// Reads a baseline; `Ok(None)` when the file does not exist. An entry that holds no number, or
+/// a metric of [0, 1] outside it, is an error: it would compare nothing, and so pass whatever its
+/// test scores (or fail whatever it scores).
 pub(crate) fn read(path: &Path) -> Result<Option<Baseline>, String> {
     let Some((base, text)) = read_as_written(path)? else {
         return Ok(None);
@@ -20,6 +21,20 @@ pub(crate) fn read(path: &Path) -> Result<Option<Baseline>, String> {
         };
         return Err(format!(
             "the baseline `{}`: {what}, so it would hide any regression of its test (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry)",
+            path.display()
+        ));
+    }
+    // A value no run can score compares with nothing: below the metric's worst it hides every
+    // regression, beyond its best it makes every run one.
+    if let Some((test, key, value)) = out_of_range(&base) {
+        let what = match field_of(key) {
+            Some((field, metric)) => {
+                format!("the field `{field}` of the entry `{test}` holds `{metric}: {value}`")
+            }
+            None => format!("the entry `{test}` holds `{key}: {value}`"),
+        };
+        return Err(format!(
+            "the baseline `{}`: {what}, outside [0, 1] where the metric lies, so it compares with no score its test can have (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry)",
             path.display()
         ));
     }

@@ -242,26 +242,30 @@ fn is_flow(location: &serde_saphyr::Location) -> bool {
 }
 
 /// The first French decimal of a flow mapping's entries: a number-like value followed by keys
-/// of digits alone whose values are left out (`{ total: 79,26 }`, `{ n: 1,234,56 }`). A key
+/// that begin with digits whose values are left out (`{ total: 79,26 }`, `{ n: 1,234,56 }`, and
+/// with a unit, `{ total: 79,26€ }`, `{ rate: 5,5% }`, where the unit ends the number). A key
 /// written with its value (`26: null`) is meant as one.
 fn split_decimal(entries: &[(String, Node)], left_out: &[bool]) -> Option<SplitDecimal> {
-    let digits = |i: usize| {
-        left_out.get(i) == Some(&true)
-            && !entries[i].0.is_empty()
-            && entries[i].0.bytes().all(|b| b.is_ascii_digit())
-    };
+    let part = |i: usize| left_out.get(i) == Some(&true) && decimal_part(&entries[i].0);
     (1..entries.len()).find_map(|i| {
         let (key, value) = &entries[i - 1];
         let NodeKind::Text(number) = &value.kind else {
             return None;
         };
-        if !digits(i) || !number_like(number) {
+        if !part(i) || !number_like(number) {
             return None;
         }
-        let parts: Vec<String> = (i..entries.len())
-            .take_while(|&j| digits(j))
-            .map(|j| entries[j].0.clone())
-            .collect();
+        let mut parts: Vec<String> = Vec::new();
+        for (j, (part_key, _)) in entries.iter().enumerate().skip(i) {
+            if !part(j) {
+                break;
+            }
+            parts.push(part_key.clone());
+            // A unit (`56€`) ends the number: what follows it is an entry of its own.
+            if !part_key.bytes().all(|b| b.is_ascii_digit()) {
+                break;
+            }
+        }
         Some(SplitDecimal {
             mark: value.mark,
             key: key.clone(),
@@ -269,6 +273,12 @@ fn split_decimal(entries: &[(String, Node)], left_out: &[bool]) -> Option<SplitD
             read: (number.clone(), parts),
         })
     })
+}
+
+/// Whether a key reads as the decimals of an amount cut off by a comma: digits first, and
+/// after them anything, a unit (`26`, `26€`, `26 EUR`, `5%`).
+pub(crate) fn decimal_part(key: &str) -> bool {
+    key.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Text that reads as the integral part of an amount: digits, with a sign, a currency sign

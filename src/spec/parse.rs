@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
-use super::node::{SplitDecimal, number_like, take_split_decimal, with_source};
+use super::node::{SplitDecimal, decimal_part, number_like, take_split_decimal, with_source};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 
@@ -135,10 +135,11 @@ fn takes_a_number(key: &str) -> bool {
         || ["penalty", "tolerance", "timeout_s", "easy_wrong_penalty"].contains(&key)
 }
 
-/// The key of an unknown-key error when it is digits alone (`26` of `equals: 79,26`).
+/// The key of an unknown-key error when it begins with digits (`26` of `equals: 79,26`, `26€`
+/// of `equals: 79,26€`).
 fn unknown_digits(text: &str) -> Option<&str> {
     let key = text.strip_prefix("unknown field `")?.split('`').next()?;
-    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_digit())).then_some(key)
+    decimal_part(key).then_some(key)
 }
 
 /// The French decimal a key of digits at `mark` ends, read back from the line it is on:
@@ -450,6 +451,44 @@ mod tests {
             e.hint.as_deref(),
             Some("write it with a decimal point: `min_anls: 0.95`")
         );
+        // A unit after the decimals ends the number, in any flow mapping.
+        for (text, meant, key, parts) in [
+            ("gold: { total: 79,26€ }\n", "79,26€", "total", "`26€`"),
+            (
+                "gold: { total: 79,26 EUR, n: 1 }\n",
+                "79,26 EUR",
+                "total",
+                "`26 EUR`",
+            ),
+            ("gold: { rate: 5,5% }\n", "5,5%", "rate", "`5%`"),
+            (
+                "prediction: { total: 79,26€ }\n",
+                "79,26€",
+                "total",
+                "`26€`",
+            ),
+            ("gold: { n: 1,234,56€ }\n", "1,234,56€", "n", "`234`, `56€`"),
+            (
+                "rubrics:\n  - { must_right: a, field: t, equals: 5,5% }\n",
+                "5,5%",
+                "equals",
+                "`5%`",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            let number = meant.split(',').next().unwrap();
+            assert!(
+                e.message.starts_with(&format!(
+                    "`{meant}` in a flow mapping is read by YAML as `{key}: {number}` and "
+                )) && e.message.contains(parts),
+                "{text}: {e}"
+            );
+            assert_eq!(
+                e.hint,
+                Some(format!("quote it: `{key}: \"{meant}\"`")),
+                "{text}"
+            );
+        }
         // Any other unknown key is said as before.
         let e = parse("thresholds: { min_anls: 0.9, 95: 1 }\n").unwrap_err();
         assert_eq!(e.message, "unknown key `95`");
