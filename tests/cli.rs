@@ -2723,6 +2723,7 @@ fn a_rubric_path_that_reaches_nothing_in_gold_could_not_be_checked() {
             ("absent-key-meant", "ok"),
             ("not-over-a-typo", "FAILED"),
             ("past-the-end", "FAILED"),
+            ("shape-without-gold", "FAILED"),
             ("typo-below-root", "FAILED"),
             ("typo-in-every-item", "FAILED"),
             ("typo-without-gold", "FAILED"),
@@ -2775,10 +2776,13 @@ fn a_rubric_path_that_reaches_nothing_in_gold_could_not_be_checked() {
         stdout(&lint) + &stderr(&lint),
         format!("error: cases/not-over-a-typo.yaml:7:5: must_right `the supplier's name is not blank`: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}
 error: cases/past-the-end.yaml:7:5: must_right `the tenth line is exact`: line_items[9]: gold has nothing here (`line_items` has 2 items), {nothing}
+error: cases/shape-without-gold.yaml:6:5: must_right `forgot the star`: line_items.quantity: the prediction has nothing here (`line_items` is a list, not a mapping), so nothing could be checked
+error: cases/shape-without-gold.yaml:9:5: must_right `past the end`: line_items[9].quantity: the prediction has nothing here (`line_items` has 2 items), so nothing could be checked
+error: cases/shape-without-gold.yaml:12:5: must_right `key on a text`: supplier.name.first: the prediction has nothing here (`supplier.name` is a text, not a mapping), so nothing could be checked
 error: cases/typo-below-root.yaml:8:5: must_right `the supplier's name is exact`: supplier.nmae: gold has nothing here (`supplier` has no `nmae`; did you mean `name`?), {nothing}
 error: cases/typo-in-every-item.yaml:11:5: must_right `every quantity reads well`: line_items[*].quanity: gold has nothing here (`line_items[0]` has no `quanity`; did you mean `quantity`?), {nothing}
 error: cases/typo-without-gold.yaml:5:5: must_right `the supplier is not ACME`: supplier.nmae: the prediction has nothing here (`supplier` has no `nmae`; did you mean `name`?), so nothing could be checked
-lint: 7 case files, 5 errors
+lint: 8 case files, 8 errors
 ")
     );
 }

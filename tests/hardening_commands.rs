@@ -530,6 +530,8 @@ fn a_placeholder_value_a_program_may_read_as_code_is_refused() {
             "`{`",
         ),
         (r#"[perl, -e, "{case}"]"#, r#"system("touch PWNED")"#, "`(`"),
+        // Characters no shell reads specially, but perl does: an allow-list keeps them out.
+        (r#"[perl, -e, "{case}"]"#, "exec+q,touch,,q,PWNED,", "`+`"),
         (
             r#"[sed, -n, "{case}", suite.yaml]"#,
             "1e touch PWNED",

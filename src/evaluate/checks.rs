@@ -153,9 +153,10 @@ fn judge(
             (None, true) => Some(Place::Text),
         };
         // Gold's own reason says it all when the prediction misses the place alike.
-        let missing = target
-            .missing
-            .filter(|m| target.not_in_gold.as_ref() != Some(m) && target.typo.as_ref() != Some(m));
+        let missing = target.missing.filter(|m| match &finding {
+            Finding::NotInGold { missing: why } | Finding::Misnamed { missing: why } => why != m,
+            _ => true,
+        });
         let finding = if place.is_none() && missing.is_none() {
             finding
         } else {
@@ -248,11 +249,15 @@ fn not_in_gold(path: &FieldPath, cx: &Context) -> Option<Missing> {
     why.all(|w| w.is_some()).then_some(first)
 }
 
-/// A key the mapping lacks, close to one it has: within one edit for a key of three letters
-/// or fewer, two for a longer one (a swap of two letters is two edits): stricter than for a
-/// case's keys, as an absent key may be meant.
+/// Why a path reaches nothing in a prediction without gold to tell, when that is a mistake of
+/// the path rather than an absent value: a step of the wrong shape (`line_items.quantity`
+/// without `[*]`, a key into a text), an index past the end, or a key the mapping lacks, close
+/// to one it has: within one edit for a key of three letters or fewer, two for a longer one (a
+/// swap of two letters is two edits): stricter than for a case's keys, as an absent key may be
+/// meant.
 fn one_edit_away(missing: &Missing) -> bool {
     match missing {
+        Missing::NotAList { .. } | Missing::NotAMapping { .. } | Missing::PastTheEnd { .. } => true,
         Missing::NoKey {
             key,
             closest: Some(best),

@@ -751,9 +751,10 @@ fn placeholders(text: &str) -> impl Iterator<Item = &str> {
 /// specially: the suite's side (`suite::placeholder_may_stand`) keeps a placeholder out of
 /// scripts, but cannot know that the program itself takes its argument as code (`[sh, -c,
 /// "{case}"]`, `[awk, "{case}"]`, `[sed, -n, "{case}", f]`), so the value is checked too. One
-/// holding whitespace (a document's path may hold spaces), a control character or any of
-/// ``$ ` ; & | < > ( ) { } [ ] * ? ! ~ ' " \ # =``, or beginning the argument with `-` (an
-/// option), is refused for this case alone, at its file. A path of recorded outputs is only read, and takes any value.
+/// holding anything but letters, digits and `_ - . /` (a document's path may hold spaces too),
+/// or beginning the argument with `-` (an option), is refused for this case alone, at its file.
+/// A value of letters alone still reaches a program that takes that argument as code
+/// (`[node, -p, "{case}"]`): a placeholder belongs in a file argument, never in the code one. A path of recorded outputs is only read, and takes any value.
 fn expand(
     (here, (suite_file, suite_mark)): (&Here, &(PathBuf, Mark)),
     text: &str,
@@ -830,11 +831,14 @@ fn special_in_an_argument(value: &str, leads: bool, spaces: bool) -> Option<char
     if leads && value.starts_with('-') {
         return Some('-');
     }
+    // An allow-list, as the argument's own is: letters, digits, `_ - . /` (and a document's
+    // spaces); every other character (`+ , % : @ ^` as much as `$ ; (`) some interpreter reads.
     value.chars().find(|&c| {
         // The path separator of `{document}` on Windows is `\`, which no shell there reads.
-        c != std::path::MAIN_SEPARATOR
-            && !(spaces && c == ' ')
-            && (c.is_whitespace() || c.is_control() || "$`;&|<>(){}[]*?!~'\"\\#=".contains(c))
+        !(c.is_alphanumeric()
+            || "_-./".contains(c)
+            || c == std::path::MAIN_SEPARATOR
+            || (spaces && c == ' '))
     })
 }
 
