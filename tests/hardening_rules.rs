@@ -720,3 +720,24 @@ fn a_pattern_that_matches_nothing_under_not_is_refused() {
         "{out}"
     );
 }
+
+/// `min_confidence: 0` (or under the slack) asks only that a confidence is given, whatever it
+/// is: refused, as `min_anls: 0` is.
+#[test]
+fn a_rubric_min_confidence_of_zero_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/zero.yaml",
+            "prediction: { total: { value: \"5\", confidence: 0.01 } }\ngold: { total: \"5\" }\nrubrics:\n  - must_right: total is confident\n    field: total\n    min_confidence: 1e-12\n",
+        )],
+    );
+    let test = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&test);
+    assert_eq!(test.status.code(), Some(101), "{out}");
+    assert_eq!(
+        first_failure_line(&out, "zero"),
+        "error: cases/zero.yaml:6:21: rubrics[0].min_confidence: `min_confidence: 0.000000000001` is 0 within the comparison's slack (1e-9), so the check holds on every confidence given (raise it to the confidence a value must reach, such as 0.8)"
+    );
+}

@@ -535,11 +535,19 @@ fn check(
         return typed_check(here, path, mark, e);
     }
     if let Some(min) = &e.min_confidence {
-        return Ok(Check::MinConfidence(unit(
-            here,
-            min,
-            &format!("{path}.min_confidence"),
-        )?));
+        let at = format!("{path}.min_confidence");
+        let x = unit(here, min, &at)?;
+        // A confidence is never below 0: the bound would ask only that one is given.
+        if x <= crate::model::metric::SLACK {
+            return Err(here
+                .err(
+                    Mark::of(&min.referenced),
+                    &at,
+                    format!("`min_confidence: {x}` is 0 within the comparison's slack (1e-9), so the check holds on every confidence given"),
+                )
+                .hint("raise it to the confidence a value must reach, such as 0.8"));
+        }
+        return Ok(Check::MinConfidence(x));
     }
     if let Some(node) = &e.count {
         return count(here, node, &format!("{path}.count"));
