@@ -733,3 +733,42 @@ fn a_document_path_with_spaces_reaches_the_command_as_one_argument() {
         stdout(&out)
     );
 }
+
+/// A FIFO (or a folder) named as `document:` is there but is no document: the case fails saying
+/// what it is, not that it does not exist, and nothing waits on the FIFO.
+#[test]
+fn a_document_that_is_a_fifo_or_a_folder_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "run:\n  command: [cat, \"{document}\"]\n",
+            ),
+            (
+                "cases/fifo.yaml",
+                "document: scan.pdf\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/folder.yaml",
+                "document: scans\ngold: { a: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/scans/keep", ""),
+        ],
+    );
+    if !mkfifo(&dir.path().join("cases/scan.pdf")) {
+        return;
+    }
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{text}");
+    assert!(
+        text.contains("document: the document `cases/scan.pdf` is a FIFO or a device, not a file (name the scan itself, a regular file)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("document: the document `cases/scans` is a folder, not a file"),
+        "{text}"
+    );
+}

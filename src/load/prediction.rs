@@ -276,16 +276,30 @@ pub fn check_command(source: &PredictionSource) -> Vec<LoadError> {
 
 /// The error of a `document:` that is not a file: a command would run on nothing.
 pub fn missing_document(document: &Document) -> Option<LoadError> {
-    (!document.path.is_file()).then(|| {
-        let (file, mark) = &document.at;
-        LoadError::at(
-            file,
-            *mark,
-            "document",
-            format!("the document `{}` does not exist", document.path.display()),
-        )
-        .hint("`document:` is relative to the file it is written in")
-    })
+    if document.path.is_file() {
+        return None;
+    }
+    let (file, mark) = &document.at;
+    let shown = document.path.display();
+    // A FIFO, a device or a folder is there but is no document to read.
+    let (message, hint) = match std::fs::metadata(&document.path) {
+        Ok(meta) => (
+            format!(
+                "the document `{shown}` is {}, not a file",
+                if meta.is_dir() {
+                    "a folder"
+                } else {
+                    "a FIFO or a device"
+                }
+            ),
+            "name the scan itself, a regular file",
+        ),
+        Err(_) => (
+            format!("the document `{shown}` does not exist"),
+            "`document:` is relative to the file it is written in",
+        ),
+    };
+    Some(LoadError::at(file, *mark, "document", message).hint(hint))
 }
 
 /// Whether `program` names a file (a path, relative to `dir`) or a program on the PATH.
