@@ -7,29 +7,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// `goldgate ARGS` in `dir`, with colour off and none of the caller's run settings.
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_JUNIT")
-        .env_remove("GOLDGATE_HTML")
-        .env_remove("GOLDGATE_UPDATE")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY");
-    cmd
-}
-
-fn goldgate(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args)
-        .output()
-        .expect("the goldgate binary runs")
-}
+mod support;
+use support::{command, goldgate, stderr, stdout, write_files};
 
 /// Runs `cmd` to its end, or kills it after `patience`: `None` when it had to be killed (it
 /// hung). Its output goes to files, so that a full pipe never blocks it.
@@ -86,23 +65,6 @@ fn with_peak_memory(mut cmd: Command) -> (Output, u64) {
         stderr: Vec::new(),
     };
     (output, u64::try_from(usage.ru_maxrss).unwrap())
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Writes files under `root`, their folders created.
-fn write_files(root: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
 }
 
 /// The failure block libtest prints for one test.

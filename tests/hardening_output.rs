@@ -4,37 +4,13 @@
 //! a test cannot be loaded.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-/// Runs `goldgate ARGS` in `dir`, with colour off and `env` set.
-fn goldgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_JUNIT")
-        .env_remove("GOLDGATE_HTML")
-        .env_remove("GOLDGATE_UPDATE")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the goldgate binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod support;
+use support::{goldgate_with as goldgate, stdout, write_files};
 
 fn write(dir: &Path, file: &str, text: &str) {
-    let path = dir.join(file);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
+    write_files(dir, &[(file, text)]);
 }
 
 /// The failure block libtest prints for one test.

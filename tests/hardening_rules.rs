@@ -4,45 +4,8 @@
 //! bounds on a gate no case has, and the names and filters of the command line. Each runs the
 //! `goldgate` binary over a folder made by the test, asserting verdicts, exit codes and messages.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-/// Runs `goldgate ARGS` in `dir` with colour off, and `envs` set.
-fn goldgate_with(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_JUNIT")
-        .env_remove("GOLDGATE_HTML")
-        .env_remove("GOLDGATE_UPDATE")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .envs(envs.iter().copied())
-        .output()
-        .expect("the goldgate binary runs")
-}
-
-fn goldgate(dir: &Path, args: &[&str]) -> Output {
-    goldgate_with(dir, args, &[])
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Writes files under `root`, their folders created.
-fn write_files(root: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        let p = root.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-}
+mod support;
+use support::{goldgate, goldgate_with, stdout, write_files};
 
 /// `test NAME ... VERDICT` lines, sorted.
 fn test_lines(out: &str) -> Vec<(String, String)> {

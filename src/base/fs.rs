@@ -331,8 +331,12 @@ pub(crate) fn slashed(path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
-    if !name.chars().any(char::is_control) && !name.starts_with("::") && !name.contains("##[") {
-        return name;
+    if !name.chars().any(char::is_control) {
+        // The common case: nothing to escape, nothing to make inert, the name kept as it is.
+        return match crate::base::inert::inert(&name) {
+            std::borrow::Cow::Borrowed(_) => name,
+            std::borrow::Cow::Owned(safe) => safe,
+        };
     }
     let escaped: String = name
         .chars()
@@ -344,11 +348,8 @@ pub(crate) fn slashed(path: &Path) -> String {
             }
         })
         .collect();
-    let escaped = escaped.replace("##[", "##\u{2060}[");
-    match escaped.strip_prefix("::") {
-        Some(rest) => format!(":\u{2060}:{rest}"),
-        None => escaped,
-    }
+    // No line break is left: the name is one line, made inert as any printed line is.
+    crate::base::inert::inert(&escaped).into_owned()
 }
 
 /// A case's name from a suite's folder: its path relative to the folder, without extension,

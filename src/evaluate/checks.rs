@@ -240,13 +240,19 @@ pub(crate) fn misspelt_field(rubric: &Rubric, cx: &Context) -> Option<Finding> {
 /// Why `path` reaches nothing in every variant of its field's gold, when the field has gold.
 fn not_in_gold(path: &FieldPath, cx: &Context) -> Option<Missing> {
     let gold = cx.gold.iter().find(|g| g.name == path.root())?;
-    let mut why = gold.variants.iter().map(|v| {
+    in_no_variant(&gold.variants, |v| {
         path.resolve(v)
             .into_iter()
             .find_map(|(at, value)| matches!(value, Value::Null).then(|| at.why_missing(v))?)
-    });
-    let first = why.next()??;
-    why.all(|w| w.is_some()).then_some(first)
+    })
+}
+
+/// The first variant's reason when every variant misses (`why` of each), else `None`: a place
+/// one alternative of the gold has is in the gold.
+fn in_no_variant(variants: &[Value], why: impl Fn(&Value) -> Option<Missing>) -> Option<Missing> {
+    let mut all = variants.iter().map(why);
+    let first = all.next()??;
+    all.all(|w| w.is_some()).then_some(first)
 }
 
 /// Why a path reaches nothing in a prediction without gold to tell, when that is a mistake of
@@ -327,11 +333,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
             gold: gold.map(|g| g.variants.iter().map(|v| at.get(v).clone()).collect()),
             // The place is below a gold field but reaches nothing in any of its variants: a
             // typo or an index past the end of the gold, whatever the prediction has there.
-            not_in_gold: gold.and_then(|g| {
-                let mut why = g.variants.iter().map(|v| at.why_missing(v));
-                let first = why.next()??;
-                why.all(|w| w.is_some()).then_some(first)
-            }),
+            not_in_gold: gold.and_then(|g| in_no_variant(&g.variants, |v| at.why_missing(v))),
             rule: if at.is_field() {
                 gold.map_or(FieldRule::default(), |g| g.rule)
             } else {

@@ -12,7 +12,8 @@ mod message;
 mod report;
 mod summary;
 
-pub use annotations::{annotations, inert, workflow_command};
+pub use crate::base::inert::inert;
+pub use annotations::{annotations, workflow_command};
 pub use compare::{aggregate_message, comparison_table, paired_lines};
 pub use diff::{inline_diff, line_diff};
 pub use finding::{before_scoring, verdict};
