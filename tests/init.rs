@@ -7,12 +7,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use goldgate::cli::init::{InitError, init};
+use goldgate::cli::init::{GitPin, InitError, Source, init};
 use serde_json::Value;
+
+#[path = "support/e2e.rs"]
+mod e2e;
 
 /// This checkout, given as the goldgate path so the new crate builds against it.
 fn goldgate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// This checkout as `--path`.
+fn here() -> Source {
+    Source::Path(goldgate_dir().to_path_buf())
 }
 
 /// A crate folder holding only `manifest` as Cargo.toml and an empty `src/lib.rs`.
@@ -59,15 +67,21 @@ serde_json = "1"   # the pipeline writes JSON
 default = []
 "#;
 
-const CREATED: [&str; 4] = [
+const CREATED: [&str; 7] = [
     "created tests/goldgate.rs",
+    "created schema/case.schema.json",
+    "created schema/rubrics.schema.json",
+    "created schema/suite.schema.json",
     "created cases/example-invoice.yaml",
     "created cases/outputs/example-invoice.json",
     "created rubrics/invoice-basics.yaml",
 ];
 
-const SKIPPED: [&str; 4] = [
+const SKIPPED: [&str; 7] = [
     "skipped tests/goldgate.rs: it exists",
+    "skipped schema/case.schema.json: it exists",
+    "skipped schema/rubrics.schema.json: it exists",
+    "skipped schema/suite.schema.json: it exists",
     "skipped cases/example-invoice.yaml: it exists",
     "skipped cases/outputs/example-invoice.json: it exists",
     "skipped rubrics/invoice-basics.yaml: it exists",
@@ -80,7 +94,7 @@ fn lines(head: &[&str], tail: &[&str]) -> Vec<String> {
 #[test]
 fn sets_up_a_crate_and_keeps_the_rest_of_its_manifest() {
     let dir = crate_with(MANIFEST);
-    let report = init(dir.path(), Some(goldgate_dir())).unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
     assert_eq!(
         report.lines,
         lines(
@@ -124,15 +138,46 @@ fn sets_up_a_crate_and_keeps_the_rest_of_its_manifest() {
             "the example case lacks `{key}`:\n{case}"
         );
     }
-    assert!(read(dir.path(), "rubrics/invoice-basics.yaml").starts_with("# Checks every invoice"));
+    assert!(
+        case.starts_with("# yaml-language-server: $schema=../schema/case.schema.json\n"),
+        "{case}"
+    );
+    assert!(read(dir.path(), "rubrics/invoice-basics.yaml").starts_with(
+        "# yaml-language-server: $schema=../schema/rubrics.schema.json\n# Checks every invoice"
+    ));
+    // The schemas the editor is pointed at are this goldgate's, `$id` and all.
+    for kind in ["case", "rubrics", "suite"] {
+        let copy = read(dir.path(), &format!("schema/{kind}.schema.json"));
+        assert_eq!(copy, goldgate::cli::schema(kind));
+        let id = format!("urn:goldgate:{}:schema:{kind}", env!("CARGO_PKG_VERSION"));
+        assert!(
+            copy.contains(&format!("\n  \"$id\": \"{id}\",\n")),
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+fn a_schema_of_another_goldgate_is_kept_and_pointed_out() {
+    let dir = crate_with(MANIFEST);
+    fs::create_dir(dir.path().join("schema")).unwrap();
+    fs::write(dir.path().join("schema/case.schema.json"), "{}\n").unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
+    assert_eq!(read(dir.path(), "schema/case.schema.json"), "{}\n");
+    assert_eq!(
+        report.lines[3],
+        "skipped schema/case.schema.json: it exists (another goldgate's: `goldgate schema \
+         --kind case > schema/case.schema.json` brings it up to date)"
+    );
+    assert_eq!(report.lines[4], "created schema/rubrics.schema.json");
 }
 
 #[test]
 fn a_second_run_changes_nothing_and_says_what_it_skipped() {
     let dir = crate_with(MANIFEST);
-    init(dir.path(), Some(goldgate_dir())).unwrap();
+    init(dir.path(), Some(&here())).unwrap();
     let before = files(dir.path());
-    let report = init(dir.path(), Some(goldgate_dir())).unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
     assert_eq!(files(dir.path()), before);
     assert_eq!(
         report.lines,
@@ -153,7 +198,7 @@ fn an_existing_harness_file_is_not_overwritten() {
     fs::create_dir(dir.path().join("tests")).unwrap();
     let mine = "fn main() {\n    println!(\"my own harness\");\n}\n";
     fs::write(dir.path().join("tests/goldgate.rs"), mine).unwrap();
-    let report = init(dir.path(), Some(goldgate_dir())).unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
     assert_eq!(read(dir.path(), "tests/goldgate.rs"), mine);
     assert_eq!(report.lines[2], "skipped tests/goldgate.rs: it exists");
     assert_eq!(report.lines[3..], CREATED[1..]);
@@ -180,7 +225,7 @@ name = "parse"
 harness = false
 "#,
     );
-    init(dir.path(), Some(goldgate_dir())).unwrap();
+    init(dir.path(), Some(&here())).unwrap();
     assert_eq!(
         manifest(dir.path()),
         r#"[package]
@@ -214,26 +259,146 @@ fn an_unsorted_dev_dependency_table_gets_goldgate_last_and_an_inline_test_list_g
         "test = [{ name = \"cli\" }]\n\n[package]\nname = \"ids\"\nversion = \"0.1.0\"\n\n\
          [dev-dependencies]\ntempfile = \"3\"\ncriterion = \"0.5\"\n",
     );
-    init(dir.path(), None).unwrap();
+    init(dir.path(), Some(&here())).unwrap();
     assert_eq!(
         manifest(dir.path()),
         "test = [{ name = \"cli\" }, { name = \"goldgate\", harness = false }]\n\n\
          [package]\nname = \"ids\"\nversion = \"0.1.0\"\n\n\
-         [dev-dependencies]\ntempfile = \"3\"\ncriterion = \"0.5\"\ngoldgate = \"0.1\"\n"
+         [dev-dependencies]\ntempfile = \"3\"\ncriterion = \"0.5\"\n\
+         goldgate = { path = \"GOLDGATE_DIR\" }\n"
+    );
+}
+
+/// goldgate is on no registry: without `--path` or `--git` there is no dependency that resolves,
+/// so init writes nothing and says how to say where goldgate is.
+#[test]
+fn without_a_path_or_a_url_nothing_is_written_and_it_says_how() {
+    let dir = crate_with(MANIFEST);
+    let before = files(dir.path());
+    let err = init(dir.path(), None).unwrap_err();
+    assert!(matches!(err, InitError::NoSource { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "init cannot know where goldgate lives: it is not published on crates.io, so \
+             `goldgate = \"0.1\"` would leave a Cargo.toml that does not resolve. Say where it \
+             is: `goldgate init --path DIR` (a goldgate checkout on this machine) or `goldgate \
+             init --git URL` (its repository, with `--branch`, `--tag` or `--rev` to pin it). \
+             Nothing was written.\nThis goldgate was built from `{0}`: `goldgate init --path {0}`",
+            goldgate_dir().display()
+        )
+    );
+    assert_eq!(files(dir.path()), before);
+
+    // A crate that has its goldgate dependency needs no source: the rest is set up.
+    let dir = crate_with(&format!(
+        "{MANIFEST}\n[dev-dependencies]\ngoldgate = {{ git = \"https://example.com/goldgate\" }}\n"
+    ));
+    let report = init(dir.path(), None).unwrap();
+    assert_eq!(
+        report.lines[0],
+        "skipped goldgate in [dev-dependencies]: Cargo.toml has it"
     );
 }
 
 #[test]
-fn without_a_path_the_dependency_is_the_published_version() {
+fn a_git_source_is_written_with_its_pin() {
     let dir = crate_with(MANIFEST);
-    init(dir.path(), None).unwrap();
-    assert!(
-        manifest(dir.path()).ends_with(
-            "\n[dev-dependencies]\ngoldgate = \"0.1\"\n\n[[test]]\nname = \"goldgate\"\nharness = false\n"
-        ),
-        "{}",
-        manifest(dir.path())
+    let git = Source::Git {
+        url: "https://example.com/acme/goldgate.git".into(),
+        pin: Some((GitPin::Tag, "v0.1.0".into())),
+    };
+    init(dir.path(), Some(&git)).unwrap();
+    assert_eq!(
+        read(dir.path(), "Cargo.toml"),
+        format!(
+            "{MANIFEST}\n[dev-dependencies]\ngoldgate = {{ git = \"https://example.com/acme/goldgate.git\", \
+             tag = \"v0.1.0\" }}\n\n[[test]]\nname = \"goldgate\"\nharness = false\n"
+        )
     );
+}
+
+#[test]
+fn a_source_that_cannot_resolve_is_refused_before_anything_is_written() {
+    let dir = crate_with(MANIFEST);
+    let before = files(dir.path());
+    let scp = Source::Git {
+        url: "git@github.com:acme/goldgate.git".into(),
+        pin: None,
+    };
+    assert_eq!(
+        init(dir.path(), Some(&scp)).unwrap_err().to_string(),
+        "`git@github.com:acme/goldgate.git` is not a URL Cargo can fetch: give `--git` one such \
+         as `https://host/owner/goldgate.git`, `ssh://git@host/owner/goldgate.git` or \
+         `file:///path/to/goldgate`. Nothing was written"
+    );
+    // The crate's own folder is a crate, but not goldgate.
+    assert_eq!(
+        init(dir.path(), Some(&Source::Path(".".into())))
+            .unwrap_err()
+            .to_string(),
+        "`.` is not a goldgate checkout: its Cargo.toml is package `invoice-extractor`. Give \
+         `--path` the folder that holds goldgate's Cargo.toml. Nothing was written"
+    );
+    let missing = init(
+        dir.path(),
+        Some(&Source::Path("../no-such-goldgate".into())),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        missing.starts_with(
+            "`../no-such-goldgate` is not a goldgate checkout: its Cargo.toml cannot be read ("
+        ),
+        "{missing}"
+    );
+    assert_eq!(files(dir.path()), before);
+}
+
+/// The command line: `--git` with `--branch`, and no source at all (exit 1, nothing written).
+#[test]
+fn the_command_says_where_goldgate_comes_from() {
+    let dir = crate_with(MANIFEST);
+    let goldgate = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+        cmd.current_dir(dir.path()).env("NO_COLOR", "1");
+        cmd
+    };
+    let out = goldgate().arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: init cannot know where goldgate lives"),
+        "{stderr}"
+    );
+    assert_eq!(read(dir.path(), "Cargo.toml"), MANIFEST);
+    let out = goldgate()
+        .args([
+            "init",
+            "--git",
+            "ssh://git@example.com/goldgate.git",
+            "--branch",
+            "main",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        read(dir.path(), "Cargo.toml").contains(
+            "\n[dev-dependencies]\ngoldgate = { git = \"ssh://git@example.com/goldgate.git\", branch = \"main\" }\n"
+        )
+    );
+    let out = goldgate()
+        .args([
+            "init",
+            "--path",
+            ".",
+            "--git",
+            "https://example.com/goldgate",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--path and --git conflict");
 }
 
 #[test]
@@ -251,7 +416,7 @@ path = "tests/gold.rs"
 harness = false
 "#;
     let dir = crate_with(original);
-    let report = init(dir.path(), Some(goldgate_dir())).unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
     assert_eq!(read(dir.path(), "Cargo.toml"), original);
     assert_eq!(
         report.lines,
@@ -272,7 +437,7 @@ fn a_normal_dependency_counts_and_a_test_target_without_harness_false_is_pointed
     let original = "[package]\nname = \"forms\"\nversion = \"0.1.0\"\n\n\
                     [dependencies]\ngoldgate = \"0.1\"\n\n[[test]]\nname = \"goldgate\"\n";
     let dir = crate_with(original);
-    let report = init(dir.path(), Some(goldgate_dir())).unwrap();
+    let report = init(dir.path(), Some(&here())).unwrap();
     assert_eq!(read(dir.path(), "Cargo.toml"), original);
     assert_eq!(
         report.lines[..2],
@@ -343,7 +508,7 @@ fn a_workspace_root_and_a_misshapen_entry_are_errors() {
 #[test]
 fn the_example_case_passes() {
     let dir = crate_with(MANIFEST);
-    init(dir.path(), None).unwrap();
+    init(dir.path(), Some(&here())).unwrap();
     let report = dir.path().join("report.json");
     let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
         .args(["test", "cases"])
@@ -381,10 +546,13 @@ fn the_example_case_passes() {
 
 /// `cargo new`, `init`, then `cargo test` in the new crate: the example case runs and passes.
 ///
-/// Slow the first time (it builds goldgate and its dependencies, 1–2 minutes on 2 cores); the
-/// build goes to a target folder under this one's `tmp` and is reused by later runs.
+/// It builds goldgate and its dependencies (minutes of CPU on 2 cores) in the target folder the
+/// tests that build crates share: run only with `GOLDGATE_E2E` set.
 #[test]
 fn cargo_test_passes_in_a_crate_it_set_up() {
+    if !e2e::enabled("cargo_test_passes_in_a_crate_it_set_up") {
+        return;
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join("invoice-extractor");
@@ -394,8 +562,8 @@ fn cargo_test_passes_in_a_crate_it_set_up() {
         .output()
         .unwrap();
     assert!(new.status.success(), "{new:?}");
-    let report = init(&krate, Some(goldgate_dir())).unwrap();
-    assert_eq!(report.lines.len(), 6, "{report}");
+    let report = init(&krate, Some(&here())).unwrap();
+    assert_eq!(report.lines.len(), 9, "{report}");
     assert!(
         report.lines.iter().all(|l| !l.starts_with("skipped")),
         "{report}"
@@ -403,7 +571,7 @@ fn cargo_test_passes_in_a_crate_it_set_up() {
     // goldgate's own lock file pins the versions it is tested with, and lets the build be reused.
     fs::copy(goldgate_dir().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
 
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-e2e");
+    let target = e2e::target();
     let out = Command::new(&cargo)
         .args(["test", "--offline"])
         .current_dir(&krate)
@@ -427,4 +595,19 @@ fn cargo_test_passes_in_a_crate_it_set_up() {
         stdout.contains("goldgate: 1 cases, 1 passed, 0 failed"),
         "{stdout}"
     );
+
+    // The harness's `--help` is goldgate's own, not libtest-mimic's.
+    let out = Command::new(&cargo)
+        .args(["test", "--offline", "--test", "goldgate", "--", "--help"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    assert!(
+        help.starts_with("Runs every YAML case under the harness's cases folder as a test"),
+        "{help}"
+    );
+    assert!(help.contains("\n  GOLDGATE_UPDATE=always "), "{help}");
 }

@@ -18,6 +18,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+#[path = "support/e2e.rs"]
+mod e2e;
+
 /// Every case test of the fixture and whether it passes.
 const CASES: [(&str, bool); 14] = [
     ("invoices/acme::all_in_one", false),
@@ -792,10 +795,7 @@ fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
     .current_dir(krate);
     clean_env(&mut cmd);
     cmd.env("CARGO", cargo);
-    cmd.env(
-        "CARGO_TARGET_DIR",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-e2e"),
-    );
+    cmd.env("CARGO_TARGET_DIR", e2e::target());
     cmd
 }
 
@@ -807,7 +807,7 @@ fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
 #[test]
 fn under_cargo_nextest() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    if !nextest_available(&cargo) {
+    if !e2e::enabled("under_cargo_nextest") || !nextest_available(&cargo) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -894,10 +894,7 @@ fn under_cargo_nextest() {
         .current_dir(&krate);
     clean_env(&mut cmd);
     cmd.env("CARGO", &cargo)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("nextest-e2e"),
-        )
+        .env("CARGO_TARGET_DIR", e2e::target())
         .env("GOLDGATE_REPORT", &by_cargo_test)
         .env(COUNTER_VAR, dir.path().join("counter-cargo-test.txt"));
     let out = run(&mut cmd);
@@ -914,6 +911,121 @@ fn under_cargo_nextest() {
     assert_eq!(ids(&r, "cases"), case_tests());
     assert_eq!(ids(&r, "aggregates"), aggregate_tests());
     assert_eq!(verdicts(&r), expected_verdicts());
+}
+
+/// A report with the latencies taken out, as numbers and in the messages: the fixture's live
+/// suite times a real command, which takes as long as it takes.
+fn without_latencies(mut report: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| !k.contains("latency"));
+                map.values_mut().for_each(strip);
+            }
+            Value::String(text) if text.contains("latency p50") => {
+                *text = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("latency p50"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut report);
+    report
+}
+
+/// Scaling out as the docs show it: the tests built once into a nextest archive, run on two
+/// "machines" (two checkouts of the project that hold the cases and no build) with
+/// `--workspace-remap` and `--partition count:k/2`, each shard writing its report, then the
+/// shards merged by `goldgate report`: equal to one process's report of the same run.
+#[test]
+fn an_archive_run_on_two_machines_merges_into_one_run() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    if !e2e::enabled("an_archive_run_on_two_machines_merges_into_one_run")
+        || !nextest_available(&cargo)
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("crate");
+    scratch_crate(&krate);
+    let archive = dir.path().join("goldgate-tests.tar.zst");
+    let mut build = Command::new(&cargo);
+    build
+        .args(["nextest", "archive", "--offline", "--archive-file"])
+        .arg(&archive)
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", e2e::target());
+    clean_env(&mut build);
+    let out = run(&mut build);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        // A checkout on another machine: the project's files, no target folder.
+        let machine = dir.path().join(format!("machine-{k}"));
+        copy_dir(&krate, &machine);
+        let shard = dir.path().join(format!("shard-{k}.json"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-goldgate"));
+        cmd.args(["goldgate", "test", "--nextest", "--report"])
+            .arg(&shard)
+            .args(["--", "--no-fail-fast", "--archive-file"])
+            .arg(&archive)
+            .arg("--workspace-remap")
+            .arg(&machine)
+            .args(["--partition", &format!("count:{k}/2")])
+            .current_dir(&machine);
+        clean_env(&mut cmd);
+        cmd.env("CARGO", &cargo)
+            .env(COUNTER_VAR, dir.path().join(format!("counter-{k}.txt")));
+        let out = run(&mut cmd);
+        assert!(
+            shard.is_file(),
+            "shard {k} wrote no report:\n{}",
+            text(&out)
+        );
+        shards.push(shard);
+    }
+    let mut merge = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    merge
+        .arg("report")
+        .args(&shards)
+        .args(["-o", "merged.json"])
+        .current_dir(dir.path());
+    clean_env(&mut merge);
+    let out = run(&mut merge);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // The same cases in one process.
+    let one = dir.path().join("one");
+    copy_dir(&krate, &one);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    cmd.args(["test", "cases", "--report", "one.json"])
+        .current_dir(&one);
+    clean_env(&mut cmd);
+    cmd.env(COUNTER_VAR, dir.path().join("counter-one.txt"));
+    let out = run(&mut cmd);
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+
+    let merged = read_json(&dir.path().join("merged.json"));
+    assert_eq!(ids(&merged, "cases"), case_tests());
+    assert_eq!(ids(&merged, "aggregates"), aggregate_tests());
+    assert_eq!(verdicts(&merged), expected_verdicts());
+    let pretty = |v: Value| serde_json::to_string_pretty(&without_latencies(v)).unwrap();
+    let (merged, one) = (pretty(merged), pretty(read_json(&one.join("one.json"))));
+    let differ: Vec<(&str, &str)> = merged
+        .lines()
+        .zip(one.lines())
+        .filter(|(m, o)| m != o)
+        .take(10)
+        .collect();
+    assert!(
+        differ.is_empty() && merged.len() == one.len(),
+        "merged shards against one process: {differ:#?}"
+    );
 }
 
 // ---- the run's shared state ----------------------------------------------------------------

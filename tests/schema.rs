@@ -145,3 +145,81 @@ fn the_shipped_gold_sets_report_validates_against_the_report_schema() {
         "a record without its status passed"
     );
 }
+
+/// Each schema names itself: one `$id` per kind and goldgate version, right after `$schema`.
+#[test]
+fn every_schema_has_its_id() {
+    for kind in ["case", "rubrics", "suite", "report"] {
+        let json: serde_json::Value = serde_json::from_str(&schema(kind)).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().take(2).collect();
+        assert_eq!(keys, ["$schema", "$id"], "{kind}");
+        assert_eq!(
+            json["$id"],
+            format!("urn:goldgate:{}:schema:{kind}", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+/// The user has the README and the docs, not the contract the project was built to: no schema
+/// description, help text or crate documentation refers to it.
+#[test]
+fn nothing_a_user_reads_refers_to_the_contract() {
+    let mention = |text: &str| text.contains("SPEC");
+    for kind in ["case", "rubrics", "suite", "report"] {
+        assert!(!mention(&schema(kind)), "the {kind} schema mentions SPEC");
+    }
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut helps = vec![help(&["--help"])];
+    for command in [
+        "test",
+        "score",
+        "calibrate",
+        "schema",
+        "init",
+        "lint",
+        "agree",
+        "report",
+    ] {
+        helps.push(help(&[command, "--help"]));
+        helps.push(help(&["help", command]));
+    }
+    for text in &helps {
+        assert!(!mention(text), "{text}");
+    }
+    // `goldgate test --help` lists goldgate's flags, then the libtest flags and variables.
+    let test = help(&["test", "--help"]);
+    for flag in [
+        "--rubrics DIR",
+        "--report FILE",
+        "--junit FILE",
+        "--html FILE",
+        "--annotations WHEN",
+        "--exact",
+        "--skip FILTER",
+        "--list",
+        "--test-threads N",
+        "GOLDGATE_UPDATE=always",
+        "GOLDGATE_REPORT=FILE",
+    ] {
+        assert!(
+            test.contains(flag),
+            "`goldgate test --help` lacks {flag}:\n{test}"
+        );
+    }
+    // The crate docs are read on docs.rs: the sources' doc comments and the guide.
+    for entry in walkdir::WalkDir::new(root().join("src")).into_iter() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(!mention(&text), "{} mentions SPEC", entry.path().display());
+        }
+    }
+}

@@ -8,7 +8,7 @@ use super::value::Value;
 /// of a command's output: a recorded output and a live one are held to one size.
 pub const FILE_BYTES: u64 = 64 << 20;
 
-/// How much of a document is read to key a shared command output (SPEC §10: keyed by the
+/// How much of a document is read to key a shared command output (keyed by the
 /// document's bytes): its first 64 MiB, with its size and, beyond that, its modification time. A
 /// scan of gigabytes is keyed in a fraction of a second, never held in memory.
 pub const DOCUMENT_KEY_BYTES: u64 = FILE_BYTES;

@@ -1,4 +1,4 @@
-//! Text normalization before comparison (SPEC §4.1, profile `dream`).
+//! Text normalization before comparison (profile `dream`).
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -141,7 +141,7 @@ fn latin_table() -> &'static [Option<char>] {
     })
 }
 
-/// The combining diacritical mark blocks of SPEC §4.1; marks elsewhere (dakuten, Indic vowel
+/// The combining diacritical mark blocks normalization folds; marks elsewhere (dakuten, Indic vowel
 /// signs, Hebrew points) change the letter and are kept.
 fn is_accent(c: char) -> bool {
     matches!(c,

@@ -1,4 +1,4 @@
-//! Reading amounts and dates the way invoices write them, for `compare: number | date` (SPEC §6).
+//! Reading amounts and dates the way invoices write them, for `compare: number | date`.
 
 /// Reads an amount: `1 234,50`, `1,234.50`, `1.234,50`, `€1234.5`, `1234.50 EUR`, `-12`, `(12.50)`,
 /// `1e3`. Anything else (`12 apples`, `5 or 6`, `1.2.3`) is not a number.

@@ -1,5 +1,5 @@
 //! `goldgate agree --human LABELS.jsonl [DIR]`: goldgate's verdicts and scores beside people's on
-//! the same cases (SPEC §12): raw agreement, Cohen's κ, balanced F1 and the confusion matrix on
+//! the same cases: raw agreement, Cohen's κ, balanced F1 and the confusion matrix on
 //! rubric verdicts, overall and per kind; Spearman's ρ, Kendall's τ-b and Pearson's r between
 //! people's grades and goldgate's scores; then every disagreement, located.
 

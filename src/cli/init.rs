@@ -1,10 +1,15 @@
-//! `goldgate init`: a starter layout inside an existing crate (SPEC §2, §8).
+//! `goldgate init`: a starter layout inside an existing crate.
 //!
 //! It adds goldgate as a dev-dependency and the `[[test]]` target to Cargo.toml, editing the
 //! manifest with toml_edit so that its comments, order and formatting stay as they were, and
-//! creates `tests/goldgate.rs`, one example case with its prediction and the rubric set that
-//! case includes. It never overwrites a file and never replaces an entry, so running it twice
-//! changes nothing; every step it skips is reported with the reason.
+//! creates `tests/goldgate.rs`, the JSON schemas of the files a user writes (`schema/`), one
+//! example case with its prediction and the rubric set that case includes, each pointing its
+//! editor at its schema. It never overwrites a file and never replaces an entry, so running it
+//! twice changes nothing; every step it skips is reported with the reason.
+//!
+//! goldgate is not published on crates.io, so the dependency says where it is: a checkout
+//! (`--path`) or a repository (`--git`). Without either, init writes nothing and says so: a
+//! `goldgate = "0.1"` would leave a manifest that does not resolve.
 
 use std::fmt;
 use std::fs;
@@ -16,8 +21,48 @@ use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike,
 /// The name of the dependency, of the test target and of its file.
 const GOLDGATE: &str = "goldgate";
 
-/// The version requirement written when no path is given.
-const VERSION: &str = "0.1";
+/// Where the dependency comes from: what `--path` or `--git` said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A goldgate checkout, written as given (Cargo reads a relative path from the manifest's
+    /// folder, which is the folder init runs in).
+    Path(PathBuf),
+    /// A git repository, with the branch, tag or commit to take, if one is named.
+    Git {
+        /// The repository's URL (`https://…`, `ssh://…`, `file://…`).
+        url: String,
+        /// `branch`, `tag` or `rev`, and its value.
+        pin: Option<(GitPin, String)>,
+    },
+}
+
+/// Which of a repository's references a git dependency takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitPin {
+    /// `branch = "…"`.
+    Branch,
+    /// `tag = "…"`.
+    Tag,
+    /// `rev = "…"`, a commit.
+    Rev,
+}
+
+impl GitPin {
+    fn key(self) -> &'static str {
+        match self {
+            GitPin::Branch => "branch",
+            GitPin::Tag => "tag",
+            GitPin::Rev => "rev",
+        }
+    }
+}
+
+/// The schemas copied into the project: (kind, path in the crate).
+const SCHEMAS: [(&str, &str); 3] = [
+    ("case", "schema/case.schema.json"),
+    ("rubrics", "schema/rubrics.schema.json"),
+    ("suite", "schema/suite.schema.json"),
+];
 
 /// The test target's file, where a `[[test]]` without `path` looks for it.
 const HARNESS_PATH: &str = "tests/goldgate.rs";
@@ -36,7 +81,8 @@ const EXAMPLE: [(&str, &str); 3] = [
     ("rubrics/invoice-basics.yaml", EXAMPLE_RUBRICS),
 ];
 
-const EXAMPLE_CASE: &str = r#"# An example case: one invoice, the values the extraction must find, the checks that matter and
+const EXAMPLE_CASE: &str = r#"# yaml-language-server: $schema=../schema/case.schema.json
+# An example case: one invoice, the values the extraction must find, the checks that matter and
 # the bars to clear. Every YAML file under cases/ is one test named by its path without extension
 # (this one is `example-invoice`): `cargo test --test goldgate`. The prediction is what your
 # pipeline wrote for this document. Replace both with your own documents and outputs.
@@ -96,7 +142,8 @@ const EXAMPLE_PREDICTION: &str = r#"{
 }
 "#;
 
-const EXAMPLE_RUBRICS: &str = r#"# Checks every invoice must pass, shared by the cases that say `- include: invoice-basics`.
+const EXAMPLE_RUBRICS: &str = r#"# yaml-language-server: $schema=../schema/rubrics.schema.json
+# Checks every invoice must pass, shared by the cases that say `- include: invoice-basics`.
 rubrics:
   - must_right: an invoice number is extracted
     field: invoice_number
@@ -162,6 +209,24 @@ pub enum InitError {
         /// What it should be (`a table`).
         expected: &'static str,
     },
+    /// The manifest needs a goldgate dependency and neither `--path` nor `--git` says where
+    /// goldgate is.
+    NoSource {
+        /// The checkout this goldgate was built from, when it is still there to suggest.
+        built_from: Option<PathBuf>,
+    },
+    /// `--path` names a folder that is not a goldgate checkout.
+    NotGoldgate {
+        /// The path given.
+        path: PathBuf,
+        /// What is there instead (`it has no Cargo.toml`, `its Cargo.toml is package `x``).
+        found: String,
+    },
+    /// `--git` is not a URL Cargo takes.
+    NotAUrl {
+        /// What was given.
+        url: String,
+    },
     /// The goldgate path is not UTF-8, which Cargo.toml cannot hold.
     PathNotUtf8 {
         /// The path given.
@@ -204,6 +269,36 @@ impl fmt::Display for InitError {
                 "`{}`: `{key}` is not {expected}: fix it, then run goldgate init again",
                 file.display()
             ),
+            InitError::NoSource { built_from } => {
+                write!(
+                    f,
+                    "init cannot know where goldgate lives: it is not published on crates.io, so \
+                     `{GOLDGATE} = \"0.1\"` would leave a Cargo.toml that does not resolve. Say \
+                     where it is: `goldgate init --path DIR` (a goldgate checkout on this \
+                     machine) or `goldgate init --git URL` (its repository, with `--branch`, \
+                     `--tag` or `--rev` to pin it). Nothing was written"
+                )?;
+                match built_from {
+                    Some(dir) => write!(
+                        f,
+                        ".\nThis goldgate was built from `{0}`: `goldgate init --path {0}`",
+                        dir.display()
+                    ),
+                    None => Ok(()),
+                }
+            }
+            InitError::NotGoldgate { path, found } => write!(
+                f,
+                "`{}` is not a goldgate checkout: {found}. Give `--path` the folder that holds \
+                 goldgate's Cargo.toml. Nothing was written",
+                path.display()
+            ),
+            InitError::NotAUrl { url } => write!(
+                f,
+                "`{url}` is not a URL Cargo can fetch: give `--git` one such as \
+                 `https://host/owner/goldgate.git`, `ssh://git@host/owner/goldgate.git` or \
+                 `file:///path/to/goldgate`. Nothing was written"
+            ),
             InitError::PathNotUtf8 { path } => write!(
                 f,
                 "the goldgate path `{}` is not UTF-8, which Cargo.toml cannot hold: give another path",
@@ -222,10 +317,11 @@ impl std::error::Error for InitError {}
 
 /// Sets up goldgate in the crate at `crate_dir`; never overwrites, so running it again is a no-op.
 ///
-/// The dev-dependency is `goldgate = { path = "…" }` with `goldgate_path` written as given
-/// (Cargo reads a relative path from the manifest's folder), else `goldgate = "0.1"`.
-///
-pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport, InitError> {
+/// The dev-dependency is `goldgate = { path = "…" }` with the path written as given (Cargo
+/// reads a relative path from the manifest's folder, `crate_dir`), or `goldgate = { git = "…" }`.
+/// When the manifest has no goldgate dependency and `source` is `None`, nothing is written:
+/// [`InitError::NoSource`].
+pub fn init(crate_dir: &Path, source: Option<&Source>) -> Result<InitReport, InitError> {
     let manifest = crate_dir.join("Cargo.toml");
     let text = match fs::read_to_string(&manifest) {
         Ok(text) => text,
@@ -242,17 +338,7 @@ pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport
             file: manifest.clone(),
             cause: e.to_string().trim_end().to_owned(),
         })?;
-    let dependency = match goldgate_path {
-        Some(path) => {
-            let path = path.to_str().ok_or_else(|| InitError::PathNotUtf8 {
-                path: path.to_path_buf(),
-            })?;
-            let mut table = InlineTable::new();
-            table.insert("path", path.into());
-            value(table)
-        }
-        None => value(VERSION),
-    };
+    let dependency = source.map(|s| dependency(crate_dir, s)).transpose()?;
 
     let mut report = InitReport::default();
     let bad = |key, expected| InitError::BadEntry {
@@ -271,7 +357,12 @@ pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport
             "skipped the {GOLDGATE} dev-dependency: this crate is {GOLDGATE}"
         ));
     } else {
-        add_dev_dependency(&mut doc, dependency, &mut report.lines).map_err(|(k, e)| bad(k, e))?;
+        add_dev_dependency(&mut doc, dependency, &mut report.lines).map_err(|e| match e {
+            Unmet::Shape(k, e) => bad(k, e),
+            Unmet::NoSource => InitError::NoSource {
+                built_from: built_from(),
+            },
+        })?;
     }
     let harness_path = add_test_target(&mut doc, &mut report.lines).map_err(|(k, e)| bad(k, e))?;
 
@@ -288,21 +379,102 @@ pub fn init(crate_dir: &Path, goldgate_path: Option<&Path>) -> Result<InitReport
         )),
         _ => create(crate_dir, HARNESS_PATH, HARNESS, &mut report.lines)?,
     }
+    for (kind, path) in SCHEMAS {
+        let schema = super::schema(kind);
+        create(crate_dir, path, &schema, &mut report.lines)?;
+        if fs::read_to_string(crate_dir.join(path)).is_ok_and(|text| text != schema)
+            && let Some(line) = report.lines.last_mut()
+        {
+            line.push_str(&format!(
+                " (another goldgate's: `goldgate schema --kind {kind} > {path}` brings it up \
+                 to date)"
+            ));
+        }
+    }
     for (path, contents) in EXAMPLE {
         create(crate_dir, path, contents, &mut report.lines)?;
     }
     Ok(report)
 }
 
+/// The dependency `source` asks for, checked as far as can be without a network: a path must
+/// hold goldgate's Cargo.toml, a git source must be a URL.
+fn dependency(crate_dir: &Path, source: &Source) -> Result<Item, InitError> {
+    let mut table = InlineTable::new();
+    match source {
+        Source::Path(path) => {
+            let text = path.to_str().ok_or_else(|| InitError::PathNotUtf8 {
+                path: path.to_path_buf(),
+            })?;
+            let not = |found: String| InitError::NotGoldgate {
+                path: path.to_path_buf(),
+                found,
+            };
+            let manifest = fs::read_to_string(crate_dir.join(path).join("Cargo.toml"))
+                .map_err(|e| not(format!("its Cargo.toml cannot be read ({e})")))?;
+            let name = manifest
+                .parse::<DocumentMut>()
+                .ok()
+                .and_then(|doc| doc.get("package")?.get("name")?.as_str().map(str::to_owned));
+            match name.as_deref() {
+                Some(GOLDGATE) => {}
+                Some(other) => return Err(not(format!("its Cargo.toml is package `{other}`"))),
+                None => return Err(not("its Cargo.toml names no package".to_owned())),
+            }
+            table.insert("path", text.into());
+        }
+        Source::Git { url, pin } => {
+            // Cargo takes URLs only: no scp-like `git@host:path`, no bare folder.
+            let scheme = url.split_once("://").map(|(s, _)| s);
+            if !matches!(scheme, Some("https" | "http" | "ssh" | "git" | "file")) {
+                return Err(InitError::NotAUrl { url: url.clone() });
+            }
+            table.insert("git", url.as_str().into());
+            if let Some((pin, value)) = pin {
+                table.insert(pin.key(), value.as_str().into());
+            }
+        }
+    }
+    Ok(value(table))
+}
+
+/// The checkout this goldgate was built from, when it still holds goldgate's manifest.
+fn built_from() -> Option<PathBuf> {
+    let dir = PathBuf::from(option_env!("CARGO_MANIFEST_DIR")?);
+    let manifest = fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    manifest
+        .parse::<DocumentMut>()
+        .ok()?
+        .get("package")?
+        .get("name")?
+        .as_str()
+        .is_some_and(|name| name == GOLDGATE)
+        .then_some(dir)
+}
+
 /// A manifest entry of the wrong shape: its key and what it should be.
 type Shape = (&'static str, &'static str);
+
+/// Why the dependency could not be added.
+enum Unmet {
+    /// An entry of the wrong shape.
+    Shape(&'static str, &'static str),
+    /// The manifest needs the dependency and nothing says where goldgate is.
+    NoSource,
+}
+
+impl From<Shape> for Unmet {
+    fn from((key, expected): Shape) -> Self {
+        Unmet::Shape(key, expected)
+    }
+}
 
 /// Adds the goldgate dependency to `[dev-dependencies]` unless the manifest has one already.
 fn add_dev_dependency(
     doc: &mut DocumentMut,
-    dependency: Item,
+    dependency: Option<Item>,
     lines: &mut Vec<String>,
-) -> Result<(), Shape> {
+) -> Result<(), Unmet> {
     // A normal dependency serves the tests too; `dev_dependencies` is the pre-2024 spelling.
     for key in ["dependencies", "dev-dependencies", "dev_dependencies"] {
         let Some(item) = doc.get(key) else { continue };
@@ -312,6 +484,7 @@ fn add_dev_dependency(
             return Ok(());
         }
     }
+    let dependency = dependency.ok_or(Unmet::NoSource)?;
     // Cargo rejects both spellings in one manifest, so extend the one in use.
     let key = if doc.contains_key("dev_dependencies") && !doc.contains_key("dev-dependencies") {
         "dev_dependencies"

@@ -64,11 +64,26 @@ enum Command {
         kind: String,
     },
     /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
-    /// tests/goldgate.rs, an example case and rubric set. Never overwrites a file.
+    /// tests/goldgate.rs, the schemas, an example case and rubric set. Never overwrites a file.
+    ///
+    /// goldgate is not on crates.io: say where it is with --path or --git.
     Init {
-        /// Depend on goldgate by this path instead of the published version.
-        #[arg(long)]
+        /// Depend on the goldgate checkout in this folder (written as given; a relative path is
+        /// read from the crate's folder).
+        #[arg(long, value_name = "DIR", conflicts_with = "git")]
         path: Option<PathBuf>,
+        /// Depend on goldgate from this git repository.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+        /// With --git: the branch to take.
+        #[arg(long, requires = "git", conflicts_with_all = ["tag", "rev"])]
+        branch: Option<String>,
+        /// With --git: the tag to take.
+        #[arg(long, requires = "git", conflicts_with = "rev")]
+        tag: Option<String>,
+        /// With --git: the commit to take.
+        #[arg(long, requires = "git")]
+        rev: Option<String>,
     },
     /// Load every case and prediction, run nothing, print every mistake (exit 1 if any).
     Lint {
@@ -107,7 +122,7 @@ enum Command {
         /// The newest run's records.
         #[arg(long)]
         last: bool,
-        /// Compare two runs: each test in both, NEW against OLD, with confidence (SPEC §13).
+        /// Compare two runs: each test in both, NEW against OLD, with confidence.
         #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["files", "output", "html", "junit", "run", "last"])]
         compare: Option<Vec<PathBuf>>,
         /// With `--compare`: print the comparison as JSON.
@@ -187,11 +202,32 @@ pub fn main() -> ExitCode {
                 step_summary: None,
             },
         )),
-        Command::Init { path } => printed(
-            init::init(std::path::Path::new("."), path.as_deref())
-                .map(|r| r.to_string())
-                .map_err(|e| e.to_string()),
-        ),
+        Command::Init {
+            path,
+            git,
+            branch,
+            tag,
+            rev,
+        } => {
+            use init::{GitPin, Source};
+            let pin = [
+                (GitPin::Branch, branch),
+                (GitPin::Tag, tag),
+                (GitPin::Rev, rev),
+            ]
+            .into_iter()
+            .find_map(|(pin, value)| Some((pin, value?)));
+            let source = match (path, git) {
+                (Some(path), _) => Some(Source::Path(path)),
+                (None, Some(url)) => Some(Source::Git { url, pin }),
+                (None, None) => None,
+            };
+            printed(
+                init::init(std::path::Path::new("."), source.as_ref())
+                    .map(|r| r.to_string())
+                    .map_err(|e| e.to_string()),
+            )
+        }
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             Exit::Success.into()
@@ -250,6 +286,11 @@ fn lines(
 
 /// Splits `goldgate test` arguments: DIR, goldgate's own options, and the rest for libtest.
 fn test(args: Vec<String>) -> ExitCode {
+    // `args` has no program name in front: `asked` skips the first argument.
+    if crate::run::help::asked(&[&["goldgate test".to_owned()], &args[..]].concat()) {
+        print!("{TEST_HELP}\n{}", crate::run::help::FLAGS_AND_ENVIRONMENT);
+        return Exit::Success.into();
+    }
     // libtest flags that take a value: their value is not DIR.
     const VALUED: [&str; 6] = [
         "--test-threads",
@@ -329,6 +370,25 @@ fn test(args: Vec<String>) -> ExitCode {
     harness.run()
 }
 
+/// goldgate's own flags of `goldgate test`, before libtest's.
+const TEST_HELP: &str = "\
+Runs every YAML case under DIR as a test, and one aggregate test per suite and pipeline.
+
+Usage: goldgate test [DIR] [OPTIONS] [FILTER]
+
+Arguments:
+  [DIR]                     The cases folder (default: cases)
+
+Options:
+      --rubrics DIR         The rubric sets folder (default: the nearest `rubrics` folder above DIR)
+      --report FILE         Write the JSON report there after the run (as GOLDGATE_REPORT)
+      --junit FILE          Write JUnit XML there (as GOLDGATE_JUNIT)
+      --html FILE           Write the run's HTML page there (as GOLDGATE_HTML)
+      --annotations WHEN    github: GitHub Actions annotations of the failures; none: never
+                            (default: github when GITHUB_ACTIONS=true)
+  -h, --help                Print this help
+";
+
 fn usage(message: &str) -> ExitCode {
     eprintln!(
         "error: {message}\n\nUsage: goldgate test [DIR] [--rubrics DIR] [--report FILE] [--junit FILE] [--html FILE] [--annotations github] [libtest flags]"
@@ -370,10 +430,16 @@ fn fail(message: &str) -> ExitCode {
 /// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
 /// `goldgate schema --kind KIND` prints it.
 pub fn schema(kind: &str) -> String {
+    let kind = match kind {
+        "rubrics" | "suite" | "report" => kind,
+        _ => "case",
+    };
     if kind == "report" {
         let generator = schemars::generate::SchemaSettings::draft07().into_generator();
         let schema = generator.into_root_schema_for::<crate::record::Report>();
-        let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        let mut json = serde_json::to_value(&schema).unwrap_or_default();
+        identify(&mut json, kind);
+        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
         text.push('\n');
         return text;
     }
@@ -384,9 +450,32 @@ pub fn schema(kind: &str) -> String {
         _ => Kind::Case,
     });
     loader_rules(&mut json);
+    identify(&mut json, kind);
     let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Gives a schema its `$id`, after `$schema`: one name per kind and goldgate version, so that a
+/// copy in a user's project says which goldgate wrote it. goldgate has no web address of its
+/// own, so the name is a URN rather than a URL nothing answers at.
+fn identify(schema: &mut serde_json::Value, kind: &str) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let id = format!("urn:goldgate:{}:schema:{kind}", env!("CARGO_PKG_VERSION"));
+    let mut identified = serde_json::Map::new();
+    for (key, value) in std::mem::take(object) {
+        let after = key == "$schema";
+        identified.insert(key, value);
+        if after {
+            identified.insert("$id".to_owned(), id.clone().into());
+        }
+    }
+    if !identified.contains_key("$id") {
+        identified.insert("$id".to_owned(), id.into());
+    }
+    *object = identified;
 }
 
 /// What the schema can say of the loader's own rules, so that an editor flags them too: the

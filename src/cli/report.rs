@@ -79,7 +79,7 @@ fn read_report(path: &Path) -> Result<Report, String> {
 
 /// `goldgate report --compare OLD NEW`: each pipeline's tests in both runs, NEW against OLD:
 /// differences of mean score, EM and ANLS with a 95 % paired bootstrap interval, and McNemar's
-/// exact p-value on pass/fail (SPEC §13).
+/// exact p-value on pass/fail.
 pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String> {
     let (before, after) = (
         Merged::read(&[old.to_path_buf()])?,

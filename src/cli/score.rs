@@ -18,7 +18,7 @@ pub const PROFILES: [&str; 2] = Profile::NAMES;
 
 /// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
 pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
-    // The budgets of a case hold for a line too (SPEC §8's command is a front door like any).
+    // The budgets of a case hold for a line too (the command is a front door like any).
     for (side, value) in [("gold", gold), ("pred", pred)] {
         if let Some((below, why)) = oversized(&Value::from_json(value)) {
             return Err(format!("`{side}{below}` is {why}"));

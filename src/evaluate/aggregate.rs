@@ -1,4 +1,4 @@
-//! A suite's aggregate metrics over its cases (SPEC §7), and the comparison of pipelines.
+//! A suite's aggregate metrics over its cases, and the comparison of pipelines.
 
 use crate::evaluate::finding::Absent;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};

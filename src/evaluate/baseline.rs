@@ -1,4 +1,4 @@
-//! Baselines (SPEC §7): the last accepted metrics of every case and pipeline, in a sorted, stable
+//! Baselines: the last accepted metrics of every case and pipeline, in a sorted, stable
 //! JSON file; a drop beyond the tolerance is a regression.
 
 use std::collections::BTreeMap;

@@ -1,5 +1,5 @@
 //! Judging a rubric's check against a prediction, and the gate and score built from the verdicts
-//! (SPEC §5, §6).
+//!.
 
 use crate::base::field_path::{FieldPath, Missing};
 use crate::base::location::closest_within;
@@ -126,7 +126,7 @@ fn judge(
 ) -> Judged {
     let normalize = probe.normalize.unwrap_or(normalize);
     let path = probe.field.as_ref().or(inherited);
-    // `present: false` asks for absence, which an unknown name satisfies (SPEC §5); every other
+    // `present: false` asks for absence, which an unknown name satisfies; every other
     // check on a name one edit from a known one is a typo that would hold on nothing.
     if let Some(path) = path
         && !matches!(probe.check, Check::Present(false))
@@ -754,8 +754,8 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Jud
 }
 
 /// The gate and the gated score under a scoring: `penalty` subtracts each failed Easy-Wrong
-/// rubric's penalty (SPEC §5); `fraction` is S = G × (held Easy-Wrong / all Easy-Wrong), 1 when
-/// there is none (PerceptionRubrics, SPEC §12).
+/// rubric's penalty; `fraction` is S = G × (held Easy-Wrong / all Easy-Wrong), 1 when
+/// there is none (PerceptionRubrics).
 pub fn gated_score_by(verdicts: &[(RubricKind, f64, bool)], scoring: Scoring) -> (bool, f64) {
     let gate_open = verdicts
         .iter()

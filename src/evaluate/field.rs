@@ -1,4 +1,4 @@
-//! One field's EM_i and ANLS_i, by its rule (SPEC §6) and the case's profile (SPEC §4.3).
+//! One field's EM_i and ANLS_i, by its rule and the case's profile.
 
 use crate::base::field_path::{FieldPath, Shape};
 use crate::base::normalize::Normalize;

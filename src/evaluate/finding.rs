@@ -1,6 +1,6 @@
 //! What evaluation found, as data: a rubric check's finding and a field's note. `render` turns
-//! them into the sentences of the failure message; the record keeps them as they are (SPEC §10b:
-//! no sentence is stored where a value can be).
+//! them into the sentences of the failure message; the record keeps them as they are (no
+//! sentence is stored where a value can be).
 
 use serde::{Deserialize, Serialize};
 
@@ -252,7 +252,7 @@ pub enum Finding {
         closest: String,
     },
     /// A path below a gold field that reaches nothing in its gold: there is nothing to check
-    /// against, whatever the prediction has (SPEC §5).
+    /// against, whatever the prediction has.
     NotInGold {
         /// Why.
         missing: Missing,
@@ -371,7 +371,7 @@ pub enum Problem {
         steps: u64,
     },
     /// The prediction's model has no price in a suite that prices models: its cost would be
-    /// silently left out of every mean (SPEC §7).
+    /// silently left out of every mean.
     Unpriced {
         /// The model.
         model: String,

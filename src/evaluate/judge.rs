@@ -1,4 +1,4 @@
-//! Judged rubrics (SPEC §12): the question a `judge:` check puts to the suite's judge, the key
+//! Judged rubrics: the question a `judge:` check puts to the suite's judge, the key
 //! its verdict is kept under, and the verdicts a run knows. Evaluation stays pure: a check
 //! whose verdict is not known says so and is noted, and the run decides whether to ask.
 

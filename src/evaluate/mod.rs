@@ -366,7 +366,7 @@ fn pricing_at(case: &Case) -> Option<Spot> {
 }
 
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
-/// would be a silent pass (SPEC §7).
+/// would be a silent pass.
 fn unpriced(prediction: &Prediction, case: &Case) -> Option<Problem> {
     let (model, closest) = unpriced_model(prediction, case)?;
     Some(Problem::Unpriced {
@@ -398,7 +398,7 @@ fn unpriced_model<'a>(prediction: &'a Prediction, case: &'a Case) -> Option<(&'a
     Some((model, closest))
 }
 
-/// The cost of the prediction's tokens at its model's price (SPEC §4.5).
+/// The cost of the prediction's tokens at its model's price.
 fn cost(prediction: &Prediction, pricing: &[Price]) -> Option<f64> {
     let usage = prediction.usage?;
     let model = prediction.model.as_deref()?;

@@ -1,4 +1,4 @@
-//! Pipelines compared with confidence (SPEC §13): over the cases both pipelines ran, the
+//! Pipelines compared with confidence: over the cases both pipelines ran, the
 //! difference of mean score, EM and ANLS with a seeded 95 % paired bootstrap interval, and the
 //! exact McNemar test on per-case pass/fail.
 

@@ -132,7 +132,7 @@ pub struct CaseNumbers {
     pub fields: Vec<(String, f64, f64)>,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
-    /// The pipeline this one is compared with (SPEC §13), under pipelines.
+    /// The pipeline this one is compared with, under pipelines.
     pub reference: Option<String>,
 }
 
@@ -173,7 +173,7 @@ impl<'de> serde::Deserialize<'de> for Confidences {
     }
 }
 
-/// What a case's rubrics came to: what the aggregates of the gate count (SPEC §12).
+/// What a case's rubrics came to: what the aggregates of the gate count.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RubricTally {
     /// Whether every Must-Right rubric held.

@@ -1,4 +1,4 @@
-//! `fields:` rules: how each gold field is compared and when it is correct (SPEC §6).
+//! `fields:` rules: how each gold field is compared and when it is correct.
 
 use serde_saphyr::Spanned;
 

@@ -537,7 +537,7 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
         )*};
     }
     // `fields` and `critical` are not taken whole: a suite's rules and critical names apply
-    // where the case's gold has the field (SPEC §7), merged rule by rule.
+    // where the case's gold has the field, merged rule by rule.
     inherit!(
         description,
         tags,

@@ -1,4 +1,4 @@
-//! Reading predictions: the envelope, confidences, usage (SPEC §3.1).
+//! Reading predictions: the envelope, confidences, usage.
 
 use std::path::Path;
 

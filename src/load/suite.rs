@@ -1,4 +1,4 @@
-//! Suites (SPEC §7): the `suite.yaml` files above a case, merged — a deeper one overrides key by
+//! Suites: the `suite.yaml` files above a case, merged — a deeper one overrides key by
 //! key — into the settings that apply to it.
 
 use std::collections::HashMap;
@@ -445,7 +445,7 @@ fn placeholder_may_stand(arg: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
-/// Folders above the cases folder whose suites still apply (SPEC §7): every ancestor up to
+/// Folders above the cases folder whose suites still apply: every ancestor up to
 /// the project root (the folder with `Cargo.toml` or `.git`), so that running `cases/invoices/fr`
 /// keeps `cases/suite.yaml` even when `cases/invoices` has none. Without a project root above,
 /// the unbroken chain of parents that hold a suite file.

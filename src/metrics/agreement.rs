@@ -1,4 +1,4 @@
-//! Agreement between goldgate's verdicts and people's (SPEC §12): on yes/no verdicts, raw
+//! Agreement between goldgate's verdicts and people's: on yes/no verdicts, raw
 //! agreement, Cohen's κ, balanced F1 and the confusion matrix; on grades against scores,
 //! Spearman's ρ, Kendall's τ-b and Pearson's r; and McNemar's exact test, for pipelines compared
 //! on pass/fail (§13). Each as scikit-learn, scipy or statsmodels computes it, `None` where they

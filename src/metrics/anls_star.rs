@@ -1,4 +1,4 @@
-//! Profile `anls_star` (SPEC §4.3): ANLS* exactly as the `anls-star` package 1.0.1 computes it,
+//! Profile `anls_star`: ANLS* exactly as the `anls-star` package 1.0.1 computes it,
 //! with munkres 1.1.4 matching list items, quirks included.
 //!
 //! The package flattens a pair of trees into a list of leaf scores and divides their sum by a
@@ -100,7 +100,7 @@ pub fn anls_star(gold: &Tree, pred: &Tree) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     /// `None` for the reference's folding (lowercase, Python whitespace); else goldgate's
-    /// normalization (SPEC §4.1).
+    /// normalization.
     normalize: Option<Normalize>,
 }
 
@@ -108,7 +108,7 @@ impl Rules {
     /// The `anls-star` package 1.0.1, every quirk included.
     pub const REFERENCE: Rules = Rules { normalize: None };
 
-    /// goldgate's default profile: leaves by SPEC §4.1–4.2 (NL = 0.5 scores 0), a predicted
+    /// goldgate's default profile: leaves normalized and scored as everywhere else (NL = 0.5 scores 0), a predicted
     /// extra key holding nothing not counted, every form of "nothing" equal to every other, and
     /// no reading of a gold list as alternatives.
     pub fn dream(normalize: Normalize) -> Rules {
@@ -128,7 +128,7 @@ impl Rules {
         }
     }
 
-    /// The leaf score: 1 − NL, kept from 0.5 (reference) or above 0.5 (SPEC §4.2).
+    /// The leaf score: 1 − NL, kept from 0.5 (reference) or above 0.5.
     fn similarity(self, a: &[char], b: &[char]) -> f64 {
         let score = similarity(a, b);
         if !self.is_reference() && score <= 0.5 && !(a.is_empty() && b.is_empty()) {

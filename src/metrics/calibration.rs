@@ -1,4 +1,4 @@
-//! Brier score and expected calibration error (SPEC §4.4).
+//! Brier score and expected calibration error.
 
 /// Brier = (1/N) Σ (p_i − o_i)²; `None` with no confidence.
 ///

@@ -1,4 +1,4 @@
-//! Exact match and ANLS of one text against its variants (SPEC §4.2).
+//! Exact match and ANLS of one text against its variants.
 
 use crate::base::normalize::Normalize;
 

@@ -50,13 +50,13 @@ pub struct Case {
     pub suite_folder: PathBuf,
     /// How failed Easy-Wrong rubrics lower the score.
     pub scoring: Scoring,
-    /// The pipeline this case's pipeline is compared with (SPEC §13), under pipelines.
+    /// The pipeline this case's pipeline is compared with, under pipelines.
     pub reference: Option<String>,
     /// The suite's judge, for `judge:` checks.
     pub judge: Option<std::sync::Arc<super::suite::Judge>>,
 }
 
-/// How failed Easy-Wrong rubrics lower a case's score (SPEC §5, §12).
+/// How failed Easy-Wrong rubrics lower a case's score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scoring {
     /// Each failed Easy-Wrong rubric subtracts its penalty.
@@ -91,7 +91,7 @@ pub struct Price {
     pub output_per_mtok: f64,
 }
 
-/// A scoring profile (SPEC §4.3).
+/// A scoring profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
     /// goldgate's own rules (§4.1–4.2): accents stripped, NL = 0.5 scores 0.
@@ -115,7 +115,7 @@ impl Profile {
     }
 }
 
-/// How a field is compared and when it is correct (`fields:`, SPEC §6).
+/// How a field is compared and when it is correct (`fields:`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FieldRule {
     /// Text, number or date comparison.

@@ -1,4 +1,4 @@
-//! A prediction: what the extraction produced for one document (SPEC §3.1).
+//! A prediction: what the extraction produced for one document.
 
 use crate::base::value::Value;
 

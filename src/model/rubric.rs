@@ -1,4 +1,4 @@
-//! Rubrics: a label, a kind (Must-Right or Easy-Wrong) and one check (SPEC §5, §6).
+//! Rubrics: a label, a kind (Must-Right or Easy-Wrong) and one check.
 
 use std::path::PathBuf;
 
@@ -86,7 +86,7 @@ pub enum Check {
     Any(Vec<Probe>),
     /// The nested check does not hold.
     Not(Box<Probe>),
-    /// The suite's judge answers yes to this question (a recorded verdict, SPEC §12).
+    /// The suite's judge answers yes to this question (a recorded verdict).
     Judge(String),
     /// The value read as a number equals the sum of these fields' numbers.
     SumOf {

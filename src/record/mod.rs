@@ -1,5 +1,5 @@
-//! Layer 4, the record of a test: what a case or aggregate test found, as typed data (SPEC
-//! §10b). A test writes its record once; every output of a run (summary, comparison table, JSON
+//! Layer 4, the record of a test: what a case or aggregate test found, as typed data. A
+//! test writes its record once; every output of a run (summary, comparison table, JSON
 //! report, JUnit, annotations, step summary, HTML page, `goldgate report`) is made from records
 //! and from nothing else. The JSON report is the records, sorted, with the run's summary: its
 //! schema is [`Report`]'s (`goldgate schema --kind report`).
@@ -88,7 +88,7 @@ pub struct TestRecord {
     /// How the test compares with its baseline entry, when it has one to compare.
     #[serde(default)]
     pub baseline: Option<BaselineComparison>,
-    /// The pipeline this one is compared with (SPEC §13).
+    /// The pipeline this one is compared with.
     #[serde(default)]
     pub compared_to: Option<String>,
     /// The failure message as the test printed it (plain), when it failed.
@@ -350,7 +350,7 @@ pub struct FieldStatRecord {
     pub anls: f64,
 }
 
-/// One pipeline against its reference (SPEC §13).
+/// One pipeline against its reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]

@@ -1,4 +1,4 @@
-//! GitHub Actions annotations (SPEC §11): one `::error` line per failing Must-Right rubric, load
+//! GitHub Actions annotations: one `::error` line per failing Must-Right rubric, load
 //! error, threshold and Easy-Wrong rubric, in that order (GitHub shows 10 a step), at the file
 //! and line where it is written.
 

@@ -1,4 +1,4 @@
-//! The HTML page of a run (SPEC §11): one self-contained file (inline CSS and SVG, no script,
+//! The HTML page of a run: one self-contained file (inline CSS and SVG, no script,
 //! nothing fetched) that reads at a glance and prints: the summary, the comparison of pipelines,
 //! the field × pipeline table, a reliability diagram and the latency distribution per pipeline,
 //! every failing test with its message and coloured diffs, regressions and improvements.

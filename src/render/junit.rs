@@ -1,4 +1,4 @@
-//! JUnit XML (SPEC §11), as CI servers read it, written with quick-junit (the crate nextest writes
+//! JUnit XML, as CI servers read it, written with quick-junit (the crate nextest writes
 //! its own with): a `testsuite` per suite folder and pipeline, a `testcase` per test.
 
 use std::collections::BTreeMap;

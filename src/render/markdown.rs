@@ -1,4 +1,4 @@
-//! The Markdown page a run appends to `GITHUB_STEP_SUMMARY` (SPEC §11): the summary, the
+//! The Markdown page a run appends to `GITHUB_STEP_SUMMARY`: the summary, the
 //! comparison of pipelines, the failing tests with their verdict and `file:line`, regressions and
 //! improvements; at most 1 MiB, as GitHub takes no more.
 

@@ -1,4 +1,4 @@
-//! The failure message of one case (SPEC §9).
+//! The failure message of one case.
 
 use std::fmt::Write;
 

@@ -37,7 +37,7 @@ pub struct Notes<'a> {
     /// `test: metric old -> new` beyond the tolerance, downward (the tests printed them already;
     /// `goldgate report` lists them again).
     pub regressions: &'a [String],
-    /// Each pipeline against its reference (SPEC §13).
+    /// Each pipeline against its reference.
     pub comparisons: &'a [crate::evaluate::paired::Paired],
 }
 

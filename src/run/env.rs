@@ -13,7 +13,7 @@ pub enum Update {
     Always,
 }
 
-/// Whether a run asks its judges (SPEC §12).
+/// Whether a run asks its judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum JudgeMode {
     /// Never ask: every verdict comes from the verdict files (`GOLDGATE_JUDGE` unset or `replay`).

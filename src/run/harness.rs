@@ -109,6 +109,14 @@ impl Harness {
     #[must_use]
     pub fn run(self) -> ExitCode {
         end_quietly_when_the_reader_leaves();
+        if self.asks_for_help() {
+            print!(
+                "{}\n{}",
+                super::help::HARNESS,
+                super::help::FLAGS_AND_ENVIRONMENT
+            );
+            return Exit::Success.into();
+        }
         let args = match self.arguments() {
             Ok(args) => args,
             Err(message) => {
@@ -214,6 +222,15 @@ impl Harness {
     }
 
     /// libtest's arguments, with a thread count that can run.
+    /// `-h` or `--help`: libtest-mimic's own help would list neither goldgate's variables nor
+    /// what its flags mean here.
+    fn asks_for_help(&self) -> bool {
+        match &self.args {
+            Some(a) => super::help::asked(a),
+            None => super::help::asked(&std::env::args_os().collect::<Vec<_>>()),
+        }
+    }
+
     fn arguments(&self) -> Result<Arguments, String> {
         let given: Vec<OsString> = match &self.args {
             Some(a) => a.iter().map(OsString::from).collect(),
@@ -465,7 +482,7 @@ fn bless(
             .collect();
         match baseline_file::merge(file, &entries, drop) {
             Ok(w) => {
-                // SPEC §7's line, then how many the file holds now.
+                // The baseline's line, then how many the file holds now.
                 let _ = writeln!(
                     out,
                     "baseline: {}: {} entries, {} new, {} changed, {} of failed tests; {} in the file",

@@ -1,4 +1,4 @@
-//! Asking a suite's judge, and its verdict file (SPEC §12): committed beside the suite, keyed by
+//! Asking a suite's judge, and its verdict file: committed beside the suite, keyed by
 //! question, sorted, one block per verdict with the question, the judged text and the
 //! explanation, so that a review reads it. Written atomically, merged under the file's lock.
 

@@ -6,6 +6,7 @@ pub mod command;
 pub mod env;
 pub mod exit;
 pub mod harness;
+pub mod help;
 pub(crate) mod journal;
 pub(crate) mod judge;
 pub(crate) mod outputs;

@@ -8,7 +8,7 @@ use serde_saphyr::Spanned;
 
 use super::Node;
 
-/// A case file, as written (SPEC §3).
+/// A case file, as written.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
@@ -64,7 +64,7 @@ pub struct CaseFile {
     pub document: Option<Spanned<String>>,
 }
 
-/// A `suite.yaml`: settings for its folder and every folder below it (SPEC §7). A deeper suite
+/// A `suite.yaml`: settings for its folder and every folder below it. A deeper suite
 /// overrides key by key, and a case overrides its suite.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -196,7 +196,7 @@ pub struct RunSpec {
     pub timeout_s: Option<f64>,
 }
 
-/// How one field is compared and when it counts as correct (SPEC §6).
+/// How one field is compared and when it counts as correct.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldRuleSpec {
@@ -345,7 +345,7 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Node>, D::Erro
     Node::deserialize(d).map(Some)
 }
 
-/// The thresholds of a case; all optional (SPEC §3).
+/// The thresholds of a case; all optional.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThresholdsSpec {
