@@ -4,6 +4,7 @@
 
 pub mod agreement;
 pub mod anls_star;
+pub mod docubench;
 mod calibration;
 pub(crate) mod effort;
 mod munkres;
