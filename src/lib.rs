@@ -7,10 +7,13 @@
 //!
 //! ## Setup
 //!
+//! goldgate is not published on crates.io: depend on a checkout or on its repository.
+//! `goldgate init --path DIR` (or `--git URL`) writes all of this.
+//!
 //! ```toml
 //! # Cargo.toml
 //! [dev-dependencies]
-//! goldgate = "0.1"
+//! goldgate = { path = "../goldgate" }   # or { git = "https://…/goldgate.git" }
 //!
 //! [[test]]
 //! name = "goldgate"

@@ -666,13 +666,13 @@ fn every_check_of_the_vocabulary_holds_and_fails() {
 }
 
 #[test]
-fn the_readme_carries_the_case_writing_guide_of_the_crate_docs() {
+fn the_book_carries_the_case_writing_guide_of_the_crate_docs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let chapter = std::fs::read_to_string(root.join("docs/src/writing-cases.md")).unwrap();
     let guide = std::fs::read_to_string(root.join("src/guide.md")).unwrap();
     assert!(
-        readme.contains(&guide),
-        "README.md's `Writing cases` must be src/guide.md word for word"
+        chapter.contains(&guide),
+        "docs/src/writing-cases.md must hold src/guide.md word for word"
     );
 }
 
