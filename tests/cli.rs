@@ -1622,7 +1622,7 @@ fn a_missing_pipeline_output_and_baseline_are_located_in_the_suite() {
     );
     assert!(
         failure_block(&stdout(&test), "x::a").contains(
-            "the baseline `cases/baseline.json` declared by `cases/suite.yaml` does not exist"
+            "no baseline to compare with: `cases/baseline.json` is missing (the end of the run says how to create it)"
         ),
         "{}",
         stdout(&test)

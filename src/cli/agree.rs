@@ -36,6 +36,9 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
     let mut pairs: Vec<Pair> = Vec::new();
     let mut ratings: Vec<(f64, f64)> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
+    // Labels of rubrics goldgate could not check: no verdict to set beside them, but no reason
+    // to throw away the others either.
+    let mut skipped: Vec<Skipped> = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -44,14 +47,31 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
         match label(line, &by_test) {
             Ok(Label::Verdict(pair)) => pairs.push(pair),
             Ok(Label::Rating(rating, score)) => ratings.push((rating, score)),
-            Err(why) => errors.push(format!("{at}: {why}")),
+            Ok(Label::Unchecked(mut label)) => {
+                label.at = at;
+                skipped.push(label);
+            }
+            // serde_json counts lines and columns within the one line it was given.
+            Err(Why::Json { column, message }) => {
+                errors.push(format!("{at}:{column}: invalid JSON: {message}"))
+            }
+            Err(Why::Label(why)) => errors.push(format!("{at}: {why}")),
         }
     }
     if !errors.is_empty() {
         return Err(errors.join("\nerror: "));
     }
     if pairs.is_empty() && ratings.is_empty() {
-        return Err(format!("{}: no labels", labels.display()));
+        if skipped.is_empty() {
+            return Err(format!("{}: no labels", labels.display()));
+        }
+        // Nothing left to compare: no agreement to print, only what to fix.
+        let lines: Vec<String> = skipped.iter().map(|s| format!("  {}", s.line())).collect();
+        return Err(format!(
+            "{}: no label could be compared, as goldgate could not check a rubric each needs (fix it to count them):\n{}",
+            labels.display(),
+            lines.join("\n")
+        ));
     }
     let groups: Vec<(&str, Confusion)> = ["all", "must_right", "easy_wrong"]
         .into_iter()
@@ -77,6 +97,7 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
         ratings: ratings.len(),
         correlations: &correlations,
         disagreements: &disagreements,
+        skipped: &skipped,
     };
     Ok(if as_json { found.json() } else { found.text() })
 }
@@ -87,6 +108,8 @@ struct Agreement<'a> {
     ratings: usize,
     correlations: &'a [(&'a str, Option<f64>); 3],
     disagreements: &'a [&'a Pair],
+    /// The labels set aside, each with its place in the labels file and why.
+    skipped: &'a [Skipped],
 }
 
 impl Agreement<'_> {
@@ -107,6 +130,9 @@ impl Agreement<'_> {
             "disagreements": self.disagreements.iter().map(|p| json!({
                 "test": p.test, "rubric": p.rubric, "kind": p.kind,
                 "person": p.person, "goldgate": p.goldgate, "at": p.at, "detail": p.detail,
+            })).collect::<Vec<_>>(),
+            "skipped": self.skipped.iter().map(|s| json!({
+                "at": s.at, "test": s.test, "rubric": s.rubric, "why": s.why,
             })).collect::<Vec<_>>(),
         });
         format!(
@@ -168,6 +194,18 @@ impl Agreement<'_> {
                 );
             }
         }
+        if !self.skipped.is_empty() {
+            let n = self.skipped.len();
+            let _ = writeln!(
+                out,
+                "skipped {n} label{}, as goldgate could not check a rubric (fix it to count {}):",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "the label" } else { "them" }
+            );
+            for s in self.skipped {
+                let _ = writeln!(out, "  {}", s.line());
+            }
+        }
         out
     }
 }
@@ -187,33 +225,79 @@ fn confusion_json(c: &Confusion) -> Json {
     })
 }
 
-/// Why a label cannot be set beside goldgate's: one of the test's rubrics was not checked.
-fn unchecked(test: &str, r: &crate::evaluate::outcome::RubricVerdict) -> String {
+/// A label set aside: goldgate could not check a rubric it needs.
+struct Skipped {
+    /// `labels.jsonl:3`.
+    at: String,
+    test: String,
+    /// The rubric labelled; `None` for a rating.
+    rubric: Option<String>,
+    /// Why, with the rubric that could not be checked for a rating.
+    why: String,
+}
+
+impl Skipped {
+    /// `labels.jsonl:3: `receipt` rubric `LABEL` could not be checked: …`.
+    fn line(&self) -> String {
+        match &self.rubric {
+            Some(rubric) => format!(
+                "{}: `{}` rubric `{rubric}` {}",
+                self.at, self.test, self.why
+            ),
+            None => format!("{}: the rating of `{}`: {}", self.at, self.test, self.why),
+        }
+    }
+}
+
+/// Why a rubric has no verdict to set beside a person's.
+fn unchecked(r: &crate::evaluate::outcome::RubricVerdict) -> String {
     if r.verdict.finding.waits_for_a_verdict() {
-        format!(
-            "`{test}` rubric `{}` has no recorded verdict: record the run's verdicts first (`GOLDGATE_JUDGE=record goldgate test …`)",
-            r.rubric.label
-        )
+        "has no recorded verdict (record the run's verdicts with `GOLDGATE_JUDGE=record goldgate test …`)".to_owned()
     } else {
-        format!(
-            "`{test}` rubric `{}` {}: fix it first",
-            r.rubric.label,
-            crate::render::verdict(r.verdict.checked, &r.verdict.finding)
-        )
+        crate::render::verdict(r.verdict.checked, &r.verdict.finding)
     }
 }
 
 enum Label {
     Verdict(Pair),
     Rating(f64, f64),
+    /// A label of a rubric goldgate could not check, or a rating of a test with one.
+    Unchecked(Skipped),
+}
+
+/// Why a line of labels is refused.
+enum Why {
+    /// Not JSON: the column in the line and serde_json's message without its position.
+    Json { column: usize, message: String },
+    /// JSON, but no label goldgate can read.
+    Label(String),
+}
+
+impl From<&str> for Why {
+    fn from(why: &str) -> Why {
+        Why::Label(why.to_owned())
+    }
+}
+
+impl From<String> for Why {
+    fn from(why: String) -> Why {
+        Why::Label(why)
+    }
 }
 
 /// One line of labels, set beside goldgate's verdict or score.
 fn label(
     line: &str,
     by_test: &HashMap<&str, (&Option<Outcome>, &Option<String>)>,
-) -> Result<Label, String> {
-    let j: Json = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+) -> Result<Label, Why> {
+    let j: Json = serde_json::from_str(line).map_err(|e| {
+        let text = e.to_string();
+        let position = format!(" at line {} column {}", e.line(), e.column());
+        Why::Json {
+            column: e.column(),
+            message: text.strip_suffix(&position).unwrap_or(&text).to_owned(),
+        }
+    })?;
     let test = j
         .get("test")
         .and_then(Json::as_str)
@@ -223,13 +307,14 @@ fn label(
         names.sort();
         let hint = crate::base::location::closest(test, names.iter().map(|n| **n))
             .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-        return Err(format!("no test is named `{test}`{hint}"));
+        return Err(format!("no test is named `{test}`{hint}").into());
     };
     let Some(outcome) = outcome else {
         return Err(format!(
             "`{test}` could not be scored: {}",
             error.as_deref().unwrap_or("no outcome")
-        ));
+        )
+        .into());
     };
     if let Some(rating) = j.get("rating") {
         let rating = rating
@@ -237,7 +322,16 @@ fn label(
             .ok_or("`rating` must be a number (a grade, such as 4)")?;
         // The score of a test with an unchecked rubric is no measure to grade.
         if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
-            return Err(unchecked(test, r));
+            return Ok(Label::Unchecked(Skipped {
+                at: String::new(),
+                test: test.to_owned(),
+                rubric: None,
+                why: format!(
+                    "its score is no measure to grade, as its rubric `{}` {}",
+                    r.rubric.label,
+                    unchecked(r)
+                ),
+            }));
         }
         return Ok(Label::Rating(rating, outcome.score));
     }
@@ -258,7 +352,12 @@ fn label(
         // A rubric goldgate could not check (a judged one never recorded, say) has no verdict to
         // set beside a person's: counted as failed, it would make every statistic meaningless.
         [one] if !one.verdict.checked => {
-            return Err(unchecked(test, one));
+            return Ok(Label::Unchecked(Skipped {
+                at: String::new(),
+                test: test.to_owned(),
+                rubric: Some(rubric.to_owned()),
+                why: unchecked(one),
+            }));
         }
         [one] => one,
         [] => {
@@ -269,13 +368,14 @@ fn label(
                 .collect();
             let hint = crate::base::location::closest(rubric, labels.iter().copied())
                 .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-            return Err(format!("`{test}` has no rubric `{rubric}`{hint}"));
+            return Err(format!("`{test}` has no rubric `{rubric}`{hint}").into());
         }
         _ => {
             return Err(format!(
                 "`{test}` has {} rubrics labelled `{rubric}`: give them labels of their own",
                 matching.len()
-            ));
+            )
+            .into());
         }
     };
     Ok(Label::Verdict(Pair {

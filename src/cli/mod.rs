@@ -90,7 +90,7 @@ enum Command {
         /// The cases folder.
         #[arg(default_value = "cases")]
         dir: PathBuf,
-        /// The rubric sets folder (default: `rubrics` beside DIR).
+        /// The rubric sets folder (default: the nearest `rubrics` above DIR, up to the project root).
         #[arg(long)]
         rubrics: Option<PathBuf>,
     },
@@ -103,7 +103,7 @@ enum Command {
         /// The cases folder.
         #[arg(default_value = "cases")]
         dir: PathBuf,
-        /// The rubric sets folder (default: `rubrics` beside DIR).
+        /// The rubric sets folder (default: the nearest `rubrics` above DIR, up to the project root).
         #[arg(long)]
         rubrics: Option<PathBuf>,
         /// Print the same as JSON.
@@ -488,7 +488,7 @@ fn loader_rules(schema: &mut serde_json::Value) {
         let Some(defs) = schema.get_mut(defs).and_then(|d| d.as_object_mut()) else {
             continue;
         };
-        for bounds in ["ThresholdsSpec", "AggregateSpec"] {
+        for bounds in ["ThresholdsSpec", "AggregateSpec", "PipelineAggregateSpec"] {
             let Some(props) = defs
                 .get_mut(bounds)
                 .and_then(|t| t.get_mut("properties"))

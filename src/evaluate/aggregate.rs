@@ -155,24 +155,40 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
     }
 }
 
-/// The row name of cases without pipelines in the comparison of pipelines.
+/// The row name of cases without pipelines nor a known folder in the comparison of pipelines.
 pub const NO_PIPELINE: &str = "(none)";
 
-/// The comparison of pipelines: every case test of each pipeline, aggregated, by name.
+/// The row of a case test in the comparison of pipelines: its pipeline, else the folder of its
+/// suite with a final `/` (`cases/receipts/`), which no pipeline name can hold: cases of two
+/// suites without pipelines are two rows, not one.
+pub fn row_of(r: &CaseNumbers) -> std::borrow::Cow<'_, str> {
+    match (&r.pipeline, r.suite.as_str()) {
+        (Some(p), _) => p.as_str().into(),
+        (None, "") => NO_PIPELINE.into(),
+        (None, folder) if folder.ends_with('/') => folder.into(),
+        (None, folder) => format!("{folder}/").into(),
+    }
+}
+
+/// Whether a row of the comparison is a pipeline's, not that of a folder of cases without one.
+pub fn is_pipeline_row(name: &str) -> bool {
+    name != NO_PIPELINE && !name.ends_with('/')
+}
+
+/// The comparison of pipelines: every case test of each pipeline, aggregated, by name; then
+/// the cases without pipelines, by the folder of their suite.
 pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
-    let mut names: Vec<&str> = records
-        .iter()
-        .map(|r| r.pipeline.as_deref().unwrap_or(NO_PIPELINE))
-        .collect();
-    names.sort_unstable();
+    let mut names: Vec<std::borrow::Cow<str>> = records.iter().map(row_of).collect();
+    names.sort_unstable_by(|a, b| (!is_pipeline_row(a), a).cmp(&(!is_pipeline_row(b), b)));
     names.dedup();
     names
         .into_iter()
         .map(|name| {
-            let rows = records.iter().filter(|r| {
-                r.pipeline.as_deref().unwrap_or(NO_PIPELINE) == name && r.status != Status::Ignored
-            });
-            (name.to_owned(), aggregate(rows))
+            let rows = records
+                .iter()
+                .filter(|r| row_of(r) == name && r.status != Status::Ignored);
+            let aggregated = aggregate(rows);
+            (name.into_owned(), aggregated)
         })
         .collect()
 }
@@ -182,7 +198,8 @@ pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
 pub struct FieldStat {
     /// The field.
     pub field: String,
-    /// The pipeline (`(none)` without pipelines).
+    /// The row of the comparison of pipelines: the pipeline, else the suite's folder
+    /// (`cases/receipts/`).
     pub pipeline: String,
     /// Case tests that have the field in their gold.
     pub cases: usize,
@@ -195,19 +212,19 @@ pub struct FieldStat {
 /// The field × pipeline table: each gold field's mean EM and ANLS per pipeline, by field then
 /// pipeline.
 pub fn field_table(records: &[CaseNumbers]) -> Vec<FieldStat> {
-    let mut sums: std::collections::BTreeMap<(&str, &str), (usize, f64, f64)> =
+    let mut sums: std::collections::BTreeMap<(&str, std::borrow::Cow<str>), (usize, f64, f64)> =
         std::collections::BTreeMap::new();
     for r in records.iter().filter(|r| r.status != Status::Ignored) {
-        let pipeline = r.pipeline.as_deref().unwrap_or(NO_PIPELINE);
+        let pipeline = row_of(r);
         for (name, em, anls) in &r.fields {
-            let s = sums.entry((name.as_str(), pipeline)).or_default();
+            let s = sums.entry((name.as_str(), pipeline.clone())).or_default();
             *s = (s.0 + 1, s.1 + em, s.2 + anls);
         }
     }
     sums.into_iter()
         .map(|((field, pipeline), (n, em, anls))| FieldStat {
             field: field.to_owned(),
-            pipeline: pipeline.to_owned(),
+            pipeline: pipeline.into_owned(),
             cases: n,
             em: em / n as f64,
             anls: anls / n as f64,
@@ -297,6 +314,7 @@ mod examples {
             fields: Vec::new(),
             rubrics: tally,
             reference: None,
+            suite: String::new(),
         }
     }
 

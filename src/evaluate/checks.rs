@@ -322,6 +322,15 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
     let field = cx.prediction.field(path.root());
     let root = field.map_or(&Value::Null, |f| &f.value);
     let gold = cx.gold.iter().find(|g| g.name == path.root());
+    // A gold field the prediction lacks, one edit from a field it has that gold does not list:
+    // a key the extraction may have misnamed (`invoice_nr` for `invoice_no`).
+    let misnamed = gold
+        .and_then(|g| crate::evaluate::field::misnamed_key(&g.name, cx.gold, cx.prediction))
+        .map(|key| Missing::NoKey {
+            at: String::new(),
+            key: path.root().to_owned(),
+            closest: Some(key.to_owned()),
+        });
     path.resolve(root)
         .into_iter()
         .map(|(at, value)| Target {
@@ -340,7 +349,7 @@ fn targets<'a>(path: Option<&FieldPath>, cx: &'a Context, whole: &'a Value) -> V
                 FieldRule::default()
             },
             missing: if matches!(value, Value::Null) {
-                at.why_missing(root)
+                at.why_missing(root).or_else(|| misnamed.clone())
             } else {
                 None
             },

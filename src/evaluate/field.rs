@@ -1,6 +1,7 @@
 //! One field's EM_i and ANLS_i, by its rule and the case's profile.
 
 use crate::base::field_path::{FieldPath, Shape};
+use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
 use crate::base::typed::{
     canonical_number, exact_difference, identifier_key, parse_date, parse_number,
@@ -9,7 +10,8 @@ use crate::base::value::Value;
 use crate::evaluate::finding::{Note, Reading};
 use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
 use crate::metrics::score_variants;
-use crate::model::case::{Comparison, Correctness, FieldRule, Profile};
+use crate::model::case::{Comparison, Correctness, FieldRule, GoldField, Profile};
+use crate::model::prediction::Prediction;
 
 /// The scores of one field, and what the message should say about how they were reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +24,26 @@ pub struct Scored {
     pub note: Option<Note>,
     /// The variant the score came from (the first of equals).
     pub closest: usize,
+}
+
+/// The predicted field one edit from the gold field `name` (two for a name longer than five
+/// letters) when the prediction lacks `name` and gold does not list it: `invoice_nr` for
+/// `invoice_no`, a key the extraction may have misnamed.
+pub(crate) fn misnamed_key<'a>(
+    name: &str,
+    gold: &[GoldField],
+    prediction: &'a Prediction,
+) -> Option<&'a str> {
+    if prediction.field(name).is_some() {
+        return None;
+    }
+    let unlisted = prediction
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|n| gold.iter().all(|g| g.name != *n));
+    // As strict as for a misspelt field: names are short, and an absent field may be meant.
+    closest_within(name, unlisted, |len| if len <= 5 { 1 } else { 2 })
 }
 
 /// Scores a predicted value against a field's gold variants.

@@ -293,6 +293,12 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         resolved,
         items,
         compared,
+        misnamed: crate::evaluate::field::misnamed_key(
+            &g.name,
+            case.gold.as_deref().unwrap_or_default(),
+            prediction,
+        )
+        .map(str::to_owned),
     }
 }
 

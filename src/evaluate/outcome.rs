@@ -63,6 +63,9 @@ pub struct FieldRow {
     /// (`1 234,50` read as `1234.5`): what the message diffs, so that it shows the difference
     /// that counted.
     pub compared: Option<(Value, Value)>,
+    /// When the prediction lacks the field: its field one edit from it that gold does not list
+    /// (`invoice_nr` for `invoice_no`), a key the extraction may have misnamed.
+    pub misnamed: Option<String>,
 }
 
 /// A gold item and the predicted item the list scoring paired it with.

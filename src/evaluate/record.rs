@@ -134,6 +134,9 @@ pub struct CaseNumbers {
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with, under pipelines.
     pub reference: Option<String>,
+    /// The folder of its suite: the row of the comparison of pipelines a test without a
+    /// pipeline is counted in.
+    pub suite: String,
 }
 
 /// (confidence, correct) pairs in eight bytes each, as a run keeps one list per case test: a
@@ -229,6 +232,7 @@ impl CaseNumbers {
                     .collect()
             }),
             reference: None,
+            suite: String::new(),
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -251,6 +255,7 @@ impl Record {
     pub fn numbers(&self) -> CaseNumbers {
         CaseNumbers {
             reference: self.reference.clone(),
+            suite: self.suite.clone(),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use glob::Pattern;
 
-use crate::base::fs::project_root;
+use crate::base::fs::{is_project, project_root};
 
 /// The patterns a case file matches, relative to the cases folder.
 pub const CASE_PATTERNS: [&str; 2] = ["**/*.yaml", "**/*.yml"];
@@ -275,8 +275,35 @@ fn merge_same_names(found: &mut Vec<Found>) {
     });
 }
 
-/// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.
+/// The rubric sets folder of the cases folder `cases`: the nearest `rubrics` walking up from its
+/// parent as far as its suites are found (to the project root; outside a project, up through the
+/// folders above that hold a suite), so that a subfolder of the cases reads the sets its whole
+/// folder reads. Without one, `rubrics` beside the cases folder, where errors say to create it.
 pub fn default_rubrics(cases: &Path) -> PathBuf {
+    let beside = rubrics_beside(cases);
+    let Ok(start) = std::fs::canonicalize(cases) else {
+        return beside;
+    };
+    let ancestors: Vec<&Path> = start.ancestors().skip(1).collect();
+    let has_suite = |dir: &Path| SUITE_FILES.iter().any(|n| dir.join(n).is_file());
+    let reach = if is_project(&start) {
+        0
+    } else {
+        match ancestors.iter().position(|a| is_project(a)) {
+            Some(root) => root + 1,
+            None => 1 + ancestors.iter().take_while(|a| has_suite(a)).count(),
+        }
+    };
+    ancestors
+        .iter()
+        .take(reach)
+        .enumerate()
+        .find(|(_, a)| a.join("rubrics").is_dir())
+        .map_or(beside, |(up, a)| shown_as_named(cases, up + 1, a))
+}
+
+/// `rubrics` beside the cases folder; for `.` or `..` the real parent is looked up.
+fn rubrics_beside(cases: &Path) -> PathBuf {
     if cases.file_name().is_none()
         && let Some(parent) = std::fs::canonicalize(cases)
             .ok()
@@ -285,6 +312,27 @@ pub fn default_rubrics(cases: &Path) -> PathBuf {
         return parent.join("rubrics");
     }
     cases.parent().unwrap_or(Path::new("")).join("rubrics")
+}
+
+/// The `rubrics` folder in `real`, the folder `up` levels above `cases`, named from `cases` as
+/// the user wrote it (`cases/rubrics` rather than an absolute path) when that leads there.
+fn shown_as_named(cases: &Path, up: usize, real: &Path) -> PathBuf {
+    let real = real.join("rubrics");
+    let mut named = cases.to_path_buf();
+    for _ in 0..up {
+        if !matches!(
+            named.components().next_back(),
+            Some(std::path::Component::Normal(_))
+        ) {
+            return real;
+        }
+        named.pop();
+    }
+    let named = named.join("rubrics");
+    let same = std::fs::canonicalize(&named)
+        .ok()
+        .is_some_and(|n| std::fs::canonicalize(&real).is_ok_and(|r| r == n));
+    if same { named } else { real }
 }
 
 #[cfg(test)]
@@ -320,6 +368,37 @@ mod tests {
         ] {
             assert_eq!(found(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn the_rubric_sets_are_the_nearest_up_to_the_project_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        for d in ["cases/invoices/fr", "rubrics", "cases/receipts/rubrics"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join("Cargo.toml"), "").unwrap();
+        let real = |p: PathBuf| std::fs::canonicalize(p).unwrap();
+        let cases = root.join("cases");
+        assert_eq!(
+            default_rubrics(&cases),
+            cases.parent().unwrap().join("rubrics")
+        );
+        assert_eq!(
+            real(default_rubrics(&cases.join("invoices/fr"))),
+            real(root.join("rubrics"))
+        );
+        // A nearer one wins; the project root's own parent is never reached.
+        assert_eq!(
+            default_rubrics(&cases.join("receipts/x")),
+            cases.join("receipts/rubrics")
+        );
+        std::fs::create_dir(dir.path().join("rubrics")).unwrap();
+        std::fs::remove_dir(root.join("rubrics")).unwrap();
+        assert_eq!(
+            default_rubrics(&cases.join("invoices/fr")),
+            cases.join("invoices/rubrics")
+        );
     }
 
     #[test]

@@ -451,8 +451,7 @@ pub fn plan_folder(
                 }
                 let loaded = suite
                     .as_ref()
-                    .map_err(Clone::clone)
-                    .map_err(|e| vec![e])
+                    .map_err(|e| super::with_every_bound(e.clone()))
                     .and_then(|s| load_case_in(path, id, rubrics, s));
                 if let Ok(s) = &suite {
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));

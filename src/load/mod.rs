@@ -41,7 +41,7 @@ pub fn load_case_in(
     suite: &Suite,
 ) -> Result<Vec<Case>, Vec<LoadError>> {
     let source = read_text(file).map_err(|e| vec![e])?;
-    let mut spec: CaseFile = parse_yaml(file, &source).map_err(|e| vec![e])?;
+    let mut spec: CaseFile = parse(file, &source).map_err(|e| vec![e])?;
     let (origin, own_prediction) = inherit_defaults(&mut spec, suite);
     let case_in = CaseIn {
         file,
@@ -60,6 +60,134 @@ pub fn load_case_in(
         document: document.as_ref(),
     };
     per_pipeline(case, suite, &sources).map_err(|e| vec![e])
+}
+
+/// A YAML file read as `T`, its mistakes located; those YAML's own message leaves unexplained
+/// (a `[*]` path unquoted in flow style) are said with their fix.
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    file: &Path,
+    source: &str,
+) -> Result<T, LoadError> {
+    parse_yaml(file, source).map_err(|e| star_in_flow(e, source))
+}
+
+/// In flow style (`[a, b]`, `{k: v}`) a plain text ends at `[`, and a `*` after it starts an
+/// alias: `sum_of: [line_items[*].amount]` fails with "while scanning an anchor or alias". Said
+/// as what happened, at the path, with the line quoted.
+fn star_in_flow(e: LoadError, source: &str) -> LoadError {
+    if !e.message.starts_with("while scanning an anchor or alias") || e.line == 0 || e.column == 0 {
+        return e;
+    }
+    let Some(line) = source.lines().nth(e.line as usize - 1) else {
+        return e;
+    };
+    let chars: Vec<char> = line.chars().collect();
+    let star = e.column as usize - 1;
+    let (paths, content) = unquoted_star_paths(&chars);
+    let Some(&(start, end)) = paths.iter().find(|(s, e)| (*s..*e).contains(&star)) else {
+        return e;
+    };
+    let path: String = chars[start..end].iter().collect();
+    // The line as it should read, every such path on it quoted, its comment left out.
+    let mut quoted = String::new();
+    for (i, c) in chars[..content].iter().enumerate() {
+        if paths.iter().any(|(s, e)| i == *s || i == *e) {
+            quoted.push('"');
+        }
+        quoted.push(*c);
+    }
+    if paths.iter().any(|(_, e)| *e == content) {
+        quoted.push('"');
+    }
+    let mark = Mark {
+        line: e.line,
+        column: start as u64 + 1,
+    };
+    LoadError::at(
+        &e.file,
+        mark,
+        e.yaml_path,
+        format!("`{path}` is unquoted inside flow brackets, where YAML reads its `*` as an alias"),
+    )
+    .hint(format!(
+        "quote the path{}: `{}`, or write it in block style",
+        if paths.len() == 1 { "" } else { "s" },
+        quoted.trim()
+    ))
+}
+
+/// The paths with a `[*` on a line, outside quotes, each as the range of its characters; and
+/// where the line's comment begins (its length without one).
+fn unquoted_star_paths(chars: &[char]) -> (Vec<(usize, usize)>, usize) {
+    let in_path = |c: char| c.is_alphanumeric() || "_-.*]".contains(c);
+    let mut paths = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && (i == 0 || chars[i - 1].is_whitespace()) => {
+                return (paths, i);
+            }
+            None if c == '*' && i > 0 && chars[i - 1] == '[' => {
+                // Back over the path's name and any steps before (`a[0].b[*]`): a `[` right
+                // after a name is a step, one after a space, `,`, `:` or a bracket opens a list.
+                let mut start = i - 1;
+                while start > 0
+                    && (in_path(chars[start - 1])
+                        || chars[start - 1] == '['
+                            && start > 1
+                            && in_path(chars[start - 2])
+                            && chars[start - 2] != '.')
+                {
+                    start -= 1;
+                }
+                // On to the end of its steps (`[*].amount[0]`), where the list around it closes.
+                let mut depth = 1;
+                let mut end = i + 1;
+                while end < chars.len() {
+                    match chars[end] {
+                        '[' => depth += 1,
+                        ']' if depth == 0 => break,
+                        ']' => depth -= 1,
+                        c if in_path(c) => {}
+                        _ => break,
+                    }
+                    end += 1;
+                }
+                paths.push((start, end));
+                i = end;
+                continue;
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    (paths, chars.len())
+}
+
+/// A suite's mistake, with the other bounds of its `aggregate` out of range when it is one: a
+/// suite is read up to its first mistake, but `lint` lists every bound to fix at once.
+pub(crate) fn with_every_bound(e: LoadError) -> Vec<LoadError> {
+    if !e.yaml_path.starts_with("aggregate.") {
+        return vec![e];
+    }
+    let every = read_text(&e.file)
+        .and_then(|text| parse_yaml::<crate::spec::SuiteFile>(&e.file, &text))
+        .ok()
+        .and_then(|spec| {
+            let agg = spec.aggregate.as_ref()?;
+            let here = Here { file: &e.file };
+            here.every_bound("aggregate", |key| agg.value.bound(key), None)
+                .err()
+        });
+    match every {
+        Some(all) if all.contains(&e) => all,
+        _ => vec![e],
+    }
 }
 
 /// A case file under its suites, with the suite file each key it inherits is written in.
@@ -302,19 +430,23 @@ impl CaseIn<'_> {
             && critical.is_empty()
             && suite_critical(self.suite).is_some_and(|names| !names.is_empty());
         let from_suite = self.origin.contains_key("thresholds");
-        keep(
-            errors,
-            self.at("thresholds")
-                .thresholds(t, critical, from_suite && no_suite_critical_here)
-                .map_err(|e| {
+        // Every bound out of range is said, each where it is written.
+        match self
+            .at("thresholds")
+            .thresholds(t, critical, from_suite && no_suite_critical_here)
+        {
+            Ok(thresholds) => thresholds,
+            Err(all) => {
+                errors.extend(all.into_iter().map(|e| {
                     if from_suite {
                         as_applied_to(self.file, e)
                     } else {
                         e
                     }
-                }),
-            Vec::new(),
-        )
+                }));
+                Vec::new()
+            }
+        }
     }
 
     /// The case's prediction; `None` when the suites give one per pipeline, by `run` or by a
@@ -1174,12 +1306,12 @@ impl Here<'_> {
         spec: &Spanned<ThresholdsSpec>,
         critical: &[String],
         without_critical: bool,
-    ) -> Result<Vec<Threshold>, LoadError> {
+    ) -> Result<Vec<Threshold>, Vec<LoadError>> {
         let critical_keys = [
             Metric::ExactCritical.threshold_key(),
             Metric::AnlsCritical.threshold_key(),
         ];
-        self.bounds(
+        self.every_bound(
             "thresholds",
             |key| {
                 if without_critical && critical_keys.contains(&key) {
@@ -1193,14 +1325,27 @@ impl Here<'_> {
     }
 
     /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is
-    /// the case's critical fields, `None` for a suite's aggregate.
+    /// the case's critical fields, `None` for a suite's aggregate. The first mistake, in line
+    /// order; [`Here::every_bound`] gives them all.
     pub(crate) fn bounds<'s>(
         &self,
         section: &str,
         bound: impl Fn(&str) -> Option<&'s Spanned<f64>>,
         critical: Option<&[String]>,
     ) -> Result<Vec<Threshold>, LoadError> {
+        self.every_bound(section, bound, critical)
+            .map_err(|mut all| all.remove(0))
+    }
+
+    /// As [`Here::bounds`], with every bound out of its metric's range (never none), in line order.
+    pub(crate) fn every_bound<'s>(
+        &self,
+        section: &str,
+        bound: impl Fn(&str) -> Option<&'s Spanned<f64>>,
+        critical: Option<&[String]>,
+    ) -> Result<Vec<Threshold>, Vec<LoadError>> {
         let mut out = Vec::new();
+        let mut errors = Vec::new();
         for metric in Metric::ALL
             .into_iter()
             .filter(|m| m.bounds_in(critical.is_none()))
@@ -1210,32 +1355,30 @@ impl Here<'_> {
             let mark = Mark::of(&value.referenced);
             let path = format!("{section}.{name}");
             let v = value.value;
-            match metric.about().range {
-                Range::Count if !(v >= 0.0 && v.fract() == 0.0) => {
-                    return Err(self
+            let range = metric.about().range;
+            if !range.holds(v) {
+                errors.push(match range {
+                    Range::Unit => self
+                        .err(mark, &path, format!("`{name}` is {v}, outside [0, 1]"))
+                        .hint("metrics and the score lie between 0 and 1"),
+                    Range::Count => self
                         .err(mark, &path, format!("`{name}` is {v}, not a count"))
-                        .hint("write a whole number such as 0"));
-                }
-                Range::NonNegative if !(v >= 0.0 && v.is_finite()) => {
-                    return Err(self.err(
+                        .hint("write a whole number such as 0"),
+                    Range::NonNegative => self.err(
                         mark,
                         &path,
                         format!("`{name}` is {v}; it must be 0 or more"),
-                    ));
-                }
-                Range::Unit if !(0.0..=1.0).contains(&v) => {
-                    return Err(self
-                        .err(mark, &path, format!("`{name}` is {v}, outside [0, 1]"))
-                        .hint("metrics and the score lie between 0 and 1"));
-                }
-                _ => {}
+                    ),
+                });
+                continue;
             }
             if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical)
                 && critical.is_some_and(<[String]>::is_empty)
             {
-                return Err(self
+                errors.push(self
                     .err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
                     .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
+                continue;
             }
             out.push(Threshold {
                 is_max: metric.about().direction == Direction::Lower,
@@ -1247,7 +1390,11 @@ impl Here<'_> {
                 column: mark.column,
             });
         }
-        Ok(out)
+        if errors.is_empty() {
+            return Ok(out);
+        }
+        errors.sort_by_key(|e| (e.line, e.column));
+        Err(errors)
     }
 
     fn prediction(&self, spec: &CaseFile) -> Result<PredictionSource, LoadError> {
@@ -1276,6 +1423,30 @@ impl Here<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn star_paths_are_found_outside_quotes_and_comments() {
+        let found = |line: &str| {
+            let chars: Vec<char> = line.chars().collect();
+            let (paths, content) = unquoted_star_paths(&chars);
+            let paths: Vec<String> = paths
+                .iter()
+                .map(|(s, e)| chars[*s..*e].iter().collect())
+                .collect();
+            (paths, content)
+        };
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            found("sum_of: [line_items[*].amount]"),
+            (vec!["line_items[*].amount".to_owned()], 30)
+        );
+        assert_eq!(
+            found("x: [a[0].b[*].c, \"d[*]\", e[*]] # f[*]"),
+            (vec!["a[0].b[*].c".to_owned(), "e[*]".to_owned()], 31)
+        );
+        assert_eq!(found("x: [[*].a]"), (vec!["[*].a".to_owned()], 10));
+        assert_eq!(found("x: 'a[*]'"), (none, 9));
+    }
 
     #[test]
     fn placeholders_are_found_without_a_regex() {

@@ -17,7 +17,7 @@ use crate::base::normalize::Normalize;
 use crate::base::typed::{parse_date, parse_number};
 use crate::model::metric::SLACK;
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
-use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile, parse_yaml};
+use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile};
 
 /// Resolves rubric entries against the rubric sets folder and the case's gold fields.
 pub(super) struct Sets<'a> {
@@ -84,7 +84,7 @@ impl Sets<'_> {
         let key = std::fs::canonicalize(&set_file).unwrap_or_else(|_| set_file.clone());
         self.refuse_cycle(here, path, name, &key)?;
         let source = read_text(&set_file)?;
-        let set: RubricSetFile = parse_yaml(&set_file, &source)?;
+        let set: RubricSetFile = super::parse(&set_file, &source)?;
         self.stack.push((key, name.value.clone()));
         let first = out.len();
         for (i, inner) in set.rubrics.iter().enumerate() {
@@ -480,9 +480,25 @@ fn gold_has_field(
         return Ok(());
     }
     let at = e.field.as_ref().map_or(mark, |f| Mark::of(&f.referenced));
-    Err(here
-        .err(at, &format!("{path}.field"), format!("`{key}` compares `{name}` with its gold, but gold has no `{name}`"))
-        .hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")))
+    let error = here.err(
+        at,
+        &format!("{path}.field"),
+        format!("`{key}` compares `{name}` with its gold, but gold has no `{name}`"),
+    );
+    // A name one edit from a gold field is a typo, said as every check says it.
+    Err(match misspelt_field(name, gold.iter().copied()) {
+        Some(best) => error.hint(format!("did you mean `{best}`?")),
+        None => error.hint(format!("add `{name}` under `gold:`, or use a check that needs no gold, such as `equals` or `present`")),
+    })
+}
+
+/// The known field one edit from `name` (two for a name longer than five letters): field names
+/// are short, and an absent field may be meant, so the rule is stricter than for keys.
+pub(crate) fn misspelt_field<'a>(
+    name: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    crate::base::location::closest_within(name, known, |len| if len <= 5 { 1 } else { 2 })
 }
 
 fn check(

@@ -11,9 +11,11 @@ use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::load::Here;
 use crate::model::case::{Price, Profile, Scoring};
-use crate::model::suite::{Aggregate, BaselineSpec, Judge, Pipelines, RunCommand};
+use crate::model::metric::{Metric, Threshold};
+use crate::model::suite::{Aggregate, BaselineSpec, Judge, PipelineBounds, Pipelines, RunCommand};
 use crate::spec::{
-    AggregateSpec, CaseFile, JudgeSpec, Node, NodeKind, RunSpec, SuiteFile, parse_yaml,
+    AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineValue,
+    PipelinesSpec, RunSpec, SuiteFile,
 };
 use serde_saphyr::Spanned;
 
@@ -117,73 +119,142 @@ impl Suites {
             .entry(file.to_path_buf())
             .or_insert_with(|| {
                 let text = read_text(file)?;
-                parse_yaml::<SuiteFile>(file, &text).map(Arc::new)
+                super::parse::<SuiteFile>(file, &text).map(Arc::new)
             })
             .clone()
     }
 }
 
-/// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them).
-fn pipelines(here: &Here, node: &Node, dir: &Path) -> Result<Pipelines, LoadError> {
+/// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them),
+/// and the bounds a pipeline gives its own aggregate tests.
+fn pipelines(
+    here: &Here,
+    spec: &Spanned<PipelinesSpec>,
+    dir: &Path,
+) -> Result<Pipelines, LoadError> {
     let file = here.file;
-    let list = match &node.kind {
-        NodeKind::Map(entries) => entries
-            .iter()
-            .map(|(name, v)| match &v.kind {
-                NodeKind::Text(t) => Ok((name.clone(), Some(t.clone()))),
-                _ => Err(here
-                    .err(
-                        v.mark,
-                        &format!("pipelines.{name}"),
-                        "a pipeline's prediction path must be a text",
-                    )
-                    .hint("write `guided: outputs/guided/{case}.json`")),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        NodeKind::List(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match &v.kind {
-                NodeKind::Text(t) => Ok((t.clone(), None)),
-                _ => Err(here.err(
-                    v.mark,
-                    &format!("pipelines[{i}]"),
-                    "a pipeline name must be a text",
-                )),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => {
+    let at = Mark::of(&spec.referenced);
+    let mut list: Vec<(String, Option<String>)> = Vec::new();
+    let mut marks: Vec<Mark> = Vec::new();
+    let mut bounds: Vec<(String, PipelineBounds)> = Vec::new();
+    match &spec.value {
+        PipelinesSpec::Map(entries) => {
+            for (name, v) in entries {
+                let mark = Mark::of(&v.referenced);
+                let (template, mark) = match &v.value {
+                    PipelineValue::Text(t) => (Some(t.clone()), mark),
+                    PipelineValue::Entry(entry) => {
+                        if let Some(agg) = &entry.aggregate {
+                            bounds.push((name.clone(), pipeline_bounds(here, name, agg)?));
+                        }
+                        match &entry.prediction {
+                            Some(p) => (Some(p.value.clone()), Mark::of(&p.referenced)),
+                            None => (None, mark),
+                        }
+                    }
+                    PipelineValue::Other(kind) => {
+                        return Err(here
+                            .err(
+                                mark,
+                                &format!("pipelines.{name}"),
+                                format!(
+                                    "a pipeline's prediction path must be a text, found {kind}"
+                                ),
+                            )
+                            .hint("write `guided: outputs/guided/{case}.json`"));
+                    }
+                };
+                list.push((name.clone(), template));
+                marks.push(mark);
+            }
+        }
+        PipelinesSpec::List(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let mark = Mark::of(&v.referenced);
+                match &v.value {
+                    PipelineName::Text(t) => list.push((t.clone(), None)),
+                    PipelineName::Other(kind) => {
+                        return Err(here
+                            .err(
+                                mark,
+                                &format!("pipelines[{i}]"),
+                                format!("a pipeline name must be a text, found {kind}"),
+                            )
+                            .hint("to give a pipeline its own keys, write the pipelines as a mapping: `pipelines: { llm: {}, ocr: { aggregate: { max_ece: null } } }`"));
+                    }
+                }
+                marks.push(mark);
+            }
+        }
+        PipelinesSpec::Other => {
             return Err(here
                 .err(
-                    node.mark,
+                    at,
                     "pipelines",
                     "`pipelines` must map names to prediction paths, or list names",
                 )
                 .hint("write `pipelines: { guided: outputs/guided/{case}.json }`"));
         }
-    };
+    }
     if list.is_empty() {
         return Err(here
-            .err(node.mark, "pipelines", "`pipelines` is empty")
+            .err(at, "pipelines", "`pipelines` is empty")
             .hint("name at least one pipeline, or remove the key"));
     }
     for (name, _) in &list {
         if name.is_empty() || name.contains(['/', ':', ' ']) {
-            return Err(here.err(node.mark, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
+            return Err(here.err(at, &format!("pipelines.{name}"), format!("pipeline name `{name}` cannot hold `/`, `:` or spaces: it is part of test names")));
         }
     }
-    let marks: Vec<Mark> = match &node.kind {
-        NodeKind::Map(entries) => entries.iter().map(|(_, v)| v.mark).collect(),
-        NodeKind::List(items) => items.iter().map(|v| v.mark).collect(),
-        _ => Vec::new(),
-    };
     templates(here, &list, &marks)?;
     Ok(Pipelines {
         dir: dir.to_path_buf(),
         reference: list[0].0.clone(),
         list,
-        at: (file.to_path_buf(), node.mark),
+        at: (file.to_path_buf(), at),
         marks,
+        bounds,
+    })
+}
+
+/// A pipeline's `aggregate`: bounds checked as the suite's are, and the keys set to `null`,
+/// which remove the suite's bound for this pipeline.
+fn pipeline_bounds(
+    here: &Here,
+    name: &str,
+    agg: &Spanned<PipelineAggregateSpec>,
+) -> Result<PipelineBounds, LoadError> {
+    let section = format!("pipelines.{name}.aggregate");
+    let mut given: Vec<(&str, Spanned<f64>)> = Vec::new();
+    let mut removed = Vec::new();
+    for metric in Metric::ALL.into_iter().filter(|m| m.bounds_in(true)) {
+        let key = metric.threshold_key();
+        match agg.value.bound(key) {
+            Some(Spanned {
+                value: Some(v),
+                referenced,
+                defined,
+            }) => given.push((key, Spanned::new(*v, *referenced, *defined))),
+            Some(Spanned { value: None, .. }) => removed.push(metric),
+            None => {}
+        }
+    }
+    let set = here.bounds(
+        &section,
+        |key| given.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+        None,
+    )?;
+    let at = Mark::of(&agg.referenced);
+    if set.is_empty() && removed.is_empty() {
+        return Err(here
+            .err(at, &section, format!("`{section}` changes no bound"))
+            .hint("give a bound that replaces the suite's, such as `min_anls: 0.8`, or `null` to remove one, such as `max_ece: null`"));
+    }
+    can_fail(here, &section, &set)?;
+    Ok(PipelineBounds {
+        set,
+        removed,
+        at: (here.file.to_path_buf(), at),
     })
 }
 
@@ -226,10 +297,12 @@ fn templates(
     Ok(())
 }
 
-/// `aggregate`: the suite's bounds, and the name of its test.
+/// `aggregate`: the suite's bounds, each pipeline's own over them (`pipelines` in effect at
+/// this suite), and the name of its test.
 fn aggregate(
     here: &Here,
     agg: &Spanned<AggregateSpec>,
+    pipelines: Option<&Pipelines>,
     dir: &Path,
     root: &Path,
 ) -> Result<Aggregate, LoadError> {
@@ -244,41 +317,21 @@ fn aggregate(
             )
             .hint("give at least one threshold, such as `min_pass_rate: 0.95`"));
     }
-    // A bound every run meets is refused as it is in a case: the aggregate test could not fail
-    // on it, and whoever wrote it meant a bound that can.
-    if let Some(t) = thresholds
-        .iter()
-        .find(|t| super::bound_cannot_fail(t, false))
-    {
-        let (worst, fix) = if t.is_max {
-            (
-                "1 or less",
-                format!(
-                    "lower it to what the suite may not exceed, such as `{}: 0.1`",
-                    t.name
-                ),
+    can_fail(here, "aggregate", &thresholds)?;
+    let mut own = Vec::new();
+    for (name, bounds) in pipelines.map_or(&[][..], |p| &p.bounds) {
+        let merged = bounds.over(&thresholds);
+        // As an `aggregate` that bounds nothing: the pipeline's test could only pass.
+        if merged.is_empty() {
+            return Err(LoadError::at(
+                &bounds.at.0,
+                bounds.at.1,
+                format!("pipelines.{name}.aggregate"),
+                format!("`pipelines.{name}.aggregate` removes every bound of the `aggregate` of `{}`, so the aggregate test of `{name}` could only pass", file.display()),
             )
-        } else {
-            (
-                "0 or more",
-                format!(
-                    "raise it to what the suite must reach, such as `{}: 0.9`",
-                    t.name
-                ),
-            )
-        };
-        return Err(here
-            .err(
-                Mark { line: t.line, column: t.column },
-                &format!("aggregate.{}", t.name),
-                format!(
-                    "`{}` is {}, so it holds whatever the predictions say: `{}` is {worst}, and bounds are compared with a slack of 1e-9",
-                    t.name,
-                    t.limit,
-                    t.metric.name()
-                ),
-            )
-            .hint(format!("{fix}, or remove it")));
+            .hint("keep a bound the pipeline can meet, such as `min_pass_rate: 0.95`"));
+        }
+        own.push((name.clone(), merged));
     }
     // The root suite's aggregate is named after the cases folder, so that no case name
     // (a case `aggregate.yaml`) can take its test name.
@@ -293,7 +346,51 @@ fn aggregate(
         id,
         file: file.to_path_buf(),
         thresholds,
+        pipelines: own,
     })
+}
+
+/// A bound every run meets is refused as it is in a case: the aggregate test could not fail on
+/// it, and whoever wrote it meant a bound that can.
+fn can_fail(here: &Here, section: &str, thresholds: &[Threshold]) -> Result<(), LoadError> {
+    let Some(t) = thresholds
+        .iter()
+        .find(|t| super::bound_cannot_fail(t, false))
+    else {
+        return Ok(());
+    };
+    let (worst, fix) = if t.is_max {
+        (
+            "1 or less",
+            format!(
+                "lower it to what the suite may not exceed, such as `{}: 0.1`",
+                t.name
+            ),
+        )
+    } else {
+        (
+            "0 or more",
+            format!(
+                "raise it to what the suite must reach, such as `{}: 0.9`",
+                t.name
+            ),
+        )
+    };
+    Err(here
+        .err(
+            Mark {
+                line: t.line,
+                column: t.column,
+            },
+            &format!("{section}.{}", t.name),
+            format!(
+                "`{}` is {}, so it holds whatever the predictions say: `{}` is {worst}, and bounds are compared with a slack of 1e-9",
+                t.name,
+                t.limit,
+                t.metric.name()
+            ),
+        )
+        .hint(format!("{fix}, or remove it")))
 }
 
 /// A command's `timeout_s` (60 s unless given): more than 0, at most a week.
@@ -521,16 +618,15 @@ fn apply(
     if let Some(defaults) = &spec.defaults {
         suite.defaults.push((file.to_path_buf(), defaults.clone()));
     }
-    if let Some(node) = &spec.pipelines {
-        suite.pipelines = Some(pipelines(&here, node, dir)?);
+    if let Some(p) = &spec.pipelines {
+        suite.pipelines = Some(pipelines(&here, p, dir)?);
     }
     if let Some(to) = &spec.compare_to {
         compare_to(&here, suite, to)?;
     }
     if let Some(agg) = &spec.aggregate {
-        suite
-            .aggregates
-            .push(Arc::new(aggregate(&here, agg, dir, root)?));
+        let agg = aggregate(&here, agg, suite.pipelines.as_ref(), dir, root)?;
+        suite.aggregates.push(Arc::new(agg));
     }
     pricing(&here, suite, spec)?;
     let tolerance = tolerance(&here, spec.tolerance.as_ref())?;

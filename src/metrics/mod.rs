@@ -4,8 +4,8 @@
 
 pub mod agreement;
 pub mod anls_star;
-pub mod docubench;
 mod calibration;
+pub mod docubench;
 pub(crate) mod effort;
 mod munkres;
 mod text;

@@ -79,6 +79,18 @@ pub enum Range {
     NonNegative,
 }
 
+impl Range {
+    /// Whether a value lies in the range: what a bound on a metric of this range must respect
+    /// (a bound outside it is refused by the loader, and by the schema's `minimum`/`maximum`).
+    pub fn holds(self, value: f64) -> bool {
+        match self {
+            Range::Unit => (0.0..=1.0).contains(&value),
+            Range::Count => value >= 0.0 && value.fract() == 0.0,
+            Range::NonNegative => value >= 0.0 && value.is_finite(),
+        }
+    }
+}
+
 /// One row of the table of metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct About {
@@ -227,5 +239,20 @@ impl Threshold {
         } else {
             value >= self.limit - SLACK
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_holds_what_its_schema_allows_and_nothing_else() {
+        assert!(Range::Unit.holds(0.0) && Range::Unit.holds(1.0) && !Range::Unit.holds(1.5));
+        assert!(!Range::Unit.holds(f64::NAN) && !Range::Unit.holds(-0.1));
+        assert!(Range::Count.holds(3.0) && !Range::Count.holds(0.5) && !Range::Count.holds(-1.0));
+        assert!(!Range::Count.holds(f64::INFINITY));
+        assert!(Range::NonNegative.holds(0.0) && Range::NonNegative.holds(12.5));
+        assert!(!Range::NonNegative.holds(-5.0) && !Range::NonNegative.holds(f64::INFINITY));
     }
 }

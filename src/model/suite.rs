@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::metric::Threshold;
+use super::metric::{Metric, Threshold};
 use crate::base::location::Mark;
 
 /// Pipelines declared by a suite.
@@ -19,6 +19,36 @@ pub struct Pipelines {
     pub marks: Vec<Mark>,
     /// The pipeline the others are compared with: `compare_to`, else the first declared.
     pub reference: String,
+    /// The pipelines that give their own aggregate bounds, with them.
+    pub bounds: Vec<(String, PipelineBounds)>,
+}
+
+/// A pipeline's own aggregate bounds, over those of a suite's `aggregate`: key by key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PipelineBounds {
+    /// Bounds that replace the suite's bound on their metric, or add one.
+    pub set: Vec<Threshold>,
+    /// Metrics whose suite bound the pipeline removes (`max_ece: null`).
+    pub removed: Vec<Metric>,
+    /// Where the pipeline's `aggregate:` is written.
+    pub at: (PathBuf, Mark),
+}
+
+impl PipelineBounds {
+    /// The bounds of the pipeline's aggregate test: the suite's, with this pipeline's keys
+    /// replacing or removing theirs, in the order of the metrics.
+    pub fn over(&self, suite: &[Threshold]) -> Vec<Threshold> {
+        let mut bounds: Vec<Threshold> = suite
+            .iter()
+            .filter(|t| {
+                !self.removed.contains(&t.metric) && !self.set.iter().any(|s| s.metric == t.metric)
+            })
+            .chain(&self.set)
+            .cloned()
+            .collect();
+        bounds.sort_by_key(|t| Metric::ALL.iter().position(|m| *m == t.metric));
+        bounds
+    }
 }
 
 /// A suite's aggregate thresholds: one test per pipeline over its cases.
@@ -30,6 +60,17 @@ pub struct Aggregate {
     pub file: PathBuf,
     /// The bounds.
     pub thresholds: Vec<Threshold>,
+    /// The bounds of each pipeline that gives its own, merged over `thresholds`.
+    pub pipelines: Vec<(String, Vec<Threshold>)>,
+}
+
+impl Aggregate {
+    /// The bounds of one pipeline's aggregate test.
+    pub fn bounds(&self, pipeline: Option<&str>) -> &[Threshold] {
+        pipeline
+            .and_then(|p| self.pipelines.iter().find(|(name, _)| name == p))
+            .map_or(&self.thresholds, |(_, bounds)| bounds)
+    }
 }
 
 /// A suite's baseline file.
@@ -87,4 +128,57 @@ pub struct RunCommand {
     pub timeout: Duration,
     /// Where `run:` is written, for errors in its command.
     pub at: (PathBuf, Mark),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(metric: Metric, limit: f64, line: u64) -> Threshold {
+        Threshold {
+            name: metric.threshold_key().to_owned(),
+            metric,
+            limit,
+            is_max: metric.threshold_key().starts_with("max_"),
+            file: "suite.yaml".into(),
+            line,
+            column: 3,
+        }
+    }
+
+    #[test]
+    fn a_pipeline_replaces_removes_and_adds_bounds_key_by_key() {
+        let suite = [
+            bound(Metric::Anls, 0.9, 7),
+            bound(Metric::Ece, 0.1, 8),
+            bound(Metric::CostUsd, 0.02, 9),
+        ];
+        let own = PipelineBounds {
+            set: vec![
+                bound(Metric::Anls, 0.8, 4),
+                bound(Metric::PassRate, 0.95, 4),
+            ],
+            removed: vec![Metric::Ece, Metric::Brier],
+            at: (
+                "suite.yaml".into(),
+                Mark {
+                    line: 4,
+                    column: 16,
+                },
+            ),
+        };
+        let merged = own.over(&suite);
+        let merged: Vec<(&str, f64, u64)> = merged
+            .iter()
+            .map(|t| (t.name.as_str(), t.limit, t.line))
+            .collect();
+        assert_eq!(
+            merged,
+            [
+                ("min_anls", 0.8, 4),
+                ("max_cost_usd", 0.02, 9),
+                ("min_pass_rate", 0.95, 4)
+            ]
+        );
+    }
 }

@@ -436,6 +436,7 @@ impl TestRecord {
                 .collect(),
             rubrics,
             reference: self.compared_to.clone(),
+            suite: self.suite_folder(),
         }
     }
 

@@ -373,6 +373,14 @@ pub fn missing(why: &Missing) -> String {
                 if *items == 1 { "" } else { "s" }
             )
         }
+        // A field of the prediction itself, rather than a key inside one.
+        Missing::NoKey {
+            at,
+            key,
+            closest: Some(best),
+        } if at.is_empty() => {
+            format!("the prediction has no `{key}` but has `{best}`, maybe a misnamed key")
+        }
         Missing::NoKey {
             at,
             key,

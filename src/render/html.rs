@@ -34,37 +34,41 @@ body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-se
 header { padding:24px 32px 16px; background:var(--bg); border-bottom:1px solid var(--line); }
 h1 { margin:0 0 4px; font-size:22px; letter-spacing:.2px; }
 h2 { font-size:17px; margin:28px 0 10px; }
-main { padding:0 32px 40px; max-width:1200px; }
+main { padding:0 32px 40px; max-width:1200px; overflow-wrap:anywhere; }
 .verdict { font-size:16px; margin:4px 0 10px; }
 .verdict .pass { color:var(--good); font-weight:600; } .verdict .fail { color:var(--bad); font-weight:600; }
 .chips { display:flex; flex-wrap:wrap; gap:8px; margin:0; padding:0; list-style:none; }
 .chips li { background:#fff; border:1px solid var(--line); border-radius:6px; padding:4px 10px; font-size:13px; }
 .chips b { font-variant-numeric:tabular-nums; }
-table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:13.5px; }
-th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; white-space:nowrap; }
+table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:13.5px; max-width:100%; }
+th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; overflow-wrap:anywhere; }
 th:first-child, td:first-child { text-align:left; }
 thead th { background:var(--bg); font-weight:600; }
-.fields td.cell { min-width:64px; }
 .diagrams { display:flex; flex-wrap:wrap; gap:18px; }
-figure { margin:0; background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
+figure { margin:0; max-width:100%; min-width:0; background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
 figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
 figcaption b { color:var(--ink); }
 svg text { font:11px system-ui,sans-serif; fill:var(--muted); }
 details { border:1px solid var(--line); border-radius:8px; margin:10px 0; background:#fff; }
 summary { cursor:pointer; padding:8px 12px; font-weight:600; }
 summary .v { font-weight:400; color:var(--bad); }
-pre.message { margin:0; padding:10px 14px; border-top:1px solid var(--line); background:#fbfbfc; overflow-x:auto; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+pre { white-space:break-spaces; overflow-wrap:anywhere; }
+pre.message { margin:0; padding:10px 14px; border-top:1px solid var(--line); background:#fbfbfc; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+svg { max-width:100%; height:auto; }
 del { background:#ffe1e1; color:#9b1c1c; text-decoration:line-through; }
 ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .removed { color:#9b1c1c; } .added { color:#14532d; }
 .at { color:var(--muted); font-size:12.5px; padding:0 14px 8px; margin:0; }
 .none { color:var(--muted); }
 footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
-.scroll { overflow-x:auto; max-width:100%; }
-@media (max-width: 700px) { header, main, footer { padding-left:14px; padding-right:14px; } }
+.scroll { max-width:100%; }
+@media (max-width: 700px) { header, main, footer { padding-left:14px; padding-right:14px; } th, td { padding:4px 5px; } }
 @media print {
-  pre.message { white-space:pre-wrap; overflow:visible; word-break:break-word; }
-  .scroll { overflow:visible; }
+  main { max-width:none; }
+  header, main, footer { padding-left:0; padding-right:0; }
+  table { font-size:10.5px; }
+  th, td { padding:3px 4px; }
+  pre.message { font-size:10.5px; }
   header { background:none; }
   details { break-inside:avoid; }
   details:not([open]) > pre, details:not([open]) > p { display:block; }
@@ -549,6 +553,9 @@ fn notes(out: &mut String, notes: &Notes) {
             "<p>new, not in the baseline yet: {}</p>",
             escape(&notes.new_cases.join(", "))
         );
+    }
+    for why in notes.baseline_errors {
+        let _ = writeln!(out, "<pre class=\"message\">error: {}</pre>", escape(why));
     }
     out.push_str("</section>\n");
 }

@@ -5,7 +5,7 @@
 use super::compare::comparison_cells;
 use super::num;
 use super::summary::Notes;
-use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
+use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
 use crate::record::{AggregateRecord, TestRecord};
 
 /// GitHub refuses a step summary over 1 MiB.
@@ -34,7 +34,7 @@ pub fn step_summary(
         num(m.brier),
         num(m.ece)
     );
-    if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
+    if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }
     let items = listed(cases, aggregates, notes);
@@ -61,13 +61,18 @@ pub fn step_summary(
     page
 }
 
-/// The page's list items, each with its section: failing tests, regressions, improvements.
+/// The page's list items, each with its section: baselines that could not be compared with,
+/// failing tests, regressions, improvements.
 fn listed(
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
     notes: &Notes,
 ) -> Vec<(String, String)> {
     let mut items: Vec<(String, String)> = Vec::new();
+    for why in notes.baseline_errors {
+        let why = why.lines().collect::<Vec<_>>().join(" — ");
+        items.push(("Baselines".into(), format!("- {}\n", text(&why))));
+    }
     for case in cases.iter().filter(|c| c.passed == Some(false)) {
         let at = case
             .place()
@@ -249,6 +254,7 @@ mod tests {
             new_cases: &[],
             regressions: &[],
             comparisons: &[],
+            baseline_errors: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

@@ -246,10 +246,13 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
             row.gold.len() - MESSAGE_ITEMS
         );
     }
-    let prediction = if row.predicted {
-        indent_value(&row.prediction)
-    } else {
-        "(absent)".to_owned()
+    let prediction = match (&row.misnamed, row.predicted) {
+        (_, true) => indent_value(&row.prediction),
+        (Some(key), false) => format!(
+            "(absent; the prediction has `{}`, maybe a misnamed key)",
+            one_line(key)
+        ),
+        (None, false) => "(absent)".to_owned(),
     };
     let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
 

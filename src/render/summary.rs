@@ -1,7 +1,7 @@
 //! The run summary printed after libtest's result line.
 
 use super::{Styles, comparison_table, num, paint};
-use crate::evaluate::aggregate::{Aggregated, NO_PIPELINE, RunSummary};
+use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
 /// filter that matched no test ran: nothing.
@@ -39,13 +39,16 @@ pub struct Notes<'a> {
     pub regressions: &'a [String],
     /// Each pipeline against its reference.
     pub comparisons: &'a [crate::evaluate::paired::Paired],
+    /// Why a declared baseline file could not be compared with (it does not exist, or does not
+    /// read), once each; a missing one is said only here, its tests say where to look.
+    pub baseline_errors: &'a [String],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
 /// regressions, improvements and new tests.
 pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: &Notes) -> String {
     let mut out = format!("{}\n", paint(Styles::HEADING, summary_line(summary)));
-    if pipelines.iter().any(|(name, _)| name != NO_PIPELINE) {
+    if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
         out.push_str(&super::compare::paired_lines(notes.comparisons));
@@ -65,6 +68,9 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
             "new, not in the baseline yet: {}\n",
             notes.new_cases.join(", ")
         ));
+    }
+    for why in notes.baseline_errors {
+        out.push_str(&format!("error: {why}\n"));
     }
     out.push('\n');
     out

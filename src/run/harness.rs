@@ -61,7 +61,8 @@ impl Harness {
         }
     }
 
-    /// The folder of rubric sets for `include:` (default: `rubrics` beside the cases folder).
+    /// The folder of rubric sets for `include:` (default: the nearest `rubrics` folder above the
+    /// cases folder, up to the project root).
     pub fn rubrics(mut self, dir: impl Into<PathBuf>) -> Self {
         self.rubrics = Some(dir.into());
         self
@@ -366,6 +367,7 @@ fn end_of_run(
             new_cases: &kept.new_cases,
             regressions: &[],
             comparisons: &paired(&kept.numbers),
+            baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
         };
         let end = run_end(&summary, &pipelines, &notes);
         let _ = write!(out, "{}", crate::render::inert(&end));

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::base::fs::write_atomically_with;
 use crate::evaluate::aggregate::{field_table, pipeline_rows, summarize};
 use crate::evaluate::paired::paired;
-use crate::evaluate::record::CaseNumbers;
+use crate::evaluate::record::{CaseNumbers, ErrorKind};
 use crate::record::{
     AggregateRecord, ComparisonRecord, FieldStatRecord, PipelineMetrics, RECORD_VERSION,
     RunSummaryRecord, TestRecord,
@@ -339,6 +339,7 @@ pub(crate) struct RunNotes {
     improvements: Vec<String>,
     new_cases: Vec<String>,
     comparisons: Vec<crate::evaluate::paired::Paired>,
+    baseline_errors: Vec<String>,
 }
 
 impl RunNotes {
@@ -348,6 +349,7 @@ impl RunNotes {
             improvements: Vec::new(),
             new_cases: Vec::new(),
             comparisons: paired(numbers),
+            baseline_errors: Vec::new(),
         };
         for case in cases {
             let compared = case.compared();
@@ -362,7 +364,16 @@ impl RunNotes {
             if compared.new {
                 notes.new_cases.push(case.id.clone());
             }
+            if let Some(e) = case
+                .error
+                .as_ref()
+                .filter(|e| e.kind == ErrorKind::Baseline)
+                && !notes.baseline_errors.contains(&e.message)
+            {
+                notes.baseline_errors.push(e.message.clone());
+            }
         }
+        notes.baseline_errors.sort();
         notes
     }
 
@@ -373,6 +384,7 @@ impl RunNotes {
             new_cases: &self.new_cases,
             regressions: &self.regressions,
             comparisons: &self.comparisons,
+            baseline_errors: &self.baseline_errors,
         }
     }
 }

@@ -98,6 +98,9 @@ pub(crate) struct Kept {
     pub(crate) improvements: Vec<String>,
     /// Tests the baseline has no entry for yet.
     pub(crate) new_cases: Vec<String>,
+    /// Why a declared baseline file could not be compared with (it does not exist, or does not
+    /// read), said once at the end of the run however many tests it failed.
+    pub(crate) baseline_errors: std::collections::BTreeSet<String>,
     /// On a full run: every entry name each baseline should hold, by file.
     pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
 }
@@ -530,6 +533,7 @@ impl Session {
                     passed: false,
                     numbers: CaseNumbers {
                         reference: case.reference.clone(),
+                        suite: case.suite_folder.display().to_string(),
                         ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
                     },
                     full: Mutex::new(Some(Box::new(Full {
@@ -570,6 +574,7 @@ impl Session {
             passed,
             numbers: CaseNumbers {
                 reference: case.reference.clone(),
+                suite: case.suite_folder.display().to_string(),
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
             full: Mutex::new(Some(Box::new(Full {
@@ -594,18 +599,31 @@ impl Session {
                 against.problems.push(at_suite(&spec.suite_file, &why));
                 against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
                 against.add(format!("error: {why}"));
+                if !self.plain {
+                    lock(&self.kept).baseline_errors.insert(why);
+                }
             }
             Ok(None) => {
-                against.passed = false;
                 let why = format!(
                     "the baseline `{}` declared by `{}` does not exist\ncreate it with: GOLDGATE_UPDATE=always {}",
                     spec.file.display(),
                     spec.suite_file.display(),
                     self.invocation
                 );
+                against.passed = false;
                 against.problems.push(at_suite(&spec.suite_file, &why));
                 against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
-                against.add(format!("error: {why}"));
+                // It fails every test compared with it, and is said once, at the end of the
+                // run; each test says where to look. JSON output has no end: each says all.
+                if self.plain {
+                    against.add(format!("error: {why}"));
+                } else {
+                    against.add(format!(
+                        "error: no baseline to compare with: `{}` is missing (the end of the run says how to create it)",
+                        spec.file.display()
+                    ));
+                    lock(&self.kept).baseline_errors.insert(why);
+                }
             }
             Ok(Some(base)) => match base
                 .cases

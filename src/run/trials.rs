@@ -250,7 +250,7 @@ pub(crate) fn aggregate_trial(
     Job::new(name.clone(), move || {
         let numbers = numbers_of_cases(&cases, &session);
         let agg = aggregation::aggregate(&numbers);
-        let verdicts = agg.judge(&aggregate.thresholds);
+        let verdicts = agg.judge(aggregate.bounds(pipeline.as_deref()));
         let message = aggregate_message(&agg, &verdicts);
         session.finish_aggregate(AggregateRecord {
             id: name.clone(),

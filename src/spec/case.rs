@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::Node;
+use super::pipelines::PipelinesSpec;
 
 /// A case file, as written.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -72,11 +73,12 @@ pub struct SuiteFile {
     /// Case keys given to every case below (a case's own key wins, whole).
     pub defaults: Option<CaseFile>,
     /// Pipelines: one test per case and pipeline. A mapping of names to prediction paths
-    /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`), or a list of names
-    /// when `run` produces the predictions.
+    /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`) or to a mapping of
+    /// `prediction` and the pipeline's own `aggregate` bounds, or a list of names when `run`
+    /// produces the predictions.
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::pipelines")]
-    pub pipelines: Option<Node>,
+    pub pipelines: Option<Spanned<PipelinesSpec>>,
     /// Thresholds on the suite's aggregate metrics, one test per pipeline.
     #[schemars(with = "Option<AggregateSpec>")]
     pub aggregate: Option<Spanned<AggregateSpec>>,
@@ -128,52 +130,92 @@ pub struct JudgeSpec {
     pub timeout_s: Option<Spanned<f64>>,
 }
 
-/// Thresholds on a suite's aggregate metrics.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AggregateSpec {
+/// The keys of a suite's `aggregate:`, each with its doc: one list makes both the suite's bounds
+/// and a pipeline's own, so that the two accept the same keys.
+macro_rules! aggregate_keys {
+    ($($(#[doc = $doc:literal])* $key:ident,)*) => {
+        /// Thresholds on a suite's aggregate metrics.
+        #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct AggregateSpec {
+            $(
+                $(#[doc = $doc])*
+                #[schemars(with = "Option<f64>")]
+                pub $key: Option<Spanned<f64>>,
+            )*
+        }
+
+        /// A pipeline's own aggregate thresholds: each key written replaces the suite's bound
+        /// for this pipeline's aggregate test, and `null` removes it.
+        #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct PipelineAggregateSpec {
+            $(
+                $(#[doc = $doc])*
+                #[serde(default, deserialize_with = "written")]
+                #[schemars(with = "Option<f64>")]
+                pub $key: Option<Spanned<Option<f64>>>,
+            )*
+        }
+
+        impl AggregateSpec {
+            /// The bound written under a threshold key (`min_anls`), if any.
+            pub fn bound(&self, key: &str) -> Option<&Spanned<f64>> {
+                match key {
+                    $(stringify!($key) => self.$key.as_ref(),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl PipelineAggregateSpec {
+            /// What is written under a threshold key: a bound, or `null` (`Spanned` of `None`).
+            pub fn bound(&self, key: &str) -> Option<&Spanned<Option<f64>>> {
+                match key {
+                    $(stringify!($key) => self.$key.as_ref(),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+aggregate_keys! {
     /// Lower bound on the mean exact match of the cases.
-    #[schemars(with = "Option<f64>")]
-    pub min_exact_match: Option<Spanned<f64>>,
+    min_exact_match,
     /// Lower bound on the mean ANLS.
-    #[schemars(with = "Option<f64>")]
-    pub min_anls: Option<Spanned<f64>>,
+    min_anls,
     /// Lower bound on the mean critical exact match.
-    #[schemars(with = "Option<f64>")]
-    pub min_exact_critical: Option<Spanned<f64>>,
+    min_exact_critical,
     /// Lower bound on the mean critical ANLS.
-    #[schemars(with = "Option<f64>")]
-    pub min_anls_critical: Option<Spanned<f64>>,
+    min_anls_critical,
     /// Upper bound on the Brier score pooled over the suite.
-    #[schemars(with = "Option<f64>")]
-    pub max_brier: Option<Spanned<f64>>,
+    max_brier,
     /// Upper bound on the ECE pooled over the suite.
-    #[schemars(with = "Option<f64>")]
-    pub max_ece: Option<Spanned<f64>>,
+    max_ece,
     /// Lower bound on the share of the suite's case tests that passed.
-    #[schemars(with = "Option<f64>")]
-    pub min_pass_rate: Option<Spanned<f64>>,
+    min_pass_rate,
     /// Lower bound on the mean field-level F1.
-    #[schemars(with = "Option<f64>")]
-    pub min_f1: Option<Spanned<f64>>,
+    min_f1,
     /// Upper bound on the 95th percentile of latency, in milliseconds.
-    #[schemars(with = "Option<f64>")]
-    pub max_latency_ms: Option<Spanned<f64>>,
+    max_latency_ms,
     /// Upper bound on the mean cost of a case, in US dollars.
-    #[schemars(with = "Option<f64>")]
-    pub max_cost_usd: Option<Spanned<f64>>,
+    max_cost_usd,
     /// Lower bound on the share of cases whose gate is open.
-    #[schemars(with = "Option<f64>")]
-    pub min_gate_pass_rate: Option<Spanned<f64>>,
+    min_gate_pass_rate,
     /// Lower bound on the mean gated score.
-    #[schemars(with = "Option<f64>")]
-    pub min_mean_score: Option<Spanned<f64>>,
+    min_mean_score,
     /// Lower bound on the share of Must-Right rubric items that held.
-    #[schemars(with = "Option<f64>")]
-    pub min_must_right_accuracy: Option<Spanned<f64>>,
+    min_must_right_accuracy,
     /// Lower bound on the share of Easy-Wrong rubric items that held.
-    #[schemars(with = "Option<f64>")]
-    pub min_easy_wrong_accuracy: Option<Spanned<f64>>,
+    min_easy_wrong_accuracy,
+}
+
+/// A key that is written is `Some`, even when it holds `null` (which removes a suite's bound).
+fn written<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Spanned<Option<f64>>>, D::Error> {
+    Spanned::<Option<f64>>::deserialize(d).map(Some)
 }
 
 /// A model's prices, in US dollars per million tokens.
@@ -407,29 +449,6 @@ impl ThresholdsSpec {
             "min_recall" => self.min_recall.as_ref(),
             "max_latency_ms" => self.max_latency_ms.as_ref(),
             "max_cost_usd" => self.max_cost_usd.as_ref(),
-            _ => None,
-        }
-    }
-}
-
-impl AggregateSpec {
-    /// The bound written under a threshold key (`min_anls`), if any.
-    pub fn bound(&self, key: &str) -> Option<&Spanned<f64>> {
-        match key {
-            "min_exact_match" => self.min_exact_match.as_ref(),
-            "min_anls" => self.min_anls.as_ref(),
-            "min_exact_critical" => self.min_exact_critical.as_ref(),
-            "min_anls_critical" => self.min_anls_critical.as_ref(),
-            "max_brier" => self.max_brier.as_ref(),
-            "max_ece" => self.max_ece.as_ref(),
-            "min_pass_rate" => self.min_pass_rate.as_ref(),
-            "min_f1" => self.min_f1.as_ref(),
-            "max_latency_ms" => self.max_latency_ms.as_ref(),
-            "max_cost_usd" => self.max_cost_usd.as_ref(),
-            "min_gate_pass_rate" => self.min_gate_pass_rate.as_ref(),
-            "min_mean_score" => self.min_mean_score.as_ref(),
-            "min_must_right_accuracy" => self.min_must_right_accuracy.as_ref(),
-            "min_easy_wrong_accuracy" => self.min_easy_wrong_accuracy.as_ref(),
             _ => None,
         }
     }

@@ -4,11 +4,13 @@
 mod case;
 mod node;
 mod parse;
+mod pipelines;
 pub mod schema;
 
 pub use case::{
-    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, RubricEntry,
-    RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
+    AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, PipelineAggregateSpec,
+    RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
 pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;
+pub use pipelines::{PipelineName, PipelineSpec, PipelineValue, PipelinesSpec};

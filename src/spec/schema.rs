@@ -97,12 +97,14 @@ pub(crate) fn count(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
-/// `pipelines:` names to prediction paths, or a list of names (with `run`).
-pub(crate) fn pipelines(_: &mut SchemaGenerator) -> Schema {
+/// `pipelines:` names to prediction paths (or to a pipeline's mapping), or a list of names (with
+/// `run`).
+pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
+    let entry = generator.subschema_for::<crate::spec::PipelineSpec>();
     json_schema!({
-        "description": "One test per case and pipeline: names to prediction paths ({case}, {pipeline}, {document}), or a list of names when `run` produces the predictions.",
+        "description": "One test per case and pipeline: names to prediction paths ({case}, {pipeline}, {document}) or to `{ prediction, aggregate }` (the pipeline's own aggregate bounds, each replacing the suite's, `null` removing it), or a list of names when `run` produces the predictions.",
         "oneOf": [
-            { "type": "object", "additionalProperties": { "type": "string" } },
+            { "type": "object", "additionalProperties": { "oneOf": [{ "type": "string" }, entry] } },
             { "type": "array", "items": { "type": "string" } }
         ]
     })
