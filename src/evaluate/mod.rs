@@ -404,17 +404,29 @@ fn unpriced_model<'a>(prediction: &'a Prediction, case: &'a Case) -> Option<(&'a
     Some((model, closest))
 }
 
-/// The cost of the prediction's tokens at its model's price.
+/// The cost of the prediction's tokens at its model's price, as the provider bills them: every
+/// output token (reasoning and thinking included, which the usage already counts in its output)
+/// at the output price, cached input at the cached price when the pricing gives one, the rest
+/// of the input (cache writes included) at the input price.
 fn cost(prediction: &Prediction, pricing: &[Price]) -> Option<f64> {
     let usage = prediction.usage?;
     let model = prediction.model.as_deref()?;
     let price = pricing.iter().find(|p| p.model == model)?;
-    let input = usage.input_tokens.unwrap_or(0.0);
-    let output = usage.output_tokens.unwrap_or(0.0);
     if usage.input_tokens.is_none() && usage.output_tokens.is_none() {
         return None;
     }
-    Some(input / 1e6 * price.input_per_mtok + output / 1e6 * price.output_per_mtok)
+    let input = usage.input_tokens.unwrap_or(0.0);
+    let output = usage.output_tokens.unwrap_or(0.0);
+    let cached = match price.cached_input_per_mtok {
+        Some(_) => usage.cached_input_tokens.unwrap_or(0.0).min(input),
+        None => 0.0,
+    };
+    let cached_price = price.cached_input_per_mtok.unwrap_or(price.input_per_mtok);
+    Some(
+        (input - cached) / 1e6 * price.input_per_mtok
+            + cached / 1e6 * cached_price
+            + output / 1e6 * price.output_per_mtok,
+    )
 }
 
 /// Precision, recall and F1 over fields (KIEval's entity level): a field is a true positive when

@@ -7,6 +7,7 @@ mod folder;
 pub mod prediction;
 mod rubrics;
 pub mod suite;
+mod usage;
 
 pub use folder::{Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 

@@ -351,14 +351,29 @@ fn text_prediction(text: String) -> Prediction {
 
 type EnvelopeError = (Vec<String>, String, Option<String>);
 
-const ENVELOPE_KEYS: [&str; 5] = ["fields", "latency_ms", "usage", "usageMetadata", "model"];
+const ENVELOPE_KEYS: [&str; 6] = [
+    "fields",
+    "latency_ms",
+    "usage",
+    "usageMetadata",
+    "model",
+    "modelVersion",
+];
 
 /// A document without `fields` whose keys include an envelope word, or a key one edit from
 /// `fields`, is an envelope with its `fields` key missing or misspelt: every gold field would be
 /// scored as absent, with no word said.
 fn flat_document(top: &[(String, Json)]) -> Result<(), EnvelopeError> {
     for (key, _) in top {
-        if ["latency_ms", "usage", "usageMetadata", "model"].contains(&key.as_str()) {
+        if [
+            "latency_ms",
+            "usage",
+            "usageMetadata",
+            "model",
+            "modelVersion",
+        ]
+        .contains(&key.as_str())
+        {
             return Err((
                 vec![key.clone()],
                 format!("`{key}` belongs to an envelope, but this document has no `fields`"),
@@ -440,6 +455,8 @@ fn envelope_keys(
     p: &mut Prediction,
 ) -> Result<Vec<(String, Json)>, EnvelopeError> {
     let mut fields = Vec::new();
+    // `modelVersion` is Gemini's name of the model: one document may not give two.
+    let mut model_key: Option<String> = None;
     for (key, value) in top {
         let at = || vec![key.clone()];
         match key.as_str() {
@@ -452,10 +469,20 @@ fn envelope_keys(
                 p.latency_ms = Some(number(&value, at(), "latency_ms", 0.0, f64::INFINITY)?)
             }
             "usage" | "usageMetadata" => p.usage = Some(usage(&value, at())?),
-            "model" => p.model = Some(value.into_value().as_text()),
+            "model" | "modelVersion" => {
+                if let Some(first) = &model_key {
+                    return Err((
+                        at(),
+                        format!("`{key}` and `{first}` both name the model"),
+                        Some(format!("keep one of them: `{first}` or `{key}`")),
+                    ));
+                }
+                model_key = Some(key.clone());
+                p.model = Some(value.into_value().as_text());
+            }
             _ => {
                 let hint = closest(&key, ENVELOPE_KEYS).map_or_else(
-                    || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model`".to_owned(),
+                    || "an envelope holds `fields`, `latency_ms`, `usage` (or `usageMetadata`) and `model` (or `modelVersion`)".to_owned(),
                     |best| format!("did you mean `{best}`?"),
                 );
                 return Err((
@@ -605,33 +632,7 @@ fn usage(value: &Json, at: Vec<String>) -> Result<Usage, EnvelopeError> {
     let Json::Object(entries) = value else {
         return Err((at, "`usage` must be a mapping of token counts".into(), None));
     };
-    let mut u = Usage::default();
-    // The key each count was read from: two names of one count would make the price depend on
-    // which comes last.
-    let mut read_from: [Option<&str>; 3] = [None; 3];
-    for (key, v) in entries {
-        let mut here = at.clone();
-        here.push(key.clone());
-        let (slot, which) = match key.as_str() {
-            "prompt_tokens" | "input_tokens" | "promptTokenCount" => (&mut u.input_tokens, 0),
-            "output_tokens" | "completion_tokens" | "candidatesTokenCount" => {
-                (&mut u.output_tokens, 1)
-            }
-            "total_tokens" | "totalTokenCount" => (&mut u.total_tokens, 2),
-            // Providers add breakdowns (cached, thinking tokens); they do not change the price here.
-            _ => continue,
-        };
-        if let Some(first) = read_from[which] {
-            return Err((
-                here,
-                format!("`{key}` and `{first}` name the same count"),
-                Some(format!("keep one of them: `{first}` or `{key}`")),
-            ));
-        }
-        read_from[which] = Some(key.as_str());
-        *slot = Some(number(v, here, key, 0.0, f64::INFINITY)?);
-    }
-    Ok(u)
+    super::usage::read(entries, &at)
 }
 
 fn locate_in_node(

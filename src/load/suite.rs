@@ -687,10 +687,10 @@ fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadE
     }
     for (model, price) in prices {
         let p = &price.value;
-        if !(p.input_per_mtok >= 0.0
-            && p.output_per_mtok >= 0.0
-            && p.input_per_mtok.is_finite()
-            && p.output_per_mtok.is_finite())
+        let valid = |x: f64| x >= 0.0 && x.is_finite();
+        if !(valid(p.input_per_mtok)
+            && valid(p.output_per_mtok)
+            && p.cached_input_per_mtok.is_none_or(valid))
         {
             return Err(here.err(
                 Mark::of(&price.referenced),
@@ -703,6 +703,7 @@ fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadE
             model: model.clone(),
             input_per_mtok: p.input_per_mtok,
             output_per_mtok: p.output_per_mtok,
+            cached_input_per_mtok: p.cached_input_per_mtok,
         });
     }
     Ok(())

@@ -89,6 +89,8 @@ pub struct Price {
     pub input_per_mtok: f64,
     /// Price of a million output tokens.
     pub output_per_mtok: f64,
+    /// Price of a million cached input tokens, when the pricing gives one.
+    pub cached_input_per_mtok: Option<f64>,
 }
 
 /// A scoring profile.

@@ -35,7 +35,12 @@ pub struct PredictedField {
     pub whole: Option<crate::base::json::Json>,
 }
 
-/// Token counts of one call.
+/// Token counts of one call, as the provider bills them, whatever names it wrote them in.
+///
+/// `input_tokens` is every input token billed, cached ones included (Anthropic writes its cache
+/// reads and writes beside its `input_tokens`: they are added in); `output_tokens` every output
+/// token billed, reasoning included (Gemini writes its thinking beside its candidates: it is
+/// added in). The breakdowns say how much of each is cached or reasoning.
 #[derive(
     Debug,
     Clone,
@@ -48,12 +53,29 @@ pub struct PredictedField {
 )]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
-    /// Prompt (input) tokens.
+    /// Input tokens billed, cached ones included.
     pub input_tokens: Option<f64>,
-    /// Output (completion, candidates) tokens.
+    /// Output tokens billed, reasoning and thinking included.
     pub output_tokens: Option<f64>,
-    /// Total tokens.
+    /// The total the provider reports, when it reports one.
     pub total_tokens: Option<f64>,
+    /// Of the input, the tokens read from a cache (billed at the cached price when the pricing
+    /// gives one).
+    pub cached_input_tokens: Option<f64>,
+    /// Of the input, the tokens written to a cache (Anthropic's `cache_creation_input_tokens`).
+    pub cache_write_tokens: Option<f64>,
+    /// Of the output, the reasoning or thinking tokens.
+    pub reasoning_tokens: Option<f64>,
+}
+
+impl Usage {
+    /// The reported total against the sum of the billed parts, when they differ: (total,
+    /// input + output). A usage that does not add up is reported, never priced silently.
+    pub fn unaccounted(&self) -> Option<(f64, f64)> {
+        let total = self.total_tokens?;
+        let parts = self.input_tokens.unwrap_or(0.0) + self.output_tokens.unwrap_or(0.0);
+        ((total - parts).abs() >= 0.5).then_some((total, parts))
+    }
 }
 
 impl Prediction {

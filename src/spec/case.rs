@@ -224,8 +224,12 @@ fn written<'de, D: serde::Deserializer<'de>>(
 pub struct PriceSpec {
     /// Price of a million input (prompt) tokens.
     pub input_per_mtok: f64,
-    /// Price of a million output tokens.
+    /// Price of a million output tokens (reasoning and thinking tokens included: providers bill
+    /// them as output).
     pub output_per_mtok: f64,
+    /// Price of a million input tokens read from the provider's cache; without it, cached input
+    /// is billed at `input_per_mtok`.
+    pub cached_input_per_mtok: Option<f64>,
 }
 
 /// A command that produces a prediction on its standard output.
