@@ -505,6 +505,8 @@ mod tests {
             scoring: Default::default(),
             reference: None,
             judge: None,
+            gold_json: None,
+            schema: None,
         }
     }
 
@@ -522,6 +524,7 @@ mod tests {
             latency_ms: None,
             usage: None,
             model: None,
+            document: None,
         }
     }
 

@@ -307,6 +307,8 @@ impl CaseIn<'_> {
             scoring,
             reference: None,
             judge: suite.judge.clone(),
+            gold_json: None,
+            schema: None,
         };
         Ok((case, prediction))
     }

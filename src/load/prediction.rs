@@ -346,6 +346,7 @@ fn text_prediction(text: String) -> Prediction {
         latency_ms: None,
         usage: None,
         model: None,
+        document: None,
     }
 }
 

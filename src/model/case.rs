@@ -54,6 +54,11 @@ pub struct Case {
     pub reference: Option<String>,
     /// The suite's judge, for `judge:` checks.
     pub judge: Option<std::sync::Arc<super::suite::Judge>>,
+    /// The gold as its JSON file holds it, types and all, when it comes from a `.json` file:
+    /// what a profile that compares typed values (`docubench`) reads.
+    pub gold_json: Option<std::sync::Arc<serde_json::Value>>,
+    /// The JSON Schema that names the fields scored, when the case or its suite gives one.
+    pub schema: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 /// How failed Easy-Wrong rubrics lower a case's score.

@@ -17,6 +17,9 @@ pub struct Prediction {
     pub usage: Option<Usage>,
     /// The model that produced it.
     pub model: Option<String>,
+    /// The predicted fields as the JSON document holds them, types and all, kept only when the
+    /// case's profile compares typed values (`docubench`).
+    pub document: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 /// One predicted field.
