@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use goldgate::metrics::docubench::score_document;
 use serde_json::Value;
 
+mod support;
+
 fn read(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -134,4 +136,69 @@ fn the_published_leaderboard_is_reproduced() {
         }
     }
     assert!(checked >= 6 * 20, "{checked} slices checked");
+}
+
+/// `profile: docubench` on a case of its own: the document's score is the case's ANLS, each
+/// field's part of it is its ANLS, and its EM is 1 when all of it matches.
+#[test]
+fn a_case_under_the_docubench_profile_scores_as_the_benchmark_does() {
+    let dir = tempfile::tempdir().unwrap();
+    support::write_files(
+        dir.path(),
+        &[
+            (
+                "cases/f-1.yaml",
+                "profile: docubench\nprediction: f-1.json\ngold:\n  number: F-1\n  total: 30\n  \
+                 lines:\n    - { what: a, amount: 10 }\n    - { what: b, amount: 20 }\n\
+                 thresholds: { min_anls: 0.8 }\n",
+            ),
+            (
+                "cases/f-1.json",
+                r#"{"fields": {"number": "f 1", "total": 31, "lines": [{"what": "b", "amount": 20}, {"what": "a", "amount": 10.0}]}}"#,
+            ),
+        ],
+    );
+    let out = support::goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
+    assert!(out.status.success(), "{}", support::stdout(&out));
+    let report = read(&dir.path().join("report.json"));
+    let case = &report["cases"][0];
+    assert_eq!(case["metrics"]["anls"], 5.0 / 6.0);
+    assert_eq!(case["metrics"]["exact_match"], 2.0 / 3.0);
+    let fields: Vec<(&str, f64, f64)> = case["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap(),
+                f["em"].as_f64().unwrap(),
+                f["anls"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("number", 1.0, 1.0),
+            ("total", 0.0, 0.0),
+            ("lines", 1.0, 1.0)
+        ]
+    );
+
+    // The same prediction under the default profile: `f 1` is not `F-1`, and the lists are
+    // scored by ANLS*.
+    let yaml = std::fs::read_to_string(dir.path().join("cases/f-1.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("cases/f-1.yaml"),
+        yaml.replace("profile: docubench\n", ""),
+    )
+    .unwrap();
+    let out = support::goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
+    let report = read(&dir.path().join("report.json"));
+    assert_ne!(
+        report["cases"][0]["metrics"]["anls"],
+        5.0 / 6.0,
+        "{}",
+        support::stdout(&out)
+    );
 }

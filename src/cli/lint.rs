@@ -53,6 +53,16 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         {
             predictions.push(path.clone());
         }
+        // A YAML gold file among the cases is read by its case (a mistake located in it, too).
+        match &*loaded {
+            Ok(case) => predictions.extend(case.gold_file.iter().cloned()),
+            Err(Problem::Load(all)) => predictions.extend(
+                all.iter()
+                    .filter(|e| e.file != entry.file)
+                    .map(|e| e.file.clone()),
+            ),
+            Err(_) => {}
+        }
         let mut say = |message: String| errors.push((i, message));
         match &*loaded {
             Err(Problem::Load(all)) => {

@@ -14,7 +14,7 @@ use crate::metrics::{brier, ece};
 use crate::model::case::Profile;
 
 /// The scoring profiles `--profile` accepts.
-pub const PROFILES: [&str; 2] = Profile::NAMES;
+pub const PROFILES: [&str; 3] = Profile::NAMES;
 
 /// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
 pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
@@ -38,6 +38,10 @@ fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, S
         Profile::Dream => score_pair(gold, pred),
         Profile::AnlsStar => {
             let score = anls_star(&Tree::from_json(gold), &Tree::from_json(pred));
+            Ok(json!({ "anls": score, "em": u8::from(score == 1.0) }))
+        }
+        Profile::DocuBench => {
+            let score = crate::metrics::docubench::value_score(gold, pred);
             Ok(json!({ "anls": score, "em": u8::from(score == 1.0) }))
         }
     }

@@ -193,6 +193,114 @@ pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
         .collect()
 }
 
+/// One slice of the run for one row of the comparison of pipelines: the case tests tagged
+/// `tag=value`, aggregated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceRow {
+    /// The tag (`lang`; `tag` for a tag written in a list).
+    pub tag: String,
+    /// Its value (`fr`).
+    pub value: String,
+    /// The row of the comparison of pipelines: the pipeline, else the suite's folder.
+    pub pipeline: String,
+    /// The slice's case tests of that row, aggregated.
+    pub metrics: Aggregated,
+}
+
+/// Every slice of the run (per tag value, then per row of the comparison of pipelines), in
+/// order of tag, value and row; empty when no case has a tag.
+pub fn slice_rows(records: &[CaseNumbers]) -> Vec<SliceRow> {
+    let mut slices: Vec<(&str, &str)> = records
+        .iter()
+        .flat_map(|r| r.slices.iter().map(|(t, v)| (t.as_str(), v.as_str())))
+        .collect();
+    slices.sort_unstable();
+    slices.dedup();
+    let mut out = Vec::new();
+    for (tag, value) in slices {
+        let of_slice: Vec<CaseNumbers> = records
+            .iter()
+            .filter(|r| in_slice(r, tag, value))
+            .cloned()
+            .collect();
+        for (pipeline, metrics) in pipeline_rows(&of_slice) {
+            out.push(SliceRow {
+                tag: tag.to_owned(),
+                value: value.to_owned(),
+                pipeline,
+                metrics,
+            });
+        }
+    }
+    out
+}
+
+/// Whether a case test is in the slice `tag=value`.
+pub fn in_slice(r: &CaseNumbers, tag: &str, value: &str) -> bool {
+    r.slices.iter().any(|(t, v)| t == tag && v == value)
+}
+
+/// The verdict of an aggregate's bounds on one slice of its cases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceVerdict {
+    /// The tag.
+    pub tag: String,
+    /// Its value.
+    pub value: String,
+    /// The aggregate's case tests in the slice (skipped ones left out).
+    pub cases: usize,
+    /// The verdict of each bound over them (every one failed when there is no case).
+    pub thresholds: Vec<ThresholdVerdict>,
+    /// Whether the slice has cases and every bound held: a slice that matches no case fails,
+    /// as a bound over nothing would pass whatever the predictions say.
+    pub held: bool,
+    /// The slices the aggregate's cases are in, when this one matches none of them.
+    pub known: Vec<(String, String)>,
+    /// The suite file.
+    pub file: std::path::PathBuf,
+    /// Where the slice is written in it.
+    pub line: u64,
+    /// Its column.
+    pub column: u64,
+}
+
+/// Judges a slice's bounds over the slice's cases of `records` (an aggregate's, skipped ones
+/// left out by the caller).
+pub fn judge_slice(
+    records: &[CaseNumbers],
+    bounds: &crate::model::suite::SliceBounds,
+    file: &std::path::Path,
+) -> SliceVerdict {
+    let of_slice: Vec<&CaseNumbers> = records
+        .iter()
+        .filter(|r| in_slice(r, &bounds.tag, &bounds.value))
+        .collect();
+    let metrics = aggregate(of_slice.iter().copied());
+    let thresholds = metrics.judge(&bounds.thresholds);
+    let known = if of_slice.is_empty() {
+        let mut all: Vec<(String, String)> = records
+            .iter()
+            .flat_map(|r| r.slices.iter().cloned())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    } else {
+        Vec::new()
+    };
+    SliceVerdict {
+        tag: bounds.tag.clone(),
+        value: bounds.value.clone(),
+        cases: of_slice.len(),
+        held: !of_slice.is_empty() && thresholds.iter().all(|t| t.held),
+        thresholds,
+        known,
+        file: file.to_path_buf(),
+        line: bounds.at.line,
+        column: bounds.at.column,
+    }
+}
+
 /// The mean EM and ANLS of one gold field over the case tests of one pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldStat {
@@ -315,6 +423,7 @@ mod examples {
             rubrics: tally,
             reference: None,
             suite: String::new(),
+            slices: Vec::new(),
         }
     }
 

@@ -57,6 +57,7 @@ pub fn score_field(
     let (em, anls) = match profile {
         Profile::Dream => field_scores(variants, pred, normalize),
         Profile::AnlsStar => anls_star_scores(variants, pred),
+        Profile::DocuBench => docubench_scores(variants, pred),
     };
     let mut scored = Scored {
         em,
@@ -355,10 +356,22 @@ fn anls_star_scores(variants: &[Value], pred: &Value) -> (f64, f64) {
     (if score == 1.0 { 1.0 } else { 0.0 }, score)
 }
 
-/// The rules of a profile.
+/// EM_i and ANLS_i in the `docubench` profile, for one field alone (a rubric's check): its
+/// score as DocuBench scores a document of that one field, the best of its variants.
+fn docubench_scores(variants: &[Value], pred: &Value) -> (f64, f64) {
+    use crate::metrics::docubench::{json_of, value_score};
+    let pred = json_of(pred);
+    let score = variants
+        .iter()
+        .map(|v| value_score(&json_of(v), &pred))
+        .fold(0.0, f64::max);
+    (if score == 1.0 { 1.0 } else { 0.0 }, score)
+}
+
+/// The rules of a profile (for the items a diff pairs; `docubench` scores with its own).
 fn rules(profile: Profile, normalize: Normalize) -> Rules {
     match profile {
-        Profile::Dream => Rules::dream(normalize),
+        Profile::Dream | Profile::DocuBench => Rules::dream(normalize),
         Profile::AnlsStar => Rules::REFERENCE,
     }
 }

@@ -370,6 +370,13 @@ pub enum Problem {
         /// The steps one case may spend.
         steps: u64,
     },
+    /// The case's schema cannot be scored by its profile (`docubench`): nothing was measured.
+    Unscorable {
+        /// The case file.
+        file: String,
+        /// Why, in the profile's words.
+        why: String,
+    },
     /// The prediction's model has no price in a suite that prices models: its cost would be
     /// silently left out of every mean.
     Unpriced {

@@ -5,6 +5,7 @@
 pub mod aggregate;
 pub mod baseline;
 pub mod checks;
+mod docubench;
 pub mod field;
 pub mod finding;
 pub mod judge;
@@ -120,7 +121,11 @@ fn case_metrics(
         .fields
         .iter()
         .filter(|f| {
-            case.gold.is_some() && f.value.has_value() && !gold.iter().any(|g| g.name == f.name)
+            // Under a schema, only the fields it names are scored (they are the gold's).
+            case.gold.is_some()
+                && case.schema.is_none()
+                && f.value.has_value()
+                && !gold.iter().any(|g| g.name == f.name)
         })
         .map(|f| (f.name.clone(), f.value.clone()))
         .collect();
@@ -157,7 +162,21 @@ fn scored(
     }
     *last_field = None;
 
-    let (metrics, extra_fields) = case_metrics(case, prediction, &fields);
+    // Under `docubench` the document is scored whole, and each field is its part of that score.
+    let document = (case.profile == crate::model::case::Profile::DocuBench)
+        .then(|| docubench::document(case, prediction));
+    if let Some(Ok(document)) = &document {
+        for row in &mut fields {
+            if let Some(part) = document.fields.iter().find(|p| p.name == row.name) {
+                row.anls = part.score;
+                row.em = if part.score == 1.0 { 1.0 } else { 0.0 };
+            }
+        }
+    }
+    let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields);
+    if let Some(Ok(document)) = &document {
+        metrics.anls = Some(document.score);
+    }
 
     let cx = Context {
         prediction,
@@ -199,7 +218,13 @@ fn scored(
         })
         .collect();
 
-    let problems: Vec<Problem> = unpriced(prediction, case).into_iter().collect();
+    let mut problems: Vec<Problem> = unpriced(prediction, case).into_iter().collect();
+    if let Some(Err(why)) = document {
+        problems.push(Problem::Unscorable {
+            file: case.file.display().to_string(),
+            why: why.to_string(),
+        });
+    }
     let passed = gate_open && thresholds.iter().all(|t| t.held) && problems.is_empty();
     Outcome {
         problems,
@@ -385,6 +410,10 @@ fn unpriced(prediction: &Prediction, case: &Case) -> Option<Problem> {
 /// The prediction's model when the suite prices models but not this one, with the closest
 /// priced one.
 fn unpriced_model<'a>(prediction: &'a Prediction, case: &'a Case) -> Option<(&'a str, &'a str)> {
+    // A cost the pipeline reports needs no price.
+    if prediction.reported_cost_usd.is_some() {
+        return None;
+    }
     let pricing = &case.pricing;
     let model = prediction.model.as_deref()?;
     if pricing.is_empty() || pricing.iter().any(|p| p.model == model) {
@@ -407,8 +436,12 @@ fn unpriced_model<'a>(prediction: &'a Prediction, case: &'a Case) -> Option<(&'a
 /// The cost of the prediction's tokens at its model's price, as the provider bills them: every
 /// output token (reasoning and thinking included, which the usage already counts in its output)
 /// at the output price, cached input at the cached price when the pricing gives one, the rest
-/// of the input (cache writes included) at the input price.
+/// of the input (cache writes included) at the input price. A cost the pipeline reports itself
+/// wins.
 fn cost(prediction: &Prediction, pricing: &[Price]) -> Option<f64> {
+    if let Some(reported) = prediction.reported_cost_usd {
+        return Some(reported);
+    }
     let usage = prediction.usage?;
     let model = prediction.model.as_deref()?;
     let price = pricing.iter().find(|p| p.model == model)?;
@@ -507,6 +540,8 @@ mod tests {
             judge: None,
             gold_json: None,
             schema: None,
+            attributes: Vec::new(),
+            gold_file: None,
         }
     }
 
@@ -524,6 +559,9 @@ mod tests {
             latency_ms: None,
             usage: None,
             model: None,
+            reported_cost_usd: None,
+            failed: None,
+            usage_mismatch: None,
             document: None,
         }
     }

@@ -4,9 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::evaluate::aggregate::percentile;
+use crate::evaluate::aggregate::{aggregate, percentile};
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::metrics::agreement::mcnemar_exact;
+use crate::model::metric::{Direction, Metric};
+use crate::model::suite::CompareTo;
 
 /// Resamples of the bootstrap.
 pub const RESAMPLES: usize = 10_000;
@@ -45,9 +47,48 @@ pub struct McNemar {
     pub p_value: f64,
 }
 
+/// Why a difference of means has no interval.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Unpaired {
+    /// No case of the pair has rubrics: the gated score is 1 whatever the predictions say.
+    NoRubrics,
+    /// No case has the metric for both pipelines.
+    NotMeasured,
+}
+
+/// A metric of the comparison left without an interval, and why.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Unmeasured {
+    /// The metric (`score`, `exact_match`, `anls`).
+    pub metric: String,
+    /// Why.
+    pub because: Unpaired,
+}
+
+/// How the pipelines of a suite are paired (`compare_to`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Each pipeline against one reference (`compare_to: NAME`, else the first declared).
+    Reference,
+    /// Each pipeline against the next in the ranking by a metric (`compare_to: neighbours`).
+    Neighbours(Metric),
+    /// Every pair (`compare_to: all`).
+    All,
+}
+
 /// One pipeline against its reference.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paired {
+    /// How the pair was chosen.
+    pub pairing: Pairing,
+    /// The metrics left without an interval, and why.
+    pub unmeasured: Vec<Unmeasured>,
     /// The pipeline.
     pub pipeline: String,
     /// The pipeline it is compared with.
@@ -65,10 +106,13 @@ pub struct Paired {
 }
 
 /// Every pipeline against its reference (each case's `reference`), in name order; the cases are
-/// paired by name (the test name without `::pipeline`).
+/// paired by name (the test name without `::pipeline`). Under `compare_to: neighbours` each
+/// pipeline is compared with the next in the ranking (best first) by the suite's gated metric,
+/// and under `compare_to: all` every pair is, the later name against the earlier.
 pub fn paired(records: &[CaseNumbers]) -> Vec<Paired> {
-    // (reference, pipeline) -> case -> numbers
-    let mut by_case: BTreeMap<(&str, &str), BTreeMap<&str, &CaseNumbers>> = BTreeMap::new();
+    // reference -> pipeline -> case -> numbers
+    type Cases<'a> = BTreeMap<&'a str, &'a CaseNumbers>;
+    let mut by_case: BTreeMap<&str, BTreeMap<&str, Cases>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.status != Status::Ignored) {
         let (Some(pipeline), Some(reference)) = (r.pipeline.as_deref(), r.reference.as_deref())
         else {
@@ -79,25 +123,74 @@ pub fn paired(records: &[CaseNumbers]) -> Vec<Paired> {
                 .and_then(|c| c.strip_suffix("::"))
                 .unwrap_or(&r.id);
         by_case
-            .entry((reference, pipeline))
+            .entry(reference)
+            .or_default()
+            .entry(pipeline)
             .or_default()
             .insert(case, r);
     }
-    let mut out = Vec::new();
-    for (&(reference, pipeline), cases) in &by_case {
-        if pipeline == reference {
-            continue;
-        }
-        let Some(base) = by_case.get(&(reference, reference)) else {
-            continue;
-        };
+    let pair = |pairing, pipeline: &str, reference: &str, of: &BTreeMap<&str, Cases>| {
+        let (cases, base) = (of.get(pipeline)?, of.get(reference)?);
         let pairs: Vec<(&CaseNumbers, &CaseNumbers)> = cases
             .iter()
             .filter_map(|(case, r)| base.get(case).map(|b| (*b, *r)))
             .collect();
-        out.push(compare_pairs(pipeline, reference, &pairs));
+        Some(Paired {
+            pairing,
+            ..compare_pairs(pipeline, reference, &pairs)
+        })
+    };
+    let mut out = Vec::new();
+    for (&reference, pipelines) in &by_case {
+        let names: Vec<&str> = pipelines.keys().copied().collect();
+        match CompareTo::of(reference) {
+            CompareTo::Pipeline(reference) => out.extend(
+                names
+                    .iter()
+                    .filter(|p| **p != reference)
+                    .filter_map(|p| pair(Pairing::Reference, p, reference, pipelines)),
+            ),
+            CompareTo::All => {
+                for (i, earlier) in names.iter().enumerate() {
+                    out.extend(
+                        names[i + 1..]
+                            .iter()
+                            .filter_map(|later| pair(Pairing::All, later, earlier, pipelines)),
+                    );
+                }
+            }
+            CompareTo::Neighbours(metric) => {
+                let ranked = ranking(pipelines, metric);
+                out.extend(
+                    ranked
+                        .windows(2)
+                        .filter_map(|w| pair(Pairing::Neighbours(metric), w[0], w[1], pipelines)),
+                );
+            }
+        }
     }
     out
+}
+
+/// Pipelines best first by the aggregate of `metric` over their cases (those without it last),
+/// ties in name order.
+fn ranking<'a>(
+    pipelines: &BTreeMap<&'a str, BTreeMap<&str, &CaseNumbers>>,
+    metric: Metric,
+) -> Vec<&'a str> {
+    let lower = metric.about().direction == Direction::Lower;
+    let mut ranked: Vec<(&str, Option<f64>)> = pipelines
+        .iter()
+        .map(|(name, cases)| (*name, aggregate(cases.values().copied()).get(metric)))
+        .collect();
+    ranked.sort_by(|(a, x), (b, y)| match (x, y) {
+        (Some(x), Some(y)) if lower => x.total_cmp(y).then(a.cmp(b)),
+        (Some(x), Some(y)) => y.total_cmp(x).then(a.cmp(b)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    });
+    ranked.into_iter().map(|(name, _)| name).collect()
 }
 
 /// The comparison of paired cases: (reference's numbers, pipeline's numbers).
@@ -106,13 +199,38 @@ pub fn compare_pairs(
     reference: &str,
     pairs: &[(&CaseNumbers, &CaseNumbers)],
 ) -> Paired {
-    let metric = |get: &dyn Fn(&CaseNumbers) -> Option<f64>| {
+    let mut unmeasured = Vec::new();
+    let mut metric = |name: &str, get: &dyn Fn(&CaseNumbers) -> Option<f64>| {
         let differences: Vec<f64> = pairs
             .iter()
             .filter_map(|(b, p)| Some(get(p)? - get(b)?))
             .collect();
-        bootstrap(&differences)
+        let interval = bootstrap(&differences);
+        if interval.is_none() {
+            let has_rubrics =
+                |r: &CaseNumbers| r.rubrics.is_some_and(|t| t.must_right + t.easy_wrong > 0);
+            let because = if name == "score"
+                && !pairs.iter().any(|(b, p)| has_rubrics(b) || has_rubrics(p))
+            {
+                Unpaired::NoRubrics
+            } else {
+                Unpaired::NotMeasured
+            };
+            unmeasured.push(Unmeasured {
+                metric: name.to_owned(),
+                because,
+            });
+        }
+        interval
     };
+    // A case without rubrics has a score of 1 whatever its prediction: it measures nothing.
+    let score = metric("score", &|r| {
+        r.rubrics
+            .filter(|t| t.must_right + t.easy_wrong > 0)
+            .map(|t| t.score)
+    });
+    let exact_match = metric("exact_match", &|r| r.metrics?.exact_match);
+    let anls = metric("anls", &|r| r.metrics?.anls);
     let passed = |r: &CaseNumbers| r.status == Status::Passed;
     let only_reference = pairs
         .iter()
@@ -123,12 +241,14 @@ pub fn compare_pairs(
         .filter(|(b, p)| !passed(b) && passed(p))
         .count();
     Paired {
+        pairing: Pairing::Reference,
+        unmeasured,
         pipeline: pipeline.to_owned(),
         reference: reference.to_owned(),
         cases: pairs.len(),
-        score: metric(&|r| Some(r.rubrics?.score)),
-        exact_match: metric(&|r| r.metrics?.exact_match),
-        anls: metric(&|r| r.metrics?.anls),
+        score,
+        exact_match,
+        anls,
         mcnemar: McNemar {
             only_reference,
             only_pipeline,

@@ -70,6 +70,8 @@ pub struct Record {
     pub suite: String,
     /// The case's description and tags, when it loaded.
     pub about: Option<(Option<String>, Vec<String>)>,
+    /// The case's tags written as a mapping and its metadata columns: (name, value).
+    pub attributes: Vec<(String, String)>,
     /// How it ended.
     pub status: Status,
     /// The load, prediction or baseline error, when there was one.
@@ -82,6 +84,8 @@ pub struct Record {
     pub model: Option<String>,
     /// The prediction's token usage, when it reports it.
     pub usage: Option<Usage>,
+    /// A usage whose parts do not add up to its own total (priced from input + output).
+    pub usage_mismatch: Option<crate::model::prediction::UsageMismatch>,
     /// How the test compares with its baseline entry.
     pub baseline: Compared,
     /// The failure message, plain (no colour), when the test failed.
@@ -137,6 +141,20 @@ pub struct CaseNumbers {
     /// The folder of its suite: the row of the comparison of pipelines a test without a
     /// pipeline is counted in.
     pub suite: String,
+    /// The slices the case is in, as (tag, value): each tag of a list as (`tag`, the tag),
+    /// each tag of a mapping and metadata column as (its name, its value).
+    pub slices: Vec<(String, String)>,
+}
+
+/// The tag name of a tag written in a list: `tags: [fr]` puts the case in the slice `tag=fr`.
+pub const LIST_TAG: &str = "tag";
+
+/// The slices of a case: its listed tags as (`tag`, label), then its named ones as they are.
+pub fn slices_of(tags: &[String], attributes: &[(String, String)]) -> Vec<(String, String)> {
+    tags.iter()
+        .map(|t| (LIST_TAG.to_owned(), t.clone()))
+        .chain(attributes.iter().cloned())
+        .collect()
 }
 
 /// (confidence, correct) pairs in eight bytes each, as a run keeps one list per case test: a
@@ -233,6 +251,7 @@ impl CaseNumbers {
             }),
             reference: None,
             suite: String::new(),
+            slices: Vec::new(),
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -253,9 +272,11 @@ impl CaseNumbers {
 impl Record {
     /// What summaries and aggregates need of this record.
     pub fn numbers(&self) -> CaseNumbers {
+        let (_, tags) = self.about.clone().unwrap_or_default();
         CaseNumbers {
             reference: self.reference.clone(),
             suite: self.suite.clone(),
+            slices: slices_of(&tags, &self.attributes),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),
@@ -277,6 +298,8 @@ pub struct AggregateRecord {
     pub metrics: Aggregated,
     /// The verdict of each aggregate threshold.
     pub thresholds: Vec<ThresholdVerdict>,
+    /// The verdict of each slice's bounds.
+    pub slices: Vec<super::aggregate::SliceVerdict>,
     /// The failure message, plain, when it failed.
     pub message: Option<String>,
     /// The suite file that declares it.

@@ -25,6 +25,19 @@ pub enum Found {
     /// The other cases of the folder, not walked: a run of one test by its name (`--exact`)
     /// found its file from the name alone.
     Elsewhere,
+    /// A case of a gold set (a suite's `cases:`): its gold file, and its YAML case file if any.
+    Listed(Box<super::cases::Listed>),
+    /// A pipeline's output that no gold file of its gold set matches: a failing test.
+    NoGold {
+        /// The case's name (`docubench/x`).
+        id: String,
+        /// The pipeline.
+        pipeline: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// What the end of the run lists of a gold set's metadata table.
+    Note(super::cases::GoldSetNote),
     /// A folder or file that could not be read (a symlink loop, no permission): a failing test.
     Unreadable {
         /// A test name for it.
@@ -55,6 +68,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
     // project is never read (a link to `/etc` would print its files in failure messages).
     let project = project_root(root);
     let mut outside: Vec<std::path::PathBuf> = Vec::new();
+    let mut suite_files: Vec<PathBuf> = Vec::new();
     for entry in walkdir::WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
@@ -78,6 +92,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
                 let rel_text = crate::base::fs::slashed(rel);
                 let name = entry.file_name().to_string_lossy();
                 if SUITE_FILES.contains(&name.as_ref()) {
+                    suite_files.push(entry.path().to_path_buf());
                     continue;
                 }
                 if !patterns.iter().any(|p| p.matches(&rel_text)) {
@@ -102,8 +117,9 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
             Err(err) => found.push(unreadable(&err, root)),
         }
     }
+    super::cases::list_gold_sets(root, &suite_files, &mut found);
     merge_same_names(&mut found);
-    if found.is_empty() {
+    if found.iter().all(|f| matches!(f, Found::Note(_))) {
         return Err(NoCases(format!(
             "no case files found in `{}` matching `{}`",
             root.display(),
@@ -142,6 +158,10 @@ pub fn find_by_name(root: &Path, name: &str) -> Option<Vec<Found>> {
     }
     let [(id, path)] = <[_; 1]>::try_from(hits).ok()?;
     let file_name = path.file_name()?.to_string_lossy().into_owned();
+    // A case file beside a gold set's suite adds to a case of the set: the set is listed.
+    if in_a_gold_set(root, &path) {
+        return None;
+    }
     // A folder on the way that is a link is walked: it may lead out of the project.
     let mut at = root.to_path_buf();
     for part in Path::new(id).parent()?.components() {
@@ -164,6 +184,19 @@ pub fn find_by_name(root: &Path, name: &str) -> Option<Vec<Found>> {
         },
         Found::Elsewhere,
     ])
+}
+
+/// Whether a suite between `root` and `case`'s folder declares `cases:`.
+fn in_a_gold_set(root: &Path, case: &Path) -> bool {
+    case.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .any(|dir| {
+            SUITE_FILES.iter().any(|n| {
+                crate::base::fs::read_text(&dir.join(n))
+                    .is_ok_and(|text| text.lines().any(|l| l.starts_with("cases:")))
+            })
+        })
 }
 
 /// A case file reached through a link that leads out of the project: a failing test, unread.
@@ -230,11 +263,16 @@ fn near_miss(name: &str) -> Option<String> {
 fn merge_same_names(found: &mut Vec<Found>) {
     let id_of = |f: &Found| match f {
         Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
-        Found::Elsewhere => String::new(),
+        Found::Listed(listed) => listed.id.clone(),
+        Found::NoGold { id, pipeline, .. } => format!("{id}::{pipeline}"),
+        Found::Elsewhere | Found::Note(_) => String::new(),
     };
     let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut same: Vec<(usize, usize)> = Vec::new();
     for (i, f) in found.iter().enumerate() {
+        if matches!(f, Found::Note(_)) {
+            continue;
+        }
         match first.entry(id_of(f)) {
             std::collections::hash_map::Entry::Occupied(o) => same.push((*o.get(), i)),
             std::collections::hash_map::Entry::Vacant(v) => {
@@ -256,7 +294,11 @@ fn merge_same_names(found: &mut Vec<Found>) {
             .chain(others.iter().copied())
             .filter_map(|k| match &found[k] {
                 Found::Case { path, .. } => Some(format!("`{}`", path.display())),
-                Found::Unreadable { .. } | Found::Elsewhere => None,
+                Found::Listed(listed) => Some(format!("`{}`", listed.gold.display())),
+                Found::Unreadable { .. }
+                | Found::NoGold { .. }
+                | Found::Elsewhere
+                | Found::Note(_) => None,
             })
             .collect();
         found[keep] = Found::Unreadable {
@@ -426,7 +468,9 @@ mod tests {
             .map(|f| match f {
                 Found::Case { id, .. } => id,
                 Found::Unreadable { id, .. } => format!("!{id}"),
-                Found::Elsewhere => "…".into(),
+                Found::Elsewhere | Found::Listed(_) | Found::NoGold { .. } | Found::Note(_) => {
+                    "…".into()
+                }
             })
             .collect();
         assert_eq!(ids, ["a/z", "b", "!c", "!d.YAML", "!e.yaml.bak"]);

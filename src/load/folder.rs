@@ -298,12 +298,15 @@ impl Pending {
         let files = match self.load() {
             Ok(cases) => cases
                 .iter()
-                .filter_map(|(_, c)| match c.as_ref().map(|c| &c.prediction) {
-                    Some(PredictionSource::File { path, .. }) => Some(path.clone()),
-                    _ => None,
-                })
+                .flat_map(|(_, c)| c.as_ref().map(read_files).unwrap_or_default())
                 .collect(),
-            Err(_) => Vec::new(),
+            // A mistake located in another file is in a file the case reads (its gold file).
+            Err(Problem::Load(errors)) => errors
+                .iter()
+                .filter(|e| e.file != self.path)
+                .map(|e| e.file.clone())
+                .collect(),
+            Err(Problem::Unreadable(_)) => Vec::new(),
         };
         *self.cases.lock().unwrap_or_else(|e| e.into_inner()) = None;
         files
@@ -456,36 +459,52 @@ pub fn plan_folder(
                 if let Ok(s) = &suite {
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
-                match loaded {
-                    Ok(cases) => entries.extend(cases.into_iter().map(|case| Planned {
-                        id: case.id.clone(),
-                        file: path.clone(),
-                        pipeline: case.pipeline.clone(),
-                        aggregates: case.aggregates.clone(),
-                        baseline: case.baseline.clone(),
-                        runs_a_command: matches!(case.prediction, PredictionSource::Run { .. }),
-                        load: Load::Now(Box::new(Ok(case))),
-                    })),
-                    Err(error) => {
-                        // One failing test per pipeline, as the case would have had.
-                        let (aggregates, baseline) = match &suite {
-                            Ok(s) => (s.aggregates.clone(), s.baseline.clone()),
-                            Err(_) => (Vec::new(), None),
-                        };
-                        for pipeline in pipelines {
-                            entries.push(Planned {
-                                id: test_id(&pipeline),
-                                file: path.clone(),
-                                pipeline,
-                                aggregates: aggregates.clone(),
-                                baseline: baseline.clone(),
-                                runs_a_command: false,
-                                load: Load::Now(Box::new(Err(Problem::Load(error.clone())))),
-                            });
-                        }
-                    }
-                }
+                push_loaded(&mut entries, path, &suite, pipelines, &test_id, loaded);
             }
+            Found::Listed(listed) if wanted(&listed.id) => {
+                let folder = listed
+                    .case_file
+                    .parent()
+                    .unwrap_or(Path::new(""))
+                    .to_path_buf();
+                let suite = suite_of
+                    .entry(folder)
+                    .or_insert_with(|| suites.for_case(&listed.case_file).map(Arc::new))
+                    .clone();
+                let pipelines = match &suite {
+                    Ok(s) => s.pipelines.as_ref().map_or(vec![None], |p| {
+                        p.list.iter().map(|(n, _)| Some(n.clone())).collect()
+                    }),
+                    Err(_) => vec![None],
+                };
+                let test_id = |pipeline: &Option<String>| {
+                    pipeline
+                        .as_ref()
+                        .map_or_else(|| listed.id.clone(), |p| format!("{}::{p}", listed.id))
+                };
+                let loaded = suite
+                    .as_ref()
+                    .map_err(|e| super::with_every_bound(e.clone()))
+                    .and_then(|s| super::cases::load_listed(listed, rubrics, s));
+                if let Ok(s) = &suite {
+                    uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
+                }
+                let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
+                push_loaded(&mut entries, file, &suite, pipelines, &test_id, loaded);
+            }
+            Found::NoGold {
+                id,
+                pipeline,
+                reason,
+            } if wanted(id) => entries.push(Planned {
+                id: format!("{id}::{pipeline}"),
+                file: PathBuf::new(),
+                pipeline: Some(pipeline.clone()),
+                aggregates: Vec::new(),
+                baseline: None,
+                runs_a_command: false,
+                load: Load::Now(Box::new(Err(Problem::Unreadable(reason.clone())))),
+            }),
             Found::Unreadable { id, reason } if wanted(id) => entries.push(Planned {
                 id: id.clone(),
                 file: PathBuf::new(),
@@ -498,11 +517,77 @@ pub fn plan_folder(
             _ => {}
         }
     }
+    finish_plan(
+        found,
+        root,
+        entries,
+        uses,
+        when,
+        named_by_pipelines,
+        &pending,
+        wanted,
+    )
+}
+
+/// The tests of a case loaded while planning: one per pipeline, failing alike when it does not load.
+fn push_loaded(
+    entries: &mut Vec<Planned>,
+    path: &Path,
+    suite: &Result<Arc<Suite>, LoadError>,
+    pipelines: Vec<Option<String>>,
+    test_id: &dyn Fn(&Option<String>) -> String,
+    loaded: Result<Vec<Case>, Vec<LoadError>>,
+) {
+    match loaded {
+        Ok(cases) => entries.extend(cases.into_iter().map(|case| Planned {
+            id: case.id.clone(),
+            file: path.to_path_buf(),
+            pipeline: case.pipeline.clone(),
+            aggregates: case.aggregates.clone(),
+            baseline: case.baseline.clone(),
+            runs_a_command: matches!(case.prediction, PredictionSource::Run { .. }),
+            load: Load::Now(Box::new(Ok(case))),
+        })),
+        Err(error) => {
+            // One failing test per pipeline, as the case would have had.
+            let (aggregates, baseline) = match &suite {
+                Ok(s) => (s.aggregates.clone(), s.baseline.clone()),
+                Err(_) => (Vec::new(), None),
+            };
+            for pipeline in pipelines {
+                entries.push(Planned {
+                    id: test_id(&pipeline),
+                    file: path.to_path_buf(),
+                    pipeline,
+                    aggregates: aggregates.clone(),
+                    baseline: baseline.clone(),
+                    runs_a_command: false,
+                    load: Load::Now(Box::new(Err(Problem::Load(error.clone())))),
+                });
+            }
+        }
+    }
+}
+
+/// The end of a plan: the suites' unused names, YAML predictions dropped, in name order.
+#[allow(clippy::too_many_arguments)]
+fn finish_plan(
+    found: &[Found],
+    root: &Path,
+    mut entries: Vec<Planned>,
+    uses: SuiteUses,
+    when: When,
+    named_by_pipelines: HashSet<PathBuf>,
+    pending: &[Arc<Pending>],
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<Planned> {
     // A suite's rule or critical name that no case below it has: a typo, or a leftover. Only
     // when every case was loaded, and for suites inside the folder: else some cases are unseen.
     // (Cases left to their tests are under suites that declare no names.)
     let every_case = found.iter().all(|f| {
-        !matches!(f, Found::Case { id, .. } if !wanted(id)) && !matches!(f, Found::Elsewhere)
+        !matches!(f, Found::Case { id, .. } if !wanted(id))
+            && !matches!(f, Found::Listed(l) if !wanted(&l.id))
+            && !matches!(f, Found::Elsewhere)
     });
     if every_case {
         entries.extend(uses.unused(root).into_iter().map(|e| Planned {
@@ -516,7 +601,7 @@ pub fn plan_folder(
         }));
     }
     if when != When::InTurn {
-        drop_predictions(&mut entries, named_by_pipelines, &pending);
+        drop_predictions(&mut entries, named_by_pipelines, pending);
     }
     entries.sort_by(|a, b| a.id.cmp(&b.id));
     entries
@@ -540,11 +625,21 @@ fn drop_predictions(
     if entries.iter().any(failed) {
         let mut predictions: HashSet<PathBuf> = named_by_pipelines;
         for e in entries.iter() {
-            if let Load::Now(loaded) = &e.load
-                && let Ok(case) = &**loaded
-                && let PredictionSource::File { path, .. } = &case.prediction
-            {
-                predictions.insert(by_its_words(path));
+            if let Load::Now(loaded) = &e.load {
+                match &**loaded {
+                    Ok(case) => {
+                        predictions.extend(read_files(case).iter().map(|p| by_its_words(p)));
+                    }
+                    // A mistake located in another file than the case's is in a file the
+                    // case reads (its gold file): that file is no case of its own.
+                    Err(Problem::Load(errors)) => predictions.extend(
+                        errors
+                            .iter()
+                            .filter(|err| err.file != e.file)
+                            .map(|err| by_its_words(&err.file)),
+                    ),
+                    Err(Problem::Unreadable(_)) => {}
+                }
             }
         }
         let unnamed: Vec<String> = entries
@@ -580,6 +675,19 @@ fn drop_predictions(
             !(failed(e) && is_prediction)
         });
     }
+}
+
+/// The files a case reads besides its own: its prediction and its gold file (a YAML one among
+/// the cases is no case of its own).
+fn read_files(case: &Case) -> Vec<PathBuf> {
+    let prediction = match &case.prediction {
+        PredictionSource::File { path, .. } => Some(path.clone()),
+        _ => None,
+    };
+    prediction
+        .into_iter()
+        .chain(case.gold_file.clone())
+        .collect()
 }
 
 /// Of the files that did not load as cases, those that a loaded case reads as its prediction

@@ -1,10 +1,14 @@
 //! Case file -> checked [`Case`]: parse, validate, resolve rubric includes. Every mistake is a
 //! [`LoadError`] naming the file, line, column, YAML path and the fix.
 
+pub mod cases;
 pub mod discover;
 mod fields;
 mod folder;
+mod gold_file;
+mod metadata;
 pub mod prediction;
+mod prediction_format;
 mod rubrics;
 pub mod suite;
 mod usage;
@@ -42,25 +46,82 @@ pub fn load_case_in(
     suite: &Suite,
 ) -> Result<Vec<Case>, Vec<LoadError>> {
     let source = read_text(file).map_err(|e| vec![e])?;
-    let mut spec: CaseFile = parse(file, &source).map_err(|e| vec![e])?;
-    let (origin, own_prediction) = inherit_defaults(&mut spec, suite);
+    let spec: CaseFile = parse(file, &source).map_err(|e| vec![e])?;
+    load_spec(file, spec, id, rubrics_dir, suite, &cases::Given::default())
+}
+
+/// Checks a case as read (a case file's, or one a suite's `cases:` makes, with what it `given`)
+/// under its suites: one [`Case`] per pipeline.
+fn load_spec(
+    file: &Path,
+    mut spec: CaseFile,
+    id: &str,
+    rubrics_dir: &Path,
+    suite: &Suite,
+    given: &cases::Given,
+) -> Result<Vec<Case>, Vec<LoadError>> {
+    let (mut origin, own_prediction) = inherit_defaults(&mut spec, suite);
+    let labels = cases::tags_of(&spec, &origin, file).map_err(|e| vec![e])?;
+    let gold_file = cases::gold_from_file(&mut spec, &mut origin, file, given)?;
     let case_in = CaseIn {
         file,
         spec: &spec,
         suite,
         origin,
     };
-    let (case, prediction) = case_in.case(id, rubrics_dir, own_prediction)?;
+    let (mut case, prediction) = case_in.case(id, rubrics_dir, own_prediction)?;
+    if let Some(g) = gold_file {
+        case.gold_file = Some(g.path);
+        case.gold_json = g.json.map(std::sync::Arc::new);
+    }
+    case.schema.clone_from(&given.schema);
+    (case.tags, case.attributes) = labels;
+    case.attributes.extend(given.attributes.iter().cloned());
     judge_declared(&case).map_err(|e| vec![e])?;
     let document = case_in.document();
     let sources = Sources {
         here: &Here { file },
+        named: given.case_file.as_deref().unwrap_or(file),
         spec: &spec,
         prediction: prediction.as_ref(),
         own_prediction,
         document: document.as_ref(),
     };
-    per_pipeline(case, suite, &sources).map_err(|e| vec![e])
+    // A case's own format replaces its suite's, whole.
+    let format = match &spec.prediction_format {
+        Some(f) => Some(std::sync::Arc::new(
+            prediction_format::format(file, f).map_err(|e| vec![e])?,
+        )),
+        None => suite.prediction_format.clone(),
+    };
+    let mut cases = per_pipeline(case, suite, &sources).map_err(|e| vec![e])?;
+    // A case's own format with nothing to read through it would be a setting that does nothing.
+    if let Some(f) = &spec.prediction_format
+        && cases.iter().any(|c| {
+            matches!(
+                c.prediction,
+                PredictionSource::Inline(_) | PredictionSource::Text(_)
+            )
+        })
+    {
+        return Err(vec![
+            Here { file }
+                .err(
+                    Mark::of(&f.fields.referenced),
+                    "prediction_format",
+                    "this case's `prediction_format` reads a pipeline's document, but its prediction is written in the case",
+                )
+                .hint("point `prediction:` at the pipeline's recorded .json document, or remove `prediction_format`"),
+        ]);
+    }
+    for case in &mut cases {
+        if let PredictionSource::File { format: f, .. } | PredictionSource::Run { format: f, .. } =
+            &mut case.prediction
+        {
+            f.clone_from(&format);
+        }
+    }
+    Ok(cases)
 }
 
 /// A YAML file read as `T`, its mistakes located; those YAML's own message leaves unexplained
@@ -283,7 +344,9 @@ impl CaseIn<'_> {
             id: id.to_owned(),
             file: file.to_path_buf(),
             description: spec.description.clone(),
-            tags: spec.tags.clone().unwrap_or_default(),
+            tags: Vec::new(),
+            attributes: Vec::new(),
+            gold_file: None,
             skip,
             prediction: prediction
                 .clone()
@@ -734,6 +797,8 @@ fn fields_of_a_text(
 /// What decides where each pipeline's prediction comes from.
 struct Sources<'a> {
     here: &'a Here<'a>,
+    /// The path `{case}` is the name of: the case file, or where a gold set's case file would be.
+    named: &'a Path,
     spec: &'a CaseFile,
     /// The prediction the case (or a suite's `defaults`) gives, if any.
     prediction: Option<&'a PredictionSource>,
@@ -827,7 +892,7 @@ fn pipeline_prediction(
         expand(
             (sources.here, at),
             text,
-            sources.here.file,
+            sources.named,
             dir,
             pipeline,
             sources.document,
@@ -854,6 +919,7 @@ fn pipeline_prediction(
                     || case.rubrics.iter().any(|r| r.field().is_some()),
                 document: sources.document.cloned(),
                 at: run.at.clone(),
+                format: None,
             },
             (_, None, Some(template), Some(p)) => {
                 // This pipeline's own line, for errors in its path.
@@ -862,6 +928,7 @@ fn pipeline_prediction(
                     path: p.dir.join(fill(&at, template, &p.dir, None)?),
                     at: at.1,
                     pipeline: Some(at.0),
+                    format: None,
                 }
             }
             (Some(own), _, _, _) => own.clone(),
@@ -1414,7 +1481,7 @@ impl Here<'_> {
                             .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
                     }
                     let base = self.file.parent().unwrap_or(Path::new("."));
-                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, pipeline: None })
+                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, pipeline: None, format: None })
                 }
                 NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone())),
                 _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::prediction_format as format;
 use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::fs::{outside_the_project, read_text};
 use crate::base::json::{Json, prediction_tree};
@@ -9,7 +10,9 @@ use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
 use crate::model::case::{Document, PredictionSource};
-use crate::model::prediction::{PredictedField, Prediction, Usage};
+use crate::model::prediction::{
+    CallFailure, FailedCall, PredictedField, Prediction, PredictionFormat, Usage, UsageMismatch,
+};
 use crate::spec::{Node, parse_yaml};
 
 /// Reads a case's prediction. A missing or broken file is an error naming it.
@@ -31,10 +34,40 @@ pub fn read_prediction(
                 locate_in_node(case_file, node, "prediction", &path, msg, hint)
             })
         }
-        PredictionSource::File { path, at, pipeline } => {
+        PredictionSource::File {
+            path,
+            at,
+            pipeline,
+            format,
+        } => {
             let written = Written::of(*at, pipeline.as_deref(), case_file);
             let text = recorded_text(path, &written)?;
-            recorded_prediction(path, text, *at, case_file)
+            let mut p = match format {
+                Some(format) if is_json(path) => formatted_prediction(path, &text, format)?,
+                Some(format) => {
+                    let (file, mark) = &format.at;
+                    return Err(written
+                        .error(format!(
+                            "prediction `{}` is not a .json document, and the `prediction_format` at {}:{}:{} reads JSON documents{}",
+                            path.display(),
+                            file.display(),
+                            mark.line,
+                            mark.column,
+                            written.applied
+                        ))
+                        .hint("record the pipeline's JSON document there, a .json file"));
+                }
+                None => recorded_prediction(path, text, *at, case_file)?,
+            };
+            p.usage_mismatch =
+                p.usage
+                    .and_then(|u| u.unaccounted())
+                    .map(|(total, parts)| UsageMismatch {
+                        file: path.display().to_string(),
+                        total,
+                        parts,
+                    });
+            Ok(p)
         }
     }
 }
@@ -117,6 +150,37 @@ fn recorded_text(path: &Path, written: &Written) -> Result<String, LoadError> {
     Err(unread)
 }
 
+/// The predicted fields of a recorded `.json` prediction as typed JSON (numbers, booleans and
+/// texts apart), for a profile that compares typed values: under the prediction's format, at
+/// its `fields` path; else an envelope's `fields`, or the whole document. `None` for any other
+/// prediction, or one that does not read (its errors were reported when it was read).
+pub fn typed_fields(source: &PredictionSource) -> Option<serde_json::Value> {
+    let PredictionSource::File { path, format, .. } = source else {
+        return None;
+    };
+    if !is_json(path) {
+        return None;
+    }
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    match format {
+        Some(format) => {
+            let mut at = &doc;
+            for step in &format.fields {
+                at = match at {
+                    serde_json::Value::Object(map) => map.get(step)?,
+                    serde_json::Value::Array(items) => items.get(step.parse::<usize>().ok()?)?,
+                    _ => return None,
+                };
+            }
+            Some(at.clone())
+        }
+        None => match doc.get("fields") {
+            Some(fields @ serde_json::Value::Object(_)) => Some(fields.clone()),
+            _ => Some(doc),
+        },
+    }
+}
+
 /// A recorded prediction, read as its extension says: `.txt` text, `.json` JSON, else YAML.
 fn recorded_prediction(
     path: &Path,
@@ -139,6 +203,170 @@ fn recorded_prediction(
         .hint("point `prediction:` at the pipeline's recorded output")),
         _ => yaml_prediction(path, &text),
     }
+}
+
+fn is_json(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()) == Some("json")
+}
+
+/// A pipeline's own JSON document read through a `prediction_format`: the keys it names are
+/// read, the others ignored. A failed call is a prediction with its failure, nothing else.
+fn formatted_prediction(
+    path: &Path,
+    text: &str,
+    format: &PredictionFormat,
+) -> Result<Prediction, LoadError> {
+    let doc = json_tree(path, text)?;
+    let locate =
+        |p: &[String], msg: String, hint: Option<String>| locate_in_json(path, text, p, msg, hint);
+    through_format(doc, format, path, &locate)
+}
+
+/// Where an error of a document read through a format goes: (path in the document, message,
+/// hint) to a located error.
+type Locate<'a> = dyn Fn(&[String], String, Option<String>) -> LoadError + 'a;
+
+/// A pipeline's document read through a `prediction_format`; `file` is what a failed call names.
+fn through_format(
+    mut doc: Json,
+    format: &PredictionFormat,
+    file: &Path,
+    locate: &Locate,
+) -> Result<Prediction, LoadError> {
+    let (format_file, format_at) = &format.at;
+    let says = format!(
+        "the `prediction_format` at {}:{}:{}",
+        format_file.display(),
+        format_at.line,
+        format_at.column
+    );
+    let mut p = text_prediction(String::new());
+    p.is_document = true;
+    let failed = |p: &mut Prediction, steps: &[String], because: CallFailure| {
+        let e = locate(steps, String::new(), None);
+        p.failed = Some(FailedCall {
+            file: file.to_path_buf(),
+            at: Mark {
+                line: e.line,
+                column: e.column,
+            },
+            because,
+        });
+    };
+    if !matches!(doc, Json::Object(_)) {
+        return Err(locate(
+            &[],
+            format!("a pipeline's document must be a mapping, as {says} reads it"),
+            None,
+        ));
+    }
+    if let Some((steps, because)) = format::not_ok(&doc, format) {
+        failed(&mut p, &steps, because);
+        return Ok(p);
+    }
+    let shown = format.fields.join(".");
+    match format::take(&mut doc, &format.fields) {
+        None => {
+            return Err(locate(
+                &[],
+                format!(
+                    "`{shown}` reaches nothing in this document, where {says} reads the fields"
+                ),
+                Some(
+                    "fix the format's `fields` path, or record the pipeline's whole document"
+                        .into(),
+                ),
+            ));
+        }
+        Some(Json::Null) => {
+            let said = format::said(&doc);
+            failed(
+                &mut p,
+                &format.fields,
+                CallFailure::NullFields { path: shown, said },
+            );
+            return Ok(p);
+        }
+        Some(Json::Object(entries)) => {
+            for (name, value) in entries {
+                let field = predicted_field(name, value, true, false).map_err(|(at, m, h)| {
+                    let mut steps = format.fields.clone();
+                    steps.extend(at);
+                    locate(&steps, m, h)
+                })?;
+                push_field(&mut p, field);
+            }
+        }
+        Some(other) => {
+            return Err(locate(
+                &format.fields,
+                format!(
+                    "`{shown}` must be a mapping of field names to values, found {}",
+                    json_kind(&other)
+                ),
+                None,
+            ));
+        }
+    }
+    // The other parts: a path reaching nothing, or `null`, is not reported.
+    let reported = |steps: Option<&Vec<String>>| {
+        steps
+            .and_then(|s| format::at(&doc, s).map(|v| (s.clone(), v)))
+            .filter(|(_, v)| !matches!(v, Json::Null))
+    };
+    let in_json = |(at, m, h): EnvelopeError| locate(&at, m, h);
+    if let Some((seconds, (steps, value))) = format
+        .latency
+        .as_ref()
+        .and_then(|(s, seconds)| Some((*seconds, reported(Some(s))?)))
+    {
+        let what = if seconds { "latency_s" } else { "latency_ms" };
+        let n = number(value, steps, what, 0.0, f64::INFINITY).map_err(in_json)?;
+        p.latency_ms = Some(if seconds { n * 1000.0 } else { n });
+    }
+    if let Some((steps, value)) = reported(format.usage.as_ref()) {
+        p.usage = Some(usage(value, steps).map_err(in_json)?);
+    }
+    if let Some((steps, value)) = reported(format.model.as_ref()) {
+        p.model = Some(format::scalar_text(value).ok_or_else(|| {
+            locate(
+                &steps,
+                format!("the model must be a name, found {}", json_kind(value)),
+                None,
+            )
+        })?);
+    }
+    if let Some((steps, value)) = reported(format.cost_usd.as_ref()) {
+        p.reported_cost_usd =
+            Some(number(value, steps, "cost_usd", 0.0, f64::INFINITY).map_err(in_json)?);
+    }
+    Ok(p)
+}
+
+fn json_kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a text",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "a mapping",
+    }
+}
+
+/// A `.json` prediction's tree; its syntax errors are located in its text.
+fn json_tree(path: &Path, text: &str) -> Result<Json, LoadError> {
+    prediction_tree(text).map_err(|e| {
+        LoadError::at(
+            path,
+            Mark {
+                line: (e.line() as u64).max(1),
+                column: (e.column() as u64).max(1),
+            },
+            "",
+            format!("invalid JSON: {}", strip_position(&e.to_string())),
+        )
+    })
 }
 
 /// A `.json` prediction; its errors are located in its text.
@@ -173,17 +401,34 @@ fn yaml_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
         .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
 }
 
+/// What [`from_output`] needs of a case's `run`.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOf<'a> {
+    /// Program and arguments, as run.
+    pub command: &'a [String],
+    /// Whether the case reads fields, so that text output is an error.
+    pub expect_fields: bool,
+    /// Where `run:` is written (the suite file).
+    pub at: &'a (std::path::PathBuf, Mark),
+    /// Where the parts of the prediction are in the output, if a format says.
+    pub format: Option<&'a PredictionFormat>,
+}
+
 /// The prediction a suite's `run` command printed: a JSON field document, else text (an error
 /// when the case reads fields). `latency_ms` is the time measured around the command.
 pub fn from_output(
     stdout: String,
     latency_ms: f64,
     stderr_tail: &str,
-    command: &[String],
-    expect_fields: bool,
+    run: &RunOf,
     case_file: &Path,
-    run_at: &(std::path::PathBuf, Mark),
 ) -> Result<Prediction, LoadError> {
+    let RunOf {
+        command,
+        expect_fields,
+        at: run_at,
+        format,
+    } = *run;
     let shown = command.join(" ");
     // Located at the suite's `run`, naming the case it ran for.
     let error = |message: String, tail: &str| {
@@ -197,8 +442,29 @@ pub fn from_output(
     if stdout.trim().is_empty() {
         return Err(error(format!("`{shown}` printed nothing"), stderr_tail));
     }
-    let mut prediction = match prediction_tree(&stdout) {
-        Ok(json @ Json::Object(_)) => envelope(json, true).map_err(|(p, msg, hint)| {
+    let mut prediction = match (prediction_tree(&stdout), format) {
+        // The pipeline's own document: its errors, and a failed call, are located at `run`.
+        (Ok(json), Some(format)) => {
+            let locate = |p: &[String], msg: String, hint: Option<String>| {
+                let mut e = error(
+                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+                    "",
+                );
+                e.hint = hint;
+                e
+            };
+            through_format(json, format, &run_at.0, &locate)?
+        }
+        (Err(e), Some(_)) => {
+            return Err(error(
+                format!(
+                    "the output of `{shown}` is not the JSON document the suite's `prediction_format` reads ({})",
+                    strip_position(&e.to_string()),
+                ),
+                stderr_tail,
+            ));
+        }
+        (Ok(json @ Json::Object(_)), None) => envelope(json, true).map_err(|(p, msg, hint)| {
             let mut e = error(
                 format!("the output of `{shown}`: {}: {msg}", p.join(".")),
                 "",
@@ -206,13 +472,13 @@ pub fn from_output(
             e.hint = hint;
             e
         })?,
-        Ok(_) if expect_fields => {
+        (Ok(_), None) if expect_fields => {
             return Err(error(
                 format!("the output of `{shown}` is JSON but not a field document"),
                 stderr_tail,
             ));
         }
-        Err(e) if expect_fields => {
+        (Err(e), None) if expect_fields => {
             return Err(error(
                 format!(
                     "the output of `{shown}` is not a JSON field document ({})",
@@ -346,6 +612,9 @@ fn text_prediction(text: String) -> Prediction {
         latency_ms: None,
         usage: None,
         model: None,
+        reported_cost_usd: None,
+        failed: None,
+        usage_mismatch: None,
         document: None,
     }
 }
@@ -438,16 +707,21 @@ fn envelope(doc: Json, typed: bool) -> Result<Prediction, EnvelopeError> {
     };
     for (name, value) in fields {
         let field = predicted_field(name, value, typed, in_envelope)?;
-        p.text.push_str(&field.name);
-        p.text.push_str(": ");
-        match &field.value {
-            Value::Text(t) => p.text.push_str(t),
-            other => p.text.push_str(&other.as_text()),
-        }
-        p.text.push('\n');
-        p.fields.push(field);
+        push_field(&mut p, field);
     }
     Ok(p)
+}
+
+/// Adds a field to a prediction, and its line to the prediction's text.
+fn push_field(p: &mut Prediction, field: PredictedField) {
+    p.text.push_str(&field.name);
+    p.text.push_str(": ");
+    match &field.value {
+        Value::Text(t) => p.text.push_str(t),
+        other => p.text.push_str(&other.as_text()),
+    }
+    p.text.push('\n');
+    p.fields.push(field);
 }
 
 /// The keys of an envelope beside its `fields`, read into `p`; its `fields` are returned.
@@ -708,6 +982,7 @@ mod tests {
                     column: 13,
                 },
                 pipeline: None,
+                format: None,
             },
             Path::new("c.yaml"),
         )
@@ -759,6 +1034,7 @@ mod tests {
                     column: 13,
                 },
                 pipeline: None,
+                format: None,
             },
             Path::new("c.yaml"),
         )

@@ -12,7 +12,9 @@ use crate::base::location::{LoadError, closest};
 use crate::load::Here;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::metric::{Metric, Threshold};
-use crate::model::suite::{Aggregate, BaselineSpec, Judge, PipelineBounds, Pipelines, RunCommand};
+use crate::model::suite::{
+    Aggregate, BaselineSpec, CompareTo, Judge, PipelineBounds, Pipelines, RunCommand, SliceBounds,
+};
 use crate::spec::{
     AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineValue,
     PipelinesSpec, RunSpec, SuiteFile,
@@ -49,6 +51,9 @@ pub struct Suite {
     pub scoring: Option<Scoring>,
     /// The judge of `judge:` checks.
     pub judge: Option<Arc<Judge>>,
+    /// Where the parts of a prediction are in the pipelines' own documents (a deeper suite's
+    /// replaces it whole).
+    pub prediction_format: Option<Arc<crate::model::prediction::PredictionFormat>>,
 }
 
 /// Suite files read so far, by path.
@@ -308,7 +313,8 @@ fn aggregate(
 ) -> Result<Aggregate, LoadError> {
     let file = here.file;
     let thresholds = here.bounds("aggregate", |key| agg.value.bound(key), None)?;
-    if thresholds.is_empty() {
+    let slices = slice_bounds(here, &agg.value)?;
+    if thresholds.is_empty() && slices.is_empty() {
         return Err(here
             .err(
                 Mark::of(&agg.referenced),
@@ -347,7 +353,48 @@ fn aggregate(
         file: file.to_path_buf(),
         thresholds,
         pipelines: own,
+        slices,
     })
+}
+
+/// `aggregate.slices`: each `tag=value` with its bounds, checked as the suite's are.
+fn slice_bounds(here: &Here, agg: &AggregateSpec) -> Result<Vec<SliceBounds>, LoadError> {
+    let mut out = Vec::new();
+    for (key, spec) in agg.slices.iter().flatten() {
+        let at = Mark::of(&spec.referenced);
+        let section = format!("aggregate.slices.{key}");
+        let Some((tag, value)) = key
+            .split_once('=')
+            .filter(|(t, v)| !t.trim().is_empty() && !v.trim().is_empty())
+        else {
+            return Err(here
+                .err(at, &section, format!("slice `{key}` is not `tag=value`"))
+                .hint("name a tag and its value, such as `lang=fr`, or `tag=scan` for a tag written in a list"));
+        };
+        if spec.value.slices.is_some() {
+            return Err(here
+                .err(
+                    at,
+                    &section,
+                    format!("slice `{key}` gives `slices` of its own"),
+                )
+                .hint("write each slice once, under the suite's `aggregate.slices`"));
+        }
+        let thresholds = here.bounds(&section, |k| spec.value.bound(k), None)?;
+        if thresholds.is_empty() {
+            return Err(here
+                .err(at, &section, format!("slice `{key}` bounds nothing"))
+                .hint("give it at least one threshold, such as `min_anls: 0.9`"));
+        }
+        can_fail(here, &section, &thresholds)?;
+        out.push(SliceBounds {
+            tag: tag.trim().to_owned(),
+            value: value.trim().to_owned(),
+            thresholds,
+            at,
+        });
+    }
+    Ok(out)
 }
 
 /// A bound every run meets is refused as it is in a case: the aggregate test could not fail on
@@ -622,7 +669,7 @@ fn apply(
         suite.pipelines = Some(pipelines(&here, p, dir)?);
     }
     if let Some(to) = &spec.compare_to {
-        compare_to(&here, suite, to)?;
+        compare_to(&here, suite, to, spec.aggregate.as_ref())?;
     }
     if let Some(agg) = &spec.aggregate {
         let agg = aggregate(&here, agg, suite.pipelines.as_ref(), dir, root)?;
@@ -643,6 +690,15 @@ fn apply(
     if let Some(j) = &spec.judge {
         suite.judge = Some(Arc::new(judge_command(&here, j, dir)?));
     }
+    // In `defaults:` it means the same: the suite's cases read their documents through it.
+    let format = spec.prediction_format.as_ref().or_else(|| {
+        spec.defaults
+            .as_ref()
+            .and_then(|d| d.prediction_format.as_ref())
+    });
+    if let Some(f) = format {
+        suite.prediction_format = Some(Arc::new(super::prediction_format::format(file, f)?));
+    }
     if let Some(p) = &spec.easy_wrong_penalty {
         suite.easy_wrong_penalty = Some(easy_wrong_penalty(&here, p)?);
     }
@@ -650,8 +706,35 @@ fn apply(
 }
 
 /// `compare_to`: the reference pipeline, which must be one that this suite or one above declares.
-fn compare_to(here: &Here, suite: &mut Suite, to: &Spanned<String>) -> Result<(), LoadError> {
+/// `compare_to`: a pipeline; `neighbours`, each pipeline against the next in the ranking by the
+/// suite's gated metric (the first, in the order of the metrics, that this suite's `aggregate`
+/// bounds, else the nearest suite's above; ANLS without one); or `all`, every pair.
+fn compare_to(
+    here: &Here,
+    suite: &mut Suite,
+    to: &Spanned<String>,
+    aggregate: Option<&Spanned<AggregateSpec>>,
+) -> Result<(), LoadError> {
     let mark = Mark::of(&to.referenced);
+    let gated = || {
+        let own = aggregate.and_then(|a| {
+            Metric::ALL
+                .into_iter()
+                .find(|m| a.value.bound(m.threshold_key()).is_some())
+        });
+        own.or_else(|| {
+            suite
+                .aggregates
+                .last()
+                .and_then(|a| a.thresholds.first().map(|t| t.metric))
+        })
+        .unwrap_or(Metric::Anls)
+    };
+    let mode = match to.value.as_str() {
+        "neighbours" => Some(CompareTo::Neighbours(gated())),
+        "all" => Some(CompareTo::All),
+        _ => None,
+    };
     let Some(p) = suite.pipelines.as_mut() else {
         return Err(here
             .err(
@@ -661,12 +744,32 @@ fn compare_to(here: &Here, suite: &mut Suite, to: &Spanned<String>) -> Result<()
             )
             .hint("declare `pipelines:` in this suite or one above it"));
     };
-    if !p.list.iter().any(|(n, _)| *n == to.value) {
+    let named = p.list.iter().any(|(n, _)| *n == to.value);
+    if let Some(mode) = mode {
+        if named {
+            return Err(here
+                .err(
+                    mark,
+                    "compare_to",
+                    format!(
+                        "`compare_to: {}` could be the pipeline `{0}` or every pipeline's pairing",
+                        to.value
+                    ),
+                )
+                .hint(format!("rename the pipeline `{}`", to.value)));
+        }
+        p.reference = mode.reference();
+        return Ok(());
+    }
+    if !named {
         let names: Vec<&str> = p.list.iter().map(|(n, _)| n.as_str()).collect();
         let e = here.err(
             mark,
             "compare_to",
-            format!("`compare_to` names `{}`, which is not a pipeline", to.value),
+            format!(
+                "`compare_to` names `{}`, which is not a pipeline (nor `neighbours` or `all`)",
+                to.value
+            ),
         );
         return Err(match closest(&to.value, names.iter().copied()) {
             Some(best) => e.hint(format!("did you mean `{best}`?")),

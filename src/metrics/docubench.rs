@@ -128,6 +128,120 @@ pub fn score_document(
     })
 }
 
+/// The part of a document's score that one top-level field of the schema makes: its leaves
+/// and its arrays together, weighted as in the document's score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldPart {
+    /// The field: a top-level property of the schema.
+    pub name: String,
+    /// Its score, in [0, 1]; 1 when nothing of it is scored.
+    pub score: f64,
+    /// Its weight in the document's score (0 when nothing of it is scored).
+    pub weight: f64,
+}
+
+/// The document's score and what each top-level field of the schema makes of it, in the
+/// schema's order. A field is right when its score is 1: every leaf matches, every array item.
+pub fn score_fields(
+    result: &Value,
+    schema: &Value,
+    label: &Value,
+) -> Result<(DocumentScore, Vec<FieldPart>), SchemaError> {
+    let document = score_document(result, schema, label)?;
+    let result = normalized(&stripped(result));
+    let label = normalized(&stripped(label));
+    let mut parts: Vec<FieldPart> = Vec::new();
+    let mut add =
+        |name: &str, right: f64, weight: f64| match parts.iter_mut().find(|p| p.name == name) {
+            Some(p) => {
+                p.score = p.score * p.weight + right;
+                p.weight += weight;
+                p.score = if p.weight > 0.0 {
+                    p.score / p.weight
+                } else {
+                    1.0
+                };
+            }
+            None => parts.push(FieldPart {
+                name: name.to_owned(),
+                score: if weight > 0.0 { right / weight } else { 1.0 },
+                weight,
+            }),
+        };
+    if let Some(schema) = without_arrays(schema)
+        && schema.get("type").and_then(Value::as_str) == Some("object")
+        && let Some(Value::Object(properties)) = schema.get("properties")
+    {
+        for (name, part) in properties {
+            let (right, scored) = leaves_score(
+                result.as_object().and_then(|m| m.get(name)),
+                label.as_object().and_then(|m| m.get(name)),
+                part,
+            );
+            add(name, right as f64, scored as f64);
+        }
+    }
+    for (name, part) in &document.arrays {
+        add(name, part.score * part.weight, part.weight);
+    }
+    Ok((document, parts))
+}
+
+/// One value against its gold, as DocuBench scores a document holding that value alone (its
+/// schema the gold's shape): a text or number 1 or 0, a list by its greedy matching, a mapping
+/// by its leaves.
+pub fn value_score(gold: &Value, pred: &Value) -> f64 {
+    let wrap = |v: &Value| serde_json::json!({ "value": v });
+    let (label, result) = (wrap(gold), wrap(pred));
+    score_document(&result, &schema_of(&label), &label).map_or(0.0, |d| d.score)
+}
+
+/// A goldgate value tree as JSON for this profile, when no typed JSON is at hand (gold written
+/// in YAML, a prediction written inline): a text that reads as a JSON number is that number,
+/// `true` and `false` are booleans, any other text a string.
+pub fn json_of(value: &crate::base::value::Value) -> Value {
+    use crate::base::value::Value as V;
+    match value {
+        V::Null => Value::Null,
+        V::Text(t) => match t.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => serde_json::from_str::<serde_json::Number>(t)
+                .map_or_else(|_| Value::String(t.clone()), Value::Number),
+        },
+        V::List(items) => Value::Array(items.iter().map(json_of).collect()),
+        V::Map(entries) => Value::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), json_of(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// The schema a gold tree implies when the case gives none: every key of the gold a property,
+/// a list an array of its first item's shape, anything else a leaf.
+pub fn schema_of(gold: &Value) -> Value {
+    match gold {
+        Value::Object(map) => serde_json::json!({
+            "type": "object",
+            "properties": map
+                .iter()
+                .map(|(k, v)| (k.clone(), schema_of(v)))
+                .collect::<Map<String, Value>>(),
+        }),
+        Value::Array(items) => serde_json::json!({
+            "type": "array",
+            "items": items.first().map_or_else(|| serde_json::json!({ "type": "string" }), schema_of),
+        }),
+        // A leaf says its type: an empty schema (`{}`) is no field at all to the benchmark.
+        Value::String(_) => serde_json::json!({ "type": "string" }),
+        Value::Number(_) => serde_json::json!({ "type": "number" }),
+        Value::Bool(_) => serde_json::json!({ "type": "boolean" }),
+        Value::Null => serde_json::json!({ "type": ["string", "null"] }),
+    }
+}
+
 // ---- normalization ---------------------------------------------------------------------------
 
 fn is_empty(v: Option<&Value>) -> bool {
@@ -675,6 +789,65 @@ mod tests {
             json!({"a": 8.46, "b": 1.000001, "c": 1}),
         );
         assert_eq!(out.fields.unwrap().score, 1.0);
+    }
+
+    /// The fields' parts weigh what the document's score weighs: their weighted mean is it.
+    #[test]
+    fn the_fields_parts_make_the_document_s_score() {
+        let schema = json!({"type": "object", "properties": {
+            "number": {"type": "string"}, "total": {"type": "number"},
+            "lines": {"type": "array", "items": {"type": "object", "properties": {
+                "what": {"type": "string"}, "amount": {"type": "number"}}}}}});
+        let label = json!({"number": "F-1", "total": 30,
+            "lines": [{"what": "a", "amount": 10}, {"what": "b", "amount": 20}]});
+        let result = json!({"number": "f 1", "total": 31,
+            "lines": [{"what": "b", "amount": 20}, {"what": "a", "amount": 10}]});
+        let (document, parts) = score_fields(&result, &schema, &label).unwrap();
+        let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["number", "total", "lines"]);
+        let scores: Vec<f64> = parts.iter().map(|p| p.score).collect();
+        assert_eq!(scores, [1.0, 0.0, 1.0]);
+        let weighted: f64 = parts.iter().map(|p| p.score * p.weight).sum::<f64>()
+            / parts.iter().map(|p| p.weight).sum::<f64>();
+        assert_eq!(weighted, document.score);
+        assert_eq!(document.score, 5.0 / 6.0);
+    }
+
+    #[test]
+    fn yaml_texts_read_as_json_and_a_gold_tree_implies_its_schema() {
+        use crate::base::value::Value as V;
+        let gold = V::Map(vec![
+            ("total".into(), V::Text("1234.50".into())),
+            ("paid".into(), V::Text("true".into())),
+            ("number".into(), V::Text("INV-1".into())),
+            (
+                "lines".into(),
+                V::List(vec![V::Map(vec![("a".into(), V::Text("1".into()))])]),
+            ),
+        ]);
+        let json = json_of(&gold);
+        assert_eq!(
+            json,
+            json!({"total": 1234.50, "paid": true, "number": "INV-1", "lines": [{"a": 1}]})
+        );
+        assert_eq!(
+            schema_of(&json),
+            json!({"type": "object", "properties": {"total": {"type": "number"},
+                "paid": {"type": "boolean"}, "number": {"type": "string"},
+                "lines": {"type": "array", "items": {"type": "object", "properties": {
+                    "a": {"type": "number"}}}}}})
+        );
+    }
+
+    #[test]
+    fn one_value_scores_against_its_gold() {
+        assert_eq!(value_score(&json!("F-1"), &json!("f 1")), 1.0);
+        assert_eq!(value_score(&json!(30), &json!(31)), 0.0);
+        assert_eq!(value_score(&json!(null), &json!("")), 1.0);
+        assert_eq!(
+            value_score(&json!([{"a": "x"}, {"a": "y"}]), &json!([{"a": "y"}])),
+            0.5
+        );
     }
 
     #[test]

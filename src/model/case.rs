@@ -59,6 +59,11 @@ pub struct Case {
     pub gold_json: Option<std::sync::Arc<serde_json::Value>>,
     /// The JSON Schema that names the fields scored, when the case or its suite gives one.
     pub schema: Option<std::sync::Arc<serde_json::Value>>,
+    /// Named labels (column name, value as text): a suite's metadata columns, and `tags:`
+    /// written as a mapping (`{doc_type: invoice, lang: fr}`).
+    pub attributes: Vec<(String, String)>,
+    /// The file the gold is read from, when `gold:` names one (or a suite's `cases:` does).
+    pub gold_file: Option<PathBuf>,
 }
 
 /// How failed Easy-Wrong rubrics lower a case's score.
@@ -106,17 +111,21 @@ pub enum Profile {
     Dream,
     /// The `anls-star` package 1.0.1, reproduced.
     AnlsStar,
+    /// DocuBench 0.1.0's scoring, reproduced: normalized exact leaves, greedy list matching, a
+    /// case's ANLS the document's score.
+    DocuBench,
 }
 
 impl Profile {
     /// The names users write.
-    pub const NAMES: [&'static str; 2] = ["dream", "anls_star"];
+    pub const NAMES: [&'static str; 3] = ["dream", "anls_star", "docubench"];
 
     /// The profile of a name.
     pub fn from_name(name: &str) -> Option<Profile> {
         match name {
             "dream" => Some(Profile::Dream),
             "anls_star" => Some(Profile::AnlsStar),
+            "docubench" => Some(Profile::DocuBench),
             _ => None,
         }
     }
@@ -221,6 +230,9 @@ pub enum PredictionSource {
         at: crate::base::location::Mark,
         /// The suite file whose pipeline names the path (`None`: the case file's `prediction:`).
         pipeline: Option<PathBuf>,
+        /// Where the parts of the prediction are in its pipeline's own document, when a suite or
+        /// the case says (`prediction_format:`).
+        format: Option<std::sync::Arc<crate::model::prediction::PredictionFormat>>,
     },
     /// An inline field document.
     Inline(crate::spec::Node),
@@ -240,5 +252,8 @@ pub enum PredictionSource {
         document: Option<Document>,
         /// Where `run:` is written (the suite file), for errors in its command.
         at: (PathBuf, crate::base::location::Mark),
+        /// Where the parts of the prediction are in the command's output, when a suite or the
+        /// case says (`prediction_format:`).
+        format: Option<std::sync::Arc<crate::model::prediction::PredictionFormat>>,
     },
 }

@@ -17,6 +17,15 @@ pub struct Prediction {
     pub usage: Option<Usage>,
     /// The model that produced it.
     pub model: Option<String>,
+    /// The cost the pipeline reports itself (a `prediction_format`'s `cost_usd`), in US dollars:
+    /// it is the case's `cost_usd`, whatever the pricing says.
+    pub reported_cost_usd: Option<f64>,
+    /// A call the pipeline says failed (a `prediction_format`'s `ok:`, or its fields `null`): the
+    /// case fails with the pipeline's own words, nothing scored.
+    pub failed: Option<FailedCall>,
+    /// A usage whose parts do not add up to its own total: its cost is computed from input +
+    /// output as billed, and the run says so.
+    pub usage_mismatch: Option<UsageMismatch>,
     /// The predicted fields as the JSON document holds them, types and all, kept only when the
     /// case's profile compares typed values (`docubench`).
     pub document: Option<std::sync::Arc<serde_json::Value>>,
@@ -79,6 +88,81 @@ impl Usage {
         let parts = self.input_tokens.unwrap_or(0.0) + self.output_tokens.unwrap_or(0.0);
         ((total - parts).abs() >= 0.5).then_some((total, parts))
     }
+}
+
+/// A call that failed, as its pipeline's document says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedCall {
+    /// The prediction file.
+    pub file: std::path::PathBuf,
+    /// Where in it the failure is written.
+    pub at: crate::base::location::Mark,
+    /// How the document says it.
+    pub because: CallFailure,
+}
+
+/// How a pipeline's document says its call failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallFailure {
+    /// An `ok:` key holds another value than the format's.
+    NotOk {
+        /// The key's path in the document (`status`).
+        key: String,
+        /// The value the format calls a success.
+        expected: String,
+        /// The value found; `None` when the key reaches nothing.
+        found: Option<String>,
+        /// The document's own error text (`error`, `message` or `error.message`), if any.
+        said: Option<String>,
+    },
+    /// The fields path holds `null`.
+    NullFields {
+        /// The fields path (`data`).
+        path: String,
+        /// The document's own error text, if any.
+        said: Option<String>,
+    },
+}
+
+/// A usage whose parts do not add up to its own total.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageMismatch {
+    /// The prediction file.
+    pub file: String,
+    /// The total the provider reports.
+    pub total: f64,
+    /// Input + output as billed, which the cost is computed from.
+    pub parts: f64,
+}
+
+/// Why a case's prediction could not be scored.
+#[derive(Debug, Clone)]
+pub enum Unscored {
+    /// It could not be read or produced.
+    Unreadable(Box<crate::base::location::LoadError>),
+    /// The pipeline's call failed.
+    FailedCall(FailedCall),
+}
+
+/// Where a pipeline's document holds the parts of a prediction (a suite's or a case's
+/// `prediction_format`). Each path is a list of steps: keys, or indices of lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionFormat {
+    /// The predicted fields.
+    pub fields: Vec<String>,
+    /// The latency, and whether it is in seconds (else milliseconds).
+    pub latency: Option<(Vec<String>, bool)>,
+    /// The provider's usage mapping.
+    pub usage: Option<Vec<String>>,
+    /// The model's name.
+    pub model: Option<Vec<String>>,
+    /// The cost the pipeline reports.
+    pub cost_usd: Option<Vec<String>>,
+    /// Keys whose values say the call succeeded: (path, the value of a success).
+    pub ok: Vec<(Vec<String>, String)>,
+    /// Where the format is written (file, place): errors of a document read through it name it.
+    pub at: (std::path::PathBuf, crate::base::location::Mark),
 }
 
 impl Prediction {

@@ -17,10 +17,50 @@ pub struct Pipelines {
     pub at: (PathBuf, Mark),
     /// Where each pipeline's path (or name) is written, in the order of `list`.
     pub marks: Vec<Mark>,
-    /// The pipeline the others are compared with: `compare_to`, else the first declared.
+    /// The pipeline the others are compared with: `compare_to`, else the first declared; or
+    /// how they are paired (see [`CompareTo`]).
     pub reference: String,
     /// The pipelines that give their own aggregate bounds, with them.
     pub bounds: Vec<(String, PipelineBounds)>,
+}
+
+/// What a suite's pipelines are compared with (`compare_to`), as a case's `reference` holds it:
+/// a pipeline's name, or a word with a space, which no pipeline name holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareTo<'a> {
+    /// Each pipeline against this one (`compare_to: NAME`, else the first declared).
+    Pipeline(&'a str),
+    /// Each pipeline against the next in the ranking by this metric, best first
+    /// (`compare_to: neighbours`).
+    Neighbours(Metric),
+    /// Every pair of pipelines (`compare_to: all`).
+    All,
+}
+
+impl<'a> CompareTo<'a> {
+    const ALL: &'static str = "(every pair)";
+    const NEIGHBOURS: &'static str = "(neighbours by ";
+
+    /// What a reference stands for.
+    pub fn of(reference: &'a str) -> CompareTo<'a> {
+        if reference == Self::ALL {
+            return CompareTo::All;
+        }
+        reference
+            .strip_prefix(Self::NEIGHBOURS)
+            .and_then(|rest| rest.strip_suffix(')'))
+            .and_then(Metric::from_name)
+            .map_or(CompareTo::Pipeline(reference), CompareTo::Neighbours)
+    }
+
+    /// As a case's `reference` holds it.
+    pub fn reference(self) -> String {
+        match self {
+            CompareTo::Pipeline(name) => name.to_owned(),
+            CompareTo::Neighbours(metric) => format!("{}{})", Self::NEIGHBOURS, metric.name()),
+            CompareTo::All => Self::ALL.to_owned(),
+        }
+    }
 }
 
 /// A pipeline's own aggregate bounds, over those of a suite's `aggregate`: key by key.
@@ -62,6 +102,23 @@ pub struct Aggregate {
     pub thresholds: Vec<Threshold>,
     /// The bounds of each pipeline that gives its own, merged over `thresholds`.
     pub pipelines: Vec<(String, Vec<Threshold>)>,
+    /// Bounds on slices of the cases (`slices: { lang=fr: { min_anls: 0.95 } }`), checked in
+    /// every pipeline's aggregate test over that pipeline's cases of the slice; a pipeline's own
+    /// bounds do not change them.
+    pub slices: Vec<SliceBounds>,
+}
+
+/// The bounds of one slice of a suite's cases: those tagged `tag=value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceBounds {
+    /// The tag (`lang`; `tag` for a tag written in a list).
+    pub tag: String,
+    /// Its value.
+    pub value: String,
+    /// The bounds, over the slice's cases alone.
+    pub thresholds: Vec<Threshold>,
+    /// Where the slice is written in the suite file.
+    pub at: Mark,
 }
 
 impl Aggregate {
@@ -144,6 +201,23 @@ mod tests {
             line,
             column: 3,
         }
+    }
+
+    #[test]
+    fn a_reference_says_how_pipelines_are_paired() {
+        for to in [
+            CompareTo::Pipeline("guided"),
+            CompareTo::Neighbours(Metric::Anls),
+            CompareTo::Neighbours(Metric::Ece),
+            CompareTo::All,
+        ] {
+            assert_eq!(CompareTo::of(&to.reference()), to);
+        }
+        assert_eq!(CompareTo::All.reference(), "(every pair)");
+        assert_eq!(
+            CompareTo::Neighbours(Metric::Anls).reference(),
+            "(neighbours by anls)"
+        );
     }
 
     #[test]

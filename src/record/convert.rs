@@ -4,7 +4,7 @@
 use super::diff::{chars, lines};
 use super::*;
 use crate::base::value::Value;
-use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, SliceRow};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{FieldRow, ThresholdVerdict};
 use crate::evaluate::paired::{Paired, RESAMPLES, SEED};
@@ -32,6 +32,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         }),
         description,
         tags,
+        attributes: record.attributes.clone(),
         score: None,
         gate: None,
         metrics: None,
@@ -43,6 +44,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         errors: record.problems.iter().map(located).collect(),
         model: record.model.clone(),
         usage: record.usage,
+        usage_mismatch: record.usage_mismatch.clone(),
         baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
         message: record.message.clone(),
@@ -189,10 +191,24 @@ pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecor
         id: a.id.clone(),
         pipeline: a.pipeline.clone(),
         file: a.file.clone(),
-        passed: a.thresholds.iter().all(|v| v.held),
+        passed: a.thresholds.iter().all(|v| v.held) && a.slices.iter().all(|s| s.held),
         message: a.message.clone(),
         metrics: (&a.metrics).into(),
         thresholds: a.thresholds.iter().map(threshold).collect(),
+        slices: a
+            .slices
+            .iter()
+            .map(|s| SliceVerdictRecord {
+                tag: s.tag.clone(),
+                value: s.value.clone(),
+                cases: s.cases,
+                held: s.held,
+                thresholds: s.thresholds.iter().map(threshold).collect(),
+                file: s.file.display().to_string(),
+                line: s.line,
+                column: s.column,
+            })
+            .collect(),
     }
 }
 
@@ -252,11 +268,34 @@ impl From<&FieldStat> for FieldStatRecord {
     }
 }
 
+impl From<&SliceRow> for SliceRecord {
+    fn from(s: &SliceRow) -> Self {
+        let a = &s.metrics;
+        SliceRecord {
+            tag: s.tag.clone(),
+            value: s.value.clone(),
+            pipeline: s.pipeline.clone(),
+            cases: a.cases,
+            passed: a.passed,
+            pass_rate: a.pass_rate,
+            exact_match: a.exact_match,
+            anls: a.anls,
+            exact_critical: a.exact_critical,
+            anls_critical: a.anls_critical,
+            brier: a.brier,
+            ece: a.ece,
+            cost_usd_per_case: a.cost_usd,
+            cost_usd_total: a.cost_total_usd,
+        }
+    }
+}
+
 impl From<&Paired> for ComparisonRecord {
     fn from(c: &Paired) -> Self {
         ComparisonRecord {
             pipeline: c.pipeline.clone(),
             reference: c.reference.clone(),
+            unmeasured: c.unmeasured.clone(),
             cases: c.cases,
             score: c.score,
             exact_match: c.exact_match,

@@ -16,12 +16,49 @@ pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
 use crate::evaluate::finding::{Absent, Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
-pub use crate::evaluate::paired::{Interval, McNemar};
+pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
 use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
 pub use crate::evaluate::record::{ErrorKind, Status};
 pub use crate::metrics::Bin;
 pub use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
+
+/// A case's attributes as a JSON object (`{"lang": "fr"}`), their order kept.
+mod attributes_object {
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    use serde::ser::{SerializeMap, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        attributes: &[(String, String)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(attributes.len()))?;
+        for (name, value) in attributes {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, String)>, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of attribute names to texts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, String>()? {
+                    out.push(entry);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}
 
 /// The version of the record's shape; a reader refuses another.
 pub const RECORD_VERSION: u32 = 1;
@@ -55,6 +92,11 @@ pub struct TestRecord {
     /// The case's tags, when it loaded.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Tags written as a mapping, and a metadata table's columns: (name, value), written as a
+    /// JSON object in the case's order.
+    #[serde(default, with = "attributes_object")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub attributes: Vec<(String, String)>,
     /// The gated score, when it was scored.
     pub score: Option<f64>,
     /// The gate, when it was scored.
@@ -85,6 +127,10 @@ pub struct TestRecord {
     /// The prediction's token usage, when it reports it.
     #[serde(default)]
     pub usage: Option<Usage>,
+    /// A usage whose parts do not add up to its own total: its cost is computed from input +
+    /// output as billed.
+    #[serde(default)]
+    pub usage_mismatch: Option<crate::model::prediction::UsageMismatch>,
     /// How the test compares with its baseline entry, when it has one to compare.
     #[serde(default)]
     pub baseline: Option<BaselineComparison>,
@@ -289,6 +335,31 @@ pub struct AggregateRecord {
     pub metrics: PipelineMetrics,
     /// The verdict of each bound.
     pub thresholds: Vec<ThresholdRecord>,
+    /// The verdict of each slice's bounds (`aggregate.slices`).
+    #[serde(default)]
+    pub slices: Vec<SliceVerdictRecord>,
+}
+
+/// The verdict of an aggregate's bounds on one slice of its cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SliceVerdictRecord {
+    /// The tag (`lang`; `tag` for a tag written in a list).
+    pub tag: String,
+    /// Its value.
+    pub value: String,
+    /// The aggregate's case tests in the slice.
+    pub cases: usize,
+    /// Whether the slice has cases and every bound held (a slice that matches no case fails).
+    pub held: bool,
+    /// The verdict of each bound over the slice's cases.
+    pub thresholds: Vec<ThresholdRecord>,
+    /// The suite file.
+    pub file: String,
+    /// Where the slice is written.
+    pub line: u64,
+    /// Its column.
+    pub column: u64,
 }
 
 /// The aggregate metrics of a group of case tests (a pipeline, a suite).
@@ -350,6 +421,31 @@ pub struct FieldStatRecord {
     pub anls: f64,
 }
 
+/// One slice of the run (the case tests tagged `tag=value`) for one pipeline: the metrics of
+/// the table of pipelines over them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct SliceRecord {
+    /// The tag (`lang`; `tag` for a tag written in a list, `tags: [fr]`).
+    pub tag: String,
+    /// Its value (`fr`).
+    pub value: String,
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    pub cases: usize,
+    pub passed: usize,
+    pub pass_rate: Option<f64>,
+    pub exact_match: Option<f64>,
+    pub anls: Option<f64>,
+    pub exact_critical: Option<f64>,
+    pub anls_critical: Option<f64>,
+    pub brier: Option<f64>,
+    pub ece: Option<f64>,
+    pub cost_usd_per_case: Option<f64>,
+    pub cost_usd_total: Option<f64>,
+}
+
 /// One pipeline against its reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -363,6 +459,9 @@ pub struct ComparisonRecord {
     pub anls: Option<Interval>,
     pub mcnemar: McNemar,
     pub bootstrap: BootstrapRecord,
+    /// The metrics left without an interval, and why (the score of cases without rubrics).
+    #[serde(default)]
+    pub unmeasured: Vec<Unmeasured>,
 }
 
 /// How the bootstrap was drawn.
@@ -394,6 +493,9 @@ pub struct Report {
     /// The field × pipeline table (computed from the cases).
     #[serde(default)]
     pub fields: Vec<FieldStatRecord>,
+    /// Each pipeline per tag value (computed from the cases), when a case has a tag.
+    #[serde(default)]
+    pub slices: Vec<SliceRecord>,
     /// Each pipeline against its reference (computed from the cases).
     #[serde(default)]
     pub comparisons: Vec<ComparisonRecord>,
@@ -437,6 +539,7 @@ impl TestRecord {
             rubrics,
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
+            slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
         }
     }
 
@@ -514,6 +617,7 @@ impl TestRecord {
             error: None,
             description: None,
             tags: Vec::new(),
+            attributes: Vec::new(),
             score: None,
             gate: None,
             metrics: None,
@@ -525,6 +629,7 @@ impl TestRecord {
             errors: Vec::new(),
             model: None,
             usage: None,
+            usage_mismatch: None,
             baseline: None,
             compared_to: None,
             message: None,
@@ -536,8 +641,15 @@ impl AggregateRecord {
     /// Where its first failing bound is written, as `file:line` (the suite file alone when none
     /// failed).
     pub fn place(&self) -> String {
-        match self.thresholds.iter().find(|t| !t.held) {
-            Some(t) if t.line > 0 => format!("{}:{}", t.file, t.line),
+        let slice = self.slices.iter().find(|s| !s.held).map(|s| {
+            s.thresholds
+                .iter()
+                .find(|t| !t.held)
+                .map_or((s.file.as_str(), s.line), |t| (t.file.as_str(), t.line))
+        });
+        let bound = self.thresholds.iter().find(|t| !t.held);
+        match bound.map(|t| (t.file.as_str(), t.line)).or(slice) {
+            Some((file, line)) if line > 0 => format!("{file}:{line}"),
             _ => self.file.clone(),
         }
     }

@@ -3,9 +3,9 @@
 use std::fmt::Write;
 
 use super::num;
-use crate::evaluate::aggregate::Aggregated;
+use crate::evaluate::aggregate::{Aggregated, SliceRow, SliceVerdict};
 use crate::evaluate::outcome::ThresholdVerdict;
-use crate::evaluate::paired::{Interval, Paired};
+use crate::evaluate::paired::{Interval, Paired, Pairing, Unmeasured, Unpaired};
 use crate::model::metric::Range;
 
 /// One aggregate's numbers on two lines.
@@ -118,6 +118,69 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
     out
 }
 
+/// A slice's cells, whatever the page: its `tag=value`, its row of the comparison of pipelines,
+/// cases, pass rate, EM, ANLS, critical EM and ANLS, Brier, ECE, cost per case.
+pub(crate) fn slice_cells(s: &SliceRow) -> [String; 11] {
+    let a = &s.metrics;
+    [
+        format!("{}={}", s.tag, s.value),
+        s.pipeline.clone(),
+        a.cases.to_string(),
+        a.pass_rate
+            .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+        num(a.exact_match),
+        num(a.anls),
+        num(a.exact_critical),
+        num(a.anls_critical),
+        num(a.brier),
+        num(a.ece),
+        usd(a.cost_usd),
+    ]
+}
+
+/// The headings of [`slice_cells`].
+pub(crate) const SLICE_HEADINGS: [&str; 11] = [
+    "slice",
+    "pipeline",
+    "cases",
+    "pass",
+    "EM",
+    "ANLS",
+    "crit.EM",
+    "c.ANLS",
+    "Brier",
+    "ECE",
+    "cost/case",
+];
+
+/// One row per slice (`tag=value`) and pipeline, with the metrics of the table of pipelines.
+pub fn slice_table(rows: &[SliceRow]) -> String {
+    let cells: Vec<[String; 11]> = rows.iter().map(slice_cells).collect();
+    let width = |i: usize, least: usize| {
+        cells
+            .iter()
+            .map(|c| c[i].chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(least)
+    };
+    let (w0, w1) = (width(0, 5), width(1, 8));
+    let mut out = String::new();
+    let line = |out: &mut String, c: &[&str]| {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:>5}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+        );
+    };
+    line(&mut out, &SLICE_HEADINGS);
+    for c in &cells {
+        let c: Vec<&str> = c.iter().map(String::as_str).collect();
+        line(&mut out, &c);
+    }
+    out
+}
+
 /// `min_anls failed: 0.8800 < 0.92` for each threshold that failed.
 pub fn failed_bounds(verdicts: &[ThresholdVerdict]) -> Vec<String> {
     verdicts
@@ -178,55 +241,136 @@ pub(crate) fn interval_text(i: Option<&Interval>) -> String {
 }
 
 /// Each pipeline against its reference: the difference of mean score, EM and ANLS with its 95 %
-/// paired bootstrap interval, and McNemar's exact p-value on pass/fail.
+/// paired bootstrap interval, and McNemar's exact p-value on pass/fail. A metric no case of the
+/// pair measures is left out of the line, and the line says why.
 pub fn paired_lines(comparisons: &[Paired]) -> String {
     let mut out = String::new();
-    let mut reference = None;
+    let mut heading = None;
     for c in comparisons {
-        if reference != Some(&c.reference) {
+        let head = match c.pairing {
+            Pairing::Reference => format!("compared with {}", c.reference),
+            Pairing::Neighbours(metric) => format!(
+                "each pipeline against the next in the ranking by {}",
+                metric.name()
+            ),
+            Pairing::All => "every pair of pipelines".to_owned(),
+        };
+        if heading.as_ref() != Some(&head) {
             let _ = writeln!(
                 out,
-                "\ncompared with {} (difference of means, 95 % paired bootstrap interval; McNemar's exact test on pass/fail):",
-                c.reference
+                "\n{head} (difference of means, 95 % paired bootstrap interval; McNemar's exact test on pass/fail):"
             );
-            reference = Some(&c.reference);
+            heading = Some(head);
         }
-        let _ = writeln!(
+        let name = match c.pairing {
+            Pairing::Reference => c.pipeline.clone(),
+            _ => format!("{} against {}", c.pipeline, c.reference),
+        };
+        let mut metrics = String::new();
+        for (label, interval) in [
+            ("score", &c.score),
+            ("EM", &c.exact_match),
+            ("ANLS", &c.anls),
+        ] {
+            if let Some(i) = interval {
+                let _ = write!(metrics, "{label} {}  ", interval_text(Some(i)));
+            }
+        }
+        let _ = write!(
             out,
-            "  {} over {} cases: score {}  EM {}  ANLS {}  passed only by {}: {}, only by {}: {}, p = {:.4}",
-            c.pipeline,
+            "  {name} over {} cases: {metrics}passed only by {}: {}, only by {}: {}, p = {:.4}",
             c.cases,
-            interval_text(c.score.as_ref()),
-            interval_text(c.exact_match.as_ref()),
-            interval_text(c.anls.as_ref()),
             c.reference,
             c.mcnemar.only_reference,
             c.pipeline,
             c.mcnemar.only_pipeline,
             c.mcnemar.p_value
         );
+        if !c.unmeasured.is_empty() {
+            let why: Vec<String> = c.unmeasured.iter().map(unmeasured_text).collect();
+            let _ = write!(out, " ({})", why.join("; "));
+        }
+        out.push('\n');
     }
     out
 }
 
+/// `no score: no case of the pair has rubrics`.
+pub(crate) fn unmeasured_text(u: &Unmeasured) -> String {
+    let name = match u.metric.as_str() {
+        "exact_match" => "EM",
+        "anls" => "ANLS",
+        other => other,
+    };
+    match u.because {
+        Unpaired::NoRubrics => format!("no {name}: no case of the pair has rubrics"),
+        Unpaired::NotMeasured => format!("no {name}: no case of the pair measures it for both"),
+    }
+}
+
 /// The failure message of an aggregate whose bounds failed.
-pub fn aggregate_message(agg: &Aggregated, verdicts: &[ThresholdVerdict]) -> Option<String> {
-    let failures = failed_bounds(verdicts);
+pub fn aggregate_message(
+    agg: &Aggregated,
+    verdicts: &[ThresholdVerdict],
+    slices: &[SliceVerdict],
+) -> Option<String> {
+    let mut failures = failed_bounds(verdicts);
+    failures.extend(slices.iter().filter(|s| !s.held).map(slice_failure));
     (!failures.is_empty()).then(|| {
+        let mut places: Vec<String> = verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(|v| format!("at {}:{} (aggregate.{})", v.file.display(), v.line, v.name))
+            .collect();
+        for s in slices.iter().filter(|s| !s.held) {
+            let key = format!("{}={}", s.tag, s.value);
+            match s.thresholds.iter().filter(|t| !t.held).collect::<Vec<_>>() {
+                failed if s.cases > 0 => places.extend(failed.iter().map(|t| {
+                    format!(
+                        "at {}:{} (aggregate.slices.{key}.{})",
+                        t.file.display(),
+                        t.line,
+                        t.name
+                    )
+                })),
+                _ => places.push(format!(
+                    "at {}:{} (aggregate.slices.{key})",
+                    s.file.display(),
+                    s.line
+                )),
+            }
+        }
         format!(
             "aggregate failed over {} case tests ({} passed): {}\n{}\n{}",
             agg.cases,
             agg.passed,
             failures.join("; "),
             aggregate_table(agg),
-            verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| format!("at {}:{} (aggregate.{})", v.file.display(), v.line, v.name))
-                .collect::<Vec<_>>()
-                .join("\n")
+            places.join("\n")
         )
     })
+}
+
+/// `slice lang=fr (2 case tests): min_anls failed: 0.9000 < 0.95`, or the slice that matches
+/// no case, with the slices there are.
+fn slice_failure(s: &SliceVerdict) -> String {
+    let key = format!("{}={}", s.tag, s.value);
+    if s.cases == 0 {
+        let known: Vec<String> = s.known.iter().map(|(t, v)| format!("{t}={v}")).collect();
+        return format!(
+            "slice {key} matches no case test, so its bounds measure nothing ({})",
+            if known.is_empty() {
+                "no case has a tag".to_owned()
+            } else {
+                format!("the slices of these cases: {}", known.join(", "))
+            }
+        );
+    }
+    format!(
+        "slice {key} ({} case tests): {}",
+        s.cases,
+        failed_bounds(&s.thresholds).join(", ")
+    )
 }
 
 #[cfg(test)]

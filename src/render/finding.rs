@@ -318,6 +318,9 @@ pub fn problem(problem: &Problem) -> String {
                 *steps as f64 / 1e9
             )
         }
+        Problem::Unscorable { file, why } => format!(
+            "{file}: the case cannot be scored under `profile: docubench`: {why} (DocuBench follows an array from the schema's root through `properties`; give the case a schema it can follow)"
+        ),
         Problem::Unpriced {
             model,
             closest,

@@ -89,6 +89,7 @@ pub fn html_page(page: &Page) -> String {
     out.push_str("<main>\n");
     pipelines_table(&mut out, page.pipelines);
     comparisons(&mut out, page.notes.comparisons);
+    slices_table(&mut out, page.notes.slices);
     fields_table(&mut out, page.fields, page.pipelines);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
@@ -159,11 +160,11 @@ fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]
     if comparisons.is_empty() {
         return;
     }
-    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means against the reference pipeline over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>against</th><th>cases</th><th>score</th><th>EM</th><th>ANLS</th><th>passed only by the reference</th><th>passed only by the pipeline</th><th>McNemar p</th></tr></thead>\n<tbody>\n");
+    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means of each pipeline against the one it is compared with, over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>against</th><th>cases</th><th>score</th><th>EM</th><th>ANLS</th><th>passed only by the reference</th><th>passed only by the pipeline</th><th>McNemar p</th><th>without interval</th></tr></thead>\n<tbody>\n");
     for c in comparisons {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td></tr>",
             escape(&c.pipeline),
             escape(&c.reference),
             c.cases,
@@ -172,8 +173,35 @@ fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]
             escape(&interval_text(c.anls.as_ref())),
             c.mcnemar.only_reference,
             c.mcnemar.only_pipeline,
-            c.mcnemar.p_value
+            c.mcnemar.p_value,
+            escape(
+                &c.unmeasured
+                    .iter()
+                    .map(super::compare::unmeasured_text)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
         );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// The slice table: one row per tag value and pipeline (only when some case has a tag).
+fn slices_table(out: &mut String, slices: &[crate::evaluate::aggregate::SliceRow]) {
+    if slices.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"slices\">\n<h2>Slices</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>");
+    for h in super::compare::SLICE_HEADINGS {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in slices {
+        let cells: String = super::compare::slice_cells(row)
+            .iter()
+            .map(|c| format!("<td>{}</td>", escape(c)))
+            .collect();
+        let _ = writeln!(out, "<tr>{cells}</tr>");
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
 }

@@ -37,6 +37,9 @@ pub fn step_summary(
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }
+    if !notes.slices.is_empty() {
+        page.push_str(&slices_table(notes.slices));
+    }
     let items = listed(cases, aggregates, notes);
     let mut heading = String::new();
     for (i, (section, item)) in items.iter().enumerate() {
@@ -133,6 +136,22 @@ fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
             escaped(&one_line(name)),
             comparison_cells(a).join(" | ")
         ));
+    }
+    page
+}
+
+/// The slice table: one row per tag value and pipeline.
+fn slices_table(slices: &[crate::evaluate::aggregate::SliceRow]) -> String {
+    let mut page = format!(
+        "\n| {} |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        super::compare::SLICE_HEADINGS.join(" | ")
+    );
+    for row in slices {
+        let cells: Vec<String> = super::compare::slice_cells(row)
+            .iter()
+            .map(|c| escaped(&one_line(c)))
+            .collect();
+        page.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     page
 }
@@ -254,7 +273,10 @@ mod tests {
             new_cases: &[],
             regressions: &[],
             comparisons: &[],
+            slices: &[],
             baseline_errors: &[],
+            gold_sets: &[],
+            usage_mismatches: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

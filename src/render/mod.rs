@@ -9,6 +9,7 @@ mod html;
 mod junit;
 mod markdown;
 mod message;
+pub mod prediction;
 mod report;
 mod summary;
 

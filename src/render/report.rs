@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::record::{
     AggregateRecord, ComparisonRecord, FieldStatRecord, PipelineMetrics, RECORD_VERSION,
-    RunSummaryRecord,
+    RunSummaryRecord, SliceRecord,
 };
 
 /// What a report holds besides its cases.
@@ -20,6 +20,8 @@ pub struct ReportParts<'a> {
     pub fields: &'a [FieldStatRecord],
     /// Each pipeline against its reference.
     pub comparisons: &'a [ComparisonRecord],
+    /// Each pipeline per tag value.
+    pub slices: &'a [SliceRecord],
     /// The aggregate tests.
     pub aggregates: &'a [AggregateRecord],
 }
@@ -55,6 +57,14 @@ pub fn write_report(
             .fields
             .iter()
             .map(|f| serde_json::to_string(f).unwrap_or_default()),
+    )?;
+    write!(out, ",\n  \"slices\": ")?;
+    pretty_list(
+        out,
+        parts
+            .slices
+            .iter()
+            .map(|s| serde_json::to_string(s).unwrap_or_default()),
     )?;
     write!(out, ",\n  \"comparisons\": ")?;
     pretty_list(out, parts.comparisons.iter().map(|c| indented(c, 2)))?;

@@ -39,9 +39,15 @@ pub struct Notes<'a> {
     pub regressions: &'a [String],
     /// Each pipeline against its reference.
     pub comparisons: &'a [crate::evaluate::paired::Paired],
+    /// Each pipeline per tag value (empty when no case has a tag).
+    pub slices: &'a [crate::evaluate::aggregate::SliceRow],
     /// Why a declared baseline file could not be compared with (it does not exist, or does not
     /// read), once each; a missing one is said only here, its tests say where to look.
     pub baseline_errors: &'a [String],
+    /// What the gold sets' metadata tables and cases do not match: listed after the run.
+    pub gold_sets: &'a [crate::load::cases::GoldSetNote],
+    /// Usages whose parts do not add up to their totals, once per prediction file.
+    pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -52,6 +58,10 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
         out.push_str(&super::compare::paired_lines(notes.comparisons));
+    }
+    if !notes.slices.is_empty() {
+        out.push('\n');
+        out.push_str(&super::compare::slice_table(notes.slices));
     }
     for line in notes.regressions {
         out.push_str(&format!(
@@ -72,8 +82,30 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     for why in notes.baseline_errors {
         out.push_str(&format!("error: {why}\n"));
     }
+    for note in notes.gold_sets {
+        out.push_str(&gold_set_note(note));
+    }
+    for m in notes.usage_mismatches {
+        out.push_str(&super::prediction::usage_mismatch(m));
+        out.push('\n');
+    }
     out.push('\n');
     out
+}
+
+/// A record of a gold set's metadata table that names no case, or a case that no record names.
+fn gold_set_note(note: &crate::load::cases::GoldSetNote) -> String {
+    use crate::load::cases::GoldSetNote;
+    match note {
+        GoldSetNote::RecordWithoutCase { metadata, key } => format!(
+            "metadata: the record `{key}` of `{}` names no case (no gold file of that name)\n",
+            metadata.display()
+        ),
+        GoldSetNote::CaseWithoutRecord { metadata, case } => format!(
+            "metadata: no record of `{}` names the case `{case}` (it has no attributes)\n",
+            metadata.display()
+        ),
+    }
 }
 
 /// `anls 0.9500 -> 0.9000, field `total` EM 1.0000 -> 0.0000, brier 0.1000 -> absent`: changes

@@ -21,6 +21,7 @@ use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::Entry as BaselineEntry;
 use crate::evaluate::paired::paired;
+use crate::load::cases::GoldSetNote;
 use crate::load::discover::{Found, discover, find_by_name};
 use crate::load::{Load, Planned, When, load_folder, plan_folder};
 use crate::model::suite::Aggregate;
@@ -157,6 +158,13 @@ impl Harness {
             Err(e) => return fail_early(&e),
         };
         let trials = trials(&found, &self.cases, &rubrics, &args, &session);
+        let gold_sets: Vec<GoldSetNote> = found
+            .iter()
+            .filter_map(|f| match f {
+                Found::Note(note) => Some(note.clone()),
+                _ => None,
+            })
+            .collect();
         // What was found stays only for a listing of skipped tests: its paths are the trials'.
         let found = if args.list { found } else { Vec::new() };
         // A misspelt `--exact NAME` would pass having run nothing.
@@ -189,7 +197,15 @@ impl Harness {
             return conclusion.exit_code();
         }
 
-        if !end_of_run(&session, &env, &outputs, annotations, &args, unmatched) {
+        if !end_of_run(
+            &session,
+            &env,
+            &outputs,
+            annotations,
+            &args,
+            unmatched,
+            &gold_sets,
+        ) {
             return Exit::TestFailed.into();
         }
         conclusion.exit_code()
@@ -351,6 +367,7 @@ fn end_of_run(
     annotations: bool,
     args: &Arguments,
     unmatched: Option<&str>,
+    gold_sets: &[GoldSetNote],
 ) -> bool {
     let mut kept = session.kept();
     kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
@@ -367,7 +384,10 @@ fn end_of_run(
             new_cases: &kept.new_cases,
             regressions: &[],
             comparisons: &paired(&kept.numbers),
+            slices: &crate::evaluate::aggregate::slice_rows(&kept.numbers),
             baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
+            gold_sets,
+            usage_mismatches: &kept.usage_mismatches.values().cloned().collect::<Vec<_>>(),
         };
         let end = run_end(&summary, &pipelines, &notes);
         let _ = write!(out, "{}", crate::render::inert(&end));

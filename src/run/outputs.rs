@@ -13,12 +13,12 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::base::fs::write_atomically_with;
-use crate::evaluate::aggregate::{field_table, pipeline_rows, summarize};
+use crate::evaluate::aggregate::{field_table, pipeline_rows, slice_rows, summarize};
 use crate::evaluate::paired::paired;
 use crate::evaluate::record::{CaseNumbers, ErrorKind};
 use crate::record::{
     AggregateRecord, ComparisonRecord, FieldStatRecord, PipelineMetrics, RECORD_VERSION,
-    RunSummaryRecord, TestRecord,
+    RunSummaryRecord, SliceRecord, TestRecord,
 };
 use crate::render::{
     Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, junit_xml, step_summary,
@@ -320,12 +320,14 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         .collect();
     let fields: Vec<FieldStatRecord> = field_table(numbers).iter().map(Into::into).collect();
     let comparisons: Vec<ComparisonRecord> = paired(numbers).iter().map(Into::into).collect();
+    let slices: Vec<SliceRecord> = slice_rows(numbers).iter().map(Into::into).collect();
     let aggregates = records.aggregate_list();
     let parts = ReportParts {
         summary: &summary,
         pipelines: &pipelines,
         fields: &fields,
         comparisons: &comparisons,
+        slices: &slices,
         aggregates: &aggregates,
     };
     write_atomically_with(path, |out| write_report(out, &parts, &mut records.lines()))
@@ -339,7 +341,9 @@ pub(crate) struct RunNotes {
     improvements: Vec<String>,
     new_cases: Vec<String>,
     comparisons: Vec<crate::evaluate::paired::Paired>,
+    slices: Vec<crate::evaluate::aggregate::SliceRow>,
     baseline_errors: Vec<String>,
+    usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
 }
 
 impl RunNotes {
@@ -349,9 +353,16 @@ impl RunNotes {
             improvements: Vec::new(),
             new_cases: Vec::new(),
             comparisons: paired(numbers),
+            slices: slice_rows(numbers),
             baseline_errors: Vec::new(),
+            usage_mismatches: Vec::new(),
         };
         for case in cases {
+            if let Some(m) = &case.usage_mismatch
+                && !notes.usage_mismatches.iter().any(|n| n.file == m.file)
+            {
+                notes.usage_mismatches.push(m.clone());
+            }
             let compared = case.compared();
             if !compared.regressions.is_empty() {
                 let line = format!("{}: {}", case.id, describe(&compared.regressions));
@@ -374,6 +385,7 @@ impl RunNotes {
             }
         }
         notes.baseline_errors.sort();
+        notes.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
         notes
     }
 
@@ -384,7 +396,10 @@ impl RunNotes {
             new_cases: &self.new_cases,
             regressions: &self.regressions,
             comparisons: &self.comparisons,
+            slices: &self.slices,
             baseline_errors: &self.baseline_errors,
+            gold_sets: &[],
+            usage_mismatches: &self.usage_mismatches,
         }
     }
 }

@@ -16,7 +16,7 @@ use super::command::{Ran, run};
 use crate::base::fs::{canonical, document_digest, hash_hex, read_bytes, write_atomically};
 use crate::base::location::LoadError;
 use crate::base::state;
-use crate::load::prediction::{from_output, missing_document, read_prediction};
+use crate::load::prediction::{RunOf, from_output, missing_document, read_prediction};
 use crate::model::case::PredictionSource;
 use crate::model::prediction::Prediction;
 
@@ -142,6 +142,7 @@ pub(crate) fn predict(
             expect_fields,
             document,
             at,
+            format,
         } => {
             if let Some(missing) = document.as_ref().and_then(missing_document) {
                 return Err(missing);
@@ -175,10 +176,13 @@ pub(crate) fn predict(
                 ran.stdout,
                 ran.latency_ms,
                 &ran.stderr_tail,
-                command,
-                *expect_fields,
+                &RunOf {
+                    command,
+                    expect_fields: *expect_fields,
+                    at,
+                    format: format.as_deref(),
+                },
                 case_file,
-                at,
             )
         }
         _ => read_prediction(source, case_file),

@@ -19,12 +19,12 @@ use crate::evaluate::baseline::{self, Baseline, Entry};
 use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
-    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
+    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
 };
 use crate::evaluate::{evaluate, evaluate_judged};
 use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
-use crate::model::prediction::{Prediction, Usage};
+use crate::model::prediction::{Prediction, Unscored, Usage};
 use crate::model::suite::{BaselineSpec, Judge};
 use crate::record::{aggregate_record, test_record};
 use crate::render::{describe, failure_message, field_blocks};
@@ -58,6 +58,7 @@ pub(crate) struct Full {
     pub(crate) outcome: Option<Outcome>,
     pub(crate) model: Option<String>,
     pub(crate) usage: Option<Usage>,
+    pub(crate) usage_mismatch: Option<crate::model::prediction::UsageMismatch>,
     pub(crate) baseline: Compared,
     /// A prediction that could not be read or produced, located.
     pub(crate) problems: Vec<Located>,
@@ -101,6 +102,9 @@ pub(crate) struct Kept {
     /// Why a declared baseline file could not be compared with (it does not exist, or does not
     /// read), said once at the end of the run however many tests it failed.
     pub(crate) baseline_errors: std::collections::BTreeSet<String>,
+    /// Usages whose parts do not add up to their totals, by prediction file: said once at the
+    /// end of the run.
+    pub(crate) usage_mismatches: BTreeMap<String, crate::model::prediction::UsageMismatch>,
     /// On a full run: every entry name each baseline should hold, by file.
     pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
 }
@@ -526,32 +530,66 @@ impl Session {
         if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
             bar.inc(1);
         }
+        // A call its pipeline says failed is a failure of the case, not an empty prediction.
+        let predicted = match predicted {
+            Err(e) => Err(Unscored::Unreadable(Box::new(e))),
+            Ok(mut p) => match p.failed.take() {
+                Some(call) => Err(Unscored::FailedCall(call)),
+                None => {
+                    // A profile that compares typed values reads the document's own JSON.
+                    if case.profile == crate::model::case::Profile::DocuBench {
+                        p.document =
+                            crate::load::prediction::typed_fields(&case.prediction).map(Arc::new);
+                    }
+                    Ok(p)
+                }
+            },
+        };
         let prediction = match predicted {
             Ok(p) => p,
-            Err(error) => {
+            Err(why) => {
+                let (cause, at) = match &why {
+                    Unscored::Unreadable(error) => (
+                        error.to_string(),
+                        (error.file.display().to_string(), error.line, error.column),
+                    ),
+                    Unscored::FailedCall(call) => (
+                        crate::render::prediction::failed_call(call),
+                        (
+                            call.file.display().to_string(),
+                            call.at.line,
+                            call.at.column,
+                        ),
+                    ),
+                };
                 return Scored {
                     passed: false,
                     numbers: CaseNumbers {
                         reference: case.reference.clone(),
                         suite: case.suite_folder.display().to_string(),
+                        slices: slices_of(&case.tags, &case.attributes),
                         ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
                     },
                     full: Mutex::new(Some(Box::new(Full {
-                        message: Some(format!(
-                            "error: {error}\nthe prediction could not be read, so nothing was scored"
-                        )),
-                        error: Some(Cause::new(ErrorKind::Prediction, error.to_string())),
+                        message: Some(crate::render::prediction::unscored(&why)),
+                        error: Some(Cause::new(ErrorKind::Prediction, cause.clone())),
                         problems: vec![Located {
-                            file: error.file.display().to_string(),
-                            line: error.line,
-                            column: error.column,
-                            message: error.to_string(),
+                            file: at.0,
+                            line: at.1,
+                            column: at.2,
+                            message: cause,
                         }],
                         ..Full::default()
                     }))),
                 };
             }
         };
+        // Said once at the end of the run; the case is scored as usual.
+        if let Some(m) = &prediction.usage_mismatch {
+            lock(&self.kept)
+                .usage_mismatches
+                .insert(m.file.clone(), m.clone());
+        }
         let outcome = self.evaluate(case, &prediction);
         let passed = outcome.passed;
         let message = (!outcome.passed).then(|| failure_message(case, &outcome));
@@ -575,6 +613,7 @@ impl Session {
             numbers: CaseNumbers {
                 reference: case.reference.clone(),
                 suite: case.suite_folder.display().to_string(),
+                slices: slices_of(&case.tags, &case.attributes),
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
             full: Mutex::new(Some(Box::new(Full {
@@ -583,6 +622,7 @@ impl Session {
                 outcome: Some(outcome),
                 model: prediction.model,
                 usage: prediction.usage,
+                usage_mismatch: prediction.usage_mismatch,
                 baseline: compared,
                 problems,
             }))),

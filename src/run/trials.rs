@@ -149,6 +149,7 @@ fn not_loaded(
             .unwrap_or_default(),
         file,
         about: None,
+        attributes: Vec::new(),
         status: Status::Failed,
         error: Some(Cause::new(
             match problem {
@@ -162,6 +163,7 @@ fn not_loaded(
         outcome: None,
         model: None,
         usage: None,
+        usage_mismatch: None,
         baseline: Compared::default(),
         message: Some(plain(&message)),
         problems,
@@ -179,12 +181,14 @@ pub(crate) fn case_record(case: &Case) -> Record {
         file: case.file.display().to_string(),
         suite: case.suite_folder.display().to_string(),
         about: Some((case.description.clone(), case.tags.clone())),
+        attributes: case.attributes.clone(),
         status: Status::Failed,
         error: None,
         skip: case.skip.clone(),
         outcome: None,
         model: None,
         usage: None,
+        usage_mismatch: None,
         baseline: Compared::default(),
         message: None,
         problems: Vec::new(),
@@ -205,6 +209,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.outcome = full.outcome;
     record.model = full.model;
     record.usage = full.usage;
+    record.usage_mismatch = full.usage_mismatch;
     record.baseline = full.baseline;
     record.problems = full.problems;
     // The record's copy of the message, without colour, is for the run's files only.
@@ -251,12 +256,22 @@ pub(crate) fn aggregate_trial(
         let numbers = numbers_of_cases(&cases, &session);
         let agg = aggregation::aggregate(&numbers);
         let verdicts = agg.judge(aggregate.bounds(pipeline.as_deref()));
-        let message = aggregate_message(&agg, &verdicts);
+        let counted: Vec<CaseNumbers> = numbers
+            .into_iter()
+            .filter(|n| n.status != Status::Ignored)
+            .collect();
+        let slices: Vec<_> = aggregate
+            .slices
+            .iter()
+            .map(|bounds| aggregation::judge_slice(&counted, bounds, &aggregate.file))
+            .collect();
+        let message = aggregate_message(&agg, &verdicts, &slices);
         session.finish_aggregate(AggregateRecord {
             id: name.clone(),
             pipeline: pipeline.clone(),
             metrics: agg.clone(),
             thresholds: verdicts,
+            slices,
             message: message.as_deref().map(plain),
             file: aggregate.file.display().to_string(),
         });

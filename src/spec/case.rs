@@ -15,8 +15,10 @@ use super::pipelines::PipelinesSpec;
 pub struct CaseFile {
     /// One line about the document.
     pub description: Option<String>,
-    /// Free labels, for filtering and reports.
-    pub tags: Option<Vec<String>>,
+    /// Labels, for filtering, reports and slices: a list, or a mapping of names to values.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::tags")]
+    pub tags: Option<Node>,
     /// When set, the test is reported ignored with this reason.
     #[schemars(with = "Option<String>")]
     pub skip: Option<Spanned<String>>,
@@ -63,6 +65,9 @@ pub struct CaseFile {
     /// command and pipeline paths.
     #[schemars(with = "Option<String>")]
     pub document: Option<Spanned<String>>,
+    /// Where the parts of the prediction are in its pipeline's own document (overrides the
+    /// suite's).
+    pub prediction_format: Option<super::PredictionFormatSpec>,
 }
 
 /// A `suite.yaml`: settings for its folder and every folder below it. A deeper suite
@@ -72,6 +77,9 @@ pub struct CaseFile {
 pub struct SuiteFile {
     /// Case keys given to every case below (a case's own key wins, whole).
     pub defaults: Option<CaseFile>,
+    /// Every gold file of a pattern is a case, with no YAML file per document.
+    #[schemars(with = "Option<super::cases::CasesSpec>")]
+    pub cases: Option<Spanned<super::cases::CasesSpec>>,
     /// Pipelines: one test per case and pipeline. A mapping of names to prediction paths
     /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`) or to a mapping of
     /// `prediction` and the pipeline's own `aggregate` bounds, or a list of names when `run`
@@ -105,12 +113,17 @@ pub struct SuiteFile {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::scoring")]
     pub scoring: Option<Spanned<String>>,
-    /// The pipeline the others are compared with (the first declared, when not given).
+    /// The pipeline the others are compared with (the first declared, when not given);
+    /// `neighbours`: each pipeline against the next in the ranking by the suite's gated metric
+    /// (the first its `aggregate` bounds, else ANLS); `all`: every pair.
     #[schemars(with = "Option<String>")]
     pub compare_to: Option<Spanned<String>>,
     /// The command that answers `judge:` checks, and the file its verdicts are kept in.
     #[schemars(with = "Option<JudgeSpec>")]
     pub judge: Option<Spanned<JudgeSpec>>,
+    /// Where the parts of a prediction are in the pipelines' own documents, for every case
+    /// below (a deeper suite's or a case's replaces it whole).
+    pub prediction_format: Option<super::PredictionFormatSpec>,
 }
 
 /// A judge: a command reading `{"question", "text", "field", "gold", "case"}` on standard input
@@ -143,6 +156,12 @@ macro_rules! aggregate_keys {
                 #[schemars(with = "Option<f64>")]
                 pub $key: Option<Spanned<f64>>,
             )*
+            /// Bounds on slices of the suite's cases, each checked over the slice's cases alone:
+            /// `lang=fr: { min_anls: 0.95 }` (a tag of a mapping or a metadata column), `tag=scan`
+            /// (a tag written in a list). A slice that matches no case fails the test.
+            #[serde(default)]
+            #[schemars(with = "Option<BTreeMap<String, AggregateSpec>>")]
+            pub slices: Option<BTreeMap<String, Spanned<AggregateSpec>>>,
         }
 
         /// A pipeline's own aggregate thresholds: each key written replaces the suite's bound

@@ -2,15 +2,19 @@
 //! the written text of scalars, the YAML parser's messages, and the JSON Schema of each file.
 
 mod case;
+mod cases;
 mod node;
 mod parse;
 mod pipelines;
+mod prediction_format;
 pub mod schema;
 
 pub use case::{
     AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, PipelineAggregateSpec,
     RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
+pub use cases::CasesSpec;
 pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;
 pub use pipelines::{PipelineName, PipelineSpec, PipelineValue, PipelinesSpec};
+pub use prediction_format::PredictionFormatSpec;

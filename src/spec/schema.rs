@@ -35,9 +35,20 @@ fn scalar() -> serde_json::Value {
 /// `gold:` a mapping of field names to values, or `{ any_of: [...] }`.
 pub(crate) fn gold(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
-        "description": "Gold value of every field; scalars are compared as the text written. `{ any_of: [a, b] }` gives accepted variants; `null` means the field must be absent or empty.",
-        "type": "object",
+        "description": "Gold value of every field; scalars are compared as the text written. `{ any_of: [a, b] }` gives accepted variants; `null` means the field must be absent or empty. Or a .json or .yaml file of them, relative to this file.",
+        "type": ["object", "string"],
         "additionalProperties": true
+    })
+}
+
+/// `tags:` a list of labels, or a mapping of names to values.
+pub(crate) fn tags(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "Labels: a list (`[invoice, fr]`) or a mapping of names to values (`{doc_type: invoice, lang: fr}`).",
+        "oneOf": [
+            { "type": "array", "items": { "type": "string" } },
+            { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }
+        ]
     })
 }
 
@@ -112,7 +123,7 @@ pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
 
 /// `profile:` one of the profile names.
 pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star"] })
+    json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench"] })
 }
 
 pub(crate) fn scoring(_: &mut SchemaGenerator) -> Schema {
