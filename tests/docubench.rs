@@ -202,3 +202,152 @@ fn a_case_under_the_docubench_profile_scores_as_the_benchmark_does() {
         support::stdout(&out)
     );
 }
+
+/// The suite a user writes for the DocuBench data, and nothing else: its run under
+/// `profile: docubench` gives the published leaderboard (every document, every system's macro
+/// score, every language and file-type slice) to 1e-9, reads every provider's usage, and
+/// prices Gemini's thinking as output.
+#[cfg(unix)]
+#[test]
+fn the_docubench_suite_reproduces_the_leaderboard() {
+    let Some(data) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("cases/docubench");
+    std::fs::create_dir_all(&suite).unwrap();
+    for part in ["labels", "schemas", "results", "sources.json"] {
+        std::os::unix::fs::symlink(data.join(part), suite.join(part)).unwrap();
+    }
+    std::fs::write(suite.join("suite.yaml"), SUITE).unwrap();
+    let out = support::goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
+    let report = read(&dir.path().join("report.json"));
+    let published = read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/docubench/published.json"),
+    );
+    let stdout = support::stdout(&out);
+
+    // Every document of every system.
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 300, "{stdout}");
+    for row in published["per_doc"].as_array().unwrap() {
+        let doc = row["doc_id"].as_str().unwrap();
+        for (system, expected) in row
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| *k != "doc_id")
+        {
+            let id = format!("docubench/{doc}::{system}");
+            let case = cases
+                .iter()
+                .find(|c| c["id"] == id.as_str())
+                .unwrap_or_else(|| panic!("no {id}"));
+            let anls = case["metrics"]["anls"].as_f64().unwrap();
+            assert!(
+                close(anls, expected.as_f64().unwrap()),
+                "{id}: {anls} against {expected}"
+            );
+        }
+    }
+    // Each system's macro score is its pipeline's ANLS.
+    for (system, expected) in published["aggregates"].as_object().unwrap() {
+        let row = report["pipelines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pipeline"] == system.as_str())
+            .unwrap_or_else(|| panic!("no pipeline {system}"));
+        let anls = row["anls"].as_f64().unwrap();
+        assert!(
+            close(anls, expected.as_f64().unwrap()),
+            "{system}: {anls} against {expected}"
+        );
+    }
+    // Every language and file-type slice.
+    let slices = report["slices"].as_array().unwrap();
+    let mut checked = 0;
+    for key in ["lang", "ftype"] {
+        for slice in published["breakdowns"][key].as_array().unwrap() {
+            let value = slice["value"].as_str().unwrap();
+            for (system, expected) in slice.as_object().unwrap() {
+                let Some(expected) = expected.as_f64().filter(|_| system != "doc_count") else {
+                    continue;
+                };
+                let row = slices
+                    .iter()
+                    .find(|r| {
+                        r["tag"] == key && r["value"] == value && r["pipeline"] == system.as_str()
+                    })
+                    .unwrap_or_else(|| panic!("no slice {key}={value} for {system}"));
+                assert_eq!(row["cases"], slice["doc_count"], "{key}={value} {system}");
+                let anls = row["anls"].as_f64().unwrap();
+                assert!(
+                    close(anls, expected),
+                    "{key}={value} {system}: {anls} against {expected}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 6 * 20, "{checked} slices checked");
+
+    // Every provider's usage is read with no configuration, and priced as billed.
+    let case = |id: &str| cases.iter().find(|c| c["id"] == id).unwrap();
+    let gemini = &case("docubench/1ZVqiyJZ::gemini");
+    let usage = &gemini["usage"];
+    let thinking = usage["reasoning_tokens"]
+        .as_f64()
+        .expect("Gemini's thinking is read");
+    let input = usage["input_tokens"].as_f64().unwrap();
+    let output = usage["output_tokens"].as_f64().unwrap();
+    assert_eq!(usage["total_tokens"].as_f64().unwrap(), input + output);
+    assert_eq!(
+        gemini["metrics"]["cost_usd"].as_f64().unwrap(),
+        input / 1e6 * 0.3 + output / 1e6 * 2.5,
+        "thinking ({thinking} tokens) is billed as output"
+    );
+    for system in ["claude", "gpt", "gemini"] {
+        let with_usage = cases
+            .iter()
+            .filter(|c| c["pipeline"] == system && c["usage"]["input_tokens"].is_number())
+            .count();
+        assert_eq!(with_usage, 50, "{system}'s usage read on every document");
+    }
+    // A cost the system reports is its cost.
+    let extend = &case("docubench/1ZVqiyJZ::extend");
+    let reported = read(&data.join("results/extend/1ZVqiyJZ.json"))["cost"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(extend["metrics"]["cost_usd"].as_f64().unwrap(), reported);
+}
+
+/// The suite of the README's example, with example prices for the three models whose outputs
+/// report no cost of their own.
+const SUITE: &str = "\
+profile: docubench
+cases:
+  gold: labels/{case}.json
+  schema: schemas/{case}.json
+  metadata: sources.json
+  key: doc_id
+  tags: [lang, ftype]
+prediction_format:
+  fields: data
+  latency_s: time_sec
+  usage: meta.usage
+  model: meta.model
+  cost_usd: cost
+pipelines:
+  claude: results/claude/{case}.json
+  docupipe_high: results/docupipe_high/{case}.json
+  docupipe_standard: results/docupipe_standard/{case}.json
+  extend: results/extend/{case}.json
+  gemini: results/gemini/{case}.json
+  gpt: results/gpt/{case}.json
+pricing:
+  claude-sonnet-4-6: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 }
+  gemini-3.5-flash: { input_per_mtok: 0.3, output_per_mtok: 2.5 }
+  gpt-5.5: { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 }
+compare_to: neighbours
+defaults:
+  thresholds: { min_anls: 0.5 }
+";
