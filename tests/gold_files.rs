@@ -158,7 +158,7 @@ fn a_missing_gold_file_is_named_where_gold_names_it() {
     );
     assert_eq!(
         failure_block(&out, "b")[0],
-        "error: cases/b.yaml:2:7: gold: the gold file `gold.txt` must end in `.json`, `.yaml` or `.yml` (name a .json or .yaml file of the gold fields, or write them as a mapping under `gold:`)"
+        "error: cases/b.yaml:2:7: gold: the gold file `gold.txt` must end in `.json`, `.yaml` or `.yml` (or `.csv` under `profile: kieval`) (name a .json or .yaml file of the gold fields, or write them as a mapping under `gold:`)"
     );
 }
 

@@ -14,7 +14,7 @@ use crate::metrics::{brier, ece};
 use crate::model::case::Profile;
 
 /// The scoring profiles `--profile` accepts.
-pub const PROFILES: [&str; 3] = Profile::NAMES;
+pub const PROFILES: [&str; 4] = Profile::NAMES;
 
 /// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
 pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
@@ -44,7 +44,30 @@ fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, S
             let score = crate::metrics::docubench::value_score(gold, pred);
             Ok(json!({ "anls": score, "em": u8::from(score == 1.0) }))
         }
+        Profile::KiEval => kieval_pair(gold, pred),
     }
+}
+
+/// KIEval's counts and scores of one pair of documents (objects of fields).
+fn kieval_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
+    use crate::metrics::kieval::{Document, score};
+    let document = |side: &str, json: &Json| match Value::from_json(json) {
+        Value::Map(fields) => Ok(fields),
+        _ => Err(format!(
+            "under `kieval` the {side} is a document: an object of fields"
+        )),
+    };
+    let (gold, pred) = (document("gold", gold)?, document("pred", pred)?);
+    let of = |f: &[(String, Value)]| Document::of_fields(f.iter().map(|(k, v)| (k.as_str(), v)));
+    let counts = score(&of(&gold), &of(&pred));
+    let t = counts.total;
+    Ok(json!({
+        "precision": t.precision(),
+        "recall": t.recall(),
+        "f1": t.f1(),
+        "aligned": t.aligned(),
+        "kieval": counts,
+    }))
 }
 
 /// EM and ANLS of one gold/prediction pair as a JSON object (default profile).

@@ -23,8 +23,17 @@ pub struct Aggregated {
     pub exact_critical: Option<f64>,
     /// Mean critical ANLS.
     pub anls_critical: Option<f64>,
-    /// Mean field-level F1.
+    /// Mean field-level F1; under `kieval`, KIEval's entity F1 of the pooled counts.
     pub f1: Option<f64>,
+    /// Mean field-level precision; under `kieval`, KIEval's of the pooled counts.
+    pub precision: Option<f64>,
+    /// Mean field-level recall; under `kieval`, KIEval's of the pooled counts.
+    pub recall: Option<f64>,
+    /// KIEval's aligned score of the pooled counts (`kieval`).
+    pub aligned: Option<f64>,
+    /// KIEval's counts summed over the cases that have them (`kieval`): KIEval scores a set by
+    /// its pooled counts (micro), not by a mean of its documents' scores.
+    pub kieval: Option<crate::metrics::kieval::Counts>,
     /// Pooled Brier score.
     pub brier: Option<f64>,
     /// Pooled ECE (5 bins).
@@ -79,6 +88,12 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .iter()
         .filter(|r| r.status == Status::Passed)
         .count();
+    let kieval = scored.iter().filter_map(|m| m.kieval).reduce(|mut all, c| {
+        all.add(&c);
+        all
+    });
+    let pooled_kieval =
+        |get: fn(&crate::metrics::kieval::Tally) -> f64| kieval.map(|c| get(&c.total));
     // The gate's aggregates (PerceptionRubrics): a case that could not be scored has a closed
     // gate and a score of 0, as it fails; rubric items count only where they were judged.
     let tallies: Vec<_> = results
@@ -110,7 +125,13 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         anls: mean(&|m| m.anls),
         exact_critical: mean(&|m| m.exact_critical),
         anls_critical: mean(&|m| m.anls_critical),
-        f1: mean(&|m| m.f1),
+        f1: pooled_kieval(crate::metrics::kieval::Tally::f1).or_else(|| mean(&|m| m.f1)),
+        precision: pooled_kieval(crate::metrics::kieval::Tally::precision)
+            .or_else(|| mean(&|m| m.precision)),
+        recall: pooled_kieval(crate::metrics::kieval::Tally::recall)
+            .or_else(|| mean(&|m| m.recall)),
+        aligned: pooled_kieval(crate::metrics::kieval::Tally::aligned),
+        kieval,
         brier: pooled.brier(),
         ece: pooled.ece(),
         latency_p50: percentile(&latencies, 0.50),
@@ -367,9 +388,11 @@ impl Aggregated {
             Metric::MustRightAccuracy => self.must_right_accuracy,
             Metric::EasyWrongAccuracy => self.easy_wrong_accuracy,
             Metric::F1 => self.f1,
+            Metric::Precision => self.precision,
+            Metric::Recall => self.recall,
             Metric::LatencyMs => self.latency_p95,
             Metric::CostUsd => self.cost_usd,
-            Metric::Score | Metric::ExtraFields | Metric::Precision | Metric::Recall => None,
+            Metric::Score | Metric::ExtraFields => None,
         }
     }
 

@@ -58,6 +58,8 @@ pub fn score_field(
         Profile::Dream => field_scores(variants, pred, normalize),
         Profile::AnlsStar => anls_star_scores(variants, pred),
         Profile::DocuBench => docubench_scores(variants, pred),
+        // KIEval compares values as written.
+        Profile::KiEval => field_scores(variants, pred, Normalize::NONE),
     };
     let mut scored = Scored {
         em,
@@ -373,6 +375,7 @@ fn rules(profile: Profile, normalize: Normalize) -> Rules {
     match profile {
         Profile::Dream | Profile::DocuBench => Rules::dream(normalize),
         Profile::AnlsStar => Rules::REFERENCE,
+        Profile::KiEval => Rules::dream(Normalize::NONE),
     }
 }
 

@@ -9,6 +9,7 @@ mod docubench;
 pub mod field;
 pub mod finding;
 pub mod judge;
+mod kieval;
 pub mod outcome;
 pub mod paired;
 pub mod record;
@@ -176,6 +177,12 @@ fn scored(
     let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields);
     if let Some(Ok(document)) = &document {
         metrics.anls = Some(document.score);
+    }
+    if case.profile == crate::model::case::Profile::KiEval
+        && case.gold.is_some()
+        && prediction.is_document
+    {
+        kieval::apply(&mut metrics, gold, prediction);
     }
 
     let cx = Context {

@@ -119,6 +119,14 @@ pub struct Metrics {
     pub recall: Option<f64>,
     /// Harmonic mean of precision and recall.
     pub f1: Option<f64>,
+    /// KIEval's aligned score (`profile: kieval`): right entities over right, wrong and missing
+    /// ones once the items of groups are aligned.
+    #[serde(default)]
+    pub aligned: Option<f64>,
+    /// KIEval's counts (`profile: kieval`), from which its precision, recall, F1 and aligned are
+    /// computed.
+    #[serde(default)]
+    pub kieval: Option<crate::metrics::kieval::Counts>,
 }
 
 impl Metrics {

@@ -19,8 +19,8 @@ pub(crate) struct GoldFile {
     pub(crate) json: Option<serde_json::Value>,
 }
 
-/// The extensions a gold file may have.
-const GOLD_EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
+/// The extensions a gold file may have (`.csv`: KIEval's layout, for `profile: kieval`).
+const GOLD_EXTENSIONS: [&str; 4] = ["json", "yaml", "yml", "csv"];
 
 /// Reads the gold file `path`, named `written` where `gold:` names it (`at` in `named_in`).
 pub(crate) fn read_gold_file(
@@ -39,7 +39,7 @@ pub(crate) fn read_gold_file(
             named_in,
             at,
             "gold",
-            format!("the gold file `{written}` must end in `.json`, `.yaml` or `.yml`"),
+            format!("the gold file `{written}` must end in `.json`, `.yaml` or `.yml` (or `.csv` under `profile: kieval`)"),
         )
         .hint("name a .json or .yaml file of the gold fields, or write them as a mapping under `gold:`"));
     }
@@ -53,6 +53,14 @@ pub(crate) fn read_gold_file(
         .hint("the path is relative to the file that names it"));
     }
     let text = read_text(&path)?;
+    if extension == "csv" {
+        let node = super::kieval_csv::read(&path, &text)?;
+        return Ok(GoldFile {
+            path,
+            node,
+            json: None,
+        });
+    }
     let json = if extension == "json" {
         Some(typed_json(&path, &text)?)
     } else {

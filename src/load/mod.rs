@@ -6,6 +6,7 @@ pub mod discover;
 mod fields;
 mod folder;
 mod gold_file;
+mod kieval_csv;
 mod metadata;
 pub mod prediction;
 mod prediction_format;
@@ -121,7 +122,33 @@ fn load_spec(
             f.clone_from(&format);
         }
     }
+    if let Some(e) = cases.iter().find_map(csv_outside_kieval) {
+        return Err(vec![e]);
+    }
     Ok(cases)
+}
+
+/// A `.csv` gold or prediction is KIEval's layout, which only `profile: kieval` reads.
+fn csv_outside_kieval(case: &Case) -> Option<LoadError> {
+    if case.profile == crate::model::case::Profile::KiEval {
+        return None;
+    }
+    let is_csv = |p: &Path| p.extension().is_some_and(|e| e == "csv");
+    let (path, what) = match (&case.gold_file, &case.prediction) {
+        (Some(g), _) if is_csv(g) => (g.clone(), "gold"),
+        (_, PredictionSource::File { path, .. }) if is_csv(path) => (path.clone(), "prediction"),
+        _ => return None,
+    };
+    Some(
+        LoadError::file(
+            &case.file,
+            format!(
+                "the {what} `{}` is a .csv, which goldgate reads in KIEval's layout only under `profile: kieval`",
+                path.display()
+            ),
+        )
+        .hint("add `profile: kieval` to the case or its suite, or give a .json or .yaml file"),
+    )
 }
 
 /// A YAML file read as `T`, its mistakes located; those YAML's own message leaves unexplained

@@ -191,6 +191,7 @@ fn recorded_prediction(
     match path.extension().and_then(|e| e.to_str()) {
         Some("txt") => Ok(text_prediction(text)),
         Some("json") => json_prediction(path, &text),
+        Some("csv") => kieval_prediction(path, text),
         _ if looks_like_case(&text) => Err(LoadError::at(
             case_file,
             at,
@@ -203,6 +204,29 @@ fn recorded_prediction(
         .hint("point `prediction:` at the pipeline's recorded output")),
         _ => yaml_prediction(path, &text),
     }
+}
+
+/// A prediction in KIEval's CSV layout (`profile: kieval`): its groups and entities are its
+/// fields.
+fn kieval_prediction(path: &Path, text: String) -> Result<Prediction, LoadError> {
+    let node = super::kieval_csv::read(path, &text)?;
+    let fields = node
+        .as_map()
+        .unwrap_or_default()
+        .iter()
+        .map(|(name, n)| PredictedField {
+            name: name.clone(),
+            value: n.to_value(),
+            confidence: None,
+            metadata: Vec::new(),
+            whole: None,
+        })
+        .collect();
+    Ok(Prediction {
+        fields,
+        is_document: true,
+        ..text_prediction(text)
+    })
 }
 
 fn is_json(path: &Path) -> bool {

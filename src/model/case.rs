@@ -114,11 +114,14 @@ pub enum Profile {
     /// DocuBench 0.1.0's scoring, reproduced: normalized exact leaves, greedy list matching, a
     /// case's ANLS the document's score.
     DocuBench,
+    /// KIEval's scorer, reproduced: entity-level precision, recall and F1 and the aligned score,
+    /// counts pooled over the set; a `.csv` gold or prediction is read in KIEval's layout.
+    KiEval,
 }
 
 impl Profile {
     /// The names users write.
-    pub const NAMES: [&'static str; 3] = ["dream", "anls_star", "docubench"];
+    pub const NAMES: [&'static str; 4] = ["dream", "anls_star", "docubench", "kieval"];
 
     /// The profile of a name.
     pub fn from_name(name: &str) -> Option<Profile> {
@@ -126,6 +129,7 @@ impl Profile {
             "dream" => Some(Profile::Dream),
             "anls_star" => Some(Profile::AnlsStar),
             "docubench" => Some(Profile::DocuBench),
+            "kieval" => Some(Profile::KiEval),
             _ => None,
         }
     }

@@ -382,6 +382,16 @@ pub struct PipelineMetrics {
     pub exact_critical: Option<f64>,
     pub anls_critical: Option<f64>,
     pub f1: Option<f64>,
+    #[serde(default)]
+    pub precision: Option<f64>,
+    #[serde(default)]
+    pub recall: Option<f64>,
+    /// KIEval's aligned score of the pooled counts (`profile: kieval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aligned: Option<f64>,
+    /// KIEval's counts pooled over the cases (`profile: kieval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kieval: Option<crate::metrics::kieval::Counts>,
     pub brier: Option<f64>,
     pub ece: Option<f64>,
     pub latency_p50_ms: Option<f64>,

@@ -118,6 +118,45 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
     out
 }
 
+/// Under `profile: kieval`, one row per pipeline of KIEval's scores and counts, pooled over its
+/// cases (entities: gold ones, right, wrong, missing or extra); empty when no pipeline has them.
+pub fn kieval_table(rows: &[(String, Aggregated)]) -> String {
+    let rows: Vec<_> = rows
+        .iter()
+        .filter_map(|(n, a)| a.kieval.map(|c| (n, a, c.total)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows
+        .iter()
+        .map(|(n, _, _)| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>9}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}",
+        "KIEval", "precision", "recall", "F1", "aligned", "labels", "exact", "wrong", "missing"
+    );
+    for (name, a, t) in rows {
+        let _ = writeln!(
+            out,
+            "{name:<width$}  {:>9}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}",
+            num(a.precision),
+            num(a.recall),
+            num(a.f1),
+            num(a.aligned),
+            t.labels,
+            t.exact,
+            t.wrong,
+            t.missing
+        );
+    }
+    out
+}
+
 /// A slice's cells, whatever the page: its `tag=value`, its row of the comparison of pipelines,
 /// cases, pass rate, EM, ANLS, critical EM and ANLS, Brier, ECE, cost per case.
 pub(crate) fn slice_cells(s: &SliceRow) -> [String; 11] {

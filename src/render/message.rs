@@ -400,7 +400,7 @@ fn shown_normalize(case: &Case) -> Normalize {
         },
         // Its own normalization (punctuation and spaces gone) is not one of goldgate's: the
         // values are shown as written.
-        Profile::DocuBench => Normalize::NONE,
+        Profile::DocuBench | Profile::KiEval => Normalize::NONE,
     }
 }
 

@@ -57,6 +57,11 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
+        let kieval = super::compare::kieval_table(pipelines);
+        if !kieval.is_empty() {
+            out.push('\n');
+            out.push_str(&kieval);
+        }
         out.push_str(&super::compare::paired_lines(notes.comparisons));
     }
     if !notes.slices.is_empty() {

@@ -52,7 +52,7 @@ pub struct CaseFile {
     /// Per-field comparison rules (`compare: number`, `correct: anls`...).
     #[schemars(with = "Option<BTreeMap<String, FieldRuleSpec>>")]
     pub fields: Option<BTreeMap<String, Spanned<FieldRuleSpec>>>,
-    /// The scoring profile: `dream` (default) or `anls_star`.
+    /// The scoring profile: `dream` (default), `anls_star`, `docubench` or `kieval`.
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::profile")]
     pub profile: Option<Spanned<String>>,

@@ -123,7 +123,7 @@ pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
 
 /// `profile:` one of the profile names.
 pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench"] })
+    json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench", "kieval"] })
 }
 
 pub(crate) fn scoring(_: &mut SchemaGenerator) -> Schema {

@@ -1,0 +1,132 @@
+//! `profile: kieval` as a user runs it: a `cases:` suite over KIEval's own CSV layout, gold and
+//! prediction read with nothing converted, scored as KIEval's published scorer scores them. The
+//! numbers of `tests/fixtures/kieval/` are worked out by hand in the comments below (the
+//! published scorer gives the same over the same files).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+mod support;
+use support::{goldgate, stdout, write_files};
+
+fn fixture() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/kieval"
+    ))
+}
+
+/// Runs the fixture suite and returns its report.
+fn report() -> Value {
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("report.json");
+    let run = goldgate(
+        fixture(),
+        &["test", ".", "--report", path.to_str().unwrap()],
+    );
+    assert!(run.status.success(), "{}", stdout(&run));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    a.as_f64().is_some_and(|a| (a - b).abs() < 1e-12)
+}
+
+fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+fn tally(labels: u64, exact: u64, fp: u64, fn_: u64, wrong: u64, missing: u64) -> Value {
+    serde_json::json!({
+        "labels": labels, "exact": exact, "false_positives": fp, "false_negatives": fn_,
+        "wrong": wrong, "missing": missing,
+    })
+}
+
+#[test]
+fn a_receipt_is_counted_as_kieval_counts_it() {
+    let r = report();
+    let a = &case(&r, "a::model")["metrics"];
+    // Menu lines aligned tea↔tea, cake↔cake (price wrong), `x` extra; date wrong, one of the two
+    // phones missing, `extra` extra: 8 gold entities, 5 right, 4 FP, 3 FN, 2 wrong, 3 missing.
+    assert_eq!(a["kieval"]["total"], tally(8, 5, 4, 3, 2, 3));
+    assert_eq!(a["kieval"]["ungrouped"], tally(3, 1, 2, 2, 1, 2));
+    assert_eq!(a["kieval"]["grouped"], tally(5, 4, 2, 1, 1, 1));
+    assert_eq!(a["kieval"]["items"], tally(2, 1, 2, 1, 1, 1));
+    assert!(close(&a["precision"], 5.0 / 9.0), "{a}");
+    assert!(close(&a["recall"], 5.0 / 8.0), "{a}");
+    assert!(close(&a["f1"], 10.0 / 17.0), "{a}");
+    assert!(close(&a["aligned"], 0.5), "{a}");
+}
+
+#[test]
+fn a_group_gold_lacks_is_extra_and_an_empty_part_is_left_out() {
+    let r = report();
+    let b = &case(&r, "b::model")["metrics"];
+    // Group 1 is not in gold: its item and its one value are extra. No entity outside groups
+    // in gold: that part is not in the total.
+    assert_eq!(b["kieval"]["total"], tally(2, 2, 1, 0, 0, 1));
+    assert_eq!(b["kieval"]["items"], tally(1, 1, 1, 0, 0, 1));
+    assert!(close(&b["precision"], 2.0 / 3.0), "{b}");
+    assert!(close(&b["recall"], 1.0), "{b}");
+    assert!(close(&b["f1"], 0.8), "{b}");
+    assert!(close(&b["aligned"], 2.0 / 3.0), "{b}");
+}
+
+#[test]
+fn a_pipeline_scores_its_pooled_counts_not_a_mean_of_its_cases() {
+    let r = report();
+    let p = &r["pipelines"][0];
+    assert_eq!(p["pipeline"], "model");
+    assert_eq!(p["kieval"]["total"], tally(10, 7, 5, 3, 2, 4));
+    assert_eq!(p["kieval"]["items"], tally(3, 2, 3, 1, 1, 2));
+    assert!(close(&p["precision"], 7.0 / 12.0), "{p}");
+    assert!(close(&p["recall"], 0.7), "{p}");
+    // 2·7 / (2·7 + 5 + 3); the mean of the cases' F1s would be (10/17 + 0.8) / 2.
+    assert!(close(&p["f1"], 7.0 / 11.0), "{p}");
+    assert!(close(&p["aligned"], 7.0 / 13.0), "{p}");
+}
+
+#[test]
+fn a_csv_is_read_only_under_the_kieval_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "suite.yaml",
+                "cases:\n  gold: gt/{case}.csv\npipelines:\n  model: pred/{case}.csv\ndefaults:\n  thresholds: { min_f1: 0.5 }\n",
+            ),
+            ("gt/a.csv", "0\nnm\ntea\n\n"),
+            ("pred/a.csv", "0\nnm\ntea\n\n"),
+        ],
+    );
+    let run = goldgate(dir.path(), &["test", "."]);
+    assert!(!run.status.success());
+    let out = stdout(&run);
+    assert!(
+        out.contains(
+            "is a .csv, which goldgate reads in KIEval's layout only under `profile: kieval`"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_end_of_the_run_gives_kieval_s_scores_and_counts_per_pipeline() {
+    let run = goldgate(fixture(), &["test", "."]);
+    let out = stdout(&run);
+    assert!(
+        out.contains(
+            "KIEval    precision   recall       F1  aligned   labels    exact    wrong  missing\n\
+             model        0.5833   0.7000   0.6364   0.5385       10        7        2        4\n"
+        ),
+        "{out}"
+    );
+}
