@@ -23,6 +23,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod support;
+use support::goldgate;
+
 /// The Rust samples of the book, compiled here against goldgate: a sample that stops compiling
 /// fails this test's build.
 #[allow(dead_code)]
@@ -244,18 +247,6 @@ fn yaml_problems(block: &Block, validators: &BTreeMap<&str, Schema>) -> Vec<Stri
         },
         errors.join("; ")
     )]
-}
-
-fn goldgate(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .output()
-        .expect("the goldgate binary runs")
 }
 
 /// The project files of one page, linted together: `(path, block)` pairs.

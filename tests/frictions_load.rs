@@ -6,27 +6,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use support::{goldgate, stderr, stdout};
+use support::{failure_lines, goldgate, stderr, stdout};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/frictions-load")
-        .join(name)
-}
-
-/// The lines of a failure block, from its `---- NAME ----` line to the next block.
-fn failure_block(out: &str, name: &str) -> Vec<String> {
-    let start = out
-        .find(&format!("---- {name} ----\n"))
-        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
-    out[start..]
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with("---- ") && *l != "failures:")
-        .map(str::to_owned)
-        .collect()
+    support::fixtures("frictions-load").join(name)
 }
 
 /// `goldgate test cases/invoices/fr` finds `rubrics/` up to the project root, as it finds
@@ -94,7 +79,7 @@ fn lint_lists_every_bound_out_of_range_in_line_order() {
         &fixture("bounds"),
         &["test", "cases", "--exact", "thresholds"],
     );
-    let block = failure_block(&stdout(&out), "thresholds");
+    let block = failure_lines(&stdout(&out), "thresholds");
     assert_eq!(block[..5], expected[3..8]);
 }
 
@@ -122,7 +107,7 @@ fn a_gold_key_one_edit_from_a_predicted_key_is_named_as_maybe_misnamed() {
     let out = goldgate(&fixture("misnamed"), &["test", "cases"]);
     let stdout = stdout(&out);
     let absent = "  prediction  (absent; the prediction has `invoice_nr`, maybe a misnamed key)";
-    let threshold = failure_block(&stdout, "by-threshold");
+    let threshold = failure_lines(&stdout, "by-threshold");
     assert_eq!(
         threshold[..5],
         [
@@ -134,7 +119,7 @@ fn a_gold_key_one_edit_from_a_predicted_key_is_named_as_maybe_misnamed() {
         ]
     );
     assert_eq!(threshold[6], absent);
-    let rubric = failure_block(&stdout, "by-rubric");
+    let rubric = failure_lines(&stdout, "by-rubric");
     assert_eq!(
         rubric[2],
         "must_right `the invoice number is exact` failed (closes the gate): invoice_no: `` is not an exact match of its gold (the prediction has no `invoice_no` but has `invoice_nr`, maybe a misnamed key)"

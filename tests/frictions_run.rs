@@ -2,33 +2,13 @@
 //! baseline said once per run, cases of unrelated suites kept apart in the comparison of
 //! pipelines, and an HTML page whose long lines wrap on screen and in print.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
+#[path = "support/chromium.rs"]
+mod chromium;
 mod support;
-use support::{goldgate, stderr, stdout, write_files};
-
-/// The failure block libtest prints for one test.
-fn failure_block(out: &str, name: &str) -> String {
-    let start = out
-        .find(&format!("---- {name} ----\n"))
-        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
-    let body = out[start..].split_once('\n').unwrap().1;
-    let end = [body.find("\n\n---- "), body.find("\n\nfailures:\n")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(body.len());
-    body[..end].trim_end().to_owned()
-}
-
-/// The line libtest prints for a test (`test NAME ... ok`), spaces squeezed.
-fn verdict_of(out: &str, name: &str) -> String {
-    out.lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .find(|l| l.starts_with(&format!("test {name} ")))
-        .unwrap_or_else(|| panic!("no line for {name} in:\n{out}"))
-}
+use support::{failure_block, goldgate, read_report, stderr, stdout, verdict_of, write_files};
 
 /// Two cases scored by two pipelines: `llm` confident at 0.3 on fields it has right (ECE 0.7),
 /// `ocr` with no confidence at all (no ECE to measure).
@@ -215,9 +195,7 @@ fn cases_of_two_suites_without_pipelines_are_two_rows_named_by_their_folders() {
     write_files(dir.path(), &TWO_SUITES);
     let out = goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
     assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
+    let report = read_report(&dir.path().join("report.json"), &out);
     let rows: Vec<(&str, f64)> = report["pipelines"]
         .as_array()
         .unwrap()
@@ -272,40 +250,9 @@ fn cases_of_two_suites_without_pipelines_are_two_rows_named_by_their_folders() {
     );
 }
 
-/// Chromium, when the machine has it (`.ci/run` installs it and sets GOLDGATE_REQUIRE_CHROMIUM).
-fn chromium() -> Option<PathBuf> {
-    let found = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::split_paths(&std::env::var_os("PATH")?)
-                .map(|dir| dir.join(name))
-                .find(|p| p.is_file())
-        });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("GOLDGATE_REQUIRE_CHROMIUM").is_none(),
-            "headless Chromium is required here: install it (`apt-get install chromium`)"
-        );
-        eprintln!("not checked: no Chromium on this machine to render the HTML page");
-    }
-    found
-}
-
 /// The DOM headless Chromium builds of `page` in a window `width` pixels wide.
 fn rendered(chromium: &Path, profile: &Path, page: &Path, width: u32) -> Output {
-    Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--window-size={width},3000"))
-        .arg(format!("--user-data-dir={}", profile.display()))
+    chromium::headless(chromium, profile, width, 3000)
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .output()
@@ -347,7 +294,9 @@ fn measured(dom: &str) -> &str {
 
 #[test]
 fn the_html_page_wraps_long_lines_and_fits_its_tables_on_screen_and_in_print() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium::find() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // A vendor read as a 1,000-character run without a space: its diff line and the message
     // line that quotes it are far wider than any window or page.

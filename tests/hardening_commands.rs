@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{command, goldgate, stderr, stdout, write_files};
+use support::{command, failure_block, goldgate, stderr, stdout, write_files};
 
 /// Runs `cmd` to its end, or kills it after `patience`: `None` when it had to be killed (it
 /// hung). Its output goes to files, so that a full pipe never blocks it.
@@ -65,20 +65,6 @@ fn with_peak_memory(mut cmd: Command) -> (Output, u64) {
         stderr: Vec::new(),
     };
     (output, u64::try_from(usage.ru_maxrss).unwrap())
-}
-
-/// The failure block libtest prints for one test.
-fn failure_block(out: &str, name: &str) -> String {
-    let start = out
-        .find(&format!("---- {name} ----\n"))
-        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
-    let body = &out[start..].split_once('\n').unwrap().1;
-    let end = [body.find("\n---- "), body.find("\nfailures:")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(body.len());
-    body[..end].trim_end().to_owned()
 }
 
 fn verdict(out: &str, name: &str) -> Option<String> {

@@ -28,10 +28,10 @@ fn expected(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// The first line of the failure block libtest prints for one test.
 fn first_failure_line(out: &str, name: &str) -> String {
-    let start = out
-        .find(&format!("---- {name} ----\n"))
-        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
-    out[start..].lines().nth(1).unwrap_or_default().to_owned()
+    support::failure_lines(out, name)
+        .into_iter()
+        .next()
+        .unwrap_or_default()
 }
 
 /// The summary line goldgate prints after libtest's result.

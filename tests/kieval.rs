@@ -3,43 +3,26 @@
 //! numbers of `tests/fixtures/kieval/` are worked out by hand in the comments below (the
 //! published scorer gives the same over the same files).
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 mod support;
-use support::{goldgate, stdout, write_files};
+use support::{case, goldgate, goldgate_report, stdout, write_files};
 
-fn fixture() -> &'static Path {
-    Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/kieval"
-    ))
+fn fixture() -> PathBuf {
+    support::fixtures("kieval")
 }
 
 /// Runs the fixture suite and returns its report.
 fn report() -> Value {
-    let out = tempfile::tempdir().unwrap();
-    let path = out.path().join("report.json");
-    let run = goldgate(
-        fixture(),
-        &["test", ".", "--report", path.to_str().unwrap()],
-    );
+    let (run, report) = goldgate_report(&fixture(), &["test", "."]);
     assert!(run.status.success(), "{}", stdout(&run));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    report
 }
 
 fn close(a: &Value, b: f64) -> bool {
     a.as_f64().is_some_and(|a| (a - b).abs() < 1e-12)
-}
-
-fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
 }
 
 fn tally(labels: u64, exact: u64, fp: u64, fn_: u64, wrong: u64, missing: u64) -> Value {
@@ -120,7 +103,7 @@ fn a_csv_is_read_only_under_the_kieval_profile() {
 
 #[test]
 fn the_end_of_the_run_gives_kieval_s_scores_and_counts_per_pipeline() {
-    let run = goldgate(fixture(), &["test", "."]);
+    let run = goldgate(&fixture(), &["test", "."]);
     let out = stdout(&run);
     assert!(
         out.contains(

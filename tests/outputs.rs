@@ -10,6 +10,9 @@ use std::process::{Command, Output};
 use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
 use serde_json::Value;
 
+#[path = "support/chromium.rs"]
+mod chromium;
+
 /// Every test of the fixture and whether it passes (`None`: skipped).
 const VERDICTS: [(&str, Option<bool>); 18] = [
     ("broken::alpha", Some(false)),
@@ -407,45 +410,15 @@ fn the_html_page_stands_alone_and_shows_every_part() {
     assert_eq!(again, html);
 }
 
-/// Chromium, when the machine has it (`.ci/run` installs it and sets GOLDGATE_REQUIRE_CHROMIUM).
-fn chromium() -> Option<PathBuf> {
-    let found = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::split_paths(&std::env::var_os("PATH")?)
-                .map(|dir| dir.join(name))
-                .find(|p| p.is_file())
-        });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("GOLDGATE_REQUIRE_CHROMIUM").is_none(),
-            "headless Chromium is required here: install it (`apt-get install chromium`)"
-        );
-        eprintln!("not checked: no Chromium on this machine to render the HTML page");
-    }
-    found
-}
-
 fn headless(chromium: &Path, profile: &Path) -> Command {
-    let mut cmd = Command::new(chromium);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,2400",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    cmd
+    chromium::headless(chromium, profile, 1280, 2400)
 }
 
 #[test]
 fn headless_chromium_renders_the_page_with_a_diagram_per_pipeline() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium::find() else {
+        return;
+    };
     let fx = Fixture::new();
     fx.test(&["--html", "page.html"], &[]);
     let url = format!("file://{}", fx.path("page.html").display());

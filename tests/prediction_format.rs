@@ -6,47 +6,30 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
-use support::{goldgate, stdout};
+use support::{case, goldgate, goldgate_report, stdout};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/prediction-format")
-        .join(name)
+    support::fixtures("prediction-format").join(name)
 }
 
 /// The run over the `run` fixture: its output and its report.
 fn run() -> (String, bool, Value) {
-    let out_dir = tempfile::tempdir().unwrap();
-    let report = out_dir.path().join("report.json");
-    let out = goldgate(
-        &fixture("run"),
-        &["test", "cases", "--report", report.to_str().unwrap()],
-    );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let (out, report) = goldgate_report(&fixture("run"), &["test", "cases"]);
     (stdout(&out), out.status.success(), report)
 }
 
-fn case<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no case {id} in {report:#}"))
-}
-
-/// The failure block of a test in libtest's output.
+/// The failure block of a test in libtest's output, to its first blank line.
 fn failure(out: &str, id: &str) -> String {
-    let head = format!("---- {id} ----\n");
-    let start = out
-        .find(&head)
-        .unwrap_or_else(|| panic!("no failure of {id}:\n{out}"))
-        + head.len();
-    let rest = &out[start..];
-    rest[..rest.find("\n\n").unwrap_or(rest.len())].to_owned()
+    let lines = support::failure_lines(out, id);
+    let block: Vec<&str> = lines
+        .iter()
+        .map(String::as_str)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    block.join("\n")
 }
 
 #[test]

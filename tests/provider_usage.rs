@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{goldgate, stdout, write_files};
+use support::{goldgate, read_report, stdout, write_files};
 
 const SUITE: &str = "\
 pricing:
@@ -23,12 +23,7 @@ fn case(name: &str) -> (String, String) {
 }
 
 fn cost_of(report: &serde_json::Value, id: &str) -> f64 {
-    let case = report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no {id}"));
+    let case = support::case(report, id);
     case["metrics"]["cost_usd"]
         .as_f64()
         .unwrap_or_else(|| panic!("{case:#}"))
@@ -66,9 +61,7 @@ fn every_provider_s_usage_is_priced_as_it_is_billed() {
     write_files(dir.path(), &files);
     let out = goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
     assert!(out.status.success(), "{}", stdout(&out));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
+    let report = read_report(&dir.path().join("report.json"), &out);
 
     let gemini = cost_of(&report, "gemini");
     assert_eq!(gemini, 2211.0 / 1e6 * 1.25 + (293.0 + 1342.0) / 1e6 * 10.0);

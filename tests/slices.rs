@@ -16,12 +16,12 @@ mod support;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::{goldgate, stdout};
+use support::{goldgate, read_report, stdout};
 
 /// A copy of the fixture's cases in a temporary folder, with `suites/NAME.yaml` as their suite.
 fn fixture(suite: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/slices");
+    let from = support::fixtures("slices");
     copy_dir(&from.join("cases"), &dir.path().join("cases"));
     std::fs::copy(
         from.join("suites").join(format!("{suite}.yaml")),
@@ -50,10 +50,8 @@ fn run(dir: &Path, args: &[&str], report: &str) -> (String, Value) {
     all.extend(args);
     all.extend(["--report", report]);
     let out = goldgate(dir, &all);
-    let text = stdout(&out);
-    let report = std::fs::read_to_string(dir.join(report))
-        .unwrap_or_else(|e| panic!("no report ({e}):\n{text}{}", support::stderr(&out)));
-    (text, serde_json::from_str(&report).unwrap())
+    let report = read_report(&dir.join(report), &out);
+    (stdout(&out), report)
 }
 
 /// A slice row of the report as (tag, value, pipeline, cases, passed, EM, ANLS).

@@ -142,6 +142,18 @@ pub(crate) enum Json {
 }
 
 impl Json {
+    /// What kind of value it is, as a message says it (`a mapping`, `null`).
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::String(_) => "a text",
+            Json::Array(_) => "a list",
+            Json::Object(_) => "a mapping",
+        }
+    }
+
     /// The value tree goldgate scores: scalars as their text, numbers as their shortest
     /// round-trip text (`1234.5`), what the anls-star reference compares too.
     pub(crate) fn into_value(self) -> Value {

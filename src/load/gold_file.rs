@@ -85,23 +85,7 @@ pub(crate) fn read_gold_file(
 
 /// A JSON file as serde_json reads it (duplicate keys refused), its syntax errors located.
 fn typed_json(path: &Path, text: &str) -> Result<serde_json::Value, LoadError> {
-    crate::base::json::strict_json(text).map_err(|e| {
-        let message = e.to_string();
-        let message = message
-            .split(" at line ")
-            .next()
-            .unwrap_or(&message)
-            .to_owned();
-        LoadError::at(
-            path,
-            Mark {
-                line: e.line() as u64,
-                column: e.column() as u64,
-            },
-            "",
-            format!("not valid JSON: {message}"),
-        )
-    })
+    crate::base::json::strict_json(text).map_err(|e| super::metadata::json_error(path, &e, 0))
 }
 
 /// The gold `node` limited to the fields a JSON Schema names, in its order: a property the

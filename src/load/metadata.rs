@@ -45,7 +45,8 @@ pub(crate) fn read_table(path: &Path) -> Result<Table, LoadError> {
     }
 }
 
-fn json_error(path: &Path, e: &serde_json::Error, line_offset: u64) -> LoadError {
+/// A JSON syntax error located in `path`, `line_offset` lines below where the parsed text starts.
+pub(super) fn json_error(path: &Path, e: &serde_json::Error, line_offset: u64) -> LoadError {
     let message = e.to_string();
     let message = message.split(" at line ").next().unwrap_or(&message);
     LoadError::at(

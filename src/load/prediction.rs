@@ -326,7 +326,7 @@ fn through_format(
                 &format.fields,
                 format!(
                     "`{shown}` must be a mapping of field names to values, found {}",
-                    json_kind(&other)
+                    other.kind()
                 ),
                 None,
             ));
@@ -355,7 +355,7 @@ fn through_format(
         p.model = Some(format::scalar_text(value).ok_or_else(|| {
             locate(
                 &steps,
-                format!("the model must be a name, found {}", json_kind(value)),
+                format!("the model must be a name, found {}", value.kind()),
                 None,
             )
         })?);
@@ -365,17 +365,6 @@ fn through_format(
             Some(number(value, steps, "cost_usd", 0.0, f64::INFINITY).map_err(in_json)?);
     }
     Ok(p)
-}
-
-fn json_kind(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a text",
-        Json::Array(_) => "a list",
-        Json::Object(_) => "a mapping",
-    }
 }
 
 /// A `.json` prediction's tree; its syntax errors are located in its text.
@@ -395,17 +384,7 @@ fn json_tree(path: &Path, text: &str) -> Result<Json, LoadError> {
 
 /// A `.json` prediction; its errors are located in its text.
 fn json_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
-    let json = prediction_tree(text).map_err(|e| {
-        LoadError::at(
-            path,
-            Mark {
-                line: (e.line() as u64).max(1),
-                column: (e.column() as u64).max(1),
-            },
-            "",
-            format!("invalid JSON: {}", strip_position(&e.to_string())),
-        )
-    })?;
+    let json = json_tree(path, text)?;
     envelope(json, true).map_err(|(p, msg, hint)| locate_in_json(path, text, &p, msg, hint))
 }
 

@@ -127,7 +127,7 @@ fn count(value: &Json, at: Vec<String>, key: &str) -> Result<Option<f64>, UsageE
             at,
             format!(
                 "`{key}` must be a token count (a number), found {}",
-                kind(value)
+                value.kind()
             ),
             None,
         )),
@@ -148,20 +148,12 @@ fn detail(value: &Json, at: Vec<String>, key: &str) -> Result<Option<f64>, Usage
         },
         _ => Err((
             at,
-            format!("a usage's details must be a mapping, found {}", kind(value)),
+            format!(
+                "a usage's details must be a mapping, found {}",
+                value.kind()
+            ),
             None,
         )),
-    }
-}
-
-fn kind(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a text",
-        Json::Array(_) => "a list",
-        Json::Object(_) => "a mapping",
     }
 }
 

@@ -61,16 +61,27 @@ pub fn score_document(
     schema: &Value,
     label: &Value,
 ) -> Result<DocumentScore, SchemaError> {
-    let result = normalized(&stripped(result));
-    let label = normalized(&stripped(label));
+    score_prepared(&prepared(result), schema, &prepared(label))
+}
 
+/// A side as the benchmark compares it: emptied keys removed, then normalized.
+fn prepared(v: &Value) -> Value {
+    normalized(&stripped(v))
+}
+
+/// [`score_document`] of a result and a label already [`prepared`].
+fn score_prepared(
+    result: &Value,
+    schema: &Value,
+    label: &Value,
+) -> Result<DocumentScore, SchemaError> {
     let mut arrays: Vec<(String, Part)> = Vec::new();
     let found = arrays_of(schema, &mut Vec::new());
     for path in &found {
         let name = path_name(path);
         let items_path = array_path(path)?;
-        let label_items = items_at(&label, &items_path);
-        let result_items = items_at(&result, &items_path);
+        let label_items = items_at(label, &items_path);
+        let result_items = items_at(result, &items_path);
         let items = label_items.len().max(result_items.len()) as f64;
         let part = Part {
             score: array_score(label_items, result_items),
@@ -95,7 +106,7 @@ pub fn score_document(
         });
     let fields = if has_fields {
         let schema = without_arrays.unwrap_or(Value::Null);
-        let (right, scored) = leaves_score(Some(&result), Some(&label), &schema);
+        let (right, scored) = leaves_score(Some(result), Some(label), &schema);
         Some(Part {
             score: if scored == 0 {
                 1.0
@@ -147,9 +158,8 @@ pub fn score_fields(
     schema: &Value,
     label: &Value,
 ) -> Result<(DocumentScore, Vec<FieldPart>), SchemaError> {
-    let document = score_document(result, schema, label)?;
-    let result = normalized(&stripped(result));
-    let label = normalized(&stripped(label));
+    let (result, label) = (prepared(result), prepared(label));
+    let document = score_prepared(&result, schema, &label)?;
     let mut parts: Vec<FieldPart> = Vec::new();
     let mut add =
         |name: &str, right: f64, weight: f64| match parts.iter_mut().find(|p| p.name == name) {
@@ -744,16 +754,22 @@ mod tests {
         assert_eq!(out.score, 0.5);
     }
 
-    /// Two label items, three predicted: the greedy match takes the exact pairs, the third
-    /// item counts in the denominator; the array weighs 3 items × 2 leaves against 2 fields.
-    #[test]
-    fn parts_are_weighted_by_their_leaves() {
+    /// An invoice's schema (two fields and an array of lines of two leaves) and its gold.
+    fn invoice() -> (Value, Value) {
         let schema = json!({"type": "object", "properties": {
             "number": {"type": "string"}, "total": {"type": "number"},
             "lines": {"type": "array", "items": {"type": "object", "properties": {
                 "what": {"type": "string"}, "amount": {"type": "number"}}}}}});
         let label = json!({"number": "F-1", "total": 30,
             "lines": [{"what": "a", "amount": 10}, {"what": "b", "amount": 20}]});
+        (schema, label)
+    }
+
+    /// Two label items, three predicted: the greedy match takes the exact pairs, the third
+    /// item counts in the denominator; the array weighs 3 items × 2 leaves against 2 fields.
+    #[test]
+    fn parts_are_weighted_by_their_leaves() {
+        let (schema, label) = invoice();
         let result = json!({"number": "F-1", "total": 31,
             "lines": [{"what": "b", "amount": 20}, {"what": "a", "amount": 10.0000004},
                       {"what": "c", "amount": 0}]});
@@ -794,12 +810,7 @@ mod tests {
     /// The fields' parts weigh what the document's score weighs: their weighted mean is it.
     #[test]
     fn the_fields_parts_make_the_document_s_score() {
-        let schema = json!({"type": "object", "properties": {
-            "number": {"type": "string"}, "total": {"type": "number"},
-            "lines": {"type": "array", "items": {"type": "object", "properties": {
-                "what": {"type": "string"}, "amount": {"type": "number"}}}}}});
-        let label = json!({"number": "F-1", "total": 30,
-            "lines": [{"what": "a", "amount": 10}, {"what": "b", "amount": 20}]});
+        let (schema, label) = invoice();
         let result = json!({"number": "f 1", "total": 31,
             "lines": [{"what": "b", "amount": 20}, {"what": "a", "amount": 10}]});
         let (document, parts) = score_fields(&result, &schema, &label).unwrap();

@@ -329,22 +329,12 @@ fn ungrouped(gold: &Document, pred: &Document, t: &mut Tally) {
     }
 }
 
-/// The values of an item's key, the empty marker dropped.
-fn values_of(value: &str) -> usize {
-    split(value, true).len()
-}
-
 fn grouped(gold: &Document, pred: &Document, counts: &mut Counts) {
     let no_items: Vec<Item> = Vec::new();
     for name in union(&gold.groups, &pred.groups) {
         let predicted = find(&pred.groups, name).unwrap_or(&no_items);
         let Some(gold_items) = find(&gold.groups, name) else {
-            for p in predicted {
-                counts.items.extra(1);
-                counts
-                    .grouped
-                    .extra(p.iter().map(|(_, v)| values_of(v)).sum());
-            }
+            predicted.iter().for_each(|p| extra_item(p, counts));
             continue;
         };
         // How many values of each predicted item are right against each gold item.
@@ -365,31 +355,34 @@ fn grouped(gold: &Document, pred: &Document, counts: &mut Counts) {
                     .collect()
             })
             .collect();
-        let pairs = if predicted.is_empty() {
-            Vec::new()
-        } else {
-            lsap_max(&profit)
-        };
+        // Nothing predicted leaves no column: no pair.
+        let pairs = lsap_max(&profit);
         for &(gi, pi) in &pairs {
             pair(&gold_items[gi], &predicted[pi], counts);
         }
         for (pi, p) in predicted.iter().enumerate() {
             if !pairs.iter().any(|&(_, q)| q == pi) {
-                counts.items.extra(1);
-                counts
-                    .grouped
-                    .extra(p.iter().map(|(_, v)| values_of(v)).sum());
+                extra_item(p, counts);
             }
         }
         for (gi, g) in gold_items.iter().enumerate() {
             if !pairs.iter().any(|&(h, _)| h == gi) {
                 counts.items.lacking(1);
-                counts
-                    .grouped
-                    .lacking(g.iter().map(|(_, v)| values_of(v)).sum());
+                counts.grouped.lacking(value_count(g));
             }
         }
     }
+}
+
+/// The values of an item, the empty marker dropped.
+fn value_count(item: &[(String, String)]) -> usize {
+    item.iter().map(|(_, v)| split(v, true).len()).sum()
+}
+
+/// A predicted item aligned to no gold item: it and its values are extra.
+fn extra_item(item: &[(String, String)], counts: &mut Counts) {
+    counts.items.extra(1);
+    counts.grouped.extra(value_count(item));
 }
 
 /// A gold item and the predicted item aligned to it.

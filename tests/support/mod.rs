@@ -53,3 +53,77 @@ pub fn write_files(root: &Path, files: &[(&str, &str)]) {
         std::fs::write(p, text).unwrap();
     }
 }
+
+/// `tests/fixtures/FOLDER` of this crate.
+pub fn fixtures(folder: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(folder)
+}
+
+/// The report a run wrote at `path`, read as JSON; the run's output is shown when there is none.
+pub fn read_report(path: &Path, run: &Output) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("no report ({e}):\n{}{}", stdout(run), stderr(run)));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Runs `goldgate ARGS --report PATH` in `dir`, PATH in a folder of its own: the run and its
+/// report.
+pub fn goldgate_report(dir: &Path, args: &[&str]) -> (Output, serde_json::Value) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let path = out_dir.path().join("report.json");
+    let mut all = args.to_vec();
+    all.extend(["--report", path.to_str().unwrap()]);
+    let run = goldgate(dir, &all);
+    let report = read_report(&path, &run);
+    (run, report)
+}
+
+/// The case named `id` among `cases` (a report's `cases`).
+pub fn case_in<'a>(cases: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
+    cases
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in the report"))
+}
+
+/// The case named `id` in a report.
+pub fn case<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    case_in(report["cases"].as_array().expect("a report has cases"), id)
+}
+
+/// The lines of the failure block libtest prints for `name`, from its `---- NAME ----` line to
+/// the next block or the `failures:` list.
+pub fn failure_lines(out: &str, name: &str) -> Vec<String> {
+    let start = out
+        .find(&format!("---- {name} ----\n"))
+        .unwrap_or_else(|| panic!("no failure block for {name} in:\n{out}"));
+    out[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("---- ") && *l != "failures:")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The failure block libtest prints for `name`, as one text without its trailing blank lines.
+pub fn failure_block(out: &str, name: &str) -> String {
+    failure_lines(out, name).join("\n").trim_end().to_owned()
+}
+
+/// The `test NAME ... VERDICT` lines of a run, spaces of alignment squeezed.
+pub fn verdicts(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with("test ") && l.contains(" ... "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// The `test NAME ... VERDICT` line of one test, spaces squeezed.
+pub fn verdict_of(out: &str, name: &str) -> String {
+    verdicts(out)
+        .into_iter()
+        .find(|l| l.starts_with(&format!("test {name} ")))
+        .unwrap_or_else(|| panic!("no line for {name} in:\n{out}"))
+}
