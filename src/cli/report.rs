@@ -170,7 +170,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
         }
     };
     let cases = records.cases()?;
-    let mut out = end_of_run(&records, &RunNotes::of(&cases, &records.numbers));
+    let notes = RunNotes::of(&cases, &records.numbers).with_gates(&records.aggregate_list());
+    let mut out = end_of_run(&records, &notes);
     if records.torn > 0 {
         out.push_str(&format!(
             "note: {} record line{} not whole (a process was killed while writing it) and {} skipped\n",

@@ -61,6 +61,15 @@ pub struct Aggregated {
     pub must_right_accuracy: Option<f64>,
     /// Share of Easy-Wrong rubric items that held, over every scored case.
     pub easy_wrong_accuracy: Option<f64>,
+    /// Share of cases every attempt of which passed (a case run once counts its verdict);
+    /// absent when no case was repeated.
+    pub pass_all_k: Option<f64>,
+    /// Share of cases one attempt of which passed; absent when no case was repeated.
+    pub pass_any_k: Option<f64>,
+    /// The largest flip rate of a field, pooled over the repeated cases.
+    pub max_flip_rate: Option<f64>,
+    /// Each field's flip rate pooled over the repeated cases, in the order fields first come.
+    pub flip_rates: Vec<(String, f64)>,
     /// The non-empty bins of the reliability diagram of the pooled confidences.
     pub bins: Vec<Bin>,
     /// Every latency measured, sorted (for its distribution).
@@ -112,7 +121,26 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .filter(|t| t.must_right + t.easy_wrong > 0)
         .count();
     let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
+    // A case run once is one attempt: its verdict is both pass^1 and pass@1.
+    let repeated: Vec<&crate::evaluate::repeat::Attempts> =
+        results.iter().filter_map(|r| r.attempts.as_ref()).collect();
+    let of_attempts = |all: bool| {
+        let held = results
+            .iter()
+            .filter(|r| match &r.attempts {
+                Some(a) if all => a.passed() == a.each.len(),
+                Some(a) => a.passed() > 0,
+                None => r.status == Status::Passed,
+            })
+            .count();
+        (!repeated.is_empty()).then(|| held as f64 / results.len() as f64)
+    };
+    let flip_rates = crate::evaluate::repeat::pooled_flip_rates(repeated.iter().copied());
     Aggregated {
+        pass_all_k: of_attempts(true),
+        pass_any_k: of_attempts(false),
+        max_flip_rate: flip_rates.iter().map(|(_, r)| *r).reduce(f64::max),
+        flip_rates,
         with_rubrics,
         gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
         mean_score: (cases > 0)
@@ -392,6 +420,9 @@ impl Aggregated {
             Metric::Recall => self.recall,
             Metric::LatencyMs => self.latency_p95,
             Metric::CostUsd => self.cost_usd,
+            Metric::PassAllK => self.pass_all_k,
+            Metric::PassAnyK => self.pass_any_k,
+            Metric::FlipRate => self.max_flip_rate,
             Metric::Score | Metric::ExtraFields => None,
         }
     }
@@ -447,6 +478,7 @@ mod examples {
             reference: None,
             suite: String::new(),
             slices: Vec::new(),
+            attempts: None,
         }
     }
 

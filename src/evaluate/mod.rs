@@ -8,11 +8,13 @@ pub mod checks;
 mod docubench;
 pub mod field;
 pub mod finding;
+pub mod gate;
 pub mod judge;
 mod kieval;
 pub mod outcome;
 pub mod paired;
 pub mod record;
+pub mod repeat;
 
 use std::borrow::Cow;
 
@@ -545,6 +547,7 @@ mod tests {
             scoring: Default::default(),
             reference: None,
             judge: None,
+            pass: Default::default(),
             gold_json: None,
             schema: None,
             attributes: Vec::new(),

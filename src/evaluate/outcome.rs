@@ -150,7 +150,10 @@ impl Metrics {
             | Metric::GatePassRate
             | Metric::MeanScore
             | Metric::MustRightAccuracy
-            | Metric::EasyWrongAccuracy => None,
+            | Metric::EasyWrongAccuracy
+            | Metric::PassAllK
+            | Metric::PassAnyK
+            | Metric::FlipRate => None,
         }
     }
 }

@@ -260,12 +260,23 @@ pub fn compare_pairs(
 /// The mean of paired differences with its 95 % percentile bootstrap interval: [`RESAMPLES`]
 /// resamples of the cases with replacement, drawn by a seeded generator.
 pub fn bootstrap(differences: &[f64]) -> Option<Interval> {
+    bootstrap_at(differences, 0.95)
+}
+
+/// As [`bootstrap`], the interval at `level` (the gate's `confidence`): the same resamples.
+pub fn bootstrap_at(differences: &[f64], level: f64) -> Option<Interval> {
     if differences.is_empty() {
         return None;
     }
     let n = differences.len();
     let mean = |xs: &mut dyn Iterator<Item = f64>| xs.sum::<f64>() / n as f64;
     let difference = mean(&mut differences.iter().copied());
+    // 0.95 exactly as written, not 1 − 0.95 in floating point.
+    let tail = if level == 0.95 {
+        0.025
+    } else {
+        (1.0 - level) / 2.0
+    };
     let mut rng = SplitMix64(SEED);
     let mut means: Vec<f64> = (0..RESAMPLES)
         .map(|_| mean(&mut (0..n).map(|_| differences[rng.below(n)])))
@@ -273,8 +284,8 @@ pub fn bootstrap(differences: &[f64]) -> Option<Interval> {
     means.sort_by(f64::total_cmp);
     Some(Interval {
         difference,
-        low: percentile(&means, 0.025)?,
-        high: percentile(&means, 0.975)?,
+        low: percentile(&means, tail)?,
+        high: percentile(&means, 1.0 - tail)?,
         cases: n,
     })
 }

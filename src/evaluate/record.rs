@@ -92,6 +92,8 @@ pub struct Record {
     pub message: Option<String>,
     /// Where the case could not be loaded: every mistake, located.
     pub problems: Vec<Located>,
+    /// Every attempt of a case its suite runs `repeat` times (more than once).
+    pub repeated: Option<crate::evaluate::repeat::Repeated>,
 }
 
 /// A mistake in a file, where it is.
@@ -144,6 +146,8 @@ pub struct CaseNumbers {
     /// The slices the case is in, as (tag, value): each tag of a list as (`tag`, the tag),
     /// each tag of a mapping and metadata column as (its name, its value).
     pub slices: Vec<(String, String)>,
+    /// What each attempt gave, when its suite runs it `repeat` times (more than once).
+    pub attempts: Option<crate::evaluate::repeat::Attempts>,
 }
 
 /// The tag name of a tag written in a list: `tags: [fr]` puts the case in the slice `tag=fr`.
@@ -252,6 +256,7 @@ impl CaseNumbers {
             reference: None,
             suite: String::new(),
             slices: Vec::new(),
+            attempts: None,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -277,6 +282,7 @@ impl Record {
             reference: self.reference.clone(),
             suite: self.suite.clone(),
             slices: slices_of(&tags, &self.attributes),
+            attempts: self.repeated.as_ref().map(|r| r.numbers()),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),
@@ -304,6 +310,9 @@ pub struct AggregateRecord {
     pub message: Option<String>,
     /// The suite file that declares it.
     pub file: String,
+    /// The verdict of the suite's `regression_gate`, when it has one and the run does not
+    /// bless its baseline.
+    pub gate: Option<super::gate::GateVerdict>,
 }
 
 #[cfg(test)]

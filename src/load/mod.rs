@@ -397,6 +397,7 @@ impl CaseIn<'_> {
             scoring,
             reference: None,
             judge: suite.judge.clone(),
+            pass: suite.pass.unwrap_or_default(),
             gold_json: None,
             schema: None,
         };
@@ -942,6 +943,7 @@ fn pipeline_prediction(
                     .collect::<Result<_, _>>()?,
                 dir: run.dir.clone(),
                 timeout: run.timeout,
+                repeat: run.repeat,
                 expect_fields: case.gold.is_some()
                     || case.rubrics.iter().any(|r| r.field().is_some()),
                 document: sources.document.cloned(),

@@ -13,11 +13,12 @@ use crate::load::Here;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::metric::{Metric, Threshold};
 use crate::model::suite::{
-    Aggregate, BaselineSpec, CompareTo, Judge, PipelineBounds, Pipelines, RunCommand, SliceBounds,
+    Aggregate, BaselineSpec, CompareTo, Judge, PipelineBounds, Pipelines, RegressionGate,
+    RunCommand, SliceBounds,
 };
 use crate::spec::{
     AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineValue,
-    PipelinesSpec, RunSpec, SuiteFile,
+    PipelinesSpec, RegressionGateSpec, RunSpec, SuiteFile,
 };
 use serde_saphyr::Spanned;
 
@@ -43,6 +44,11 @@ pub struct Suite {
     pub baseline: Option<Arc<BaselineSpec>>,
     /// The command that produces predictions.
     pub run: Option<Arc<RunCommand>>,
+    /// How the attempts of a repeated case make its verdict (`pass`).
+    pub pass: Option<crate::model::suite::PassRule>,
+    /// Whether a suite here or above writes `tolerance`: a `regression_gate` without one
+    /// replaces the per-case comparison, beside one it adds to it.
+    pub tolerance_written: bool,
     /// The suite's profile.
     pub profile: Option<Profile>,
     /// The suite's default Easy-Wrong penalty.
@@ -306,15 +312,21 @@ fn templates(
 /// this suite), and the name of its test.
 fn aggregate(
     here: &Here,
-    agg: &Spanned<AggregateSpec>,
+    agg: Option<&Spanned<AggregateSpec>>,
+    gate: Option<RegressionGate>,
     pipelines: Option<&Pipelines>,
     dir: &Path,
     root: &Path,
 ) -> Result<Aggregate, LoadError> {
     let file = here.file;
-    let thresholds = here.bounds("aggregate", |key| agg.value.bound(key), None)?;
-    let slices = slice_bounds(here, &agg.value)?;
-    if thresholds.is_empty() && slices.is_empty() {
+    let (thresholds, slices) = match agg {
+        Some(agg) => (
+            here.bounds("aggregate", |key| agg.value.bound(key), None)?,
+            slice_bounds(here, &agg.value)?,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    if let Some(agg) = agg.filter(|_| thresholds.is_empty() && slices.is_empty()) {
         return Err(here
             .err(
                 Mark::of(&agg.referenced),
@@ -354,6 +366,90 @@ fn aggregate(
         thresholds,
         pipelines: own,
         slices,
+        gate,
+    })
+}
+
+/// The case metrics a `regression_gate` may compare: those a baseline keeps per case.
+const GATED: [Metric; 8] = [
+    Metric::Score,
+    Metric::ExactMatch,
+    Metric::Anls,
+    Metric::ExactCritical,
+    Metric::AnlsCritical,
+    Metric::F1,
+    Metric::Brier,
+    Metric::Ece,
+];
+
+/// `regression_gate`: a case metric a baseline keeps, a `min_effect` in [0, 1), a
+/// `confidence` in [0.5, 1); the suite (or one above) must declare the baseline.
+fn regression_gate(
+    here: &Here,
+    gate: &Spanned<RegressionGateSpec>,
+    baseline: Option<&Arc<BaselineSpec>>,
+) -> Result<RegressionGate, LoadError> {
+    let g = &gate.value;
+    let names: Vec<&str> = GATED.iter().map(|m| m.name()).collect();
+    let metric = GATED
+        .into_iter()
+        .find(|m| m.name() == g.metric.value)
+        .ok_or_else(|| {
+            let e = here.err(
+                Mark::of(&g.metric.referenced),
+                "regression_gate.metric",
+                format!(
+                    "`{}` is not a case metric the baseline keeps: the gate compares each case's value with its entry",
+                    g.metric.value
+                ),
+            );
+            match closest(&g.metric.value, names.iter().copied()) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint(format!("write one of {}", names.join(", "))),
+            }
+        })?;
+    let effect = &g.min_effect;
+    if !(0.0..1.0).contains(&effect.value) {
+        return Err(here
+            .err(
+                Mark::of(&effect.referenced),
+                "regression_gate.min_effect",
+                format!(
+                    "`min_effect` is {}; it must be 0 or more and under 1: the metrics a baseline keeps lie in [0, 1]",
+                    effect.value
+                ),
+            )
+            .hint("write the smallest mean drop that matters, such as `min_effect: 0.02`"));
+    }
+    let confidence = match &g.confidence {
+        None => 0.95,
+        Some(c) if (0.5..1.0).contains(&c.value) && c.value <= 0.999 => c.value,
+        Some(c) => {
+            return Err(here
+                .err(
+                    Mark::of(&c.referenced),
+                    "regression_gate.confidence",
+                    format!("`confidence` is {}; it must be from 0.5 to 0.999", c.value),
+                )
+                .hint("write the level of the interval, such as `confidence: 0.95`"));
+        }
+    };
+    let mark = Mark::of(&gate.referenced);
+    let Some(baseline) = baseline else {
+        return Err(here
+            .err(
+                mark,
+                "regression_gate",
+                "`regression_gate` compares with a baseline, and no suite here or above declares one",
+            )
+            .hint("declare it beside the gate: `baseline: baseline.json`"));
+    };
+    Ok(RegressionGate {
+        metric,
+        min_effect: effect.value,
+        confidence,
+        baseline: Arc::clone(baseline),
+        at: (here.file.to_path_buf(), mark),
     })
 }
 
@@ -553,10 +649,21 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
             .hint("pass it as an argument of its own and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{case}\"]`, or drop the shell: `[extract, \"{case}\"]`"));
     }
     let timeout = timeout_of(here, mark, "run.timeout_s", r.timeout_s)?;
+    let repeat = r.repeat.unwrap_or(1);
+    if !(1..=100).contains(&repeat) {
+        return Err(here
+            .err(
+                mark,
+                "run.repeat",
+                format!("`repeat` is {repeat}; it must be from 1 to 100"),
+            )
+            .hint("write how many times each case runs, such as `repeat: 3`"));
+    }
     Ok(RunCommand {
         dir: dir.to_path_buf(),
         command: r.command.clone(),
         timeout,
+        repeat,
         at: (file.to_path_buf(), mark),
     })
 }
@@ -671,13 +778,37 @@ fn apply(
     if let Some(to) = &spec.compare_to {
         compare_to(&here, suite, to, spec.aggregate.as_ref())?;
     }
-    if let Some(agg) = &spec.aggregate {
-        let agg = aggregate(&here, agg, suite.pipelines.as_ref(), dir, root)?;
-        suite.aggregates.push(Arc::new(agg));
-    }
     pricing(&here, suite, spec)?;
     let tolerance = tolerance(&here, spec.tolerance.as_ref())?;
+    suite.tolerance_written |= tolerance.is_some();
     baseline(&here, suite, spec.baseline.as_ref(), tolerance, dir)?;
+    let gate = match &spec.regression_gate {
+        Some(g) => {
+            // Without a tolerance written, the gate replaces the per-case comparison.
+            if let Some(b) = suite.baseline.as_mut().filter(|_| !suite.tolerance_written) {
+                *b = Arc::new(BaselineSpec {
+                    per_case: false,
+                    ..(**b).clone()
+                });
+            }
+            Some(regression_gate(&here, g, suite.baseline.as_ref())?)
+        }
+        None => None,
+    };
+    if spec.aggregate.is_some() || gate.is_some() {
+        let agg = aggregate(
+            &here,
+            spec.aggregate.as_ref(),
+            gate,
+            suite.pipelines.as_ref(),
+            dir,
+            root,
+        )?;
+        suite.aggregates.push(Arc::new(agg));
+    }
+    if let Some(p) = &spec.pass {
+        suite.pass = Some(pass_rule(&here, p)?);
+    }
     if let Some(run) = &spec.run {
         suite.run = Some(Arc::new(run_command(&here, run, dir)?));
     }
@@ -861,16 +992,37 @@ fn baseline(
             tolerance: tolerance
                 .or(suite.baseline.as_ref().map(|b| b.tolerance))
                 .unwrap_or(0.0),
+            per_case: true,
             suite_file: here.file.to_path_buf(),
             at: Mark::of(&b.referenced),
         }));
     } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {
         suite.baseline = Some(Arc::new(BaselineSpec {
             tolerance: t,
+            per_case: true,
             ..(**b).clone()
         }));
     }
     Ok(())
+}
+
+/// `pass`: `all`, `majority` or `any`.
+fn pass_rule(
+    here: &Here,
+    name: &Spanned<String>,
+) -> Result<crate::model::suite::PassRule, LoadError> {
+    use crate::model::suite::PassRule;
+    PassRule::from_name(&name.value).ok_or_else(|| {
+        let e = here.err(
+            Mark::of(&name.referenced),
+            "pass",
+            format!("unknown `pass` rule `{}`", name.value),
+        );
+        match closest(&name.value, PassRule::NAMES) {
+            Some(best) => e.hint(format!("did you mean `{best}`?")),
+            None => e.hint("write `all` (every attempt passes), `majority` or `any`"),
+        }
+    })
 }
 
 /// `easy_wrong_penalty`: in (0, 1], and above the slack scores are compared with.

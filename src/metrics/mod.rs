@@ -9,6 +9,7 @@ pub mod docubench;
 pub(crate) mod effort;
 pub mod kieval;
 mod munkres;
+pub mod power;
 mod text;
 
 pub use calibration::{Bin, Pooled, brier, calibration_bins, ece};

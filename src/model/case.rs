@@ -54,6 +54,8 @@ pub struct Case {
     pub reference: Option<String>,
     /// The suite's judge, for `judge:` checks.
     pub judge: Option<std::sync::Arc<super::suite::Judge>>,
+    /// How the attempts of a repeated case make its verdict (its suite's `pass`).
+    pub pass: super::suite::PassRule,
     /// The gold as its JSON file holds it, types and all, when it comes from a `.json` file:
     /// what a profile that compares typed values (`docubench`) reads.
     pub gold_json: Option<std::sync::Arc<serde_json::Value>>,
@@ -250,6 +252,8 @@ pub enum PredictionSource {
         dir: PathBuf,
         /// When it is killed.
         timeout: std::time::Duration,
+        /// How many times it runs (`repeat`; 1 by default), each attempt scored.
+        repeat: u32,
         /// Whether the case reads fields (gold or `field:` rubrics), so that text output is an error.
         expect_fields: bool,
         /// The case's `document`, which the command reads (part of what identifies its output).

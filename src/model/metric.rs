@@ -46,6 +46,13 @@ pub enum Metric {
     MustRightAccuracy,
     /// Share of a suite's Easy-Wrong rubric items that held.
     EasyWrongAccuracy,
+    /// Share of a suite's cases every attempt of which passed (`repeat`: pass^k).
+    PassAllK,
+    /// Share of a suite's cases one attempt of which passed (`repeat`: pass@k).
+    PassAnyK,
+    /// The largest flip rate of a field over a suite's repeated cases (bounded by
+    /// `max_flip_rate`).
+    FlipRate,
 }
 
 /// Whether a metric is better high or low.
@@ -108,7 +115,7 @@ pub struct About {
 
 impl Metric {
     /// Every metric, in the order reports list them.
-    pub const ALL: [Metric; 18] = [
+    pub const ALL: [Metric; 21] = [
         Metric::Score,
         Metric::ExactMatch,
         Metric::Anls,
@@ -127,6 +134,9 @@ impl Metric {
         Metric::MeanScore,
         Metric::MustRightAccuracy,
         Metric::EasyWrongAccuracy,
+        Metric::PassAllK,
+        Metric::PassAnyK,
+        Metric::FlipRate,
     ];
 
     /// The table of metrics: the one place that says what each is.
@@ -151,6 +161,9 @@ impl Metric {
             Metric::MeanScore => ("mean_score", Higher, Aggregate, Unit, false),
             Metric::MustRightAccuracy => ("must_right_accuracy", Higher, Aggregate, Unit, false),
             Metric::EasyWrongAccuracy => ("easy_wrong_accuracy", Higher, Aggregate, Unit, false),
+            Metric::PassAllK => ("pass_all_k", Higher, Aggregate, Unit, false),
+            Metric::PassAnyK => ("pass_any_k", Higher, Aggregate, Unit, false),
+            Metric::FlipRate => ("flip_rate", Lower, Aggregate, Unit, false),
         };
         About {
             name,

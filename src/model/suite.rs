@@ -106,6 +106,69 @@ pub struct Aggregate {
     /// every pipeline's aggregate test over that pipeline's cases of the slice; a pipeline's own
     /// bounds do not change them.
     pub slices: Vec<SliceBounds>,
+    /// The suite's `regression_gate`, with the baseline it compares with.
+    pub gate: Option<RegressionGate>,
+}
+
+/// A gate on a significant drop against the baseline (`regression_gate`), checked in each
+/// pipeline's aggregate test over the cases this run and the baseline both have.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegressionGate {
+    /// The case metric compared.
+    pub metric: Metric,
+    /// The smallest mean drop that fails the gate.
+    pub min_effect: f64,
+    /// The level of the bootstrap interval of the difference.
+    pub confidence: f64,
+    /// The baseline compared with.
+    pub baseline: std::sync::Arc<BaselineSpec>,
+    /// Where `regression_gate:` is written.
+    pub at: (PathBuf, Mark),
+}
+
+/// How the attempts of a case run `repeat` times make its verdict (`pass`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PassRule {
+    /// Every attempt passes (pass^k).
+    #[default]
+    All,
+    /// More than half of the attempts pass.
+    Majority,
+    /// One attempt passes (pass@k).
+    Any,
+}
+
+impl PassRule {
+    /// The names, as a suite writes them.
+    pub const NAMES: [&'static str; 3] = ["all", "majority", "any"];
+
+    /// The rule of a name.
+    pub fn from_name(name: &str) -> Option<PassRule> {
+        match name {
+            "all" => Some(PassRule::All),
+            "majority" => Some(PassRule::Majority),
+            "any" => Some(PassRule::Any),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PassRule::All => "all",
+            PassRule::Majority => "majority",
+            PassRule::Any => "any",
+        }
+    }
+
+    /// Whether `passed` attempts of `of` pass the case.
+    pub fn holds(self, passed: usize, of: usize) -> bool {
+        match self {
+            PassRule::All => passed == of,
+            PassRule::Majority => 2 * passed > of,
+            PassRule::Any => passed > 0,
+        }
+    }
 }
 
 /// The bounds of one slice of a suite's cases: those tagged `tag=value`.
@@ -137,6 +200,9 @@ pub struct BaselineSpec {
     pub file: PathBuf,
     /// How far a metric may drop below it.
     pub tolerance: f64,
+    /// Whether each case test is compared with its entry within `tolerance`: not when the
+    /// suites gate on a significant drop (`regression_gate`) and write no `tolerance`.
+    pub per_case: bool,
     /// The suite file that declares it.
     pub suite_file: PathBuf,
     /// Where `baseline:` is written in it.
@@ -183,6 +249,8 @@ pub struct RunCommand {
     pub command: Vec<String>,
     /// When to kill it.
     pub timeout: Duration,
+    /// How many times it runs per case and pipeline (`repeat`, 1 by default).
+    pub repeat: u32,
     /// Where `run:` is written, for errors in its command.
     pub at: (PathBuf, Mark),
 }

@@ -48,11 +48,92 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
         message: record.message.clone(),
+        repeat: record.repeated.as_ref().map(repeat),
     };
     if let Some(o) = &record.outcome {
         scored(&mut out, o);
     }
     out
+}
+
+/// A regression gate's verdict as a record.
+pub(crate) fn gate_record(g: &crate::evaluate::gate::GateVerdict) -> RegressionGateRecord {
+    RegressionGateRecord {
+        metric: g.metric.name().to_owned(),
+        min_effect: g.min_effect,
+        confidence: g.confidence,
+        held: g.held,
+        difference: g.difference,
+        bootstrap: BootstrapRecord {
+            resamples: RESAMPLES,
+            seed: SEED,
+            level: g.confidence,
+        },
+        dropped_most: g
+            .dropped_most
+            .iter()
+            .map(|p| CaseDrop {
+                test: p.test.clone(),
+                old: p.old,
+                new: p.new,
+            })
+            .collect(),
+        unpaired: g.unpaired,
+        power: g.power,
+        false_alarms: g.false_alarms,
+        baseline_error: g.baseline_error.clone(),
+        baseline: g.baseline.clone(),
+        accept: g.accept.clone(),
+        file: g.at.0.clone(),
+        line: g.at.1,
+    }
+}
+
+/// The attempts of a repeated case as a record.
+fn repeat(r: &crate::evaluate::repeat::Repeated) -> RepeatRecord {
+    let numbers = r.numbers();
+    RepeatRecord {
+        pass: r.pass.name().to_owned(),
+        attempts: r.attempts.len(),
+        passed: numbers.passed(),
+        shown: r.shown() + 1,
+        flip_rates: flip_rates(&numbers.flip_rates()),
+        each: r
+            .attempts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AttemptRecord {
+                attempt: i + 1,
+                passed: a.passed,
+                error: a.error.clone(),
+                score: a.outcome.as_ref().map(|o| o.score),
+                metrics: a.outcome.as_ref().map(|o| o.metrics),
+                fields: a.outcome.as_ref().map_or_else(Vec::new, |o| {
+                    o.fields
+                        .iter()
+                        .map(|f| AttemptField {
+                            name: f.name.clone(),
+                            prediction: f.prediction.to_json(),
+                            em: f.em,
+                            anls: f.anls,
+                            confidence: f.confidence,
+                        })
+                        .collect()
+                }),
+            })
+            .collect(),
+    }
+}
+
+/// Flip rates as records.
+pub(crate) fn flip_rates(rates: &[(String, f64)]) -> Vec<FlipRate> {
+    rates
+        .iter()
+        .map(|(field, rate)| FlipRate {
+            field: field.clone(),
+            rate: *rate,
+        })
+        .collect()
 }
 
 /// How a test compares with its baseline, when there is anything to say.
@@ -191,7 +272,10 @@ pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecor
         id: a.id.clone(),
         pipeline: a.pipeline.clone(),
         file: a.file.clone(),
-        passed: a.thresholds.iter().all(|v| v.held) && a.slices.iter().all(|s| s.held),
+        passed: a.thresholds.iter().all(|v| v.held)
+            && a.slices.iter().all(|s| s.held)
+            && a.gate.as_ref().is_none_or(|g| g.held),
+        regression_gate: a.gate.as_ref().map(gate_record),
         message: a.message.clone(),
         metrics: (&a.metrics).into(),
         thresholds: a.thresholds.iter().map(threshold).collect(),
@@ -239,6 +323,10 @@ impl From<&Aggregated> for PipelineMetrics {
             cost_usd_per_case: a.cost_usd,
             cost_usd_total: a.cost_total_usd,
             calibration: a.bins.clone(),
+            pass_all_k: a.pass_all_k,
+            pass_any_k: a.pass_any_k,
+            max_flip_rate: a.max_flip_rate,
+            flip_rates: flip_rates(&a.flip_rates),
         }
     }
 }

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-pub(crate) use convert::{aggregate_record, test_record};
+pub(crate) use convert::{aggregate_record, gate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
 use crate::evaluate::finding::{Absent, Finding, Note, Problem};
@@ -140,6 +140,79 @@ pub struct TestRecord {
     /// The failure message as the test printed it (plain), when it failed.
     #[serde(default)]
     pub message: Option<String>,
+    /// Every attempt of a case its suite runs `repeat` times (more than once); the fields,
+    /// metrics and message above are those of the attempt shown (`repeat.shown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatRecord>,
+}
+
+/// The attempts of a repeated case and what they make.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatRecord {
+    /// The suite's `pass` rule: `all`, `majority` or `any`.
+    pub pass: String,
+    /// How many attempts ran.
+    pub attempts: usize,
+    /// How many passed.
+    pub passed: usize,
+    /// The attempt the record's fields, metrics and message are of (1-based): the first whose
+    /// verdict is the case's.
+    pub shown: usize,
+    /// Each gold field's flip rate: the share of attempts whose exact match differs from the
+    /// majority of the attempts.
+    pub flip_rates: Vec<FlipRate>,
+    /// Every attempt, in the order they ran.
+    pub each: Vec<AttemptRecord>,
+}
+
+/// A field's flip rate over the attempts of a case, or of a pipeline's cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlipRate {
+    /// The field.
+    pub field: String,
+    /// Attempts whose exact match differs from the majority, over the attempts.
+    pub rate: f64,
+}
+
+/// One attempt of a repeated case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptRecord {
+    /// Its number, from 1.
+    pub attempt: usize,
+    /// Whether it alone passes the case (gate and thresholds).
+    pub passed: bool,
+    /// Why it could not be scored (its command failed, its output does not read).
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Its gated score.
+    #[serde(default)]
+    pub score: Option<f64>,
+    /// Its metrics.
+    #[serde(default)]
+    pub metrics: Option<Metrics>,
+    /// Each gold field: the prediction, EM, ANLS and confidence of this attempt.
+    #[serde(default)]
+    pub fields: Vec<AttemptField>,
+}
+
+/// A gold field in one attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptField {
+    /// The field.
+    pub name: String,
+    /// What this attempt predicted (`null` when absent).
+    pub prediction: Json,
+    /// Its exact match.
+    pub em: f64,
+    /// Its ANLS.
+    pub anls: f64,
+    /// Its confidence.
+    #[serde(default)]
+    pub confidence: Option<f64>,
 }
 
 /// Why a case could not be scored.
@@ -338,6 +411,58 @@ pub struct AggregateRecord {
     /// The verdict of each slice's bounds (`aggregate.slices`).
     #[serde(default)]
     pub slices: Vec<SliceVerdictRecord>,
+    /// The suite's `regression_gate` over this pipeline's cases, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression_gate: Option<RegressionGateRecord>,
+}
+
+/// The regression gate of one pipeline: this run against the baseline over the paired cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegressionGateRecord {
+    /// The metric compared.
+    pub metric: String,
+    /// The smallest mean drop that fails the gate.
+    pub min_effect: f64,
+    /// The level of the interval.
+    pub confidence: f64,
+    /// Whether it held.
+    pub held: bool,
+    /// The mean of this run's value minus the baseline's, over the paired cases, with its
+    /// seeded paired bootstrap interval (as the comparison of pipelines draws it).
+    pub difference: Option<Interval>,
+    /// How the bootstrap was drawn.
+    pub bootstrap: BootstrapRecord,
+    /// The cases that dropped most, largest drop first.
+    pub dropped_most: Vec<CaseDrop>,
+    /// Cases of this run without a value in the baseline.
+    pub unpaired: usize,
+    /// The smallest drop the gold set detects at 80 % power, when it can be estimated.
+    pub power: Option<crate::evaluate::gate::Power>,
+    /// The gate between repeated attempts (A/A), when cases were repeated.
+    pub false_alarms: Option<crate::evaluate::gate::FalseAlarms>,
+    /// Why the baseline could not be compared with.
+    pub baseline_error: Option<String>,
+    /// The baseline file.
+    pub baseline: String,
+    /// The command that accepts this run's values.
+    pub accept: String,
+    /// The suite file and line of `regression_gate:`.
+    pub file: String,
+    /// Its line.
+    pub line: u64,
+}
+
+/// A case's value in the baseline and in this run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseDrop {
+    /// The test.
+    pub test: String,
+    /// The baseline's value.
+    pub old: f64,
+    /// This run's.
+    pub new: f64,
 }
 
 /// The verdict of an aggregate's bounds on one slice of its cases.
@@ -400,6 +525,18 @@ pub struct PipelineMetrics {
     pub cost_usd_total: Option<f64>,
     /// The non-empty bins of the reliability diagram.
     pub calibration: Vec<Bin>,
+    /// Share of cases every attempt of which passed, when a case was repeated (`repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_all_k: Option<f64>,
+    /// Share of cases one attempt of which passed, when a case was repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_any_k: Option<f64>,
+    /// The largest flip rate of a field over the repeated cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_flip_rate: Option<f64>,
+    /// Each field's flip rate pooled over the repeated cases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flip_rates: Vec<FlipRate>,
 }
 
 /// The summary of a run.
@@ -550,6 +687,7 @@ impl TestRecord {
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
+            attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
         }
     }
 
@@ -643,6 +781,27 @@ impl TestRecord {
             baseline: None,
             compared_to: None,
             message: None,
+            repeat: None,
+        }
+    }
+}
+
+impl RepeatRecord {
+    /// What aggregates need of the attempts.
+    pub(crate) fn numbers(&self) -> crate::evaluate::repeat::Attempts {
+        use crate::evaluate::repeat::{AttemptNumbers, Attempts};
+        Attempts {
+            pass: crate::model::suite::PassRule::from_name(&self.pass).unwrap_or_default(),
+            each: self
+                .each
+                .iter()
+                .map(|a| AttemptNumbers {
+                    passed: a.passed,
+                    metrics: a.metrics,
+                    score: a.score,
+                    fields: a.fields.iter().map(|f| (f.name.clone(), f.em)).collect(),
+                })
+                .collect(),
         }
     }
 }

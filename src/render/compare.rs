@@ -27,10 +27,66 @@ pub fn aggregate_table(a: &Aggregated) -> String {
         mr,
         ew,
     ] = comparison_cells(a);
-    format!(
+    let mut table = format!(
         "  EM {em}  ANLS {anls}  critical EM {crit_em}  critical ANLS {crit_anls}  Brier {brier}  ECE {ece}\n  latency p50 {p50} ms  p95 {p95} ms  cost {cost} per case  pass rate {}\n  gate pass rate {gate}  mean score {score}  Must-Right accuracy {mr}  Easy-Wrong accuracy {ew}\n",
         num(a.pass_rate),
-    )
+    );
+    if a.pass_all_k.is_some() {
+        let _ = writeln!(
+            table,
+            "  repeated: every attempt passed {}  one attempt passed {}  largest flip rate {}",
+            num(a.pass_all_k),
+            num(a.pass_any_k),
+            num(a.max_flip_rate)
+        );
+    }
+    table
+}
+
+/// The attempts of repeated cases, one row per pipeline that has them: pass^k (every attempt
+/// passed), pass@k (one did), the largest flip rate and the fields that flipped; empty when no
+/// case was repeated.
+pub fn repeat_table(rows: &[(String, Aggregated)]) -> String {
+    let rows: Vec<_> = rows
+        .iter()
+        .filter(|(_, a)| a.pass_all_k.is_some())
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>7}  {:>7}  {:>8}  flips (share of attempts against the majority)",
+        "repeated", "pass^k", "pass@k", "max flip"
+    );
+    for (name, a) in rows {
+        let flips: Vec<String> = a
+            .flip_rates
+            .iter()
+            .filter(|(_, r)| *r > 0.0)
+            .map(|(f, r)| format!("{f} {r:.4}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{name:<width$}  {:>7}  {:>7}  {:>8}  {}",
+            num(a.pass_all_k),
+            num(a.pass_any_k),
+            num(a.max_flip_rate),
+            if flips.is_empty() {
+                "none".to_owned()
+            } else {
+                flips.join(", ")
+            }
+        );
+    }
+    out
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -349,6 +405,22 @@ pub(crate) fn unmeasured_text(u: &Unmeasured) -> String {
 
 /// The failure message of an aggregate whose bounds failed.
 pub fn aggregate_message(
+    agg: &Aggregated,
+    verdicts: &[ThresholdVerdict],
+    slices: &[SliceVerdict],
+    gate: Option<&crate::record::RegressionGateRecord>,
+) -> Option<String> {
+    let gate = gate.and_then(super::gate::gate_failure);
+    let bounds = aggregate_bounds_message(agg, verdicts, slices);
+    match (bounds, gate) {
+        (None, None) => None,
+        (Some(m), None) | (None, Some(m)) => Some(m),
+        (Some(bounds), Some(gate)) => Some(format!("{bounds}\n{gate}")),
+    }
+}
+
+/// The failure of an aggregate's bounds and slices, when one failed.
+fn aggregate_bounds_message(
     agg: &Aggregated,
     verdicts: &[ThresholdVerdict],
     slices: &[SliceVerdict],

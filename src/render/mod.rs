@@ -5,11 +5,13 @@ mod annotations;
 mod compare;
 mod diff;
 mod finding;
+mod gate;
 mod html;
 mod junit;
 mod markdown;
 mod message;
 pub mod prediction;
+mod repeat;
 mod report;
 mod summary;
 
@@ -22,6 +24,7 @@ pub use html::{Page, html_page};
 pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
+pub use repeat::attempts_line;
 pub use report::{ReportParts, write_report};
 pub use summary::{Notes, describe, run_end};
 

@@ -48,6 +48,9 @@ pub struct Notes<'a> {
     pub gold_sets: &'a [crate::load::cases::GoldSetNote],
     /// Usages whose parts do not add up to their totals, once per prediction file.
     pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
+    /// Each pipeline's regression gate (`regression_gate`), whose power lines follow the
+    /// comparison.
+    pub gates: &'a [(Option<String>, crate::record::RegressionGateRecord)],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -63,6 +66,17 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
             out.push_str(&kieval);
         }
         out.push_str(&super::compare::paired_lines(notes.comparisons));
+    }
+    let repeated = super::compare::repeat_table(pipelines);
+    if !repeated.is_empty() {
+        out.push('\n');
+        out.push_str(&repeated);
+    }
+    for (pipeline, gate) in notes.gates {
+        if let Some(line) = super::gate::power_line(pipeline.as_deref(), gate) {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     if !notes.slices.is_empty() {
         out.push('\n');

@@ -379,7 +379,16 @@ fn end_of_run(
         // In name order, whatever order the tests finished in.
         kept.improvements.sort();
         kept.new_cases.sort();
+        let gates: Vec<_> = kept
+            .aggregates
+            .iter()
+            .filter_map(|a| {
+                let gate = a.gate.as_ref()?;
+                Some((a.pipeline.clone(), crate::record::gate_record(gate)))
+            })
+            .collect();
         let notes = Notes {
+            gates: &gates,
             improvements: &kept.improvements,
             new_cases: &kept.new_cases,
             regressions: &[],

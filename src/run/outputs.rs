@@ -286,7 +286,7 @@ pub(crate) fn write_files(
         })
         .map_err(|e| format!("cannot write the JUnit file `{}`: {e}", path.display()))?;
     }
-    let notes = RunNotes::of(cases, &records.numbers);
+    let notes = RunNotes::of(cases, &records.numbers).with_gates(&aggregates);
     if let Some(path) = &outputs.html {
         let numbers = &records.numbers;
         let page = html_page(&Page {
@@ -344,9 +344,19 @@ pub(crate) struct RunNotes {
     slices: Vec<crate::evaluate::aggregate::SliceRow>,
     baseline_errors: Vec<String>,
     usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
+    gates: Vec<(Option<String>, crate::record::RegressionGateRecord)>,
 }
 
 impl RunNotes {
+    /// With the regression gates of the run's aggregate tests, in their order.
+    pub(crate) fn with_gates(mut self, aggregates: &[AggregateRecord]) -> RunNotes {
+        self.gates = aggregates
+            .iter()
+            .filter_map(|a| Some((a.pipeline.clone(), a.regression_gate.clone()?)))
+            .collect();
+        self
+    }
+
     pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
         let mut notes = RunNotes {
             regressions: Vec::new(),
@@ -356,6 +366,7 @@ impl RunNotes {
             slices: slice_rows(numbers),
             baseline_errors: Vec::new(),
             usage_mismatches: Vec::new(),
+            gates: Vec::new(),
         };
         for case in cases {
             if let Some(m) = &case.usage_mismatch
@@ -400,6 +411,7 @@ impl RunNotes {
             baseline_errors: &self.baseline_errors,
             gold_sets: &[],
             usage_mismatches: &self.usage_mismatches,
+            gates: &self.gates,
         }
     }
 }

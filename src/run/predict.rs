@@ -40,13 +40,15 @@ impl Commands {
         })
     }
 
-    /// The output of `command` in `dir`, run now or taken from another process of the run.
+    /// The output of `command` in `dir`, run now or taken from another process of the run;
+    /// `attempt` (from 0) tells the attempts of a repeated case apart.
     fn output(
         &self,
         command: &[String],
         dir: &Path,
         document: Option<&Path>,
         timeout: Duration,
+        attempt: u32,
     ) -> Result<Ran, String> {
         let Some(shared) = &self.shared else {
             return run(command, dir, timeout);
@@ -64,6 +66,12 @@ impl Commands {
         let real_dir = canonical(dir);
         parts.push(real_dir.as_os_str().as_encoded_bytes());
         parts.push(document_digest.as_bytes());
+        // Each attempt of a repeated case is its own run of the command; the first keeps the
+        // key a case run once has.
+        let attempt_part = format!("attempt {attempt}");
+        if attempt > 0 {
+            parts.push(attempt_part.as_bytes());
+        }
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
         let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
@@ -128,17 +136,20 @@ fn forget_old_runs(runs: &Path, current: &str) {
     }
 }
 
-/// Reads or produces a case's prediction.
+/// Reads or produces a case's prediction; `attempt` (from 0) is the attempt of a case its suite
+/// runs `repeat` times.
 pub(crate) fn predict(
     source: &PredictionSource,
     case_file: &Path,
     commands: &Commands,
+    attempt: u32,
 ) -> Result<Prediction, LoadError> {
     match source {
         PredictionSource::Run {
             command,
             dir,
             timeout,
+            repeat: _,
             expect_fields,
             document,
             at,
@@ -153,6 +164,7 @@ pub(crate) fn predict(
                     dir,
                     document.as_ref().map(|d| d.path.as_path()),
                     *timeout,
+                    attempt,
                 )
                 .map_err(|why| {
                     // Located at the suite's `run`, naming the case; the tail of its standard

@@ -21,6 +21,7 @@ use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
 };
+use crate::evaluate::repeat::{Attempt, Attempts, Repeated};
 use crate::evaluate::{evaluate, evaluate_judged};
 use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
@@ -62,6 +63,8 @@ pub(crate) struct Full {
     pub(crate) baseline: Compared,
     /// A prediction that could not be read or produced, located.
     pub(crate) problems: Vec<Located>,
+    /// Every attempt of a repeated case.
+    pub(crate) repeated: Option<Repeated>,
 }
 
 impl Scored {
@@ -354,7 +357,26 @@ impl Session {
         )
     }
 
-    fn baseline(&self, file: &std::path::Path) -> BaselineRead {
+    /// The command that accepts this run's values as the baseline for the tests a filter
+    /// selects.
+    pub(crate) fn accept_filter(&self, filter: Option<&str>) -> String {
+        match filter {
+            Some(filter) => format!(
+                "GOLDGATE_UPDATE=always {} {}",
+                self.invocation,
+                shell_quote(filter)
+            ),
+            None => format!("GOLDGATE_UPDATE=always {}", self.invocation),
+        }
+    }
+
+    /// Whether this run writes its baselines (`GOLDGATE_UPDATE=always`).
+    pub(crate) fn blesses(&self) -> bool {
+        self.update == Update::Always
+    }
+
+    /// A baseline file, read once per process.
+    pub(crate) fn baseline(&self, file: &std::path::Path) -> BaselineRead {
         let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
         cell.get_or_init(|| baseline_file::read(file)).clone()
     }
@@ -525,16 +547,14 @@ impl Session {
         Ok(Some(self.numbers_for_aggregate(&case)))
     }
 
-    fn score_now(&self, case: &Case) -> Scored {
-        let predicted = predict(&case.prediction, &case.file, &self.commands);
-        if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
-            bar.inc(1);
-        }
+    /// One attempt's prediction (the only one, unless the suite runs the case `repeat` times).
+    fn predicted(&self, case: &Case, attempt: u32) -> Result<Prediction, Box<Unscored>> {
+        let predicted = predict(&case.prediction, &case.file, &self.commands, attempt);
         // A call its pipeline says failed is a failure of the case, not an empty prediction.
-        let predicted = match predicted {
-            Err(e) => Err(Unscored::Unreadable(Box::new(e))),
+        match predicted {
+            Err(e) => Err(Box::new(Unscored::Unreadable(Box::new(e)))),
             Ok(mut p) => match p.failed.take() {
-                Some(call) => Err(Unscored::FailedCall(call)),
+                Some(call) => Err(Box::new(Unscored::FailedCall(call))),
                 None => {
                     // A profile that compares typed values reads the document's own JSON.
                     if case.profile == crate::model::case::Profile::DocuBench {
@@ -544,11 +564,69 @@ impl Session {
                     Ok(p)
                 }
             },
+        }
+    }
+
+    fn score_now(&self, case: &Case) -> Scored {
+        let repeat = match &case.prediction {
+            PredictionSource::Run { repeat, .. } => *repeat,
+            _ => 1,
         };
-        let prediction = match predicted {
-            Ok(p) => p,
+        let mut attempts: Vec<Result<(Prediction, Outcome), Box<Unscored>>> = (0..repeat.max(1))
+            .map(|attempt| {
+                self.predicted(case, attempt).map(|p| {
+                    let outcome = self.evaluate(case, &p);
+                    (p, outcome)
+                })
+            })
+            .collect();
+        if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
+            bar.inc(1);
+        }
+        if attempts.len() == 1 {
+            let only = attempts.remove(0);
+            return self.scored(case, only, None);
+        }
+        let repeated = Repeated {
+            pass: case.pass,
+            attempts: attempts
+                .iter()
+                .map(|a| match a {
+                    Ok((_, outcome)) => Attempt {
+                        passed: outcome.passed,
+                        outcome: Some(outcome.clone()),
+                        error: None,
+                    },
+                    Err(why) => Attempt {
+                        passed: false,
+                        outcome: None,
+                        error: Some(crate::render::prediction::unscored(why)),
+                    },
+                })
+                .collect(),
+        };
+        let shown = repeated.shown();
+        let attempt = attempts.swap_remove(shown);
+        self.scored(case, attempt, Some(repeated))
+    }
+
+    /// A case's result from the attempt it shows, and every attempt when it was repeated: the
+    /// verdict is then the suite's `pass` rule over them.
+    fn scored(
+        &self,
+        case: &Case,
+        attempt: Result<(Prediction, Outcome), Box<Unscored>>,
+        repeated: Option<Repeated>,
+    ) -> Scored {
+        let attempts = repeated.as_ref().map(Repeated::numbers);
+        // The attempts' line leads the message of a repeated case.
+        let attempts_line = attempts
+            .as_ref()
+            .map(|a| crate::render::attempts_line(a, repeated.as_ref().map_or(0, Repeated::shown)));
+        let (prediction, outcome) = match attempt {
+            Ok(scored) => scored,
             Err(why) => {
-                let (cause, at) = match &why {
+                let (cause, at) = match &*why {
                     Unscored::Unreadable(error) => (
                         error.to_string(),
                         (error.file.display().to_string(), error.line, error.column),
@@ -562,16 +640,22 @@ impl Session {
                         ),
                     ),
                 };
+                let message = crate::render::prediction::unscored(&why);
                 return Scored {
                     passed: false,
                     numbers: CaseNumbers {
                         reference: case.reference.clone(),
                         suite: case.suite_folder.display().to_string(),
                         slices: slices_of(&case.tags, &case.attributes),
+                        attempts,
                         ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
                     },
                     full: Mutex::new(Some(Box::new(Full {
-                        message: Some(crate::render::prediction::unscored(&why)),
+                        message: Some(match attempts_line {
+                            Some(line) => format!("{line}\n{message}"),
+                            None => message,
+                        }),
+                        repeated,
                         error: Some(Cause::new(ErrorKind::Prediction, cause.clone())),
                         problems: vec![Located {
                             file: at.0,
@@ -590,10 +674,17 @@ impl Session {
                 .usage_mismatches
                 .insert(m.file.clone(), m.clone());
         }
-        let outcome = self.evaluate(case, &prediction);
-        let passed = outcome.passed;
-        let message = (!outcome.passed).then(|| failure_message(case, &outcome));
+        let passed = attempts.as_ref().map_or(outcome.passed, Attempts::holds);
+        let message = (!passed).then(|| {
+            let message = failure_message(case, &outcome);
+            match &attempts_line {
+                Some(line) => format!("{line}\n{message}"),
+                None => message,
+            }
+        });
         let against = match (&case.baseline, self.update) {
+            // Gated on a significant drop instead, in the aggregate tests.
+            (Some(spec), Update::No) if !spec.per_case => Against::passing(),
             (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
             _ => Against::passing(),
         };
@@ -614,10 +705,12 @@ impl Session {
                 reference: case.reference.clone(),
                 suite: case.suite_folder.display().to_string(),
                 slices: slices_of(&case.tags, &case.attributes),
+                attempts,
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
             full: Mutex::new(Some(Box::new(Full {
                 message,
+                repeated,
                 error,
                 outcome: Some(outcome),
                 model: prediction.model,

@@ -12,13 +12,16 @@ use super::ahead::Job;
 use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
+use crate::evaluate::gate::{self, GateVerdict};
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
 };
 use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
-use crate::model::suite::Aggregate;
+use crate::model::metric::Direction;
+use crate::model::suite::{Aggregate, RegressionGate};
 use crate::render::aggregate_message;
+use std::collections::HashMap;
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -167,6 +170,7 @@ fn not_loaded(
         baseline: Compared::default(),
         message: Some(plain(&message)),
         problems,
+        repeated: None,
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
@@ -192,6 +196,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         baseline: Compared::default(),
         message: None,
         problems: Vec::new(),
+        repeated: None,
     }
 }
 
@@ -212,6 +217,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.usage_mismatch = full.usage_mismatch;
     record.baseline = full.baseline;
     record.problems = full.problems;
+    record.repeated = full.repeated;
     // The record's copy of the message, without colour, is for the run's files only.
     record.message = (!scored.passed && session.keeps_records())
         .then(|| plain(full.message.as_deref().unwrap_or("case failed")));
@@ -265,7 +271,23 @@ pub(crate) fn aggregate_trial(
             .iter()
             .map(|bounds| aggregation::judge_slice(&counted, bounds, &aggregate.file))
             .collect();
-        let message = aggregate_message(&agg, &verdicts, &slices);
+        // A run that blesses its baseline is not gated on it.
+        let gate = aggregate
+            .gate
+            .as_ref()
+            .filter(|_| !session.blesses())
+            .map(|g| {
+                gate_verdict(
+                    g,
+                    &cases,
+                    &counted,
+                    pipeline.as_deref(),
+                    aggregate.id.as_str(),
+                    &session,
+                )
+            });
+        let gate_record = gate.as_ref().map(crate::record::gate_record);
+        let message = aggregate_message(&agg, &verdicts, &slices, gate_record.as_ref());
         session.finish_aggregate(AggregateRecord {
             id: name.clone(),
             pipeline: pipeline.clone(),
@@ -274,12 +296,83 @@ pub(crate) fn aggregate_trial(
             slices,
             message: message.as_deref().map(plain),
             file: aggregate.file.display().to_string(),
+            gate,
         });
         let Some(message) = message else {
             return Ok(Completion::Completed);
         };
         Err(failed(message, session.plain))
     })
+}
+
+/// The regression gate of one pipeline: its cases' values against their baseline entries.
+fn gate_verdict(
+    gate: &RegressionGate,
+    cases: &[Planned],
+    numbers: &[CaseNumbers],
+    pipeline: Option<&str>,
+    suite: &str,
+    session: &Session,
+) -> GateVerdict {
+    // The pipeline's cases (`::guided` ends each of their names), else the suite's folder.
+    let prefix = format!("{suite}/");
+    let filter = match pipeline {
+        Some(p) => Some(format!("::{p}")),
+        // The root suite's cases have no common prefix: all of them.
+        None => cases
+            .iter()
+            .all(|c| c.id.starts_with(&prefix))
+            .then_some(prefix),
+    };
+    let accept = session.accept_filter(filter.as_deref());
+    let base = match session.baseline(&gate.baseline.file) {
+        Err(why) => return gate::without_baseline(gate, why, accept),
+        Ok(None) => {
+            let why = format!(
+                "the baseline `{}` declared by `{}` does not exist",
+                gate.baseline.file.display(),
+                gate.baseline.suite_file.display()
+            );
+            return gate::without_baseline(gate, why, accept);
+        }
+        Ok(Some(base)) => base,
+    };
+    let files: HashMap<&str, &Path> = cases
+        .iter()
+        .map(|c| (c.id.as_str(), c.file.as_path()))
+        .collect();
+    let mut pairs = Vec::new();
+    let mut unpaired = 0;
+    for n in numbers {
+        let old = files
+            .get(n.id.as_str())
+            .map(|file| gate.baseline.key(file, n.pipeline.as_deref()))
+            .and_then(|key| base.cases.get(&key))
+            .and_then(|entry| entry.get(gate.metric.name()).copied());
+        // A case that could not be scored counts at the metric's worst: it is a drop.
+        let worst = match gate.metric.about().direction {
+            Direction::Higher => 0.0,
+            Direction::Lower => 1.0,
+        };
+        let new = gate::case_value(n, gate.metric).or((n.metrics.is_none()).then_some(worst));
+        match (old, new) {
+            (Some(old), Some(new)) => pairs.push(gate::Pair {
+                test: n.id.clone(),
+                old,
+                new,
+            }),
+            _ => unpaired += 1,
+        }
+    }
+    let attempts: Vec<Vec<Option<f64>>> = numbers
+        .iter()
+        .filter_map(|n| n.attempts.as_ref())
+        .map(|a| a.each.iter().map(|x| x.value(gate.metric)).collect())
+        .collect();
+    GateVerdict {
+        accept,
+        ..gate::judge(gate, &pairs, unpaired, &attempts)
+    }
 }
 
 /// The numbers of an aggregate's cases, in plan order, those that could not be loaded (failed

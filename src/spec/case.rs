@@ -102,6 +102,15 @@ pub struct SuiteFile {
     /// A command that produces each prediction instead of recorded files.
     #[schemars(with = "Option<RunSpec>")]
     pub run: Option<Spanned<RunSpec>>,
+    /// How a case run `repeat` times passes: `all` (the default: every attempt passes),
+    /// `majority` (more than half do) or `any` (one does).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::pass")]
+    pub pass: Option<Spanned<String>>,
+    /// Gates each pipeline's aggregate test on a significant drop against the baseline over the
+    /// paired cases: `{ metric: anls, min_effect: 0.02, confidence: 0.95 }`.
+    #[schemars(with = "Option<RegressionGateSpec>")]
+    pub regression_gate: Option<Spanned<RegressionGateSpec>>,
     /// The scoring profile of the suite's cases.
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::profile")]
@@ -228,6 +237,13 @@ aggregate_keys! {
     min_must_right_accuracy,
     /// Lower bound on the share of Easy-Wrong rubric items that held.
     min_easy_wrong_accuracy,
+    /// Lower bound on the share of cases every attempt of which passed (`repeat`).
+    min_pass_all_k,
+    /// Lower bound on the share of cases one attempt of which passed (`repeat`).
+    min_pass_any_k,
+    /// Upper bound on the largest flip rate of a field: the share of attempts whose exact
+    /// match differs from the majority of its case's attempts (`repeat`).
+    max_flip_rate,
 }
 
 /// A key that is written is `Some`, even when it holds `null` (which removes a suite's bound).
@@ -259,6 +275,28 @@ pub struct RunSpec {
     pub command: Vec<String>,
     /// Seconds before the command and its children are killed (default 60).
     pub timeout_s: Option<f64>,
+    /// Runs the command this many times per case and pipeline (default 1), every attempt kept;
+    /// the suite's `pass` says how the attempts make the verdict.
+    #[schemars(range(min = 1, max = 100))]
+    pub repeat: Option<u32>,
+}
+
+/// A gate on a significant drop against the baseline: the paired mean drop of `metric` over the
+/// cases both have must be under `min_effect`, or its interval must reach zero.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegressionGateSpec {
+    /// The case metric compared: `score`, `exact_match`, `anls`, `exact_critical`,
+    /// `anls_critical`, `f1`, `brier` or `ece`.
+    #[schemars(schema_with = "crate::spec::schema::gated_metric")]
+    pub metric: Spanned<String>,
+    /// The smallest mean drop that fails the gate (a drop is a fall of a metric better high, a
+    /// rise of one better low), in the metric's units.
+    #[schemars(with = "f64", range(min = 0, max = 1))]
+    pub min_effect: Spanned<f64>,
+    /// The level of the interval of the difference (default 0.95).
+    #[schemars(with = "Option<f64>", range(min = 0.5, max = 0.999))]
+    pub confidence: Option<Spanned<f64>>,
 }
 
 /// How one field is compared and when it counts as correct.

@@ -11,7 +11,7 @@ pub mod schema;
 
 pub use case::{
     AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, PipelineAggregateSpec,
-    RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
+    RegressionGateSpec, RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
 pub use cases::CasesSpec;
 pub use node::{Node, NodeKind};

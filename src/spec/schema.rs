@@ -126,6 +126,22 @@ pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench", "kieval"] })
 }
 
+/// `pass:` how the attempts of a repeated case make its verdict.
+pub(crate) fn pass(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "How a case run `repeat` times passes: every attempt, more than half, or one.",
+        "enum": ["all", "majority", "any"]
+    })
+}
+
+/// `regression_gate.metric`: the case metrics a baseline keeps.
+pub(crate) fn gated_metric(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The case metric the gate compares with the baseline.",
+        "enum": ["score", "exact_match", "anls", "exact_critical", "anls_critical", "f1", "brier", "ece"]
+    })
+}
+
 pub(crate) fn scoring(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "How failed Easy-Wrong rubrics lower the score: each subtracts its penalty, or the score is the share that hold.",

@@ -1,0 +1,111 @@
+//! The regression gate in words: why it failed (the difference, its interval, the cases that
+//! dropped most, the command that accepts the new values) and how large a drop it can see.
+
+use crate::record::RegressionGateRecord;
+
+/// A metric as a sentence names it: `0.031 ANLS`.
+fn label(metric: &str) -> &str {
+    match metric {
+        "anls" => "ANLS",
+        "exact_match" => "exact match",
+        "exact_critical" => "critical exact match",
+        "anls_critical" => "critical ANLS",
+        "f1" => "F1",
+        "brier" => "Brier",
+        "ece" => "ECE",
+        other => other,
+    }
+}
+
+/// A share as a percentage without needless digits: `95`, `99.5`.
+fn percent(level: f64) -> String {
+    let p = format!("{:.1}", level * 100.0);
+    p.strip_suffix(".0").map_or(p.clone(), str::to_owned)
+}
+
+/// Why the gate failed, or `None` when it held.
+pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
+    if g.held {
+        return None;
+    }
+    let place = format!("at {}:{} (regression_gate)", g.file, g.line);
+    if let Some(why) = &g.baseline_error {
+        return Some(format!(
+            "regression gate: {why}\ncreate it with: {}\n{place}",
+            g.accept
+        ));
+    }
+    let Some(d) = &g.difference else {
+        return Some(format!(
+            "regression gate: no case of this run has a `{}` value in the baseline `{}` ({} unpaired), so the gate compared nothing\naccept this run's values with: {}\n{place}",
+            g.metric, g.baseline, g.unpaired, g.accept
+        ));
+    };
+    let lower_is_better = matches!(g.metric.as_str(), "brier" | "ece");
+    let moved = if lower_is_better { "rose" } else { "dropped" };
+    let mut out = format!(
+        "regression against the baseline `{}`: {} {moved} {:.4} on average over {} paired cases ({}% interval of the difference {:+.4} to {:+.4}; the gate fails from a mean drop of {} with an interval wholly {} zero)",
+        g.baseline,
+        label(&g.metric),
+        d.difference.abs(),
+        d.cases,
+        percent(g.confidence),
+        d.low,
+        d.high,
+        g.min_effect,
+        if lower_is_better { "above" } else { "below" },
+    );
+    if !g.dropped_most.is_empty() {
+        let cases: Vec<String> = g
+            .dropped_most
+            .iter()
+            .map(|c| format!("{} {:.4} -> {:.4}", c.test, c.old, c.new))
+            .collect();
+        out.push_str(&format!("\ncases that dropped most: {}", cases.join(", ")));
+    }
+    if g.unpaired > 0 {
+        out.push_str(&format!(
+            "\n{} cases of this run have no value in the baseline and were left out",
+            g.unpaired
+        ));
+    }
+    out.push_str(&format!(
+        "\naccept the new values with: {}\n{place}",
+        g.accept
+    ));
+    Some(out)
+}
+
+/// The power line of a pipeline: `guided: with 50 cases, drops of 0.0310 ANLS or more are
+/// detected 80 % of the time (at 95 % confidence, min_effect 0.02)`, and the measured
+/// false-alarm rate when attempts were repeated.
+pub fn power_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<String> {
+    let who = pipeline.map(|p| format!("{p}: ")).unwrap_or_default();
+    let mut line = match &g.power {
+        Some(p) => format!(
+            "{who}with {} cases, drops of {:.4} {} or more are detected {}% of the time (gate at {}% confidence, min_effect {}; spread of the {})",
+            p.cases,
+            p.detectable_drop,
+            label(&g.metric),
+            percent(p.power),
+            percent(g.confidence),
+            g.min_effect,
+            match p.spread {
+                crate::evaluate::gate::Spread::Differences => "paired differences",
+                crate::evaluate::gate::Spread::Baseline => "baseline's values",
+            }
+        ),
+        None if g.baseline_error.is_none() => format!(
+            "{who}the smallest detectable drop of {} is unknown: fewer than two paired cases, or no spread in their values",
+            label(&g.metric)
+        ),
+        None => return None,
+    };
+    if let Some(f) = &g.false_alarms {
+        line.push_str(&format!(
+            "; between repeated attempts the gate called {} of {} pairs different (false-alarm rate {:.2})",
+            f.alarms, f.pairs, f.rate
+        ));
+    }
+    Some(line)
+}
