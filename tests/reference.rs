@@ -217,3 +217,56 @@ fn every_agreement_line_agrees_with_scikit_learn_scipy_and_statsmodels() {
         }
     });
 }
+
+/// The regression gate's power (SPEC §16) and the normal distribution under it against scipy
+/// and statsmodels (`power.jsonl`, made by `power.py`).
+#[test]
+fn every_power_line_agrees_with_scipy_and_statsmodels() {
+    use goldgate::metrics::power::{detectable_drop, normal_cdf, normal_quantile, sample_sd};
+    let close =
+        |ours: f64, theirs: &Value, within: f64| (ours - theirs.as_f64().unwrap()).abs() <= within;
+    every_line_agrees("power.jsonl", 83, |line| {
+        match line["kind"].as_str().unwrap() {
+            "quantile" => {
+                let ours = normal_quantile(line["p"].as_f64().unwrap());
+                (!close(ours, &line["z"], 1e-12))
+                    .then(|| format!("ppf({}) = {ours}, want {}", line["p"], line["z"]))
+            }
+            "cdf" => {
+                let ours = normal_cdf(line["x"].as_f64().unwrap());
+                (!close(ours, &line["cdf"], 1e-15))
+                    .then(|| format!("cdf({}) = {ours}, want {}", line["x"], line["cdf"]))
+            }
+            _ => {
+                let differences: Vec<f64> = line["differences"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_f64().unwrap())
+                    .collect();
+                let sd = sample_sd(&differences).unwrap();
+                let ours = detectable_drop(
+                    differences.len(),
+                    sd,
+                    line["confidence"].as_f64().unwrap(),
+                    line["min_effect"].as_f64().unwrap(),
+                    0.8,
+                );
+                // The closed form with scipy's quantiles to 1e-12; statsmodels' numerical
+                // solution of the same equation to 1e-5 of it (its root finder stops there).
+                let solved = line["statsmodels"]
+                    .as_f64()
+                    .is_some_and(|s| (ours - s).abs() > 1e-5 * s);
+                (solved
+                    || !close(sd, &line["sd"], 1e-12)
+                    || !close(ours, &line["detectable_drop"], 1e-12))
+                .then(|| {
+                    format!(
+                        "{}: sd {sd}, drop {ours}, want {} and {}",
+                        line["id"], line["sd"], line["detectable_drop"]
+                    )
+                })
+            }
+        }
+    });
+}

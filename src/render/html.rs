@@ -89,6 +89,8 @@ pub fn html_page(page: &Page) -> String {
     out.push_str("<main>\n");
     pipelines_table(&mut out, page.pipelines);
     comparisons(&mut out, page.notes.comparisons);
+    gates(&mut out, page.notes.gates);
+    repeats(&mut out, page.pipelines, page.cases);
     slices_table(&mut out, page.notes.slices);
     fields_table(&mut out, page.fields, page.pipelines);
     calibration(&mut out, page.pipelines);
@@ -181,6 +183,89 @@ fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]
                     .collect::<Vec<_>>()
                     .join("; ")
             )
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// Each pipeline's regression gate: the paired difference against the baseline, its interval,
+/// the verdict, the smallest drop it detects and the false alarms between repeated attempts.
+fn gates(out: &mut String, gates: &[(Option<String>, crate::record::RegressionGateRecord)]) {
+    if gates.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"gates\">\n<h2>Regression gate</h2>\n<p>This run against the baseline over the cases both have: the mean difference with its seeded paired bootstrap interval; the gate fails on a mean drop of at least <code>min_effect</code> whose interval lies wholly beyond zero.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>metric</th><th>cases</th><th>difference</th><th>min_effect</th><th>verdict</th><th>detectable drop (80 % power)</th><th>false alarms between attempts</th></tr></thead>\n<tbody>\n");
+    for (pipeline, g) in gates {
+        let verdict = match (&g.baseline_error, g.held) {
+            (Some(why), _) => why.clone(),
+            (None, true) => "held".to_owned(),
+            (None, false) => "failed".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(pipeline.as_deref().unwrap_or("-")),
+            escape(&g.metric),
+            g.difference.map_or(0, |d| d.cases),
+            escape(&interval_text(g.difference.as_ref())),
+            g.min_effect,
+            escape(&verdict),
+            g.power
+                .map_or_else(|| "-".to_owned(), |p| format!("{:.4}", p.detectable_drop)),
+            g.false_alarms.map_or_else(
+                || "-".to_owned(),
+                |f| format!("{} of {} pairs ({:.2})", f.alarms, f.pairs, f.rate)
+            ),
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// Repeated cases: per pipeline pass^k, pass@k and the fields that flipped; per case its pass
+/// count and flip rates.
+fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRecord]) {
+    let repeated: Vec<&TestRecord> = cases.iter().filter(|c| c.repeat.is_some()).collect();
+    if repeated.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"repeats\">\n<h2>Repeated attempts</h2>\n<p>Each case ran several times: pass^k is the share of cases every attempt of which passed, pass@k the share one attempt of which did; a field's flip rate is the share of attempts whose exact match differs from the majority.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>pass^k</th><th>pass@k</th><th>largest flip rate</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
+    for (name, a) in pipelines.iter().filter(|(_, a)| a.pass_all_k.is_some()) {
+        let flips: Vec<String> = a
+            .flip_rates
+            .iter()
+            .map(|(f, r)| format!("{f} {r:.4}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            super::num(a.pass_all_k),
+            super::num(a.pass_any_k),
+            super::num(a.max_flip_rate),
+            escape(&flips.join(", "))
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>test</th><th>attempts passed</th><th>pass</th><th>verdict</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
+    for case in repeated {
+        let Some(r) = &case.repeat else { continue };
+        let flips: Vec<String> = r
+            .flip_rates
+            .iter()
+            .map(|f| format!("{} {:.4}", f.field, f.rate))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{} of {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&case.id),
+            r.passed,
+            r.attempts,
+            escape(&r.pass),
+            if case.passed == Some(true) {
+                "passed"
+            } else {
+                "failed"
+            },
+            escape(&flips.join(", "))
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
@@ -484,6 +569,7 @@ fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecor
             &at,
         );
         field_diffs(out, &case.fields);
+        attempts_table(out, case);
     }
     for a in failing_aggregates {
         failure(
@@ -494,6 +580,33 @@ fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecor
         );
     }
     out.push_str("</section>\n");
+}
+
+/// Every attempt of a repeated case: its verdict and each field's prediction and exact match.
+fn attempts_table(out: &mut String, case: &TestRecord) {
+    let Some(r) = &case.repeat else { return };
+    out.push_str("<table class=\"attempts\">\n<thead><tr><th>attempt</th><th>verdict</th><th>fields (prediction, EM)</th></tr></thead>\n<tbody>\n");
+    for a in &r.each {
+        let fields: Vec<String> = a
+            .fields
+            .iter()
+            .map(|f| format!("{} {} ({})", f.name, f.prediction, f.em))
+            .collect();
+        let verdict = match (&a.error, a.passed) {
+            (Some(why), _) => why.lines().next().unwrap_or("").to_owned(),
+            (None, true) => "passed".to_owned(),
+            (None, false) => "failed".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>",
+            a.attempt,
+            if a.attempt == r.shown { " (shown)" } else { "" },
+            escape(&verdict),
+            escape(&fields.join("; "))
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
 }
 
 fn failure(out: &mut String, id: &str, message: &str, at: &str) {

@@ -40,6 +40,16 @@ pub fn step_summary(
     if !notes.slices.is_empty() {
         page.push_str(&slices_table(notes.slices));
     }
+    let power: Vec<String> = notes
+        .gates
+        .iter()
+        .filter_map(|(p, g)| super::gate::power_line(p.as_deref(), g))
+        .map(|line| format!("- {line}\n"))
+        .collect();
+    if !power.is_empty() {
+        page.push_str("\n**Regression gate**\n\n");
+        page.push_str(&power.concat());
+    }
     let items = listed(cases, aggregates, notes);
     let mut heading = String::new();
     for (i, (section, item)) in items.iter().enumerate() {
