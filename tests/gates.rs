@@ -1,0 +1,433 @@
+//! Gates that know noise from a regression (SPEC §16), from the `goldgate` binary over folders
+//! made here:
+//!
+//! - a flaky command repeated (`run: repeat: 3`): its attempt n (counted per case in a file)
+//!   predicts a wrong `total` when n is listed in the file `wrong`, so the attempts and their
+//!   flips are known exactly;
+//! - a regression gate over 40 cases of four fields each, exact match 1 in the baseline: one
+//!   case slipping by two fields, or 30 cases by one field each; the differences are those of
+//!   the first two `power` lines of `tests/reference/power.jsonl` (computed by scipy and
+//!   statsmodels), whose detectable drop the report must give.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{
+    case, failure_block, goldgate, goldgate_report, goldgate_with, read_report, stdout, verdict_of,
+    write_files,
+};
+
+/// The flaky command: attempt n of a case predicts `total` 9.99 when n is in `wrong`, else 10.00.
+const FLAKY: &str = r#"#!/bin/sh
+mkdir -p counts
+f="counts/$(echo "$1" | tr / _)"
+n=$(( $(cat "$f" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "$f"
+if grep -qx "$n" wrong; then total=9.99; else total=10.00; fi
+printf '{"total": "%s", "date": "2024-01-01"}\n' "$total"
+"#;
+
+/// One case `a` under a suite that runs the flaky command `repeat` times with `pass`.
+fn flaky(pass: &str, wrong: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = format!(
+        "pipelines: [llm]\nrun:\n  command: [sh, flaky.sh, \"{{case}}\"]\n  repeat: 3\npass: {pass}\naggregate:\n  max_flip_rate: 0.5\n"
+    );
+    write_files(
+        dir.path(),
+        &[
+            ("cases/suite.yaml", &suite),
+            ("cases/flaky.sh", FLAKY),
+            ("cases/wrong", wrong),
+            (
+                "cases/a.yaml",
+                "gold:\n  total: \"10.00\"\n  date: \"2024-01-01\"\nthresholds:\n  min_exact_match: 1\n",
+            ),
+        ],
+    );
+    dir
+}
+
+fn runs_of(dir: &Path, case: &str) -> String {
+    std::fs::read_to_string(dir.join("cases/counts").join(case)).unwrap_or_default()
+}
+
+#[test]
+fn a_flaky_command_fails_under_all_passes_under_majority_and_its_flip_rate_is_exact() {
+    let all = flaky("all", "2\n");
+    let (run, report) = goldgate_report(all.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(verdict_of(&out, "a::llm"), "test a::llm ... FAILED");
+    let block = failure_block(&out, "a::llm");
+    assert!(
+        block.starts_with(
+            "2 of 3 attempts passed (pass: all); attempt 2 shown; flips: total 1 of 3\n"
+        ),
+        "{block}"
+    );
+    assert!(
+        block.contains("9.99"),
+        "the failing attempt's value is shown:\n{block}"
+    );
+    // One run of the command per attempt, though the aggregate test needs the case too.
+    assert_eq!(runs_of(all.path(), "a"), "3\n");
+    let repeat = &case(&report, "a::llm")["repeat"];
+    assert_eq!(repeat["pass"], "all");
+    assert_eq!(
+        (repeat["attempts"].as_u64(), repeat["passed"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(repeat["shown"], 2);
+    let each = repeat["each"].as_array().unwrap();
+    let totals: Vec<&Value> = each.iter().map(|a| &a["fields"][0]["prediction"]).collect();
+    assert_eq!(totals, ["10.00", "9.99", "10.00"]);
+    let passed: Vec<&Value> = each.iter().map(|a| &a["passed"]).collect();
+    assert_eq!(passed, [true, false, true]);
+    assert_eq!(repeat["flip_rates"][0]["field"], "total");
+    assert_eq!(repeat["flip_rates"][0]["rate"].as_f64(), Some(1.0 / 3.0));
+    assert_eq!(repeat["flip_rates"][1]["rate"].as_f64(), Some(0.0));
+    let pipeline = &report["pipelines"][0];
+    assert_eq!(pipeline["pass_all_k"].as_f64(), Some(0.0));
+    assert_eq!(pipeline["pass_any_k"].as_f64(), Some(1.0));
+    assert_eq!(pipeline["max_flip_rate"].as_f64(), Some(1.0 / 3.0));
+    assert!(
+        out.contains("\nrepeated   pass^k   pass@k  max flip  flips (share of attempts against the majority)\nllm        0.0000   1.0000    0.3333  total 0.3333\n"),
+        "{out}"
+    );
+
+    let majority = flaky("majority", "2\n");
+    let run = goldgate(majority.path(), &["test", "cases"]);
+    assert_eq!(verdict_of(&stdout(&run), "a::llm"), "test a::llm ... ok");
+    let twice = flaky("majority", "1\n3\n");
+    let out = stdout(&goldgate(twice.path(), &["test", "cases"]));
+    assert_eq!(verdict_of(&out, "a::llm"), "test a::llm ... FAILED");
+    assert!(failure_block(&out, "a::llm").starts_with(
+        "1 of 3 attempts passed (pass: majority); attempt 1 shown; flips: total 1 of 3"
+    ));
+    let any = flaky("any", "1\n3\n");
+    let out = stdout(&goldgate(any.path(), &["test", "cases"]));
+    assert_eq!(verdict_of(&out, "a::llm"), "test a::llm ... ok");
+    // Two flips of three break the aggregate's bound: the majority is wrong, one attempt right.
+    let flippy = flaky("any", "1\n2\n");
+    let out = stdout(&goldgate(flippy.path(), &["test", "cases"]));
+    assert_eq!(verdict_of(&out, "a::llm"), "test a::llm ... ok");
+    assert_eq!(
+        verdict_of(&out, "cases::aggregate::llm"),
+        "test cases::aggregate::llm ... ok"
+    );
+}
+
+#[test]
+fn attempts_run_once_however_the_run_is_split_over_processes() {
+    let dir = flaky("all", "2\n");
+    let id = format!("gates-split-{}", std::process::id());
+    let env = [("GOLDGATE_RUN_ID", id.as_str())];
+    let case = goldgate_with(dir.path(), &["test", "cases", "--exact", "a::llm"], &env);
+    assert_eq!(
+        verdict_of(&stdout(&case), "a::llm"),
+        "test a::llm ... FAILED"
+    );
+    let aggregate = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--exact", "cases::aggregate::llm"],
+        &env,
+    );
+    assert_eq!(
+        verdict_of(&stdout(&aggregate), "cases::aggregate::llm"),
+        "test cases::aggregate::llm ... ok"
+    );
+    // The aggregate's process took the case's three outputs from the run.
+    assert_eq!(runs_of(dir.path(), "a"), "3\n");
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("report.json");
+    let merged = goldgate(
+        dir.path(),
+        &["report", "--run", &id, "-o", path.to_str().unwrap()],
+    );
+    let report = read_report(&path, &merged);
+    let repeat = &case_report(&report)["repeat"];
+    assert_eq!(repeat["each"].as_array().unwrap().len(), 3);
+    assert_eq!(report["pipelines"][0]["pass_all_k"].as_f64(), Some(0.0));
+    assert_eq!(
+        report["aggregates"][0]["metrics"]["max_flip_rate"].as_f64(),
+        Some(1.0 / 3.0)
+    );
+}
+
+fn case_report(report: &Value) -> &Value {
+    case(report, "a::llm")
+}
+
+/// 40 cases `c01`..`c40` of four fields, each predicted with `wrong(i)` of its fields wrong,
+/// under a suite with a regression gate and a baseline giving every case exact match 1.
+fn gated(wrong: impl Fn(usize) -> usize, extra_suite: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![(
+        "cases/suite.yaml".into(),
+        format!(
+            "baseline: baseline.json\nregression_gate: {{ metric: exact_match, min_effect: 0.02, confidence: 0.95 }}\n{extra_suite}"
+        ),
+    )];
+    let mut entries = Vec::new();
+    for i in 1..=40 {
+        let gold = (0..4)
+            .map(|f| format!("  f{f}: \"v{i}-{f}\"\n"))
+            .collect::<String>();
+        let prediction = (0..4)
+            .map(|f| {
+                let v = if f < wrong(i) {
+                    "wrong".to_owned()
+                } else {
+                    format!("v{i}-{f}")
+                };
+                format!("\"f{f}\": \"{v}\"")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        files.push((
+            format!("cases/c{i:02}.yaml"),
+            format!("prediction: out/c{i:02}.json\ngold:\n{gold}thresholds: {{ min_exact_match: 0.25 }}\n"),
+        ));
+        files.push((
+            format!("cases/out/c{i:02}.json"),
+            format!("{{{prediction}}}"),
+        ));
+        entries.push(format!("\"c{i:02}\": {{\"exact_match\": 1.0}}"));
+    }
+    files.push((
+        "cases/baseline.json".into(),
+        format!(
+            "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
+            entries.join(", ")
+        ),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir.path(), &refs);
+    dir
+}
+
+/// The `power` line of the reference named `id`.
+fn reference(id: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/power.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .split('\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no reference {id}"))
+}
+
+#[test]
+fn one_slipped_case_of_forty_passes_the_gate_and_its_power_is_the_references() {
+    let dir = gated(|i| if i == 7 { 2 } else { 0 }, "");
+    let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(
+        verdict_of(&out, "cases::aggregate"),
+        "test cases::aggregate ... ok"
+    );
+    let gate = &report["aggregates"][0]["regression_gate"];
+    assert_eq!(gate["held"], true);
+    let d = &gate["difference"];
+    assert_eq!(d["cases"], 40);
+    assert!(
+        (d["difference"].as_f64().unwrap() - (-0.5 / 40.0)).abs() < 1e-15,
+        "{d}"
+    );
+    assert_eq!(gate["dropped_most"][0]["test"], "c07");
+    let want = reference("one_slipped_of_40");
+    let power = &gate["power"];
+    assert_eq!(power["spread"], "differences");
+    assert!((power["sd"].as_f64().unwrap() - want["sd"].as_f64().unwrap()).abs() < 1e-12);
+    let drop = power["detectable_drop"].as_f64().unwrap();
+    assert!(
+        (drop - want["detectable_drop"].as_f64().unwrap()).abs() < 1e-12,
+        "{drop}"
+    );
+    assert!(
+        out.contains(&format!(
+            "\nwith 40 cases, drops of {drop:.4} exact match or more are detected 80% of the time (gate at 95% confidence, min_effect 0.02; spread of the paired differences)\n"
+        )),
+        "{out}"
+    );
+    // Without a `tolerance`, the gate replaces the per-case comparison: c07 passes its own test.
+    assert_eq!(verdict_of(&out, "c07"), "test c07 ... ok");
+}
+
+#[test]
+fn thirty_cases_dropping_fail_the_gate_with_their_interval_and_the_accept_command() {
+    let dir = gated(|i| usize::from(i <= 30), "");
+    let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(
+        verdict_of(&out, "cases::aggregate"),
+        "test cases::aggregate ... FAILED"
+    );
+    let gate = &report["aggregates"][0]["regression_gate"];
+    assert_eq!(gate["held"], false);
+    let d = &gate["difference"];
+    let (low, high) = (d["low"].as_f64().unwrap(), d["high"].as_f64().unwrap());
+    assert_eq!(d["difference"].as_f64(), Some(-0.1875));
+    assert!(low < -0.1875 && high < 0.0 && high > -0.1875, "{d}");
+    let block = failure_block(&out, "cases::aggregate");
+    let first = block.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "regression against the baseline `cases/baseline.json`: exact match dropped 0.1875 on average over 40 paired cases (95% interval of the difference {low:+.4} to {high:+.4}; the gate fails from a mean drop of 0.02 with an interval wholly below zero)"
+        )
+    );
+    assert!(block.contains("\ncases that dropped most: c01 1.0000 -> 0.7500, c02 1.0000 -> 0.7500, c03 1.0000 -> 0.7500, c04 1.0000 -> 0.7500, c05 1.0000 -> 0.7500\n"), "{block}");
+    assert!(block.contains("\naccept the new values with: GOLDGATE_UPDATE=always goldgate test cases\nat cases/suite.yaml:2 (regression_gate)"), "{block}");
+    let want = reference("thirty_dropped_of_40");
+    let drop = gate["power"]["detectable_drop"].as_f64().unwrap();
+    assert!(
+        (drop - want["detectable_drop"].as_f64().unwrap()).abs() < 1e-12,
+        "{drop}"
+    );
+    // Accepting writes the baseline; the next run holds.
+    let bless = goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(bless.status.success(), "{}", stdout(&bless));
+    let again = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert_eq!(
+        verdict_of(&again, "cases::aggregate"),
+        "test cases::aggregate ... ok"
+    );
+}
+
+#[test]
+fn beside_a_tolerance_the_gate_adds_to_the_per_case_comparison() {
+    let dir = gated(|i| if i == 7 { 2 } else { 0 }, "tolerance: 0.1\n");
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert_eq!(verdict_of(&out, "c07"), "test c07 ... FAILED");
+    assert!(failure_block(&out, "c07").contains("regression against the baseline"));
+    assert_eq!(
+        verdict_of(&out, "cases::aggregate"),
+        "test cases::aggregate ... ok"
+    );
+}
+
+#[test]
+fn a_gate_without_its_baseline_or_with_nothing_paired_fails() {
+    let dir = gated(|_| 0, "");
+    std::fs::remove_file(dir.path().join("cases/baseline.json")).unwrap();
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert_eq!(
+        failure_block(&out, "cases::aggregate"),
+        "regression gate: the baseline `cases/baseline.json` declared by `cases/suite.yaml` does not exist\ncreate it with: GOLDGATE_UPDATE=always goldgate test cases\nat cases/suite.yaml:2 (regression_gate)"
+    );
+    std::fs::write(
+        dir.path().join("cases/baseline.json"),
+        "{\"goldgate_baseline\": 1, \"cases\": {}}\n",
+    )
+    .unwrap();
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert!(
+        failure_block(&out, "cases::aggregate").starts_with("regression gate: no case of this run has a `exact_match` value in the baseline `cases/baseline.json` (40 unpaired), so the gate compared nothing"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_gate_and_a_repeat_are_checked_where_they_are_written() {
+    for (suite, message) in [
+        (
+            "regression_gate: { metric: anls, min_effect: 0.02 }\n",
+            "cases/suite.yaml:1:18: regression_gate: `regression_gate` compares with a baseline, and no suite here or above declares one (declare it beside the gate: `baseline: baseline.json`)",
+        ),
+        (
+            "baseline: b.json\nregression_gate: { metric: latency_ms, min_effect: 0.02 }\n",
+            "cases/suite.yaml:2:28: regression_gate.metric: `latency_ms` is not a case metric the baseline keeps",
+        ),
+        (
+            "baseline: b.json\nregression_gate: { metric: anls, min_effect: 1.5 }\n",
+            "cases/suite.yaml:2:46: regression_gate.min_effect: `min_effect` is 1.5; it must be 0 or more and under 1",
+        ),
+        (
+            "baseline: b.json\nregression_gate: { metric: anls, min_effect: 0.1, confidence: 1 }\n",
+            "cases/suite.yaml:2:63: regression_gate.confidence: `confidence` is 1; it must be from 0.5 to 0.999",
+        ),
+        (
+            "pass: most\n",
+            "cases/suite.yaml:1:7: pass: unknown `pass` rule `most`",
+        ),
+        (
+            "run: { command: [echo, \"{}\"], repeat: 0 }\n",
+            "cases/suite.yaml:1:6: run.repeat: `repeat` is 0; it must be from 1 to 100",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        write_files(
+            dir.path(),
+            &[
+                ("cases/suite.yaml", suite),
+                (
+                    "cases/a.yaml",
+                    "prediction: { x: \"1\" }\ngold: { x: \"1\" }\nthresholds: { min_exact_match: 1 }\n",
+                ),
+            ],
+        );
+        let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+        assert!(out.contains(message), "{suite}: {out}");
+        let lint = goldgate(dir.path(), &["lint", "cases"]);
+        assert!(!lint.status.success(), "lint passes {suite}");
+    }
+}
+
+#[test]
+fn repeated_attempts_measure_the_gates_false_alarms() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "cases/suite.yaml".into(),
+            "pipelines: [llm]\nrun:\n  command: [sh, flaky.sh, \"{case}\"]\n  repeat: 3\npass: majority\nbaseline: baseline.json\nregression_gate: { metric: exact_match, min_effect: 0.02 }\n".into(),
+        ),
+        ("cases/flaky.sh".into(), FLAKY.into()),
+        // The third attempt of every case is wrong on `total`: it differs from the first two.
+        ("cases/wrong".into(), "3\n".into()),
+    ];
+    let mut entries = Vec::new();
+    for i in 1..=10 {
+        files.push((
+            format!("cases/c{i:02}.yaml"),
+            "gold:\n  total: \"10.00\"\n  date: \"2024-01-01\"\nthresholds:\n  min_exact_match: 1\n".into(),
+        ));
+        entries.push(format!("\"c{i:02}::llm\": {{\"exact_match\": 1.0}}"));
+    }
+    files.push((
+        "cases/baseline.json".into(),
+        format!(
+            "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
+            entries.join(", ")
+        ),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir.path(), &refs);
+    let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    let gate = &report["aggregates"][0]["regression_gate"];
+    // Pairs (1, 2) agree; (1, 3) and (2, 3) differ by 0.5 on every case.
+    assert_eq!(gate["false_alarms"]["pairs"], 3);
+    assert_eq!(gate["false_alarms"]["alarms"], 2);
+    assert_eq!(gate["false_alarms"]["rate"].as_f64(), Some(2.0 / 3.0));
+    // The shown attempts (the first, passing) equal the baseline: the gate holds, and the
+    // spread comes from the baseline's values, which have none: no detectable drop.
+    assert_eq!(gate["held"], true);
+    assert!(
+        out.contains("llm: the smallest detectable drop of exact match is unknown: fewer than two paired cases, or no spread in their values; between repeated attempts the gate called 2 of 3 pairs different (false-alarm rate 0.67)\n"),
+        "{out}"
+    );
+}
