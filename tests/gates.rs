@@ -431,3 +431,28 @@ fn repeated_attempts_measure_the_gates_false_alarms() {
         "{out}"
     );
 }
+
+#[test]
+fn the_html_page_shows_the_attempts_and_the_gate() {
+    let dir = flaky("all", "2\n");
+    let page = dir.path().join("page.html");
+    goldgate(
+        dir.path(),
+        &["test", "cases", "--html", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<h2>Repeated attempts</h2>"), "{html}");
+    assert!(html.contains("<tr><td>llm</td><td>0.0000</td><td>1.0000</td><td>0.3333</td><td>total 0.3333, date 0.0000</td></tr>"));
+    assert!(html.contains("<tr><td>a::llm</td><td>2 of 3</td><td>all</td><td>failed</td><td>total 0.3333, date 0.0000</td></tr>"));
+    assert!(html.contains("<tr><td>2 (shown)</td><td>failed</td><td>total &quot;9.99&quot; (0); date &quot;2024-01-01&quot; (1)</td></tr>"), "{html}");
+    let gated = gated(|i| usize::from(i <= 30), "");
+    let page = gated.path().join("page.html");
+    goldgate(
+        gated.path(),
+        &["test", "cases", "--html", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<h2>Regression gate</h2>"));
+    assert!(html.contains("<td>exact_match</td><td>40</td>"), "{html}");
+    assert!(html.contains("<td>0.02</td><td>failed</td>"), "{html}");
+}
