@@ -61,6 +61,12 @@ pub struct Aggregated {
     pub must_right_accuracy: Option<f64>,
     /// Share of Easy-Wrong rubric items that held, over every scored case.
     pub easy_wrong_accuracy: Option<f64>,
+    /// Mean share of grounded fields, over the cases that measure it.
+    pub grounded: Option<f64>,
+    /// Mean IoU, over the cases that measure it.
+    pub iou: Option<f64>,
+    /// Mean share of fields on the right page, over the cases that measure it.
+    pub page_match: Option<f64>,
     /// The non-empty bins of the reliability diagram of the pooled confidences.
     pub bins: Vec<Bin>,
     /// Every latency measured, sorted (for its distribution).
@@ -125,6 +131,9 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         anls: mean(&|m| m.anls),
         exact_critical: mean(&|m| m.exact_critical),
         anls_critical: mean(&|m| m.anls_critical),
+        grounded: mean(&|m| m.grounded),
+        iou: mean(&|m| m.iou),
+        page_match: mean(&|m| m.page_match),
         f1: pooled_kieval(crate::metrics::kieval::Tally::f1).or_else(|| mean(&|m| m.f1)),
         precision: pooled_kieval(crate::metrics::kieval::Tally::precision)
             .or_else(|| mean(&|m| m.precision)),
@@ -392,6 +401,9 @@ impl Aggregated {
             Metric::Recall => self.recall,
             Metric::LatencyMs => self.latency_p95,
             Metric::CostUsd => self.cost_usd,
+            Metric::Grounded => self.grounded,
+            Metric::Iou => self.iou,
+            Metric::PageMatch => self.page_match,
             Metric::Score | Metric::ExtraFields => None,
         }
     }

@@ -8,6 +8,7 @@ pub mod checks;
 mod docubench;
 pub mod field;
 pub mod finding;
+pub mod grounding;
 pub mod judge;
 mod kieval;
 pub mod outcome;
@@ -117,6 +118,14 @@ fn case_metrics(
         latency_ms: prediction.latency_ms,
         cost_usd: cost(prediction, &case.pricing),
         ..Metrics::default()
+    };
+    let places_any = prediction.fields.iter().any(|f| f.place.is_some());
+    let (grounded, iou, page_match) = grounding::case_grounding(fields, places_any);
+    let metrics = Metrics {
+        grounded,
+        iou,
+        page_match,
+        ..metrics
     };
     let extra_fields: Vec<(String, Value)> = prediction
         .fields
@@ -325,6 +334,11 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         resolved,
         items,
         compared,
+        grounding: grounding::field_grounding(
+            g.place,
+            predicted.and_then(|p| p.place),
+            case.grounding,
+        ),
         misnamed: crate::evaluate::field::misnamed_key(
             &g.name,
             case.gold.as_deref().unwrap_or_default(),
@@ -529,6 +543,7 @@ mod tests {
                 line: 2,
                 rule: FieldRule::default(),
                 path_rules: Vec::new(),
+                place: None,
             }]),
             critical: Vec::new(),
             normalize: crate::base::normalize::Normalize::ALL,
@@ -549,6 +564,7 @@ mod tests {
             schema: None,
             attributes: Vec::new(),
             gold_file: None,
+            grounding: Default::default(),
         }
     }
 
@@ -560,6 +576,7 @@ mod tests {
                 confidence: None,
                 metadata: Vec::new(),
                 whole: None,
+                place: None,
             }],
             text: String::new(),
             is_document: true,

@@ -7,6 +7,7 @@ pub mod anls_star;
 mod calibration;
 pub mod docubench;
 pub(crate) mod effort;
+pub mod grounding;
 pub mod kieval;
 mod munkres;
 mod text;

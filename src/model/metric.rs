@@ -46,6 +46,13 @@ pub enum Metric {
     MustRightAccuracy,
     /// Share of a suite's Easy-Wrong rubric items that held.
     EasyWrongAccuracy,
+    /// Share of the grounded gold fields found on the right page with an IoU of at least the
+    /// suite's `grounded_iou`.
+    Grounded,
+    /// Mean IoU of the predicted boxes with the gold ones.
+    Iou,
+    /// Share of the grounded gold fields found on the right page.
+    PageMatch,
 }
 
 /// Whether a metric is better high or low.
@@ -108,7 +115,7 @@ pub struct About {
 
 impl Metric {
     /// Every metric, in the order reports list them.
-    pub const ALL: [Metric; 18] = [
+    pub const ALL: [Metric; 21] = [
         Metric::Score,
         Metric::ExactMatch,
         Metric::Anls,
@@ -127,6 +134,9 @@ impl Metric {
         Metric::MeanScore,
         Metric::MustRightAccuracy,
         Metric::EasyWrongAccuracy,
+        Metric::Grounded,
+        Metric::Iou,
+        Metric::PageMatch,
     ];
 
     /// The table of metrics: the one place that says what each is.
@@ -151,6 +161,9 @@ impl Metric {
             Metric::MeanScore => ("mean_score", Higher, Aggregate, Unit, false),
             Metric::MustRightAccuracy => ("must_right_accuracy", Higher, Aggregate, Unit, false),
             Metric::EasyWrongAccuracy => ("easy_wrong_accuracy", Higher, Aggregate, Unit, false),
+            Metric::Grounded => ("grounded", Higher, Both, Unit, false),
+            Metric::Iou => ("iou", Higher, Both, Unit, false),
+            Metric::PageMatch => ("page_match", Higher, Both, Unit, false),
         };
         About {
             name,

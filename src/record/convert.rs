@@ -140,6 +140,7 @@ fn field(f: &FieldRow) -> FieldRecord {
         }),
         items: f.items.clone(),
         diff: field_diff(f),
+        grounding: f.grounding,
     }
 }
 
@@ -239,6 +240,9 @@ impl From<&Aggregated> for PipelineMetrics {
             cost_usd_per_case: a.cost_usd,
             cost_usd_total: a.cost_total_usd,
             calibration: a.bins.clone(),
+            grounded: a.grounded,
+            iou: a.iou,
+            page_match: a.page_match,
         }
     }
 }

@@ -215,6 +215,10 @@ pub struct FieldRecord {
     /// as data (characters for text, lines for nested values).
     #[serde(default)]
     pub diff: Option<FieldDiff>,
+    /// Where gold and the prediction place the value and how well they agree, when gold gives
+    /// a place (`page`, `bbox`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<crate::evaluate::outcome::FieldGrounding>,
 }
 
 /// Gold and prediction in their compared forms.
@@ -400,6 +404,15 @@ pub struct PipelineMetrics {
     pub cost_usd_total: Option<f64>,
     /// The non-empty bins of the reliability diagram.
     pub calibration: Vec<Bin>,
+    /// Mean share of grounded fields (right page, IoU at least `grounded_iou`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounded: Option<f64>,
+    /// Mean IoU of the predicted boxes with the gold ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iou: Option<f64>,
+    /// Mean share of fields found on the right page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_match: Option<f64>,
 }
 
 /// The summary of a run.

@@ -30,6 +30,19 @@ pub fn aggregate_table(a: &Aggregated) -> String {
     format!(
         "  EM {em}  ANLS {anls}  critical EM {crit_em}  critical ANLS {crit_anls}  Brier {brier}  ECE {ece}\n  latency p50 {p50} ms  p95 {p95} ms  cost {cost} per case  pass rate {}\n  gate pass rate {gate}  mean score {score}  Must-Right accuracy {mr}  Easy-Wrong accuracy {ew}\n",
         num(a.pass_rate),
+    ) + &grounding_line(a)
+}
+
+/// An aggregate's grounding, when its cases measure it.
+fn grounding_line(a: &Aggregated) -> String {
+    if a.grounded.is_none() {
+        return String::new();
+    }
+    format!(
+        "  grounded {}  IoU {}  page match {}\n",
+        num(a.grounded),
+        num(a.iou),
+        num(a.page_match)
     )
 }
 
@@ -113,6 +126,37 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
         let _ = writeln!(
             out,
             "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}  {gate:>7}  {score:>7}  {mr:>7}  {ew:>7}",
+        );
+    }
+    out
+}
+
+/// One row per pipeline that grounds its values (a prediction gives pages or boxes where gold
+/// does): the share grounded, the mean IoU, the share on the right page; empty when none does.
+pub fn grounding_table(rows: &[(String, Aggregated)]) -> String {
+    let rows: Vec<_> = rows.iter().filter(|(_, a)| a.grounded.is_some()).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(9);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>8}  {:>7}  {:>10}",
+        "grounding", "grounded", "IoU", "page match"
+    );
+    for (name, a) in rows {
+        let _ = writeln!(
+            out,
+            "{name:<width$}  {:>8}  {:>7}  {:>10}",
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
         );
     }
     out

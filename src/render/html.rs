@@ -91,6 +91,7 @@ pub fn html_page(page: &Page) -> String {
     comparisons(&mut out, page.notes.comparisons);
     slices_table(&mut out, page.notes.slices);
     fields_table(&mut out, page.fields, page.pipelines);
+    super::html_analysis::grounding_table(&mut out, page.pipelines);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
     failures(&mut out, page.cases, page.aggregates);
@@ -589,7 +590,7 @@ fn notes(out: &mut String, notes: &Notes) {
 }
 
 /// Text as HTML: `&`, `<`, `>`, `"` escaped.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -632,6 +633,7 @@ mod tests {
                     span(DiffOp::Equal, "34"),
                 ],
             }),
+            grounding: None,
         }];
         let mut out = String::new();
         field_diffs(&mut out, &field.fields);

@@ -6,6 +6,7 @@ mod compare;
 mod diff;
 mod finding;
 mod html;
+mod html_analysis;
 mod junit;
 mod markdown;
 mod message;

@@ -64,6 +64,11 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         }
         out.push_str(&super::compare::paired_lines(notes.comparisons));
     }
+    let grounding = super::compare::grounding_table(pipelines);
+    if !grounding.is_empty() {
+        out.push('\n');
+        out.push_str(&grounding);
+    }
     if !notes.slices.is_empty() {
         out.push('\n');
         out.push_str(&super::compare::slice_table(notes.slices));

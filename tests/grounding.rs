@@ -1,0 +1,228 @@
+//! Grounding and error analysis, from the `goldgate` binary over fixtures written here: where a
+//! value was found (page, box, IoU), what kind of miss each wrong field is, and the confidence
+//! from which values may be accepted automatically.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{case, goldgate_report, stdout, verdict_of, write_files};
+
+/// Gold places four fields; the prediction puts `number` on its page with a box twice as wide
+/// as gold's (IoU 1/2: grounded at 0.5), `total` on page 1 instead of 2 (IoU 0 whatever the
+/// box), `date` on its page (no box on either side), and gives no place for `supplier`, whose
+/// gold has none either.
+const INVOICE: &str = "prediction: pred.json
+gold:
+  number: { value: FA-1, page: 1, bbox: [0.5, 0.25, 0.75, 0.5] }
+  total: { value: \"12.50\", page: 2, bbox: [0, 0, 0.5, 0.5] }
+  date: { value: 2024-03-05, page: 1 }
+  supplier: ACME
+thresholds:
+  min_grounded: 0.9
+";
+
+const PREDICTION: &str = r#"{"number": {"value": "FA-1", "page": 1, "bbox": [0.5, 0.25, 1.0, 0.5]},
+ "total": {"value": "12.50", "page": 1, "bbox": [0, 0, 0.5, 0.5]},
+ "date": {"value": "2024-03-05", "page": 1},
+ "supplier": "ACME"}
+"#;
+
+fn field<'a>(test: &'a Value, name: &str) -> &'a Value {
+    test["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no field {name}"))
+}
+
+#[test]
+fn page_box_and_grounded_per_field_and_case() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("cases/invoice.yaml", INVOICE),
+            ("cases/pred.json", PREDICTION),
+        ],
+    );
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    let test = case(&report, "invoice");
+    assert_eq!(
+        field(test, "number")["grounding"],
+        json!({"gold_page": 1, "gold_bbox": [0.5, 0.25, 0.75, 0.5], "predicted_page": 1,
+               "predicted_bbox": [0.5, 0.25, 1.0, 0.5], "page_match": 1.0, "iou": 0.5, "grounded": 1.0})
+    );
+    assert_eq!(
+        field(test, "total")["grounding"],
+        json!({"gold_page": 2, "gold_bbox": [0.0, 0.0, 0.5, 0.5], "predicted_page": 1,
+               "predicted_bbox": [0.0, 0.0, 0.5, 0.5], "page_match": 0.0, "iou": 0.0, "grounded": 0.0})
+    );
+    assert_eq!(
+        field(test, "date")["grounding"],
+        json!({"gold_page": 1, "gold_bbox": null, "predicted_page": 1, "predicted_bbox": null,
+               "page_match": 1.0, "iou": null, "grounded": 1.0})
+    );
+    assert_eq!(field(test, "supplier").get("grounding"), None);
+    // Means over the fields that measure each: grounded (1 + 0 + 1) / 3, IoU (1/2 + 0) / 2,
+    // page (1 + 0 + 1) / 3. The values themselves are all exact.
+    let m = &test["metrics"];
+    assert_eq!(
+        (
+            &m["grounded"],
+            &m["iou"],
+            &m["page_match"],
+            &m["exact_match"]
+        ),
+        (
+            &json!(2.0 / 3.0),
+            &json!(0.25),
+            &json!(2.0 / 3.0),
+            &json!(1.0)
+        )
+    );
+    let p = &report["pipelines"][0];
+    assert_eq!(
+        (&p["grounded"], &p["iou"], &p["page_match"]),
+        (&json!(2.0 / 3.0), &json!(0.25), &json!(2.0 / 3.0))
+    );
+    assert_eq!(
+        verdict_of(&text, "invoice"),
+        "test invoice ... FAILED",
+        "{text}"
+    );
+    // The message names the field found elsewhere, with both places, and only that one.
+    let block = support::failure_block(&text, "invoice");
+    assert!(
+        block.starts_with("case failed: min_grounded failed: 0.6667 < 0.9 (score 1.0000)"),
+        "{block}"
+    );
+    assert!(
+        block.contains(
+            "field `total`\n  gold        12.50\n  prediction  12.50\n  EM 1   ANLS 1.0000   confidence -\n  gold place  page 2, box [0, 0, 0.5, 0.5]\n  predicted   page 1, box [0, 0, 0.5, 0.5]\n  grounded 0   page match 0   IoU 0.0000\n"
+        ),
+        "{block}"
+    );
+    assert!(!block.contains("field `number`"), "{block}");
+    // The run's end gives each pipeline's grounding.
+    assert!(
+        text.contains(
+            "grounding  grounded      IoU  page match\ncases/       0.6667   0.2500      0.6667\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn boxes_in_pixels_are_read_against_the_page_size() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "bbox_units: pixels\ngrounded_iou: 0.1\n",
+            ),
+            (
+                "cases/scan.yaml",
+                "prediction: { number: { value: FA-1, bbox: [200, 100, 400, 200] } }\npage_size: { width: 1000, height: 500 }\ngold:\n  number: { value: FA-1, bbox: [100, 50, 300, 150] }\nthresholds:\n  min_grounded: 1\n  min_iou: 0.15\n",
+            ),
+        ],
+    );
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let g = &field(case(&report, "scan"), "number")["grounding"];
+    // Fractions of the 1000 x 500 page; they share 100 x 50 pixels of the 70,000 they cover.
+    assert_eq!(g["gold_bbox"], json!([0.1, 0.1, 0.3, 0.3]));
+    assert_eq!(g["predicted_bbox"], json!([0.2, 0.2, 0.4, 0.4]));
+    let iou = g["iou"].as_f64().unwrap();
+    assert!((iou - 1.0 / 7.0).abs() < 1e-15, "{iou}");
+    // Grounded at the suite's 0.1; the mean IoU misses 0.15.
+    assert_eq!(g["grounded"], json!(1.0));
+    assert_eq!(
+        support::failure_block(&stdout(&out), "scan")
+            .lines()
+            .next()
+            .unwrap(),
+        "case failed: min_iou failed: 0.1429 < 0.15 (score 1.0000)"
+    );
+}
+
+/// Runs `goldgate lint cases` over one case file and the suite given: its output.
+fn lint(case_text: &str, suite: Option<&str>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), &[("cases/bad.yaml", case_text)]);
+    if let Some(s) = suite {
+        write_files(dir.path(), &[("cases/suite.yaml", s)]);
+    }
+    let out = support::goldgate(dir.path(), &["lint", "cases"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    format!("{}{}", stdout(&out), support::stderr(&out))
+}
+
+#[test]
+fn a_bad_box_or_page_is_located_with_its_fix() {
+    let head = "prediction: { n: x }\nthresholds: { min_exact_match: 1 }\ngold:\n";
+    let out = lint(
+        &format!("{head}  n: {{ value: x, bbox: [0.5, 0.2, 0.1, 0.4] }}\n"),
+        None,
+    );
+    assert!(
+        out.contains("cases/bad.yaml:4:24: gold.n.bbox: `bbox` [0.5, 0.2, 0.1, 0.4] has its right edge left of its left edge, or its bottom above its top"),
+        "{out}"
+    );
+    assert!(out.contains("(x0 <= x1, y0 <= y1)"), "{out}");
+    let out = lint(
+        &format!("{head}  n: {{ value: x, page: 1, bbox: [10, 20, 300, 40] }}\n"),
+        None,
+    );
+    assert!(
+        out.contains("cases/bad.yaml:4:33: gold.n.bbox: `bbox` [10, 20, 300, 40] lies outside the page: boxes are fractions of the page, 0 to 1"),
+        "{out}"
+    );
+    assert!(out.contains("say `bbox_units: pixels`"), "{out}");
+    let out = lint(&format!("{head}  n: {{ value: x, page: 0 }}\n"), None);
+    assert!(
+        out.contains(
+            "cases/bad.yaml:4:24: gold.n.page: `page` must be a page number from 1, found `0`"
+        ),
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: {{ value: x, bbox: [10, 20, 300, 40] }}\n"),
+        Some("bbox_units: pixels\n"),
+    );
+    assert!(
+        out.contains("cases/bad.yaml:4:24: gold.n.bbox: this box is in pixels (`bbox_units: pixels`), but the case gives no `page_size`"),
+        "{out}"
+    );
+    let out = lint(&format!("{head}  n: x\n"), Some("bbox_units: pixel\n"));
+    assert!(
+        out.contains("unknown `bbox_units: pixel`") && out.contains("did you mean `pixels`?"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_predicted_box_fails_its_case_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/a.yaml",
+                "prediction: pred.json\ngold:\n  n: { value: x, page: 1 }\nthresholds: { min_grounded: 1 }\n",
+            ),
+            (
+                "cases/pred.json",
+                "{\"n\": {\"value\": \"x\",\n \"bbox\": [1, 2, 3]}}\n",
+            ),
+        ],
+    );
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    let block = support::failure_block(&stdout(&out), "a");
+    assert!(
+        block.contains("pred.json:2:") && block.contains("`bbox` must hold four numbers, found 3"),
+        "{block}"
+    );
+}
