@@ -226,3 +226,84 @@ fn a_bad_predicted_box_fails_its_case_where_it_is_written() {
         "{block}"
     );
 }
+
+/// One miss of each kind, and one exact field: `number` missing, `iban` invented (gold `null`),
+/// `total` in another format (an amount written the French way, compared as text), `supplier`
+/// wrong, `date` exact; and `po`, a field gold does not list, invented.
+fn one_miss_of_each_kind(dir: &std::path::Path) {
+    write_files(
+        dir,
+        &[
+            ("cases/suite.yaml", "pipelines:\n  ocr: out/{case}.json\n"),
+            (
+                "cases/inv.yaml",
+                "tags: { lang: fr }\ngold:\n  number: FA-1\n  iban: null\n  total: \"1234.50\"\n  supplier: ACME\n  date: 2024-03-05\nthresholds: { min_exact_match: 1 }\n",
+            ),
+            (
+                "cases/out/inv.json",
+                r#"{"iban": "FR76 3000", "total": "1 234,50", "supplier": "ACNE", "date": "2024-03-05", "po": "PO-9"}"#,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn every_field_that_is_not_exact_is_one_kind_of_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    one_miss_of_each_kind(dir.path());
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let test = case(&report, "inv::ocr");
+    let kinds: Vec<(&str, &Value)> = ["number", "iban", "total", "supplier", "date"]
+        .iter()
+        .map(|n| (*n, &field(test, n)["miss"]))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("number", &json!("missing")),
+            ("iban", &json!("invented")),
+            ("total", &json!("format")),
+            ("supplier", &json!("wrong")),
+            ("date", &Value::Null),
+        ]
+    );
+    let row = |field: Option<&str>, slice: Option<(&str, &str)>, m: u32, i: u32, f: u32, w: u32| {
+        let mut r =
+            json!({"pipeline": "ocr", "missing": m, "invented": i, "format": f, "wrong": w});
+        if let Some(field) = field {
+            r["field"] = json!(field);
+        }
+        if let Some((tag, value)) = slice {
+            r["tag"] = json!(tag);
+            r["value"] = json!(value);
+        }
+        r
+    };
+    assert_eq!(
+        report["analysis"]["misses"],
+        json!([
+            row(None, None, 1, 2, 1, 1),
+            row(Some("iban"), None, 0, 1, 0, 0),
+            row(Some("number"), None, 1, 0, 0, 0),
+            row(Some("po"), None, 0, 1, 0, 0),
+            row(Some("supplier"), None, 0, 0, 0, 1),
+            row(Some("total"), None, 0, 0, 1, 0),
+            row(None, Some(("lang", "fr")), 1, 2, 1, 1),
+        ])
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "misses        pipeline  missing  invented  format  wrong
+(all fields)  ocr             1         2       1      1
+iban          ocr             0         1       0      0
+number        ocr             1         0       0      0
+po            ocr             0         1       0      0
+supplier      ocr             0         0       0      1
+total         ocr             0         0       1      0
+lang=fr       ocr             1         2       1      1
+"
+        ),
+        "{text}"
+    );
+}

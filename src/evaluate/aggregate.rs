@@ -61,6 +61,8 @@ pub struct Aggregated {
     pub must_right_accuracy: Option<f64>,
     /// Share of Easy-Wrong rubric items that held, over every scored case.
     pub easy_wrong_accuracy: Option<f64>,
+    /// The misses of the cases' fields, by kind.
+    pub misses: crate::evaluate::miss::MissCounts,
     /// Mean share of grounded fields, over the cases that measure it.
     pub grounded: Option<f64>,
     /// Mean IoU, over the cases that measure it.
@@ -118,7 +120,12 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .filter(|t| t.must_right + t.easy_wrong > 0)
         .count();
     let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
+    let mut misses = crate::evaluate::miss::MissCounts::default();
+    for r in &results {
+        misses.add_all(&r.misses);
+    }
     Aggregated {
+        misses,
         with_rubrics,
         gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
         mean_score: (cases > 0)
@@ -354,9 +361,9 @@ pub fn field_table(records: &[CaseNumbers]) -> Vec<FieldStat> {
         std::collections::BTreeMap::new();
     for r in records.iter().filter(|r| r.status != Status::Ignored) {
         let pipeline = row_of(r);
-        for (name, em, anls) in &r.fields {
-            let s = sums.entry((name.as_str(), pipeline.clone())).or_default();
-            *s = (s.0 + 1, s.1 + em, s.2 + anls);
+        for f in &r.fields {
+            let s = sums.entry((f.name.as_str(), pipeline.clone())).or_default();
+            *s = (s.0 + 1, s.1 + f.em, s.2 + f.anls);
         }
     }
     sums.into_iter()
@@ -455,6 +462,8 @@ mod examples {
             metrics: Some(Metrics::default()),
             confidences: Default::default(),
             fields: Vec::new(),
+            missed: Vec::new(),
+            misses: Default::default(),
             rubrics: tally,
             reference: None,
             suite: String::new(),

@@ -3,6 +3,7 @@
 //! Pure: knows nothing of terminals, files or processes.
 
 pub mod aggregate;
+pub mod analysis;
 pub mod baseline;
 pub mod checks;
 mod docubench;
@@ -11,6 +12,7 @@ pub mod finding;
 pub mod grounding;
 pub mod judge;
 mod kieval;
+pub mod miss;
 pub mod outcome;
 pub mod paired;
 pub mod record;
@@ -183,6 +185,9 @@ fn scored(
             }
         }
     }
+    for row in &mut fields {
+        row.miss = miss::miss_of(row.em, &row.gold, &row.prediction);
+    }
     let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields);
     if let Some(Ok(document)) = &document {
         metrics.anls = Some(document.score);
@@ -334,6 +339,8 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         resolved,
         items,
         compared,
+        // Classed once the field's EM is final (a profile may rescore it): in `scored`.
+        miss: None,
         grounding: grounding::field_grounding(
             g.place,
             predicted.and_then(|p| p.place),

@@ -69,6 +69,8 @@ pub struct FieldRow {
     /// Where gold and the prediction place the value, and how well they agree, when gold
     /// gives a place.
     pub grounding: Option<FieldGrounding>,
+    /// What kind of miss the field is, when it is not an exact match.
+    pub miss: Option<crate::evaluate::miss::Miss>,
 }
 
 /// Where a field's value is, by gold and by the prediction, and how well they agree.

@@ -141,6 +141,7 @@ fn field(f: &FieldRow) -> FieldRecord {
         items: f.items.clone(),
         diff: field_diff(f),
         grounding: f.grounding,
+        miss: f.miss,
     }
 }
 
@@ -314,6 +315,27 @@ impl From<&Paired> for ComparisonRecord {
                 seed: SEED,
                 level: 0.95,
             },
+        }
+    }
+}
+
+impl From<&crate::evaluate::analysis::MissRow> for crate::record::MissRecord {
+    fn from(r: &crate::evaluate::analysis::MissRow) -> Self {
+        use crate::evaluate::analysis::MissScope;
+        let (field, tag, value) = match &r.scope {
+            MissScope::Pipeline => (None, None, None),
+            MissScope::Field(f) => (Some(f.clone()), None, None),
+            MissScope::Slice { tag, value } => (None, Some(tag.clone()), Some(value.clone())),
+        };
+        crate::record::MissRecord {
+            pipeline: r.pipeline.clone(),
+            field,
+            tag,
+            value,
+            missing: r.counts.missing,
+            invented: r.counts.invented,
+            format: r.counts.format,
+            wrong: r.counts.wrong,
         }
     }
 }

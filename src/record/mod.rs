@@ -219,6 +219,10 @@ pub struct FieldRecord {
     /// a place (`page`, `bbox`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grounding: Option<crate::evaluate::outcome::FieldGrounding>,
+    /// What kind of miss the field is (`missing`, `invented`, `format`, `wrong`), when it is not
+    /// an exact match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub miss: Option<crate::evaluate::miss::Miss>,
 }
 
 /// Gold and prediction in their compared forms.
@@ -444,6 +448,42 @@ pub struct FieldStatRecord {
     pub anls: f64,
 }
 
+/// The run's error analysis: what kind of miss each field that is not exact is, counted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisRecord {
+    /// The misses by kind: each pipeline's (no `field`, no `tag`), then per field and per tag
+    /// value of that pipeline, where there is one.
+    #[serde(default)]
+    pub misses: Vec<MissRecord>,
+}
+
+/// The misses of one pipeline, over every field, one field (`field`), or the cases of one tag
+/// value (`tag`, `value`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MissRecord {
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    /// The field counted over, when the row is one field's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The tag of the slice counted over (`tag` for a tag written in a list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Its value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Gold has a value, the prediction none.
+    pub missing: u32,
+    /// The prediction has a value, gold none (a `null` gold, or a field gold does not list).
+    pub invented: u32,
+    /// Equal read as a number, a date or an identifier, but not as the field's rule compares.
+    pub format: u32,
+    /// Any other difference.
+    pub wrong: u32,
+}
+
 /// One slice of the run (the case tests tagged `tag=value`) for one pipeline: the metrics of
 /// the table of pipelines over them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -525,6 +565,9 @@ pub struct Report {
     /// Every aggregate test's record.
     #[serde(default)]
     pub aggregates: Vec<AggregateRecord>,
+    /// The run's error analysis (computed from the cases).
+    #[serde(default)]
+    pub analysis: AnalysisRecord,
 }
 
 impl TestRecord {
@@ -557,13 +600,22 @@ impl TestRecord {
             fields: self
                 .fields
                 .iter()
-                .map(|f| (f.name.clone(), f.em, f.anls))
+                .map(|f| crate::evaluate::record::FieldNumbers {
+                    name: f.name.clone(),
+                    em: f.em,
+                    anls: f.anls,
+                    confidence: f.confidence,
+                    miss: f.miss,
+                })
                 .collect(),
+            missed: Vec::new(),
+            misses: Default::default(),
             rubrics,
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
         }
+        .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
 
     /// How it compares with its baseline.

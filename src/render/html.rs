@@ -92,6 +92,7 @@ pub fn html_page(page: &Page) -> String {
     slices_table(&mut out, page.notes.slices);
     fields_table(&mut out, page.fields, page.pipelines);
     super::html_analysis::grounding_table(&mut out, page.pipelines);
+    super::html_analysis::misses_table(&mut out, page.notes.misses);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
     failures(&mut out, page.cases, page.aggregates);
@@ -634,6 +635,7 @@ mod tests {
                 ],
             }),
             grounding: None,
+            miss: None,
         }];
         let mut out = String::new();
         field_diffs(&mut out, &field.fields);

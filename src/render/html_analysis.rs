@@ -1,4 +1,4 @@
-//! The HTML page's error analysis: grounding per pipeline.
+//! The HTML page's error analysis: grounding per pipeline, the misses by kind.
 
 use std::fmt::Write;
 
@@ -24,6 +24,28 @@ pub(super) fn grounding_table(out: &mut String, pipelines: &[(String, Aggregated
             num(a.grounded),
             num(a.iou),
             num(a.page_match)
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// The misses by kind per pipeline, field and tag value, when anything missed.
+pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::MissRow]) {
+    if rows.iter().all(|r| r.counts.total() == 0) {
+        return;
+    }
+    out.push_str("<section id=\"misses\">\n<h2>Misses</h2>\n<p>Each field that is not an exact match, by kind: <b>missing</b> (gold has a value, the prediction none), <b>invented</b> (the prediction has a value, gold none), <b>format</b> (equal read as a number, a date or an identifier, but not as the field's rule compares), <b>wrong</b> (the rest).</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>over</th><th>pipeline</th><th>missing</th><th>invented</th><th>format</th><th>wrong</th></tr></thead>\n<tbody>\n");
+    for r in rows {
+        let c = r.counts;
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&super::analysis::scope_text(&r.scope)),
+            escape(&r.pipeline),
+            c.missing,
+            c.invented,
+            c.format,
+            c.wrong
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");

@@ -277,6 +277,7 @@ mod tests {
             baseline_errors: &[],
             gold_sets: &[],
             usage_mismatches: &[],
+            misses: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

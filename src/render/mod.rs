@@ -1,6 +1,7 @@
 //! Everything a user reads: the failure message and diffs, the run summary, the JSON report.
 //! Computes no metric.
 
+mod analysis;
 mod annotations;
 mod compare;
 mod diff;

@@ -48,6 +48,8 @@ pub struct Notes<'a> {
     pub gold_sets: &'a [crate::load::cases::GoldSetNote],
     /// Usages whose parts do not add up to their totals, once per prediction file.
     pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
+    /// The misses by kind, per pipeline, field and slice.
+    pub misses: &'a [crate::evaluate::analysis::MissRow],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -72,6 +74,11 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if !notes.slices.is_empty() {
         out.push('\n');
         out.push_str(&super::compare::slice_table(notes.slices));
+    }
+    let misses = super::analysis::miss_table(notes.misses);
+    if !misses.is_empty() {
+        out.push('\n');
+        out.push_str(&misses);
     }
     for line in notes.regressions {
         out.push_str(&format!(

@@ -379,12 +379,14 @@ fn end_of_run(
         // In name order, whatever order the tests finished in.
         kept.improvements.sort();
         kept.new_cases.sort();
+        let slices = crate::evaluate::aggregate::slice_rows(&kept.numbers);
         let notes = Notes {
             improvements: &kept.improvements,
             new_cases: &kept.new_cases,
             regressions: &[],
             comparisons: &paired(&kept.numbers),
-            slices: &crate::evaluate::aggregate::slice_rows(&kept.numbers),
+            misses: &crate::evaluate::analysis::miss_rows(&kept.numbers, &pipelines, &slices),
+            slices: &slices,
             baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
             gold_sets,
             usage_mismatches: &kept.usage_mismatches.values().cloned().collect::<Vec<_>>(),

@@ -320,9 +320,17 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         .collect();
     let fields: Vec<FieldStatRecord> = field_table(numbers).iter().map(Into::into).collect();
     let comparisons: Vec<ComparisonRecord> = paired(numbers).iter().map(Into::into).collect();
-    let slices: Vec<SliceRecord> = slice_rows(numbers).iter().map(Into::into).collect();
+    let slice_list = slice_rows(numbers);
+    let slices: Vec<SliceRecord> = slice_list.iter().map(Into::into).collect();
     let aggregates = records.aggregate_list();
+    let analysis = crate::record::AnalysisRecord {
+        misses: crate::evaluate::analysis::miss_rows(numbers, &pipeline_rows(numbers), &slice_list)
+            .iter()
+            .map(Into::into)
+            .collect(),
+    };
     let parts = ReportParts {
+        analysis: &analysis,
         summary: &summary,
         pipelines: &pipelines,
         fields: &fields,
@@ -344,16 +352,19 @@ pub(crate) struct RunNotes {
     slices: Vec<crate::evaluate::aggregate::SliceRow>,
     baseline_errors: Vec<String>,
     usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
+    misses: Vec<crate::evaluate::analysis::MissRow>,
 }
 
 impl RunNotes {
     pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
+        let slices = slice_rows(numbers);
         let mut notes = RunNotes {
             regressions: Vec::new(),
             improvements: Vec::new(),
             new_cases: Vec::new(),
             comparisons: paired(numbers),
-            slices: slice_rows(numbers),
+            misses: crate::evaluate::analysis::miss_rows(numbers, &pipeline_rows(numbers), &slices),
+            slices,
             baseline_errors: Vec::new(),
             usage_mismatches: Vec::new(),
         };
@@ -400,6 +411,7 @@ impl RunNotes {
             baseline_errors: &self.baseline_errors,
             gold_sets: &[],
             usage_mismatches: &self.usage_mismatches,
+            misses: &self.misses,
         }
     }
 }

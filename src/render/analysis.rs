@@ -1,0 +1,51 @@
+//! The run's error analysis as the end of a run prints it: the misses by kind.
+
+use std::fmt::Write;
+
+use crate::evaluate::analysis::{MissRow, MissScope};
+
+/// What a row of the misses counts over, as the table names it: `(all fields)`, a field's
+/// name, a slice's `tag=value`.
+pub(crate) fn scope_text(scope: &MissScope) -> String {
+    match scope {
+        MissScope::Pipeline => "(all fields)".to_owned(),
+        MissScope::Field(name) => name.clone(),
+        MissScope::Slice { tag, value } => format!("{tag}={value}"),
+    }
+}
+
+/// The misses by kind, a row per pipeline, then per field and per slice of it that missed;
+/// empty when nothing missed.
+pub fn miss_table(rows: &[MissRow]) -> String {
+    if rows.iter().all(|r| r.counts.total() == 0) {
+        return String::new();
+    }
+    let scopes: Vec<String> = rows.iter().map(|r| scope_text(&r.scope)).collect();
+    let width = scopes
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let pwidth = rows
+        .iter()
+        .map(|r| r.pipeline.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<pwidth$}  {:>7}  {:>8}  {:>6}  {:>5}",
+        "misses", "pipeline", "missing", "invented", "format", "wrong"
+    );
+    for (r, scope) in rows.iter().zip(&scopes) {
+        let c = r.counts;
+        let _ = writeln!(
+            out,
+            "{scope:<width$}  {:<pwidth$}  {:>7}  {:>8}  {:>6}  {:>5}",
+            r.pipeline, c.missing, c.invented, c.format, c.wrong
+        );
+    }
+    out
+}
