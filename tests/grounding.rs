@@ -307,3 +307,114 @@ lang=fr       ocr             1         2       1      1
         "{text}"
     );
 }
+
+/// Five cases of one field `total` with confidences: right at 0.9, wrong at 0.5, right at 0.9,
+/// right at 0.7, right at 0.5. Accepting from 0.5 takes all five with one error (Wilson upper
+/// bound 0.6245); from 0.7 three with none (z²/(3 + z²) = 0.5615); from 0.9 two (0.6576). With
+/// `target_error: 0.6` the advice is 0.7, which accepts 3 of 5: an automation rate of 0.6.
+fn confident_cases(dir: &std::path::Path, bound: &str) {
+    let mut files = vec![(
+        "cases/inv/suite.yaml".to_owned(),
+        format!("target_error: 0.6\naggregate:\n  min_automation_rate: {bound}\n"),
+    )];
+    for (i, (p, gold)) in [
+        (0.9, "10"),
+        (0.5, "11"),
+        (0.9, "10"),
+        (0.7, "10"),
+        (0.5, "10"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        files.push((
+            format!("cases/inv/c{i}.yaml"),
+            format!(
+                "prediction: {{ total: {{ value: \"10\", confidence: {p} }} }}\ngold:\n  total: \"{gold}\"\nrubrics:\n  - must_right: a total is given\n    field: total\n    present: true\n"
+            ),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_files(dir, &files);
+}
+
+#[test]
+fn the_advised_threshold_and_its_automation_rate_gate_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    confident_cases(dir.path(), "0.7");
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    let z2 = 1.959_963_984_540_054_5_f64.powi(2);
+    let acceptance = &report["analysis"]["acceptance"];
+    assert_eq!(acceptance.as_array().unwrap().len(), 1, "{acceptance}");
+    let a = &acceptance[0];
+    assert_eq!(
+        (
+            &a["pipeline"],
+            &a["field"],
+            &a["values"],
+            &a["target_error"]
+        ),
+        (
+            &json!("cases/inv/"),
+            &json!("total"),
+            &json!(5),
+            &json!(0.6)
+        )
+    );
+    assert_eq!(
+        (&a["threshold"], &a["automation_rate"]),
+        (&json!(0.7), &json!(0.6))
+    );
+    let points: Vec<(f64, u64, u64)> = a["curve"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["threshold"].as_f64().unwrap(),
+                p["accepted"].as_u64().unwrap(),
+                p["errors"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(points, [(0.5, 5, 1), (0.7, 3, 0), (0.9, 2, 0)]);
+    let upper = a["error_upper"].as_f64().unwrap();
+    assert!((upper - z2 / (3.0 + z2)).abs() < 1e-15, "{upper}");
+    // The aggregate holds the suite to it: 0.6 accepted, 0.7 asked.
+    assert_eq!(
+        verdict_of(&text, "inv::aggregate"),
+        "test inv::aggregate ... FAILED",
+        "{text}"
+    );
+    let block = support::failure_block(&text, "inv::aggregate");
+    assert!(
+        block.starts_with(
+            "aggregate failed over 5 case tests (5 passed): min_automation_rate failed: 0.6000 < 0.7"
+        ),
+        "{block}"
+    );
+    assert!(
+        block.contains(
+            "  automation rate 0.6000 (each field from its advised confidence, target error 0.6)"
+        ),
+        "{block}"
+    );
+    assert!(
+        text.contains(
+            "accept when conf  pipeline    values  target error  threshold   automation  error<\ntotal             cases/inv/       5           0.6        0.7       0.6000  0.5615\n"
+        ),
+        "{text}"
+    );
+    // At 0.6 it holds.
+    let dir = tempfile::tempdir().unwrap();
+    confident_cases(dir.path(), "0.6");
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    assert_eq!(
+        verdict_of(&stdout(&out), "inv::aggregate"),
+        "test inv::aggregate ... ok"
+    );
+}

@@ -63,6 +63,15 @@ pub struct Aggregated {
     pub easy_wrong_accuracy: Option<f64>,
     /// The misses of the cases' fields, by kind.
     pub misses: crate::evaluate::miss::MissCounts,
+    /// Each field's values with a confidence, counted by confidence and correctness: its
+    /// acceptance curve.
+    pub acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally>,
+    /// The error rate automatic acceptance may not exceed (the first case's suite's
+    /// `target_error`).
+    pub target_error: f64,
+    /// The share of the values with a confidence accepted automatically, each field at its
+    /// advised threshold (none of a field that no threshold bounds): absent without confidences.
+    pub automation_rate: Option<f64>,
     /// Mean share of grounded fields, over the cases that measure it.
     pub grounded: Option<f64>,
     /// Mean IoU, over the cases that measure it.
@@ -121,10 +130,29 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .count();
     let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
     let mut misses = crate::evaluate::miss::MissCounts::default();
+    let mut acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally> =
+        std::collections::BTreeMap::new();
     for r in &results {
         misses.add_all(&r.misses);
+        for f in &r.fields {
+            if let Some(c) = f.confidence {
+                let tally = match acceptance.get_mut(&f.name) {
+                    Some(t) => t,
+                    None => acceptance.entry(f.name.clone()).or_default(),
+                };
+                tally.add(c, f.em == 1.0);
+            }
+        }
     }
+    let target_error = results
+        .first()
+        .map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |r| {
+            r.target_error
+        });
     Aggregated {
+        automation_rate: automation_rate(&acceptance, target_error),
+        acceptance,
+        target_error,
         misses,
         with_rubrics,
         gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
@@ -158,6 +186,21 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         bins: pooled.bins(),
         latencies,
     }
+}
+
+/// The share of the values accepted automatically when each field accepts from its advised
+/// threshold, the smallest whose error bound is at most `target`: absent without confidences.
+pub fn automation_rate(
+    acceptance: &std::collections::BTreeMap<String, crate::metrics::acceptance::Tally>,
+    target: f64,
+) -> Option<f64> {
+    let values: usize = acceptance.values().map(|t| t.values()).sum();
+    let accepted: usize = acceptance
+        .values()
+        .filter_map(|t| crate::metrics::acceptance::advised(&t.curve(), target))
+        .map(|p| p.accepted)
+        .sum();
+    (values > 0).then(|| accepted as f64 / values as f64)
 }
 
 /// Counts and mean metrics of a run.
@@ -411,6 +454,7 @@ impl Aggregated {
             Metric::Grounded => self.grounded,
             Metric::Iou => self.iou,
             Metric::PageMatch => self.page_match,
+            Metric::AutomationRate => self.automation_rate,
             Metric::Score | Metric::ExtraFields => None,
         }
     }
@@ -464,6 +508,7 @@ mod examples {
             fields: Vec::new(),
             missed: Vec::new(),
             misses: Default::default(),
+            target_error: 0.01,
             rubrics: tally,
             reference: None,
             suite: String::new(),

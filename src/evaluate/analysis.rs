@@ -1,10 +1,12 @@
-//! What went wrong across a run: the misses by kind per pipeline, per field and per tag.
+//! What went wrong across a run: the misses by kind per pipeline, per field and per tag; and
+//! per field, from which confidence its values may be accepted automatically.
 
 use std::collections::BTreeMap;
 
 use crate::evaluate::aggregate::{SliceRow, row_of};
 use crate::evaluate::miss::MissCounts;
 use crate::evaluate::record::{CaseNumbers, Status};
+use crate::metrics::acceptance::{AcceptancePoint, advised};
 
 /// What a row of the misses counts over.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -88,4 +90,41 @@ pub fn miss_rows(
         (at(&a.pipeline), &a.scope).cmp(&(at(&b.pipeline), &b.scope))
     });
     rows
+}
+
+/// When one field's values may be accepted automatically, for one row of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldAcceptance {
+    /// The row of the comparison: the pipeline, else the suite's folder.
+    pub pipeline: String,
+    /// The field.
+    pub field: String,
+    /// The error rate the advice bounds.
+    pub target_error: f64,
+    /// The acceptance curve, lowest threshold first.
+    pub curve: Vec<AcceptancePoint>,
+    /// The smallest threshold whose error bound is at most the target, when one is.
+    pub advised: Option<AcceptancePoint>,
+}
+
+/// Each field with confidences, per row of the comparison of pipelines, in the comparison's
+/// order and then by field.
+pub fn acceptance_rows(
+    pipelines: &[(String, crate::evaluate::aggregate::Aggregated)],
+) -> Vec<FieldAcceptance> {
+    pipelines
+        .iter()
+        .flat_map(|(name, a)| {
+            a.acceptance.iter().map(move |(field, tally)| {
+                let curve = tally.curve();
+                FieldAcceptance {
+                    pipeline: name.clone(),
+                    field: field.clone(),
+                    target_error: a.target_error,
+                    advised: advised(&curve, a.target_error),
+                    curve,
+                }
+            })
+        })
+        .collect()
 }

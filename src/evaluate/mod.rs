@@ -94,6 +94,7 @@ fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
         thresholds: Vec::new(),
         passed: false,
         extra_fields: Vec::new(),
+        target_error: case.target_error,
     }
 }
 
@@ -257,6 +258,7 @@ fn scored(
         thresholds,
         passed,
         extra_fields,
+        target_error: case.target_error,
     }
 }
 
@@ -572,6 +574,7 @@ mod tests {
             attributes: Vec::new(),
             gold_file: None,
             grounding: Default::default(),
+            target_error: 0.01,
         }
     }
 

@@ -25,6 +25,8 @@ pub struct Outcome {
     pub problems: Vec<crate::evaluate::finding::Problem>,
     /// Predicted fields with a value that gold does not list (hallucinated fields).
     pub extra_fields: Vec<(String, Value)>,
+    /// The error rate automatic acceptance may not exceed (the suite's `target_error`).
+    pub target_error: f64,
 }
 
 /// The scores of one gold field.
@@ -190,6 +192,7 @@ impl Metrics {
             Metric::Iou => self.iou,
             Metric::PageMatch => self.page_match,
             Metric::Score
+            | Metric::AutomationRate
             | Metric::PassRate
             | Metric::GatePassRate
             | Metric::MeanScore

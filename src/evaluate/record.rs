@@ -140,6 +140,9 @@ pub struct CaseNumbers {
     pub missed: Vec<(String, crate::evaluate::miss::Miss)>,
     /// The case's misses by kind.
     pub misses: crate::evaluate::miss::MissCounts,
+    /// The error rate automatic acceptance of its values may not exceed (its suite's
+    /// `target_error`).
+    pub target_error: f64,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with, under pipelines.
@@ -312,6 +315,9 @@ impl CaseNumbers {
             }),
             missed: Vec::new(),
             misses: Default::default(),
+            target_error: outcome.map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |o| {
+                o.target_error
+            }),
         }
         .with_misses(
             outcome

@@ -415,6 +415,9 @@ impl CaseIn<'_> {
             gold_json: None,
             schema: None,
             grounding: self.grounding(&mut Vec::new()),
+            target_error: suite
+                .target_error
+                .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
         };
         Ok((case, prediction))
     }

@@ -2,6 +2,7 @@
 //! agreement with people (§12).
 //! They know nothing of YAML or terminals.
 
+pub mod acceptance;
 pub mod agreement;
 pub mod anls_star;
 mod calibration;

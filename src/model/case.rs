@@ -66,6 +66,9 @@ pub struct Case {
     pub gold_file: Option<PathBuf>,
     /// How the places of values are read and scored.
     pub grounding: Grounding,
+    /// The error rate that automatic acceptance of its values may not exceed (the suite's
+    /// `target_error`).
+    pub target_error: f64,
 }
 
 /// How failed Easy-Wrong rubrics lower a case's score.

@@ -53,6 +53,9 @@ pub enum Metric {
     Iou,
     /// Share of the grounded gold fields found on the right page.
     PageMatch,
+    /// Share of a suite's values with a confidence accepted automatically, each field from its
+    /// advised threshold (the suite's `target_error`).
+    AutomationRate,
 }
 
 /// Whether a metric is better high or low.
@@ -115,7 +118,7 @@ pub struct About {
 
 impl Metric {
     /// Every metric, in the order reports list them.
-    pub const ALL: [Metric; 21] = [
+    pub const ALL: [Metric; 22] = [
         Metric::Score,
         Metric::ExactMatch,
         Metric::Anls,
@@ -137,6 +140,7 @@ impl Metric {
         Metric::Grounded,
         Metric::Iou,
         Metric::PageMatch,
+        Metric::AutomationRate,
     ];
 
     /// The table of metrics: the one place that says what each is.
@@ -164,6 +168,7 @@ impl Metric {
             Metric::Grounded => ("grounded", Higher, Both, Unit, false),
             Metric::Iou => ("iou", Higher, Both, Unit, false),
             Metric::PageMatch => ("page_match", Higher, Both, Unit, false),
+            Metric::AutomationRate => ("automation_rate", Higher, Aggregate, Unit, false),
         };
         About {
             name,

@@ -47,6 +47,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         usage_mismatch: record.usage_mismatch.clone(),
         baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
+        target_error: None,
         message: record.message.clone(),
     };
     if let Some(o) = &record.outcome {
@@ -84,6 +85,7 @@ fn scored(out: &mut TestRecord, o: &crate::evaluate::outcome::Outcome) {
         })
         .collect();
     out.problems = o.problems.clone();
+    out.target_error = Some(o.target_error);
 }
 
 /// A rubric's verdict as a record, where the rubric is written.
@@ -244,6 +246,7 @@ impl From<&Aggregated> for PipelineMetrics {
             grounded: a.grounded,
             iou: a.iou,
             page_match: a.page_match,
+            automation_rate: a.automation_rate,
         }
     }
 }
@@ -336,6 +339,34 @@ impl From<&crate::evaluate::analysis::MissRow> for crate::record::MissRecord {
             invented: r.counts.invented,
             format: r.counts.format,
             wrong: r.counts.wrong,
+        }
+    }
+}
+
+impl From<&crate::metrics::acceptance::AcceptancePoint> for crate::record::AcceptancePointRecord {
+    fn from(p: &crate::metrics::acceptance::AcceptancePoint) -> Self {
+        crate::record::AcceptancePointRecord {
+            threshold: p.threshold,
+            accepted: p.accepted,
+            share: p.share,
+            errors: p.errors,
+            error_rate: p.error_rate,
+            error_upper: p.error_upper,
+        }
+    }
+}
+
+impl From<&crate::evaluate::analysis::FieldAcceptance> for crate::record::AcceptanceRecord {
+    fn from(a: &crate::evaluate::analysis::FieldAcceptance) -> Self {
+        crate::record::AcceptanceRecord {
+            pipeline: a.pipeline.clone(),
+            field: a.field.clone(),
+            values: a.curve.first().map_or(0, |p| p.accepted),
+            target_error: a.target_error,
+            threshold: a.advised.map(|p| p.threshold),
+            automation_rate: a.advised.map_or(0.0, |p| p.share),
+            error_upper: a.advised.map(|p| p.error_upper),
+            curve: a.curve.iter().map(Into::into).collect(),
         }
     }
 }

@@ -137,6 +137,10 @@ pub struct TestRecord {
     /// The pipeline this one is compared with.
     #[serde(default)]
     pub compared_to: Option<String>,
+    /// The error rate automatic acceptance of its values may not exceed (its suite's
+    /// `target_error`), when it was scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_error: Option<f64>,
     /// The failure message as the test printed it (plain), when it failed.
     #[serde(default)]
     pub message: Option<String>,
@@ -417,6 +421,10 @@ pub struct PipelineMetrics {
     /// Mean share of fields found on the right page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_match: Option<f64>,
+    /// The share of values with a confidence accepted automatically, each field from its
+    /// advised threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automation_rate: Option<f64>,
 }
 
 /// The summary of a run.
@@ -456,6 +464,51 @@ pub struct AnalysisRecord {
     /// value of that pipeline, where there is one.
     #[serde(default)]
     pub misses: Vec<MissRecord>,
+    /// Per pipeline and field with confidences: "accept automatically when confidence ≥ t",
+    /// for each distinct t, and the advised t.
+    #[serde(default)]
+    pub acceptance: Vec<AcceptanceRecord>,
+}
+
+/// When one field's values may be accepted automatically, for one pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptanceRecord {
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    /// The field.
+    pub field: String,
+    /// Its values with a confidence.
+    pub values: usize,
+    /// The error rate the advice bounds (the suite's `target_error`).
+    pub target_error: f64,
+    /// The advised threshold: the smallest whose error bound is at most `target_error`;
+    /// `null` when none is.
+    pub threshold: Option<f64>,
+    /// The share of the values it accepts (0 when no threshold bounds the error).
+    pub automation_rate: f64,
+    /// The upper end of the 95 % Wilson interval of the error rate at the advised threshold.
+    pub error_upper: Option<f64>,
+    /// For each distinct confidence t, lowest first: accepting every value of confidence ≥ t.
+    pub curve: Vec<AcceptancePointRecord>,
+}
+
+/// Accepting every value of confidence at least `threshold`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptancePointRecord {
+    /// The threshold t.
+    pub threshold: f64,
+    /// Values with a confidence ≥ t.
+    pub accepted: usize,
+    /// Their share of the field's values.
+    pub share: f64,
+    /// The wrong ones among them.
+    pub errors: usize,
+    /// `errors / accepted`.
+    pub error_rate: f64,
+    /// The upper end of the two-sided 95 % Wilson interval of the error rate.
+    pub error_upper: f64,
 }
 
 /// The misses of one pipeline, over every field, one field (`field`), or the cases of one tag
@@ -610,6 +663,9 @@ impl TestRecord {
                 .collect(),
             missed: Vec::new(),
             misses: Default::default(),
+            target_error: self
+                .target_error
+                .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
             rubrics,
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
@@ -707,6 +763,7 @@ impl TestRecord {
             usage_mismatch: None,
             baseline: None,
             compared_to: None,
+            target_error: None,
             message: None,
         }
     }

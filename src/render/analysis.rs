@@ -1,4 +1,5 @@
-//! The run's error analysis as the end of a run prints it: the misses by kind.
+//! The run's error analysis as the end of a run prints it: the misses by kind, and the
+//! confidence from which each field's values may be accepted automatically.
 
 use std::fmt::Write;
 
@@ -45,6 +46,56 @@ pub fn miss_table(rows: &[MissRow]) -> String {
             out,
             "{scope:<width$}  {:<pwidth$}  {:>7}  {:>8}  {:>6}  {:>5}",
             r.pipeline, c.missing, c.invented, c.format, c.wrong
+        );
+    }
+    out
+}
+
+/// Per pipeline and field with confidences: the advised threshold (the smallest whose 95 %
+/// Wilson bound on the error rate is at most the target), the share of values it accepts and
+/// that bound; empty without confidences.
+pub fn advice_table(rows: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows
+        .iter()
+        .map(|r| r.field.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(16);
+    let pwidth = rows
+        .iter()
+        .map(|r| r.pipeline.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<pwidth$}  {:>6}  {:>12}  {:>9}  {:>11}  {:>6}",
+        "accept when conf",
+        "pipeline",
+        "values",
+        "target error",
+        "threshold",
+        "automation",
+        "error<"
+    );
+    for r in rows {
+        let values = r.curve.first().map_or(0, |p| p.accepted);
+        let (threshold, automation, bound) = match r.advised {
+            Some(p) => (
+                format!("{}", p.threshold),
+                format!("{:.4}", p.share),
+                format!("{:.4}", p.error_upper),
+            ),
+            None => ("none".to_owned(), format!("{:.4}", 0.0), "-".to_owned()),
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<pwidth$}  {values:>6}  {:>12}  {threshold:>9}  {automation:>11}  {bound:>6}",
+            r.field, r.pipeline, r.target_error
         );
     }
     out

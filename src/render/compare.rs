@@ -33,17 +33,25 @@ pub fn aggregate_table(a: &Aggregated) -> String {
     ) + &grounding_line(a)
 }
 
-/// An aggregate's grounding, when its cases measure it.
+/// An aggregate's grounding and automation rate, when its cases measure them.
 fn grounding_line(a: &Aggregated) -> String {
-    if a.grounded.is_none() {
-        return String::new();
+    let mut out = String::new();
+    if a.grounded.is_some() {
+        out.push_str(&format!(
+            "  grounded {}  IoU {}  page match {}\n",
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
+        ));
     }
-    format!(
-        "  grounded {}  IoU {}  page match {}\n",
-        num(a.grounded),
-        num(a.iou),
-        num(a.page_match)
-    )
+    if a.automation_rate.is_some() {
+        out.push_str(&format!(
+            "  automation rate {} (each field from its advised confidence, target error {})\n",
+            num(a.automation_rate),
+            a.target_error
+        ));
+    }
+    out
 }
 
 fn ms(v: Option<f64>) -> String {

@@ -93,6 +93,7 @@ pub fn html_page(page: &Page) -> String {
     fields_table(&mut out, page.fields, page.pipelines);
     super::html_analysis::grounding_table(&mut out, page.pipelines);
     super::html_analysis::misses_table(&mut out, page.notes.misses);
+    super::html_analysis::acceptance(&mut out, page.notes.acceptance);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
     failures(&mut out, page.cases, page.aggregates);

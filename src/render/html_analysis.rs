@@ -1,4 +1,5 @@
-//! The HTML page's error analysis: grounding per pipeline, the misses by kind.
+//! The HTML page's error analysis: grounding per pipeline, the misses by kind, and when each
+//! field's values may be accepted automatically.
 
 use std::fmt::Write;
 
@@ -49,4 +50,49 @@ pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::
         );
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// Per pipeline and field with confidences: the advised threshold and its automation rate,
+/// and the whole acceptance curve beneath.
+pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::FieldAcceptance]) {
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"acceptance\">\n<h2>Accepting values automatically</h2>\n<p>\"Accept when the confidence is at least t\": for each field, the smallest t whose error rate among the values it accepts has a 95 % Wilson upper bound at most the suite's <code>target_error</code>, and the share of values it accepts. Each curve lists every distinct t.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>field</th><th>pipeline</th><th>values</th><th>target error</th><th>threshold</th><th>automation rate</th><th>error bound</th></tr></thead>\n<tbody>\n");
+    for r in rows {
+        let values = r.curve.first().map_or(0, |p| p.accepted);
+        let (threshold, automation, bound) = match r.advised {
+            Some(p) => (
+                p.threshold.to_string(),
+                format!("{:.4}", p.share),
+                format!("{:.4}", p.error_upper),
+            ),
+            None => ("none".to_owned(), "0.0000".to_owned(), "-".to_owned()),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{values}</td><td>{}</td><td>{threshold}</td><td>{automation}</td><td>{bound}</td></tr>",
+            escape(&r.field),
+            escape(&r.pipeline),
+            r.target_error
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "<details class=\"curve\"><summary>{} · {}: acceptance curve</summary>\n<table class=\"compare\">\n<thead><tr><th>t</th><th>accepted</th><th>share</th><th>errors</th><th>error rate</th><th>95 % upper bound</th></tr></thead>\n<tbody>",
+            escape(&r.field),
+            escape(&r.pipeline)
+        );
+        for p in &r.curve {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td></tr>",
+                p.threshold, p.accepted, p.share, p.errors, p.error_rate, p.error_upper
+            );
+        }
+        out.push_str("</tbody>\n</table>\n</details>\n");
+    }
+    out.push_str("</section>\n");
 }

@@ -278,6 +278,7 @@ mod tests {
             gold_sets: &[],
             usage_mismatches: &[],
             misses: &[],
+            acceptance: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

@@ -50,6 +50,8 @@ pub struct Notes<'a> {
     pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
     /// The misses by kind, per pipeline, field and slice.
     pub misses: &'a [crate::evaluate::analysis::MissRow],
+    /// Per pipeline and field with confidences, when values may be accepted automatically.
+    pub acceptance: &'a [crate::evaluate::analysis::FieldAcceptance],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -79,6 +81,11 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if !misses.is_empty() {
         out.push('\n');
         out.push_str(&misses);
+    }
+    let advice = super::analysis::advice_table(notes.acceptance);
+    if !advice.is_empty() {
+        out.push('\n');
+        out.push_str(&advice);
     }
     for line in notes.regressions {
         out.push_str(&format!(

@@ -311,7 +311,8 @@ pub(crate) fn write_files(
 pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
     let numbers = &records.numbers;
     let summary = RunSummaryRecord::from(&summarize(numbers));
-    let pipelines: Vec<PipelineMetrics> = pipeline_rows(numbers)
+    let rows = pipeline_rows(numbers);
+    let pipelines: Vec<PipelineMetrics> = rows
         .iter()
         .map(|(name, a)| PipelineMetrics {
             pipeline: Some(name.clone()),
@@ -324,7 +325,11 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
     let slices: Vec<SliceRecord> = slice_list.iter().map(Into::into).collect();
     let aggregates = records.aggregate_list();
     let analysis = crate::record::AnalysisRecord {
-        misses: crate::evaluate::analysis::miss_rows(numbers, &pipeline_rows(numbers), &slice_list)
+        misses: crate::evaluate::analysis::miss_rows(numbers, &rows, &slice_list)
+            .iter()
+            .map(Into::into)
+            .collect(),
+        acceptance: crate::evaluate::analysis::acceptance_rows(&rows)
             .iter()
             .map(Into::into)
             .collect(),
@@ -353,17 +358,20 @@ pub(crate) struct RunNotes {
     baseline_errors: Vec<String>,
     usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
     misses: Vec<crate::evaluate::analysis::MissRow>,
+    acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
 }
 
 impl RunNotes {
     pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
         let slices = slice_rows(numbers);
+        let rows = pipeline_rows(numbers);
         let mut notes = RunNotes {
+            acceptance: crate::evaluate::analysis::acceptance_rows(&rows),
             regressions: Vec::new(),
             improvements: Vec::new(),
             new_cases: Vec::new(),
             comparisons: paired(numbers),
-            misses: crate::evaluate::analysis::miss_rows(numbers, &pipeline_rows(numbers), &slices),
+            misses: crate::evaluate::analysis::miss_rows(numbers, &rows, &slices),
             slices,
             baseline_errors: Vec::new(),
             usage_mismatches: Vec::new(),
@@ -412,6 +420,7 @@ impl RunNotes {
             gold_sets: &[],
             usage_mismatches: &self.usage_mismatches,
             misses: &self.misses,
+            acceptance: &self.acceptance,
         }
     }
 }

@@ -260,6 +260,9 @@ aggregate_keys! {
     min_iou,
     /// Lower bound on the mean share of fields found on the right page.
     min_page_match,
+    /// Lower bound on the share of values accepted automatically, each field from its advised
+    /// confidence threshold (the suite's `target_error`).
+    min_automation_rate,
 }
 
 /// A key that is written is `Some`, even when it holds `null` (which removes a suite's bound).
