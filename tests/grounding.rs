@@ -418,3 +418,125 @@ fn the_advised_threshold_and_its_automation_rate_gate_the_suite() {
         "test inv::aggregate ... ok"
     );
 }
+
+#[path = "support/chromium.rs"]
+mod chromium;
+
+/// The fixture `tests/fixtures/grounding` (an invoice image of 800 x 500 pixels, boxes in
+/// pixels) run with `--html`, in a copy: the run's output and the page's path.
+fn invoice_page(dir: &std::path::Path) -> (String, std::path::PathBuf) {
+    let from = support::fixtures("grounding");
+    for file in [
+        "invoice.png",
+        "cases/suite.yaml",
+        "cases/invoice.yaml",
+        "cases/out/ocr/invoice.json",
+    ] {
+        let to = dir.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(file), to).unwrap();
+    }
+    let page = dir.join("page.html");
+    let out = support::goldgate(dir, &["test", "cases", "--html", page.to_str().unwrap()]);
+    (stdout(&out), page)
+}
+
+#[test]
+fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, page) = invoice_page(dir.path());
+    assert_eq!(
+        verdict_of(&text, "invoice::ocr"),
+        "test invoice::ocr ... FAILED"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The image itself, byte for byte, and nothing fetched.
+    let png = std::fs::read(dir.path().join("invoice.png")).unwrap();
+    let data = html
+        .split("src=\"data:image/png;base64,")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("an embedded PNG");
+    assert_eq!(data.len(), png.len().div_ceil(3) * 4);
+    assert!(data.starts_with("iVBORw0KGgo"), "a PNG's base64 starts so");
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+    // Only `total` was not found where gold says: its two boxes, in fractions of the page
+    // (600/800, 400/500, 120/800, 50/500 and 600/800, 280/500, 40/800, 20/500).
+    let figure = html
+        .split("<figure class=\"page\" data-test=\"invoice::ocr\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</figure>").next())
+        .expect("the document's figure");
+    let rects: Vec<&str> = figure
+        .match_indices("<rect ")
+        .map(|(i, _)| {
+            let rest = &figure[i..];
+            &rest[..rest.find('>').unwrap() + 1]
+        })
+        .collect();
+    assert_eq!(
+        rects,
+        [
+            "<rect class=\"gold\" data-field=\"total\" x=\"0.750000\" y=\"0.800000\" width=\"0.150000\" height=\"0.100000\">",
+            "<rect class=\"predicted\" data-field=\"total\" x=\"0.750000\" y=\"0.560000\" width=\"0.050000\" height=\"0.040000\">",
+        ]
+    );
+    assert!(
+        html.contains("<figcaption>not found where gold says: total (IoU 0.0000)."),
+        "{html}"
+    );
+}
+
+/// Headless Chromium lays the page out: the image decodes at its 800 x 500 pixels and each
+/// box lands on the pixels gold and the prediction name (read back by a script in a page that
+/// frames the report, the report itself having none).
+#[test]
+fn headless_chromium_draws_the_boxes_on_the_document() {
+    let Some(chromium) = chromium::find() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_, page) = invoice_page(dir.path());
+    let probe = dir.path().join("probe.html");
+    std::fs::write(
+        &probe,
+        r#"<!doctype html><body><iframe id="f" src="page.html" style="width:1280px;height:4000px"></iframe>
+<script>
+document.getElementById("f").onload = () => {
+  const d = document.getElementById("f").contentDocument;
+  const img = d.querySelector("figure.page img");
+  const at = img.getBoundingClientRect();
+  const boxes = [...d.querySelectorAll("figure.page rect")].map(r => {
+    const b = r.getBoundingClientRect();
+    return `${r.getAttribute("class")} ${r.dataset.field} ${Math.round((b.left - at.left) / at.width * 800)},${Math.round((b.top - at.top) / at.height * 500)},${Math.round((b.right - at.left) / at.width * 800)},${Math.round((b.bottom - at.top) / at.height * 500)}`;
+  });
+  const out = document.createElement("pre");
+  out.id = "result";
+  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.join("; ");
+  document.body.appendChild(out);
+};
+</script>"#,
+    )
+    .unwrap();
+    assert!(page.is_file());
+    let dom = chromium::headless(&chromium, &dir.path().join("profile"), 1280, 1000)
+        .args([
+            "--allow-file-access-from-files",
+            "--disable-web-security",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let result = dom
+        .split("<pre id=\"result\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no result in:\n{dom}"));
+    assert_eq!(
+        result,
+        "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300"
+    );
+}

@@ -575,6 +575,7 @@ mod tests {
             gold_file: None,
             grounding: Default::default(),
             target_error: 0.01,
+            document: None,
         }
     }
 

@@ -66,6 +66,8 @@ pub struct Record {
     pub reference: Option<String>,
     /// The case file.
     pub file: String,
+    /// The case's source document, when it names one.
+    pub document: Option<String>,
     /// The folder of its suite (JUnit's class name).
     pub suite: String,
     /// The case's description and tags, when it loaded.

@@ -415,6 +415,7 @@ impl CaseIn<'_> {
             gold_json: None,
             schema: None,
             grounding: self.grounding(&mut Vec::new()),
+            document: self.document().map(|d| d.path),
             target_error: suite
                 .target_error
                 .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),

@@ -69,6 +69,9 @@ pub struct Case {
     /// The error rate that automatic acceptance of its values may not exceed (the suite's
     /// `target_error`).
     pub target_error: f64,
+    /// The source document (`document:`), when the case names one: the HTML page shows a
+    /// PNG or JPEG one with the boxes of the fields not found where gold says.
+    pub document: Option<PathBuf>,
 }
 
 /// How failed Easy-Wrong rubrics lower a case's score.

@@ -48,6 +48,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
         target_error: None,
+        document: record.document.clone(),
         message: record.message.clone(),
     };
     if let Some(o) = &record.outcome {

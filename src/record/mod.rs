@@ -137,6 +137,9 @@ pub struct TestRecord {
     /// The pipeline this one is compared with.
     #[serde(default)]
     pub compared_to: Option<String>,
+    /// The case's source document (`document:`), when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
     /// The error rate automatic acceptance of its values may not exceed (its suite's
     /// `target_error`), when it was scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -763,6 +766,7 @@ impl TestRecord {
             usage_mismatch: None,
             baseline: None,
             compared_to: None,
+            document: None,
             target_error: None,
             message: None,
         }

@@ -96,3 +96,109 @@ pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::Fi
     }
     out.push_str("</section>\n");
 }
+
+/// A failing test's document, as the page embeds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentImage {
+    /// A PNG or JPEG image: its media type and its bytes as base64.
+    Embedded {
+        /// `image/png` or `image/jpeg`.
+        media_type: &'static str,
+        /// The bytes, as base64.
+        base64: String,
+    },
+    /// A document that cannot be shown, and why (not an image, unreadable, too large).
+    NotShown {
+        /// The document's path.
+        path: String,
+        /// Why, in a few words.
+        why: String,
+    },
+}
+
+/// A failing test's fields not found where gold says, drawn on its document: gold's boxes and
+/// the prediction's over the page image, the boxes in SVG (fractions of the page, so they
+/// follow the image however it is scaled). A box on another page than the image's first is
+/// named in the caption, not drawn.
+pub(super) fn document_view(
+    out: &mut String,
+    case: &crate::record::TestRecord,
+    image: &DocumentImage,
+) {
+    let missed: Vec<(&str, crate::evaluate::outcome::FieldGrounding)> = case
+        .fields
+        .iter()
+        .filter_map(|f| {
+            f.grounding
+                .filter(|g| g.grounded < 1.0)
+                .map(|g| (f.name.as_str(), g))
+        })
+        .collect();
+    if missed.is_empty() {
+        return;
+    }
+    let (media_type, base64) = match image {
+        DocumentImage::Embedded { media_type, base64 } => (media_type, base64),
+        DocumentImage::NotShown { path, why } => {
+            let _ = writeln!(
+                out,
+                "<p class=\"at\">the document <code>{}</code> is not shown: {}</p>",
+                escape(path),
+                escape(why)
+            );
+            return;
+        }
+    };
+    let on_the_image = |page: Option<u32>| page.is_none_or(|p| p == 1);
+    let mut boxes = String::new();
+    let mut notes = Vec::new();
+    for (name, g) in &missed {
+        for (class, page, bbox) in [
+            ("gold", g.gold_page, g.gold_bbox),
+            ("predicted", g.predicted_page, g.predicted_bbox),
+        ] {
+            match bbox {
+                Some([x0, y0, x1, y1]) if on_the_image(page) => {
+                    let _ = writeln!(
+                        boxes,
+                        "<rect class=\"{class}\" data-field=\"{}\" x=\"{x0:.6}\" y=\"{y0:.6}\" width=\"{:.6}\" height=\"{:.6}\"><title>{} {class}</title></rect>",
+                        escape(name),
+                        x1 - x0,
+                        y1 - y0,
+                        escape(name)
+                    );
+                }
+                Some(_) => notes.push(format!(
+                    "{} {class} on page {}",
+                    name,
+                    page.map_or_else(|| "?".to_owned(), |p| p.to_string())
+                )),
+                None => notes.push(format!("{name} {class}: no box")),
+            }
+        }
+    }
+    let names: Vec<String> = missed
+        .iter()
+        .map(|(n, g)| match g.iou {
+            Some(iou) => format!("{n} (IoU {iou:.4})"),
+            None => format!(
+                "{n} (page {})",
+                g.predicted_page
+                    .map_or_else(|| "none".to_owned(), |p| p.to_string())
+            ),
+        })
+        .collect();
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", notes.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "<figure class=\"page\" data-test=\"{}\">\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"data:{media_type};base64,{base64}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg></div>\n<figcaption>not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
+        escape(&case.id),
+        escape(&case.id),
+        escape(&names.join(", ")),
+        escape(&notes)
+    );
+}
