@@ -15,10 +15,12 @@ pub(crate) fn scope_text(scope: &MissScope) -> String {
     }
 }
 
-/// The misses by kind, a row per pipeline, then per field and per slice of it that missed;
-/// empty when nothing missed.
+/// The misses by kind, a row per pipeline that missed, then per field and per slice of it that
+/// missed; empty when nothing missed.
 pub fn miss_table(rows: &[MissRow]) -> String {
-    if rows.iter().all(|r| r.counts.total() == 0) {
+    // A pipeline that missed nothing has no row here (the report keeps it).
+    let rows: Vec<&MissRow> = rows.iter().filter(|r| r.counts.total() > 0).collect();
+    if rows.is_empty() {
         return String::new();
     }
     let scopes: Vec<String> = rows.iter().map(|r| scope_text(&r.scope)).collect();
@@ -54,9 +56,19 @@ pub fn miss_table(rows: &[MissRow]) -> String {
 /// Per pipeline and field with confidences: the advised threshold (the smallest whose 95 %
 /// Wilson bound on the error rate is at most the target), the share of values it accepts and
 /// that bound; empty without confidences.
-pub fn advice_table(rows: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
+pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
+    // The fields no threshold bounds are counted on one line: with few values, that is most.
+    let rows: Vec<_> = all.iter().filter(|r| r.advised.is_some()).collect();
+    let unbounded = all.len() - rows.len();
+    let tail = match unbounded {
+        0 => String::new(),
+        n => format!(
+            "{n} {} with confidences: no threshold keeps the error within the target (the report and the HTML page have each curve)\n",
+            if n == 1 { "more field" } else { "more fields" }
+        ),
+    };
     if rows.is_empty() {
-        return String::new();
+        return tail;
     }
     let width = rows
         .iter()
@@ -84,19 +96,13 @@ pub fn advice_table(rows: &[crate::evaluate::analysis::FieldAcceptance]) -> Stri
     );
     for r in rows {
         let values = r.curve.first().map_or(0, |p| p.accepted);
-        let (threshold, automation, bound) = match r.advised {
-            Some(p) => (
-                format!("{}", p.threshold),
-                format!("{:.4}", p.share),
-                format!("{:.4}", p.error_upper),
-            ),
-            None => ("none".to_owned(), format!("{:.4}", 0.0), "-".to_owned()),
-        };
+        let Some(p) = r.advised else { continue };
         let _ = writeln!(
             out,
-            "{:<width$}  {:<pwidth$}  {values:>6}  {:>12}  {threshold:>9}  {automation:>11}  {bound:>6}",
-            r.field, r.pipeline, r.target_error
+            "{:<width$}  {:<pwidth$}  {values:>6}  {:>12}  {:>9}  {:>11.4}  {:>6.4}",
+            r.field, r.pipeline, r.target_error, p.threshold, p.share, p.error_upper
         );
     }
+    out.push_str(&tail);
     out
 }
