@@ -251,7 +251,19 @@ fn one_miss_of_each_kind(dir: &std::path::Path) {
 fn every_field_that_is_not_exact_is_one_kind_of_miss() {
     let dir = tempfile::tempdir().unwrap();
     one_miss_of_each_kind(dir.path());
-    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let page = dir.path().join("page.html");
+    let (out, report) = goldgate_report(
+        dir.path(),
+        &["test", "cases", "--html", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for row in [
+        "<tr><td>(all fields)</td><td>ocr</td><td>1</td><td>2</td><td>1</td><td>1</td></tr>",
+        "<tr><td>total</td><td>ocr</td><td>0</td><td>0</td><td>1</td><td>0</td></tr>",
+        "<tr><td>lang=fr</td><td>ocr</td><td>1</td><td>2</td><td>1</td><td>1</td></tr>",
+    ] {
+        assert!(html.contains(row), "{row} in {html}");
+    }
     let test = case(&report, "inv::ocr");
     let kinds: Vec<(&str, &Value)> = ["number", "iban", "total", "supplier", "date"]
         .iter()
@@ -483,6 +495,15 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
     );
     assert!(
         html.contains("<figcaption>not found where gold says: total (IoU 0.0000)."),
+        "{html}"
+    );
+    // One value per field cannot bound an error at 1 %: the end of the run says so once.
+    assert!(
+        text.contains("3 more fields with confidences: no threshold keeps the error within the target (the report and the HTML page have each curve)\n"),
+        "{text}"
+    );
+    assert!(
+        html.contains("<tr><td>total</td><td>ocr</td><td>1</td><td>0.01</td><td>none</td><td>0.0000</td><td>-</td></tr>"),
         "{html}"
     );
 }
