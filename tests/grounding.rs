@@ -196,6 +196,24 @@ fn a_bad_box_or_page_is_located_with_its_fix() {
         out.contains("cases/bad.yaml:4:24: gold.n.bbox: this box is in pixels (`bbox_units: pixels`), but the case gives no `page_size`"),
         "{out}"
     );
+    let out = lint(&format!("{head}  n: x\n"), Some("grounded_iou: 0\n"));
+    assert!(
+        out.contains("cases/suite.yaml:1:15: grounded_iou: `grounded_iou` 0 is outside (0, 1]"),
+        "{out}"
+    );
+    let out = lint(&format!("{head}  n: x\n"), Some("target_error: 1\n"));
+    assert!(
+        out.contains("cases/suite.yaml:1:15: target_error: `target_error` 1 is outside (0, 1)"),
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: x\npage_size: {{ width: 0, height: 10 }}\n"),
+        None,
+    );
+    assert!(
+        out.contains("cases/bad.yaml:5:12: page_size: `page_size` must give a width and a height above 0, found 0 x 10"),
+        "{out}"
+    );
     let out = lint(&format!("{head}  n: x\n"), Some("bbox_units: pixel\n"));
     assert!(
         out.contains("unknown `bbox_units: pixel`") && out.contains("did you mean `pixels`?"),
