@@ -344,7 +344,8 @@ impl CaseIn<'_> {
     ) -> Result<(Case, Option<PredictionSource>), Vec<LoadError>> {
         let (file, spec, suite) = (self.file, self.spec, self.suite);
         let mut errors: Vec<LoadError> = Vec::new();
-        let gold = self.gold_with_rules(&mut errors);
+        let grounding = self.grounding(&mut errors);
+        let gold = self.gold_with_rules(grounding, &mut errors);
         let scoring = self.scoring(&mut errors);
         let profile = self.profile(&mut errors);
         let critical = self.critical(gold.as_deref(), &mut errors);
@@ -414,7 +415,7 @@ impl CaseIn<'_> {
             judge: suite.judge.clone(),
             gold_json: None,
             schema: None,
-            grounding: self.grounding(&mut Vec::new()),
+            grounding,
             document: self.document().map(|d| d.path),
             target_error: suite
                 .target_error
@@ -453,9 +454,12 @@ impl CaseIn<'_> {
     }
 
     /// The gold fields, with the case's own `fields` rules applied and then its suites'.
-    fn gold_with_rules(&self, errors: &mut Vec<LoadError>) -> Option<Vec<GoldField>> {
+    fn gold_with_rules(
+        &self,
+        grounding: Grounding,
+        errors: &mut Vec<LoadError>,
+    ) -> Option<Vec<GoldField>> {
         let spec = self.spec;
-        let grounding = self.grounding(errors);
         let mut gold = keep(
             errors,
             spec.gold
