@@ -270,3 +270,50 @@ fn every_power_line_agrees_with_scipy_and_statsmodels() {
         }
     });
 }
+
+/// The acceptance curve of a field's confidences and the advised threshold, against
+/// statsmodels' Wilson interval (`acceptance.py`): every point's counts exactly, its share,
+/// error rate and the interval's upper end within the tolerance; the advised threshold and its
+/// automation rate exactly.
+#[test]
+fn every_acceptance_line_agrees_with_statsmodels() {
+    use goldgate::metrics::acceptance::{Tally, advised};
+    every_line_agrees("acceptance.jsonl", 104, |line| {
+        let p = line["p"].as_array().unwrap();
+        let o = line["o"].as_array().unwrap();
+        let mut tally = Tally::default();
+        for (p, o) in p.iter().zip(o) {
+            tally.add(p.as_f64().unwrap(), o.as_bool().unwrap());
+        }
+        let curve = tally.curve();
+        let want = line["curve"].as_array().unwrap();
+        if curve.len() != want.len() {
+            return Some(format!("{} points, want {}", curve.len(), want.len()));
+        }
+        for (got, want) in curve.iter().zip(want) {
+            let close = |a: f64, key: &str| (a - want[key].as_f64().unwrap()).abs() <= TOLERANCE;
+            let exact = got.threshold == want["threshold"].as_f64().unwrap()
+                && got.accepted as u64 == want["accepted"].as_u64().unwrap()
+                && got.errors as u64 == want["errors"].as_u64().unwrap();
+            if !exact
+                || !close(got.share, "share")
+                || !close(got.error_rate, "error_rate")
+                || !close(got.error_upper, "error_upper")
+            {
+                return Some(format!("got {got:?}, want {want}"));
+            }
+        }
+        let target = line["target_error"].as_f64().unwrap();
+        let got = advised(&curve, target);
+        let threshold = got.map(|p| p.threshold);
+        let rate = got.map_or(0.0, |p| p.share);
+        (threshold != line["threshold"].as_f64()
+            || rate != line["automation_rate"].as_f64().unwrap())
+        .then(|| {
+            format!(
+                "advised {threshold:?} at {rate}, want {} at {}",
+                line["threshold"], line["automation_rate"]
+            )
+        })
+    });
+}

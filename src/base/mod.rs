@@ -6,6 +6,7 @@
 pub mod budget;
 pub mod field_path;
 pub mod fs;
+pub mod image;
 pub mod inert;
 pub mod json;
 pub mod location;

@@ -70,6 +70,23 @@ pub struct Aggregated {
     pub max_flip_rate: Option<f64>,
     /// Each field's flip rate pooled over the repeated cases, in the order fields first come.
     pub flip_rates: Vec<(String, f64)>,
+    /// The misses of the cases' fields, by kind.
+    pub misses: crate::evaluate::miss::MissCounts,
+    /// Each field's values with a confidence, counted by confidence and correctness: its
+    /// acceptance curve.
+    pub acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally>,
+    /// The error rate automatic acceptance may not exceed (the first case's suite's
+    /// `target_error`).
+    pub target_error: f64,
+    /// The share of the values with a confidence accepted automatically, each field at its
+    /// advised threshold (none of a field that no threshold bounds): absent without confidences.
+    pub automation_rate: Option<f64>,
+    /// Mean share of grounded fields, over the cases that measure it.
+    pub grounded: Option<f64>,
+    /// Mean IoU, over the cases that measure it.
+    pub iou: Option<f64>,
+    /// Mean share of fields on the right page, over the cases that measure it.
+    pub page_match: Option<f64>,
     /// The non-empty bins of the reliability diagram of the pooled confidences.
     pub bins: Vec<Bin>,
     /// Every latency measured, sorted (for its distribution).
@@ -136,11 +153,35 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         (!repeated.is_empty()).then(|| held as f64 / results.len() as f64)
     };
     let flip_rates = crate::evaluate::repeat::pooled_flip_rates(repeated.iter().copied());
+    let mut misses = crate::evaluate::miss::MissCounts::default();
+    let mut acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally> =
+        std::collections::BTreeMap::new();
+    for r in &results {
+        misses.add_all(&r.misses);
+        for f in &r.fields {
+            if let Some(c) = f.confidence {
+                let tally = match acceptance.get_mut(&f.name) {
+                    Some(t) => t,
+                    None => acceptance.entry(f.name.clone()).or_default(),
+                };
+                tally.add(c, f.em == 1.0);
+            }
+        }
+    }
+    let target_error = results
+        .first()
+        .map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |r| {
+            r.target_error
+        });
     Aggregated {
         pass_all_k: of_attempts(true),
         pass_any_k: of_attempts(false),
         max_flip_rate: flip_rates.iter().map(|(_, r)| *r).reduce(f64::max),
         flip_rates,
+        automation_rate: automation_rate(&acceptance, target_error),
+        acceptance,
+        target_error,
+        misses,
         with_rubrics,
         gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
         mean_score: (cases > 0)
@@ -153,6 +194,9 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         anls: mean(&|m| m.anls),
         exact_critical: mean(&|m| m.exact_critical),
         anls_critical: mean(&|m| m.anls_critical),
+        grounded: mean(&|m| m.grounded),
+        iou: mean(&|m| m.iou),
+        page_match: mean(&|m| m.page_match),
         f1: pooled_kieval(crate::metrics::kieval::Tally::f1).or_else(|| mean(&|m| m.f1)),
         precision: pooled_kieval(crate::metrics::kieval::Tally::precision)
             .or_else(|| mean(&|m| m.precision)),
@@ -170,6 +214,21 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         bins: pooled.bins(),
         latencies,
     }
+}
+
+/// The share of the values accepted automatically when each field accepts from its advised
+/// threshold, the smallest whose error bound is at most `target`: absent without confidences.
+pub fn automation_rate(
+    acceptance: &std::collections::BTreeMap<String, crate::metrics::acceptance::Tally>,
+    target: f64,
+) -> Option<f64> {
+    let values: usize = acceptance.values().map(|t| t.values()).sum();
+    let accepted: usize = acceptance
+        .values()
+        .filter_map(|t| crate::metrics::acceptance::advised(&t.curve(), target))
+        .map(|p| p.accepted)
+        .sum();
+    (values > 0).then(|| accepted as f64 / values as f64)
 }
 
 /// Counts and mean metrics of a run.
@@ -373,9 +432,9 @@ pub fn field_table(records: &[CaseNumbers]) -> Vec<FieldStat> {
         std::collections::BTreeMap::new();
     for r in records.iter().filter(|r| r.status != Status::Ignored) {
         let pipeline = row_of(r);
-        for (name, em, anls) in &r.fields {
-            let s = sums.entry((name.as_str(), pipeline.clone())).or_default();
-            *s = (s.0 + 1, s.1 + em, s.2 + anls);
+        for f in &r.fields {
+            let s = sums.entry((f.name.as_str(), pipeline.clone())).or_default();
+            *s = (s.0 + 1, s.1 + f.em, s.2 + f.anls);
         }
     }
     sums.into_iter()
@@ -423,6 +482,10 @@ impl Aggregated {
             Metric::PassAllK => self.pass_all_k,
             Metric::PassAnyK => self.pass_any_k,
             Metric::FlipRate => self.max_flip_rate,
+            Metric::Grounded => self.grounded,
+            Metric::Iou => self.iou,
+            Metric::PageMatch => self.page_match,
+            Metric::AutomationRate => self.automation_rate,
             Metric::Score | Metric::ExtraFields => None,
         }
     }
@@ -474,6 +537,9 @@ mod examples {
             metrics: Some(Metrics::default()),
             confidences: Default::default(),
             fields: Vec::new(),
+            missed: Vec::new(),
+            misses: Default::default(),
+            target_error: 0.01,
             rubrics: tally,
             reference: None,
             suite: String::new(),

@@ -3,14 +3,17 @@
 //! Pure: knows nothing of terminals, files or processes.
 
 pub mod aggregate;
+pub mod analysis;
 pub mod baseline;
 pub mod checks;
 mod docubench;
 pub mod field;
 pub mod finding;
 pub mod gate;
+pub mod grounding;
 pub mod judge;
 mod kieval;
+pub mod miss;
 pub mod outcome;
 pub mod paired;
 pub mod record;
@@ -93,6 +96,7 @@ fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
         thresholds: Vec::new(),
         passed: false,
         extra_fields: Vec::new(),
+        target_error: case.target_error,
     }
 }
 
@@ -119,6 +123,14 @@ fn case_metrics(
         latency_ms: prediction.latency_ms,
         cost_usd: cost(prediction, &case.pricing),
         ..Metrics::default()
+    };
+    let places_any = prediction.fields.iter().any(|f| f.place.is_some());
+    let (grounded, iou, page_match) = grounding::case_grounding(fields, places_any);
+    let metrics = Metrics {
+        grounded,
+        iou,
+        page_match,
+        ..metrics
     };
     let extra_fields: Vec<(String, Value)> = prediction
         .fields
@@ -175,6 +187,9 @@ fn scored(
                 row.em = if part.score == 1.0 { 1.0 } else { 0.0 };
             }
         }
+    }
+    for row in &mut fields {
+        row.miss = miss::miss_of(row.em, &row.gold, &row.prediction);
     }
     let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields);
     if let Some(Ok(document)) = &document {
@@ -245,6 +260,7 @@ fn scored(
         thresholds,
         passed,
         extra_fields,
+        target_error: case.target_error,
     }
 }
 
@@ -327,6 +343,13 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
         resolved,
         items,
         compared,
+        // Classed once the field's EM is final (a profile may rescore it): in `scored`.
+        miss: None,
+        grounding: grounding::field_grounding(
+            g.place,
+            predicted.and_then(|p| p.place),
+            case.grounding,
+        ),
         misnamed: crate::evaluate::field::misnamed_key(
             &g.name,
             case.gold.as_deref().unwrap_or_default(),
@@ -531,6 +554,7 @@ mod tests {
                 line: 2,
                 rule: FieldRule::default(),
                 path_rules: Vec::new(),
+                place: None,
             }]),
             critical: Vec::new(),
             normalize: crate::base::normalize::Normalize::ALL,
@@ -552,6 +576,9 @@ mod tests {
             schema: None,
             attributes: Vec::new(),
             gold_file: None,
+            grounding: Default::default(),
+            target_error: 0.01,
+            document: None,
         }
     }
 
@@ -563,6 +590,7 @@ mod tests {
                 confidence: None,
                 metadata: Vec::new(),
                 whole: None,
+                place: None,
             }],
             text: String::new(),
             is_document: true,

@@ -25,6 +25,8 @@ pub struct Outcome {
     pub problems: Vec<crate::evaluate::finding::Problem>,
     /// Predicted fields with a value that gold does not list (hallucinated fields).
     pub extra_fields: Vec<(String, Value)>,
+    /// The error rate automatic acceptance may not exceed (the suite's `target_error`).
+    pub target_error: f64,
 }
 
 /// The scores of one gold field.
@@ -66,6 +68,37 @@ pub struct FieldRow {
     /// When the prediction lacks the field: its field one edit from it that gold does not list
     /// (`invoice_nr` for `invoice_no`), a key the extraction may have misnamed.
     pub misnamed: Option<String>,
+    /// Where gold and the prediction place the value, and how well they agree, when gold
+    /// gives a place.
+    pub grounding: Option<FieldGrounding>,
+    /// What kind of miss the field is, when it is not an exact match.
+    pub miss: Option<crate::evaluate::miss::Miss>,
+}
+
+/// Where a field's value is, by gold and by the prediction, and how well they agree.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct FieldGrounding {
+    /// The gold page, from 1.
+    pub gold_page: Option<u32>,
+    /// The gold box `[x0, y0, x1, y1]`, in fractions of the page (pixels divided by the page's
+    /// size under `bbox_units: pixels`).
+    pub gold_bbox: Option<[f64; 4]>,
+    /// The predicted page.
+    pub predicted_page: Option<u32>,
+    /// The predicted box, in fractions of the page.
+    pub predicted_bbox: Option<[f64; 4]>,
+    /// 1 when the pages agree, 0 when they differ or the prediction gives none; absent when gold
+    /// gives no page.
+    pub page_match: Option<f64>,
+    /// IoU of the two boxes (0 on different pages, or without a predicted box); absent when
+    /// gold gives no box.
+    pub iou: Option<f64>,
+    /// 1 when the page is right (where gold gives one) and the IoU reaches `grounded_iou`
+    /// (where gold gives a box).
+    pub grounded: f64,
 }
 
 /// A gold item and the predicted item the list scoring paired it with.
@@ -127,6 +160,16 @@ pub struct Metrics {
     /// computed.
     #[serde(default)]
     pub kieval: Option<crate::metrics::kieval::Counts>,
+    /// Share of the gold fields with a place that the prediction found there: right page, IoU
+    /// at least the suite's `grounded_iou`.
+    #[serde(default)]
+    pub grounded: Option<f64>,
+    /// Mean IoU over the gold fields with a box.
+    #[serde(default)]
+    pub iou: Option<f64>,
+    /// Share of the gold fields with a page found on it.
+    #[serde(default)]
+    pub page_match: Option<f64>,
 }
 
 impl Metrics {
@@ -145,7 +188,11 @@ impl Metrics {
             Metric::Recall => self.recall,
             Metric::LatencyMs => self.latency_ms,
             Metric::CostUsd => self.cost_usd,
+            Metric::Grounded => self.grounded,
+            Metric::Iou => self.iou,
+            Metric::PageMatch => self.page_match,
             Metric::Score
+            | Metric::AutomationRate
             | Metric::PassRate
             | Metric::GatePassRate
             | Metric::MeanScore

@@ -66,6 +66,8 @@ pub struct Record {
     pub reference: Option<String>,
     /// The case file.
     pub file: String,
+    /// The case's source document, when it names one.
+    pub document: Option<String>,
     /// The folder of its suite (JUnit's class name).
     pub suite: String,
     /// The case's description and tags, when it loaded.
@@ -134,8 +136,17 @@ pub struct CaseNumbers {
     pub metrics: Option<Metrics>,
     /// (confidence, correct) of every field with a confidence, for pooled calibration.
     pub confidences: Confidences,
-    /// (name, EM, ANLS) of every gold field, for the field × pipeline table.
-    pub fields: Vec<(String, f64, f64)>,
+    /// Every gold field's numbers, for the field × pipeline table, the misses per field and
+    /// the acceptance of confidences.
+    pub fields: Vec<FieldNumbers>,
+    /// Each field that is not exact with its kind of miss, the predicted fields gold does not
+    /// list among them (invented): kept whatever the run writes, as few as the misses.
+    pub missed: Vec<(String, crate::evaluate::miss::Miss)>,
+    /// The case's misses by kind.
+    pub misses: crate::evaluate::miss::MissCounts,
+    /// The error rate automatic acceptance of its values may not exceed (its suite's
+    /// `target_error`).
+    pub target_error: f64,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with, under pipelines.
@@ -148,6 +159,39 @@ pub struct CaseNumbers {
     pub slices: Vec<(String, String)>,
     /// What each attempt gave, when its suite runs it `repeat` times (more than once).
     pub attempts: Option<crate::evaluate::repeat::Attempts>,
+}
+
+/// What the run's tables need of one gold field of a case test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldNumbers {
+    /// The field.
+    pub name: String,
+    /// EM_i.
+    pub em: f64,
+    /// ANLS_i.
+    pub anls: f64,
+    /// The prediction's confidence, when it gives one.
+    pub confidence: Option<f64>,
+    /// The kind of miss, when it is not exact.
+    pub miss: Option<crate::evaluate::miss::Miss>,
+}
+
+impl CaseNumbers {
+    /// The fields that missed, and the extra fields (invented), with the case's counts.
+    pub(crate) fn with_misses<'a>(mut self, extra: impl Iterator<Item = &'a str>) -> Self {
+        use crate::evaluate::miss::Miss;
+        self.missed = self
+            .fields
+            .iter()
+            .filter_map(|f| f.miss.map(|m| (f.name.clone(), m)))
+            .chain(extra.map(|name| (name.to_owned(), Miss::Invented)))
+            .collect();
+        self.misses = Default::default();
+        for (_, miss) in &self.missed {
+            self.misses.add(*miss);
+        }
+        self
+    }
 }
 
 /// The tag name of a tag written in a list: `tags: [fr]` puts the case in the slice `tag=fr`.
@@ -267,10 +311,26 @@ impl CaseNumbers {
             fields: outcome.map_or_else(Vec::new, |o| {
                 o.fields
                     .iter()
-                    .map(|f| (f.name.clone(), f.em, f.anls))
+                    .map(|f| FieldNumbers {
+                        name: f.name.clone(),
+                        em: f.em,
+                        anls: f.anls,
+                        confidence: f.confidence,
+                        miss: f.miss,
+                    })
                     .collect()
             }),
+            missed: Vec::new(),
+            misses: Default::default(),
+            target_error: outcome.map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |o| {
+                o.target_error
+            }),
         }
+        .with_misses(
+            outcome
+                .into_iter()
+                .flat_map(|o| o.extra_fields.iter().map(|(n, _)| n.as_str())),
+        )
     }
 }
 

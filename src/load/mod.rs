@@ -8,6 +8,7 @@ mod folder;
 mod gold_file;
 mod kieval_csv;
 mod metadata;
+mod place;
 pub mod prediction;
 mod prediction_format;
 mod rubrics;
@@ -29,7 +30,8 @@ use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{
-    Case, Document, FieldRule, GoldField, PredictionSource, Profile, Scoring,
+    BoxUnits, Case, Document, FieldRule, GoldField, Grounding, Place, PredictionSource, Profile,
+    Scoring,
 };
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
@@ -287,6 +289,19 @@ struct CaseIn<'a> {
     origin: HashMap<&'static str, PathBuf>,
 }
 
+/// A gold value that says where it is on the document: a mapping whose keys are `value` and
+/// only `page` and/or `bbox` (any other key makes it a tree, compared whole). Its value node,
+/// page and box.
+fn grounded_value(node: &Node) -> Option<(&Node, Option<&Node>, Option<&Node>)> {
+    let entries = node.as_map()?;
+    let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let only_place = entries
+        .iter()
+        .all(|(k, _)| matches!(k.as_str(), "value" | "page" | "bbox"));
+    let (value, page, bbox) = (get("value")?, get("page"), get("bbox"));
+    (only_place && (page.is_some() || bbox.is_some())).then_some((value, page, bbox))
+}
+
 /// A check's value, or `otherwise` with its mistake kept: past parsing, every mistake is
 /// collected, so that `lint` lists them all.
 fn keep<T>(errors: &mut Vec<LoadError>, result: Result<T, LoadError>, otherwise: T) -> T {
@@ -329,7 +344,8 @@ impl CaseIn<'_> {
     ) -> Result<(Case, Option<PredictionSource>), Vec<LoadError>> {
         let (file, spec, suite) = (self.file, self.spec, self.suite);
         let mut errors: Vec<LoadError> = Vec::new();
-        let gold = self.gold_with_rules(&mut errors);
+        let grounding = self.grounding(&mut errors);
+        let gold = self.gold_with_rules(grounding, &mut errors);
         let scoring = self.scoring(&mut errors);
         let profile = self.profile(&mut errors);
         let critical = self.critical(gold.as_deref(), &mut errors);
@@ -400,18 +416,56 @@ impl CaseIn<'_> {
             pass: suite.pass.unwrap_or_default(),
             gold_json: None,
             schema: None,
+            grounding,
+            document: self.document().map(|d| d.path),
+            target_error: suite
+                .target_error
+                .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
         };
         Ok((case, prediction))
     }
 
+    /// How the case's places are read: its suites' `bbox_units` and `grounded_iou`, its own
+    /// `page_size`.
+    fn grounding(&self, errors: &mut Vec<LoadError>) -> Grounding {
+        let mut grounding = Grounding {
+            units: self.suite.bbox_units.unwrap_or_default(),
+            ..Grounding::default()
+        };
+        if let Some(iou) = self.suite.grounded_iou {
+            grounding.min_iou = iou;
+        }
+        if let Some(size) = &self.spec.page_size {
+            let (w, h) = (size.value.width, size.value.height);
+            if w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0 {
+                grounding.page_size = Some((w, h));
+            } else {
+                errors.push(
+                    self.at("page_size")
+                        .err(
+                            Mark::of(&size.referenced),
+                            "page_size",
+                            format!("`page_size` must give a width and a height above 0, found {w} x {h}"),
+                        )
+                        .hint("give the page's size in pixels: `page_size: { width: 1240, height: 1754 }`"),
+                );
+            }
+        }
+        grounding
+    }
+
     /// The gold fields, with the case's own `fields` rules applied and then its suites'.
-    fn gold_with_rules(&self, errors: &mut Vec<LoadError>) -> Option<Vec<GoldField>> {
+    fn gold_with_rules(
+        &self,
+        grounding: Grounding,
+        errors: &mut Vec<LoadError>,
+    ) -> Option<Vec<GoldField>> {
         let spec = self.spec;
         let mut gold = keep(
             errors,
             spec.gold
                 .as_ref()
-                .map(|g| self.at("gold").gold(g))
+                .map(|g| self.at("gold").gold(g, grounding))
                 .transpose(),
             None,
         );
@@ -774,7 +828,8 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
         thresholds,
         ece_bins,
         profile,
-        document
+        document,
+        page_size
     );
     let own_prediction = spec.prediction.is_some() || spec.prediction_text.is_some();
     if !own_prediction
@@ -1196,7 +1251,7 @@ impl Here<'_> {
         Ok(skip.value.clone())
     }
 
-    fn gold(&self, node: &Node) -> Result<Vec<GoldField>, LoadError> {
+    fn gold(&self, node: &Node, grounding: Grounding) -> Result<Vec<GoldField>, LoadError> {
         let entries = node.as_map().ok_or_else(|| {
             self.err(
                 node.mark,
@@ -1210,8 +1265,14 @@ impl Here<'_> {
         })?;
         entries
             .iter()
-            .map(|(name, value)| {
+            .map(|(name, written)| {
                 let path = format!("gold.{name}");
+                let (value, place) = match grounded_value(written) {
+                    Some((value, page, bbox)) => {
+                        (value, Some(self.place(page, bbox, &path, grounding)?))
+                    }
+                    None => (written, None),
+                };
                 let variants = match value.as_map() {
                     Some(m) if m.iter().any(|(k, _)| k == "any_of") => {
                         self.any_of(value, m, &path)?
@@ -1229,9 +1290,72 @@ impl Here<'_> {
                     line: value.mark.line,
                     rule: FieldRule::default(),
                     path_rules: Vec::new(),
+                    place,
                 })
             })
             .collect()
+    }
+
+    /// A grounded value's `page` and `bbox`, checked: a page from 1, a box of four numbers
+    /// with its edges in order, on the page (0 to 1, or within `page_size` in pixels).
+    fn place(
+        &self,
+        page: Option<&Node>,
+        bbox: Option<&Node>,
+        path: &str,
+        grounding: Grounding,
+    ) -> Result<Place, LoadError> {
+        let text = |n: &Node| match &n.kind {
+            NodeKind::Text(t) => t.clone(),
+            _ => n.kind_name().to_owned(),
+        };
+        let mistake = |n: &Node, key: &str, (message, hint): place::Mistake| {
+            self.err(n.mark, &format!("{path}.{key}"), message)
+                .hint(hint)
+        };
+        let page = page
+            .map(|n| place::page(&text(n)).map_err(|e| mistake(n, "page", e)))
+            .transpose()?;
+        let normalized = grounding.units == BoxUnits::Normalized;
+        let bbox = match bbox {
+            None => None,
+            Some(n) => {
+                let NodeKind::List(items) = &n.kind else {
+                    return Err(mistake(
+                        n,
+                        "bbox",
+                        (
+                            format!(
+                                "`bbox` must be a list of four numbers, found {}",
+                                n.kind_name()
+                            ),
+                            "write the box as `[x0, y0, x1, y1]`: left, top, right, bottom"
+                                .to_owned(),
+                        ),
+                    ));
+                };
+                let texts: Vec<String> = items.iter().map(text).collect();
+                let b = place::bbox(&texts, normalized).map_err(|e| mistake(n, "bbox", e))?;
+                match (grounding.units, grounding.page_size) {
+                    (BoxUnits::Pixels, Some(size)) => {
+                        place::on_page(b, size).map_err(|e| mistake(n, "bbox", e))?;
+                    }
+                    (BoxUnits::Pixels, None) => {
+                        return Err(mistake(
+                            n,
+                            "bbox",
+                            (
+                                "this box is in pixels (`bbox_units: pixels`), but the case gives no `page_size`".to_owned(),
+                                "give the page's size in pixels: `page_size: { width: 1240, height: 1754 }` (in the case or the suite's `defaults`)".to_owned(),
+                            ),
+                        ));
+                    }
+                    (BoxUnits::Normalized, _) => {}
+                }
+                Some(b)
+            }
+        };
+        Ok(Place { page, bbox })
     }
 
     fn any_of(

@@ -219,6 +219,7 @@ fn kieval_prediction(path: &Path, text: String) -> Result<Prediction, LoadError>
             value: n.to_value(),
             confidence: None,
             metadata: Vec::new(),
+            place: None,
             whole: None,
         })
         .collect();
@@ -791,7 +792,7 @@ fn predicted_field(
         at
     };
     // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
-    let (value, confidence, metadata, whole) = match value {
+    let (value, confidence, metadata, whole, place) = match value {
         Json::Object(m) if m.iter().any(|(k, _)| k == "value") => {
             let confidence = match m.iter().find(|(k, _)| k == "confidence") {
                 Some((_, c)) => Some(confidence(c, at(), typed)?),
@@ -806,10 +807,11 @@ fn predicted_field(
                 .iter()
                 .find(|(k, _)| k == "value")
                 .map_or(Value::Null, |(_, v)| v.clone().into_value());
+            let place = predicted_place(&m, at)?;
             // The whole object is a value only for a gold that compares it whole.
-            (value, confidence, metadata, Some(Json::Object(m)))
+            (value, confidence, metadata, Some(Json::Object(m)), place)
         }
-        other => (other.into_value(), None, Vec::new(), None),
+        other => (other.into_value(), None, Vec::new(), None, None),
     };
     if let Some((below, why)) = oversized(&value) {
         return Err((
@@ -824,7 +826,57 @@ fn predicted_field(
         confidence,
         metadata,
         whole,
+        place,
     })
+}
+
+/// A value object's `page` and `bbox`, checked; `None` when it gives neither. A predicted box
+/// is checked for its shape alone: which units it is in is the case's to say.
+fn predicted_place(
+    m: &[(String, Json)],
+    at: impl Fn() -> Vec<String>,
+) -> Result<Option<crate::model::case::Place>, EnvelopeError> {
+    let get = |key: &str| m.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let scalar = |v: &Json| match v {
+        Json::Number(n) => Some(n.to_string()),
+        Json::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    let located = |key: &str, (message, hint): super::place::Mistake| {
+        let mut path = at();
+        path.push(key.to_owned());
+        (path, message, Some(hint))
+    };
+    let page = match get("page") {
+        None | Some(Json::Null) => None,
+        Some(v) => {
+            let text = scalar(v).unwrap_or_else(|| v.kind().to_owned());
+            Some(super::place::page(&text).map_err(|e| located("page", e))?)
+        }
+    };
+    let bbox = match get("bbox") {
+        None | Some(Json::Null) => None,
+        Some(Json::Array(items)) => {
+            let texts: Vec<String> = items
+                .iter()
+                .map(|i| scalar(i).unwrap_or_else(|| i.kind().to_owned()))
+                .collect();
+            Some(super::place::bbox(&texts, false).map_err(|e| located("bbox", e))?)
+        }
+        Some(other) => {
+            return Err(located(
+                "bbox",
+                (
+                    format!(
+                        "`bbox` must be a list of four numbers, found {}",
+                        other.kind()
+                    ),
+                    "write the box as `[x0, y0, x1, y1]`: left, top, right, bottom".to_owned(),
+                ),
+            ));
+        }
+    };
+    Ok((page.is_some() || bbox.is_some()).then_some(crate::model::case::Place { page, bbox }))
 }
 
 /// A value object's `confidence`, in [0, 1]; `at` is the path of its field.

@@ -53,6 +53,12 @@ pub struct Suite {
     pub profile: Option<Profile>,
     /// The suite's default Easy-Wrong penalty.
     pub easy_wrong_penalty: Option<f64>,
+    /// The units of the boxes of gold and predictions (`bbox_units`).
+    pub bbox_units: Option<crate::model::case::BoxUnits>,
+    /// The IoU from which a value counts as grounded (`grounded_iou`).
+    pub grounded_iou: Option<f64>,
+    /// The error rate automatic acceptance may not exceed (`target_error`).
+    pub target_error: Option<f64>,
     /// The suite's scoring.
     pub scoring: Option<Scoring>,
     /// The judge of `judge:` checks.
@@ -832,6 +838,50 @@ fn apply(
     }
     if let Some(p) = &spec.easy_wrong_penalty {
         suite.easy_wrong_penalty = Some(easy_wrong_penalty(&here, p)?);
+    }
+    grounding(&here, suite, spec)?;
+    Ok(())
+}
+
+/// `bbox_units`, `grounded_iou` and `target_error`: a name of units, an IoU in (0, 1], an
+/// error rate in (0, 1).
+fn grounding(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
+    use crate::model::case::BoxUnits;
+    if let Some(units) = &spec.bbox_units {
+        let mark = Mark::of(&units.referenced);
+        suite.bbox_units = Some(BoxUnits::from_name(&units.value).ok_or_else(|| {
+            let e = here.err(
+                mark,
+                "bbox_units",
+                format!("unknown `bbox_units: {}`", units.value),
+            );
+            match closest(&units.value, BoxUnits::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint(
+                    "boxes are `normalized` (fractions of the page, the default) or `pixels`",
+                ),
+            }
+        })?);
+    }
+    if let Some(iou) = &spec.grounded_iou {
+        if !(iou.value > 0.0 && iou.value <= 1.0) {
+            return Err(here
+                .err(
+                    Mark::of(&iou.referenced),
+                    "grounded_iou",
+                    format!("`grounded_iou` {} is outside (0, 1]", iou.value),
+                )
+                .hint("give the IoU from which a box counts as found, 0.5 in the benchmarks"));
+        }
+        suite.grounded_iou = Some(iou.value);
+    }
+    if let Some(target) = &spec.target_error {
+        if !(target.value > 0.0 && target.value < 1.0) {
+            return Err(here
+                .err(Mark::of(&target.referenced), "target_error", format!("`target_error` {} is outside (0, 1)", target.value))
+                .hint("give the share of wrong values automatic acceptance may let through, such as 0.01"));
+        }
+        suite.target_error = Some(target.value);
     }
     Ok(())
 }

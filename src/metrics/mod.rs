@@ -2,11 +2,13 @@
 //! agreement with people (§12).
 //! They know nothing of YAML or terminals.
 
+pub mod acceptance;
 pub mod agreement;
 pub mod anls_star;
 mod calibration;
 pub mod docubench;
 pub(crate) mod effort;
+pub mod grounding;
 pub mod kieval;
 mod munkres;
 pub mod power;

@@ -66,6 +66,14 @@ pub struct Case {
     pub attributes: Vec<(String, String)>,
     /// The file the gold is read from, when `gold:` names one (or a suite's `cases:` does).
     pub gold_file: Option<PathBuf>,
+    /// How the places of values are read and scored.
+    pub grounding: Grounding,
+    /// The error rate that automatic acceptance of its values may not exceed (the suite's
+    /// `target_error`).
+    pub target_error: f64,
+    /// The source document (`document:`), when the case names one: the HTML page shows a
+    /// PNG or JPEG one with the boxes of the fields not found where gold says.
+    pub document: Option<PathBuf>,
 }
 
 /// How failed Easy-Wrong rubrics lower a case's score.
@@ -191,6 +199,63 @@ pub struct GoldField {
     /// Rules on paths inside its value (`line_items[*].amount: {compare: number}`): how the
     /// leaves they reach are compared inside ANLS*.
     pub path_rules: Vec<(crate::base::field_path::FieldPath, Comparison)>,
+    /// Where the value is on the document, when gold says (`{value: FA-1, page: 1, bbox: […]}`).
+    pub place: Option<Place>,
+}
+
+/// Where a value sits on the document: its page (from 1) and its box `[x0, y0, x1, y1]`, in
+/// the case's [`BoxUnits`]. Either may be left out.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Place {
+    /// The page, from 1.
+    pub page: Option<u32>,
+    /// The box, `[x0, y0, x1, y1]`.
+    pub bbox: Option<[f64; 4]>,
+}
+
+/// How a case's boxes are written (`bbox_units`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoxUnits {
+    /// Fractions of the page's width and height, 0 to 1 (the default).
+    #[default]
+    Normalized,
+    /// Pixels of the page, whose size the case's `page_size` gives.
+    Pixels,
+}
+
+impl BoxUnits {
+    /// The names `bbox_units` accepts.
+    pub const NAMES: [&'static str; 2] = ["normalized", "pixels"];
+
+    /// The units of a name.
+    pub fn from_name(name: &str) -> Option<BoxUnits> {
+        match name {
+            "normalized" => Some(BoxUnits::Normalized),
+            "pixels" => Some(BoxUnits::Pixels),
+            _ => None,
+        }
+    }
+}
+
+/// How a case's places are read and scored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grounding {
+    /// The units of the boxes, gold and predicted alike.
+    pub units: BoxUnits,
+    /// The page's width and height in pixels (`page_size`), for boxes in pixels.
+    pub page_size: Option<(f64, f64)>,
+    /// The IoU from which a value counts as grounded (`grounded_iou`, 0.5 by default).
+    pub min_iou: f64,
+}
+
+impl Default for Grounding {
+    fn default() -> Self {
+        Grounding {
+            units: BoxUnits::Normalized,
+            page_size: None,
+            min_iou: crate::metrics::grounding::DEFAULT_GROUNDED_IOU,
+        }
+    }
 }
 
 impl GoldField {

@@ -53,6 +53,16 @@ pub enum Metric {
     /// The largest flip rate of a field over a suite's repeated cases (bounded by
     /// `max_flip_rate`).
     FlipRate,
+    /// Share of the grounded gold fields found on the right page with an IoU of at least the
+    /// suite's `grounded_iou`.
+    Grounded,
+    /// Mean IoU of the predicted boxes with the gold ones.
+    Iou,
+    /// Share of the grounded gold fields found on the right page.
+    PageMatch,
+    /// Share of a suite's values with a confidence accepted automatically, each field from its
+    /// advised threshold (the suite's `target_error`).
+    AutomationRate,
 }
 
 /// Whether a metric is better high or low.
@@ -115,7 +125,7 @@ pub struct About {
 
 impl Metric {
     /// Every metric, in the order reports list them.
-    pub const ALL: [Metric; 21] = [
+    pub const ALL: [Metric; 25] = [
         Metric::Score,
         Metric::ExactMatch,
         Metric::Anls,
@@ -137,6 +147,10 @@ impl Metric {
         Metric::PassAllK,
         Metric::PassAnyK,
         Metric::FlipRate,
+        Metric::Grounded,
+        Metric::Iou,
+        Metric::PageMatch,
+        Metric::AutomationRate,
     ];
 
     /// The table of metrics: the one place that says what each is.
@@ -164,6 +178,10 @@ impl Metric {
             Metric::PassAllK => ("pass_all_k", Higher, Aggregate, Unit, false),
             Metric::PassAnyK => ("pass_any_k", Higher, Aggregate, Unit, false),
             Metric::FlipRate => ("flip_rate", Lower, Aggregate, Unit, false),
+            Metric::Grounded => ("grounded", Higher, Both, Unit, false),
+            Metric::Iou => ("iou", Higher, Both, Unit, false),
+            Metric::PageMatch => ("page_match", Higher, Both, Unit, false),
+            Metric::AutomationRate => ("automation_rate", Higher, Aggregate, Unit, false),
         };
         About {
             name,

@@ -45,6 +45,8 @@ pub struct PredictedField {
     /// The value object as written, for a field whose gold is itself a mapping with a `value`
     /// key (then the mapping is what is compared).
     pub whole: Option<crate::base::json::Json>,
+    /// Where the value object says the value is (`page`, `bbox`), read and checked.
+    pub place: Option<crate::model::case::Place>,
 }
 
 /// Token counts of one call, as the provider bills them, whatever names it wrote them in.

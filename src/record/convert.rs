@@ -47,6 +47,8 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         usage_mismatch: record.usage_mismatch.clone(),
         baseline: comparison(&record.baseline),
         compared_to: record.reference.clone(),
+        target_error: None,
+        document: record.document.clone(),
         message: record.message.clone(),
         repeat: record.repeated.as_ref().map(repeat),
     };
@@ -165,6 +167,7 @@ fn scored(out: &mut TestRecord, o: &crate::evaluate::outcome::Outcome) {
         })
         .collect();
     out.problems = o.problems.clone();
+    out.target_error = Some(o.target_error);
 }
 
 /// A rubric's verdict as a record, where the rubric is written.
@@ -221,6 +224,8 @@ fn field(f: &FieldRow) -> FieldRecord {
         }),
         items: f.items.clone(),
         diff: field_diff(f),
+        grounding: f.grounding,
+        miss: f.miss,
     }
 }
 
@@ -327,6 +332,10 @@ impl From<&Aggregated> for PipelineMetrics {
             pass_any_k: a.pass_any_k,
             max_flip_rate: a.max_flip_rate,
             flip_rates: flip_rates(&a.flip_rates),
+            grounded: a.grounded,
+            iou: a.iou,
+            page_match: a.page_match,
+            automation_rate: a.automation_rate,
         }
     }
 }
@@ -398,6 +407,55 @@ impl From<&Paired> for ComparisonRecord {
                 seed: SEED,
                 level: 0.95,
             },
+        }
+    }
+}
+
+impl From<&crate::evaluate::analysis::MissRow> for crate::record::MissRecord {
+    fn from(r: &crate::evaluate::analysis::MissRow) -> Self {
+        use crate::evaluate::analysis::MissScope;
+        let (field, tag, value) = match &r.scope {
+            MissScope::Pipeline => (None, None, None),
+            MissScope::Field(f) => (Some(f.clone()), None, None),
+            MissScope::Slice { tag, value } => (None, Some(tag.clone()), Some(value.clone())),
+        };
+        crate::record::MissRecord {
+            pipeline: r.pipeline.clone(),
+            field,
+            tag,
+            value,
+            missing: r.counts.missing,
+            invented: r.counts.invented,
+            format: r.counts.format,
+            wrong: r.counts.wrong,
+        }
+    }
+}
+
+impl From<&crate::metrics::acceptance::AcceptancePoint> for crate::record::AcceptancePointRecord {
+    fn from(p: &crate::metrics::acceptance::AcceptancePoint) -> Self {
+        crate::record::AcceptancePointRecord {
+            threshold: p.threshold,
+            accepted: p.accepted,
+            share: p.share,
+            errors: p.errors,
+            error_rate: p.error_rate,
+            error_upper: p.error_upper,
+        }
+    }
+}
+
+impl From<&crate::evaluate::analysis::FieldAcceptance> for crate::record::AcceptanceRecord {
+    fn from(a: &crate::evaluate::analysis::FieldAcceptance) -> Self {
+        crate::record::AcceptanceRecord {
+            pipeline: a.pipeline.clone(),
+            field: a.field.clone(),
+            values: a.curve.first().map_or(0, |p| p.accepted),
+            target_error: a.target_error,
+            threshold: a.advised.map(|p| p.threshold),
+            automation_rate: a.advised.map_or(0.0, |p| p.share),
+            error_upper: a.advised.map(|p| p.error_upper),
+            curve: a.curve.iter().map(Into::into).collect(),
         }
     }
 }

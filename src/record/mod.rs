@@ -137,6 +137,13 @@ pub struct TestRecord {
     /// The pipeline this one is compared with.
     #[serde(default)]
     pub compared_to: Option<String>,
+    /// The case's source document (`document:`), when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
+    /// The error rate automatic acceptance of its values may not exceed (its suite's
+    /// `target_error`), when it was scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_error: Option<f64>,
     /// The failure message as the test printed it (plain), when it failed.
     #[serde(default)]
     pub message: Option<String>,
@@ -288,6 +295,14 @@ pub struct FieldRecord {
     /// as data (characters for text, lines for nested values).
     #[serde(default)]
     pub diff: Option<FieldDiff>,
+    /// Where gold and the prediction place the value and how well they agree, when gold gives
+    /// a place (`page`, `bbox`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<crate::evaluate::outcome::FieldGrounding>,
+    /// What kind of miss the field is (`missing`, `invented`, `format`, `wrong`), when it is not
+    /// an exact match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub miss: Option<crate::evaluate::miss::Miss>,
 }
 
 /// Gold and prediction in their compared forms.
@@ -537,6 +552,19 @@ pub struct PipelineMetrics {
     /// Each field's flip rate pooled over the repeated cases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flip_rates: Vec<FlipRate>,
+    /// Mean share of grounded fields (right page, IoU at least `grounded_iou`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounded: Option<f64>,
+    /// Mean IoU of the predicted boxes with the gold ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iou: Option<f64>,
+    /// Mean share of fields found on the right page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_match: Option<f64>,
+    /// The share of values with a confidence accepted automatically, each field from its
+    /// advised threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automation_rate: Option<f64>,
 }
 
 /// The summary of a run.
@@ -566,6 +594,87 @@ pub struct FieldStatRecord {
     pub cases: usize,
     pub em: f64,
     pub anls: f64,
+}
+
+/// The run's error analysis: what kind of miss each field that is not exact is, counted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisRecord {
+    /// The misses by kind: each pipeline's (no `field`, no `tag`), then per field and per tag
+    /// value of that pipeline, where there is one.
+    #[serde(default)]
+    pub misses: Vec<MissRecord>,
+    /// Per pipeline and field with confidences: "accept automatically when confidence ≥ t",
+    /// for each distinct t, and the advised t.
+    #[serde(default)]
+    pub acceptance: Vec<AcceptanceRecord>,
+}
+
+/// When one field's values may be accepted automatically, for one pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptanceRecord {
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    /// The field.
+    pub field: String,
+    /// Its values with a confidence.
+    pub values: usize,
+    /// The error rate the advice bounds (the suite's `target_error`).
+    pub target_error: f64,
+    /// The advised threshold: the smallest whose error bound is at most `target_error`;
+    /// `null` when none is.
+    pub threshold: Option<f64>,
+    /// The share of the values it accepts (0 when no threshold bounds the error).
+    pub automation_rate: f64,
+    /// The upper end of the 95 % Wilson interval of the error rate at the advised threshold.
+    pub error_upper: Option<f64>,
+    /// For each distinct confidence t, lowest first: accepting every value of confidence ≥ t.
+    pub curve: Vec<AcceptancePointRecord>,
+}
+
+/// Accepting every value of confidence at least `threshold`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptancePointRecord {
+    /// The threshold t.
+    pub threshold: f64,
+    /// Values with a confidence ≥ t.
+    pub accepted: usize,
+    /// Their share of the field's values.
+    pub share: f64,
+    /// The wrong ones among them.
+    pub errors: usize,
+    /// `errors / accepted`.
+    pub error_rate: f64,
+    /// The upper end of the two-sided 95 % Wilson interval of the error rate.
+    pub error_upper: f64,
+}
+
+/// The misses of one pipeline, over every field, one field (`field`), or the cases of one tag
+/// value (`tag`, `value`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MissRecord {
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    /// The field counted over, when the row is one field's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The tag of the slice counted over (`tag` for a tag written in a list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Its value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Gold has a value, the prediction none.
+    pub missing: u32,
+    /// The prediction has a value, gold none (a `null` gold, or a field gold does not list).
+    pub invented: u32,
+    /// Equal read as a number, a date or an identifier, but not as the field's rule compares.
+    pub format: u32,
+    /// Any other difference.
+    pub wrong: u32,
 }
 
 /// One slice of the run (the case tests tagged `tag=value`) for one pipeline: the metrics of
@@ -649,6 +758,9 @@ pub struct Report {
     /// Every aggregate test's record.
     #[serde(default)]
     pub aggregates: Vec<AggregateRecord>,
+    /// The run's error analysis (computed from the cases).
+    #[serde(default)]
+    pub analysis: AnalysisRecord,
 }
 
 impl TestRecord {
@@ -681,14 +793,26 @@ impl TestRecord {
             fields: self
                 .fields
                 .iter()
-                .map(|f| (f.name.clone(), f.em, f.anls))
+                .map(|f| crate::evaluate::record::FieldNumbers {
+                    name: f.name.clone(),
+                    em: f.em,
+                    anls: f.anls,
+                    confidence: f.confidence,
+                    miss: f.miss,
+                })
                 .collect(),
+            missed: Vec::new(),
+            misses: Default::default(),
+            target_error: self
+                .target_error
+                .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
             rubrics,
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
             attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
         }
+        .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
 
     /// How it compares with its baseline.
@@ -780,6 +904,8 @@ impl TestRecord {
             usage_mismatch: None,
             baseline: None,
             compared_to: None,
+            document: None,
+            target_error: None,
             message: None,
             repeat: None,
         }

@@ -40,7 +40,7 @@ pub fn aggregate_table(a: &Aggregated) -> String {
             num(a.max_flip_rate)
         );
     }
-    table
+    table + &grounding_line(a)
 }
 
 /// The attempts of repeated cases, one row per pipeline that has them: pass^k (every attempt
@@ -85,6 +85,27 @@ pub fn repeat_table(rows: &[(String, Aggregated)]) -> String {
                 flips.join(", ")
             }
         );
+    }
+    out
+}
+
+/// An aggregate's grounding and automation rate, when its cases measure them.
+fn grounding_line(a: &Aggregated) -> String {
+    let mut out = String::new();
+    if a.grounded.is_some() {
+        out.push_str(&format!(
+            "  grounded {}  IoU {}  page match {}\n",
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
+        ));
+    }
+    if a.automation_rate.is_some() {
+        out.push_str(&format!(
+            "  automation rate {} (each field from its advised confidence, target error {})\n",
+            num(a.automation_rate),
+            a.target_error
+        ));
     }
     out
 }
@@ -169,6 +190,37 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
         let _ = writeln!(
             out,
             "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}  {gate:>7}  {score:>7}  {mr:>7}  {ew:>7}",
+        );
+    }
+    out
+}
+
+/// One row per pipeline that grounds its values (a prediction gives pages or boxes where gold
+/// does): the share grounded, the mean IoU, the share on the right page; empty when none does.
+pub fn grounding_table(rows: &[(String, Aggregated)]) -> String {
+    let rows: Vec<_> = rows.iter().filter(|(_, a)| a.grounded.is_some()).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(9);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>8}  {:>7}  {:>10}",
+        "grounding", "grounded", "IoU", "page match"
+    );
+    for (name, a) in rows {
+        let _ = writeln!(
+            out,
+            "{name:<width$}  {:>8}  {:>7}  {:>10}",
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
         );
     }
     out

@@ -25,6 +25,8 @@ pub struct Page<'a> {
     pub aggregates: &'a [AggregateRecord],
     /// Regressions, improvements, new tests.
     pub notes: &'a Notes<'a>,
+    /// The documents of the failing tests whose fields were not found where gold says, by test.
+    pub documents: &'a [(String, super::html_analysis::DocumentImage)],
 }
 
 const STYLE: &str = r#"
@@ -59,6 +61,13 @@ del { background:#ffe1e1; color:#9b1c1c; text-decoration:line-through; }
 ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .removed { color:#9b1c1c; } .added { color:#14532d; }
 .at { color:var(--muted); font-size:12.5px; padding:0 14px 8px; margin:0; }
+figure.page { margin:0 14px 12px; display:inline-block; }
+.page-view { position:relative; display:inline-block; max-width:100%; line-height:0; border:1px solid var(--line); }
+.page-view img { display:block; max-width:100%; height:auto; }
+.page-view svg.boxes { position:absolute; left:0; top:0; width:100%; height:100%; }
+rect.gold, rect.predicted { fill:none; stroke-width:2.5; vector-effect:non-scaling-stroke; }
+rect.gold { stroke:var(--good); } rect.predicted { stroke:var(--bad); stroke-dasharray:6 3; }
+.key-gold { color:var(--good); font-weight:600; } .key-predicted { color:var(--bad); font-weight:600; }
 .none { color:var(--muted); }
 footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
 .scroll { max-width:100%; }
@@ -93,9 +102,12 @@ pub fn html_page(page: &Page) -> String {
     repeats(&mut out, page.pipelines, page.cases);
     slices_table(&mut out, page.notes.slices);
     fields_table(&mut out, page.fields, page.pipelines);
+    super::html_analysis::grounding_table(&mut out, page.pipelines);
+    super::html_analysis::misses_table(&mut out, page.notes.misses);
+    super::html_analysis::acceptance(&mut out, page.notes.acceptance);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
-    failures(&mut out, page.cases, page.aggregates);
+    failures(&mut out, page.cases, page.aggregates, page.documents);
     notes(&mut out, page.notes);
     out.push_str("</main>\n");
     let _ = writeln!(
@@ -539,7 +551,12 @@ fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
     out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
 }
 
-fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecord]) {
+fn failures(
+    out: &mut String,
+    cases: &[TestRecord],
+    aggregates: &[AggregateRecord],
+    documents: &[(String, super::html_analysis::DocumentImage)],
+) {
     let failing: Vec<&TestRecord> = cases.iter().filter(|c| c.passed == Some(false)).collect();
     let failing_aggregates: Vec<&AggregateRecord> =
         aggregates.iter().filter(|a| !a.passed).collect();
@@ -570,6 +587,9 @@ fn failures(out: &mut String, cases: &[TestRecord], aggregates: &[AggregateRecor
         );
         field_diffs(out, &case.fields);
         attempts_table(out, case);
+        if let Some((_, image)) = documents.iter().find(|(id, _)| *id == case.id) {
+            super::html_analysis::document_view(out, case, image);
+        }
     }
     for a in failing_aggregates {
         failure(
@@ -702,7 +722,7 @@ fn notes(out: &mut String, notes: &Notes) {
 }
 
 /// Text as HTML: `&`, `<`, `>`, `"` escaped.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -745,6 +765,8 @@ mod tests {
                     span(DiffOp::Equal, "34"),
                 ],
             }),
+            grounding: None,
+            miss: None,
         }];
         let mut out = String::new();
         field_diffs(&mut out, &field.fields);

@@ -288,6 +288,8 @@ mod tests {
             gold_sets: &[],
             usage_mismatches: &[],
             gates: &[],
+            misses: &[],
+            acceptance: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

@@ -187,10 +187,25 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
         .filter(|r| !r.verdict.held)
         .filter_map(|r| r.rubric.field())
         .collect();
+    let placing = |m: Metric| matches!(m, Metric::Grounded | Metric::Iou | Metric::PageMatch);
+    // A bound on grounding fails for the fields that were not found where gold says.
+    if outcome
+        .thresholds
+        .iter()
+        .any(|t| !t.held && placing(t.metric))
+    {
+        names.extend(
+            outcome
+                .fields
+                .iter()
+                .filter(|f| f.grounding.is_some_and(|g| g.grounded < 1.0))
+                .map(|f| f.name.as_str()),
+        );
+    }
     let metric_failed = outcome
         .thresholds
         .iter()
-        .any(|t| !t.held && t.metric != Metric::Score);
+        .any(|t| !t.held && t.metric != Metric::Score && !placing(t.metric));
     if metric_failed {
         let only_critical = outcome
             .thresholds
@@ -309,6 +324,48 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         row.anls,
         row.confidence.map_or("-".into(), |c| c.to_string())
     );
+    if let Some(g) = &row.grounding {
+        place_lines(out, g);
+    }
+}
+
+/// Where gold and the prediction place a field's value, and how well they agree.
+fn place_lines(out: &mut String, g: &crate::evaluate::outcome::FieldGrounding) {
+    let _ = writeln!(
+        out,
+        "  {:<12}{}",
+        "gold place",
+        place_text(g.gold_page, g.gold_bbox)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<12}{}",
+        "predicted",
+        place_text(g.predicted_page, g.predicted_bbox)
+    );
+    let grounded = if g.grounded == 1.0 {
+        paint(Styles::GOOD, "1")
+    } else {
+        paint(Styles::BAD, "0")
+    };
+    let score = |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
+    let _ = writeln!(
+        out,
+        "  grounded {grounded}   page match {}   IoU {}",
+        score(g.page_match, 0),
+        score(g.iou, 4)
+    );
+}
+
+/// A page and a box as the message shows them (`page 1, box [0.1, 0.2, 0.3, 0.25]`).
+pub(crate) fn place_text(page: Option<u32>, bbox: Option<[f64; 4]>) -> String {
+    let page = page.map(|p| format!("page {p}"));
+    let bbox = bbox.map(|b| format!("box [{}, {}, {}, {}]", b[0], b[1], b[2], b[3]));
+    match (page, bbox) {
+        (Some(p), Some(b)) => format!("{p}, {b}"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => "(no place)".to_owned(),
+    }
 }
 
 /// The variants of a gold a field block shows, with their indices: the first

@@ -1,12 +1,14 @@
 //! Everything a user reads: the failure message and diffs, the run summary, the JSON report.
 //! Computes no metric.
 
+mod analysis;
 mod annotations;
 mod compare;
 mod diff;
 mod finding;
 mod gate;
 mod html;
+mod html_analysis;
 mod junit;
 mod markdown;
 mod message;
@@ -21,6 +23,7 @@ pub use compare::{aggregate_message, comparison_table, paired_lines};
 pub use diff::{inline_diff, line_diff};
 pub use finding::{before_scoring, verdict};
 pub use html::{Page, html_page};
+pub use html_analysis::DocumentImage;
 pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};

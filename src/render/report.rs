@@ -24,6 +24,8 @@ pub struct ReportParts<'a> {
     pub slices: &'a [SliceRecord],
     /// The aggregate tests.
     pub aggregates: &'a [AggregateRecord],
+    /// The run's error analysis.
+    pub analysis: &'a crate::record::AnalysisRecord,
 }
 
 /// Writes the whole report: every case test's record (the compact JSON lines given, in the
@@ -70,6 +72,7 @@ pub fn write_report(
     pretty_list(out, parts.comparisons.iter().map(|c| indented(c, 2)))?;
     write!(out, ",\n  \"aggregates\": ")?;
     pretty_list(out, parts.aggregates.iter().map(|a| indented(a, 2)))?;
+    write!(out, ",\n  \"analysis\": {}", indented(parts.analysis, 1))?;
     writeln!(out, "\n}}")
 }
 

@@ -51,6 +51,10 @@ pub struct Notes<'a> {
     /// Each pipeline's regression gate (`regression_gate`), whose power lines follow the
     /// comparison.
     pub gates: &'a [(Option<String>, crate::record::RegressionGateRecord)],
+    /// The misses by kind, per pipeline, field and slice.
+    pub misses: &'a [crate::evaluate::analysis::MissRow],
+    /// Per pipeline and field with confidences, when values may be accepted automatically.
+    pub acceptance: &'a [crate::evaluate::analysis::FieldAcceptance],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -78,9 +82,24 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
             out.push('\n');
         }
     }
+    let grounding = super::compare::grounding_table(pipelines);
+    if !grounding.is_empty() {
+        out.push('\n');
+        out.push_str(&grounding);
+    }
     if !notes.slices.is_empty() {
         out.push('\n');
         out.push_str(&super::compare::slice_table(notes.slices));
+    }
+    let misses = super::analysis::miss_table(notes.misses);
+    if !misses.is_empty() {
+        out.push('\n');
+        out.push_str(&misses);
+    }
+    let advice = super::analysis::advice_table(notes.acceptance);
+    if !advice.is_empty() {
+        out.push('\n');
+        out.push_str(&advice);
     }
     for line in notes.regressions {
         out.push_str(&format!(

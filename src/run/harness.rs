@@ -387,13 +387,16 @@ fn end_of_run(
                 Some((a.pipeline.clone(), crate::record::gate_record(gate)))
             })
             .collect();
+        let slices = crate::evaluate::aggregate::slice_rows(&kept.numbers);
         let notes = Notes {
             gates: &gates,
             improvements: &kept.improvements,
             new_cases: &kept.new_cases,
             regressions: &[],
             comparisons: &paired(&kept.numbers),
-            slices: &crate::evaluate::aggregate::slice_rows(&kept.numbers),
+            misses: &crate::evaluate::analysis::miss_rows(&kept.numbers, &pipelines, &slices),
+            acceptance: &crate::evaluate::analysis::acceptance_rows(&pipelines),
+            slices: &slices,
             baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
             gold_sets,
             usage_mismatches: &kept.usage_mismatches.values().cloned().collect::<Vec<_>>(),

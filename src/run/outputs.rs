@@ -296,6 +296,7 @@ pub(crate) fn write_files(
             cases,
             aggregates: &aggregates,
             notes: &notes.borrowed(),
+            documents: &document_images(cases),
         });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;
@@ -306,12 +307,62 @@ pub(crate) fn write_files(
     Ok(())
 }
 
+/// The largest document the HTML page embeds: a page scanned at 300 dpi is a few MiB.
+const LARGEST_EMBEDDED: u64 = 16 * 1024 * 1024;
+
+/// The documents the HTML page shows: those of the failing tests with a field not found where
+/// gold says, read once each, PNG and JPEG embedded, others said not shown.
+fn document_images(cases: &[TestRecord]) -> Vec<(String, crate::render::DocumentImage)> {
+    use crate::render::DocumentImage;
+    let mut read: std::collections::HashMap<&str, DocumentImage> = Default::default();
+    cases
+        .iter()
+        .filter(|c| c.passed == Some(false))
+        .filter(|c| {
+            c.fields
+                .iter()
+                .any(|f| f.grounding.is_some_and(|g| g.grounded < 1.0))
+        })
+        .filter_map(|c| {
+            let path = c.document.as_deref()?;
+            let image = read.entry(path).or_insert_with(|| {
+                let not_shown = |why: String| DocumentImage::NotShown {
+                    path: path.to_owned(),
+                    why,
+                };
+                match std::fs::metadata(path) {
+                    Err(e) => return not_shown(format!("it cannot be read ({e})")),
+                    Ok(m) if m.len() > LARGEST_EMBEDDED => {
+                        return not_shown(format!(
+                            "it is {} MiB, more than the page embeds",
+                            m.len() / (1024 * 1024)
+                        ));
+                    }
+                    Ok(_) => {}
+                }
+                match std::fs::read(path) {
+                    Err(e) => not_shown(format!("it cannot be read ({e})")),
+                    Ok(bytes) => match crate::base::image::image_type(&bytes) {
+                        Some(media_type) => DocumentImage::Embedded {
+                            media_type,
+                            base64: crate::base::image::base64(&bytes),
+                        },
+                        None => not_shown("it is not a PNG or JPEG image".to_owned()),
+                    },
+                }
+            });
+            Some((c.id.clone(), image.clone()))
+        })
+        .collect()
+}
+
 /// Writes the report: the summary and pipelines computed from the records' numbers, the cases
 /// copied from their lines, the aggregates, in name order.
 pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
     let numbers = &records.numbers;
     let summary = RunSummaryRecord::from(&summarize(numbers));
-    let pipelines: Vec<PipelineMetrics> = pipeline_rows(numbers)
+    let rows = pipeline_rows(numbers);
+    let pipelines: Vec<PipelineMetrics> = rows
         .iter()
         .map(|(name, a)| PipelineMetrics {
             pipeline: Some(name.clone()),
@@ -320,9 +371,21 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         .collect();
     let fields: Vec<FieldStatRecord> = field_table(numbers).iter().map(Into::into).collect();
     let comparisons: Vec<ComparisonRecord> = paired(numbers).iter().map(Into::into).collect();
-    let slices: Vec<SliceRecord> = slice_rows(numbers).iter().map(Into::into).collect();
+    let slice_list = slice_rows(numbers);
+    let slices: Vec<SliceRecord> = slice_list.iter().map(Into::into).collect();
     let aggregates = records.aggregate_list();
+    let analysis = crate::record::AnalysisRecord {
+        misses: crate::evaluate::analysis::miss_rows(numbers, &rows, &slice_list)
+            .iter()
+            .map(Into::into)
+            .collect(),
+        acceptance: crate::evaluate::analysis::acceptance_rows(&rows)
+            .iter()
+            .map(Into::into)
+            .collect(),
+    };
     let parts = ReportParts {
+        analysis: &analysis,
         summary: &summary,
         pipelines: &pipelines,
         fields: &fields,
@@ -345,6 +408,8 @@ pub(crate) struct RunNotes {
     baseline_errors: Vec<String>,
     usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
     gates: Vec<(Option<String>, crate::record::RegressionGateRecord)>,
+    misses: Vec<crate::evaluate::analysis::MissRow>,
+    acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
 }
 
 impl RunNotes {
@@ -358,12 +423,16 @@ impl RunNotes {
     }
 
     pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
+        let slices = slice_rows(numbers);
+        let rows = pipeline_rows(numbers);
         let mut notes = RunNotes {
+            acceptance: crate::evaluate::analysis::acceptance_rows(&rows),
             regressions: Vec::new(),
             improvements: Vec::new(),
             new_cases: Vec::new(),
             comparisons: paired(numbers),
-            slices: slice_rows(numbers),
+            misses: crate::evaluate::analysis::miss_rows(numbers, &rows, &slices),
+            slices,
             baseline_errors: Vec::new(),
             usage_mismatches: Vec::new(),
             gates: Vec::new(),
@@ -412,6 +481,8 @@ impl RunNotes {
             gold_sets: &[],
             usage_mismatches: &self.usage_mismatches,
             gates: &self.gates,
+            misses: &self.misses,
+            acceptance: &self.acceptance,
         }
     }
 }

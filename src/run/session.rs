@@ -793,7 +793,8 @@ impl Session {
         let mut kept = lock(&self.kept);
         let mut numbers = record.numbers();
         // Only the run's files show each field's numbers by pipeline.
-        if !self.keeps_records {
+        // Aggregates read each field's confidences (the acceptance of confidences).
+        if !self.keeps_records && !self.has_aggregates() {
             numbers.fields = Vec::new();
         }
         kept.numbers.push(numbers);

@@ -151,6 +151,7 @@ fn not_loaded(
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
         file,
+        document: None,
         about: None,
         attributes: Vec::new(),
         status: Status::Failed,
@@ -183,6 +184,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         pipeline: case.pipeline.clone(),
         reference: case.reference.clone(),
         file: case.file.display().to_string(),
+        document: case.document.as_ref().map(|d| d.display().to_string()),
         suite: case.suite_folder.display().to_string(),
         about: Some((case.description.clone(), case.tags.clone())),
         attributes: case.attributes.clone(),

@@ -68,6 +68,19 @@ pub struct CaseFile {
     /// Where the parts of the prediction are in its pipeline's own document (overrides the
     /// suite's).
     pub prediction_format: Option<super::PredictionFormatSpec>,
+    /// The page's size in pixels, for boxes a suite's `bbox_units: pixels` writes in pixels.
+    #[schemars(with = "Option<PageSizeSpec>")]
+    pub page_size: Option<Spanned<PageSizeSpec>>,
+}
+
+/// A page's width and height, in pixels.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageSizeSpec {
+    /// Width in pixels.
+    pub width: f64,
+    /// Height in pixels.
+    pub height: f64,
 }
 
 /// A `suite.yaml`: settings for its folder and every folder below it. A deeper suite
@@ -133,6 +146,19 @@ pub struct SuiteFile {
     /// Where the parts of a prediction are in the pipelines' own documents, for every case
     /// below (a deeper suite's or a case's replaces it whole).
     pub prediction_format: Option<super::PredictionFormatSpec>,
+    /// The units of the boxes (`bbox`) of gold and predictions: `normalized` (fractions of the
+    /// page, 0 to 1, the default) or `pixels` (of the page whose `page_size` a case gives).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::bbox_units")]
+    pub bbox_units: Option<Spanned<String>>,
+    /// The IoU of the predicted box with the gold one from which a value counts as grounded
+    /// (0.5 by default).
+    #[schemars(with = "Option<f64>")]
+    pub grounded_iou: Option<Spanned<f64>>,
+    /// The error rate that automatic acceptance may not exceed (the upper end of its 95 %
+    /// Wilson interval): the advised confidence threshold of each field (0.01 by default).
+    #[schemars(with = "Option<f64>")]
+    pub target_error: Option<Spanned<f64>>,
 }
 
 /// A judge: a command reading `{"question", "text", "field", "gold", "case"}` on standard input
@@ -244,6 +270,15 @@ aggregate_keys! {
     /// Upper bound on the largest flip rate of a field: the share of attempts whose exact
     /// match differs from the majority of its case's attempts (`repeat`).
     max_flip_rate,
+    /// Lower bound on the mean share of grounded fields (page right, IoU at least `grounded_iou`).
+    min_grounded,
+    /// Lower bound on the mean IoU of the predicted boxes with the gold ones.
+    min_iou,
+    /// Lower bound on the mean share of fields found on the right page.
+    min_page_match,
+    /// Lower bound on the share of values accepted automatically, each field from its advised
+    /// confidence threshold (the suite's `target_error`).
+    min_automation_rate,
 }
 
 /// A key that is written is `Some`, even when it holds `null` (which removes a suite's bound).
@@ -491,6 +526,15 @@ pub struct ThresholdsSpec {
     /// Upper bound on the cost, in US dollars.
     #[schemars(with = "Option<f64>")]
     pub max_cost_usd: Option<Spanned<f64>>,
+    /// Lower bound on the share of grounded fields (page right, IoU at least `grounded_iou`).
+    #[schemars(with = "Option<f64>")]
+    pub min_grounded: Option<Spanned<f64>>,
+    /// Lower bound on the mean IoU of the predicted boxes with the gold ones.
+    #[schemars(with = "Option<f64>")]
+    pub min_iou: Option<Spanned<f64>>,
+    /// Lower bound on the share of fields found on the right page.
+    #[schemars(with = "Option<f64>")]
+    pub min_page_match: Option<Spanned<f64>>,
 }
 
 impl ThresholdsSpec {
@@ -510,6 +554,9 @@ impl ThresholdsSpec {
             "min_recall" => self.min_recall.as_ref(),
             "max_latency_ms" => self.max_latency_ms.as_ref(),
             "max_cost_usd" => self.max_cost_usd.as_ref(),
+            "min_grounded" => self.min_grounded.as_ref(),
+            "min_iou" => self.min_iou.as_ref(),
+            "min_page_match" => self.min_page_match.as_ref(),
             _ => None,
         }
     }

@@ -35,7 +35,7 @@ fn scalar() -> serde_json::Value {
 /// `gold:` a mapping of field names to values, or `{ any_of: [...] }`.
 pub(crate) fn gold(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
-        "description": "Gold value of every field; scalars are compared as the text written. `{ any_of: [a, b] }` gives accepted variants; `null` means the field must be absent or empty. Or a .json or .yaml file of them, relative to this file.",
+        "description": "Gold value of every field; scalars are compared as the text written. `{ any_of: [a, b] }` gives accepted variants; `null` means the field must be absent or empty; `{ value: v, page: 1, bbox: [x0, y0, x1, y1] }` also says where the value is on the document. Or a .json or .yaml file of them, relative to this file.",
         "type": ["object", "string"],
         "additionalProperties": true
     })
@@ -118,6 +118,14 @@ pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
             { "type": "object", "additionalProperties": { "oneOf": [{ "type": "string" }, entry] } },
             { "type": "array", "items": { "type": "string" } }
         ]
+    })
+}
+
+/// `bbox_units:` how boxes are written.
+pub(crate) fn bbox_units(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The units of the boxes of gold and predictions: fractions of the page (0 to 1) or pixels of the page whose `page_size` a case gives.",
+        "enum": ["normalized", "pixels"]
     })
 }
 

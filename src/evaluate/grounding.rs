@@ -1,0 +1,122 @@
+//! Where a field's value was found, against where gold says it is.
+
+use crate::evaluate::outcome::{FieldGrounding, FieldRow};
+use crate::metrics::grounding::{BoundingBox, iou};
+use crate::model::case::{BoxUnits, Grounding, Place};
+
+/// A field's grounding, when gold gives its place: the page agrees or not, the boxes' IoU
+/// (0 on another page, or with no predicted box), and whether both hold (`grounded`).
+pub fn field_grounding(
+    gold: Option<Place>,
+    predicted: Option<Place>,
+    settings: Grounding,
+) -> Option<FieldGrounding> {
+    let gold = gold.filter(|g| g.page.is_some() || g.bbox.is_some())?;
+    let predicted = predicted.unwrap_or_default();
+    let in_fractions = |b: [f64; 4]| {
+        let b = BoundingBox::from_corners(b);
+        match (settings.units, settings.page_size) {
+            (BoxUnits::Pixels, Some((w, h))) => b.scaled(w, h),
+            _ => b,
+        }
+    };
+    let (gold_box, predicted_box) = (
+        gold.bbox.map(in_fractions),
+        predicted.bbox.map(in_fractions),
+    );
+    let page_match = gold
+        .page
+        .map(|page| f64::from(u8::from(predicted.page == Some(page))));
+    // Boxes on different pages share nothing, whatever their coordinates.
+    let other_page = page_match == Some(0.0);
+    let iou = gold_box.map(|g| match predicted_box {
+        Some(p) if !other_page => iou(&g, &p),
+        _ => 0.0,
+    });
+    let grounded = page_match.is_none_or(|m| m == 1.0)
+        && iou.is_none_or(|v| v >= settings.min_iou - crate::model::metric::SLACK);
+    let corners = |b: BoundingBox| [b.x0, b.y0, b.x1, b.y1];
+    Some(FieldGrounding {
+        gold_page: gold.page,
+        gold_bbox: gold_box.map(corners),
+        predicted_page: predicted.page,
+        predicted_bbox: predicted_box.map(corners),
+        page_match,
+        iou,
+        grounded: f64::from(u8::from(grounded)),
+    })
+}
+
+/// The case's grounding metrics: (grounded, IoU, page match), each the mean over the fields
+/// that measure it. All absent when the prediction places no value at all: a pipeline that
+/// does not ground is not measured as one that grounds everything wrong, and a bound on them
+/// fails saying so.
+pub fn case_grounding(
+    fields: &[FieldRow],
+    places_any: bool,
+) -> (Option<f64>, Option<f64>, Option<f64>) {
+    if !places_any {
+        return (None, None, None);
+    }
+    let rows: Vec<&FieldGrounding> = fields.iter().filter_map(|f| f.grounding.as_ref()).collect();
+    let mean = |values: Vec<f64>| {
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    (
+        mean(rows.iter().map(|g| g.grounded).collect()),
+        mean(rows.iter().filter_map(|g| g.iou).collect()),
+        mean(rows.iter().filter_map(|g| g.page_match).collect()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(page: Option<u32>, bbox: Option<[f64; 4]>) -> Option<Place> {
+        Some(Place { page, bbox })
+    }
+
+    #[test]
+    fn page_box_and_grounded_of_one_field() {
+        let settings = Grounding::default();
+        let gold = place(Some(1), Some([0.0, 0.0, 0.5, 0.25]));
+        // Half the gold box, on its page: IoU 1/2, grounded at 0.5.
+        let g =
+            field_grounding(gold, place(Some(1), Some([0.0, 0.0, 0.25, 0.25])), settings).unwrap();
+        assert_eq!(
+            (g.page_match, g.iou, g.grounded),
+            (Some(1.0), Some(0.5), 1.0)
+        );
+        // The same box on page 2: nothing shared.
+        let g =
+            field_grounding(gold, place(Some(2), Some([0.0, 0.0, 0.5, 0.25])), settings).unwrap();
+        assert_eq!(
+            (g.page_match, g.iou, g.grounded),
+            (Some(0.0), Some(0.0), 0.0)
+        );
+        // No place predicted: wrong page, no overlap.
+        let g = field_grounding(gold, None, settings).unwrap();
+        assert_eq!(
+            (g.page_match, g.iou, g.grounded),
+            (Some(0.0), Some(0.0), 0.0)
+        );
+        // Gold without a place is not grounded at all.
+        assert_eq!(field_grounding(None, gold, settings), None);
+        // In pixels of a 1000 x 500 page: the boxes become fractions of it.
+        let pixels = Grounding {
+            units: BoxUnits::Pixels,
+            page_size: Some((1000.0, 500.0)),
+            ..settings
+        };
+        let g = field_grounding(
+            place(None, Some([100.0, 50.0, 300.0, 150.0])),
+            place(None, Some([200.0, 100.0, 400.0, 200.0])),
+            pixels,
+        )
+        .unwrap();
+        assert_eq!(g.gold_bbox, Some([0.1, 0.1, 0.3, 0.3]));
+        assert_eq!((g.page_match, g.grounded), (None, 0.0));
+        assert!((g.iou.unwrap() - 1.0 / 7.0).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading where a value is on the document: a value object's `page` and `bbox`, checked.
+
+/// A mistake in a page or a box: what is wrong, and the fix.
+pub(crate) type Mistake = (String, String);
+
+/// A page number from its written text: a whole number from 1.
+pub(crate) fn page(text: &str) -> Result<u32, Mistake> {
+    match text.trim().parse::<u32>() {
+        Ok(p) if p >= 1 => Ok(p),
+        _ => Err((
+            format!("`page` must be a page number from 1, found `{text}`"),
+            "write the page the value is on, the first page being `page: 1`".to_owned(),
+        )),
+    }
+}
+
+/// A box from the texts of its items: four numbers `[x0, y0, x1, y1]`, left and top edges
+/// first, none negative; within the page (0 to 1) when `normalized`.
+pub(crate) fn bbox(items: &[String], normalized: bool) -> Result<[f64; 4], Mistake> {
+    const SHAPE: &str = "write the box as `[x0, y0, x1, y1]`: left, top, right, bottom";
+    let numbers: Vec<f64> = items
+        .iter()
+        .map(|t| t.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            (
+                format!(
+                    "`bbox` must hold four numbers, found [{}]",
+                    items.join(", ")
+                ),
+                SHAPE.to_owned(),
+            )
+        })?;
+    let [x0, y0, x1, y1] = <[f64; 4]>::try_from(numbers.as_slice()).map_err(|_| {
+        (
+            format!("`bbox` must hold four numbers, found {}", items.len()),
+            SHAPE.to_owned(),
+        )
+    })?;
+    if x0 > x1 || y0 > y1 {
+        return Err((
+            format!(
+                "`bbox` [{x0}, {y0}, {x1}, {y1}] has its right edge left of its left edge, or its bottom above its top"
+            ),
+            format!("{SHAPE} (x0 <= x1, y0 <= y1)"),
+        ));
+    }
+    if [x0, y0, x1, y1].iter().any(|&c| c < 0.0) {
+        return Err((
+            format!("`bbox` [{x0}, {y0}, {x1}, {y1}] has a negative coordinate"),
+            "coordinates start at the page's top-left corner, 0".to_owned(),
+        ));
+    }
+    if normalized && [x0, y0, x1, y1].iter().any(|&c| c > 1.0) {
+        return Err((
+            format!("`bbox` [{x0}, {y0}, {x1}, {y1}] lies outside the page: boxes are fractions of the page, 0 to 1"),
+            "divide pixel coordinates by the page's width and height, or say `bbox_units: pixels` in the suite and give the case's `page_size`".to_owned(),
+        ));
+    }
+    Ok([x0, y0, x1, y1])
+}
+
+/// A box in pixels against the page's size: within it.
+pub(crate) fn on_page(b: [f64; 4], (width, height): (f64, f64)) -> Result<(), Mistake> {
+    if b[2] > width || b[3] > height {
+        return Err((
+            format!(
+                "`bbox` [{}, {}, {}, {}] lies outside the page of {width} x {height} pixels",
+                b[0], b[1], b[2], b[3]
+            ),
+            "give the box in pixels of the page, or the page's real size in `page_size`".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn boxes_and_pages_are_checked() {
+        assert_eq!(
+            bbox(&texts(&["0.1", "0.2", "0.3", "0.4"]), true),
+            Ok([0.1, 0.2, 0.3, 0.4])
+        );
+        assert!(
+            bbox(&texts(&["0.3", "0.2", "0.1", "0.4"]), true)
+                .unwrap_err()
+                .0
+                .contains("right edge left")
+        );
+        assert!(
+            bbox(&texts(&["10", "0", "200", "40"]), true)
+                .unwrap_err()
+                .0
+                .contains("outside the page")
+        );
+        assert_eq!(
+            bbox(&texts(&["10", "0", "200", "40"]), false),
+            Ok([10.0, 0.0, 200.0, 40.0])
+        );
+        assert!(
+            bbox(&texts(&["0", "0", "1"]), true)
+                .unwrap_err()
+                .0
+                .contains("found 3")
+        );
+        assert!(
+            bbox(&texts(&["0", "a", "1", "1"]), true)
+                .unwrap_err()
+                .0
+                .contains("four numbers")
+        );
+        assert!(on_page([10.0, 0.0, 200.0, 40.0], (100.0, 100.0)).is_err());
+        assert_eq!(page("2"), Ok(2));
+        assert!(page("0").is_err() && page("1.5").is_err());
+    }
+}

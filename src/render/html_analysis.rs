@@ -1,0 +1,204 @@
+//! The HTML page's error analysis: grounding per pipeline, the misses by kind, and when each
+//! field's values may be accepted automatically.
+
+use std::fmt::Write;
+
+use super::html::escape;
+use super::num;
+use crate::evaluate::aggregate::Aggregated;
+
+/// Grounding per pipeline, when a pipeline grounds its values.
+pub(super) fn grounding_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
+    let rows: Vec<_> = pipelines
+        .iter()
+        .filter(|(_, a)| a.grounded.is_some())
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"grounding\">\n<h2>Grounding</h2>\n<p>Where each value was found: the share of gold fields with a place found on the right page with a box overlapping gold's enough (IoU at least the suite's <code>grounded_iou</code>, 0.5 by default), the mean IoU and the share on the right page.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>grounded</th><th>IoU</th><th>page match</th></tr></thead>\n<tbody>\n");
+    for (name, a) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// The misses by kind per pipeline, field and tag value, when anything missed.
+pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::MissRow]) {
+    if rows.iter().all(|r| r.counts.total() == 0) {
+        return;
+    }
+    out.push_str("<section id=\"misses\">\n<h2>Misses</h2>\n<p>Each field that is not an exact match, by kind: <b>missing</b> (gold has a value, the prediction none), <b>invented</b> (the prediction has a value, gold none), <b>format</b> (equal read as a number, a date or an identifier, but not as the field's rule compares), <b>wrong</b> (the rest).</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>over</th><th>pipeline</th><th>missing</th><th>invented</th><th>format</th><th>wrong</th></tr></thead>\n<tbody>\n");
+    for r in rows {
+        let c = r.counts;
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&super::analysis::scope_text(&r.scope)),
+            escape(&r.pipeline),
+            c.missing,
+            c.invented,
+            c.format,
+            c.wrong
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+/// Per pipeline and field with confidences: the advised threshold and its automation rate,
+/// and the whole acceptance curve beneath.
+pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::FieldAcceptance]) {
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"acceptance\">\n<h2>Accepting values automatically</h2>\n<p>\"Accept when the confidence is at least t\": for each field, the smallest t whose error rate among the values it accepts has a 95 % Wilson upper bound at most the suite's <code>target_error</code>, and the share of values it accepts. Each curve lists every distinct t.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>field</th><th>pipeline</th><th>values</th><th>target error</th><th>threshold</th><th>automation rate</th><th>error bound</th></tr></thead>\n<tbody>\n");
+    for r in rows {
+        let values = r.curve.first().map_or(0, |p| p.accepted);
+        let (threshold, automation, bound) = match r.advised {
+            Some(p) => (
+                p.threshold.to_string(),
+                format!("{:.4}", p.share),
+                format!("{:.4}", p.error_upper),
+            ),
+            None => ("none".to_owned(), "0.0000".to_owned(), "-".to_owned()),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{values}</td><td>{}</td><td>{threshold}</td><td>{automation}</td><td>{bound}</td></tr>",
+            escape(&r.field),
+            escape(&r.pipeline),
+            r.target_error
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "<details class=\"curve\"><summary>{} · {}: acceptance curve</summary>\n<table class=\"compare\">\n<thead><tr><th>t</th><th>accepted</th><th>share</th><th>errors</th><th>error rate</th><th>95 % upper bound</th></tr></thead>\n<tbody>",
+            escape(&r.field),
+            escape(&r.pipeline)
+        );
+        for p in &r.curve {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td></tr>",
+                p.threshold, p.accepted, p.share, p.errors, p.error_rate, p.error_upper
+            );
+        }
+        out.push_str("</tbody>\n</table>\n</details>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// A failing test's document, as the page embeds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentImage {
+    /// A PNG or JPEG image: its media type and its bytes as base64.
+    Embedded {
+        /// `image/png` or `image/jpeg`.
+        media_type: &'static str,
+        /// The bytes, as base64.
+        base64: String,
+    },
+    /// A document that cannot be shown, and why (not an image, unreadable, too large).
+    NotShown {
+        /// The document's path.
+        path: String,
+        /// Why, in a few words.
+        why: String,
+    },
+}
+
+/// A failing test's fields not found where gold says, drawn on its document: gold's boxes and
+/// the prediction's over the page image, the boxes in SVG (fractions of the page, so they
+/// follow the image however it is scaled). A box on another page than the image's first is
+/// named in the caption, not drawn.
+pub(super) fn document_view(
+    out: &mut String,
+    case: &crate::record::TestRecord,
+    image: &DocumentImage,
+) {
+    let missed: Vec<(&str, crate::evaluate::outcome::FieldGrounding)> = case
+        .fields
+        .iter()
+        .filter_map(|f| {
+            f.grounding
+                .filter(|g| g.grounded < 1.0)
+                .map(|g| (f.name.as_str(), g))
+        })
+        .collect();
+    if missed.is_empty() {
+        return;
+    }
+    let (media_type, base64) = match image {
+        DocumentImage::Embedded { media_type, base64 } => (media_type, base64),
+        DocumentImage::NotShown { path, why } => {
+            let _ = writeln!(
+                out,
+                "<p class=\"at\">the document <code>{}</code> is not shown: {}</p>",
+                escape(path),
+                escape(why)
+            );
+            return;
+        }
+    };
+    let on_the_image = |page: Option<u32>| page.is_none_or(|p| p == 1);
+    let mut boxes = String::new();
+    let mut notes = Vec::new();
+    for (name, g) in &missed {
+        for (class, page, bbox) in [
+            ("gold", g.gold_page, g.gold_bbox),
+            ("predicted", g.predicted_page, g.predicted_bbox),
+        ] {
+            match bbox {
+                Some([x0, y0, x1, y1]) if on_the_image(page) => {
+                    let _ = writeln!(
+                        boxes,
+                        "<rect class=\"{class}\" data-field=\"{}\" x=\"{x0:.6}\" y=\"{y0:.6}\" width=\"{:.6}\" height=\"{:.6}\"><title>{} {class}</title></rect>",
+                        escape(name),
+                        x1 - x0,
+                        y1 - y0,
+                        escape(name)
+                    );
+                }
+                Some(_) => notes.push(format!(
+                    "{} {class} on page {}",
+                    name,
+                    page.map_or_else(|| "?".to_owned(), |p| p.to_string())
+                )),
+                None => notes.push(format!("{name} {class}: no box")),
+            }
+        }
+    }
+    let names: Vec<String> = missed
+        .iter()
+        .map(|(n, g)| match g.iou {
+            Some(iou) => format!("{n} (IoU {iou:.4})"),
+            None => format!(
+                "{n} (page {})",
+                g.predicted_page
+                    .map_or_else(|| "none".to_owned(), |p| p.to_string())
+            ),
+        })
+        .collect();
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", notes.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "<figure class=\"page\" data-test=\"{}\">\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"data:{media_type};base64,{base64}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg></div>\n<figcaption>not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
+        escape(&case.id),
+        escape(&case.id),
+        escape(&names.join(", ")),
+        escape(&notes)
+    );
+}
