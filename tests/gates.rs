@@ -196,19 +196,26 @@ fn gated(wrong: impl Fn(usize) -> usize, extra_suite: &str) -> tempfile::TempDir
         ));
         entries.push(format!("\"c{i:02}\": {{\"exact_match\": 1.0}}"));
     }
-    files.push((
-        "cases/baseline.json".into(),
-        format!(
-            "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
-            entries.join(", ")
-        ),
-    ));
+    files.push(("cases/baseline.json".into(), baseline(&entries)));
+    write_owned(dir.path(), &files);
+    dir
+}
+
+/// A baseline file of these entries (`"NAME": {…}` each).
+fn baseline(entries: &[String]) -> String {
+    format!(
+        "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
+        entries.join(", ")
+    )
+}
+
+/// Writes files given as owned (path, text) pairs.
+fn write_owned(root: &Path, files: &[(String, String)]) {
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    write_files(dir.path(), &refs);
-    dir
+    write_files(root, &refs);
 }
 
 /// The `power` line of the reference named `id`.
@@ -404,18 +411,8 @@ fn repeated_attempts_measure_the_gates_false_alarms() {
         ));
         entries.push(format!("\"c{i:02}::llm\": {{\"exact_match\": 1.0}}"));
     }
-    files.push((
-        "cases/baseline.json".into(),
-        format!(
-            "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
-            entries.join(", ")
-        ),
-    ));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    write_files(dir.path(), &refs);
+    files.push(("cases/baseline.json".into(), baseline(&entries)));
+    write_owned(dir.path(), &files);
     let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
     let out = stdout(&run);
     let gate = &report["aggregates"][0]["regression_gate"];

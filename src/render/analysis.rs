@@ -24,18 +24,8 @@ pub fn miss_table(rows: &[MissRow]) -> String {
         return String::new();
     }
     let scopes: Vec<String> = rows.iter().map(|r| scope_text(&r.scope)).collect();
-    let width = scopes
-        .iter()
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let pwidth = rows
-        .iter()
-        .map(|r| r.pipeline.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = super::column_width(scopes.iter().map(String::as_str), 6);
+    let pwidth = super::column_width(rows.iter().map(|r| r.pipeline.as_str()), 8);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -70,18 +60,8 @@ pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> Strin
     if rows.is_empty() {
         return tail;
     }
-    let width = rows
-        .iter()
-        .map(|r| r.field.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(16);
-    let pwidth = rows
-        .iter()
-        .map(|r| r.pipeline.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = super::column_width(rows.iter().map(|r| r.field.as_str()), 16);
+    let pwidth = super::column_width(rows.iter().map(|r| r.pipeline.as_str()), 8);
     let mut out = String::new();
     let _ = writeln!(
         out,

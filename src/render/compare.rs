@@ -54,12 +54,7 @@ pub fn repeat_table(rows: &[(String, Aggregated)]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let width = rows
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = super::column_width(rows.iter().map(|(n, _)| n.as_str()), 8);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -144,12 +139,7 @@ pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 14] {
 /// One row per pipeline: mean EM, ANLS, critical EM and ANLS, Brier, ECE, p50/p95 latency, cost,
 /// pass rate.
 pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
-    let width = rows
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = super::column_width(rows.iter().map(|(n, _)| n.as_str()), 8);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -202,12 +192,7 @@ pub fn grounding_table(rows: &[(String, Aggregated)]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let width = rows
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(9);
+    let width = super::column_width(rows.iter().map(|(n, _)| n.as_str()), 9);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -236,12 +221,7 @@ pub fn kieval_table(rows: &[(String, Aggregated)]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let width = rows
-        .iter()
-        .map(|(n, _, _)| n.chars().count())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = super::column_width(rows.iter().map(|(n, _, _)| n.as_str()), 8);
     let mut out = String::new();
     let _ = writeln!(
         out,

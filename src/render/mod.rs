@@ -58,6 +58,17 @@ pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
 }
 
 /// A metric with four decimals, or `-` when absent.
+/// The width of a table's column of names: its longest name, and at least `least` (its
+/// heading's width).
+pub(crate) fn column_width<'a>(names: impl IntoIterator<Item = &'a str>, least: usize) -> usize {
+    names
+        .into_iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(least)
+        .max(least)
+}
+
 pub(crate) fn num(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
 }
