@@ -1,5 +1,5 @@
-//! Layer 6, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
-//! `init`, `report`. `main.rs` only calls [`main`].
+//! Layer 8, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
+//! `init`, `report`, `review`. `main.rs` only calls [`main`].
 
 pub mod agree;
 pub mod cargo;
@@ -7,6 +7,7 @@ pub mod fuzz;
 pub mod init;
 pub mod lint;
 pub mod report;
+pub mod review;
 pub mod score;
 
 use std::io::BufReader;
@@ -138,6 +139,10 @@ enum Command {
         #[arg(long)]
         junit: Option<PathBuf>,
     },
+    /// Review the last run's failures and bless, correct or extend the gold in place: on a
+    /// terminal one key an item, or by id for scripts (--list, --accept, --variant, --bless).
+    #[command(after_help = review::AFTER_HELP)]
+    Review(review::ReviewArgs),
 }
 
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
@@ -228,6 +233,7 @@ pub fn main() -> ExitCode {
                     .map_err(|e| e.to_string()),
             )
         }
+        Command::Review(args) => review::review(args, review::Runner::Goldgate),
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             Exit::Success.into()

@@ -11,6 +11,7 @@ mod markdown;
 mod message;
 pub mod prediction;
 mod report;
+mod review;
 mod summary;
 
 pub use crate::base::inert::inert;
@@ -23,6 +24,7 @@ pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
 pub use report::{ReportParts, write_report};
+pub use review::{item_screen, queue_lines};
 pub use summary::{Notes, describe, run_end};
 
 use anstyle::{AnsiColor, Style};

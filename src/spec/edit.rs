@@ -445,7 +445,7 @@ fn written(value: &Json, syntax: Syntax, in_flow: bool, quote: Option<char>) -> 
     match value {
         Json::Null => "null".to_owned(),
         Json::Bool(b) => b.to_string(),
-        Json::Number(n) => n.to_string(),
+        Json::Number(n) => crate::base::value::number_text(n),
         Json::String(s) => match quote {
             Some('\'') if !s.contains(['\n', '\r', '\t']) && !s.chars().any(char::is_control) => {
                 format!("'{}'", s.replace('\'', "''"))
