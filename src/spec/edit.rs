@@ -26,9 +26,9 @@ pub(crate) struct Edit {
     pub(crate) text: String,
     /// The line of the value (1-based).
     pub(crate) line: u64,
-    /// The value as it was written.
-    pub(crate) before: String,
-    /// The value as it is written now.
+    /// The value as it was written; `None` when the edit adds an item to a list.
+    pub(crate) before: Option<String>,
+    /// The value as it is written now, or the item added.
     pub(crate) after: String,
 }
 
@@ -90,7 +90,7 @@ pub(crate) fn replace(
     Ok(Edit {
         text: spliced(source, found.start, end, &after),
         line: found.node.mark.line,
-        before: before.to_owned(),
+        before: Some(before.to_owned()),
         after,
     })
 }
@@ -129,7 +129,7 @@ pub(crate) fn add_variant(
         return Ok(Edit {
             text: spliced(source, found.start, end, &after),
             line: found.node.mark.line,
-            before: source[found.start..end].to_owned(),
+            before: Some(source[found.start..end].to_owned()),
             after,
         });
     };
@@ -200,16 +200,15 @@ pub(crate) fn add_variant(
         let indent = format!("{}{}", dash, &indent[dash.len()..]);
         (end_of_line, format!("{lead}{indent}{new}{eol}"))
     };
-    let after = if flow {
-        format!("{}{}", &source[list_start..at], inserted)
-    } else {
-        format!("{}{}", &source[list_start..at], inserted.trim_end())
-    };
+    let text = spliced(source, at, at, &inserted);
+    // The line the new item is on.
+    let new_at = at + inserted.find(new.as_str()).unwrap_or(0);
+    let line = text[..new_at].matches('\n').count() as u64 + 1;
     Ok(Edit {
-        text: spliced(source, at, at, &inserted),
-        line: found.node.mark.line,
-        before: source[list_start..at].trim_end().to_owned(),
-        after: after.trim_end().to_owned(),
+        text,
+        line,
+        before: None,
+        after: new,
     })
 }
 

@@ -388,10 +388,10 @@ impl Session {
         crate::base::fs::write_atomically(file, edit.text.as_bytes())
             .map_err(|e| format!("cannot write `{name}`: {e}"))?;
         self.written.insert(file.clone(), edit.text);
-        Ok(format!(
-            "{name}:{}: {field}: {} → {}",
-            edit.line, edit.before, edit.after
-        ))
+        Ok(match &edit.before {
+            Some(before) => format!("{name}:{}: {field}: {before} → {}", edit.line, edit.after),
+            None => format!("{name}:{}: {field}: + {}", edit.line, edit.after),
+        })
     }
 }
 

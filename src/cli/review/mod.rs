@@ -243,6 +243,13 @@ impl Place {
     }
 }
 
+/// A path as the user reads it: from the current folder, `..` resolved.
 fn shown_path(path: &Path) -> String {
-    crate::base::fs::slashed(path)
+    use crate::base::fs::{by_its_words, slashed};
+    let words = by_its_words(path);
+    let here = std::env::current_dir().map(|d| by_its_words(&d));
+    match here.as_ref().map(|h| words.strip_prefix(h)) {
+        Ok(Ok(relative)) => slashed(relative),
+        _ => slashed(&words),
+    }
 }
