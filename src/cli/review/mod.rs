@@ -26,7 +26,7 @@ pub(crate) struct ReviewArgs {
     #[arg(default_value = "cases")]
     dir: PathBuf,
     /// The rubric sets folder (default: the nearest `rubrics` above DIR, up to the project root).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     rubrics: Option<PathBuf>,
     /// Read the records of this JSON report (`goldgate test DIR --report FILE`) instead of the
     /// newest run's.

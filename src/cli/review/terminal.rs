@@ -1,6 +1,8 @@
 //! The review on a terminal: one item a screen, one key a decision (`console` reads the keys
 //! without a full-screen library: the screen is plain text, redrawn whole).
 
+use std::io::Write;
+
 use console::{Key, Term};
 
 use super::apply::Action;
@@ -28,8 +30,10 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
         if !note.is_empty() {
             screen.push_str(&format!("\n  {note}\n"));
         }
-        term.write_str(&crate::render::inert(&screen))
-            .map_err(cannot)?;
+        // Through anstream, so that `NO_COLOR` gets plain text.
+        let mut out = anstream::stdout();
+        write!(out, "{}", crate::render::inert(&screen)).map_err(cannot)?;
+        out.flush().map_err(cannot)?;
         note.clear();
         let field = item.field.is_some();
         match term.read_key().map_err(cannot)? {
