@@ -340,6 +340,120 @@ s/fresh  new
     assert_eq!(baseline["cases"]["fresh"]["anls"], 1.0);
 }
 
+#[test]
+fn the_named_pipeline_gives_the_value_and_all_acts_on_the_whole_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root);
+    // `--pipeline b` takes b's value where the pipelines differ: here the gold's own.
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--variant",
+            "inv/block::a#number",
+            "--pipeline",
+            "b",
+        ],
+    );
+    assert_eq!(
+        stderr(&out),
+        "refused `inv/block::a#number`: cases/inv/block.yaml:3:11: the value is already one of the variants\n"
+    );
+    // `--variant --all`: every field item gets its prediction as a variant.
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--variant",
+            "--all",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).lines().take(7).collect::<Vec<_>>(),
+        [
+            "cases/inv/flow.yaml:1: total: 79 → { any_of: [79, \"79,26\"] }",
+            "cases/inv/block.yaml:3: number: \"0173\" → { any_of: [\"0173\", \"0174\"] }",
+            "cases/inv/block.yaml:4: code: 0042 → { any_of: [0042, 0043] }",
+            "gold/json.json:2: total: \"12.50\" → {\"any_of\": [\"12.50\", \"12.60\"]}",
+            "cases/inv/flow.yaml:1: ref: 'A-1' → { any_of: ['A-1', 'A-2'] }",
+            "cases/inv/block.yaml:11: city: + Lugdunum",
+            "cases/inv/block.yaml:6: date: 2024-03-05 → { any_of: [2024-03-05, 05/03/2024] }",
+        ]
+    );
+    assert_eq!(
+        read(root, "cases/inv/flow.yaml"),
+        "gold: { total: { any_of: [79, \"79,26\"] }, ref: { any_of: ['A-1', 'A-2'] } }  # flow style\n"
+    );
+    assert_eq!(
+        read(root, "gold/json.json"),
+        "{\n  \"total\": {\"any_of\": [\"12.50\", \"12.60\"]},\n  \"date\": \"2024-03-05\"\n}\n"
+    );
+    // Every test passes now.
+    let text = stdout(&out);
+    let verdicts: Vec<&str> = text.lines().skip(9).collect();
+    assert_eq!(
+        verdicts,
+        [
+            "test inv/block::a ... ok",
+            "test inv/block::b ... ok",
+            "test inv/flow::a ... ok",
+            "test inv/flow::b ... ok",
+            "test inv/json::a ... ok",
+            "test inv/json::b ... ok",
+        ]
+    );
+}
+
+#[test]
+fn what_cannot_be_edited_in_place_is_refused_at_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "cases/c.yaml",
+                "prediction: c.json\nthresholds: { min_exact_match: 1.0 }\ngold:\n  note: |\n    paid\n  iban:\n",
+            ),
+            ("cases/c.json", r#"{"note": "due", "iban": "FR76"}"#),
+        ],
+    );
+    goldgate(root, &["test", "cases", "--report", "report.json"]);
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--accept",
+            "c#note",
+            "c#iban",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "refused `c#note`: cases/c.yaml:5:5: the value is a block scalar (`|` or `>`), which goldgate does not rewrite in place: edit it by hand\n"
+    );
+    assert_eq!(
+        stdout(&out),
+        "cases/c.yaml:6: iban: (nothing) → FR76\n\nrun again:\ntest c ... FAILED\n"
+    );
+    assert_eq!(
+        read(root, "cases/c.yaml"),
+        "prediction: c.json\nthresholds: { min_exact_match: 1.0 }\ngold:\n  note: |\n    paid\n  iban: FR76\n"
+    );
+}
+
 /// tmux, when the machine has it; `.ci/run` installs it and sets GOLDGATE_REQUIRE_TMUX, which
 /// makes its absence a failure.
 fn tmux() -> Option<std::path::PathBuf> {

@@ -11,6 +11,11 @@ use crate::review::{Item, Predicted};
 /// anything else as compact JSON.
 fn shown(value: &Json, predicted: bool) -> String {
     match value {
+        // One line a value: a line break or a tab is shown as its escape.
+        Json::String(s) if s.contains(['\n', '\r', '\t']) => s
+            .replace('\n', "\\n")
+            .replace('\r', "\\r")
+            .replace('\t', "\\t"),
         Json::String(s) => s.clone(),
         Json::Null if !predicted => "(absent)".to_owned(),
         other => other.to_string(),

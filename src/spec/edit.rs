@@ -41,6 +41,8 @@ pub(crate) enum EditError {
     Unsupported { mark: Mark, what: &'static str },
     /// The value to add is already one of the variants.
     AlreadyAVariant(Mark),
+    /// The gold is "no value" (`null` or nothing), which has no variants.
+    NoValue(Mark),
 }
 
 impl std::fmt::Display for EditError {
@@ -57,6 +59,11 @@ impl std::fmt::Display for EditError {
                 "{}:{}: the value is already one of the variants",
                 mark.line, mark.column
             ),
+            EditError::NoValue(mark) => write!(
+                f,
+                "{}:{}: the gold is no value (`null`), which takes no variant: accept the prediction instead",
+                mark.line, mark.column
+            ),
         }
     }
 }
@@ -67,10 +74,15 @@ struct Found<'a> {
     node: &'a Node,
     start: usize,
     in_flow: bool,
+    /// Nothing is written after the key (`iban:`): the value goes after the colon.
+    empty: bool,
 }
 
 impl Found<'_> {
     fn end(&self, source: &str) -> Result<usize, EditError> {
+        if self.empty {
+            return Ok(self.start);
+        }
         extent(source, self.start, self.in_flow, self.node.mark)
     }
 }
@@ -87,8 +99,13 @@ pub(crate) fn replace(
     let end = found.end(source)?;
     let before = &source[found.start..end];
     let after = written(value, syntax, found.in_flow, quote_of(before));
+    let inserted = if found.empty {
+        format!(" {after}")
+    } else {
+        after.clone()
+    };
     Ok(Edit {
-        text: spliced(source, found.start, end, &after),
+        text: spliced(source, found.start, end, &inserted),
         line: found.node.mark.line,
         before: Some(before.to_owned()),
         after,
@@ -105,6 +122,9 @@ pub(crate) fn add_variant(
     value: &Json,
 ) -> Result<Edit, EditError> {
     let found = find(source, root, path)?;
+    if found.node.kind == NodeKind::Null {
+        return Err(EditError::NoValue(found.node.mark));
+    }
     let list = match &found.node.kind {
         NodeKind::Map(entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
             Some(&entries[0].1)
@@ -112,6 +132,9 @@ pub(crate) fn add_variant(
         _ => None,
     };
     let Some(list) = list else {
+        if found.node.to_value() == crate::base::value::Value::from_json(value) {
+            return Err(EditError::AlreadyAVariant(found.node.mark));
+        }
         // A plain value moved into a flow list must still read the same there.
         let end = found.end(source)?;
         let old = &source[found.start..end];
@@ -233,11 +256,23 @@ fn find<'a>(source: &str, root: &'a Node, path: &[&str]) -> Result<Found<'a>, Ed
             .map(|(_, v)| v)
             .ok_or_else(|| EditError::NotFound(path.join(".")))?;
     }
-    let start = offset(source, node.mark).ok_or_else(|| EditError::NotFound(path.join(".")))?;
+    let mut start = offset(source, node.mark).ok_or_else(|| EditError::NotFound(path.join(".")))?;
+    // A value left out (`iban:`) is placed at its key's colon, or at the line's end.
+    let rest = &source[start..];
+    let nothing = |t: &str| {
+        let t = t.trim_start_matches(' ');
+        t.is_empty() || t.starts_with(['\n', '\r', '#'])
+    };
+    let empty = node.kind == NodeKind::Null
+        && (nothing(rest) || rest.starts_with(':') && nothing(&rest[1..]));
+    if empty && rest.starts_with(':') {
+        start += 1;
+    }
     Ok(Found {
         node,
         start,
         in_flow,
+        empty,
     })
 }
 
@@ -710,6 +745,31 @@ mod tests {
                 &Json::from("y")
             ),
             Err(EditError::NotFound("gold.u".into()))
+        );
+    }
+
+    #[test]
+    fn a_value_left_out_is_written_after_its_colon() {
+        let src = "gold:\n  iban:\n  empty: # none\n  x: 1\n";
+        assert_eq!(
+            replaced(src, &["gold", "iban"], Json::from("FR76")),
+            "gold:\n  iban: FR76\n  empty: # none\n  x: 1\n"
+        );
+        assert_eq!(
+            replaced(src, &["gold", "empty"], Json::from("v")),
+            "gold:\n  iban:\n  empty: v # none\n  x: 1\n"
+        );
+        assert_eq!(
+            add_variant(
+                src,
+                &root(src),
+                &["gold", "iban"],
+                Syntax::Yaml,
+                &Json::from("v")
+            ),
+            Err(EditError::NoValue(
+                root(src).as_map().unwrap()[0].1.as_map().unwrap()[0].1.mark
+            ))
         );
     }
 

@@ -389,7 +389,14 @@ impl Session {
             .map_err(|e| format!("cannot write `{name}`: {e}"))?;
         self.written.insert(file.clone(), edit.text);
         Ok(match &edit.before {
-            Some(before) => format!("{name}:{}: {field}: {before} → {}", edit.line, edit.after),
+            Some(before) => {
+                let before = if before.is_empty() {
+                    "(nothing)"
+                } else {
+                    before
+                };
+                format!("{name}:{}: {field}: {before} → {}", edit.line, edit.after)
+            }
             None => format!("{name}:{}: {field}: + {}", edit.line, edit.after),
         })
     }
