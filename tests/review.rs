@@ -19,7 +19,7 @@ defaults:
   thresholds: { min_exact_match: 1.0 }
 ";
 
-const FLOW: &str = "gold: { total: 79, ref: 'A-1' }  # flow style\n";
+const FLOW: &str = "gold: { total: 79, ref: 'A-1' }  # flow style\ndocument: scans/flow.pdf\n";
 
 /// A block mapping written with CRLF line endings, comments and a blank line.
 const BLOCK: &str = "# ACME invoice 173\r\ngold:\r\n  number: \"0173\"   # as printed\r\n  code: 0042\r\n\r\n  date: 2024-03-05\r\n  city:\r\n    any_of:\r\n      - Lyon   # written so\r\n      - Lyons\r\n";
@@ -34,6 +34,7 @@ fn fixture(root: &Path) {
         &[
             ("cases/inv/suite.yaml", SUITE),
             ("cases/inv/flow.yaml", FLOW),
+            ("cases/inv/scans/flow.pdf", "%PDF-1.4\n"),
             ("cases/inv/block.yaml", BLOCK),
             ("cases/inv/json.yaml", JSON_CASE),
             ("gold/json.json", JSON_GOLD),
@@ -181,7 +182,7 @@ test inv/json::b ... FAILED
     );
     assert_eq!(
         read(root, "cases/inv/flow.yaml"),
-        "gold: { total: \"79,26\", ref: 'A-2' }  # flow style\n"
+        "gold: { total: \"79,26\", ref: 'A-2' }  # flow style\ndocument: scans/flow.pdf\n"
     );
     assert_eq!(
         read(root, "cases/inv/block.yaml"),
@@ -390,7 +391,7 @@ fn the_named_pipeline_gives_the_value_and_all_acts_on_the_whole_queue() {
     );
     assert_eq!(
         read(root, "cases/inv/flow.yaml"),
-        "gold: { total: { any_of: [79, \"79,26\"] }, ref: { any_of: ['A-1', 'A-2'] } }  # flow style\n"
+        "gold: { total: { any_of: [79, \"79,26\"] }, ref: { any_of: ['A-1', 'A-2'] } }  # flow style\ndocument: scans/flow.pdf\n"
     );
     assert_eq!(
         read(root, "gold/json.json"),
@@ -452,6 +453,29 @@ fn what_cannot_be_edited_in_place_is_refused_at_its_place() {
         read(root, "cases/c.yaml"),
         "prediction: c.json\nthresholds: { min_exact_match: 1.0 }\ngold:\n  note: |\n    paid\n  iban: FR76\n"
     );
+}
+
+#[test]
+fn without_a_report_the_newest_run_is_reviewed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root);
+    // The run's journal lives in the temporary folder: one of this test's own.
+    let tmp = root.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let tmp = tmp.to_str().unwrap();
+    let none = support::goldgate_with(root, &["review", "cases", "--list"], &[("TMPDIR", tmp)]);
+    assert_eq!(
+        stderr(&none),
+        "error: no run has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`\n"
+    );
+    support::goldgate_with(
+        root,
+        &["test", "cases"],
+        &[("TMPDIR", tmp), ("GOLDGATE_RUN_ID", "review-of-a-journal")],
+    );
+    let out = support::goldgate_with(root, &["review", "cases", "--list"], &[("TMPDIR", tmp)]);
+    assert_eq!(stdout(&out), LIST, "{}", stderr(&out));
 }
 
 /// tmux, when the machine has it; `.ci/run` installs it and sets GOLDGATE_REQUIRE_TMUX, which
@@ -556,6 +580,9 @@ fn the_terminal_review_takes_one_key_an_item_and_undoes() {
     let term = Terminal::start(tmux, root, &command);
     let first = term.shows("goldgate review 1/7  contradicted  inv/flow#total");
     for line in [
+        "  case      inv/flow",
+        "  document  cases/inv/scans/flow.pdf",
+        "  field     total",
         "  gold      79   cases/inv/flow.yaml:1",
         "› a         79{+,26+}   EM 0  ANLS 0.00",
         "  b         79{+,26+}   EM 0  ANLS 0.00",
@@ -597,7 +624,7 @@ fn the_terminal_review_takes_one_key_an_item_and_undoes() {
     }
     assert_eq!(
         read(root, "cases/inv/flow.yaml"),
-        "gold: { total: \"79,26\", ref: 'A-1' }  # flow style\n"
+        "gold: { total: \"79,26\", ref: 'A-1' }  # flow style\ndocument: scans/flow.pdf\n"
     );
     assert_eq!(
         read(root, "cases/inv/block.yaml"),

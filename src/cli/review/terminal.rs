@@ -52,6 +52,12 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
                 continue;
             }
             Key::Char('q') | Key::Escape => break,
+            // Ctrl-C abandons the session: nothing decided is carried out.
+            Key::CtrlC => {
+                term.clear_screen().map_err(cannot)?;
+                println!("review interrupted: nothing written");
+                return Ok(None);
+            }
             Key::Char(all @ ('A' | 'B' | 'S')) => {
                 let action = match all {
                     'A' => Action::Accept,
