@@ -21,8 +21,8 @@ defaults:
 
 const FLOW: &str = "gold: { total: 79, ref: 'A-1' }  # flow style\ndocument: scans/flow.pdf\n";
 
-/// A block mapping written with CRLF line endings, comments and a blank line.
-const BLOCK: &str = "# ACME invoice 173\r\ngold:\r\n  number: \"0173\"   # as printed\r\n  code: 0042\r\n\r\n  date: 2024-03-05\r\n  city:\r\n    any_of:\r\n      - Lyon   # written so\r\n      - Lyons\r\n";
+/// A block mapping written with a byte-order mark, CRLF line endings, comments and a blank line.
+const BLOCK: &str = "\u{feff}# ACME invoice 173\r\ngold:\r\n  number: \"0173\"   # as printed\r\n  code: 0042\r\n\r\n  date: 2024-03-05\r\n  city:\r\n    any_of:\r\n      - Lyon   # written so\r\n      - Lyons\r\n";
 
 const JSON_CASE: &str = "gold: ../../gold/json.json\n";
 const JSON_GOLD: &str = "{\n  \"total\": \"12.50\",\n  \"date\": \"2024-03-05\"\n}\n";
@@ -186,7 +186,7 @@ test inv/json::b ... FAILED
     );
     assert_eq!(
         read(root, "cases/inv/block.yaml"),
-        "# ACME invoice 173\r\ngold:\r\n  number: \"0174\"   # as printed\r\n  code: 0043\r\n\r\n  date: { any_of: [2024-03-05, 05/03/2024] }\r\n  city:\r\n    any_of:\r\n      - Lyon   # written so\r\n      - Lyons\r\n      - Lugdunum\r\n"
+        "\u{feff}# ACME invoice 173\r\ngold:\r\n  number: \"0174\"   # as printed\r\n  code: 0043\r\n\r\n  date: { any_of: [2024-03-05, 05/03/2024] }\r\n  city:\r\n    any_of:\r\n      - Lyon   # written so\r\n      - Lyons\r\n      - Lugdunum\r\n"
     );
     assert_eq!(
         read(root, "gold/json.json"),

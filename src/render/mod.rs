@@ -24,7 +24,7 @@ pub use junit::junit_xml;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
 pub use report::{ReportParts, write_report};
-pub use review::{item_screen, queue_lines};
+pub use review::{edit_line, item_screen, queue_lines, session_line};
 pub use summary::{Notes, describe, run_end};
 
 use anstyle::{AnsiColor, Style};

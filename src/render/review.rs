@@ -175,3 +175,22 @@ pub fn queue_lines(items: &[Item]) -> String {
     ));
     out
 }
+
+/// The one-line diff of an edit: `FILE:LINE: FIELD: BEFORE → AFTER`, or `+ ITEM` for a variant
+/// added to a list.
+pub fn edit_line(file: &str, line: u64, field: &str, before: Option<&str>, after: &str) -> String {
+    match before {
+        Some("") => format!("{file}:{line}: {field}: (nothing) → {after}"),
+        Some(before) => format!("{file}:{line}: {field}: {before} → {after}"),
+        None => format!("{file}:{line}: {field}: + {after}"),
+    }
+}
+
+/// What a terminal session decided, counted: `reviewed 7 of 7 items: 1 accept, …`.
+pub fn session_line(reviewed: usize, total: usize, counts: &[(&str, usize)]) -> String {
+    let said: Vec<String> = counts
+        .iter()
+        .map(|(what, n)| format!("{n} {what}"))
+        .collect();
+    format!("reviewed {reviewed} of {total} items: {}", said.join(", "))
+}

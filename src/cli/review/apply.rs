@@ -16,6 +16,9 @@ use crate::review::Item;
 use crate::spec::edit::{Syntax, add_variant, replace};
 use crate::spec::{Node, NodeKind, parse_yaml};
 
+/// UTF-8's byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// What a reviewer decided for an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Action {
@@ -385,20 +388,19 @@ impl Session {
                 edit.line
             ));
         }
-        crate::base::fs::write_atomically(file, edit.text.as_bytes())
+        // The reader drops a byte-order mark; the file keeps the one it had.
+        let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
+        let bytes = [if bom { BOM } else { &[] }, edit.text.as_bytes()].concat();
+        crate::base::fs::write_atomically(file, &bytes)
             .map_err(|e| format!("cannot write `{name}`: {e}"))?;
         self.written.insert(file.clone(), edit.text);
-        Ok(match &edit.before {
-            Some(before) => {
-                let before = if before.is_empty() {
-                    "(nothing)"
-                } else {
-                    before
-                };
-                format!("{name}:{}: {field}: {before} → {}", edit.line, edit.after)
-            }
-            None => format!("{name}:{}: {field}: + {}", edit.line, edit.after),
-        })
+        Ok(crate::render::edit_line(
+            &name,
+            edit.line,
+            field,
+            edit.before.as_deref(),
+            &edit.after,
+        ))
     }
 }
 

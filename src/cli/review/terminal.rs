@@ -87,16 +87,10 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
     }
     term.clear_screen().map_err(cannot)?;
     let counts = [Action::Accept, Action::Variant, Action::Bless, Action::Skip]
-        .map(|a| (a, decisions.iter().filter(|(_, d)| *d == a).count()));
-    let said: Vec<String> = counts
-        .iter()
-        .map(|(a, n)| format!("{n} {}", a.flag()))
-        .collect();
+        .map(|a| (a.flag(), decisions.iter().filter(|(_, d)| *d == a).count()));
     println!(
-        "reviewed {} of {} items: {}",
-        decisions.len(),
-        items.len(),
-        said.join(", ")
+        "{}",
+        crate::render::session_line(decisions.len(), items.len(), &counts)
     );
     Ok(Some(decisions))
 }
