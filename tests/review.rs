@@ -478,6 +478,52 @@ fn without_a_report_the_newest_run_is_reviewed() {
     assert_eq!(stdout(&out), LIST, "{}", stderr(&out));
 }
 
+#[test]
+fn a_gold_set_of_json_labels_is_edited_in_its_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "cases/set/suite.yaml",
+                "cases:\n  gold: labels/{case}.json\npipelines:\n  a: res/a/{case}.json\ndefaults:\n  thresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/set/labels/d1.json",
+                "{\r\n  \"total\": 12.50,\r\n  \"id\": \"0173\"\r\n}\r\n",
+            ),
+            (
+                "cases/set/res/a/d1.json",
+                r#"{"total": "12.60", "id": "0174"}"#,
+            ),
+        ],
+    );
+    goldgate(root, &["test", "cases", "--report", "report.json"]);
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--accept",
+            "--all",
+        ],
+    );
+    assert_eq!(
+        stdout(&out),
+        "cases/set/labels/d1.json:3: id: \"0173\" → \"0174\"\ncases/set/labels/d1.json:2: total: 12.50 → 12.60\n\nrun again:\ntest set/d1::a ... ok\n",
+        "{}",
+        stderr(&out)
+    );
+    // A number stays a number, a text a text, CRLF stays.
+    assert_eq!(
+        read(root, "cases/set/labels/d1.json"),
+        "{\r\n  \"total\": 12.60,\r\n  \"id\": \"0174\"\r\n}\r\n"
+    );
+}
+
 /// tmux, when the machine has it; `.ci/run` installs it and sets GOLDGATE_REQUIRE_TMUX, which
 /// makes its absence a failure.
 fn tmux() -> Option<std::path::PathBuf> {

@@ -474,6 +474,13 @@ fn quote_of(text: &str) -> Option<char> {
 /// style.
 fn written(value: &Json, syntax: Syntax, in_flow: bool, quote: Option<char>) -> String {
     if syntax == Syntax::Json {
+        // A number written as a number stays one: its type is kept for the profiles that
+        // compare types.
+        if let (None, Json::String(s)) = (quote, value)
+            && serde_json::from_str::<serde_json::Number>(s).is_ok()
+        {
+            return s.clone();
+        }
         return serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned());
     }
     match value {
@@ -703,7 +710,7 @@ mod tests {
             replace(src, &r, &["total"], Syntax::Json, &Json::from("13.50"))
                 .unwrap()
                 .text,
-            "{\n  \"total\": \"13.50\",\n  \"date\": {\"any_of\": [\n    \"a\",\n    \"b\"\n  ]}\n}\n"
+            "{\n  \"total\": 13.50,\n  \"date\": {\"any_of\": [\n    \"a\",\n    \"b\"\n  ]}\n}\n"
         );
         assert_eq!(
             variant(src, &["date"], Json::from("c"), Syntax::Json),
@@ -711,8 +718,28 @@ mod tests {
         );
         assert_eq!(
             variant(src, &["total"], Json::from("13"), Syntax::Json),
-            "{\n  \"total\": {\"any_of\": [12.50, \"13\"]},\n  \"date\": {\"any_of\": [\n    \"a\",\n    \"b\"\n  ]}\n}\n"
+            "{\n  \"total\": {\"any_of\": [12.50, 13]},\n  \"date\": {\"any_of\": [\n    \"a\",\n    \"b\"\n  ]}\n}\n"
         );
+    }
+
+    #[test]
+    fn a_json_number_stays_a_number_and_a_json_text_a_text() {
+        let src = "{\"total\": 12.50, \"id\": \"0173\"}";
+        let r = root(src);
+        let edit = |path: &str, to: &str| {
+            replace(src, &r, &[path], Syntax::Json, &Json::from(to))
+                .unwrap()
+                .text
+        };
+        assert_eq!(
+            edit("total", "12.60"),
+            "{\"total\": 12.60, \"id\": \"0173\"}"
+        );
+        assert_eq!(
+            edit("total", "12,60"),
+            "{\"total\": \"12,60\", \"id\": \"0173\"}"
+        );
+        assert_eq!(edit("id", "0174"), "{\"total\": 12.50, \"id\": \"0174\"}");
     }
 
     #[test]
