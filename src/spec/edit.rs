@@ -800,6 +800,37 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Whatever the text, it reads back as itself, in block and in flow style.
+        #[test]
+        // Texts made of YAML's indicators, blanks and a few words, so that those that need
+        // quotes come up often.
+        fn any_text_written_reads_back_as_itself(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                " ", "#", ":", ",", "'", "\"", "[", "]", "{", "}", "?", "*", "&", "!", "|", ">",
+                "%", "@", "`", "~", "-", "\\", "\t", "\n", "0173", "1.50", "yes", "null", "a",
+                "é", "- ", ": ", " #",
+            ]), 0..6)
+        ) {
+            let text: String = parts.concat();
+            for src in [
+                "gold:\n  v: x # c\n  w: 1\n",
+                "gold: { v: x, w: 1 }\n",
+                "gold: { v: 'x', w: 1 }\n",
+                "gold:\n  v: \"x\"\n",
+            ] {
+                let path = ["gold", "v"];
+                let Ok(edit) = replace(src, &root(src), &path, Syntax::Yaml, &Json::from(text.as_str())) else {
+                    continue;
+                };
+                let back = root(&edit.text);
+                let v = back.as_map().unwrap()[0].1.as_map().unwrap()[0].1.to_value();
+                proptest::prop_assert_eq!(v, crate::base::value::Value::Text(text.clone()), "{}", edit.text);
+            }
+        }
+    }
+
     #[test]
     fn a_list_value_is_written_in_flow_style() {
         let src = "gold:\n  items: [{ q: \"10\" }] # items\n";
