@@ -476,6 +476,13 @@ fn without_a_report_the_newest_run_is_reviewed() {
     );
     let out = support::goldgate_with(root, &["review", "cases", "--list"], &[("TMPDIR", tmp)]);
     assert_eq!(stdout(&out), LIST, "{}", stderr(&out));
+    // The newest run is not the one of another folder.
+    std::fs::create_dir(root.join("other")).unwrap();
+    let other = support::goldgate_with(root, &["review", "other", "--list"], &[("TMPDIR", tmp)]);
+    assert_eq!(
+        stderr(&other),
+        "error: the run's records hold no test of `other`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`\n"
+    );
 }
 
 #[test]

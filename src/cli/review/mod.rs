@@ -127,7 +127,19 @@ pub(crate) fn review(args: ReviewArgs, runner: Runner) -> ExitCode {
 }
 
 fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
-    let records = records(&args, &runner)?;
+    let mut records = records(&args, &runner)?;
+    // The newest run may be another folder's (or another project's): its tests are not these.
+    let dir = crate::base::fs::by_its_words(&args.dir);
+    let had = records.cases.len();
+    records
+        .cases
+        .retain(|r| crate::base::fs::by_its_words(Path::new(&r.file)).starts_with(&dir));
+    if had > 0 && records.cases.is_empty() {
+        return Err(format!(
+            "the run's records hold no test of `{}`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`",
+            shown_path(&args.dir)
+        ));
+    }
     let rubrics = args
         .rubrics
         .clone()
