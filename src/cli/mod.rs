@@ -58,10 +58,11 @@ enum Command {
         #[arg(long)]
         jsonl: PathBuf,
     },
-    /// Print the JSON Schema (draft-07) of case files, rubric sets or suite files.
+    /// Print the JSON Schema (draft-07) of case files, rubric sets, suite files, the JSON report or the review queue.
     Schema {
-        /// `case`, `rubrics`, `suite`, or `report` (the JSON report: the records of a run).
-        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite", "report"])]
+        /// `case`, `rubrics`, `suite`, `report` (the JSON report: the records of a run), or
+        /// `review` (the queue `goldgate review --list --json` prints).
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite", "report", "review"])]
         kind: String,
     },
     /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
@@ -433,16 +434,20 @@ fn fail(message: &str) -> ExitCode {
     Exit::Error.into()
 }
 
-/// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
+/// The JSON Schema of a kind of file (`case`, `rubrics`, `suite`, `report` or `review`; anything else: `case`), as
 /// `goldgate schema --kind KIND` prints it.
 pub fn schema(kind: &str) -> String {
     let kind = match kind {
-        "rubrics" | "suite" | "report" => kind,
+        "rubrics" | "suite" | "report" | "review" => kind,
         _ => "case",
     };
-    if kind == "report" {
+    if kind == "report" || kind == "review" {
         let generator = schemars::generate::SchemaSettings::draft07().into_generator();
-        let schema = generator.into_root_schema_for::<crate::record::Report>();
+        let schema = if kind == "report" {
+            generator.into_root_schema_for::<crate::record::Report>()
+        } else {
+            generator.into_root_schema_for::<Vec<crate::review::Item>>()
+        };
         let mut json = serde_json::to_value(&schema).unwrap_or_default();
         identify(&mut json, kind);
         let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
