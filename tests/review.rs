@@ -4,6 +4,8 @@
 //! a plain value and to an existing `any_of`; a JSON gold file), a file changed since the run
 //! refused, a test blessed, and the review on a real terminal (tmux).
 
+#[path = "support/e2e.rs"]
+mod e2e;
 mod support;
 
 use std::path::Path;
@@ -662,6 +664,18 @@ fn the_terminal_review_takes_one_key_an_item_and_undoes() {
     term.key("v");
     term.shows("goldgate review 3/7");
     term.key("S");
+    // Every item decided: nothing is written until Enter, and `u` undoes the whole `S`.
+    let all = term.shows("reviewed 7 of 7 items: 1 accept, 1 variant, 0 bless, 5 skip");
+    assert!(
+        all.contains("Enter or q writes them, u undoes the last"),
+        "{all}"
+    );
+    assert_eq!(read(root, "cases/inv/block.yaml"), BLOCK);
+    term.key("u");
+    term.shows("undone: skip of the 5 items from inv/block::a#code");
+    term.key("S");
+    term.shows("Enter or q writes them");
+    term.key("Enter");
     let end = term.shows("review ended with 0");
     for line in [
         "reviewed 7 of 7 items: 1 accept, 1 variant, 0 bless, 5 skip",
@@ -685,5 +699,77 @@ fn the_terminal_review_takes_one_key_an_item_and_undoes() {
             "number: \"0173\"",
             "number: { any_of: [\"0173\", \"0174\"] }"
         )
+    );
+}
+
+/// `cargo goldgate review` in a crate set up as a user's: the tests run by `cargo test`, for the
+/// records (`--run`) and again after the edit. Builds goldgate as a dependency: only with
+/// GOLDGATE_E2E.
+#[test]
+fn cargo_goldgate_review_runs_the_tests_with_cargo() {
+    if !e2e::enabled("cargo_goldgate_review_runs_the_tests_with_cargo") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path();
+    let goldgate = env!("CARGO_MANIFEST_DIR");
+    write_files(
+        krate,
+        &[
+            (
+                "Cargo.toml",
+                &format!(
+                    "[package]\nname = \"review-e2e\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+                     [dev-dependencies]\ngoldgate = {{ path = {goldgate:?} }}\n\n\
+                     [[test]]\nname = \"goldgate\"\nharness = false\n"
+                ),
+            ),
+            ("src/lib.rs", ""),
+            (
+                "tests/goldgate.rs",
+                "fn main() -> std::process::ExitCode {\n    goldgate::Harness::new(\"cases\").run()\n}\n",
+            ),
+        ],
+    );
+    std::fs::copy(
+        Path::new(goldgate).join("Cargo.lock"),
+        krate.join("Cargo.lock"),
+    )
+    .unwrap();
+    fixture(krate);
+    let cargo_goldgate = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-goldgate"));
+        cmd.arg("goldgate").args(args).current_dir(krate);
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if name.starts_with("GOLDGATE_") || name.starts_with("NEXTEST") {
+                cmd.env_remove(name.as_ref());
+            }
+        }
+        cmd.env("NO_COLOR", "1")
+            .env("CARGO_TERM_COLOR", "never")
+            .env("CARGO_TARGET_DIR", e2e::target())
+            .env(
+                "CARGO",
+                std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
+            )
+            .output()
+            .unwrap()
+    };
+    let list = cargo_goldgate(&["review", "--run", "--list"]);
+    assert!(
+        stdout(&list).ends_with(LIST),
+        "{}{}",
+        stdout(&list),
+        stderr(&list)
+    );
+    let out = cargo_goldgate(&["review", "--run", "--accept", "inv/flow#total"]);
+    assert!(
+        stdout(&out).ends_with(
+            "cases/inv/flow.yaml:1: total: 79 → \"79,26\"\n\nrun again:\ntest inv/flow::a ... FAILED\ntest inv/flow::b ... ok\n"
+        ),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
     );
 }

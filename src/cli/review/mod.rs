@@ -69,7 +69,8 @@ test): the same in every listing of one run's records.
 
 On a terminal, each item takes one key: a accept the prediction as the gold, v add it as a
 variant (any_of), b bless the baseline entry, s skip, u undo, q quit; A, B, S apply to every
-remaining item. The decisions are applied when the session ends.
+remaining item. The decisions are carried out when the session ends (Enter after the last
+item, or q); Ctrl-C leaves with nothing written.
 
 An edit changes the bytes of one value and nothing else (comments, order, quoting, style, line
 endings stay), goes through a temporary file and a rename, and is printed as a one-line diff; a
