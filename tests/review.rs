@@ -262,6 +262,25 @@ fn unknown_ids_and_missing_ids_are_said_before_anything_is_written() {
         "error: no item `inv/nope#x` in the queue of this run's records (`goldgate review --list` lists them)\n"
     );
     assert_eq!(read(root, "cases/inv/flow.yaml"), FLOW);
+    // A suite without a baseline has no entry to bless.
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--bless",
+            "inv/flow#total",
+        ],
+    );
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (
+            Some(1),
+            "refused `inv/flow#total`: its suite names no `baseline:` file, so there is no entry to bless\n".to_owned()
+        )
+    );
     let out = goldgate(
         root,
         &["review", "cases", "--report", "report.json", "--accept"],
@@ -641,7 +660,7 @@ fn the_terminal_review_takes_one_key_an_item_and_undoes() {
         "  gold      79   cases/inv/flow.yaml:1",
         "› a         79{+,26+}   EM 0  ANLS 0.00",
         "  b         79{+,26+}   EM 0  ANLS 0.00",
-        "  a accept as gold  v add as variant  b bless baseline  s skip  u undo  q quit",
+        "  a accept as gold  v add as variant  s skip  u undo  q quit",
     ] {
         assert!(
             first.lines().any(|l| l == line),

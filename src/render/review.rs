@@ -136,6 +136,7 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
     };
     let keys: Vec<String> = keys
         .iter()
+        .filter(|(k, _)| *k != "b" || item.baseline)
         .map(|(k, what)| format!("{} {what}", paint(Styles::HEADING, k)))
         .collect();
     out.push_str(&format!("  {}\n", keys.join("  ")));

@@ -98,6 +98,9 @@ pub struct Item {
     pub document: Option<String>,
     /// The metrics that dropped, for a regression.
     pub regressions: Vec<MetricChange>,
+    /// Whether its tests compare with a baseline (their suite names a `baseline:` file), so
+    /// that blessing has an entry to write.
+    pub baseline: bool,
 }
 
 impl Item {
@@ -185,6 +188,7 @@ pub fn queue(records: &[TestRecord]) -> Vec<Item> {
                 .as_ref()
                 .map(|b| b.regressions.clone())
                 .unwrap_or_default(),
+            baseline: r.baseline.is_some(),
         }
     };
     let failing = |r: &TestRecord| -> Vec<String> {

@@ -244,6 +244,16 @@ impl Session {
             let item = &items[i];
             match action {
                 Action::Skip => {}
+                Action::Bless if !item.baseline => {
+                    eprintln!(
+                        "{}",
+                        crate::render::inert(&format!(
+                            "refused `{}`: its suite names no `baseline:` file, so there is no entry to bless",
+                            item.id
+                        ))
+                    );
+                    done = false;
+                }
                 Action::Bless => {
                     blessed.extend(item.tests.iter().cloned());
                     again.extend(item.tests.iter().cloned());
@@ -322,7 +332,8 @@ impl Session {
         };
         let file = &place.file;
         let name = shown_path(file);
-        if !self.edited.insert((file.clone(), field.to_owned())) {
+        let key = (file.clone(), field.to_owned());
+        if self.edited.contains(&key) {
             return Err(format!(
                 "`{field}` of `{name}` is already edited in this session"
             ));
@@ -394,6 +405,7 @@ impl Session {
         crate::base::fs::write_atomically(file, &bytes)
             .map_err(|e| format!("cannot write `{name}`: {e}"))?;
         self.written.insert(file.clone(), edit.text);
+        self.edited.insert(key);
         Ok(crate::render::edit_line(
             &name,
             edit.line,

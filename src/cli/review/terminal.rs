@@ -79,7 +79,11 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
         let one = match term.read_key().map_err(cannot)? {
             Key::Char('a') if field => Action::Accept,
             Key::Char('v') if field => Action::Variant,
-            Key::Char('b') => Action::Bless,
+            Key::Char('b') if item.baseline => Action::Bless,
+            Key::Char('b') => {
+                note = "no baseline to bless: the suite names no `baseline:` file".to_owned();
+                continue;
+            }
             Key::Char('s') => Action::Skip,
             Key::Char('u') => {
                 undo(&mut steps, &mut i, &mut note);
