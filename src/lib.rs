@@ -106,6 +106,16 @@
 //! run's summary ([`record::Report`]; `goldgate schema --kind report` prints its schema), and
 //! every output is made from records.
 //!
+//! ## Reviewing the gold
+//!
+//! `goldgate review` (and `cargo goldgate review`) reads the last run's records (or runs the
+//! tests first with `--run`) and queues what needs a decision: regressions, fields two or more
+//! pipelines predict alike and not as the gold, other failing fields by confidence, new tests.
+//! On a terminal one key an item accepts the prediction as the gold (`a`), adds it as an
+//! `any_of` variant (`v`), blesses the baseline entry (`b`); for scripts, `--list [--json]` and
+//! `--accept ID…`, `--variant ID…`, `--bless ID…`. An edit changes the bytes of one value and
+//! nothing else, is refused on a file changed since the run, and the touched tests run again.
+//!
 //! ## How the crate is laid out
 //!
 //! A case travels one way: file -> load -> evaluate -> render, and the run drives it. Modules

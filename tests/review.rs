@@ -615,7 +615,8 @@ impl Terminal {
 
     /// Waits until the screen shows `text` (the program redraws after each key).
     fn shows(&self, text: &str) -> String {
-        for _ in 0..400 {
+        // Up to 30 s: a loaded machine is slow, and a screen that never comes fails.
+        for _ in 0..1200 {
             let screen = self.screen();
             if screen.contains(text) {
                 return screen;

@@ -182,6 +182,7 @@ pub(crate) fn add_variant(
     let new = written(value, syntax, flow || found.in_flow, quote_of(last_text));
     let eol = line_ending(source, last_start);
     let line_of_last = line_start(source, last_start);
+    // The last item's line up to the item (`      - `), its dashes kept and the rest blank.
     let indent: String = source[line_of_last..last_start]
         .chars()
         .map(|c| if c == '-' { '-' } else { ' ' })
@@ -219,8 +220,6 @@ pub(crate) fn add_variant(
         } else {
             ""
         };
-        let dash = indent.trim_end_matches(' ');
-        let indent = format!("{}{}", dash, &indent[dash.len()..]);
         (end_of_line, format!("{lead}{indent}{new}{eol}"))
     };
     let text = spliced(source, at, at, &inserted);
