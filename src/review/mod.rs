@@ -1,7 +1,8 @@
 //! Layer 5, the review queue: from the records of a run, what a person (or a script) should
 //! look at to bless, correct or extend the gold, in order: regressions against the baseline;
 //! fields that two or more pipelines predict alike and not as the gold ("the gold may be
-//! wrong"); other failing fields, most confident first; new tests without a baseline entry.
+//! wrong"); other failing fields (of failing tests), most confident first; new tests without a
+//! baseline entry.
 //! An item's id names its test (or case) and field, so it is the same in every listing of one
 //! run's records. Pure: records in, items out; the command line edits the files.
 
@@ -270,7 +271,8 @@ pub fn queue(records: &[TestRecord]) -> Vec<Item> {
         }
     }
     let mut rest: Vec<(Option<f64>, Item)> = Vec::new();
-    for r in &sorted {
+    // A field off its gold in a test that passes (within its thresholds) is no failure.
+    for r in sorted.iter().filter(|r| r.status == Status::Failed) {
         for f in r.fields.iter().filter(|f| f.em < 1.0) {
             if covered.contains(&(r.id.clone(), f.name.clone())) {
                 continue;
@@ -377,7 +379,10 @@ mod tests {
             ..Default::default()
         });
         a.fields.push(field("name", "A", "B", None));
-        let ids: Vec<(String, &str)> = queue(&[a, b, c, d])
+        // A test that passes within its thresholds has no failing field, however confident.
+        let mut e = record("calm", None, vec![field("n", "1", "2", Some(0.99))]);
+        e.status = Status::Passed;
+        let ids: Vec<(String, &str)> = queue(&[a, b, c, d, e])
             .iter()
             .map(|i| (i.id.clone(), i.kind.name()))
             .collect();
