@@ -63,8 +63,8 @@ pub(crate) struct ReviewArgs {
 /// Help shown after the options.
 pub(crate) const AFTER_HELP: &str = "\
 The queue, in order: regressions against the baseline; fields that two or more pipelines predict
-alike and not as the gold; other failing fields, most confident first; tests without a baseline
-entry. An item's id is TEST#FIELD (CASE#FIELD for a field pipelines contradict alike, TEST for a
+alike and not as the gold; other fields of failing tests off their gold, most confident first;
+tests without a baseline entry. An item's id is TEST#FIELD (CASE#FIELD for a field pipelines contradict alike, TEST for a
 test): the same in every listing of one run's records.
 
 On a terminal, each item takes one key: a accept the prediction as the gold, v add it as a
