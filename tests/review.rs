@@ -262,6 +262,14 @@ fn unknown_ids_and_missing_ids_are_said_before_anything_is_written() {
         "error: no item `inv/nope#x` in the queue of this run's records (`goldgate review --list` lists them)\n"
     );
     assert_eq!(read(root, "cases/inv/flow.yaml"), FLOW);
+    let out = goldgate(
+        root,
+        &["review", "cases", "--report", "report.json", "--all"],
+    );
+    assert_eq!(
+        stderr(&out),
+        "error: `--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)\n"
+    );
     // A suite without a baseline has no entry to bless.
     let out = goldgate(
         root,

@@ -168,6 +168,11 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
         return Ok(Exit::Success.into());
     }
     let decisions = match (&args.accept, &args.variant, &args.bless) {
+        (None, None, None) if args.all => {
+            return Err(
+                "`--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)".to_owned(),
+            );
+        }
         (None, None, None) => match terminal::session(&items)? {
             Some(decisions) => decisions,
             None => return Ok(Exit::Success.into()),
