@@ -2,8 +2,8 @@
 """Renders docs/src/review-session.svg: a `goldgate review` session as a user sees it.
 
 Builds a small gold set in a temporary folder, runs its tests, starts `goldgate review` in a
-tmux window of its own, presses `a` on the first item, captures the second item's screen with
-its colours (`tmux capture-pane -e -p`) and writes it as an SVG of text.
+tmux window of its own, captures the first item's screen with its colours (`tmux capture-pane
+-e -p`) and writes it as an SVG of text.
 
     cargo build && python3 docs/review-screenshot.py [path/to/goldgate]
 """
@@ -137,9 +137,8 @@ def main():
                 raise SystemExit(f"the screen never showed {text!r}:\n{screen()}")
 
             wait("review 1/")
-            subprocess.run(tmux + ["send-keys", "-t", "shot", "a"], check=True)
-            wait("review 2/")
             shot = screen()
+            subprocess.run(tmux + ["send-keys", "-t", "shot", "q"], check=True)
         finally:
             subprocess.run(tmux + ["kill-server"])
     with open(OUT, "w") as f:
