@@ -554,10 +554,39 @@ fn a_gold_set_of_json_labels_is_edited_in_its_labels() {
         stderr(&out)
     );
     // A number stays a number, a text a text, CRLF stays.
-    assert_eq!(
-        read(root, "cases/set/labels/d1.json"),
-        "{\r\n  \"total\": 12.60,\r\n  \"id\": \"0174\"\r\n}\r\n"
+    let labels = "{\r\n  \"total\": 12.60,\r\n  \"id\": \"0174\"\r\n}\r\n";
+    assert_eq!(read(root, "cases/set/labels/d1.json"), labels);
+    // A case file beside the labels overrides their gold: it is the one edited.
+    write_files(
+        root,
+        &[(
+            "cases/set/d1.yaml",
+            "gold:\n  id: \"0172\"  # checked by hand\n  total: 12.60\n",
+        )],
     );
+    goldgate(root, &["test", "cases", "--report", "report.json"]);
+    let out = goldgate(
+        root,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--accept",
+            "set/d1::a#id",
+        ],
+    );
+    assert_eq!(
+        stdout(&out),
+        "cases/set/d1.yaml:2: id: \"0172\" → \"0174\"\n\nrun again:\ntest set/d1::a ... ok\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        read(root, "cases/set/d1.yaml"),
+        "gold:\n  id: \"0174\"  # checked by hand\n  total: 12.60\n"
+    );
+    assert_eq!(read(root, "cases/set/labels/d1.json"), labels);
 }
 
 /// tmux, when the machine has it; `.ci/run` installs it and sets GOLDGATE_REQUIRE_TMUX, which

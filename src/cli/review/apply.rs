@@ -168,15 +168,17 @@ pub(super) fn places(
     let mut places = BTreeMap::new();
     for entry in crate::load::load_folder(&found, dir, rubrics, |id| wanted.contains(id)) {
         let Ok(case) = entry.loaded else { continue };
-        let (file, prefix) = match &case.gold_file {
-            Some(file) => (file.clone(), Vec::new()),
-            None => (case.file.clone(), vec!["gold".to_owned()]),
-        };
+        let mut sources = vec![(case.file.clone(), vec!["gold".to_owned()])];
+        if let Some(file) = &case.gold_file {
+            if *file == case.file {
+                sources.clear();
+            }
+            sources.push((file.clone(), Vec::new()));
+        }
         places.insert(
             entry.id,
             Place {
-                file,
-                prefix,
+                sources,
                 document: document_of(&case.file),
             },
         );
@@ -330,7 +332,10 @@ impl Session {
                 });
             }
         };
-        let file = &place.file;
+        let (file, prefix, _) = place.of(field).ok_or_else(|| {
+            format!("no file of its case holds the gold `{field}` now: run the tests again")
+        })?;
+        let file = &file;
         let name = shown_path(file);
         let key = (file.clone(), field.to_owned());
         if self.edited.contains(&key) {
@@ -350,12 +355,7 @@ impl Session {
             return Err(format!("`{name}` changed since the run: {rerun}"));
         }
         let root: Node = parse_yaml(file, &text).map_err(|e| e.to_string())?;
-        let path: Vec<&str> = place
-            .prefix
-            .iter()
-            .map(String::as_str)
-            .chain([field])
-            .collect();
+        let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
         let node = at(&root, &path)
             .ok_or_else(|| format!("`{name}` has no gold `{field}` now: {rerun}"))?;
         if variants(node) != item.gold {

@@ -234,29 +234,40 @@ fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, Stri
     Ok(decisions)
 }
 
-/// Where a test's case lies: its gold's file and the path to its fields, its document.
+/// Where a test's case lies: the files its gold may be written in, its document.
 #[derive(Debug, Clone)]
 pub(crate) struct Place {
-    /// The file the gold is written in.
-    pub(crate) file: PathBuf,
-    /// `["gold"]` in a case file, `[]` in a gold file.
-    pub(crate) prefix: Vec<String>,
+    /// Where the gold's fields are, first first: (file, path to the fields), `["gold"]` in a
+    /// case file, `[]` in a gold file. A case file beside a gold file of a `cases:` suite may
+    /// override some of its fields.
+    pub(crate) sources: Vec<(PathBuf, Vec<String>)>,
     /// The case's document.
     pub(crate) document: Option<String>,
 }
 
 impl Place {
+    /// The file and path where `field` is written, and where in the file.
+    pub(crate) fn of(
+        &self,
+        field: &str,
+    ) -> Option<(PathBuf, Vec<String>, crate::base::location::Mark)> {
+        self.sources.iter().find_map(|(file, prefix)| {
+            let text = crate::base::fs::read_text(file).ok()?;
+            let root: crate::spec::Node = crate::spec::parse_yaml(file, &text).ok()?;
+            let mut node = &root;
+            for key in prefix.iter().map(String::as_str).chain([field]) {
+                node = &node.as_map()?.iter().find(|(k, _)| k == key)?.1;
+            }
+            Some((file.clone(), prefix.clone(), node.mark))
+        })
+    }
+
     fn gold_at(&self, field: &str) -> Option<GoldPlace> {
-        let text = std::fs::read_to_string(&self.file).ok()?;
-        let root: crate::spec::Node = crate::spec::parse_yaml(&self.file, &text).ok()?;
-        let mut node = &root;
-        for key in self.prefix.iter().map(String::as_str).chain([field]) {
-            node = &node.as_map()?.iter().find(|(k, _)| k == key)?.1;
-        }
+        let (file, _, mark) = self.of(field)?;
         Some(GoldPlace {
-            file: shown_path(&self.file),
-            line: node.mark.line,
-            column: node.mark.column,
+            file: shown_path(&file),
+            line: mark.line,
+            column: mark.column,
         })
     }
 }
