@@ -332,6 +332,16 @@ impl Session {
                 });
             }
         };
+        if let Some((csv, _)) = place
+            .sources
+            .iter()
+            .find(|(f, _)| f.extension().is_some_and(|e| e == "csv"))
+        {
+            return Err(format!(
+                "the gold is in the CSV file `{}`, which goldgate does not edit in place: edit it by hand",
+                shown_path(csv)
+            ));
+        }
         let (file, prefix, _) = place.of(field).ok_or_else(|| {
             format!("no file of its case holds the gold `{field}` now: run the tests again")
         })?;
