@@ -106,6 +106,16 @@
 //! run's summary ([`record::Report`]; `goldgate schema --kind report` prints its schema), and
 //! every output is made from records.
 //!
+//! ## Reviewing the gold
+//!
+//! `goldgate review` (and `cargo goldgate review`) reads the last run's records (or runs the
+//! tests first with `--run`) and queues what needs a decision: regressions, fields two or more
+//! pipelines predict alike and not as the gold, other failing fields by confidence, new tests.
+//! On a terminal one key an item accepts the prediction as the gold (`a`), adds it as an
+//! `any_of` variant (`v`), blesses the baseline entry (`b`); for scripts, `--list [--json]` and
+//! `--accept ID…`, `--variant ID…`, `--bless ID…`. An edit changes the bytes of one value and
+//! nothing else, is refused on a file changed since the run, and the touched tests run again.
+//!
 //! ## How the crate is laid out
 //!
 //! A case travels one way: file -> load -> evaluate -> render, and the run drives it. Modules
@@ -115,15 +125,16 @@
 //! | layer | module | what it holds |
 //! |---|---|---|
 //! | 0 | `base` | the value tree, text normalization, typed reading of amounts and dates, field paths, locations and load errors, file helpers (atomic writes, locks), the private state folder |
-//! | 1 | `spec` | the file formats: serde types of case, suite and rubric files, located nodes that keep written text, the parser's messages, the JSON Schema |
+//! | 1 | `spec` | the file formats: serde types of case, suite and rubric files, located nodes that keep written text, the parser's messages, the JSON Schema, byte-preserving edits of one gold value |
 //! | 1 | [`metrics`] | EM, ANLS, ANLS\*, calibration; knows nothing of YAML |
 //! | 2 | `model` | plain types: case, rubric (and the table of check keys), suite, prediction, metric (the table of metrics) |
 //! | 3 | `load` | files -> model: discovery, suites, cases, rubrics, recorded predictions; runs nothing |
 //! | 3 | `evaluate` | model -> outcome, pure: field scores, checks, the gate, thresholds, aggregates, baseline comparison, the records of a run |
 //! | 4 | [`record`] | the record of a test: typed, serde-derived, versioned; the report's schema; diffs as data |
-//! | 5 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report, JUnit, annotations, the step summary, the HTML page; computes nothing |
-//! | 6 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, the run's journal and files (report, JUnit, HTML, step summary), baseline files, environment variables |
-//! | 7 | `cli` | the command line's subcommands and `cargo goldgate` (hidden: for the binaries) |
+//! | 5 | `review` | the review queue of a run's records: regressions, fields pipelines contradict alike, failing fields by confidence, new tests; items with ids that stay across listings |
+//! | 6 | `render` | outcomes and records -> text: the failure message, diffs, summary, comparison table, the JSON report, JUnit, annotations, the step summary, the HTML page; computes nothing |
+//! | 7 | `run` | the [`Harness`], the tests of a run, the session they share, commands and their shared outputs, the run's journal and files (report, JUnit, HTML, step summary), baseline files, environment variables |
+//! | 8 | `cli` | the command line's subcommands and `cargo goldgate` (hidden: for the binaries) |
 //!
 //! The public API is [`Harness`], [`metrics`] with [`Normalize`], [`record`] (what a report
 //! holds), and the [`guide`].
@@ -138,6 +149,7 @@ pub mod metrics;
 mod model;
 pub mod record;
 mod render;
+mod review;
 mod run;
 mod spec;
 

@@ -590,9 +590,11 @@ fn command_problems(
     let (program, sub, rest) = if words[0] == "cargo" {
         match words.get(2).map(String::as_str) {
             Some("test") => ("cargo goldgate", "cargo goldgate", &words[3..]),
+            // The same arguments as `goldgate review`.
+            Some("review") => ("cargo goldgate", "review", &words[3..]),
             other => {
                 return vec![format!(
-                    "{at}: `cargo goldgate` knows `test` alone, not {other:?}"
+                    "{at}: `cargo goldgate` knows `test` and `review`, not {other:?}"
                 )];
             }
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and its layer, from the bottom.
-const LAYERS: [(&str, u32); 10] = [
+const LAYERS: [(&str, u32); 11] = [
     ("base", 0),
     ("spec", 1),
     ("metrics", 1),
@@ -15,9 +15,10 @@ const LAYERS: [(&str, u32); 10] = [
     ("load", 3),
     ("evaluate", 3),
     ("record", 4),
-    ("render", 5),
-    ("run", 6),
-    ("cli", 7),
+    ("review", 5),
+    ("render", 6),
+    ("run", 7),
+    ("cli", 8),
 ];
 
 /// What the renderer may not reach: it reads outcomes and records, it does not score.

@@ -27,6 +27,7 @@ fn committed_schemas_are_the_generated_ones() {
         ("rubrics", "rubrics.schema.json"),
         ("suite", "suite.schema.json"),
         ("report", "report.schema.json"),
+        ("review", "review.schema.json"),
     ] {
         let path = root().join("schema").join(file);
         if std::env::var_os("GOLDGATE_BLESS").is_some() {
@@ -149,7 +150,7 @@ fn the_shipped_gold_sets_report_validates_against_the_report_schema() {
 /// Each schema names itself: one `$id` per kind and goldgate version, right after `$schema`.
 #[test]
 fn every_schema_has_its_id() {
-    for kind in ["case", "rubrics", "suite", "report"] {
+    for kind in ["case", "rubrics", "suite", "report", "review"] {
         let json: serde_json::Value = serde_json::from_str(&schema(kind)).unwrap();
         let keys: Vec<&String> = json.as_object().unwrap().keys().take(2).collect();
         assert_eq!(keys, ["$schema", "$id"], "{kind}");
@@ -165,7 +166,7 @@ fn every_schema_has_its_id() {
 #[test]
 fn nothing_a_user_reads_refers_to_the_contract() {
     let mention = |text: &str| text.contains("SPEC");
-    for kind in ["case", "rubrics", "suite", "report"] {
+    for kind in ["case", "rubrics", "suite", "report", "review"] {
         assert!(!mention(&schema(kind)), "the {kind} schema mentions SPEC");
     }
     let help = |args: &[&str]| {
@@ -187,6 +188,7 @@ fn nothing_a_user_reads_refers_to_the_contract() {
         "lint",
         "agree",
         "report",
+        "review",
     ] {
         helps.push(help(&[command, "--help"]));
         helps.push(help(&["help", command]));

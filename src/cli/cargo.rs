@@ -15,9 +15,22 @@ use super::report::{Source, report};
 use crate::run::env::Env;
 use crate::run::outputs::Outputs;
 
-const USAGE: &str = "Usage: cargo goldgate test [--nextest] [--report FILE] [--junit FILE] [--html FILE] [-- ARGS]\n\n\
+const USAGE: &str = "Usage: cargo goldgate test [--nextest] [--report FILE] [--junit FILE] [--html FILE] [-- ARGS]\n       cargo goldgate review [DIR] [OPTIONS]\n\n\
 Runs `cargo test ARGS` (or `cargo nextest run ARGS` with --nextest) under one run id, then writes the\n\
-run's report, JUnit and HTML files from every process's records and prints the end of the run.";
+run's report, JUnit and HTML files from every process's records and prints the end of the run.\n\
+`cargo goldgate review --help` tells how to review the last run's failures and edit the gold.";
+
+/// `cargo goldgate review`: `goldgate review` with the tests run by `cargo test`.
+#[derive(clap::Parser)]
+#[command(
+    name = "cargo goldgate review",
+    about = "Review the last run's failures and bless, correct or extend the gold in place; the tests run by `cargo test`",
+    after_help = super::review::AFTER_HELP
+)]
+struct Review {
+    #[command(flatten)]
+    args: super::review::ReviewArgs,
+}
 
 /// What the command line asks.
 #[derive(Debug, Default, PartialEq)]
@@ -34,7 +47,7 @@ fn parse(args: &[OsString]) -> Result<Asked, String> {
         Some("test") => {}
         Some(other) => {
             return Err(format!(
-                "unknown command `{other}`: only `test` is known\n\n{USAGE}"
+                "unknown command `{other}`: `test` and `review` are known\n\n{USAGE}"
             ));
         }
         None => return Err(USAGE.to_owned()),
@@ -80,6 +93,14 @@ pub fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
     if args.first().is_some_and(|a| a == "goldgate") {
         args.remove(0);
+    }
+    if args.first().is_some_and(|a| a == "review") {
+        use clap::Parser;
+        let review = Review::parse_from(
+            std::iter::once(OsString::from("cargo goldgate review"))
+                .chain(args.into_iter().skip(1)),
+        );
+        return super::review::review(review.args, super::review::Runner::Cargo);
     }
     let asked = match parse(&args) {
         Ok(a) => a,
@@ -171,9 +192,9 @@ mod tests {
                 )
         );
         assert!(
-            parse(&args(&["review"]))
+            parse(&args(&["revue"]))
                 .unwrap_err()
-                .starts_with("unknown command `review`")
+                .starts_with("unknown command `revue`: `test` and `review` are known")
         );
     }
 }

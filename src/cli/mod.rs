@@ -1,5 +1,5 @@
-//! Layer 6, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
-//! `init`, `report`. `main.rs` only calls [`main`].
+//! Layer 8, the command line (clap): `goldgate test`, `score`, `calibrate`, `lint`, `schema`,
+//! `init`, `report`, `review`. `main.rs` only calls [`main`].
 
 pub mod agree;
 pub mod cargo;
@@ -7,6 +7,7 @@ pub mod fuzz;
 pub mod init;
 pub mod lint;
 pub mod report;
+pub mod review;
 pub mod score;
 
 use std::io::BufReader;
@@ -57,10 +58,11 @@ enum Command {
         #[arg(long)]
         jsonl: PathBuf,
     },
-    /// Print the JSON Schema (draft-07) of case files, rubric sets or suite files.
+    /// Print the JSON Schema (draft-07) of case files, rubric sets, suite files, the JSON report or the review queue.
     Schema {
-        /// `case`, `rubrics`, `suite`, or `report` (the JSON report: the records of a run).
-        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite", "report"])]
+        /// `case`, `rubrics`, `suite`, `report` (the JSON report: the records of a run), or
+        /// `review` (the queue `goldgate review --list --json` prints).
+        #[arg(long, default_value = "case", value_parser = ["case", "rubrics", "suite", "report", "review"])]
         kind: String,
     },
     /// Set up goldgate in the crate of the current folder: dev-dependency, test target,
@@ -138,6 +140,10 @@ enum Command {
         #[arg(long)]
         junit: Option<PathBuf>,
     },
+    /// Review the last run's failures and bless, correct or extend the gold in place: on a
+    /// terminal one key an item, or by id for scripts (--list, --accept, --variant, --bless).
+    #[command(after_help = review::AFTER_HELP)]
+    Review(review::ReviewArgs),
 }
 
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
@@ -228,6 +234,7 @@ pub fn main() -> ExitCode {
                     .map_err(|e| e.to_string()),
             )
         }
+        Command::Review(args) => review::review(args, review::Runner::Goldgate),
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             Exit::Success.into()
@@ -427,16 +434,20 @@ fn fail(message: &str) -> ExitCode {
     Exit::Error.into()
 }
 
-/// The JSON Schema of a kind of file (`case`, `rubrics` or `suite`; anything else: `case`), as
+/// The JSON Schema of a kind of file (`case`, `rubrics`, `suite`, `report` or `review`; anything else: `case`), as
 /// `goldgate schema --kind KIND` prints it.
 pub fn schema(kind: &str) -> String {
     let kind = match kind {
-        "rubrics" | "suite" | "report" => kind,
+        "rubrics" | "suite" | "report" | "review" => kind,
         _ => "case",
     };
-    if kind == "report" {
+    if kind == "report" || kind == "review" {
         let generator = schemars::generate::SchemaSettings::draft07().into_generator();
-        let schema = generator.into_root_schema_for::<crate::record::Report>();
+        let schema = if kind == "report" {
+            generator.into_root_schema_for::<crate::record::Report>()
+        } else {
+            generator.into_root_schema_for::<Vec<crate::review::Item>>()
+        };
         let mut json = serde_json::to_value(&schema).unwrap_or_default();
         identify(&mut json, kind);
         let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();

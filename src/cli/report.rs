@@ -57,7 +57,7 @@ impl Merged {
 }
 
 /// A report file, read as the record's schema says.
-fn read_report(path: &Path) -> Result<Report, String> {
+pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
     let name = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;

@@ -15,6 +15,7 @@ mod message;
 pub mod prediction;
 mod repeat;
 mod report;
+mod review;
 mod summary;
 
 pub use crate::base::inert::inert;
@@ -29,6 +30,7 @@ pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};
 pub use repeat::attempts_line;
 pub use report::{ReportParts, write_report};
+pub use review::{edit_line, item_screen, queue_lines, session_line};
 pub use summary::{Notes, describe, run_end};
 
 use anstyle::{AnsiColor, Style};

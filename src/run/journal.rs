@@ -102,6 +102,11 @@ impl Journal {
         }
     }
 
+    /// When the run last wrote a record: a file changed after it is not what the run read.
+    pub(crate) fn written_at(&self) -> std::io::Result<std::time::SystemTime> {
+        std::fs::metadata(self.path())?.modified()
+    }
+
     /// Whether the run has written any record.
     fn exists(&self) -> bool {
         std::fs::symlink_metadata(self.path()).is_ok_and(|m| m.is_file())

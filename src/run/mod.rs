@@ -1,4 +1,4 @@
-//! Layer 6, running: the harness, the tests of a run and what they share, commands.
+//! Layer 7, running: the harness, the tests of a run and what they share, commands.
 
 mod ahead;
 pub(crate) mod baseline_file;

@@ -1,0 +1,462 @@
+//! What a review decided, done: each gold edit made in place (checked to change that value and
+//! nothing else, refused on a file changed since the run), the blessed tests' baseline entries
+//! written by the run itself (`GOLDGATE_UPDATE=always` for them alone), and every touched test
+//! run again, its verdict printed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::SystemTime;
+
+use serde_json::Value as Json;
+
+use super::{Place, Records, shown_path};
+use crate::base::value::Value;
+use crate::review::Item;
+use crate::spec::edit::{Syntax, add_variant, replace};
+use crate::spec::{Node, NodeKind, parse_yaml};
+
+/// UTF-8's byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What a reviewer decided for an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// The prediction becomes the gold.
+    Accept,
+    /// The prediction becomes one more variant of the gold.
+    Variant,
+    /// The item's tests get their baseline entries from this run.
+    Bless,
+    /// Nothing.
+    Skip,
+}
+
+impl Action {
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            Action::Accept => "accept",
+            Action::Variant => "variant",
+            Action::Bless => "bless",
+            Action::Skip => "skip",
+        }
+    }
+}
+
+/// How the tests are run: by this `goldgate` binary, or by `cargo test` in the crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Runner {
+    /// `goldgate test DIR`.
+    Goldgate,
+    /// `cargo test` (for `cargo goldgate review`).
+    Cargo,
+}
+
+/// The variables of a run that must not leak into the runs a review starts: they would write
+/// the user's report, JUnit or HTML files, or append to another run's journal.
+const RUN_VARIABLES: [&str; 7] = [
+    "GOLDGATE_RUN_ID",
+    "NEXTEST_RUN_ID",
+    "GOLDGATE_REPORT",
+    "GOLDGATE_JUNIT",
+    "GOLDGATE_HTML",
+    "GITHUB_STEP_SUMMARY",
+    "GOLDGATE_UPDATE",
+];
+
+impl Runner {
+    fn command(self, dir: &Path, rubrics: Option<&Path>) -> Result<Command, String> {
+        let mut command = match self {
+            Runner::Goldgate => {
+                let exe = std::env::current_exe().map_err(|e| {
+                    format!("cannot find the goldgate program to run the tests: {e}")
+                })?;
+                let mut c = Command::new(exe);
+                c.arg("test").arg(dir);
+                if let Some(r) = rubrics {
+                    c.arg("--rubrics").arg(r);
+                }
+                c
+            }
+            Runner::Cargo => {
+                let mut c =
+                    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+                c.arg("test");
+                c
+            }
+        };
+        for name in RUN_VARIABLES {
+            command.env_remove(name);
+        }
+        Ok(command)
+    }
+
+    /// Runs every test of `dir`, its output shown (on standard error when standard output is
+    /// JSON), and reads its report.
+    pub(super) fn run_all(
+        self,
+        dir: &Path,
+        rubrics: Option<&Path>,
+        json: bool,
+    ) -> Result<Records, String> {
+        let folder =
+            tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+        let report = folder.path().join("report.json");
+        let mut command = self.command(dir, rubrics)?;
+        command.env("GOLDGATE_REPORT", &report);
+        if json {
+            command.stdout(std::io::stderr());
+        }
+        command
+            .status()
+            .map_err(|e| format!("cannot run the tests: {e}"))?;
+        if !report.is_file() {
+            return Err("the tests wrote no report: see their output above".to_owned());
+        }
+        let cases = super::super::report::read_report(&report)?.cases;
+        let written_at = std::fs::metadata(&report)
+            .and_then(|m| m.modified())
+            .map_err(|e| e.to_string())?;
+        Ok(Records { cases, written_at })
+    }
+
+    /// Runs one test again (blessing it when `bless`) and returns its verdict lines.
+    fn run_again(
+        self,
+        dir: &Path,
+        rubrics: Option<&Path>,
+        test: &str,
+        bless: bool,
+    ) -> Result<Vec<String>, String> {
+        let mut command = self.command(dir, rubrics)?;
+        if self == Runner::Cargo {
+            command.arg("--");
+        }
+        command
+            .args(["--exact", test])
+            .env("GOLDGATE_UPDATE", if bless { "always" } else { "no" })
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        let out = command
+            .output()
+            .map_err(|e| format!("cannot run `{test}` again: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let verdicts: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("test ") && l.contains(" ... "))
+            .map(str::to_owned)
+            .collect();
+        if verdicts.is_empty() {
+            return Err(format!("`{test}` did not run again: no such test now"));
+        }
+        Ok(verdicts)
+    }
+}
+
+/// Where each test's case is, for the tests of the queue.
+pub(super) fn places(
+    dir: &Path,
+    rubrics: &Path,
+    items: &[Item],
+) -> Result<BTreeMap<String, Place>, String> {
+    // The loader selects by case (its file's name), and gives one entry per case and pipeline.
+    let wanted: BTreeSet<&str> = items.iter().map(|i| i.case.as_str()).collect();
+    if wanted.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+    let mut places = BTreeMap::new();
+    for entry in crate::load::load_folder(&found, dir, rubrics, |id| wanted.contains(id)) {
+        let Ok(case) = entry.loaded else { continue };
+        let mut sources = vec![(case.file.clone(), vec!["gold".to_owned()])];
+        if let Some(file) = &case.gold_file {
+            if *file == case.file {
+                sources.clear();
+            }
+            sources.push((file.clone(), Vec::new()));
+        }
+        places.insert(
+            entry.id,
+            Place {
+                sources,
+                document: document_of(&case.file),
+            },
+        );
+    }
+    Ok(places)
+}
+
+/// The `document:` a case file names, as a path from the current folder.
+fn document_of(case_file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(case_file).ok()?;
+    let root: Node = parse_yaml(case_file, &text).ok()?;
+    let (_, node) = root.as_map()?.iter().find(|(k, _)| k == "document")?;
+    let NodeKind::Text(doc) = &node.kind else {
+        return None;
+    };
+    Some(shown_path(&case_file.parent()?.join(doc)))
+}
+
+/// A review's edits and blessings, applied in order.
+pub(super) struct Session {
+    dir: PathBuf,
+    rubrics: Option<PathBuf>,
+    places: BTreeMap<String, Place>,
+    /// When the run wrote its records: a file changed after it is not what the run read.
+    written_at: SystemTime,
+    runner: Runner,
+    /// The text this session wrote to each file, so that its own edits are not taken for
+    /// another's.
+    written: BTreeMap<PathBuf, String>,
+    /// The fields this session edited (file, field).
+    edited: BTreeSet<(PathBuf, String)>,
+}
+
+impl Session {
+    pub(super) fn new(
+        dir: &Path,
+        rubrics: Option<&Path>,
+        places: BTreeMap<String, Place>,
+        written_at: SystemTime,
+        runner: Runner,
+    ) -> Session {
+        Session {
+            dir: dir.to_path_buf(),
+            rubrics: rubrics.map(Path::to_path_buf),
+            places,
+            written_at,
+            runner,
+            written: BTreeMap::new(),
+            edited: BTreeSet::new(),
+        }
+    }
+
+    /// Applies `decisions` (items of `items`), then runs the touched tests again. Whether every
+    /// decision could be carried out.
+    pub(super) fn apply(
+        &mut self,
+        items: &[Item],
+        decisions: &[(usize, Action)],
+        pipeline: Option<&str>,
+    ) -> bool {
+        let mut done = true;
+        let mut again: BTreeSet<String> = BTreeSet::new();
+        let mut blessed: BTreeSet<String> = BTreeSet::new();
+        for &(i, action) in decisions {
+            let item = &items[i];
+            match action {
+                Action::Skip => {}
+                Action::Bless if !item.baseline => {
+                    eprintln!(
+                        "{}",
+                        crate::render::inert(&format!(
+                            "refused `{}`: its suite names no `baseline:` file, so there is no entry to bless",
+                            item.id
+                        ))
+                    );
+                    done = false;
+                }
+                Action::Bless => {
+                    blessed.extend(item.tests.iter().cloned());
+                    again.extend(item.tests.iter().cloned());
+                }
+                Action::Accept | Action::Variant => match self.edit(item, action, pipeline) {
+                    Ok(line) => {
+                        println!("{}", crate::render::inert(&line));
+                        again.extend(item.predictions.iter().map(|p| p.test.clone()));
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "{}",
+                            crate::render::inert(&format!("refused `{}`: {e}", item.id))
+                        );
+                        done = false;
+                    }
+                },
+            }
+        }
+        if again.is_empty() {
+            return done;
+        }
+        println!("\nrun again:");
+        for test in &again {
+            match self.runner.run_again(
+                &self.dir,
+                self.rubrics.as_deref(),
+                test,
+                blessed.contains(test),
+            ) {
+                Ok(lines) => {
+                    for line in lines {
+                        let blessing = if blessed.contains(test) {
+                            " (blessed)"
+                        } else {
+                            ""
+                        };
+                        println!("{}{blessing}", crate::render::inert(&line));
+                    }
+                }
+                Err(e) => {
+                    eprintln!("{}", crate::render::inert(&format!("error: {e}")));
+                    done = false;
+                }
+            }
+        }
+        done
+    }
+
+    /// One gold edit: the file read, checked unchanged since the run, edited, the edit read back
+    /// and checked to change that value alone, written atomically. The one-line diff.
+    fn edit(
+        &mut self,
+        item: &Item,
+        action: Action,
+        pipeline: Option<&str>,
+    ) -> Result<String, String> {
+        let field = item
+            .field
+            .as_deref()
+            .ok_or("this item is a test, not a field")?;
+        let place = item
+            .tests
+            .iter()
+            .find_map(|t| self.places.get(t))
+            .ok_or("its case no longer loads: run the tests again")?
+            .clone();
+        let value = match item.value_of(pipeline) {
+            Some(p) => p.value.clone(),
+            None => {
+                return Err(match pipeline {
+                    Some(name) => format!("no value of the pipeline `{name}` for this field"),
+                    None => "no prediction to take: name one with `--pipeline NAME`".to_owned(),
+                });
+            }
+        };
+        if let Some((csv, _)) = place
+            .sources
+            .iter()
+            .find(|(f, _)| f.extension().is_some_and(|e| e == "csv"))
+        {
+            return Err(format!(
+                "the gold is in the CSV file `{}`, which goldgate does not edit in place: edit it by hand",
+                shown_path(csv)
+            ));
+        }
+        let (file, prefix, _) = place.of(field).ok_or_else(|| {
+            format!("no file of its case holds the gold `{field}` now: run the tests again")
+        })?;
+        let file = &file;
+        let name = shown_path(file);
+        let key = (file.clone(), field.to_owned());
+        if self.edited.contains(&key) {
+            return Err(format!(
+                "`{field}` of `{name}` is already edited in this session"
+            ));
+        }
+        let text = crate::base::fs::read_text(file).map_err(|e| e.to_string())?;
+        let changed = match self.written.get(file) {
+            Some(mine) => *mine != text,
+            None => std::fs::metadata(file)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t > self.written_at),
+        };
+        let rerun = "run the tests again (`goldgate review --run`) and review what they find";
+        if changed {
+            return Err(format!("`{name}` changed since the run: {rerun}"));
+        }
+        let root: Node = parse_yaml(file, &text).map_err(|e| e.to_string())?;
+        let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
+        let node = at(&root, &path)
+            .ok_or_else(|| format!("`{name}` has no gold `{field}` now: {rerun}"))?;
+        if variants(node) != item.gold {
+            return Err(format!(
+                "the gold of `{field}` in `{name}` changed since the run: {rerun}"
+            ));
+        }
+        let syntax = if file.extension().is_some_and(|e| e == "json") {
+            Syntax::Json
+        } else {
+            Syntax::Yaml
+        };
+        let edit = match action {
+            Action::Accept => replace(&text, &root, &path, syntax, &value),
+            _ => add_variant(&text, &root, &path, syntax, &value),
+        }
+        .map_err(|e| match e {
+            crate::spec::edit::EditError::NotFound(_) => format!("`{name}`: {e}"),
+            _ => format!("{name}:{e}"),
+        })?;
+        // Read back: the new text must be the old tree with this one value changed.
+        let new = Value::from_json(&value);
+        let mut expected = root.to_value();
+        let changed_to = match action {
+            Action::Accept => new,
+            _ => match node.to_value() {
+                Value::Map(mut entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
+                    if let Value::List(items) = &mut entries[0].1 {
+                        items.push(new);
+                    }
+                    Value::Map(entries)
+                }
+                old => Value::Map(vec![("any_of".to_owned(), Value::List(vec![old, new]))]),
+            },
+        };
+        set(&mut expected, &path, changed_to);
+        let read_back: Option<Node> = parse_yaml(file, &edit.text).ok();
+        if read_back.map(|n| n.to_value()) != Some(expected) {
+            return Err(format!(
+                "{name}:{}: the edit would change more than `{field}`: edit it by hand",
+                edit.line
+            ));
+        }
+        // The reader drops a byte-order mark; the file keeps the one it had.
+        let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
+        let bytes = [if bom { BOM } else { &[] }, edit.text.as_bytes()].concat();
+        crate::base::fs::write_atomically(file, &bytes)
+            .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        self.written.insert(file.clone(), edit.text);
+        self.edited.insert(key);
+        Ok(crate::render::edit_line(
+            &name,
+            edit.line,
+            field,
+            edit.before.as_deref(),
+            &edit.after,
+        ))
+    }
+}
+
+/// The node at `path` (mapping keys from the root).
+fn at<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
+    let mut node = root;
+    for key in path {
+        node = &node.as_map()?.iter().find(|(k, _)| k == key)?.1;
+    }
+    Some(node)
+}
+
+/// A gold node's variants as the record keeps them.
+fn variants(node: &Node) -> Vec<Json> {
+    match &node.kind {
+        NodeKind::Map(entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
+            match &entries[0].1.kind {
+                NodeKind::List(items) => items.iter().map(|i| i.to_value().to_json()).collect(),
+                _ => vec![node.to_value().to_json()],
+            }
+        }
+        _ => vec![node.to_value().to_json()],
+    }
+}
+
+/// Sets the value at `path` in a tree of mappings.
+fn set(tree: &mut Value, path: &[&str], to: Value) {
+    let Some((first, rest)) = path.split_first() else {
+        *tree = to;
+        return;
+    };
+    if let Value::Map(entries) = tree
+        && let Some((_, v)) = entries.iter_mut().find(|(k, _)| k == first)
+    {
+        set(v, rest, to);
+    }
+}

@@ -1,0 +1,284 @@
+//! `goldgate review` and `cargo goldgate review`: the queue of a run's records, reviewed on a
+//! terminal (one key an item) or acted on by id (`--list`, `--accept`, `--variant`, `--bless`),
+//! then the gold edited in place, baseline entries blessed, and the touched tests run again.
+
+mod apply;
+mod terminal;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use clap::Args;
+
+use crate::record::TestRecord;
+use crate::review::{GoldPlace, Item, queue};
+use crate::run::exit::Exit;
+use crate::run::journal::Journal;
+
+pub(crate) use apply::Runner;
+use apply::{Action, Session};
+
+/// `goldgate review`'s arguments.
+#[derive(Args, Debug)]
+pub(crate) struct ReviewArgs {
+    /// The cases folder.
+    #[arg(default_value = "cases")]
+    dir: PathBuf,
+    /// The rubric sets folder (default: the nearest `rubrics` above DIR, up to the project root).
+    #[arg(long, value_name = "DIR")]
+    rubrics: Option<PathBuf>,
+    /// Read the records of this JSON report (`goldgate test DIR --report FILE`) instead of the
+    /// newest run's.
+    #[arg(long, value_name = "FILE", conflicts_with = "run")]
+    report: Option<PathBuf>,
+    /// Run the tests of DIR first, then review their records.
+    #[arg(long)]
+    run: bool,
+    /// Print the queue (each item's id, kind, gold, proposed value and where the gold is) and
+    /// change nothing.
+    #[arg(long, conflicts_with_all = ["accept", "variant", "bless"])]
+    list: bool,
+    /// With --list: print the queue as JSON.
+    #[arg(long, requires = "list")]
+    json: bool,
+    /// Write these items' predictions as their gold.
+    #[arg(long, value_name = "ID", num_args = 0..)]
+    accept: Option<Vec<String>>,
+    /// Add these items' predictions to their gold as variants (`any_of`).
+    #[arg(long, value_name = "ID", num_args = 0..)]
+    variant: Option<Vec<String>>,
+    /// Bless these items' tests: write their baseline entries from this run (as
+    /// GOLDGATE_UPDATE=always does for them alone).
+    #[arg(long, value_name = "ID", num_args = 0..)]
+    bless: Option<Vec<String>>,
+    /// With --accept, --variant or --bless without ids: act on every item of the queue.
+    #[arg(long)]
+    all: bool,
+    /// Take this pipeline's value where the pipelines' values differ.
+    #[arg(long, value_name = "NAME")]
+    pipeline: Option<String>,
+}
+
+/// Help shown after the options.
+pub(crate) const AFTER_HELP: &str = "\
+The queue, in order: regressions against the baseline; fields that two or more pipelines predict
+alike and not as the gold; other fields of failing tests off their gold, most confident first;
+tests without a baseline entry. An item's id is TEST#FIELD (CASE#FIELD for a field pipelines contradict alike, TEST for a
+test): the same in every listing of one run's records.
+
+On a terminal, each item takes one key: a accept the prediction as the gold, v add it as a
+variant (any_of), b bless the baseline entry, s skip, u undo, q quit; A, B, S apply to every
+remaining item. The decisions are carried out when the session ends (Enter after the last
+item, or q); Ctrl-C leaves with nothing written.
+
+An edit changes the bytes of one value and nothing else (comments, order, quoting, style, line
+endings stay), goes through a temporary file and a rename, and is printed as a one-line diff; a
+file changed since the run is refused. The tests a session touched run again and their verdicts
+are printed.
+
+Examples:
+  goldgate review --run
+  goldgate review --list --json
+  goldgate review --accept 'invoices/acme::guided#total' --variant 'invoices/acme#date'
+  goldgate review --bless --all";
+
+/// The records to review and when the run wrote them.
+struct Records {
+    cases: Vec<TestRecord>,
+    written_at: SystemTime,
+}
+
+fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, String> {
+    if args.run {
+        return runner.run_all(&args.dir, args.rubrics.as_deref(), args.json);
+    }
+    if let Some(file) = &args.report {
+        let report = super::report::read_report(file)?;
+        let written_at = std::fs::metadata(file)
+            .and_then(|m| m.modified())
+            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+        return Ok(Records {
+            cases: report.cases,
+            written_at,
+        });
+    }
+    let (journal, id) = Journal::last().map_err(|e| e.to_string())?.ok_or(
+        "no run has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
+    )?;
+    let written_at = journal.written_at().map_err(|e| e.to_string())?;
+    let read = journal
+        .read()
+        .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+    Ok(Records {
+        cases: read.cases()?,
+        written_at,
+    })
+}
+
+/// `goldgate review`.
+pub(crate) fn review(args: ReviewArgs, runner: Runner) -> ExitCode {
+    match reviewed(args, runner) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{}", crate::render::inert(&format!("error: {e}")));
+            Exit::Error.into()
+        }
+    }
+}
+
+fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
+    let mut records = records(&args, &runner)?;
+    // The newest run may be another folder's (or another project's): its tests are not these.
+    let dir = crate::base::fs::by_its_words(&args.dir);
+    let had = records.cases.len();
+    records
+        .cases
+        .retain(|r| crate::base::fs::by_its_words(Path::new(&r.file)).starts_with(&dir));
+    if had > 0 && records.cases.is_empty() {
+        return Err(format!(
+            "the run's records hold no test of `{}`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`",
+            shown_path(&args.dir)
+        ));
+    }
+    let rubrics = args
+        .rubrics
+        .clone()
+        .unwrap_or_else(|| crate::load::discover::default_rubrics(&args.dir));
+    let mut items = queue(&records.cases);
+    let places = apply::places(&args.dir, &rubrics, &items)?;
+    for item in &mut items {
+        if let Some(place) = places.get(&item.tests[0]) {
+            item.document = place.document.clone();
+            if let Some(field) = &item.field {
+                item.gold_at = place.gold_at(field);
+            }
+        }
+    }
+    if args.list {
+        if args.json {
+            let text = serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?;
+            println!("{text}");
+        } else {
+            print!(
+                "{}",
+                crate::render::inert(&crate::render::queue_lines(&items))
+            );
+        }
+        return Ok(Exit::Success.into());
+    }
+    let decisions = match (&args.accept, &args.variant, &args.bless) {
+        (None, None, None) if args.all => {
+            return Err(
+                "`--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)".to_owned(),
+            );
+        }
+        (None, None, None) => match terminal::session(&items)? {
+            Some(decisions) => decisions,
+            None => return Ok(Exit::Success.into()),
+        },
+        _ => by_id(&args, &items)?,
+    };
+    let mut session = Session::new(
+        &args.dir,
+        args.rubrics.as_deref(),
+        places,
+        records.written_at,
+        runner,
+    );
+    let done = session.apply(&items, &decisions, args.pipeline.as_deref());
+    Ok(if done {
+        Exit::Success.into()
+    } else {
+        Exit::Error.into()
+    })
+}
+
+/// The decisions the command line names by id, every id checked first.
+fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, String> {
+    let mut decisions = Vec::new();
+    for (action, ids) in [
+        (Action::Accept, &args.accept),
+        (Action::Variant, &args.variant),
+        (Action::Bless, &args.bless),
+    ] {
+        let Some(ids) = ids else { continue };
+        if ids.is_empty() {
+            if !args.all {
+                return Err(format!(
+                    "`--{}` needs item ids (from `goldgate review --list`), or `--all` for the whole queue",
+                    action.flag()
+                ));
+            }
+            decisions.extend(
+                (0..items.len())
+                    .filter(|&i| action == Action::Bless || items[i].field.is_some())
+                    .map(|i| (i, action)),
+            );
+            continue;
+        }
+        for id in ids {
+            let Some(i) = items.iter().position(|item| &item.id == id) else {
+                return Err(format!(
+                    "no item `{id}` in the queue of this run's records (`goldgate review --list` lists them)"
+                ));
+            };
+            if action != Action::Bless && items[i].field.is_none() {
+                return Err(format!(
+                    "the item `{id}` is a test, not a field: it can only be blessed (`--bless {id}`)"
+                ));
+            }
+            decisions.push((i, action));
+        }
+    }
+    Ok(decisions)
+}
+
+/// Where a test's case lies: the files its gold may be written in, its document.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// Where the gold's fields are, first first: (file, path to the fields), `["gold"]` in a
+    /// case file, `[]` in a gold file. A case file beside a gold file of a `cases:` suite may
+    /// override some of its fields.
+    pub(crate) sources: Vec<(PathBuf, Vec<String>)>,
+    /// The case's document.
+    pub(crate) document: Option<String>,
+}
+
+impl Place {
+    /// The file and path where `field` is written, and where in the file.
+    pub(crate) fn of(
+        &self,
+        field: &str,
+    ) -> Option<(PathBuf, Vec<String>, crate::base::location::Mark)> {
+        self.sources.iter().find_map(|(file, prefix)| {
+            let text = crate::base::fs::read_text(file).ok()?;
+            let root: crate::spec::Node = crate::spec::parse_yaml(file, &text).ok()?;
+            let mut node = &root;
+            for key in prefix.iter().map(String::as_str).chain([field]) {
+                node = &node.as_map()?.iter().find(|(k, _)| k == key)?.1;
+            }
+            Some((file.clone(), prefix.clone(), node.mark))
+        })
+    }
+
+    fn gold_at(&self, field: &str) -> Option<GoldPlace> {
+        let (file, _, mark) = self.of(field)?;
+        Some(GoldPlace {
+            file: shown_path(&file),
+            line: mark.line,
+            column: mark.column,
+        })
+    }
+}
+
+/// A path as the user reads it: from the current folder, `..` resolved.
+fn shown_path(path: &Path) -> String {
+    use crate::base::fs::{by_its_words, slashed};
+    let words = by_its_words(path);
+    let here = std::env::current_dir().map(|d| by_its_words(&d));
+    match here.as_ref().map(|h| words.strip_prefix(h)) {
+        Ok(Ok(relative)) => slashed(relative),
+        _ => slashed(&words),
+    }
+}

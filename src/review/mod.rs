@@ -1,0 +1,416 @@
+//! Layer 5, the review queue: from the records of a run, what a person (or a script) should
+//! look at to bless, correct or extend the gold, in order: regressions against the baseline;
+//! fields that two or more pipelines predict alike and not as the gold ("the gold may be
+//! wrong"); other failing fields (of failing tests), most confident first; new tests without a
+//! baseline entry.
+//! An item's id names its test (or case) and field, so it is the same in every listing of one
+//! run's records. Pure: records in, items out; the command line edits the files.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::record::{FieldDiff, MetricChange, Status, TestRecord};
+
+/// Why an item is in the queue, in the queue's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// The test dropped below its baseline entry.
+    Regression,
+    /// Two or more pipelines agree with each other and not with the gold.
+    Contradicted,
+    /// A field that does not match its gold.
+    Failing,
+    /// A test without a baseline entry.
+    New,
+}
+
+impl ItemKind {
+    /// The kind as the queue names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemKind::Regression => "regression",
+            ItemKind::Contradicted => "contradicted",
+            ItemKind::Failing => "failing",
+            ItemKind::New => "new",
+        }
+    }
+}
+
+/// One pipeline's value of an item's field.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Predicted {
+    /// The test it comes from.
+    pub test: String,
+    /// The pipeline, when the suite declares pipelines.
+    pub pipeline: Option<String>,
+    /// The predicted value (`null` when absent).
+    pub value: Json,
+    /// Whether the prediction has the field at all.
+    pub predicted: bool,
+    /// The confidence the prediction gave.
+    pub confidence: Option<f64>,
+    /// EM of the field.
+    pub em: f64,
+    /// ANLS of the field.
+    pub anls: f64,
+    /// The diff of the gold into this value.
+    pub diff: Option<FieldDiff>,
+}
+
+/// Where the gold of an item is written.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct GoldPlace {
+    /// The file (the case file, or the gold file it names).
+    pub file: String,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    pub column: u64,
+}
+
+/// One thing to review.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Item {
+    /// `TEST#FIELD`, `CASE#FIELD` for a field pipelines contradict alike, `TEST` for a test.
+    pub id: String,
+    /// Why it is in the queue.
+    pub kind: ItemKind,
+    /// The case (the test name without its pipeline).
+    pub case: String,
+    /// The tests a blessing writes the baseline entry of.
+    pub tests: Vec<String>,
+    /// The field, for an item about one field.
+    pub field: Option<String>,
+    /// The gold variants as written.
+    pub gold: Vec<Json>,
+    /// Every pipeline's value of the field, in the records' order.
+    pub predictions: Vec<Predicted>,
+    /// The prediction that accepting takes (an index into `predictions`).
+    pub proposed: Option<usize>,
+    /// The case file.
+    pub file: String,
+    /// Where the gold is written, once the case file is read.
+    pub gold_at: Option<GoldPlace>,
+    /// The case's document, when it names one.
+    pub document: Option<String>,
+    /// The metrics that dropped, for a regression.
+    pub regressions: Vec<MetricChange>,
+    /// Whether its tests compare with a baseline (their suite names a `baseline:` file), so
+    /// that blessing has an entry to write.
+    pub baseline: bool,
+}
+
+impl Item {
+    /// The value accepting takes: `pipeline`'s when given, else the proposed one.
+    pub fn value_of(&self, pipeline: Option<&str>) -> Option<&Predicted> {
+        match pipeline {
+            Some(name) => self
+                .predictions
+                .iter()
+                .find(|p| p.pipeline.as_deref() == Some(name)),
+            None => self.proposed.and_then(|i| self.predictions.get(i)),
+        }
+    }
+}
+
+/// The case a test belongs to: its name without `::pipeline`.
+fn case_of(record: &TestRecord) -> String {
+    match &record.pipeline {
+        Some(p) => record
+            .id
+            .strip_suffix(&format!("::{p}"))
+            .unwrap_or(&record.id)
+            .to_owned(),
+        None => record.id.clone(),
+    }
+}
+
+/// The review queue of a run's records.
+pub fn queue(records: &[TestRecord]) -> Vec<Item> {
+    let scored: Vec<&TestRecord> = records
+        .iter()
+        .filter(|r| r.status != Status::Ignored && r.error.is_none())
+        .collect();
+    // Each case's records, in the order they came, for every pipeline's value of a field.
+    let mut by_case: BTreeMap<String, Vec<&TestRecord>> = BTreeMap::new();
+    for r in &scored {
+        by_case.entry(case_of(r)).or_default().push(r);
+    }
+    let values = |case: &str, field: &str| -> Vec<Predicted> {
+        by_case[case]
+            .iter()
+            .filter_map(|r| {
+                let f = r.fields.iter().find(|f| f.name == field)?;
+                Some(Predicted {
+                    test: r.id.clone(),
+                    pipeline: r.pipeline.clone(),
+                    value: f.prediction.clone(),
+                    predicted: f.predicted,
+                    confidence: f.confidence,
+                    em: f.em,
+                    anls: f.anls,
+                    diff: f.diff.clone(),
+                })
+            })
+            .collect()
+    };
+    let item = |kind, id: String, r: &TestRecord, field: Option<&str>, tests: Vec<String>| {
+        let case = case_of(r);
+        let (gold, predictions) = match field {
+            Some(name) => (
+                r.fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .map(|f| f.gold.clone())
+                    .unwrap_or_default(),
+                values(&case, name),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let proposed = predictions.iter().position(|p| p.test == r.id);
+        Item {
+            id,
+            kind,
+            case,
+            tests,
+            field: field.map(str::to_owned),
+            gold,
+            predictions,
+            proposed,
+            file: r.file.clone(),
+            gold_at: None,
+            document: None,
+            regressions: r
+                .baseline
+                .as_ref()
+                .map(|b| b.regressions.clone())
+                .unwrap_or_default(),
+            baseline: r.baseline.is_some(),
+        }
+    };
+    let failing = |r: &TestRecord| -> Vec<String> {
+        r.fields
+            .iter()
+            .filter(|f| f.em < 1.0)
+            .map(|f| f.name.clone())
+            .collect()
+    };
+    let mut items = Vec::new();
+    // (test, field) already in an item.
+    let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut sorted = scored.clone();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    for r in &sorted {
+        if r.baseline.as_ref().is_none_or(|b| b.regressions.is_empty()) {
+            continue;
+        }
+        let fields = failing(r);
+        if fields.is_empty() {
+            items.push(item(
+                ItemKind::Regression,
+                r.id.clone(),
+                r,
+                None,
+                vec![r.id.clone()],
+            ));
+        }
+        for f in fields {
+            covered.insert((r.id.clone(), f.clone()));
+            items.push(item(
+                ItemKind::Regression,
+                format!("{}#{f}", r.id),
+                r,
+                Some(&f),
+                vec![r.id.clone()],
+            ));
+        }
+    }
+    for (case, tests) in &by_case {
+        let mut names: Vec<&str> = Vec::new();
+        for r in tests {
+            for f in &r.fields {
+                if !names.contains(&f.name.as_str()) {
+                    names.push(&f.name);
+                }
+            }
+        }
+        for name in names {
+            let wrong: Vec<Predicted> = values(case, name)
+                .into_iter()
+                .filter(|p| p.em < 1.0 && p.predicted && !p.value.is_null())
+                .collect();
+            let Some((first, alike)) = wrong.iter().find_map(|p| {
+                let alike: Vec<&Predicted> = wrong.iter().filter(|q| q.value == p.value).collect();
+                (alike.len() >= 2).then_some((p, alike))
+            }) else {
+                continue;
+            };
+            if alike
+                .iter()
+                .all(|p| covered.contains(&(p.test.clone(), name.to_owned())))
+            {
+                continue;
+            }
+            let Some(r) = tests.iter().find(|r| r.id == first.test) else {
+                continue;
+            };
+            for p in values(case, name) {
+                covered.insert((p.test, name.to_owned()));
+            }
+            items.push(item(
+                ItemKind::Contradicted,
+                format!("{case}#{name}"),
+                r,
+                Some(name),
+                alike.iter().map(|p| p.test.clone()).collect(),
+            ));
+        }
+    }
+    let mut rest: Vec<(Option<f64>, Item)> = Vec::new();
+    // A field off its gold in a test that passes (within its thresholds) is no failure.
+    for r in sorted.iter().filter(|r| r.status == Status::Failed) {
+        for f in r.fields.iter().filter(|f| f.em < 1.0) {
+            if covered.contains(&(r.id.clone(), f.name.clone())) {
+                continue;
+            }
+            rest.push((
+                f.confidence,
+                item(
+                    ItemKind::Failing,
+                    format!("{}#{}", r.id, f.name),
+                    r,
+                    Some(&f.name),
+                    vec![r.id.clone()],
+                ),
+            ));
+        }
+    }
+    // Most confident first; without a confidence, last; then by id.
+    rest.sort_by(|(a, x), (b, y)| {
+        b.unwrap_or(-1.0)
+            .total_cmp(&a.unwrap_or(-1.0))
+            .then_with(|| x.id.cmp(&y.id))
+    });
+    items.extend(rest.into_iter().map(|(_, i)| i));
+    for r in &sorted {
+        if r.baseline.as_ref().is_some_and(|b| b.new) {
+            items.push(item(
+                ItemKind::New,
+                r.id.clone(),
+                r,
+                None,
+                vec![r.id.clone()],
+            ));
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{BaselineComparison, FieldRecord};
+
+    fn field(name: &str, gold: &str, pred: &str, confidence: Option<f64>) -> FieldRecord {
+        FieldRecord {
+            name: name.into(),
+            gold: vec![Json::from(gold)],
+            prediction: Json::from(pred),
+            predicted: true,
+            em: if gold == pred { 1.0 } else { 0.0 },
+            anls: if gold == pred { 1.0 } else { 0.5 },
+            confidence,
+            critical: false,
+            note: None,
+            metadata: Default::default(),
+            closest: 0,
+            compared: None,
+            items: Vec::new(),
+            diff: None,
+        }
+    }
+
+    fn record(id: &str, pipeline: Option<&str>, fields: Vec<FieldRecord>) -> TestRecord {
+        let mut r: TestRecord = serde_json::from_value(serde_json::json!({
+            "id": id, "pipeline": pipeline, "file": "c.yaml", "status": "failed",
+            "passed": false, "ignored": false, "skip": null, "error": null, "score": null,
+            "gate": null, "metrics": null,
+        }))
+        .unwrap();
+        r.fields = fields;
+        r
+    }
+
+    #[test]
+    fn the_queue_is_regressions_then_contradicted_then_failing_by_confidence_then_new() {
+        let mut a = record(
+            "inv::a",
+            Some("a"),
+            vec![
+                field("total", "12", "13", Some(0.2)),
+                field("date", "d1", "d2", Some(0.9)),
+            ],
+        );
+        let b = record(
+            "inv::b",
+            Some("b"),
+            vec![
+                field("total", "12", "13", Some(0.3)),
+                field("date", "d1", "d1", None),
+            ],
+        );
+        let mut c = record("other", None, vec![field("n", "1", "2", Some(0.95))]);
+        c.baseline = Some(BaselineComparison {
+            new: false,
+            regressions: vec![MetricChange {
+                metric: "anls".into(),
+                old: 1.0,
+                new: Some(0.5),
+            }],
+            improvements: Vec::new(),
+        });
+        let mut d = record("fresh", None, vec![field("x", "1", "1", None)]);
+        d.baseline = Some(BaselineComparison {
+            new: true,
+            ..Default::default()
+        });
+        a.fields.push(field("name", "A", "B", None));
+        // A test that passes within its thresholds has no failing field, however confident.
+        let mut e = record("calm", None, vec![field("n", "1", "2", Some(0.99))]);
+        e.status = Status::Passed;
+        let ids: Vec<(String, &str)> = queue(&[a, b, c, d, e])
+            .iter()
+            .map(|i| (i.id.clone(), i.kind.name()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("other#n".into(), "regression"),
+                ("inv#total".into(), "contradicted"),
+                ("inv::a#date".into(), "failing"),
+                ("inv::a#name".into(), "failing"),
+                ("fresh".into(), "new"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_contradicted_item_shows_every_pipeline_and_blesses_the_agreeing_ones() {
+        let a = record("inv::a", Some("a"), vec![field("t", "12", "13", None)]);
+        let b = record("inv::b", Some("b"), vec![field("t", "12", "13", None)]);
+        let c = record("inv::c", Some("c"), vec![field("t", "12", "12", None)]);
+        let items = queue(&[a, b, c]);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].tests, ["inv::a", "inv::b"]);
+        assert_eq!(items[0].predictions.len(), 3);
+        assert_eq!(items[0].value_of(None).unwrap().value, Json::from("13"));
+        assert_eq!(
+            items[0].value_of(Some("c")).unwrap().value,
+            Json::from("12")
+        );
+    }
+}
