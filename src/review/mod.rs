@@ -331,6 +331,8 @@ mod tests {
             compared: None,
             items: Vec::new(),
             diff: None,
+            grounding: None,
+            miss: None,
         }
     }
 
