@@ -512,6 +512,13 @@ fn without_a_report_the_newest_run_is_reviewed() {
         stderr(&other),
         "error: the run's records hold no test of `other`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`\n"
     );
+    // A run in one process (`goldgate test`, `cargo test`) leaves what it can be reviewed for.
+    let alone = root.join("tmp-alone");
+    std::fs::create_dir(&alone).unwrap();
+    let alone = alone.to_str().unwrap();
+    support::goldgate_with(root, &["test", "cases"], &[("TMPDIR", alone)]);
+    let out = support::goldgate_with(root, &["review", "cases", "--list"], &[("TMPDIR", alone)]);
+    assert_eq!(stdout(&out), LIST, "{}", stderr(&out));
 }
 
 #[test]

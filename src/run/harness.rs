@@ -443,6 +443,9 @@ fn own_files(
             .note_outputs(outputs)
             .map_err(|e| format!("cannot note the run's files: {e}"))?;
     }
+    if env.run_id.is_none() {
+        kept.finish_review_records();
+    }
     let own = (env.run_id.is_none() && outputs.any()) || annotations;
     if !own {
         return Ok(());

@@ -15,6 +15,28 @@ use super::predict::run_dir;
 use crate::base::fs::lock_file;
 use crate::base::state::{create_private, open_private, state_dir};
 
+/// A journal being written whole, put in place when the run ends ([`Journal::begin`]).
+#[derive(Debug)]
+pub(crate) struct Replacement {
+    file: std::io::BufWriter<std::fs::File>,
+    temporary: PathBuf,
+    journal: PathBuf,
+}
+
+impl Replacement {
+    /// Appends record lines.
+    pub(crate) fn write(&mut self, lines: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(lines)
+    }
+
+    /// Puts it in place of the journal.
+    pub(crate) fn finish(self) -> std::io::Result<()> {
+        let file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&self.temporary, &self.journal)
+    }
+}
+
 /// The journal of one run.
 #[derive(Debug, Clone)]
 pub(crate) struct Journal {
@@ -91,6 +113,47 @@ impl Journal {
             },
             id,
         )))
+    }
+
+    /// Where a run in one process (no run id) leaves the records `goldgate review` acts on: its
+    /// failed tests, its tests new to their baseline and its tests with a field that is not an
+    /// exact match. Not a run's journal: `goldgate report --last` never reads it.
+    pub(crate) fn of_the_last_run_in_one_process() -> std::io::Result<Journal> {
+        let dir = state_dir()?.join("last-run");
+        crate::base::state::sub_dir(&dir)?;
+        Ok(Journal {
+            dir,
+            scope: String::new(),
+        })
+    }
+
+    /// A new journal to put in place of this one when the run ends (a private file of this
+    /// process, renamed over it then).
+    pub(crate) fn begin(&self) -> std::io::Result<Replacement> {
+        let temporary = self.dir.join(format!("journal.{}.tmp", std::process::id()));
+        match std::fs::remove_file(&temporary) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        Ok(Replacement {
+            file: std::io::BufWriter::new(create_private(&temporary)?),
+            temporary,
+            journal: self.path(),
+        })
+    }
+
+    /// The records `goldgate review` reads: the newest run's journal, or the last run in one
+    /// process when it wrote after it; with what to call it.
+    pub(crate) fn to_review() -> std::io::Result<Option<(Journal, String)>> {
+        let newest = Journal::last()?;
+        let own = Journal::of_the_last_run_in_one_process()?;
+        let own_at = own.exists().then(|| own.written_at().ok()).flatten();
+        let newest_at = newest.as_ref().and_then(|(j, _)| j.written_at().ok());
+        Ok(match (own_at, newest_at) {
+            (Some(own_at), Some(at)) if own_at < at => newest,
+            (Some(_), _) => Some((own, "the last run in one process".to_owned())),
+            (None, _) => newest,
+        })
     }
 
     /// A record line of this process (`KIND<TAB>"NAME"<TAB>JSON`) as the journal keeps it: its

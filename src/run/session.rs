@@ -108,6 +108,9 @@ pub(crate) struct Kept {
     /// Usages whose parts do not add up to their totals, by prediction file: said once at the
     /// end of the run.
     pub(crate) usage_mismatches: BTreeMap<String, crate::model::prediction::UsageMismatch>,
+    /// The records of the tests `goldgate review` acts on, in a run in one process: written
+    /// as they come, put in place when the run ends.
+    pub(crate) reviewable: Option<super::journal::Replacement>,
     /// On a full run: every entry name each baseline should hold, by file.
     pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
 }
@@ -158,6 +161,34 @@ impl Kept {
     }
 
     /// The file of case records kept for the report (as lines), or why one is missing.
+    /// Keeps a record line for `goldgate review`; a folder that cannot take it leaves the run
+    /// without one (review then says how to get records), not the run failed.
+    fn keep_for_review(&mut self, line: &[u8]) {
+        if self.reviewable.is_none() {
+            self.reviewable = super::journal::Journal::of_the_last_run_in_one_process()
+                .and_then(|j| j.begin())
+                .ok();
+        }
+        if let Some(r) = &mut self.reviewable
+            && r.write(line).is_err()
+        {
+            self.reviewable = None;
+        }
+    }
+
+    /// Puts the records for `goldgate review` in place: a run with none leaves an empty
+    /// journal, so that review does not read an older run's.
+    pub(crate) fn finish_review_records(&mut self) {
+        let pending = self.reviewable.take().or_else(|| {
+            super::journal::Journal::of_the_last_run_in_one_process()
+                .and_then(|j| j.begin())
+                .ok()
+        });
+        if let Some(pending) = pending {
+            let _ = pending.finish();
+        }
+    }
+
     pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
             return Err(std::io::Error::other(why.clone()));
@@ -806,8 +837,22 @@ impl Session {
         } else {
             lock(&self.scored).remove(&record.id);
         }
+        // A run in one process leaves what `goldgate review` acts on.
+        let reviewable = self.journal.is_none()
+            && (record.status == Status::Failed
+                || record.baseline.new
+                || record
+                    .outcome
+                    .as_ref()
+                    .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0)));
+        let mut line = None;
+        if reviewable {
+            let text = case_line(&test_record(record));
+            kept.keep_for_review(text.as_bytes());
+            line = Some(text);
+        }
         if kept.spool.is_some() || self.journal.is_some() {
-            let line = case_line(&test_record(record));
+            let line = line.unwrap_or_else(|| case_line(&test_record(record)));
             let spooled = kept
                 .spool
                 .as_mut()

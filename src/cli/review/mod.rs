@@ -103,7 +103,7 @@ fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, String> {
             written_at,
         });
     }
-    let (journal, id) = Journal::last().map_err(|e| e.to_string())?.ok_or(
+    let (journal, id) = Journal::to_review().map_err(|e| e.to_string())?.ok_or(
         "no run has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
     )?;
     let written_at = journal.written_at().map_err(|e| e.to_string())?;
