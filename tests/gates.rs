@@ -420,11 +420,11 @@ fn repeated_attempts_measure_the_gates_false_alarms() {
     assert_eq!(gate["false_alarms"]["pairs"], 3);
     assert_eq!(gate["false_alarms"]["alarms"], 2);
     assert_eq!(gate["false_alarms"]["rate"].as_f64(), Some(2.0 / 3.0));
-    // The shown attempts (the first, passing) equal the baseline: the gate holds, and the
-    // spread comes from the baseline's values, which have none: no detectable drop.
+    // The shown attempts (the first, passing) equal the baseline: the gate holds, and neither
+    // the differences nor the baseline's values vary: the figure is min_effect, a lower bound.
     assert_eq!(gate["held"], true);
     assert!(
-        out.contains("llm: the smallest detectable drop of exact match is unknown: fewer than two paired cases, or no spread in their values; between repeated attempts the gate called 2 of 3 pairs different (false-alarm rate 0.67)\n"),
+        out.contains("llm: with 10 cases, drops of 0.0200 exact match or more are detected 80% of the time (gate at 95% confidence, min_effect 0.02; neither the paired differences nor the baseline's values vary yet: a lower bound); between repeated attempts the gate called 2 of 3 pairs different (false-alarm rate 0.67)\n"),
         "{out}"
     );
 }
@@ -452,4 +452,96 @@ fn the_html_page_shows_the_attempts_and_the_gate() {
     assert!(html.contains("<h2>Regression gate</h2>"));
     assert!(html.contains("<td>exact_match</td><td>40</td>"), "{html}");
     assert!(html.contains("<td>0.02</td><td>failed</td>"), "{html}");
+}
+
+#[test]
+fn a_gate_on_a_metric_no_case_measures_says_so_and_how_to_fix_it() {
+    let dir = gated(|_| 0, "");
+    let suite = dir.path().join("cases/suite.yaml");
+    std::fs::write(
+        &suite,
+        "baseline: baseline.json\nregression_gate: { metric: brier, min_effect: 0.02 }\n",
+    )
+    .unwrap();
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert_eq!(
+        failure_block(&out, "cases::aggregate"),
+        "regression gate: no case of this run measures `brier`, so the gate compared nothing: its predictions give no confidences; gate on a metric the cases measure, such as `metric: anls`\nat cases/suite.yaml:2 (regression_gate)"
+    );
+}
+
+#[test]
+fn a_rise_of_a_metric_better_low_is_what_the_power_line_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![(
+        "cases/suite.yaml".to_owned(),
+        "baseline: baseline.json\nregression_gate: { metric: brier, min_effect: 0.02 }\n"
+            .to_owned(),
+    )];
+    let mut entries = Vec::new();
+    for i in 1..=10 {
+        files.push((
+            format!("cases/c{i:02}.yaml"),
+            format!(
+                "prediction: {{ a: {{ value: \"x\", confidence: 0.{i:02} }} }}\ngold: {{ a: \"x\" }}\nthresholds: {{ min_exact_match: 1 }}\n"
+            ),
+        ));
+        entries.push(format!("\"c{i:02}\": {{\"brier\": 0.5}}"));
+    }
+    files.push(("cases/baseline.json".into(), baseline(&entries)));
+    write_owned(dir.path(), &files);
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert!(out.contains("\nwith 10 cases, rises of "), "{out}");
+    assert!(
+        out.contains(" Brier or more are detected 80% of the time"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_split_runs_report_says_why_its_gate_failed() {
+    let dir = gated(|i| usize::from(i <= 30), "");
+    let id = format!("gates-report-{}", std::process::id());
+    let env = [("GOLDGATE_RUN_ID", id.as_str())];
+    for name in ["c01", "c31", "cases::aggregate"] {
+        goldgate_with(dir.path(), &["test", "cases", "--exact", name], &env);
+    }
+    let out = stdout(&goldgate(dir.path(), &["report", "--run", &id]));
+    assert!(
+        out.contains("\naggregate cases::aggregate: FAILED\n  regression against the baseline `cases/baseline.json`: exact match dropped 0.1875 on average over 40 paired cases"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\n  accept the new values with: GOLDGATE_UPDATE=always goldgate test cases\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_pass_rule_without_repeated_attempts_is_refused() {
+    for suite in [
+        "pass: any\n",
+        "run: { command: [echo, \"{}\"] }\npass: majority\n",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        write_files(
+            dir.path(),
+            &[
+                ("cases/suite.yaml", suite),
+                (
+                    "cases/a.yaml",
+                    "gold: { x: \"1\" }\nthresholds: { min_exact_match: 1 }\n",
+                ),
+            ],
+        );
+        let out = stdout(&goldgate(dir.path(), &["lint", "cases"]));
+        let line = suite.lines().position(|l| l.starts_with("pass")).unwrap() + 1;
+        assert!(
+            out.contains(&format!("cases/suite.yaml:{line}:7: pass: `pass: ")),
+            "{suite}: {out}"
+        );
+        assert!(out.contains("and no `run` here or above repeats its command (repeat the suite's command, `run: { command: […], repeat: 3 }`, or remove `pass`)"), "{out}");
+    }
 }

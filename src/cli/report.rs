@@ -221,6 +221,15 @@ fn end_of_run(records: &Records, notes: &RunNotes) -> String {
             aggregate.id,
             if aggregate.passed { "passed" } else { "FAILED" }
         ));
+        // Why, as its test printed it: under nextest a failing test's output is in its log
+        // only, and a gate's message carries the interval and the cases that dropped.
+        if let Some(message) = aggregate.message.as_deref().filter(|_| !aggregate.passed) {
+            for line in message.lines() {
+                out.push_str("  ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
     }
     out
 }

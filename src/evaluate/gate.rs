@@ -36,6 +36,9 @@ pub enum Spread {
     /// The baseline's values, when the differences have no spread yet (a run equal to its
     /// baseline).
     Baseline,
+    /// Neither varies: the figure is `min_effect`, a lower bound (the next run's noise is not
+    /// known yet).
+    None,
 }
 
 /// The smallest drop the gate detects at [`POWER`].
@@ -90,6 +93,9 @@ pub struct GateVerdict {
     pub dropped_most: Vec<Pair>,
     /// This run's cases without a value in the baseline (new, or the metric unmeasured).
     pub unpaired: usize,
+    /// This run's cases that have a value of the metric (a case that could not be scored has
+    /// its worst).
+    pub measured: usize,
     /// The smallest drop the gold set can detect.
     pub power: Option<Power>,
     /// The gate between repeated attempts, when cases were repeated.
@@ -135,15 +141,17 @@ pub fn without_baseline(gate: &RegressionGate, why: String, accept: String) -> G
     GateVerdict {
         baseline_error: Some(why),
         accept,
-        ..judge(gate, &[], 0, &[])
+        ..judge(gate, &[], 0, 0, &[])
     }
 }
 
-/// Judges one pipeline's pairs; `attempts` are its repeated cases' per-attempt values.
+/// Judges one pipeline's pairs; `measured`: its cases with a value of the metric; `attempts`:
+/// its repeated cases' per-attempt values.
 pub fn judge(
     gate: &RegressionGate,
     pairs: &[Pair],
     unpaired: usize,
+    measured: usize,
     attempts: &[Vec<Option<f64>>],
 ) -> GateVerdict {
     let differences: Vec<f64> = pairs.iter().map(|p| p.new - p.old).collect();
@@ -171,6 +179,7 @@ pub fn judge(
         held,
         dropped_most: dropped,
         unpaired,
+        measured,
         power: power(gate, pairs),
         false_alarms: false_alarms(gate, attempts),
         baseline_error: None,
@@ -181,13 +190,16 @@ pub fn judge(
 }
 
 /// The smallest drop detected at [`POWER`]: from the spread of the paired differences, else of
-/// the baseline's values; `None` under two cases or without any spread.
+/// the baseline's values; `None` under two paired cases.
 fn power(gate: &RegressionGate, pairs: &[Pair]) -> Option<Power> {
     let differences: Vec<f64> = pairs.iter().map(|p| p.new - p.old).collect();
     let olds: Vec<f64> = pairs.iter().map(|p| p.old).collect();
     let (sd, spread) = match sample_sd(&differences)? {
         sd if sd > 0.0 => (sd, Spread::Differences),
-        _ => (sample_sd(&olds).filter(|sd| *sd > 0.0)?, Spread::Baseline),
+        _ => match sample_sd(&olds)? {
+            sd if sd > 0.0 => (sd, Spread::Baseline),
+            _ => (0.0, Spread::None),
+        },
     };
     Some(Power {
         detectable_drop: detectable_drop(pairs.len(), sd, gate.confidence, gate.min_effect, POWER),
@@ -268,14 +280,14 @@ mod tests {
     fn one_slipped_case_of_forty_holds_and_a_broad_drop_fails() {
         let mut one = vec![(0.9, 0.9); 40];
         one[7] = (0.9, 0.4);
-        let v = judge(&gate(Metric::Anls, 0.02), &pairs(&one), 0, &[]);
+        let v = judge(&gate(Metric::Anls, 0.02), &pairs(&one), 0, 40, &[]);
         assert!(v.held, "{v:?}");
         assert_eq!(v.dropped_most.len(), 1);
         let mut broad: Vec<(f64, f64)> = (0..40)
             .map(|i| (0.9, if i < 30 { 0.85 } else { 0.9 }))
             .collect();
         broad[0] = (0.9, 0.8);
-        let v = judge(&gate(Metric::Anls, 0.02), &pairs(&broad), 0, &[]);
+        let v = judge(&gate(Metric::Anls, 0.02), &pairs(&broad), 0, 40, &[]);
         assert!(!v.held, "{v:?}");
         let i = v.difference.unwrap();
         assert!(i.high < 0.0 && (i.difference - (-(0.05 * 29.0 + 0.1) / 40.0)).abs() < 1e-12);
@@ -288,28 +300,28 @@ mod tests {
         let rise: Vec<(f64, f64)> = (0..30)
             .map(|i| (0.1, 0.2 + f64::from(i % 3) * 0.01))
             .collect();
-        assert!(!judge(&gate(Metric::Brier, 0.02), &pairs(&rise), 0, &[]).held);
+        assert!(!judge(&gate(Metric::Brier, 0.02), &pairs(&rise), 0, 30, &[]).held);
         let fall: Vec<(f64, f64)> = (0..30)
             .map(|i| (0.2, 0.1 + f64::from(i % 3) * 0.01))
             .collect();
-        assert!(judge(&gate(Metric::Brier, 0.02), &pairs(&fall), 0, &[]).held);
+        assert!(judge(&gate(Metric::Brier, 0.02), &pairs(&fall), 0, 30, &[]).held);
     }
 
     #[test]
     fn a_gate_with_nothing_paired_does_not_hold() {
-        let v = judge(&gate(Metric::Anls, 0.02), &[], 3, &[]);
+        let v = judge(&gate(Metric::Anls, 0.02), &[], 3, 3, &[]);
         assert!(!v.held && v.difference.is_none() && v.power.is_none());
     }
 
     #[test]
     fn the_spread_is_of_the_differences_else_of_the_baseline() {
         let same = pairs(&[(0.5, 0.5), (0.7, 0.7), (0.9, 0.9)]);
-        let p = judge(&gate(Metric::Anls, 0.0), &same, 0, &[])
+        let p = judge(&gate(Metric::Anls, 0.0), &same, 0, 3, &[])
             .power
             .unwrap();
         assert_eq!((p.spread, p.sd), (Spread::Baseline, 0.2));
         let moved = pairs(&[(0.5, 0.4), (0.7, 0.7), (0.9, 0.9)]);
-        let p = judge(&gate(Metric::Anls, 0.0), &moved, 0, &[])
+        let p = judge(&gate(Metric::Anls, 0.0), &moved, 0, 3, &[])
             .power
             .unwrap();
         assert_eq!(p.spread, Spread::Differences);
@@ -318,7 +330,7 @@ mod tests {
     #[test]
     fn attempts_that_agree_raise_no_alarm_and_a_shifted_one_does() {
         let steady = vec![vec![Some(0.9), Some(0.9), Some(0.9)]; 20];
-        let f = judge(&gate(Metric::Anls, 0.02), &[], 0, &steady)
+        let f = judge(&gate(Metric::Anls, 0.02), &[], 0, 0, &steady)
             .false_alarms
             .unwrap();
         assert_eq!((f.pairs, f.alarms), (3, 0));
@@ -326,7 +338,7 @@ mod tests {
         let shifted: Vec<Vec<Option<f64>>> = (0..20)
             .map(|i| vec![Some(0.9), Some(0.9 - f64::from(i % 2) * 0.001), Some(0.7)])
             .collect();
-        let f = judge(&gate(Metric::Anls, 0.02), &[], 0, &shifted)
+        let f = judge(&gate(Metric::Anls, 0.02), &[], 0, 0, &shifted)
             .false_alarms
             .unwrap();
         assert_eq!((f.pairs, f.alarms), (3, 2));

@@ -812,11 +812,25 @@ fn apply(
         )?;
         suite.aggregates.push(Arc::new(agg));
     }
-    if let Some(p) = &spec.pass {
-        suite.pass = Some(pass_rule(&here, p)?);
-    }
     if let Some(run) = &spec.run {
         suite.run = Some(Arc::new(run_command(&here, run, dir)?));
+    }
+    if let Some(p) = &spec.pass {
+        let rule = pass_rule(&here, p)?;
+        // A rule over attempts that never come would say nothing.
+        if suite.run.as_ref().is_none_or(|r| r.repeat < 2) {
+            return Err(here
+                .err(
+                    Mark::of(&p.referenced),
+                    "pass",
+                    format!(
+                        "`pass: {}` says how the attempts of a repeated case make its verdict, and no `run` here or above repeats its command",
+                        p.value
+                    ),
+                )
+                .hint("repeat the suite's command, `run: { command: […], repeat: 3 }`, or remove `pass`"));
+        }
+        suite.pass = Some(rule);
     }
     if let Some(p) = &spec.profile {
         suite.profile = Some(here.profile(p)?);

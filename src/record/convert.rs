@@ -81,6 +81,7 @@ pub(crate) fn gate_record(g: &crate::evaluate::gate::GateVerdict) -> RegressionG
             })
             .collect(),
         unpaired: g.unpaired,
+        measured: g.measured,
         power: g.power,
         false_alarms: g.false_alarms,
         baseline_error: g.baseline_error.clone(),

@@ -452,6 +452,9 @@ pub struct RegressionGateRecord {
     pub dropped_most: Vec<CaseDrop>,
     /// Cases of this run without a value in the baseline.
     pub unpaired: usize,
+    /// Cases of this run with a value of the metric (one that could not be scored at its worst).
+    #[serde(default)]
+    pub measured: usize,
     /// The smallest drop the gold set detects at 80 % power, when it can be estimated.
     pub power: Option<crate::evaluate::gate::Power>,
     /// The gate between repeated attempts (A/A), when cases were repeated.

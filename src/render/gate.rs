@@ -36,6 +36,19 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
         ));
     }
     let Some(d) = &g.difference else {
+        if g.measured == 0 {
+            return Some(format!(
+                "regression gate: no case of this run measures `{}`, so the gate compared nothing{}\n{place}",
+                g.metric,
+                match g.metric.as_str() {
+                    "brier" | "ece" =>
+                        ": its predictions give no confidences; gate on a metric the cases measure, such as `metric: anls`",
+                    "exact_critical" | "anls_critical" =>
+                        ": its cases name no `critical` field; gate on a metric the cases measure, such as `metric: anls`",
+                    _ => "; gate on a metric the cases measure, such as `metric: anls`",
+                }
+            ));
+        }
         return Some(format!(
             "regression gate: no case of this run has a `{}` value in the baseline `{}` ({} unpaired), so the gate compared nothing\naccept this run's values with: {}\n{place}",
             g.metric, g.baseline, g.unpaired, g.accept
@@ -80,10 +93,16 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
 /// detected 80 % of the time (at 95 % confidence, min_effect 0.02)`, and the measured
 /// false-alarm rate when attempts were repeated.
 pub fn power_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<String> {
+    use crate::evaluate::gate::Spread;
     let who = pipeline.map(|p| format!("{p}: ")).unwrap_or_default();
+    // A metric better low gets worse as it rises.
+    let drops = match g.metric.as_str() {
+        "brier" | "ece" => "rises",
+        _ => "drops",
+    };
     let mut line = match &g.power {
         Some(p) => format!(
-            "{who}with {} cases, drops of {:.4} {} or more are detected {}% of the time (gate at {}% confidence, min_effect {}; spread of the {})",
+            "{who}with {} cases, {drops} of {:.4} {} or more are detected {}% of the time (gate at {}% confidence, min_effect {}; {})",
             p.cases,
             p.detectable_drop,
             label(&g.metric),
@@ -91,13 +110,18 @@ pub fn power_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<St
             percent(g.confidence),
             g.min_effect,
             match p.spread {
-                crate::evaluate::gate::Spread::Differences => "paired differences",
-                crate::evaluate::gate::Spread::Baseline => "baseline's values",
+                Spread::Differences => "spread of the paired differences",
+                Spread::Baseline => "spread of the baseline's values",
+                Spread::None => {
+                    "neither the paired differences nor the baseline's values vary yet: a lower bound"
+                }
             }
         ),
         None if g.baseline_error.is_none() => format!(
-            "{who}the smallest detectable drop of {} is unknown: fewer than two paired cases, or no spread in their values",
-            label(&g.metric)
+            "{who}the smallest detectable {} of {} is unknown: {} paired cases, and it takes two",
+            &drops[..drops.len() - 1],
+            label(&g.metric),
+            g.difference.map_or(0, |d| d.cases)
         ),
         None => return None,
     };

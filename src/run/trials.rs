@@ -344,7 +344,7 @@ fn gate_verdict(
         .map(|c| (c.id.as_str(), c.file.as_path()))
         .collect();
     let mut pairs = Vec::new();
-    let mut unpaired = 0;
+    let (mut unpaired, mut measured) = (0, 0);
     for n in numbers {
         let old = files
             .get(n.id.as_str())
@@ -357,6 +357,7 @@ fn gate_verdict(
             Direction::Lower => 1.0,
         };
         let new = gate::case_value(n, gate.metric).or((n.metrics.is_none()).then_some(worst));
+        measured += usize::from(new.is_some());
         match (old, new) {
             (Some(old), Some(new)) => pairs.push(gate::Pair {
                 test: n.id.clone(),
@@ -373,7 +374,7 @@ fn gate_verdict(
         .collect();
     GateVerdict {
         accept,
-        ..gate::judge(gate, &pairs, unpaired, &attempts)
+        ..gate::judge(gate, &pairs, unpaired, measured, &attempts)
     }
 }
 
