@@ -837,14 +837,17 @@ impl Session {
         } else {
             lock(&self.scored).remove(&record.id);
         }
-        // A run in one process leaves what `goldgate review` acts on.
+        // A run in one process leaves what `goldgate review` acts on: failed tests, new tests,
+        // and a pipeline's passing test with a field that is not an exact match (other pipelines
+        // may predict it alike: the gold may be wrong).
         let reviewable = self.journal.is_none()
             && (record.status == Status::Failed
                 || record.baseline.new
-                || record
-                    .outcome
-                    .as_ref()
-                    .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0)));
+                || record.pipeline.is_some()
+                    && record
+                        .outcome
+                        .as_ref()
+                        .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0)));
         let mut line = None;
         if reviewable {
             let text = case_line(&test_record(record));
