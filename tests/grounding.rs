@@ -579,3 +579,64 @@ document.getElementById("f").onload = () => {
         "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300"
     );
 }
+
+/// Runs `goldgate test cases` over the files given: the first line of case `name`'s failure.
+fn first_failure_line(files: &[(&str, &str)], name: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), files);
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        verdict_of(&text, name),
+        format!("test {name} ... FAILED"),
+        "{text}"
+    );
+    support::failure_block(&text, name)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn a_predicted_box_beyond_the_page_fails_its_case_where_it_is_written() {
+    let gold = "prediction: pred.json\ngold:\n  a: { value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] }\nthresholds: { min_grounded: 1 }\n";
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/a.yaml", gold),
+                (
+                    "cases/pred.json",
+                    "{\"a\": {\"value\": \"1\", \"page\": 1,\n  \"bbox\": [0.1, 0.1, 0.2, 5]}}\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: min_grounded failed: 0.0000 < 1; cases/pred.json:2:3: a.bbox: the box's 4th edge 5 is beyond the page (normalized boxes lie in 0..1) (did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`) (score 1.0000)"
+    );
+    // In pixels, against the case's page.
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/suite.yaml", "bbox_units: pixels\n"),
+                (
+                    "cases/a.yaml",
+                    "prediction: { a: { value: \"1\", page: 1, bbox: [100, 100, 200, 2000] } }\npage_size: { width: 1000, height: 500 }\ngold:\n  a: { value: \"1\", page: 1, bbox: [100, 50, 200, 150] }\nthresholds: { min_exact_match: 1 }\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box's 4th edge 2000 is beyond the page of 1000 x 500 pixels (`page_size`) (give the box in pixels of the page, or the page's real size in the case's `page_size`) (score 1.0000)"
+    );
+    // A box of a field gold does not place is not scored, so not checked.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/a.yaml",
+            "prediction: { a: { value: \"1\", bbox: [10, 10, 20, 50] } }\ngold:\n  a: \"1\"\nthresholds: { min_exact_match: 1 }\n",
+        )],
+    );
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
+}

@@ -387,6 +387,18 @@ pub enum Problem {
         /// Where the suite's `pricing` is written.
         pricing: Option<Spot>,
     },
+    /// A predicted box of a grounded field lies beyond the page its case's units allow (pixels
+    /// in a suite of fractions of the page): its IoU would mean nothing.
+    OffThePage {
+        /// Where the box is written.
+        at: Spot,
+        /// Its path there (`fields.total.bbox`).
+        path: String,
+        /// What is wrong.
+        message: String,
+        /// The fix.
+        hint: String,
+    },
 }
 
 /// What `lint` finds in a case and its prediction before any score.

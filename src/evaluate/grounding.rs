@@ -47,6 +47,36 @@ pub fn field_grounding(
     })
 }
 
+/// What is wrong with a predicted box its case's units place beyond the page, and the fix:
+/// a coordinate above 1 in fractions of the page, or beyond the page's width or height in
+/// pixels. `None` for a box on the page, or in pixels of a page of unknown size.
+pub fn beyond_the_page(b: [f64; 4], settings: Grounding) -> Option<(String, String)> {
+    let ordinal = ["1st", "2nd", "3rd", "4th"];
+    match (settings.units, settings.page_size) {
+        (BoxUnits::Normalized, _) => {
+            let i = b.iter().position(|&c| c > 1.0)?;
+            Some((
+                format!(
+                    "the box's {} edge {} is beyond the page (normalized boxes lie in 0..1)",
+                    ordinal[i], b[i]
+                ),
+                "did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`".to_owned(),
+            ))
+        }
+        (BoxUnits::Pixels, Some((w, h))) => {
+            let i = (0..4).find(|&i| b[i] > if i % 2 == 0 { w } else { h })?;
+            Some((
+                format!(
+                    "the box's {} edge {} is beyond the page of {w} x {h} pixels (`page_size`)",
+                    ordinal[i], b[i]
+                ),
+                "give the box in pixels of the page, or the page's real size in the case's `page_size`".to_owned(),
+            ))
+        }
+        (BoxUnits::Pixels, None) => None,
+    }
+}
+
 /// The case's grounding metrics: (grounded, IoU, page match), each the mean over the fields
 /// that measure it. All absent when the prediction places no value at all: a pipeline that
 /// does not ground is not measured as one that grounds everything wrong, and a bound on them

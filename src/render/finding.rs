@@ -333,6 +333,22 @@ pub fn problem(problem: &Problem) -> String {
                 "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
             )
         }
+        Problem::OffThePage {
+            at,
+            path,
+            message,
+            hint,
+        } => {
+            let path = if path.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            format!(
+                "{}:{}:{}: {path}{message} ({hint})",
+                at.file, at.line, at.column
+            )
+        }
     }
 }
 
