@@ -640,3 +640,42 @@ fn a_predicted_box_beyond_the_page_fails_its_case_where_it_is_written() {
     let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
     assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
 }
+
+#[test]
+fn an_absent_grounding_metric_says_which_side_places_nothing() {
+    let placed = "{ value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] }";
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                &format!(
+                    "prediction: {{ a: {placed} }}\ngold: {{ a: \"1\" }}\nthresholds: {{ min_grounded: 1 }}\n"
+                ),
+            )],
+            "a"
+        ),
+        "case failed: min_grounded failed: the metric is absent (no gold field gives a `page` or `bbox`) (score 1.0000)"
+    );
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                "prediction: { a: \"1\" }\ngold:\n  a: { value: \"1\", page: 1 }\nthresholds: { min_grounded: 1, min_iou: 0.5 }\n",
+            )],
+            "a"
+        ),
+        "case failed: min_grounded failed: the metric is absent (the prediction places none of the grounded fields: none of its value objects gives a `page` or `bbox`); min_iou failed: the metric is absent (no gold field gives a `bbox`) (score 1.0000)"
+    );
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                &format!(
+                    "prediction: {{ a: {placed} }}\ngold:\n  a: {{ value: \"1\", bbox: [0.1, 0.1, 0.2, 0.3] }}\nthresholds: {{ min_page_match: 1 }}\n"
+                ),
+            )],
+            "a"
+        ),
+        "case failed: min_page_match failed: the metric is absent (no gold field gives a `page`) (score 1.0000)"
+    );
+}

@@ -453,6 +453,14 @@ pub enum Absent {
     OfAnAggregate,
     /// The case has no gold fields, or its prediction is text, so fields cannot be counted.
     NoFieldsCounted,
+    /// No gold field gives a `page` or a `bbox`, so none is grounded.
+    NoGoldPlace,
+    /// No gold field gives a `bbox`, so no IoU is measured.
+    NoGoldBox,
+    /// No gold field gives a `page`, so no page is matched.
+    NoGoldPage,
+    /// The prediction places no value (no value object gives a `page` or a `bbox`).
+    NoPredictedPlace,
     /// No case of the suite has rubrics, so it has no gate to measure.
     NoGate {
         /// The threshold's key, which the fix names.

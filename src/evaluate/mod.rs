@@ -238,7 +238,7 @@ fn scored(
                 Metric::Score => Some(score),
                 other => metrics.get(other),
             };
-            ThresholdVerdict::of(t, value, || why_absent(t.metric, prediction))
+            ThresholdVerdict::of(t, value, || why_absent(t.metric, case, prediction))
         })
         .collect();
 
@@ -361,8 +361,22 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
 }
 
 /// Why a case metric a threshold bounds could not be measured.
-fn why_absent(metric: Metric, prediction: &Prediction) -> Absent {
+fn why_absent(metric: Metric, case: &Case, prediction: &Prediction) -> Absent {
+    let gold_places = |has: fn(&crate::model::case::Place) -> bool| {
+        case.gold
+            .iter()
+            .flatten()
+            .any(|g| g.place.as_ref().is_some_and(has))
+    };
     match metric {
+        Metric::Grounded | Metric::Iou | Metric::PageMatch
+            if !gold_places(|p| p.page.is_some() || p.bbox.is_some()) =>
+        {
+            Absent::NoGoldPlace
+        }
+        Metric::Iou if !gold_places(|p| p.bbox.is_some()) => Absent::NoGoldBox,
+        Metric::PageMatch if !gold_places(|p| p.page.is_some()) => Absent::NoGoldPage,
+        Metric::Grounded | Metric::Iou | Metric::PageMatch => Absent::NoPredictedPlace,
         Metric::ExactMatch | Metric::Anls => Absent::NoGoldFields,
         Metric::ExactCritical | Metric::AnlsCritical => Absent::NoCriticalField,
         Metric::Brier | Metric::Ece => Absent::NoConfidence,

@@ -287,6 +287,12 @@ pub fn absent(why: &Absent) -> String {
             "the case has no gold fields, or its prediction is text, so fields cannot be counted"
                 .to_owned()
         }
+        Absent::NoGoldPlace => "no gold field gives a `page` or `bbox`".to_owned(),
+        Absent::NoGoldBox => "no gold field gives a `bbox`".to_owned(),
+        Absent::NoGoldPage => "no gold field gives a `page`".to_owned(),
+        Absent::NoPredictedPlace => {
+            "the prediction places none of the grounded fields: none of its value objects gives a `page` or `bbox`".to_owned()
+        }
         Absent::NoGate { threshold } => format!(
             "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `{threshold}`"
         ),
