@@ -679,3 +679,42 @@ fn an_absent_grounding_metric_says_which_side_places_nothing() {
         "case failed: min_page_match failed: the metric is absent (no gold field gives a `page`) (score 1.0000)"
     );
 }
+
+#[test]
+fn a_misspelt_place_key_or_a_box_of_no_area_is_refused_where_it_is_written() {
+    let head = "prediction: { n: x }\nthresholds: { min_exact_match: 1 }\ngold:\n";
+    let out = lint(&format!("{head}  n: {{ value: \"1\", pag: 1 }}\n"), None);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "error: cases/bad.yaml:4:20: gold.n.pag: unknown key `pag` in a grounded value: did you mean `page`? (a grounded value holds `value`, `page` and `bbox`; with any other key the mapping is a tree, compared whole)",
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: {{ value: \"1\", page: 1, bbx: [0, 0, 1, 1] }}\n"),
+        None,
+    );
+    assert!(
+        out.starts_with("error: cases/bad.yaml:4:29: gold.n.bbx: unknown key `bbx` in a grounded value: did you mean `bbox`?"),
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: {{ value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.1] }}\n"),
+        None,
+    );
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "error: cases/bad.yaml:4:35: gold.n.bbox: `bbox` [0.1, 0.1, 0.2, 0.1] has no height, so no predicted box can overlap it and the field could never be grounded (give the box around the value's text, its right edge beyond its left and its bottom below its top; to check the page alone, leave `bbox` out)",
+        "{out}"
+    );
+    // A mapping with other keys than near ones is a tree, as before.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/a.yaml",
+            "prediction: { n: { value: \"1\", currency: EUR } }\ngold:\n  n: { value: \"1\", currency: EUR }\nthresholds: { min_exact_match: 1 }\n",
+        )],
+    );
+    let out = support::goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
+}
