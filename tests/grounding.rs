@@ -718,3 +718,21 @@ fn a_misspelt_place_key_or_a_box_of_no_area_is_refused_where_it_is_written() {
     let out = support::goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
 }
+
+#[test]
+fn a_grounding_key_in_the_wrong_place_says_where_it_belongs() {
+    let case = "prediction: { n: x }\ngold: { n: x }\nthresholds: { min_exact_match: 1 }\n";
+    let out = lint(case, Some("min_iou: 0.7\n"));
+    assert!(
+        out.contains("error: cases/suite.yaml:1:1: min_iou: unknown key `min_iou` (`min_iou` bounds the mean IoU in `thresholds`/`aggregate`; the IoU from which a field is grounded is `grounded_iou`)\n"),
+        "{out}"
+    );
+    let out = lint(
+        "prediction: { n: x }\ngold: { n: x }\nthresholds: { min_automation_rate: 0.5 }\n",
+        None,
+    );
+    assert!(
+        out.contains("error: cases/bad.yaml:3:15: thresholds.min_automation_rate: unknown key `min_automation_rate` (`min_automation_rate` bounds a suite's aggregate: it belongs in a suite's `aggregate:`)\n"),
+        "{out}"
+    );
+}
