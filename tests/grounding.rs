@@ -435,7 +435,7 @@ fn the_advised_threshold_and_its_automation_rate_gate_the_suite() {
     );
     assert!(
         text.contains(
-            "accept when conf  pipeline    values  target error  threshold   automation  error<\ntotal             cases/inv/       5           0.6        0.7       0.6000  0.5615\n"
+            "accept when conf  pipeline    values  target error  threshold   automation  error bound 95%\ntotal             cases/inv/       5           0.6        0.7       0.6000           0.5615\n"
         ),
         "{text}"
     );
