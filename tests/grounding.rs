@@ -504,6 +504,11 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
             &rest[..rest.find('>').unwrap() + 1]
         })
         .collect();
+    // The gold box's field is named beside it, in an SVG of the page's pixels.
+    assert!(
+        figure.contains("<svg class=\"boxes labels\" aria-hidden=\"true\">\n<text class=\"gold\" data-field=\"total\" style=\"fill:var(--good);font-weight:600\" x=\"75.0000%\" y=\"80.0000%\" dy=\"-3\">total</text>\n</svg>"),
+        "{figure}"
+    );
     assert_eq!(
         rects,
         [
@@ -549,9 +554,14 @@ document.getElementById("f").onload = () => {
     const b = r.getBoundingClientRect();
     return `${r.getAttribute("class")} ${r.dataset.field} ${Math.round((b.left - at.left) / at.width * 800)},${Math.round((b.top - at.top) / at.height * 500)},${Math.round((b.right - at.left) / at.width * 800)},${Math.round((b.bottom - at.top) / at.height * 500)}`;
   });
+  const labels = [...d.querySelectorAll("figure.page svg.labels text")].map(t => {
+    const b = t.getBoundingClientRect();
+    const bottom = (b.bottom - at.top) / at.height * 500;
+    return `label ${t.textContent} at ${Math.round((b.left - at.left) / at.width * 800)} ${bottom <= 400 ? "above" : "over"} the box, ${b.width > 0 && b.height > 0 ? "shown" : "not shown"}`;
+  });
   const out = document.createElement("pre");
   out.id = "result";
-  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.join("; ");
+  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.concat(labels).join("; ");
   document.body.appendChild(out);
 };
 </script>"#,
@@ -576,7 +586,7 @@ document.getElementById("f").onload = () => {
         .unwrap_or_else(|| panic!("no result in:\n{dom}"));
     assert_eq!(
         result,
-        "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300"
+        "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300; label total at 600 above the box, shown"
     );
 }
 
