@@ -638,6 +638,23 @@ fn a_predicted_box_beyond_the_page_fails_its_case_where_it_is_written() {
         ),
         "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box's 4th edge 2000 is beyond the page of 1000 x 500 pixels (`page_size`) (give the box in pixels of the page, or the page's real size in the case's `page_size`) (score 1.0000)"
     );
+    // `lint` says it too.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("cases/a.yaml", gold),
+            (
+                "cases/pred.json",
+                "{\"a\": {\"value\": \"1\", \"bbox\": [100, 100, 200, 300]}}\n",
+            ),
+        ],
+    );
+    let out = support::goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(
+        stdout(&out).lines().next().unwrap(),
+        "error: cases/pred.json:1:22: a.bbox: the box's 1st edge 100 is beyond the page (normalized boxes lie in 0..1) (did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`)"
+    );
     // A box of a field gold does not place is not scored, so not checked.
     let dir = tempfile::tempdir().unwrap();
     write_files(

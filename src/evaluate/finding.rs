@@ -426,6 +426,8 @@ pub enum BeforeScoring {
         /// Where the suite's `pricing` is written.
         pricing: Option<Spot>,
     },
+    /// A predicted box of a grounded field beyond the page (a [`Problem::OffThePage`]).
+    OffThePage(Problem),
 }
 
 /// Why a metric a threshold bounds could not be measured.

@@ -431,6 +431,11 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<Before
             pricing: pricing_at(case),
         }
     }));
+    found.extend(
+        off_the_page(case, prediction)
+            .into_iter()
+            .map(BeforeScoring::OffThePage),
+    );
     found
 }
 

@@ -386,6 +386,7 @@ pub fn before_scoring(found: &BeforeScoring) -> String {
         BeforeScoring::Unpriced { case, model, .. } => {
             format!("{case}: the prediction's model `{model}` has no price")
         }
+        BeforeScoring::OffThePage(p) => problem(p),
     }
 }
 
