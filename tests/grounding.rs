@@ -638,6 +638,20 @@ fn a_predicted_box_beyond_the_page_fails_its_case_where_it_is_written() {
         ),
         "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box's 4th edge 2000 is beyond the page of 1000 x 500 pixels (`page_size`) (give the box in pixels of the page, or the page's real size in the case's `page_size`) (score 1.0000)"
     );
+    // Fractions of the page where the suite's boxes are in pixels.
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/suite.yaml", "bbox_units: pixels\n"),
+                (
+                    "cases/a.yaml",
+                    "prediction: { a: { value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] } }\npage_size: { width: 1000, height: 500 }\ngold:\n  a: { value: \"1\", page: 1, bbox: [100, 50, 200, 150] }\nthresholds: { min_exact_match: 1 }\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box [0.1, 0.1, 0.2, 0.3] lies within the page's first pixel: its edges read as fractions of the page, and this suite's boxes are in pixels (`bbox_units: pixels`) (did the pipeline write fractions of the page? write pixels, or remove `bbox_units: pixels` from the suite and write gold in fractions) (score 1.0000)"
+    );
     // `lint` says it too.
     let dir = tempfile::tempdir().unwrap();
     write_files(
