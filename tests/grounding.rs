@@ -435,7 +435,7 @@ fn the_advised_threshold_and_its_automation_rate_gate_the_suite() {
     );
     assert!(
         text.contains(
-            "accept when conf  pipeline    values  target error  threshold   automation  error<\ntotal             cases/inv/       5           0.6        0.7       0.6000  0.5615\n"
+            "accept when conf  pipeline    values  target error  threshold   automation  error bound 95%\ntotal             cases/inv/       5           0.6        0.7       0.6000           0.5615\n"
         ),
         "{text}"
     );
@@ -504,6 +504,11 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
             &rest[..rest.find('>').unwrap() + 1]
         })
         .collect();
+    // The gold box's field is named beside it, in an SVG of the page's pixels.
+    assert!(
+        figure.contains("<svg class=\"boxes labels\" aria-hidden=\"true\">\n<text class=\"gold\" data-field=\"total\" style=\"fill:var(--good);font-weight:600\" x=\"75.0000%\" y=\"80.0000%\" dy=\"-3\">total</text>\n</svg>"),
+        "{figure}"
+    );
     assert_eq!(
         rects,
         [
@@ -549,9 +554,14 @@ document.getElementById("f").onload = () => {
     const b = r.getBoundingClientRect();
     return `${r.getAttribute("class")} ${r.dataset.field} ${Math.round((b.left - at.left) / at.width * 800)},${Math.round((b.top - at.top) / at.height * 500)},${Math.round((b.right - at.left) / at.width * 800)},${Math.round((b.bottom - at.top) / at.height * 500)}`;
   });
+  const labels = [...d.querySelectorAll("figure.page svg.labels text")].map(t => {
+    const b = t.getBoundingClientRect();
+    const bottom = (b.bottom - at.top) / at.height * 500;
+    return `label ${t.textContent} at ${Math.round((b.left - at.left) / at.width * 800)} ${bottom <= 400 ? "above" : "over"} the box, ${b.width > 0 && b.height > 0 ? "shown" : "not shown"}`;
+  });
   const out = document.createElement("pre");
   out.id = "result";
-  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.join("; ");
+  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.concat(labels).join("; ");
   document.body.appendChild(out);
 };
 </script>"#,
@@ -576,6 +586,194 @@ document.getElementById("f").onload = () => {
         .unwrap_or_else(|| panic!("no result in:\n{dom}"));
     assert_eq!(
         result,
-        "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300"
+        "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300; label total at 600 above the box, shown"
+    );
+}
+
+/// Runs `goldgate test cases` over the files given: the first line of case `name`'s failure.
+fn first_failure_line(files: &[(&str, &str)], name: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), files);
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        verdict_of(&text, name),
+        format!("test {name} ... FAILED"),
+        "{text}"
+    );
+    support::failure_block(&text, name)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn a_predicted_box_beyond_the_page_fails_its_case_where_it_is_written() {
+    let gold = "prediction: pred.json\ngold:\n  a: { value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] }\nthresholds: { min_grounded: 1 }\n";
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/a.yaml", gold),
+                (
+                    "cases/pred.json",
+                    "{\"a\": {\"value\": \"1\", \"page\": 1,\n  \"bbox\": [0.1, 0.1, 0.2, 5]}}\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: min_grounded failed: 0.0000 < 1; cases/pred.json:2:3: a.bbox: the box's 4th edge 5 is beyond the page (normalized boxes lie in 0..1) (did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`) (score 1.0000)"
+    );
+    // In pixels, against the case's page.
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/suite.yaml", "bbox_units: pixels\n"),
+                (
+                    "cases/a.yaml",
+                    "prediction: { a: { value: \"1\", page: 1, bbox: [100, 100, 200, 2000] } }\npage_size: { width: 1000, height: 500 }\ngold:\n  a: { value: \"1\", page: 1, bbox: [100, 50, 200, 150] }\nthresholds: { min_exact_match: 1 }\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box's 4th edge 2000 is beyond the page of 1000 x 500 pixels (`page_size`) (give the box in pixels of the page, or the page's real size in the case's `page_size`) (score 1.0000)"
+    );
+    // Fractions of the page where the suite's boxes are in pixels.
+    assert_eq!(
+        first_failure_line(
+            &[
+                ("cases/suite.yaml", "bbox_units: pixels\n"),
+                (
+                    "cases/a.yaml",
+                    "prediction: { a: { value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] } }\npage_size: { width: 1000, height: 500 }\ngold:\n  a: { value: \"1\", page: 1, bbox: [100, 50, 200, 150] }\nthresholds: { min_exact_match: 1 }\n"
+                ),
+            ],
+            "a"
+        ),
+        "case failed: cases/a.yaml:1:47: prediction.a.bbox: the box [0.1, 0.1, 0.2, 0.3] lies within the page's first pixel: its edges read as fractions of the page, and this suite's boxes are in pixels (`bbox_units: pixels`) (did the pipeline write fractions of the page? write pixels, or remove `bbox_units: pixels` from the suite and write gold in fractions) (score 1.0000)"
+    );
+    // `lint` says it too.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("cases/a.yaml", gold),
+            (
+                "cases/pred.json",
+                "{\"a\": {\"value\": \"1\", \"bbox\": [100, 100, 200, 300]}}\n",
+            ),
+        ],
+    );
+    let out = support::goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(
+        stdout(&out).lines().next().unwrap(),
+        "error: cases/pred.json:1:22: a.bbox: the box's 1st edge 100 is beyond the page (normalized boxes lie in 0..1) (did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`)"
+    );
+    // A box of a field gold does not place is not scored, so not checked.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/a.yaml",
+            "prediction: { a: { value: \"1\", bbox: [10, 10, 20, 50] } }\ngold:\n  a: \"1\"\nthresholds: { min_exact_match: 1 }\n",
+        )],
+    );
+    let (out, _) = goldgate_report(dir.path(), &["test", "cases"]);
+    assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
+}
+
+#[test]
+fn an_absent_grounding_metric_says_which_side_places_nothing() {
+    let placed = "{ value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.3] }";
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                &format!(
+                    "prediction: {{ a: {placed} }}\ngold: {{ a: \"1\" }}\nthresholds: {{ min_grounded: 1 }}\n"
+                ),
+            )],
+            "a"
+        ),
+        "case failed: min_grounded failed: the metric is absent (no gold field gives a `page` or `bbox`) (score 1.0000)"
+    );
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                "prediction: { a: \"1\" }\ngold:\n  a: { value: \"1\", page: 1 }\nthresholds: { min_grounded: 1, min_iou: 0.5 }\n",
+            )],
+            "a"
+        ),
+        "case failed: min_grounded failed: the metric is absent (the prediction places none of the grounded fields: none of its value objects gives a `page` or `bbox`); min_iou failed: the metric is absent (no gold field gives a `bbox`) (score 1.0000)"
+    );
+    assert_eq!(
+        first_failure_line(
+            &[(
+                "cases/a.yaml",
+                &format!(
+                    "prediction: {{ a: {placed} }}\ngold:\n  a: {{ value: \"1\", bbox: [0.1, 0.1, 0.2, 0.3] }}\nthresholds: {{ min_page_match: 1 }}\n"
+                ),
+            )],
+            "a"
+        ),
+        "case failed: min_page_match failed: the metric is absent (no gold field gives a `page`) (score 1.0000)"
+    );
+}
+
+#[test]
+fn a_misspelt_place_key_or_a_box_of_no_area_is_refused_where_it_is_written() {
+    let head = "prediction: { n: x }\nthresholds: { min_exact_match: 1 }\ngold:\n";
+    let out = lint(&format!("{head}  n: {{ value: \"1\", pag: 1 }}\n"), None);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "error: cases/bad.yaml:4:20: gold.n.pag: unknown key `pag` in a grounded value: did you mean `page`? (a grounded value holds `value`, `page` and `bbox`; with any other key the mapping is a tree, compared whole)",
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: {{ value: \"1\", page: 1, bbx: [0, 0, 1, 1] }}\n"),
+        None,
+    );
+    assert!(
+        out.starts_with("error: cases/bad.yaml:4:29: gold.n.bbx: unknown key `bbx` in a grounded value: did you mean `bbox`?"),
+        "{out}"
+    );
+    let out = lint(
+        &format!("{head}  n: {{ value: \"1\", page: 1, bbox: [0.1, 0.1, 0.2, 0.1] }}\n"),
+        None,
+    );
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "error: cases/bad.yaml:4:35: gold.n.bbox: `bbox` [0.1, 0.1, 0.2, 0.1] has no height, so no predicted box can overlap it and the field could never be grounded (give the box around the value's text, its right edge beyond its left and its bottom below its top; to check the page alone, leave `bbox` out)",
+        "{out}"
+    );
+    // A mapping with other keys than near ones is a tree, as before.
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[(
+            "cases/a.yaml",
+            "prediction: { n: { value: \"1\", currency: EUR } }\ngold:\n  n: { value: \"1\", currency: EUR }\nthresholds: { min_exact_match: 1 }\n",
+        )],
+    );
+    let out = support::goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(verdict_of(&stdout(&out), "a"), "test a ... ok");
+}
+
+#[test]
+fn a_grounding_key_in_the_wrong_place_says_where_it_belongs() {
+    let case = "prediction: { n: x }\ngold: { n: x }\nthresholds: { min_exact_match: 1 }\n";
+    let out = lint(case, Some("min_iou: 0.7\n"));
+    assert!(
+        out.contains("error: cases/suite.yaml:1:1: min_iou: unknown key `min_iou` (`min_iou` bounds the mean IoU in `thresholds`/`aggregate`; the IoU from which a field is grounded is `grounded_iou`)\n"),
+        "{out}"
+    );
+    let out = lint(
+        "prediction: { n: x }\ngold: { n: x }\nthresholds: { min_automation_rate: 0.5 }\n",
+        None,
+    );
+    assert!(
+        out.contains("error: cases/bad.yaml:3:15: thresholds.min_automation_rate: unknown key `min_automation_rate` (`min_automation_rate` bounds a suite's aggregate: it belongs in a suite's `aggregate:`)\n"),
+        "{out}"
     );
 }

@@ -387,6 +387,18 @@ pub enum Problem {
         /// Where the suite's `pricing` is written.
         pricing: Option<Spot>,
     },
+    /// A predicted box of a grounded field lies beyond the page its case's units allow (pixels
+    /// in a suite of fractions of the page): its IoU would mean nothing.
+    OffThePage {
+        /// Where the box is written.
+        at: Spot,
+        /// Its path there (`fields.total.bbox`).
+        path: String,
+        /// What is wrong.
+        message: String,
+        /// The fix.
+        hint: String,
+    },
 }
 
 /// What `lint` finds in a case and its prediction before any score.
@@ -414,6 +426,8 @@ pub enum BeforeScoring {
         /// Where the suite's `pricing` is written.
         pricing: Option<Spot>,
     },
+    /// A predicted box of a grounded field beyond the page (a [`Problem::OffThePage`]).
+    OffThePage(Problem),
 }
 
 /// Why a metric a threshold bounds could not be measured.
@@ -441,6 +455,14 @@ pub enum Absent {
     OfAnAggregate,
     /// The case has no gold fields, or its prediction is text, so fields cannot be counted.
     NoFieldsCounted,
+    /// No gold field gives a `page` or a `bbox`, so none is grounded.
+    NoGoldPlace,
+    /// No gold field gives a `bbox`, so no IoU is measured.
+    NoGoldBox,
+    /// No gold field gives a `page`, so no page is matched.
+    NoGoldPage,
+    /// The prediction places no value (no value object gives a `page` or a `bbox`).
+    NoPredictedPlace,
     /// No case of the suite has rubrics, so it has no gate to measure.
     NoGate {
         /// The threshold's key, which the fix names.

@@ -47,6 +47,48 @@ pub fn field_grounding(
     })
 }
 
+/// What is wrong with a predicted box its case's units place beyond the page, and the fix:
+/// a coordinate above 1 in fractions of the page, or beyond the page's width or height in
+/// pixels. `None` for a box on the page, or in pixels of a page of unknown size.
+pub fn beyond_the_page(b: [f64; 4], settings: Grounding) -> Option<(String, String)> {
+    let ordinal = ["1st", "2nd", "3rd", "4th"];
+    match (settings.units, settings.page_size) {
+        (BoxUnits::Normalized, _) => {
+            let i = b.iter().position(|&c| c > 1.0)?;
+            Some((
+                format!(
+                    "the box's {} edge {} is beyond the page (normalized boxes lie in 0..1)",
+                    ordinal[i], b[i]
+                ),
+                "did the pipeline write pixels? set `bbox_units: pixels` in the suite and the case's `page_size`".to_owned(),
+            ))
+        }
+        // A box within the page's first pixel, with fractional edges, is in fractions of it.
+        (BoxUnits::Pixels, Some(_))
+            if b[2] <= 1.0 && b[3] <= 1.0 && b.iter().any(|c| c.fract() != 0.0) =>
+        {
+            Some((
+                format!(
+                    "the box [{}, {}, {}, {}] lies within the page's first pixel: its edges read as fractions of the page, and this suite's boxes are in pixels (`bbox_units: pixels`)",
+                    b[0], b[1], b[2], b[3]
+                ),
+                "did the pipeline write fractions of the page? write pixels, or remove `bbox_units: pixels` from the suite and write gold in fractions".to_owned(),
+            ))
+        }
+        (BoxUnits::Pixels, Some((w, h))) => {
+            let i = (0..4).find(|&i| b[i] > if i % 2 == 0 { w } else { h })?;
+            Some((
+                format!(
+                    "the box's {} edge {} is beyond the page of {w} x {h} pixels (`page_size`)",
+                    ordinal[i], b[i]
+                ),
+                "give the box in pixels of the page, or the page's real size in the case's `page_size`".to_owned(),
+            ))
+        }
+        (BoxUnits::Pixels, None) => None,
+    }
+}
+
 /// The case's grounding metrics: (grounded, IoU, page match), each the mean over the fields
 /// that measure it. All absent when the prediction places no value at all: a pipeline that
 /// does not ground is not measured as one that grounds everything wrong, and a bound on them
@@ -118,5 +160,40 @@ mod tests {
         assert_eq!(g.gold_bbox, Some([0.1, 0.1, 0.3, 0.3]));
         assert_eq!((g.page_match, g.grounded), (None, 0.0));
         assert!((g.iou.unwrap() - 1.0 / 7.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_box_beyond_the_page_its_units_allow() {
+        let fractions = Grounding::default();
+        assert_eq!(beyond_the_page([0.1, 0.1, 0.2, 1.0], fractions), None);
+        let (message, _) = beyond_the_page([0.1, 0.1, 0.2, 5.0], fractions).unwrap();
+        assert!(
+            message.starts_with("the box's 4th edge 5 is beyond the page"),
+            "{message}"
+        );
+        let pixels = Grounding {
+            units: BoxUnits::Pixels,
+            page_size: Some((1000.0, 500.0)),
+            ..fractions
+        };
+        assert_eq!(beyond_the_page([0.0, 0.0, 1000.0, 500.0], pixels), None);
+        assert_eq!(beyond_the_page([0.0, 0.0, 1.0, 1.0], pixels), None);
+        let (message, _) = beyond_the_page([10.0, 10.0, 1001.0, 20.0], pixels).unwrap();
+        assert!(
+            message.starts_with("the box's 3rd edge 1001 is beyond the page of 1000 x 500 pixels"),
+            "{message}"
+        );
+        assert!(
+            beyond_the_page([0.1, 0.1, 0.2, 0.3], pixels)
+                .unwrap()
+                .0
+                .contains("first pixel")
+        );
+        // Pixels of a page of unknown size are not checked.
+        let unknown = Grounding {
+            page_size: None,
+            ..pixels
+        };
+        assert_eq!(beyond_the_page([0.0, 0.0, 5000.0, 5000.0], unknown), None);
     }
 }

@@ -238,11 +238,12 @@ fn scored(
                 Metric::Score => Some(score),
                 other => metrics.get(other),
             };
-            ThresholdVerdict::of(t, value, || why_absent(t.metric, prediction))
+            ThresholdVerdict::of(t, value, || why_absent(t.metric, case, prediction))
         })
         .collect();
 
-    let mut problems: Vec<Problem> = unpriced(prediction, case).into_iter().collect();
+    let mut problems: Vec<Problem> = off_the_page(case, prediction);
+    problems.extend(unpriced(prediction, case));
     if let Some(Err(why)) = document {
         problems.push(Problem::Unscorable {
             file: case.file.display().to_string(),
@@ -360,8 +361,22 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
 }
 
 /// Why a case metric a threshold bounds could not be measured.
-fn why_absent(metric: Metric, prediction: &Prediction) -> Absent {
+fn why_absent(metric: Metric, case: &Case, prediction: &Prediction) -> Absent {
+    let gold_places = |has: fn(&crate::model::case::Place) -> bool| {
+        case.gold
+            .iter()
+            .flatten()
+            .any(|g| g.place.as_ref().is_some_and(has))
+    };
     match metric {
+        Metric::Grounded | Metric::Iou | Metric::PageMatch
+            if !gold_places(|p| p.page.is_some() || p.bbox.is_some()) =>
+        {
+            Absent::NoGoldPlace
+        }
+        Metric::Iou if !gold_places(|p| p.bbox.is_some()) => Absent::NoGoldBox,
+        Metric::PageMatch if !gold_places(|p| p.page.is_some()) => Absent::NoGoldPage,
+        Metric::Grounded | Metric::Iou | Metric::PageMatch => Absent::NoPredictedPlace,
         Metric::ExactMatch | Metric::Anls => Absent::NoGoldFields,
         Metric::ExactCritical | Metric::AnlsCritical => Absent::NoCriticalField,
         Metric::Brier | Metric::Ece => Absent::NoConfidence,
@@ -416,6 +431,11 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<Before
             pricing: pricing_at(case),
         }
     }));
+    found.extend(
+        off_the_page(case, prediction)
+            .into_iter()
+            .map(BeforeScoring::OffThePage),
+    );
     found
 }
 
@@ -430,6 +450,37 @@ fn pricing_at(case: &Case) -> Option<Spot> {
 
 /// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
 /// would be a silent pass.
+/// The predicted boxes of grounded fields beyond the page the case's units allow, located
+/// where the prediction writes them.
+fn off_the_page(case: &Case, prediction: &Prediction) -> Vec<Problem> {
+    let gold = case.gold.as_deref().unwrap_or(&[]);
+    prediction
+        .fields
+        .iter()
+        .filter(|p| {
+            gold.iter()
+                .any(|g| g.name == p.name && g.place.is_some_and(|g| g.bbox.is_some()))
+        })
+        .filter_map(|p| {
+            let bbox = p.place?.bbox?;
+            let (message, hint) = grounding::beyond_the_page(bbox, case.grounding)?;
+            let at = p.bbox_at.as_ref()?;
+            Some(Problem::OffThePage {
+                at: Spot {
+                    file: at.file.display().to_string(),
+                    line: at.line,
+                    column: at.column,
+                },
+                path: at.yaml_path.clone(),
+                message: at
+                    .message
+                    .replace(crate::model::prediction::BOX_MESSAGE, &message),
+                hint,
+            })
+        })
+        .collect()
+}
+
 fn unpriced(prediction: &Prediction, case: &Case) -> Option<Problem> {
     let (model, closest) = unpriced_model(prediction, case)?;
     Some(Problem::Unpriced {
@@ -591,6 +642,7 @@ mod tests {
                 metadata: Vec::new(),
                 whole: None,
                 place: None,
+                bbox_at: None,
             }],
             text: String::new(),
             is_document: true,

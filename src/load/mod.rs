@@ -289,6 +289,26 @@ struct CaseIn<'a> {
     origin: HashMap<&'static str, PathBuf>,
 }
 
+/// Where a mapping's key is written, from its value's mark: the key before the value on its
+/// line (a node keeps no mark of its key), else the value's own.
+fn key_mark(file: &Path, value: Mark, key: &str) -> Mark {
+    let column = std::fs::read_to_string(file).ok().and_then(|text| {
+        let line = text
+            .lines()
+            .nth(usize::try_from(value.line).ok()?.checked_sub(1)?)?;
+        let before: String = line
+            .chars()
+            .take(usize::try_from(value.column).ok()?.saturating_sub(1))
+            .collect();
+        let at = before.rfind(key)?;
+        Some(before[..at].chars().count() as u64 + 1)
+    });
+    column.map_or(value, |column| Mark {
+        line: value.line,
+        column,
+    })
+}
+
 /// A gold value that says where it is on the document: a mapping whose keys are `value` and
 /// only `page` and/or `bbox` (any other key makes it a tree, compared whole). Its value node,
 /// page and box.
@@ -1267,6 +1287,7 @@ impl Here<'_> {
             .iter()
             .map(|(name, written)| {
                 let path = format!("gold.{name}");
+                self.misspelt_place(written, &path)?;
                 let (value, place) = match grounded_value(written) {
                     Some((value, page, bbox)) => {
                         (value, Some(self.place(page, bbox, &path, grounding)?))
@@ -1294,6 +1315,35 @@ impl Here<'_> {
                 })
             })
             .collect()
+    }
+
+    /// A gold mapping with `value` whose other keys are `page`, `bbox` or one edit from them
+    /// (`pag`) means a grounded value: the misspelt key would make it a tree, compared whole and
+    /// never matched.
+    fn misspelt_place(&self, node: &Node, path: &str) -> Result<(), LoadError> {
+        let Some(entries) = node.as_map() else {
+            return Ok(());
+        };
+        if !entries.iter().any(|(k, _)| k == "value") {
+            return Ok(());
+        }
+        let near = |k: &str| crate::base::location::closest_within(k, ["page", "bbox"], |_| 1);
+        let others: Vec<&(String, Node)> = entries
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "value" | "page" | "bbox"))
+            .collect();
+        if others.is_empty() || !others.iter().all(|(k, _)| near(k).is_some()) {
+            return Ok(());
+        }
+        let (key, at) = others[0];
+        let meant = near(key).unwrap_or("page");
+        Err(self
+            .err(
+                key_mark(self.file, at.mark, key),
+                &format!("{path}.{key}"),
+                format!("unknown key `{key}` in a grounded value: did you mean `{meant}`?"),
+            )
+            .hint("a grounded value holds `value`, `page` and `bbox`; with any other key the mapping is a tree, compared whole"))
     }
 
     /// A grounded value's `page` and `bbox`, checked: a page from 1, a box of four numbers
@@ -1336,6 +1386,7 @@ impl Here<'_> {
                 };
                 let texts: Vec<String> = items.iter().map(text).collect();
                 let b = place::bbox(&texts, normalized).map_err(|e| mistake(n, "bbox", e))?;
+                place::has_area(b).map_err(|e| mistake(n, "bbox", e))?;
                 match (grounding.units, grounding.page_size) {
                     (BoxUnits::Pixels, Some(size)) => {
                         place::on_page(b, size).map_err(|e| mistake(n, "bbox", e))?;

@@ -60,6 +60,22 @@ pub(crate) fn bbox(items: &[String], normalized: bool) -> Result<[f64; 4], Mista
     Ok([x0, y0, x1, y1])
 }
 
+/// A gold box covers some of the page: one of no width or no height shares nothing with any
+/// box (its IoU is 0, even against itself), so its field could never be grounded.
+pub(crate) fn has_area(b: [f64; 4]) -> Result<(), Mistake> {
+    let [x0, y0, x1, y1] = b;
+    if x0 < x1 && y0 < y1 {
+        return Ok(());
+    }
+    let what = if x0 == x1 { "no width" } else { "no height" };
+    Err((
+        format!(
+            "`bbox` [{x0}, {y0}, {x1}, {y1}] has {what}, so no predicted box can overlap it and the field could never be grounded"
+        ),
+        "give the box around the value's text, its right edge beyond its left and its bottom below its top; to check the page alone, leave `bbox` out".to_owned(),
+    ))
+}
+
 /// A box in pixels against the page's size: within it.
 pub(crate) fn on_page(b: [f64; 4], (width, height): (f64, f64)) -> Result<(), Mistake> {
     if b[2] > width || b[3] > height {
@@ -117,6 +133,19 @@ mod tests {
                 .contains("four numbers")
         );
         assert!(on_page([10.0, 0.0, 200.0, 40.0], (100.0, 100.0)).is_err());
+        assert!(has_area([0.1, 0.1, 0.2, 0.3]).is_ok());
+        assert!(
+            has_area([0.1, 0.1, 0.1, 0.3])
+                .unwrap_err()
+                .0
+                .contains("no width")
+        );
+        assert!(
+            has_area([0.1, 0.1, 0.2, 0.1])
+                .unwrap_err()
+                .0
+                .contains("no height")
+        );
         assert_eq!(page("2"), Ok(2));
         assert!(page("0").is_err() && page("1.5").is_err());
     }

@@ -11,7 +11,8 @@ use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
 use crate::model::case::{Document, PredictionSource};
 use crate::model::prediction::{
-    CallFailure, FailedCall, PredictedField, Prediction, PredictionFormat, Usage, UsageMismatch,
+    BOX_MESSAGE, CallFailure, FailedCall, PredictedField, Prediction, PredictionFormat, Usage,
+    UsageMismatch,
 };
 use crate::spec::{Node, parse_yaml};
 
@@ -30,9 +31,12 @@ pub fn read_prediction(
             ),
         )),
         PredictionSource::Inline(node) => {
-            envelope(Json::of_value(node.to_value()), false).map_err(|(path, msg, hint)| {
-                locate_in_node(case_file, node, "prediction", &path, msg, hint)
-            })
+            let locate = |path: &[String], msg: String, hint: Option<String>| {
+                locate_in_node(case_file, node, "prediction", path, msg, hint)
+            };
+            envelope(Json::of_value(node.to_value()), false)
+                .map(|p| located_boxes(p, &[], &locate))
+                .map_err(|(path, msg, hint)| locate(&path, msg, hint))
         }
         PredictionSource::File {
             path,
@@ -221,6 +225,7 @@ fn kieval_prediction(path: &Path, text: String) -> Result<Prediction, LoadError>
             metadata: Vec::new(),
             place: None,
             whole: None,
+            bbox_at: None,
         })
         .collect();
     Ok(Prediction {
@@ -314,11 +319,13 @@ fn through_format(
         }
         Some(Json::Object(entries)) => {
             for (name, value) in entries {
-                let field = predicted_field(name, value, true, false).map_err(|(at, m, h)| {
-                    let mut steps = format.fields.clone();
-                    steps.extend(at);
-                    locate(&steps, m, h)
-                })?;
+                let mut field =
+                    predicted_field(name, value, true, false).map_err(|(at, m, h)| {
+                        let mut steps = format.fields.clone();
+                        steps.extend(at);
+                        locate(&steps, m, h)
+                    })?;
+                locate_box(&mut field, &format.fields, locate);
                 push_field(&mut p, field);
             }
         }
@@ -386,7 +393,11 @@ fn json_tree(path: &Path, text: &str) -> Result<Json, LoadError> {
 /// A `.json` prediction; its errors are located in its text.
 fn json_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
     let json = json_tree(path, text)?;
-    envelope(json, true).map_err(|(p, msg, hint)| locate_in_json(path, text, &p, msg, hint))
+    let locate =
+        |p: &[String], msg: String, hint: Option<String>| locate_in_json(path, text, p, msg, hint);
+    envelope(json, true)
+        .map(|p| located_boxes(p, &[], &locate))
+        .map_err(|(p, msg, hint)| locate(&p, msg, hint))
 }
 
 /// A YAML prediction; its errors are located at its nodes.
@@ -401,8 +412,12 @@ fn yaml_prediction(path: &Path, text: &str) -> Result<Prediction, LoadError> {
             .to_owned();
         e
     })?;
+    let locate = |p: &[String], msg: String, hint: Option<String>| {
+        locate_in_node(path, &node, "", p, msg, hint)
+    };
     envelope(Json::of_value(node.to_value()), false)
-        .map_err(|(p, msg, hint)| locate_in_node(path, &node, "", &p, msg, hint))
+        .map(|p| located_boxes(p, &[], &locate))
+        .map_err(|(p, msg, hint)| locate(&p, msg, hint))
 }
 
 /// What [`from_output`] needs of a case's `run`.
@@ -468,14 +483,19 @@ pub fn from_output(
                 stderr_tail,
             ));
         }
-        (Ok(json @ Json::Object(_)), None) => envelope(json, true).map_err(|(p, msg, hint)| {
-            let mut e = error(
-                format!("the output of `{shown}`: {}: {msg}", p.join(".")),
-                "",
-            );
-            e.hint = hint;
-            e
-        })?,
+        (Ok(json @ Json::Object(_)), None) => {
+            let locate = |p: &[String], msg: String, hint: Option<String>| {
+                let mut e = error(
+                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+                    "",
+                );
+                e.hint = hint;
+                e
+            };
+            envelope(json, true)
+                .map(|p| located_boxes(p, &[], &locate))
+                .map_err(|(p, msg, hint)| locate(&p, msg, hint))?
+        }
         (Ok(_), None) if expect_fields => {
             return Err(error(
                 format!("the output of `{shown}` is JSON but not a field document"),
@@ -807,7 +827,7 @@ fn predicted_field(
                 .iter()
                 .find(|(k, _)| k == "value")
                 .map_or(Value::Null, |(_, v)| v.clone().into_value());
-            let place = predicted_place(&m, at)?;
+            let place = predicted_place(&m, &at)?;
             // The whole object is a value only for a gold that compares it whole.
             (value, confidence, metadata, Some(Json::Object(m)), place)
         }
@@ -820,6 +840,17 @@ fn predicted_field(
             Some(OVERSIZED_HINT.to_owned()),
         ));
     }
+    // Where the box is, as steps from where the fields are read, until the reader locates it.
+    let bbox_at = place.and_then(|p| p.bbox).map(|_| {
+        let mut steps = at();
+        steps.push("bbox".to_owned());
+        LoadError::at(
+            Path::new(""),
+            Mark::default(),
+            steps.join("\0"),
+            BOX_MESSAGE,
+        )
+    });
     Ok(PredictedField {
         name,
         value,
@@ -827,14 +858,32 @@ fn predicted_field(
         metadata,
         whole,
         place,
+        bbox_at,
     })
+}
+
+/// Locates a field's `bbox` in its file, its steps read from `prefix` (where the fields are).
+fn locate_box(field: &mut PredictedField, prefix: &[String], locate: &Locate) {
+    if let Some(at) = &mut field.bbox_at {
+        let mut steps = prefix.to_vec();
+        steps.extend(at.yaml_path.split('\0').map(str::to_owned));
+        *at = locate(&steps, BOX_MESSAGE.to_owned(), None);
+    }
+}
+
+/// A prediction whose fields' boxes are located in its file.
+fn located_boxes(mut p: Prediction, prefix: &[String], locate: &Locate) -> Prediction {
+    for field in &mut p.fields {
+        locate_box(field, prefix, locate);
+    }
+    p
 }
 
 /// A value object's `page` and `bbox`, checked; `None` when it gives neither. A predicted box
 /// is checked for its shape alone: which units it is in is the case's to say.
 fn predicted_place(
     m: &[(String, Json)],
-    at: impl Fn() -> Vec<String>,
+    at: &impl Fn() -> Vec<String>,
 ) -> Result<Option<crate::model::case::Place>, EnvelopeError> {
     let get = |key: &str| m.iter().find(|(k, _)| k == key).map(|(_, v)| v);
     let scalar = |v: &Json| match v {

@@ -47,7 +47,14 @@ pub struct PredictedField {
     pub whole: Option<crate::base::json::Json>,
     /// Where the value object says the value is (`page`, `bbox`), read and checked.
     pub place: Option<crate::model::case::Place>,
+    /// Where its `bbox` is written: an error there whose message is [`BOX_MESSAGE`], to be
+    /// replaced by what is wrong with the box, which only its case can tell (a box beyond the
+    /// page its units allow).
+    pub bbox_at: Option<crate::base::location::LoadError>,
 }
+
+/// What [`PredictedField::bbox_at`]'s message holds until the mistake is known.
+pub const BOX_MESSAGE: &str = "\u{1}";
 
 /// Token counts of one call, as the provider bills them, whatever names it wrote them in.
 ///

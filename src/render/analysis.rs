@@ -65,21 +65,21 @@ pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> Strin
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<width$}  {:<pwidth$}  {:>6}  {:>12}  {:>9}  {:>11}  {:>6}",
+        "{:<width$}  {:<pwidth$}  {:>6}  {:>12}  {:>9}  {:>11}  {:>15}",
         "accept when conf",
         "pipeline",
         "values",
         "target error",
         "threshold",
         "automation",
-        "error<"
+        "error bound 95%"
     );
     for r in rows {
         let values = r.curve.first().map_or(0, |p| p.accepted);
         let Some(p) = r.advised else { continue };
         let _ = writeln!(
             out,
-            "{:<width$}  {:<pwidth$}  {values:>6}  {:>12}  {:>9}  {:>11.4}  {:>6.4}",
+            "{:<width$}  {:<pwidth$}  {values:>6}  {:>12}  {:>9}  {:>11.4}  {:>15.4}",
             r.field, r.pipeline, r.target_error, p.threshold, p.share, p.error_upper
         );
     }

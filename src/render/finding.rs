@@ -287,6 +287,12 @@ pub fn absent(why: &Absent) -> String {
             "the case has no gold fields, or its prediction is text, so fields cannot be counted"
                 .to_owned()
         }
+        Absent::NoGoldPlace => "no gold field gives a `page` or `bbox`".to_owned(),
+        Absent::NoGoldBox => "no gold field gives a `bbox`".to_owned(),
+        Absent::NoGoldPage => "no gold field gives a `page`".to_owned(),
+        Absent::NoPredictedPlace => {
+            "the prediction places none of the grounded fields: none of its value objects gives a `page` or `bbox`".to_owned()
+        }
         Absent::NoGate { threshold } => format!(
             "no case of the suite has rubrics, so it has no gate to measure: give its cases `rubrics:`, or remove `{threshold}`"
         ),
@@ -333,6 +339,22 @@ pub fn problem(problem: &Problem) -> String {
                 "the prediction's model `{model}` has no price in the suite's `pricing`{at} (the closest priced one is `{closest}`; add `{model}` there)"
             )
         }
+        Problem::OffThePage {
+            at,
+            path,
+            message,
+            hint,
+        } => {
+            let path = if path.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            format!(
+                "{}:{}:{}: {path}{message} ({hint})",
+                at.file, at.line, at.column
+            )
+        }
     }
 }
 
@@ -364,6 +386,7 @@ pub fn before_scoring(found: &BeforeScoring) -> String {
         BeforeScoring::Unpriced { case, model, .. } => {
             format!("{case}: the prediction's model `{model}` has no price")
         }
+        BeforeScoring::OffThePage(p) => problem(p),
     }
 }
 

@@ -151,6 +151,9 @@ pub(super) fn document_view(
     };
     let on_the_image = |page: Option<u32>| page.is_none_or(|p| p == 1);
     let mut boxes = String::new();
+    // The field's name by each gold box, in an SVG of the image's pixels (the boxes' SVG is
+    // stretched to the page, which would stretch text): above the box, or below one at the top.
+    let mut labels = String::new();
     let mut notes = Vec::new();
     for (name, g) in &missed {
         for (class, page, bbox) in [
@@ -167,6 +170,17 @@ pub(super) fn document_view(
                         y1 - y0,
                         escape(name)
                     );
+                    if class == "gold" {
+                        let (y, dy) = if y0 < 0.04 { (y1, 11) } else { (y0, -3) };
+                        let _ = writeln!(
+                            labels,
+                            "<text class=\"gold\" data-field=\"{}\" style=\"fill:var(--good);font-weight:600\" x=\"{:.4}%\" y=\"{:.4}%\" dy=\"{dy}\">{}</text>",
+                            escape(name),
+                            x0 * 100.0,
+                            y * 100.0,
+                            escape(name)
+                        );
+                    }
                 }
                 Some(_) => notes.push(format!(
                     "{} {class} on page {}",
@@ -195,7 +209,7 @@ pub(super) fn document_view(
     };
     let _ = writeln!(
         out,
-        "<figure class=\"page\" data-test=\"{}\">\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"data:{media_type};base64,{base64}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg></div>\n<figcaption>not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
+        "<figure class=\"page\" data-test=\"{}\">\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"data:{media_type};base64,{base64}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg>\n<svg class=\"boxes labels\" aria-hidden=\"true\">\n{labels}</svg></div>\n<figcaption>not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
         escape(&case.id),
         escape(&case.id),
         escape(&names.join(", ")),

@@ -63,7 +63,10 @@ fn located(file: &Path, source: &str, path: &str, error: &serde_saphyr::Error) -
         let numeric = takes_a_number(&split.key);
         return split_decimal(file, parent, split, numeric);
     }
-    let (message, hint) = explain(text);
+    let (message, mut hint) = explain(text);
+    if let Some(misplaced) = unknown_key(text).and_then(|key| misplaced(path, key)) {
+        hint = Some(misplaced);
+    }
     // A duplicate key is named in the path too: `gold.total`.
     let path = match text.strip_prefix("duplicate mapping key: ") {
         Some(rest) => {
@@ -184,6 +187,42 @@ fn strip_position(text: &str) -> &str {
     match text.rfind(" at line ") {
         Some(i) => &text[..i],
         None => text,
+    }
+}
+
+/// The key of an unknown-key error.
+fn unknown_key(text: &str) -> Option<&str> {
+    text.strip_prefix("unknown field `")?.split('`').next()
+}
+
+/// Where a key that is unknown at `path` (its YAML path, the key last) belongs, when it is a
+/// key of goldgate's files written in the wrong place.
+fn misplaced(path: &str, key: &str) -> Option<String> {
+    let parent = path
+        .strip_suffix(key)
+        .map(|p| p.trim_end_matches('.'))
+        .unwrap_or(path);
+    let in_thresholds = parent == "thresholds" || parent.ends_with(".thresholds");
+    match key {
+        "min_iou" if !in_thresholds && parent != "aggregate" => Some(
+            "`min_iou` bounds the mean IoU in `thresholds`/`aggregate`; the IoU from which a field is grounded is `grounded_iou`".to_owned(),
+        ),
+        "min_automation_rate"
+        | "min_pass_rate"
+        | "min_gate_pass_rate"
+        | "min_mean_score"
+        | "min_must_right_accuracy"
+        | "min_easy_wrong_accuracy"
+        | "min_pass_all_k"
+        | "min_pass_any_k"
+        | "max_flip_rate"
+            if in_thresholds =>
+        {
+            Some(format!(
+            "`{key}` bounds a suite's aggregate: it belongs in a suite's `aggregate:`"
+            ))
+        }
+        _ => None,
     }
 }
 
