@@ -369,6 +369,14 @@ fn a_gate_and_a_repeat_are_checked_where_they_are_written() {
             "cases/suite.yaml:1:7: pass: unknown `pass` rule `most`",
         ),
         (
+            "repeat: 3\n",
+            "cases/suite.yaml:1:1: repeat: unknown key `repeat` (the command of a suite repeats with `run: { command: […], repeat: 3 }`)",
+        ),
+        (
+            "defaults:\n  pass: any\n",
+            "cases/suite.yaml:2:3: defaults.pass: unknown key `pass` (`pass` is a suite's key, beside its `run:` (`pass: majority`), not a case's)",
+        ),
+        (
             "run: { command: [echo, \"{}\"], repeat: 0 }\n",
             "cases/suite.yaml:1:6: run.repeat: `repeat` is 0; it must be from 1 to 100",
         ),

@@ -219,9 +219,16 @@ fn misplaced(path: &str, key: &str) -> Option<String> {
             if in_thresholds =>
         {
             Some(format!(
-            "`{key}` bounds a suite's aggregate: it belongs in a suite's `aggregate:`"
+                "`{key}` bounds a suite's aggregate: it belongs in a suite's `aggregate:`"
             ))
         }
+        // The keys of repeated attempts, each in its one place.
+        "repeat" if parent.is_empty() => Some(
+            "the command of a suite repeats with `run: { command: […], repeat: 3 }`".to_owned(),
+        ),
+        "pass" if parent == "defaults" => Some(
+            "`pass` is a suite's key, beside its `run:` (`pass: majority`), not a case's".to_owned(),
+        ),
         _ => None,
     }
 }
