@@ -87,6 +87,13 @@ inv/block::a#date  failing  2024-03-05 → 05/03/2024  cases/inv/block.yaml:6
 7 items (accept with --accept ID, add a variant with --variant ID, bless with --bless ID)
 ";
 
+/// `goldgate review cases --report report.json ARGS` in `root`: a review of the fixture's run.
+fn review_of_report(root: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["review", "cases", "--report", "report.json"];
+    all.extend_from_slice(args);
+    goldgate(root, &all)
+}
+
 #[test]
 fn the_queue_lists_items_in_order_with_stable_ids() {
     let dir = tempfile::tempdir().unwrap();
@@ -143,13 +150,9 @@ fn each_edit_changes_one_value_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fixture(root);
-    let out = goldgate(
+    let out = review_of_report(
         root,
         &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
             "--accept",
             "inv/flow#total",
             "inv/flow::a#ref",
@@ -220,17 +223,7 @@ fn a_file_changed_since_the_run_is_refused_and_left_as_it_is() {
         .unwrap()
         .set_modified(later)
         .unwrap();
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--accept",
-            "inv/flow#total",
-        ],
-    );
+    let out = review_of_report(root, &["--accept", "inv/flow#total"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
@@ -244,44 +237,20 @@ fn unknown_ids_and_missing_ids_are_said_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fixture(root);
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--accept",
-            "inv/flow#total",
-            "inv/nope#x",
-        ],
-    );
+    let out = review_of_report(root, &["--accept", "inv/flow#total", "inv/nope#x"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
         "error: no item `inv/nope#x` in the queue of this run's records (`goldgate review --list` lists them)\n"
     );
     assert_eq!(read(root, "cases/inv/flow.yaml"), FLOW);
-    let out = goldgate(
-        root,
-        &["review", "cases", "--report", "report.json", "--all"],
-    );
+    let out = review_of_report(root, &["--all"]);
     assert_eq!(
         stderr(&out),
         "error: `--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)\n"
     );
     // A suite without a baseline has no entry to bless.
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--bless",
-            "inv/flow#total",
-        ],
-    );
+    let out = review_of_report(root, &["--bless", "inv/flow#total"]);
     assert_eq!(
         (out.status.code(), stderr(&out)),
         (
@@ -289,10 +258,7 @@ fn unknown_ids_and_missing_ids_are_said_before_anything_is_written() {
             "refused `inv/flow#total`: its suite names no `baseline:` file, so there is no entry to bless\n".to_owned()
         )
     );
-    let out = goldgate(
-        root,
-        &["review", "cases", "--report", "report.json", "--accept"],
-    );
+    let out = review_of_report(root, &["--accept"]);
     assert_eq!(
         stderr(&out),
         "error: `--accept` needs item ids (from `goldgate review --list`), or `--all` for the whole queue\n"
@@ -328,10 +294,7 @@ fn a_regression_comes_first_and_a_new_test_is_blessed_alone() {
     );
     let run = goldgate(root, &["test", "cases", "--report", "report.json"]);
     assert!(root.join("report.json").is_file(), "{}", stderr(&run));
-    let list = goldgate(
-        root,
-        &["review", "cases", "--report", "report.json", "--list"],
-    );
+    let list = review_of_report(root, &["--list"]);
     assert_eq!(
         stdout(&list),
         "\
@@ -342,17 +305,7 @@ s/fresh  new
         "{}",
         stderr(&list)
     );
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--bless",
-            "s/fresh",
-        ],
-    );
+    let out = review_of_report(root, &["--bless", "s/fresh"]);
     assert_eq!(
         stdout(&out),
         "\nrun again:\ntest s/fresh ... ok (blessed)\n",
@@ -376,35 +329,16 @@ fn the_named_pipeline_gives_the_value_and_all_acts_on_the_whole_queue() {
     let root = dir.path();
     fixture(root);
     // `--pipeline b` takes b's value where the pipelines differ: here the gold's own.
-    let out = goldgate(
+    let out = review_of_report(
         root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--variant",
-            "inv/block::a#number",
-            "--pipeline",
-            "b",
-        ],
+        &["--variant", "inv/block::a#number", "--pipeline", "b"],
     );
     assert_eq!(
         stderr(&out),
         "refused `inv/block::a#number`: cases/inv/block.yaml:3:11: the value is already one of the variants\n"
     );
     // `--variant --all`: every field item gets its prediction as a variant.
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--variant",
-            "--all",
-        ],
-    );
+    let out = review_of_report(root, &["--variant", "--all"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stdout(&out).lines().take(7).collect::<Vec<_>>(),
@@ -457,18 +391,7 @@ fn what_cannot_be_edited_in_place_is_refused_at_its_place() {
         ],
     );
     goldgate(root, &["test", "cases", "--report", "report.json"]);
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--accept",
-            "c#note",
-            "c#iban",
-        ],
-    );
+    let out = review_of_report(root, &["--accept", "c#note", "c#iban"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
@@ -543,17 +466,7 @@ fn a_gold_set_of_json_labels_is_edited_in_its_labels() {
         ],
     );
     goldgate(root, &["test", "cases", "--report", "report.json"]);
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--accept",
-            "--all",
-        ],
-    );
+    let out = review_of_report(root, &["--accept", "--all"]);
     assert_eq!(
         stdout(&out),
         "cases/set/labels/d1.json:3: id: \"0173\" → \"0174\"\ncases/set/labels/d1.json:2: total: 12.50 → 12.60\n\nrun again:\ntest set/d1::a ... ok\n",
@@ -572,17 +485,7 @@ fn a_gold_set_of_json_labels_is_edited_in_its_labels() {
         )],
     );
     goldgate(root, &["test", "cases", "--report", "report.json"]);
-    let out = goldgate(
-        root,
-        &[
-            "review",
-            "cases",
-            "--report",
-            "report.json",
-            "--accept",
-            "set/d1::a#id",
-        ],
-    );
+    let out = review_of_report(root, &["--accept", "set/d1::a#id"]);
     assert_eq!(
         stdout(&out),
         "cases/set/d1.yaml:2: id: \"0172\" → \"0174\"\n\nrun again:\ntest set/d1::a ... ok\n",
