@@ -777,3 +777,45 @@ fn a_grounding_key_in_the_wrong_place_says_where_it_belongs() {
         "{out}"
     );
 }
+
+#[test]
+fn the_step_summary_has_the_grounding_the_misses_and_the_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    confident_cases(dir.path(), "0.7");
+    let summary = dir.path().join("summary.md");
+    support::goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    );
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        page.contains("\n| misses | pipeline | missing | invented | format | wrong |\n|---|---|---:|---:|---:|---:|\n| (all fields) | cases/inv/ | 0 | 0 | 0 | 1 |\n| total | cases/inv/ | 0 | 0 | 0 | 1 |\n"),
+        "{page}"
+    );
+    // A grounded gold set: the pipeline's row of the grounding table.
+    let grounded = tempfile::tempdir().unwrap();
+    write_files(
+        grounded.path(),
+        &[
+            ("cases/invoice.yaml", INVOICE),
+            ("cases/pred.json", PREDICTION),
+        ],
+    );
+    let summary = grounded.path().join("summary.md");
+    support::goldgate_with(
+        grounded.path(),
+        &["test", "cases"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    );
+    let grounding = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        grounding.contains("\n| grounding | grounded | IoU | page match |\n|---|---:|---:|---:|\n| cases/ | 0.6667 | 0.2500 | 0.6667 |\n"),
+        "{grounding}"
+    );
+    // The bound at 0.7: no error in 3 values, z²/(3 + z²).
+    assert!(
+        page.contains("\n| accept when confidence ≥ | field | pipeline | automation | error bound 95% | target error |\n|---:|---|---|---:|---:|---:|\n| 0.7 | total | cases/inv/ | 0.6000 | 0.5615 | 0.6 |\n"),
+        "{page}"
+    );
+}

@@ -40,6 +40,9 @@ pub fn step_summary(
     if !notes.slices.is_empty() {
         page.push_str(&slices_table(notes.slices));
     }
+    page.push_str(&grounding_table(pipelines));
+    page.push_str(&misses_table(notes.misses));
+    page.push_str(&advice_table(notes.acceptance));
     let power: Vec<String> = notes
         .gates
         .iter()
@@ -162,6 +165,75 @@ fn slices_table(slices: &[crate::evaluate::aggregate::SliceRow]) -> String {
             .map(|c| escaped(&one_line(c)))
             .collect();
         page.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    page
+}
+
+/// Each pipeline that grounds its values: the share grounded, the mean IoU, the share on the
+/// right page; empty when none does.
+fn grounding_table(pipelines: &[(String, Aggregated)]) -> String {
+    let rows: Vec<_> = pipelines
+        .iter()
+        .filter(|(_, a)| a.grounded.is_some())
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut page =
+        "\n| grounding | grounded | IoU | page match |\n|---|---:|---:|---:|\n".to_owned();
+    for (name, a) in rows {
+        page.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            escaped(&one_line(name)),
+            num(a.grounded),
+            num(a.iou),
+            num(a.page_match)
+        ));
+    }
+    page
+}
+
+/// The misses by kind, a row per pipeline, field and slice that missed; empty when none did.
+fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
+    let rows: Vec<_> = rows.iter().filter(|r| r.counts.total() > 0).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut page =
+        "\n| misses | pipeline | missing | invented | format | wrong |\n|---|---|---:|---:|---:|---:|\n"
+            .to_owned();
+    for r in rows {
+        let c = r.counts;
+        page.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            escaped(&one_line(&super::analysis::scope_text(&r.scope))),
+            escaped(&one_line(&r.pipeline)),
+            c.missing,
+            c.invented,
+            c.format,
+            c.wrong
+        ));
+    }
+    page
+}
+
+/// Per pipeline and field with an advised threshold: the share it accepts and the error bound.
+fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
+    let rows: Vec<_> = all.iter().filter_map(|r| Some((r, r.advised?))).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut page = "\n| accept when confidence ≥ | field | pipeline | automation | error bound 95% | target error |\n|---:|---|---|---:|---:|---:|\n".to_owned();
+    for (r, p) in rows {
+        page.push_str(&format!(
+            "| {} | {} | {} | {:.4} | {:.4} | {} |\n",
+            p.threshold,
+            escaped(&one_line(&r.field)),
+            escaped(&one_line(&r.pipeline)),
+            p.share,
+            p.error_upper,
+            r.target_error
+        ));
     }
     page
 }
