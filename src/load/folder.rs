@@ -415,17 +415,8 @@ pub fn plan_folder(
                     .entry(folder)
                     .or_insert_with(|| suites.for_case(path).map(Arc::new))
                     .clone();
-                let pipelines = match &suite {
-                    Ok(s) => s.pipelines.as_ref().map_or(vec![None], |p| {
-                        p.list.iter().map(|(n, _)| Some(n.clone())).collect()
-                    }),
-                    Err(_) => vec![None],
-                };
-                let test_id = |pipeline: &Option<String>| {
-                    pipeline
-                        .as_ref()
-                        .map_or_else(|| id.clone(), |p| format!("{id}::{p}"))
-                };
+                let pipelines = pipelines_of(&suite);
+                let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
                 if let Ok(s) = &suite
                     && !named_by_pipelines.contains(&by_its_words(path))
                     && let Some(own_prediction) = can_wait(path, s, when)
@@ -471,17 +462,9 @@ pub fn plan_folder(
                     .entry(folder)
                     .or_insert_with(|| suites.for_case(&listed.case_file).map(Arc::new))
                     .clone();
-                let pipelines = match &suite {
-                    Ok(s) => s.pipelines.as_ref().map_or(vec![None], |p| {
-                        p.list.iter().map(|(n, _)| Some(n.clone())).collect()
-                    }),
-                    Err(_) => vec![None],
-                };
-                let test_id = |pipeline: &Option<String>| {
-                    pipeline
-                        .as_ref()
-                        .map_or_else(|| listed.id.clone(), |p| format!("{}::{p}", listed.id))
-                };
+                let pipelines = pipelines_of(&suite);
+                let test_id =
+                    |pipeline: &Option<String>| test_name(&listed.id, pipeline.as_deref());
                 let loaded = suite
                     .as_ref()
                     .map_err(|e| super::with_every_bound(e.clone()))
@@ -705,4 +688,23 @@ pub fn is_a_prediction(failed: &[&Path], predictions: &[PathBuf]) -> HashSet<Pat
         .filter(|f| std::fs::canonicalize(f).is_ok_and(|real| read.contains(&real)))
         .map(|f| f.to_path_buf())
         .collect()
+}
+
+/// The pipelines a case is a test for: its suite's, else one test without a pipeline (also
+/// when the suite does not load: its error is the test's).
+fn pipelines_of<E>(suite: &Result<Arc<Suite>, E>) -> Vec<Option<String>> {
+    match suite {
+        Ok(s) => s.pipelines.as_ref().map_or(vec![None], |p| {
+            p.list.iter().map(|(n, _)| Some(n.clone())).collect()
+        }),
+        Err(_) => vec![None],
+    }
+}
+
+/// A test's name: the case's, with `::pipeline` under pipelines.
+fn test_name(case: &str, pipeline: Option<&str>) -> String {
+    match pipeline {
+        Some(p) => format!("{case}::{p}"),
+        None => case.to_owned(),
+    }
 }

@@ -42,8 +42,11 @@ pub struct Tally {
 }
 
 /// One point of the acceptance curve: what accepting every value of confidence ≥ `threshold`
-/// gives.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// gives (as the report keeps it).
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
 pub struct AcceptancePoint {
     /// The threshold t: a confidence some value has.
     pub threshold: f64,
@@ -55,7 +58,7 @@ pub struct AcceptancePoint {
     pub errors: usize,
     /// `errors / accepted`.
     pub error_rate: f64,
-    /// The upper end of the 95 % Wilson interval of the error rate.
+    /// The upper end of the two-sided 95 % Wilson interval of the error rate.
     pub error_upper: f64,
 }
 

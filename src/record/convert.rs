@@ -433,19 +433,6 @@ impl From<&crate::evaluate::analysis::MissRow> for crate::record::MissRecord {
     }
 }
 
-impl From<&crate::metrics::acceptance::AcceptancePoint> for crate::record::AcceptancePointRecord {
-    fn from(p: &crate::metrics::acceptance::AcceptancePoint) -> Self {
-        crate::record::AcceptancePointRecord {
-            threshold: p.threshold,
-            accepted: p.accepted,
-            share: p.share,
-            errors: p.errors,
-            error_rate: p.error_rate,
-            error_upper: p.error_upper,
-        }
-    }
-}
-
 impl From<&crate::evaluate::analysis::FieldAcceptance> for crate::record::AcceptanceRecord {
     fn from(a: &crate::evaluate::analysis::FieldAcceptance) -> Self {
         crate::record::AcceptanceRecord {
@@ -456,7 +443,7 @@ impl From<&crate::evaluate::analysis::FieldAcceptance> for crate::record::Accept
             threshold: a.advised.map(|p| p.threshold),
             automation_rate: a.advised.map_or(0.0, |p| p.share),
             error_upper: a.advised.map(|p| p.error_upper),
-            curve: a.curve.iter().map(Into::into).collect(),
+            curve: a.curve.clone(),
         }
     }
 }

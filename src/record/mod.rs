@@ -20,6 +20,7 @@ pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
 use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
 pub use crate::evaluate::record::{ErrorKind, Status};
 pub use crate::metrics::Bin;
+pub use crate::metrics::acceptance::AcceptancePoint;
 pub use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
 
@@ -633,25 +634,7 @@ pub struct AcceptanceRecord {
     /// The upper end of the 95 % Wilson interval of the error rate at the advised threshold.
     pub error_upper: Option<f64>,
     /// For each distinct confidence t, lowest first: accepting every value of confidence ≥ t.
-    pub curve: Vec<AcceptancePointRecord>,
-}
-
-/// Accepting every value of confidence at least `threshold`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AcceptancePointRecord {
-    /// The threshold t.
-    pub threshold: f64,
-    /// Values with a confidence ≥ t.
-    pub accepted: usize,
-    /// Their share of the field's values.
-    pub share: f64,
-    /// The wrong ones among them.
-    pub errors: usize,
-    /// `errors / accepted`.
-    pub error_rate: f64,
-    /// The upper end of the two-sided 95 % Wilson interval of the error rate.
-    pub error_upper: f64,
+    pub curve: Vec<AcceptancePoint>,
 }
 
 /// The misses of one pipeline, over every field, one field (`field`), or the cases of one tag
