@@ -107,6 +107,13 @@ pub struct FieldAcceptance {
     pub advised: Option<AcceptancePoint>,
 }
 
+impl FieldAcceptance {
+    /// The field's values with a confidence: all of them are accepted at the lowest threshold.
+    pub fn values(&self) -> usize {
+        self.curve.first().map_or(0, |p| p.accepted)
+    }
+}
+
 /// Each field with confidences, per row of the comparison of pipelines, in the comparison's
 /// order and then by field.
 pub fn acceptance_rows(

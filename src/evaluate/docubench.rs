@@ -7,6 +7,8 @@
 //! (a text that reads as a number is a number), and a case without a schema is scored over
 //! its gold's shape.
 
+use std::borrow::Cow;
+
 use crate::base::value::Value;
 use crate::metrics::docubench::{FieldPart, SchemaError, json_of, schema_of, score_fields};
 use crate::model::case::Case;
@@ -22,9 +24,10 @@ pub(crate) struct Scored {
 
 /// Scores the case's document; an error when its schema cannot be scored.
 pub(crate) fn document(case: &Case, prediction: &Prediction) -> Result<Scored, SchemaError> {
-    let label = match &case.gold_json {
-        Some(gold) => (**gold).clone(),
-        None => json_of(&Value::Map(
+    // Borrowed where the case and prediction hold the JSON already: no tree is copied.
+    let label: Cow<serde_json::Value> = match &case.gold_json {
+        Some(gold) => Cow::Borrowed(&**gold),
+        None => Cow::Owned(json_of(&Value::Map(
             case.gold
                 .as_deref()
                 .unwrap_or_default()
@@ -36,21 +39,21 @@ pub(crate) fn document(case: &Case, prediction: &Prediction) -> Result<Scored, S
                     )
                 })
                 .collect(),
-        )),
+        ))),
     };
-    let result = match &prediction.document {
-        Some(document) => (**document).clone(),
-        None => json_of(&Value::Map(
+    let result: Cow<serde_json::Value> = match &prediction.document {
+        Some(document) => Cow::Borrowed(&**document),
+        None => Cow::Owned(json_of(&Value::Map(
             prediction
                 .fields
                 .iter()
                 .map(|f| (f.name.clone(), f.value.clone()))
                 .collect(),
-        )),
+        ))),
     };
-    let schema = match &case.schema {
-        Some(schema) => (**schema).clone(),
-        None => schema_of(&label),
+    let schema: Cow<serde_json::Value> = match &case.schema {
+        Some(schema) => Cow::Borrowed(&**schema),
+        None => Cow::Owned(schema_of(&label)),
     };
     let (document, fields) = score_fields(&result, &schema, &label)?;
     Ok(Scored {

@@ -448,8 +448,6 @@ fn pricing_at(case: &Case) -> Option<Spot> {
     })
 }
 
-/// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
-/// would be a silent pass.
 /// The predicted boxes of grounded fields beyond the page the case's units allow, located
 /// where the prediction writes them.
 fn off_the_page(case: &Case, prediction: &Prediction) -> Vec<Problem> {
@@ -481,6 +479,8 @@ fn off_the_page(case: &Case, prediction: &Prediction) -> Vec<Problem> {
         .collect()
 }
 
+/// A model that a suite declaring `pricing` has no price for: a cost silently left out of a mean
+/// would be a silent pass.
 fn unpriced(prediction: &Prediction, case: &Case) -> Option<Problem> {
     let (model, closest) = unpriced_model(prediction, case)?;
     Some(Problem::Unpriced {

@@ -337,11 +337,11 @@ impl CaseNumbers {
 impl Record {
     /// What summaries and aggregates need of this record.
     pub fn numbers(&self) -> CaseNumbers {
-        let (_, tags) = self.about.clone().unwrap_or_default();
+        let tags = self.about.as_ref().map_or(&[][..], |(_, t)| t);
         CaseNumbers {
             reference: self.reference.clone(),
             suite: self.suite.clone(),
-            slices: slices_of(&tags, &self.attributes),
+            slices: slices_of(tags, &self.attributes),
             attempts: self.repeated.as_ref().map(|r| r.numbers()),
             ..CaseNumbers::of(
                 &self.id,

@@ -438,7 +438,7 @@ impl From<&crate::evaluate::analysis::FieldAcceptance> for crate::record::Accept
         crate::record::AcceptanceRecord {
             pipeline: a.pipeline.clone(),
             field: a.field.clone(),
-            values: a.curve.first().map_or(0, |p| p.accepted),
+            values: a.values(),
             target_error: a.target_error,
             threshold: a.advised.map(|p| p.threshold),
             automation_rate: a.advised.map_or(0.0, |p| p.share),

@@ -75,7 +75,7 @@ pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> Strin
         "error bound 95%"
     );
     for r in rows {
-        let values = r.curve.first().map_or(0, |p| p.accepted);
+        let values = r.values();
         let Some(p) = r.advised else { continue };
         let _ = writeln!(
             out,

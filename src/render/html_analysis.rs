@@ -60,7 +60,7 @@ pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::Fi
     }
     out.push_str("<section id=\"acceptance\">\n<h2>Accepting values automatically</h2>\n<p>\"Accept when the confidence is at least t\": for each field, the smallest t whose error rate among the values it accepts has a 95 % Wilson upper bound at most the suite's <code>target_error</code>, and the share of values it accepts. Each curve lists every distinct t.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>field</th><th>pipeline</th><th>values</th><th>target error</th><th>threshold</th><th>automation rate</th><th>error bound</th></tr></thead>\n<tbody>\n");
     for r in rows {
-        let values = r.curve.first().map_or(0, |p| p.accepted);
+        let values = r.values();
         let (threshold, automation, bound) = match r.advised {
             Some(p) => (
                 p.threshold.to_string(),

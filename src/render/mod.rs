@@ -59,7 +59,6 @@ pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")
 }
 
-/// A metric with four decimals, or `-` when absent.
 /// The width of a table's column of names: its longest name, and at least `least` (its
 /// heading's width).
 pub(crate) fn column_width<'a>(names: impl IntoIterator<Item = &'a str>, least: usize) -> usize {
@@ -71,6 +70,7 @@ pub(crate) fn column_width<'a>(names: impl IntoIterator<Item = &'a str>, least: 
         .max(least)
 }
 
+/// A metric with four decimals, or `-` when absent.
 pub(crate) fn num(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
 }

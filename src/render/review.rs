@@ -33,10 +33,8 @@ fn gold_shown(gold: &[Json]) -> String {
         .join(" | ")
 }
 
-fn label(p: &Predicted) -> String {
-    p.pipeline
-        .clone()
-        .unwrap_or_else(|| "prediction".to_owned())
+fn label(p: &Predicted) -> &str {
+    p.pipeline.as_deref().unwrap_or("prediction")
 }
 
 /// One item of the queue as the terminal review shows it, `n` of `total`.
@@ -47,13 +45,7 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
         paint(Styles::BAD, item.kind.name()),
         paint(Styles::HEADING, &item.id)
     );
-    let width = item
-        .predictions
-        .iter()
-        .map(|p| label(p).chars().count())
-        .chain([8])
-        .max()
-        .unwrap_or(8);
+    let width = super::column_width(item.predictions.iter().map(label), 8);
     out.push_str(&format!("  {:<width$}  {}\n", "case", item.case));
     if let Some(doc) = &item.document {
         out.push_str(&format!("  {:<width$}  {doc}\n", "document"));
@@ -103,7 +95,7 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
         }
     }
     for r in &item.regressions {
-        let new = r.new.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
+        let new = super::num(r.new);
         out.push_str(&format!(
             "  {:<width$}  {} {:.4} → {new}\n",
             "dropped", r.metric, r.old

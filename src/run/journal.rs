@@ -127,6 +127,11 @@ impl Journal {
         })
     }
 
+    /// Removes the journal: what it holds is not the last run's.
+    pub(crate) fn forget(&self) {
+        let _ = std::fs::remove_file(self.path());
+    }
+
     /// A new journal to put in place of this one when the run ends (a private file of this
     /// process, renamed over it then).
     pub(crate) fn begin(&self) -> std::io::Result<Replacement> {

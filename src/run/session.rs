@@ -110,9 +110,21 @@ pub(crate) struct Kept {
     pub(crate) usage_mismatches: BTreeMap<String, crate::model::prediction::UsageMismatch>,
     /// The records of the tests `goldgate review` acts on, in a run in one process: written
     /// as they come, put in place when the run ends.
-    pub(crate) reviewable: Option<super::journal::Replacement>,
+    reviewable: ForReview,
     /// On a full run: every entry name each baseline should hold, by file.
     pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
+}
+
+/// The records a run in one process keeps for `goldgate review`.
+#[derive(Debug, Default)]
+enum ForReview {
+    /// No record yet.
+    #[default]
+    NotStarted,
+    /// Being written.
+    Writing(super::journal::Replacement),
+    /// A record could not be kept: the run leaves none.
+    Failed,
 }
 
 /// The entries a full run expects of one baseline file: the others are of vanished cases.
@@ -160,35 +172,43 @@ impl Kept {
         }
     }
 
-    /// The file of case records kept for the report (as lines), or why one is missing.
     /// Keeps a record line for `goldgate review`; a folder that cannot take it leaves the run
     /// without one (review then says how to get records), not the run failed.
     fn keep_for_review(&mut self, line: &[u8]) {
-        if self.reviewable.is_none() {
-            self.reviewable = super::journal::Journal::of_the_last_run_in_one_process()
+        if let ForReview::NotStarted = self.reviewable {
+            self.reviewable = match super::journal::Journal::of_the_last_run_in_one_process()
                 .and_then(|j| j.begin())
-                .ok();
+            {
+                Ok(r) => ForReview::Writing(r),
+                Err(_) => ForReview::Failed,
+            };
         }
-        if let Some(r) = &mut self.reviewable
+        if let ForReview::Writing(r) = &mut self.reviewable
             && r.write(line).is_err()
         {
-            self.reviewable = None;
+            // Never begun again: a journal that lacks the records before would be put in place.
+            self.reviewable = ForReview::Failed;
         }
     }
 
     /// Puts the records for `goldgate review` in place: a run with none leaves an empty
-    /// journal, so that review does not read an older run's.
+    /// journal, so that review does not read an older run's; one whose records could not all
+    /// be kept leaves none.
     pub(crate) fn finish_review_records(&mut self) {
-        let pending = self.reviewable.take().or_else(|| {
-            super::journal::Journal::of_the_last_run_in_one_process()
-                .and_then(|j| j.begin())
-                .ok()
-        });
-        if let Some(pending) = pending {
-            let _ = pending.finish();
+        let Ok(last) = super::journal::Journal::of_the_last_run_in_one_process() else {
+            return;
+        };
+        let done = match std::mem::replace(&mut self.reviewable, ForReview::Failed) {
+            ForReview::Writing(r) => r.finish(),
+            ForReview::NotStarted => last.begin().and_then(|r| r.finish()),
+            ForReview::Failed => Err(std::io::Error::other("records not kept")),
+        };
+        if done.is_err() {
+            last.forget();
         }
     }
 
+    /// The file of case records kept for the report (as lines), or why one is missing.
     pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
             return Err(std::io::Error::other(why.clone()));
