@@ -87,6 +87,18 @@ impl Fixture {
         Fixture { dir }
     }
 
+    /// A fixture in a crate of its own (a folder with `Cargo.toml`) inside `parent`.
+    fn crate_in(parent: &Path) -> Fixture {
+        let dir = tempfile::tempdir_in(parent).unwrap();
+        copy_dir(&fixtures().join("cases"), &dir.path().join("cases"));
+        fs::write(
+            dir.path().join("Cargo.toml"),
+            "[package]\nname = \"member\"\n",
+        )
+        .unwrap();
+        Fixture { dir }
+    }
+
     /// A path in the temporary folder.
     fn path(&self, relative: &str) -> PathBuf {
         self.dir.path().join(relative)
@@ -678,11 +690,13 @@ fn lint_runs_nothing() {
 /// One run over two crates, as `cargo nextest run --workspace` gives: one `NEXTEST_RUN_ID`, each
 /// test binary in its own crate folder, each crate with its own `cases/live` and `extract.sh`. The
 /// commands of one crate are not the other's: each crate's command runs, and its output is the one
-/// scored.
+/// scored; the end step at the workspace's root reads both crates' records.
 #[test]
 fn one_run_over_two_crates_runs_each_crates_commands() {
+    // The workspace's root is a crate too; the second crate is its member.
     let first = Fixture::new();
-    let second = Fixture::new();
+    fs::write(first.path("Cargo.toml"), "[workspace]\nmembers = [\"*\"]\n").unwrap();
+    let second = Fixture::crate_in(first.dir.path());
     // The second crate's extraction reads the credit note differently, so its case fails.
     let script = second.path("cases/live/extract.sh");
     let original = fs::read_to_string(&script).unwrap();
@@ -725,6 +739,48 @@ fn one_run_over_two_crates_runs_each_crates_commands() {
         BTreeSet::from(["credited".to_owned(), "refunded".to_owned()])
     );
     assert_eq!(outputs[1].status.code(), Some(101), "{}", text(&outputs[1]));
+}
+
+/// Two projects on one machine, run under one run id (two CI jobs with `GOLDGATE_RUN_ID=ci`):
+/// each project's `goldgate report --run ci` and `--last` read its own tests alone, and a run of
+/// the other, newer, changes nothing of what they read.
+#[test]
+fn two_projects_under_one_run_id_read_their_own_runs() {
+    let (ours, theirs) = (Fixture::new(), Fixture::new());
+    for fx in [&ours, &theirs] {
+        fs::write(fx.path("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    }
+    let id = run_id("shared-id");
+    let ran = |fx: &Fixture, test: &str| {
+        run(fx
+            .test(&["--exact", test])
+            .env("GOLDGATE_RUN_ID", &id)
+            .env("GOLDGATE_REPORT", fx.path("report.json")));
+    };
+    ran(&ours, "live/credit::careful");
+    ran(&theirs, "live/credit::fast");
+    for args in [
+        vec!["report", "--run", id.as_str()],
+        vec!["report", "--last"],
+    ] {
+        let out = run(&mut ours.goldgate(&args));
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(
+            ids(&read_json(&ours.path("report.json")), "cases"),
+            ["live/credit::careful"],
+            "{args:?} read another project's run"
+        );
+    }
+    // A newer run elsewhere, under another id: `--last` here is still this project's.
+    run(theirs
+        .test(&["--exact", "live/credit::careful"])
+        .env("GOLDGATE_RUN_ID", run_id("newer")));
+    let out = run(&mut ours.goldgate(&["report", "--last"]));
+    assert!(
+        stdout(&out).contains(&format!("of the run `{id}`")),
+        "{}",
+        text(&out)
+    );
 }
 
 /// Whether `cargo nextest` can run here; when not, the test is skipped, unless

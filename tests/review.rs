@@ -419,7 +419,7 @@ fn without_a_report_the_newest_run_is_reviewed() {
     let none = support::goldgate_with(root, &["review", "cases", "--list"], &[("TMPDIR", tmp)]);
     assert_eq!(
         stderr(&none),
-        "error: no run has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`\n"
+        "error: no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`\n"
     );
     support::goldgate_with(
         root,
@@ -433,7 +433,7 @@ fn without_a_report_the_newest_run_is_reviewed() {
     let other = support::goldgate_with(root, &["review", "other", "--list"], &[("TMPDIR", tmp)]);
     assert_eq!(
         stderr(&other),
-        "error: the run's records hold no test of `other`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`\n"
+        "error: no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`\n"
     );
     // A run in one process (`goldgate test`, `cargo test`) leaves what it can be reviewed for.
     let alone = root.join("tmp-alone");

@@ -3,6 +3,10 @@
 //! exists is used only when it is a real folder (not a link), owned by this user and closed to
 //! others, else refused with the fix. Files in it are created 0600 and never followed through a
 //! link. Old runs and idle lock files are pruned.
+//!
+//! What a run leaves for later commands (its journal, the records `goldgate review` reads) is a
+//! project's: it lives under `projects/KEY`, KEY a digest of the project root's canonical path,
+//! so that a run in another checkout or another project never changes what this one reads.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -152,6 +156,72 @@ pub(crate) fn open_lock(path: &Path) -> io::Result<std::fs::File> {
     options.open(path)
 }
 
+/// A project's part of the state folder: its runs' journals and the records of its last run in
+/// one process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Project {
+    /// The project's root, canonical.
+    root: PathBuf,
+    /// Its folder in the state folder.
+    dir: PathBuf,
+}
+
+impl Project {
+    /// The root of the project `dir` is in: the nearest folder up with `Cargo.toml` or `.git`,
+    /// canonical; a folder in no project is its own root.
+    pub(crate) fn root_of(dir: &Path) -> PathBuf {
+        crate::base::fs::project_root(dir).unwrap_or_else(|| crate::base::fs::canonical(dir))
+    }
+
+    /// The project `dir` is in, its folder made (0700) the first time.
+    pub(crate) fn of(dir: &Path) -> io::Result<Project> {
+        let root = Project::root_of(dir);
+        let projects = state_dir()?.join("projects");
+        sub_dir(&projects)?;
+        let key = crate::base::fs::hash_hex(&[root.as_os_str().as_encoded_bytes()]);
+        let dir = projects.join(&key[..16]);
+        sub_dir(&dir)?;
+        // The root, written once, for readers that look for the projects inside a folder.
+        match create_private(&dir.join("root")) {
+            Ok(mut file) => {
+                use std::io::Write;
+                file.write_all(root.to_string_lossy().as_bytes())?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Project { root, dir })
+    }
+
+    /// The projects a reader in `dir` sees: the one `dir` is in, and those whose root is inside
+    /// its root (the member crates of a workspace, whose tests a run from its root ran), in the
+    /// order of their roots. Never a project beside it or above it.
+    pub(crate) fn within(dir: &Path) -> io::Result<Vec<Project>> {
+        let root = Project::root_of(dir);
+        let Ok(list) = std::fs::read_dir(state_dir()?.join("projects")) else {
+            return Ok(Vec::new());
+        };
+        let mut found: Vec<Project> = list
+            .flatten()
+            .filter_map(|entry| {
+                let noted = std::fs::read(entry.path().join("root")).ok()?;
+                let theirs = PathBuf::from(String::from_utf8_lossy(&noted).into_owned());
+                theirs.starts_with(&root).then(|| Project {
+                    root: theirs,
+                    dir: entry.path(),
+                })
+            })
+            .collect();
+        found.sort_by(|a, b| a.root.cmp(&b.root));
+        Ok(found)
+    }
+
+    /// Its folder in the state folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
 /// Whether a file or folder was last changed longer ago than [`KEEP`].
 pub(crate) fn is_old(meta: &std::fs::Metadata) -> bool {
     meta.modified()
@@ -222,6 +292,37 @@ mod tests {
         drop(open_private(&file).unwrap());
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod projects {
+    use super::*;
+
+    /// Two checkouts of one layout are two projects; a crate inside a workspace is seen from
+    /// the workspace's root, and the workspace is not seen from the crate.
+    #[test]
+    fn a_project_is_seen_from_its_root_and_from_the_folders_around_it_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let at = |p: &str| {
+            let dir = tmp.path().join(p);
+            std::fs::create_dir_all(&dir).unwrap();
+            dir
+        };
+        for crate_dir in ["one", "two", "ws", "ws/member"] {
+            std::fs::write(at(crate_dir).join("Cargo.toml"), "").unwrap();
+        }
+        let one = Project::of(&at("one/cases/inv")).unwrap();
+        let two = Project::of(&at("two/cases")).unwrap();
+        let member = Project::of(&at("ws/member/cases")).unwrap();
+        assert_ne!(one.dir(), two.dir());
+        assert_eq!(Project::of(&at("one")).unwrap(), one);
+        assert_eq!(Project::within(&at("one/src")).unwrap(), vec![one.clone()]);
+        assert_eq!(Project::within(&at("two")).unwrap(), [two]);
+        assert_eq!(Project::within(&at("ws")).unwrap(), vec![member.clone()]);
+        let ws = Project::of(&at("ws/cases")).unwrap();
+        assert_eq!(Project::within(&at("ws/member")).unwrap(), vec![member.clone()]);
+        assert_eq!(Project::within(&at("ws")).unwrap(), [ws, member]);
     }
 }
 

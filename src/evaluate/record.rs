@@ -114,6 +114,9 @@ pub struct Located {
 /// How a test compares with its baseline.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Compared {
+    /// The baseline file its suite declares, when it declares one: a test compared with it,
+    /// whatever the comparison found, has an entry to bless.
+    pub file: Option<std::path::PathBuf>,
     /// The baseline has no entry for it yet.
     pub new: bool,
     /// Metrics that dropped beyond the tolerance.

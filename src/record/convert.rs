@@ -46,6 +46,11 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         usage: record.usage,
         usage_mismatch: record.usage_mismatch.clone(),
         baseline: comparison(&record.baseline),
+        baseline_file: record
+            .baseline
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string()),
         compared_to: record.reference.clone(),
         target_error: None,
         document: record.document.clone(),

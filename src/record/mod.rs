@@ -135,6 +135,9 @@ pub struct TestRecord {
     /// How the test compares with its baseline entry, when it has one to compare.
     #[serde(default)]
     pub baseline: Option<BaselineComparison>,
+    /// The baseline file its suite declares (as the run names it), when it declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_file: Option<String>,
     /// The pipeline this one is compared with.
     #[serde(default)]
     pub compared_to: Option<String>,
@@ -803,7 +806,8 @@ impl TestRecord {
 
     /// How it compares with its baseline.
     pub(crate) fn compared(&self) -> Compared {
-        self.baseline.as_ref().map_or_else(Compared::default, |b| {
+        let file = self.baseline_file.as_ref().map(std::path::PathBuf::from);
+        let compared = self.baseline.as_ref().map_or_else(Compared::default, |b| {
             let back = |list: &[MetricChange]| {
                 list.iter()
                     .map(|c| crate::evaluate::baseline::Change {
@@ -814,11 +818,13 @@ impl TestRecord {
                     .collect()
             };
             Compared {
+                file: None,
                 new: b.new,
                 regressions: back(&b.regressions),
                 improvements: back(&b.improvements),
             }
-        })
+        });
+        Compared { file, ..compared }
     }
 
     /// Where the failure is: the first failing Must-Right rubric, load error, threshold or
@@ -889,6 +895,7 @@ impl TestRecord {
             usage: None,
             usage_mismatch: None,
             baseline: None,
+            baseline_file: None,
             compared_to: None,
             document: None,
             target_error: None,

@@ -101,12 +101,17 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
             "dropped", r.metric, r.old
         ));
     }
-    if item.field.is_none() {
-        out.push_str(&format!(
+    match &item.pipeline {
+        Some(p) => out.push_str(&format!(
+            "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
+            "gate"
+        )),
+        None if item.field.is_none() => out.push_str(&format!(
             "  {:<width$}  {}\n",
             "tests",
             item.tests.join(", ")
-        ));
+        )),
+        None => {}
     }
     out.push('\n');
     let keys: &[(&str, &str)] = if item.field.is_some() {
@@ -152,7 +157,10 @@ pub fn queue_lines(items: &[Item]) -> String {
                 gold_shown(&item.gold),
                 shown(&p.value, p.predicted)
             ),
-            _ => String::new(),
+            _ => match &item.pipeline {
+                Some(p) => format!("  the regression gate of `{p}` (bless writes its tests)"),
+                None => String::new(),
+            },
         };
         let place = item
             .gold_at

@@ -1,8 +1,8 @@
 //! Layer 5, the review queue: from the records of a run, what a person (or a script) should
-//! look at to bless, correct or extend the gold, in order: regressions against the baseline;
-//! fields that two or more pipelines predict alike and not as the gold ("the gold may be
-//! wrong"); other failing fields (of failing tests), most confident first; new tests without a
-//! baseline entry.
+//! look at to bless, correct or extend the gold, in order: regressions against the baseline (a
+//! test's, or a pipeline's regression gate); fields that two or more pipelines predict alike and
+//! not as the gold ("the gold may be wrong"); other failing fields (of failing tests), most
+//! confident first; tests that improved on their baseline entry; new tests without one.
 //! An item's id names its test (or case) and field, so it is the same in every listing of one
 //! run's records. Pure: records in, items out; the command line edits the files.
 
@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::record::{FieldDiff, MetricChange, Status, TestRecord};
+use crate::record::{AggregateRecord, FieldDiff, MetricChange, Status, TestRecord};
 
 /// Why an item is in the queue, in the queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
@@ -24,6 +24,8 @@ pub enum ItemKind {
     Contradicted,
     /// A field that does not match its gold.
     Failing,
+    /// A test that rose above its baseline entry beyond the tolerance.
+    Improved,
     /// A test without a baseline entry.
     New,
 }
@@ -35,6 +37,7 @@ impl ItemKind {
             ItemKind::Regression => "regression",
             ItemKind::Contradicted => "contradicted",
             ItemKind::Failing => "failing",
+            ItemKind::Improved => "improved",
             ItemKind::New => "new",
         }
     }
@@ -102,6 +105,10 @@ pub struct Item {
     /// Whether its tests compare with a baseline (their suite names a `baseline:` file), so
     /// that blessing has an entry to write.
     pub baseline: bool,
+    /// For a pipeline's regression gate: the pipeline whose tests a blessing writes the
+    /// baseline entries of (its gate's accept command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
 }
 
 impl Item {
@@ -129,8 +136,41 @@ fn case_of(record: &TestRecord) -> String {
     }
 }
 
-/// The review queue of a run's records.
-pub fn queue(records: &[TestRecord]) -> Vec<Item> {
+/// The items of the pipelines' regression gates that failed: each blesses its pipeline.
+fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
+    aggregates
+        .iter()
+        .filter_map(|a| {
+            a.regression_gate.as_ref().filter(|g| !g.held)?;
+            Some(Item {
+                id: a.id.clone(),
+                kind: ItemKind::Regression,
+                case: a.id.clone(),
+                tests: vec![a.id.clone()],
+                field: None,
+                gold: Vec::new(),
+                predictions: Vec::new(),
+                proposed: None,
+                file: a.file.clone(),
+                gold_at: None,
+                document: None,
+                regressions: Vec::new(),
+                baseline: true,
+                pipeline: a.pipeline.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The review queue of a run's records (its case tests and aggregate tests).
+pub fn queue(records: &[TestRecord], aggregates: &[AggregateRecord]) -> Vec<Item> {
+    let mut items = gate_items(aggregates);
+    items.extend(case_items(records));
+    items
+}
+
+/// The items of the case tests.
+fn case_items(records: &[TestRecord]) -> Vec<Item> {
     let scored: Vec<&TestRecord> = records
         .iter()
         .filter(|r| r.status != Status::Ignored && r.error.is_none())
@@ -189,7 +229,8 @@ pub fn queue(records: &[TestRecord]) -> Vec<Item> {
                 .as_ref()
                 .map(|b| b.regressions.clone())
                 .unwrap_or_default(),
-            baseline: r.baseline.is_some(),
+            baseline: r.baseline.is_some() || r.baseline_file.is_some(),
+            pipeline: None,
         }
     };
     let failing = |r: &TestRecord| -> Vec<String> {
@@ -297,6 +338,20 @@ pub fn queue(records: &[TestRecord]) -> Vec<Item> {
     });
     items.extend(rest.into_iter().map(|(_, i)| i));
     for r in &sorted {
+        if r.baseline
+            .as_ref()
+            .is_some_and(|b| !b.improvements.is_empty() && b.regressions.is_empty())
+        {
+            items.push(item(
+                ItemKind::Improved,
+                r.id.clone(),
+                r,
+                None,
+                vec![r.id.clone()],
+            ));
+        }
+    }
+    for r in &sorted {
         if r.baseline.as_ref().is_some_and(|b| b.new) {
             items.push(item(
                 ItemKind::New,
@@ -384,7 +439,7 @@ mod tests {
         // A test that passes within its thresholds has no failing field, however confident.
         let mut e = record("calm", None, vec![field("n", "1", "2", Some(0.99))]);
         e.status = Status::Passed;
-        let ids: Vec<(String, &str)> = queue(&[a, b, c, d, e])
+        let ids: Vec<(String, &str)> = queue(&[a, b, c, d, e], &[])
             .iter()
             .map(|i| (i.id.clone(), i.kind.name()))
             .collect();
@@ -405,7 +460,7 @@ mod tests {
         let a = record("inv::a", Some("a"), vec![field("t", "12", "13", None)]);
         let b = record("inv::b", Some("b"), vec![field("t", "12", "13", None)]);
         let c = record("inv::c", Some("c"), vec![field("t", "12", "12", None)]);
-        let items = queue(&[a, b, c]);
+        let items = queue(&[a, b, c], &[]);
         assert_eq!(items.len(), 1);
         assert_eq!(items[0].tests, ["inv::a", "inv::b"]);
         assert_eq!(items[0].predictions.len(), 3);

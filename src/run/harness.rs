@@ -157,6 +157,10 @@ impl Harness {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
         };
+        if env.run_id.is_none() {
+            let filtered = args.filter.is_some() || !args.skip.is_empty() || args.ignored;
+            session.kept().review_of = Some((self.cases.clone(), filtered));
+        }
         let trials = trials(&found, &self.cases, &rubrics, &args, &session);
         let gold_sets: Vec<GoldSetNote> = found
             .iter()

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::outputs::{Outputs, Records};
 use super::predict::run_dir;
 use crate::base::fs::lock_file;
-use crate::base::state::{create_private, open_private, state_dir};
+use crate::base::state::{Project, create_private, open_private};
 
 /// A journal being written whole, put in place when the run ends ([`Journal::begin`]).
 #[derive(Debug)]
@@ -27,6 +27,11 @@ impl Replacement {
     /// Appends record lines.
     pub(crate) fn write(&mut self, lines: &[u8]) -> std::io::Result<()> {
         self.file.write_all(lines)
+    }
+
+    /// Appends every byte `file` holds from where it stands.
+    pub(crate) fn copy_from(&mut self, file: &mut std::fs::File) -> std::io::Result<()> {
+        std::io::copy(file, &mut self.file).map(|_| ())
     }
 
     /// Puts it in place of the journal.
@@ -44,17 +49,25 @@ pub(crate) struct Journal {
     /// The cases folder its records come from, as a tag: one run may span crates (a nextest
     /// workspace run), whose tests may share names; each keeps its own.
     scope: String,
+    /// The same run's journals in other projects, for a reader: a workspace run from its root
+    /// writes one per member crate.
+    others: Vec<PathBuf>,
 }
 
 impl Journal {
-    /// The journal of the run `run_id` (its folder made private if new).
-    /// `cases`: the folder whose tests the process runs (`None` for a reader).
+    /// The journal of the run `run_id` in the project of `cases`, the folder whose tests the
+    /// process runs (its folder made private if new).
     pub(crate) fn for_run(run_id: &str, cases: &Path) -> std::io::Result<Journal> {
-        let dir = run_dir(run_id)?;
+        let project = Project::of(cases)?;
+        let dir = run_dir(&project, run_id)?;
         let real = crate::base::fs::canonical(cases);
         let scope =
             crate::base::fs::hash_hex(&[real.as_os_str().as_encoded_bytes()])[..8].to_owned();
-        let journal = Journal { dir, scope };
+        let journal = Journal {
+            dir,
+            scope,
+            others: Vec::new(),
+        };
         // Its id, for `--last`: written by whichever process comes first (created exclusively:
         // two processes starting at once never write it twice).
         match create_private(&journal.dir.join("id")) {
@@ -65,66 +78,83 @@ impl Journal {
         Ok(journal)
     }
 
-    /// The journal of the run `run_id` for a reader: `None` when the run has written nothing.
-    pub(crate) fn existing(run_id: &str) -> std::io::Result<Option<Journal>> {
-        let runs = state_dir()?.join("runs");
-        let dir = runs.join(crate::base::fs::hash_hex(&[run_id.as_bytes()]));
-        let journal = Journal {
+    /// A journal to read, in `dir`.
+    fn reading(dir: PathBuf) -> Journal {
+        Journal {
             dir,
             scope: String::new(),
-        };
-        Ok(journal.exists().then_some(journal))
+            others: Vec::new(),
+        }
     }
 
-    /// The newest run's journal and its id: the run whose journal was written last.
-    pub(crate) fn last() -> std::io::Result<Option<(Journal, String)>> {
-        let runs = state_dir()?.join("runs");
-        let Ok(list) = std::fs::read_dir(&runs) else {
+    /// The folder of the run's files in the state folder (its shared command outputs).
+    pub(crate) fn folder(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The run `run_id` as a reader in `here` sees it: its journals in the project of `here` and
+    /// in the projects inside it; `None` when it has written nothing there.
+    pub(crate) fn existing(run_id: &str, here: &Path) -> std::io::Result<Option<Journal>> {
+        let key = crate::base::fs::hash_hex(&[run_id.as_bytes()]);
+        let mut dirs = Project::within(here)?
+            .into_iter()
+            .map(|p| p.dir().join("runs").join(&key))
+            .filter(|dir| Journal::reading(dir.clone()).exists());
+        let Some(first) = dirs.next() else {
             return Ok(None);
         };
+        let mut journal = Journal::reading(first);
+        journal.others = dirs.collect();
+        Ok(Some(journal))
+    }
+
+    /// The newest run a reader in `here` sees (the run whose journal was written last), with its
+    /// id.
+    pub(crate) fn last(here: &Path) -> std::io::Result<Option<(Journal, String)>> {
         let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-        for entry in list.flatten() {
-            let Ok(modified) =
-                std::fs::symlink_metadata(entry.path().join("journal")).and_then(|m| m.modified())
-            else {
+        for project in Project::within(here)? {
+            let Ok(list) = std::fs::read_dir(project.dir().join("runs")) else {
                 continue;
             };
-            if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
-                newest = Some((modified, entry.path()));
+            for entry in list.flatten() {
+                let Ok(modified) = std::fs::symlink_metadata(entry.path().join("journal"))
+                    .and_then(|m| m.modified())
+                else {
+                    continue;
+                };
+                if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+                    newest = Some((modified, entry.path()));
+                }
             }
         }
         let Some((_, dir)) = newest else {
             return Ok(None);
         };
         // Only a whole id: a run whose first process was killed before writing it is named by
-        // its folder.
-        let id = std::fs::read_to_string(dir.join("id"))
+        // its folder, and read alone.
+        match std::fs::read_to_string(dir.join("id"))
             .ok()
             .filter(|id| !id.is_empty())
-            .unwrap_or_else(|| {
-                dir.file_name()
+        {
+            Some(id) => Ok(Journal::existing(&id, here)?.map(|j| (j, id))),
+            None => {
+                let id = dir
+                    .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
-        Ok(Some((
-            Journal {
-                dir,
-                scope: String::new(),
-            },
-            id,
-        )))
+                    .unwrap_or_default();
+                Ok(Some((Journal::reading(dir), id)))
+            }
+        }
     }
 
-    /// Where a run in one process (no run id) leaves the records `goldgate review` acts on: its
-    /// failed tests, its tests new to their baseline and its tests with a field that is not an
-    /// exact match. Not a run's journal: `goldgate report --last` never reads it.
-    pub(crate) fn of_the_last_run_in_one_process() -> std::io::Result<Journal> {
-        let dir = state_dir()?.join("last-run");
+    /// Where a run in one process (no run id) of the project of `cases` leaves the records
+    /// `goldgate review` acts on: its failed tests, its tests new to their baseline and its
+    /// tests with a field that is not an exact match. Not a run's journal: `goldgate report
+    /// --last` never reads it.
+    pub(crate) fn of_the_last_run_in_one_process(cases: &Path) -> std::io::Result<Journal> {
+        let dir = Project::of(cases)?.dir().join("last-run");
         crate::base::state::sub_dir(&dir)?;
-        Ok(Journal {
-            dir,
-            scope: String::new(),
-        })
+        Ok(Journal::reading(dir))
     }
 
     /// Removes the journal: what it holds is not the last run's.
@@ -147,11 +177,12 @@ impl Journal {
         })
     }
 
-    /// The records `goldgate review` reads: the newest run's journal, or the last run in one
-    /// process when it wrote after it; with what to call it.
-    pub(crate) fn to_review() -> std::io::Result<Option<(Journal, String)>> {
-        let newest = Journal::last()?;
-        let own = Journal::of_the_last_run_in_one_process()?;
+    /// The records `goldgate review` reads for the cases folder `cases`: the newest run's
+    /// journal its project sees, or its project's last run in one process when that wrote after
+    /// it; with what to call it.
+    pub(crate) fn to_review(cases: &Path) -> std::io::Result<Option<(Journal, String)>> {
+        let newest = Journal::last(cases)?;
+        let own = Journal::of_the_last_run_in_one_process(cases)?;
         let own_at = own.exists().then(|| own.written_at().ok()).flatten();
         let newest_at = newest.as_ref().and_then(|(j, _)| j.written_at().ok());
         Ok(match (own_at, newest_at) {
@@ -172,7 +203,11 @@ impl Journal {
 
     /// When the run last wrote a record: a file changed after it is not what the run read.
     pub(crate) fn written_at(&self) -> std::io::Result<std::time::SystemTime> {
-        std::fs::metadata(self.path())?.modified()
+        let mut at = std::fs::metadata(self.path())?.modified()?;
+        for dir in &self.others {
+            at = at.max(std::fs::metadata(dir.join("journal"))?.modified()?);
+        }
+        Ok(at)
     }
 
     /// Whether the run has written any record.
@@ -211,7 +246,53 @@ impl Journal {
     /// Every record of the run so far; lines that do not read (torn) are skipped and counted.
     pub(crate) fn read(&self) -> std::io::Result<Records> {
         let file = open_private(&self.path())?;
-        Records::read(file, true)
+        if self.others.is_empty() {
+            return Records::read(file, true);
+        }
+        // A run over several projects: their journals read as one, each from a line of its own.
+        let mut all = tempfile::tempfile()?;
+        for path in
+            std::iter::once(self.path()).chain(self.others.iter().map(|d| d.join("journal")))
+        {
+            let mut bytes = Vec::new();
+            open_private(&path)?.read_to_end(&mut bytes)?;
+            if bytes.last().is_some_and(|&b| b != b'\n') {
+                bytes.push(b'\n');
+            }
+            all.write_all(&bytes)?;
+        }
+        drop(file);
+        Records::read(all, true)
+    }
+
+    /// Copies the whole record lines of the tests `keep` keeps (by test name) into `out`; a torn
+    /// line is left behind.
+    pub(crate) fn copy_records(
+        &self,
+        out: &mut Replacement,
+        keep: impl Fn(&str) -> bool,
+    ) -> std::io::Result<()> {
+        use std::io::BufRead;
+        for path in
+            std::iter::once(self.path()).chain(self.others.iter().map(|d| d.join("journal")))
+        {
+            let mut reader = std::io::BufReader::new(open_private(&path)?);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                if reader.read_until(b'\n', &mut line)? == 0 {
+                    break;
+                }
+                let kept = std::str::from_utf8(&line)
+                    .ok()
+                    .and_then(super::outputs::test_of_line)
+                    .is_some_and(|test| keep(&test));
+                if kept {
+                    out.write(&line)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Notes the files the run's processes were asked for (the first process's, once), so that
@@ -235,9 +316,12 @@ impl Journal {
 
     /// The files the run's processes were asked for.
     pub(crate) fn outputs(&self) -> Outputs {
-        std::fs::read_to_string(self.dir.join("outputs.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
+        std::iter::once(&self.dir)
+            .chain(&self.others)
+            .find_map(|dir| {
+                let text = std::fs::read_to_string(dir.join("outputs.json")).ok()?;
+                serde_json::from_str(&text).ok()
+            })
             .unwrap_or_default()
     }
 }
@@ -251,6 +335,7 @@ mod tests {
         Journal {
             dir: dir.to_path_buf(),
             scope: "s".into(),
+            others: Vec::new(),
         }
     }
 

@@ -71,6 +71,22 @@ pub(crate) fn aggregate_line(record: &AggregateRecord) -> String {
 /// A line's kind, key (the test name, after its scope in a journal) and record; `None` for a line that is not whole (torn by a kill) or
 /// of another version.
 fn split(text: &str) -> Option<(Kind, String, &str)> {
+    let (kind, scope, id, json) = parts(text)?;
+    let key = if scope.is_empty() {
+        id
+    } else {
+        format!("{scope}\t{id}")
+    };
+    Some((kind, key, json))
+}
+
+/// The test a whole record line is of (without the scope a journal's line names first).
+pub(crate) fn test_of_line(text: &str) -> Option<String> {
+    parts(text).map(|(_, _, id, _)| id)
+}
+
+/// A line's kind, scope (empty outside a journal), test name and record.
+fn parts(text: &str) -> Option<(Kind, &str, String, &str)> {
     let text = text.strip_suffix('\n')?;
     let (tag, rest) = text.split_once('\t')?;
     let kind = match tag.split_once('/')? {
@@ -86,12 +102,7 @@ fn split(text: &str) -> Option<(Kind, String, &str)> {
     };
     let (id, json) = rest.split_once('\t')?;
     let id: String = serde_json::from_str(id).ok()?;
-    let key = if scope.is_empty() {
-        id
-    } else {
-        format!("{scope}\t{id}")
-    };
-    Some((kind, key, json))
+    Some((kind, scope, id, json))
 }
 
 /// Every record of a run, whoever wrote them: the cases as lines of a file (by test name, the
@@ -195,12 +206,22 @@ impl Records {
     /// not fail keeps no field rows (no page shows them, and a run holds many), so that a run's
     /// pages cost about its failures, not its whole gold set.
     pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, String> {
+        self.read_cases(false)
+    }
+
+    /// Every case record whole, field rows of passing tests included (review finds there the
+    /// values two pipelines predict alike), sorted by test name.
+    pub(crate) fn whole_cases(&self) -> Result<Vec<TestRecord>, String> {
+        self.read_cases(true)
+    }
+
+    fn read_cases(&self, whole: bool) -> Result<Vec<TestRecord>, String> {
         self.lines()
             .map(|text| {
                 let text = text.map_err(|e| format!("cannot read back the run's records: {e}"))?;
                 let mut record = serde_json::from_str::<TestRecord>(&text)
                     .map_err(|e| format!("a record of the run cannot be read back: {e}"))?;
-                if record.passed != Some(false) {
+                if !whole && record.passed != Some(false) {
                     record.fields = Vec::new();
                     record.extra_fields = Vec::new();
                 }

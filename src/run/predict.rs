@@ -27,13 +27,14 @@ pub(crate) struct Commands {
 }
 
 impl Commands {
-    /// For a run that spans processes under `run_id`; without one, the process is the run.
-    /// The state folder must be private to be used: one that is not is an error of the run.
-    pub(crate) fn for_run(run_id: Option<&str>) -> std::io::Result<Commands> {
-        let Some(id) = run_id else {
+    /// For a run that spans processes, in its journal's folder; without one, the process is
+    /// the run. The state folder must be private to be used: one that is not is an error of the
+    /// run.
+    pub(crate) fn for_run(journal: Option<&super::journal::Journal>) -> std::io::Result<Commands> {
+        let Some(journal) = journal else {
             return Ok(Commands::default());
         };
-        let shared = run_dir(id)?.join("outputs");
+        let shared = journal.folder().join("outputs");
         state::sub_dir(&shared)?;
         Ok(Commands {
             shared: Some(shared),
@@ -110,10 +111,11 @@ fn read_kept(entry: &Path) -> Option<Result<Ran, String>> {
     }))
 }
 
-/// The folder of the run `run_id` in the state folder (made 0700), where its journal and its
-/// commands' outputs are kept; other runs' folders older than a day are removed first.
-pub(crate) fn run_dir(run_id: &str) -> std::io::Result<PathBuf> {
-    let runs = state::state_dir()?.join("runs");
+/// The folder of the run `run_id` of `project` in the state folder (made 0700), where its
+/// journal and its commands' outputs are kept; the project's other runs older than a day are
+/// removed first.
+pub(crate) fn run_dir(project: &state::Project, run_id: &str) -> std::io::Result<PathBuf> {
+    let runs = project.dir().join("runs");
     state::sub_dir(&runs)?;
     let own = hash_hex(&[run_id.as_bytes()]);
     static PRUNED: std::sync::Once = std::sync::Once::new();

@@ -113,6 +113,10 @@ pub(crate) struct Kept {
     reviewable: ForReview,
     /// On a full run: every entry name each baseline should hold, by file.
     pub(crate) expected_entries: BTreeMap<PathBuf, ExpectedEntries>,
+    /// The cases folder of a run in one process, whose project keeps the records for review,
+    /// and whether the run was filtered (it then updates those records instead of replacing
+    /// them).
+    pub(crate) review_of: Option<(PathBuf, bool)>,
 }
 
 /// The records a run in one process keeps for `goldgate review`.
@@ -121,8 +125,8 @@ enum ForReview {
     /// No record yet.
     #[default]
     NotStarted,
-    /// Being written.
-    Writing(super::journal::Replacement),
+    /// Being written to a file of this process, put in place when the run ends.
+    Writing(std::io::BufWriter<std::fs::File>),
     /// A record could not be kept: the run leaves none.
     Failed,
 }
@@ -176,33 +180,63 @@ impl Kept {
     /// without one (review then says how to get records), not the run failed.
     fn keep_for_review(&mut self, line: &[u8]) {
         if let ForReview::NotStarted = self.reviewable {
-            self.reviewable = match super::journal::Journal::of_the_last_run_in_one_process()
-                .and_then(|j| j.begin())
-            {
-                Ok(r) => ForReview::Writing(r),
+            self.reviewable = match tempfile::tempfile() {
+                Ok(file) => ForReview::Writing(std::io::BufWriter::new(file)),
                 Err(_) => ForReview::Failed,
             };
         }
-        if let ForReview::Writing(r) = &mut self.reviewable
-            && r.write(line).is_err()
+        if let ForReview::Writing(file) = &mut self.reviewable
+            && file.write_all(line).is_err()
         {
-            // Never begun again: a journal that lacks the records before would be put in place.
+            // Never begun again: records that lack the ones before would be put in place.
             self.reviewable = ForReview::Failed;
         }
     }
 
-    /// Puts the records for `goldgate review` in place: a run with none leaves an empty
-    /// journal, so that review does not read an older run's; one whose records could not all
-    /// be kept leaves none.
+    /// Puts the records for `goldgate review` of the project of `cases` in place. A full run's
+    /// replace the last ones (a run with none leaves none, so that review does not read an
+    /// older run's); a `filtered` run's (review's own reruns among them) replace those of the
+    /// tests it ran and keep the others, so that the queue lives as long as its items. One whose
+    /// records could not all be kept leaves none.
     pub(crate) fn finish_review_records(&mut self) {
-        let Ok(last) = super::journal::Journal::of_the_last_run_in_one_process() else {
+        let Some((cases, filtered)) = self.review_of.clone() else {
             return;
         };
-        let done = match std::mem::replace(&mut self.reviewable, ForReview::Failed) {
-            ForReview::Writing(r) => r.finish(),
-            ForReview::NotStarted => last.begin().and_then(|r| r.finish()),
+        let cases = cases.as_path();
+        let Ok(last) = super::journal::Journal::of_the_last_run_in_one_process(cases) else {
+            return;
+        };
+        let own = match std::mem::replace(&mut self.reviewable, ForReview::Failed) {
+            ForReview::Writing(file) => file.into_inner().map(Some).map_err(|e| e.into_error()),
+            ForReview::NotStarted => Ok(None),
             ForReview::Failed => Err(std::io::Error::other("records not kept")),
         };
+        let ran: HashSet<&str> = self
+            .numbers
+            .iter()
+            .map(|n| n.id.as_str())
+            .chain(self.aggregates.iter().map(|a| a.id.as_str()))
+            .collect();
+        let aggregates: String = self
+            .aggregates
+            .iter()
+            .map(aggregate_record)
+            .filter(|a| !a.passed)
+            .map(|a| aggregate_line(&a))
+            .collect();
+        let done = own.and_then(|own| {
+            let mut next = last.begin()?;
+            if filtered && let Some((before, _)) = super::journal::Journal::to_review(cases)? {
+                before.copy_records(&mut next, |test| !ran.contains(test))?;
+            }
+            if let Some(mut own) = own {
+                use std::io::{Seek, SeekFrom};
+                own.seek(SeekFrom::Start(0))?;
+                next.copy_from(&mut own)?;
+            }
+            next.write(aggregates.as_bytes())?;
+            next.finish()
+        });
         if done.is_err() {
             last.forget();
         }
@@ -315,7 +349,7 @@ impl Session {
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(env.run_id.as_deref()).map_err(|e| e.to_string())?,
+            commands: Commands::for_run(journal.as_ref()).map_err(|e| e.to_string())?,
             journal,
             scored: Mutex::default(),
             keeps_records,
@@ -777,6 +811,7 @@ impl Session {
     /// or unreadable baseline too.
     fn against_baseline(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Against {
         let mut against = Against::passing();
+        against.compared.file = Some(spec.file.clone());
         match self.baseline(&spec.file) {
             Err(why) => {
                 against.passed = false;
@@ -857,12 +892,13 @@ impl Session {
         } else {
             lock(&self.scored).remove(&record.id);
         }
-        // A run in one process leaves what `goldgate review` acts on: failed tests, new tests,
-        // and a pipeline's passing test with a field that is not an exact match (other pipelines
+        // A run in one process leaves what `goldgate review` acts on: failed tests, new and
+        // improved tests, and a pipeline's passing test with a field that is not an exact match (other pipelines
         // may predict it alike: the gold may be wrong).
         let reviewable = self.journal.is_none()
             && (record.status == Status::Failed
                 || record.baseline.new
+                || !record.baseline.improvements.is_empty()
                 || record.pipeline.is_some()
                     && record
                         .outcome

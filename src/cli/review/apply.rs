@@ -113,11 +113,15 @@ impl Runner {
         if !report.is_file() {
             return Err("the tests wrote no report: see their output above".to_owned());
         }
-        let cases = super::super::report::read_report(&report)?.cases;
+        let report_read = super::super::report::read_report(&report)?;
         let written_at = std::fs::metadata(&report)
             .and_then(|m| m.modified())
             .map_err(|e| e.to_string())?;
-        Ok(Records { cases, written_at })
+        Ok(Records {
+            cases: report_read.cases,
+            aggregates: report_read.aggregates,
+            written_at,
+        })
     }
 
     /// Runs one test again (blessing it when `bless`) and returns its verdict lines.
@@ -242,6 +246,11 @@ impl Session {
         let mut done = true;
         let mut again: BTreeSet<String> = BTreeSet::new();
         let mut blessed: BTreeSet<String> = BTreeSet::new();
+        // Pipelines whose regression gate is blessed: all their tests, as the gate's accept
+        // command does.
+        let mut pipelines: BTreeSet<(String, PathBuf)> = BTreeSet::new();
+        // Their aggregate tests, run again once the entries are written.
+        let mut gates: BTreeSet<String> = BTreeSet::new();
         for &(i, action) in decisions {
             let item = &items[i];
             match action {
@@ -256,13 +265,21 @@ impl Session {
                     );
                     done = false;
                 }
-                Action::Bless => {
-                    blessed.extend(item.tests.iter().cloned());
-                    again.extend(item.tests.iter().cloned());
-                }
+                Action::Bless => match &item.pipeline {
+                    Some(name) => {
+                        pipelines.insert((name.clone(), PathBuf::from(&item.file)));
+                        gates.insert(item.id.clone());
+                    }
+                    None => {
+                        blessed.extend(item.tests.iter().cloned());
+                        again.extend(item.tests.iter().cloned());
+                    }
+                },
                 Action::Accept | Action::Variant => match self.edit(item, action, pipeline) {
                     Ok(line) => {
                         println!("{}", crate::render::inert(&line));
+                        // The gold is the case's: every pipeline's test of it runs again.
+                        again.extend(self.tests_of(&item.case));
                         again.extend(item.predictions.iter().map(|p| p.test.clone()));
                     }
                     Err(e) => {
@@ -275,11 +292,23 @@ impl Session {
                 },
             }
         }
-        if again.is_empty() {
+        if again.is_empty() && pipelines.is_empty() {
             return done;
         }
+        for (name, suite) in &pipelines {
+            match self.tests_of_pipeline(name, suite) {
+                Ok(tests) => {
+                    blessed.extend(tests.iter().cloned());
+                    again.extend(tests);
+                }
+                Err(e) => {
+                    eprintln!("{}", crate::render::inert(&format!("error: {e}")));
+                    done = false;
+                }
+            }
+        }
         println!("\nrun again:");
-        for test in &again {
+        for test in again.iter().chain(&gates) {
             match self.runner.run_again(
                 &self.dir,
                 self.rubrics.as_deref(),
@@ -303,6 +332,45 @@ impl Session {
             }
         }
         done
+    }
+
+    /// The tests of `pipeline` in the suite of `suite_file` (and the suites below it): what its
+    /// regression gate compares, each blessed by name (a filter `::NAME` would also take a
+    /// pipeline whose name starts with NAME).
+    fn tests_of_pipeline(&self, pipeline: &str, suite_file: &Path) -> Result<Vec<String>, String> {
+        let rubrics = self
+            .rubrics
+            .clone()
+            .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.dir));
+        let found = crate::load::discover::discover(&self.dir).map_err(|e| e.0)?;
+        let suite_dir = crate::base::fs::canonical(suite_file.parent().unwrap_or(Path::new(".")));
+        let tests: Vec<String> = crate::load::load_folder(&found, &self.dir, &rubrics, |_| true)
+            .into_iter()
+            .filter(|entry| {
+                entry.loaded.as_ref().is_ok_and(|case| {
+                    case.pipeline.as_deref() == Some(pipeline)
+                        && crate::base::fs::canonical(&case.file).starts_with(&suite_dir)
+                })
+            })
+            .map(|entry| entry.id)
+            .collect();
+        if tests.is_empty() {
+            return Err(format!(
+                "no test of the pipeline `{pipeline}` loads under `{}` now: run the tests again",
+                shown_path(suite_file)
+            ));
+        }
+        Ok(tests)
+    }
+
+    /// Every test of `case` (one per pipeline) the review found.
+    fn tests_of(&self, case: &str) -> Vec<String> {
+        let pipelines = format!("{case}::");
+        self.places
+            .keys()
+            .filter(|t| *t == case || t.starts_with(&pipelines))
+            .cloned()
+            .collect()
     }
 
     /// One gold edit: the file read, checked unchanged since the run, edited, the edit read back

@@ -86,6 +86,8 @@ Examples:
 /// The records to review and when the run wrote them.
 struct Records {
     cases: Vec<TestRecord>,
+    /// The aggregate tests (a failed regression gate is an item).
+    aggregates: Vec<crate::record::AggregateRecord>,
     written_at: SystemTime,
 }
 
@@ -100,18 +102,20 @@ fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, String> {
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
         return Ok(Records {
             cases: report.cases,
+            aggregates: report.aggregates,
             written_at,
         });
     }
-    let (journal, id) = Journal::to_review().map_err(|e| e.to_string())?.ok_or(
-        "no run has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
+    let (journal, id) = Journal::to_review(&args.dir).map_err(|e| e.to_string())?.ok_or(
+        "no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
     )?;
     let written_at = journal.written_at().map_err(|e| e.to_string())?;
     let read = journal
         .read()
         .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
     Ok(Records {
-        cases: read.cases()?,
+        cases: read.whole_cases()?,
+        aggregates: read.aggregate_list(),
         written_at,
     })
 }
@@ -145,7 +149,7 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
         .rubrics
         .clone()
         .unwrap_or_else(|| crate::load::discover::default_rubrics(&args.dir));
-    let mut items = queue(&records.cases);
+    let mut items = queue(&records.cases, &records.aggregates);
     let places = apply::places(&args.dir, &rubrics, &items)?;
     for item in &mut items {
         if let Some(place) = places.get(&item.tests[0]) {

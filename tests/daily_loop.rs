@@ -1,0 +1,284 @@
+//! The loop a team lives in every day — run, review, accept or bless, run again — as a user runs
+//! it: the state of the last run is the project's, the review queue lives as long as its items,
+//! and bless takes what a user blesses (a failing, improved or new test, a pipeline's gate).
+
+mod support;
+
+use std::path::Path;
+
+use support::{goldgate, stderr, stdout, write_files};
+
+/// Two pipelines, a baseline, three cases: `flow` (both pipelines read `79,26`: contradicted),
+/// `block` (pipeline `a` off on three fields, `b` right), `json` (its gold in a JSON file).
+fn gold_set(root: &Path) {
+    write_files(
+        root,
+        &[
+            ("Cargo.toml", "[package]\nname = \"gold\"\n"),
+            (
+                "cases/inv/suite.yaml",
+                "pipelines:\n  a: out/a/{case}.json\n  b: out/b/{case}.json\nbaseline: baseline.json\ndefaults:\n  thresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/inv/baseline.json", "{\"cases\": {}}\n"),
+            ("cases/inv/flow.yaml", "gold: { total: 79, ref: 'A-1' }\n"),
+            (
+                "cases/inv/block.yaml",
+                "gold:\n  number: \"0173\"\n  code: \"0042\"\n  date: 2024-03-05\n",
+            ),
+            ("cases/inv/json.yaml", "gold: ../../gold/json.json\n"),
+            (
+                "gold/json.json",
+                "{\n  \"total\": 12.50,\n  \"date\": \"2024-03-05\"\n}\n",
+            ),
+            (
+                "cases/inv/out/a/flow.json",
+                r#"{"total": "79,26", "ref": {"value": "A-2", "confidence": 0.5}}"#,
+            ),
+            (
+                "cases/inv/out/b/flow.json",
+                r#"{"total": "79,26", "ref": "A-1"}"#,
+            ),
+            (
+                "cases/inv/out/a/block.json",
+                r#"{"number": {"value": "0174", "confidence": 0.9}, "code": {"value": "0043", "confidence": 0.8}, "date": "05/03/2024"}"#,
+            ),
+            (
+                "cases/inv/out/b/block.json",
+                r#"{"number": "0173", "code": "0042", "date": "2024-03-05"}"#,
+            ),
+            (
+                "cases/inv/out/a/json.json",
+                r#"{"total": {"value": "12.60", "confidence": 0.7}, "date": "2024-03-05"}"#,
+            ),
+            (
+                "cases/inv/out/b/json.json",
+                r#"{"total": "12.50", "date": "2024-03-05"}"#,
+            ),
+        ],
+    );
+}
+
+/// The ids of `goldgate review --list` in `root`, each with its kind.
+fn listed(root: &Path) -> Vec<String> {
+    let out = goldgate(root, &["review", "cases", "--list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter(|l| l.contains("  "))
+        .map(|l| l.split("  ").take(2).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+fn baseline(root: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(root.join("cases/inv/baseline.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+const FIRST_QUEUE: [&str; 12] = [
+    "inv/flow#total contradicted",
+    "inv/block::a#number failing",
+    "inv/block::a#code failing",
+    "inv/json::a#total failing",
+    "inv/flow::a#ref failing",
+    "inv/block::a#date failing",
+    "inv/block::a new",
+    "inv/block::b new",
+    "inv/flow::a new",
+    "inv/flow::b new",
+    "inv/json::a new",
+    "inv/json::b new",
+];
+
+/// A run in another project (another checkout of the same layout) never changes what this
+/// project's review reads, nor its `report --last`.
+#[test]
+fn the_last_run_is_the_projects_own() {
+    let (ours, theirs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    gold_set(ours.path());
+    gold_set(theirs.path());
+    // Theirs has one more failing field, so that its queue differs.
+    std::fs::write(
+        theirs.path().join("cases/inv/out/b/json.json"),
+        r#"{"total": "99", "date": "2024-03-05"}"#,
+    )
+    .unwrap();
+    goldgate(ours.path(), &["test", "cases"]);
+    goldgate(theirs.path(), &["test", "cases"]);
+    assert_eq!(listed(ours.path()), FIRST_QUEUE);
+    assert!(listed(theirs.path()).contains(&"inv/json::b#total failing".to_owned()));
+}
+
+/// An accept reruns every pipeline's test of its case, and the queue keeps every other item:
+/// an id listed before the edit is still valid after it, and `--run --list` keeps it too.
+#[test]
+fn the_queue_survives_its_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    goldgate(root, &["test", "cases"]);
+    assert_eq!(listed(root), FIRST_QUEUE);
+    let out = goldgate(
+        root,
+        &["review", "cases", "--accept", "inv/block::a#number"],
+    );
+    assert_eq!(
+        stdout(&out),
+        "cases/inv/block.yaml:2: number: \"0173\" → \"0174\"\n\nrun again:\ntest inv/block::a ... FAILED\ntest inv/block::b ... FAILED\n",
+        "{}",
+        stderr(&out)
+    );
+    let after = listed(root);
+    assert!(!after.contains(&"inv/block::a#number failing".to_owned()));
+    // `b` read 0173, the old gold: now it is off, and in the queue.
+    assert!(after.contains(&"inv/block::b#number failing".to_owned()));
+    for kept in FIRST_QUEUE
+        .iter()
+        .filter(|i| !i.starts_with("inv/block::a#number"))
+    {
+        assert!(
+            after.contains(&kept.to_string()),
+            "{kept} left the queue: {after:#?}"
+        );
+    }
+    // An id listed before the edit still acts.
+    let out = goldgate(root, &["review", "cases", "--variant", "inv/block::a#date"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with(
+            "cases/inv/block.yaml:4: date: 2024-03-05 → { any_of: [2024-03-05, 05/03/2024] }\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    // `--run --list` runs everything and leaves the whole queue for the next listing.
+    let run = goldgate(root, &["review", "cases", "--run", "--list"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let again = listed(root);
+    assert!(
+        again.contains(&"inv/flow#total contradicted".to_owned()),
+        "{again:#?}"
+    );
+    assert!(
+        again.contains(&"inv/block::a#code failing".to_owned()),
+        "{again:#?}"
+    );
+}
+
+/// A failing test of a suite with a baseline is blessed by the id of one of its fields: its
+/// entry is written from this run, its numbers as they are.
+#[test]
+fn a_failing_test_is_blessed_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    // A first entry for every test, so that none is new: then a failing test is only failing.
+    let bless_all =
+        support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    assert!(
+        stdout(&bless_all).contains("baseline: "),
+        "{}",
+        stdout(&bless_all)
+    );
+    std::fs::write(
+        root.join("cases/inv/out/a/json.json"),
+        r#"{"total": {"value": "12.70", "confidence": 0.7}, "date": "2024-03-05"}"#,
+    )
+    .unwrap();
+    goldgate(root, &["test", "cases"]);
+    let out = goldgate(root, &["review", "cases", "--bless", "inv/json::a#total"]);
+    assert_eq!(
+        stdout(&out),
+        "\nrun again:\ntest inv/json::a ... FAILED (blessed)\n",
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let entry = &baseline(root)["cases"]["json::a"];
+    assert_eq!(entry["fields"]["total"]["em"], 0.0, "{entry}");
+    assert_eq!(entry["fields"]["date"]["em"], 1.0, "{entry}");
+}
+
+/// A test that rose above its entry beyond the tolerance is an `improved` item, blessed alone.
+#[test]
+fn an_improved_test_is_in_the_queue_and_blessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    let suite = root.join("cases/inv/suite.yaml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        text.replace("baseline.json\n", "baseline.json\ntolerance: 0.01\n"),
+    )
+    .unwrap();
+    support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    std::fs::write(
+        root.join("cases/inv/out/a/json.json"),
+        r#"{"total": {"value": "12.50", "confidence": 0.7}, "date": "2024-03-05"}"#,
+    )
+    .unwrap();
+    goldgate(root, &["test", "cases"]);
+    assert!(
+        listed(root).contains(&"inv/json::a improved".to_owned()),
+        "{:#?}",
+        listed(root)
+    );
+    let out = goldgate(root, &["review", "cases", "--bless", "inv/json::a"]);
+    assert_eq!(
+        stdout(&out),
+        "\nrun again:\ntest inv/json::a ... ok (blessed)\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(baseline(root)["cases"]["json::a"]["anls"], 1.0);
+    assert!(!listed(root).contains(&"inv/json::a improved".to_owned()));
+}
+
+/// Under `regression_gate` (no `tolerance`), a pipeline whose cases dropped is one item: its
+/// aggregate test. Blessing it writes the entries of that pipeline's tests (not of a pipeline
+/// whose name starts alike) and the gate holds again.
+#[test]
+fn a_failed_regression_gate_is_blessed_for_its_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    write_files(
+        root,
+        &[(
+            "cases/inv/suite.yaml",
+            "pipelines:\n  a: out/a/{case}.json\n  ab: out/b/{case}.json\nbaseline: baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\ndefaults:\n  thresholds: { min_anls: 0.1 }\n",
+        )],
+    );
+    for case in ["flow", "block", "json"] {
+        std::fs::copy(
+            root.join(format!("cases/inv/out/b/{case}.json")),
+            root.join(format!("cases/inv/out/a/{case}.json")),
+        )
+        .unwrap();
+    }
+    support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    let before_ab = baseline(root)["cases"]["block::ab"].clone();
+    for case in ["flow", "block", "json"] {
+        std::fs::write(
+            root.join(format!("cases/inv/out/a/{case}.json")),
+            r#"{"total": "9", "ref": "Z", "number": "1", "code": "2", "date": "y"}"#,
+        )
+        .unwrap();
+    }
+    goldgate(root, &["test", "cases"]);
+    assert_eq!(listed(root)[0], "inv::aggregate::a regression");
+    let out = goldgate(root, &["review", "cases", "--bless", "inv::aggregate::a"]);
+    assert_eq!(
+        stdout(&out),
+        "\nrun again:\ntest inv/block::a ... FAILED (blessed)\ntest inv/flow::a ... FAILED (blessed)\ntest inv/json::a ... FAILED (blessed)\ntest inv::aggregate::a ... ok\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(baseline(root)["cases"]["block::a"]["anls"], 0.0);
+    assert_eq!(baseline(root)["cases"]["block::ab"], before_ab);
+    assert!(
+        !listed(root)
+            .iter()
+            .any(|i| i.starts_with("inv::aggregate::a"))
+    );
+}
