@@ -282,3 +282,46 @@ fn a_failed_regression_gate_is_blessed_for_its_pipeline() {
             .any(|i| i.starts_with("inv::aggregate::a"))
     );
 }
+
+/// Accepting `4,513.50` into a gold whose field is `compare: number` writes a number, its
+/// decimals kept, in a JSON gold file and in a case file alike.
+#[test]
+fn an_accepted_number_stays_a_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "cases/suite.yaml",
+                "defaults:\n  fields:\n    total: { compare: number }\n  thresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/inv.yaml",
+                "gold: ../gold/inv.json\nprediction: inv.out.json\n",
+            ),
+            ("gold/inv.json", "{\"total\": 4512.00, \"n\": \"x\"}\n"),
+            ("cases/inv.out.json", r#"{"total": "4,513.50", "n": "x"}"#),
+            (
+                "cases/y.yaml",
+                "gold:\n  total: 12.50\nprediction: y.out.json\n",
+            ),
+            ("cases/y.out.json", r#"{"total": "1 234,50 €"}"#),
+        ],
+    );
+    goldgate(root, &["test", "cases"]);
+    let out = goldgate(
+        root,
+        &["review", "cases", "--accept", "inv#total", "y#total"],
+    );
+    assert_eq!(
+        stdout(&out),
+        "gold/inv.json:1: total: 4512.00 → 4513.50\ncases/y.yaml:2: total: 12.50 → 1234.50\n\nrun again:\ntest inv ... ok\ntest y ... ok\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("gold/inv.json")).unwrap(),
+        "{\"total\": 4513.50, \"n\": \"x\"}\n"
+    );
+}

@@ -321,7 +321,10 @@ mod projects {
         assert_eq!(Project::within(&at("two")).unwrap(), [two]);
         assert_eq!(Project::within(&at("ws")).unwrap(), vec![member.clone()]);
         let ws = Project::of(&at("ws/cases")).unwrap();
-        assert_eq!(Project::within(&at("ws/member")).unwrap(), vec![member.clone()]);
+        assert_eq!(
+            Project::within(&at("ws/member")).unwrap(),
+            vec![member.clone()]
+        );
         assert_eq!(Project::within(&at("ws")).unwrap(), [ws, member]);
     }
 }

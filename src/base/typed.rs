@@ -65,6 +65,21 @@ pub fn exact_difference(a: &str, b: &str) -> Option<f64> {
     Some(difference as f64 / 10f64.powi(scale as i32))
 }
 
+/// A number as a gold file writes it, its decimals kept: no currency, no group separators, `.` as
+/// the decimal mark (`4,512.00 €` -> `4512.00`, `(12.50)` -> `-12.50`, `1e3` as written).
+pub fn plain_number(text: &str) -> Option<String> {
+    parse_number(text)?;
+    let (negative, number) = signed(text)?;
+    let sign = if negative && number.trim_start_matches(['0', '.']).is_empty() {
+        ""
+    } else if negative {
+        "-"
+    } else {
+        ""
+    };
+    Some(format!("{sign}{number}"))
+}
+
 /// A number in one written form, exact: no group separators, `.` as the decimal mark, no
 /// leading or trailing zeros, no sign on zero (`1 234,50 €` -> `1234.5`, `-0` -> `0`). Numbers in
 /// scientific notation or of more than 38 digits take their shortest float form.
@@ -361,6 +376,26 @@ pub fn identifier_key(text: &str) -> String {
         .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '.' | '/'))
         .flat_map(char::to_uppercase)
         .collect()
+}
+
+#[cfg(test)]
+mod plain {
+    use super::plain_number;
+
+    #[test]
+    fn a_number_is_written_plain_with_its_decimals() {
+        for (written, plain) in [
+            ("4,512.00", "4512.00"),
+            ("1 234,50 €", "1234.50"),
+            ("(12.50)", "-12.50"),
+            ("EUR 7", "7"),
+            ("-0.00", "0.00"),
+            ("1e3", "1e3"),
+        ] {
+            assert_eq!(plain_number(written).as_deref(), Some(plain), "{written}");
+        }
+        assert_eq!(plain_number("12 apples"), None);
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use crate::evaluate::finding::{Note, Reading};
 use crate::record::{AggregateRecord, FieldDiff, MetricChange, Status, TestRecord};
 
 /// Why an item is in the queue, in the queue's order.
@@ -105,6 +106,10 @@ pub struct Item {
     /// Whether its tests compare with a baseline (their suite names a `baseline:` file), so
     /// that blessing has an entry to write.
     pub baseline: bool,
+    /// How the field's rule reads its values, when not as text (`number`: an accepted `4,512.00`
+    /// is written as the number `4512.00`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Reading>,
     /// For a pipeline's regression gate: the pipeline whose tests a blessing writes the
     /// baseline entries of (its gate's accept command).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +141,17 @@ fn case_of(record: &TestRecord) -> String {
     }
 }
 
+/// How the rule of `field` read its values in `record`, when not as text.
+fn reading_of(record: &TestRecord, field: &str) -> Option<Reading> {
+    let f = record.fields.iter().find(|f| f.name == field)?;
+    match f.note.as_ref()? {
+        Note::Compared { reading, .. }
+        | Note::Unreadable { reading, .. }
+        | Note::Nested { reading, .. } => Some(*reading).filter(|r| *r != Reading::Text),
+        Note::Inside { .. } => None,
+    }
+}
+
 /// The items of the pipelines' regression gates that failed: each blesses its pipeline.
 fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
     aggregates
@@ -155,6 +171,7 @@ fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
                 gold_at: None,
                 document: None,
                 regressions: Vec::new(),
+                reading: None,
                 baseline: true,
                 pipeline: a.pipeline.clone(),
             })
@@ -230,6 +247,7 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
                 .map(|b| b.regressions.clone())
                 .unwrap_or_default(),
             baseline: r.baseline.is_some() || r.baseline_file.is_some(),
+            reading: field.and_then(|name| reading_of(r, name)),
             pipeline: None,
         }
     };

@@ -400,6 +400,13 @@ impl Session {
                 });
             }
         };
+        // A field read as a number keeps a number: `4,512.00` is written `4512.00`.
+        let value = match (item.reading, &value) {
+            (Some(crate::evaluate::finding::Reading::Number), Json::String(text)) => {
+                crate::base::typed::plain_number(text).map_or(value, Json::String)
+            }
+            _ => value,
+        };
         if let Some((csv, _)) = place
             .sources
             .iter()
