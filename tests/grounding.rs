@@ -535,10 +535,9 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
 /// box lands on the pixels gold and the prediction name (read back by a script in a page that
 /// frames the report, the report itself having none).
 #[test]
+#[ignore = "needs headless Chromium (apt-get install chromium); .ci/run installs it and runs the ignored tests"]
 fn headless_chromium_draws_the_boxes_on_the_document() {
-    let Some(chromium) = chromium::find() else {
-        return;
-    };
+    let chromium = chromium::require();
     let dir = tempfile::tempdir().unwrap();
     let (_, page) = invoice_page(dir.path());
     let probe = dir.path().join("probe.html");

@@ -415,10 +415,9 @@ fn headless(chromium: &Path, profile: &Path) -> Command {
 }
 
 #[test]
+#[ignore = "needs headless Chromium (apt-get install chromium); .ci/run installs it and runs the ignored tests"]
 fn headless_chromium_renders_the_page_with_a_diagram_per_pipeline() {
-    let Some(chromium) = chromium::find() else {
-        return;
-    };
+    let chromium = chromium::require();
     let fx = Fixture::new();
     fx.test(&["--html", "page.html"], &[]);
     let url = format!("file://{}", fx.path("page.html").display());

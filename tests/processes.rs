@@ -783,26 +783,16 @@ fn two_projects_under_one_run_id_read_their_own_runs() {
     );
 }
 
-/// Whether `cargo nextest` can run here; when not, the test is skipped, unless
-/// `GOLDGATE_REQUIRE_NEXTEST` is set (CI sets it after installing cargo-nextest).
-fn nextest_available(cargo: &std::ffi::OsStr) -> bool {
+/// `cargo nextest`, which the tests of a nextest run need.
+fn require_nextest(cargo: &std::ffi::OsStr) {
     let found = Command::new(cargo)
         .args(["nextest", "--version"])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found {
-        if std::env::var_os("GOLDGATE_REQUIRE_NEXTEST").is_some() {
-            panic!(
-                "GOLDGATE_REQUIRE_NEXTEST is set but `cargo nextest` does not run: \
-                 install cargo-nextest (`cargo install cargo-nextest --locked`)"
-            );
-        }
-        eprintln!(
-            "under_cargo_nextest: not checked, `cargo nextest` is not installed \
-             (set GOLDGATE_REQUIRE_NEXTEST=1 to make this a failure)"
-        );
-    }
-    found
+    assert!(
+        found,
+        "`cargo nextest` runs the tests of this one: install cargo-nextest (`cargo install cargo-nextest --locked`)"
+    );
 }
 
 /// A crate set up as a user's: `cases/` from the fixture, `tests/goldgate.rs` with the harness,
@@ -861,11 +851,10 @@ fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
 /// Slow the first time (it builds goldgate in a target folder under this one's `tmp`, reused
 /// by later runs). Nextest exits non-zero here: the fixture has failing tests.
 #[test]
+#[ignore = "builds whole crates under cargo-nextest (minutes of CPU); .ci/run runs the ignored tests"]
 fn under_cargo_nextest() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    if !e2e::enabled("under_cargo_nextest") || !nextest_available(&cargo) {
-        return;
-    }
+    require_nextest(&cargo);
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join("crate");
     scratch_crate(&krate);
@@ -998,13 +987,10 @@ fn without_latencies(mut report: Value) -> Value {
 /// `--workspace-remap` and `--partition count:k/2`, each shard writing its report, then the
 /// shards merged by `goldgate report`: equal to one process's report of the same run.
 #[test]
+#[ignore = "builds whole crates under cargo-nextest (minutes of CPU); .ci/run runs the ignored tests"]
 fn an_archive_run_on_two_machines_merges_into_one_run() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    if !e2e::enabled("an_archive_run_on_two_machines_merges_into_one_run")
-        || !nextest_available(&cargo)
-    {
-        return;
-    }
+    require_nextest(&cargo);
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join("crate");
     scratch_crate(&krate);
