@@ -783,6 +783,59 @@ fn two_projects_under_one_run_id_read_their_own_runs() {
     );
 }
 
+/// `cargo goldgate test` with a `cargo` that runs `goldgate test cases ARGS` in one process (as
+/// `cargo test` runs a harness target): the end of the run is printed once, by the end step, from
+/// the records, not by the process too.
+#[cfg(unix)]
+#[test]
+fn cargo_goldgate_test_prints_the_end_of_the_run_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let cargo = fx.path("cargo.sh");
+    fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\nshift\nexec '{}' test cases \"$@\"\n",
+            env!("CARGO_BIN_EXE_goldgate")
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&cargo, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-goldgate"));
+    cmd.args(["goldgate", "test", "--", "--skip", "live/"])
+        .current_dir(fx.dir.path())
+        .env(COUNTER_VAR, fx.counter());
+    clean_env(&mut cmd);
+    cmd.env("CARGO", &cargo);
+    let out = run(&mut cmd);
+    let ends = stdout(&out)
+        .lines()
+        .filter(|l| l.starts_with("goldgate: "))
+        .count();
+    assert_eq!(ends, 1, "{}", text(&out));
+}
+
+/// `cargo goldgate --help` and `cargo goldgate help` print the usage and succeed; an unknown
+/// command is a usage error.
+#[test]
+fn cargo_goldgate_help_is_not_an_unknown_command() {
+    for args in [
+        &["goldgate", "--help"][..],
+        &["goldgate", "help"],
+        &["goldgate", "test", "-h"],
+    ] {
+        let out = run(Command::new(env!("CARGO_BIN_EXE_cargo-goldgate")).args(args));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        assert!(
+            stdout(&out).starts_with("Usage: cargo goldgate test"),
+            "{}",
+            text(&out)
+        );
+    }
+    let out = run(Command::new(env!("CARGO_BIN_EXE_cargo-goldgate")).args(["goldgate", "tset"]));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 /// `cargo nextest`, which the tests of a nextest run need.
 fn require_nextest(cargo: &std::ffi::OsStr) {
     let found = Command::new(cargo)

@@ -67,7 +67,6 @@ fn parse(args: &[OsString]) -> Result<Asked, String> {
             Some("--report") => asked.outputs.report = Some(path("--report")?),
             Some("--junit") => asked.outputs.junit = Some(path("--junit")?),
             Some("--html") => asked.outputs.html = Some(path("--html")?),
-            Some("-h" | "--help") => return Err(USAGE.to_owned()),
             _ => {
                 return Err(format!(
                     "unexpected argument `{}`: arguments for the runner go after `--`\n\n{USAGE}",
@@ -102,6 +101,13 @@ pub fn main() -> ExitCode {
         );
         return super::review::review(review.args, super::review::Runner::Cargo);
     }
+    // `cargo goldgate --help`, `cargo goldgate help`, `cargo goldgate test --help`.
+    let asks_help = |a: &OsString| a == "-h" || a == "--help";
+    let before_runner_args = args.iter().take_while(|a| *a != "--");
+    if args.first().is_some_and(|a| a == "help") || before_runner_args.clone().any(asks_help) {
+        println!("{USAGE}");
+        return Exit::Success.into();
+    }
     let asked = match parse(&args) {
         Ok(a) => a,
         Err(message) => {
@@ -126,7 +132,9 @@ pub fn main() -> ExitCode {
     }
     runner
         .args(&asked.runner_args)
-        .env("GOLDGATE_RUN_ID", &run_id);
+        .env("GOLDGATE_RUN_ID", &run_id)
+        // The end of the run is printed once, below, from every process's records.
+        .env("GOLDGATE_RUN_END", "later");
     // The processes of the run write no run file: the end step below writes each once.
     let status = match runner.status() {
         Ok(status) => status,

@@ -49,6 +49,10 @@ pub struct Env {
     pub step_summary: Option<PathBuf>,
     /// Under cargo-nextest (`NEXTEST_RUN_ID` set): no progress bars.
     pub under_nextest: bool,
+    /// `GOLDGATE_RUN_END=later`, set by `cargo goldgate test` for the processes it starts: the
+    /// end of the run (summary, table of pipelines) is printed once, by the end step, not by
+    /// each process too.
+    pub end_later: bool,
 }
 
 impl Env {
@@ -103,6 +107,7 @@ impl Env {
             github_workspace: path("GITHUB_WORKSPACE"),
             step_summary: path("GITHUB_STEP_SUMMARY"),
             under_nextest: lookup("NEXTEST_RUN_ID").is_some(),
+            end_later: lookup("GOLDGATE_RUN_END").is_some_and(|v| v == "later"),
         })
     }
 }

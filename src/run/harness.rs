@@ -379,7 +379,7 @@ fn end_of_run(
     summary.unmatched_filter = unmatched.map(str::to_owned);
     let pipelines = pipeline_rows(&kept.numbers);
     let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
-    if args.format != Some(FormatSetting::Json) {
+    if args.format != Some(FormatSetting::Json) && !env.end_later {
         // In name order, whatever order the tests finished in.
         kept.improvements.sort();
         kept.new_cases.sort();
