@@ -836,6 +836,56 @@ fn cargo_goldgate_help_is_not_an_unknown_command() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
+/// A split run that stopped at its first failure, as nextest does without `--no-fail-fast`: the
+/// runner lists every test under the run id, then runs them one process each and stops. The end
+/// step says how many tests never ran (its text, the report, the step summary) and fails; a run
+/// whose listed tests all ran says nothing of the kind.
+#[test]
+fn a_split_run_that_stopped_early_says_which_tests_never_ran() {
+    let fx = Fixture::new();
+    let id = run_id("fail-fast");
+    let listing = run(fx
+        .test(&["--list", "--format", "terse"])
+        .env("GOLDGATE_RUN_ID", &id));
+    assert!(listing.status.success(), "{}", text(&listing));
+    // In name order, up to the first failure: `invoices/acme::all_in_one` fails first.
+    let summary = fx.path("summary.md");
+    let ran = run(fx
+        .test(&["--exact", "invoices/acme::all_in_one"])
+        .env("GOLDGATE_RUN_ID", &id)
+        .env("GITHUB_STEP_SUMMARY", &summary));
+    assert_eq!(ran.status.code(), Some(101), "{}", text(&ran));
+    let out = run(&mut fx.goldgate(&["report", "--run", &id, "--output", "report.json"]));
+    assert_eq!(out.status.code(), Some(101), "{}", text(&out));
+    let line = "17 tests of this run never ran (`invoices/acme::guided` and 16 more; nextest stopped at the first failure: pass --no-fail-fast)";
+    assert!(stdout(&out).contains(line), "{}", text(&out));
+    let report = read_json(&fx.path("report.json"));
+    let never: Vec<&str> = report["summary"]["never_ran"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report}"))
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(never.len(), 17);
+    assert_eq!(
+        never[..2],
+        ["invoices/acme::guided", "invoices/beta::all_in_one"]
+    );
+    assert!(never.contains(&"live::aggregate::fast"));
+    let page = fs::read_to_string(&summary).unwrap_or_default();
+    assert!(page.contains("17 tests of this run never ran"), "{page}");
+
+    // Every listed test ran: nothing said, and the end step's exit is the verdicts' own.
+    let whole = run_id("whole");
+    run(fx
+        .test(&["--list", "--format", "terse"])
+        .env("GOLDGATE_RUN_ID", &whole));
+    run(fx.test(&["--skip", "live/"]).env("GOLDGATE_RUN_ID", &whole));
+    run(fx.test(&["live/"]).env("GOLDGATE_RUN_ID", &whole));
+    let out = run(&mut fx.goldgate(&["report", "--run", &whole]));
+    assert!(!stdout(&out).contains("never ran"), "{}", text(&out));
+}
+
 /// `cargo nextest`, which the tests of a nextest run need.
 fn require_nextest(cargo: &std::ffi::OsStr) {
     let found = Command::new(cargo)

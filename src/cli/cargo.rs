@@ -135,6 +135,18 @@ pub fn main() -> ExitCode {
         .env("GOLDGATE_RUN_ID", &run_id)
         // The end of the run is printed once, below, from every process's records.
         .env("GOLDGATE_RUN_END", "later");
+    // A partition or a filter expression runs some of the tests the runner lists: the others
+    // are no tests that never ran.
+    let subset = asked.runner_args.iter().any(|a| {
+        a.to_str().is_some_and(|a| {
+            ["--partition", "-E", "--filter-expr", "--filterset"]
+                .iter()
+                .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
+        })
+    });
+    if subset {
+        runner.env("GOLDGATE_SUBSET", "1");
+    }
     // The processes of the run write no run file: the end step below writes each once.
     let status = match runner.status() {
         Ok(status) => status,
@@ -154,10 +166,13 @@ pub fn main() -> ExitCode {
         .code()
         .map_or(failed, |c| u8::try_from(c).unwrap_or(failed));
     match report(&Source::Run(run_id.clone()), outputs) {
-        Ok(text) => {
+        Ok(reported) => {
             use std::io::Write;
             let mut out = anstream::stdout();
-            let _ = write!(out, "{text}");
+            let _ = write!(out, "{}", reported.text);
+            if !reported.complete && code == 0 {
+                code = failed;
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

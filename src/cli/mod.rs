@@ -195,7 +195,7 @@ pub fn main() -> ExitCode {
             html,
             junit,
             ..
-        } => printed(report::report(
+        } => reported(report::report(
             &match (run, last) {
                 (Some(id), _) => report::Source::Run(id),
                 (None, true) => report::Source::Last,
@@ -417,6 +417,18 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
 }
 
 /// What a subcommand made, printed (exit 0), or its error (exit 1).
+/// The end of a run `goldgate report` made: a run that did not run every test it listed fails.
+fn reported(result: Result<report::Reported, String>) -> ExitCode {
+    match result {
+        Ok(r) if !r.complete => {
+            let _ = printed(Ok(r.text));
+            Exit::TestFailed.into()
+        }
+        Ok(r) => printed(Ok(r.text)),
+        Err(e) => fail(&e),
+    }
+}
+
 fn printed(result: Result<String, String>) -> ExitCode {
     match result {
         Ok(text) => {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::evaluate::aggregate::{pipeline_rows, summarize};
+use crate::evaluate::aggregate::pipeline_rows;
 use crate::evaluate::paired::compare_pairs;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
@@ -137,7 +137,16 @@ pub enum Source {
 
 /// Reads the records, returns what to print (the end of the run), and writes the run's files
 /// asked for: `outputs`, and for a run's journal also those its processes were asked for.
-pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String> {
+/// What `goldgate report` printed, and whether the run ran every test it listed (a split run
+/// that stopped early fails, as its runner did).
+pub(crate) struct Reported {
+    /// The end of the run.
+    pub(crate) text: String,
+    /// Whether every test the run listed ran.
+    pub(crate) complete: bool,
+}
+
+pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, String> {
     let (records, conflicts, from, outputs) = match source {
         Source::Files(files) => {
             let merged = Merged::read(files)?;
@@ -170,6 +179,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
         }
     };
     let cases = records.cases()?;
+    let complete = records.summary().never_ran.is_empty();
     let notes = RunNotes::of(&cases, &records.numbers).with_gates(&records.aggregate_list());
     let mut out = end_of_run(&records, &notes);
     if records.torn > 0 {
@@ -204,14 +214,17 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<String, String
             out.push_str(&format!("{what}: `{}`\n", path.display()));
         }
     }
-    Ok(out)
+    Ok(Reported {
+        text: out,
+        complete,
+    })
 }
 
 /// The end of a run as the process that is the run prints it, and each aggregate's verdict.
 fn end_of_run(records: &Records, notes: &RunNotes) -> String {
     let numbers = &records.numbers;
     let mut out = run_end(
-        &summarize(numbers),
+        &records.summary(),
         &pipeline_rows(numbers),
         &notes.borrowed(),
     );

@@ -248,6 +248,9 @@ pub struct RunSummary {
     /// The run's test filter, when it matched no test: the run ran nothing, and exits 0 as
     /// libtest does (`cargo test FILTER` gives the filter to every test target).
     pub unmatched_filter: Option<String>,
+    /// The tests of a split run that were listed and never ran (nextest stops at the first
+    /// failure unless told otherwise), in name order.
+    pub never_ran: Vec<String>,
 }
 
 /// Summarises the case tests of a run.
@@ -260,6 +263,7 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         ignored: count(Status::Ignored),
         metrics: aggregate(records.iter().filter(|r| r.status != Status::Ignored)),
         unmatched_filter: None,
+        never_ran: Vec::new(),
     }
 }
 

@@ -349,6 +349,7 @@ impl From<&Aggregated> for PipelineMetrics {
 impl From<&RunSummary> for RunSummaryRecord {
     fn from(s: &RunSummary) -> Self {
         RunSummaryRecord {
+            never_ran: s.never_ran.clone(),
             cases: s.cases,
             passed: s.passed,
             failed: s.failed,

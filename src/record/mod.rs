@@ -579,6 +579,10 @@ pub struct PipelineMetrics {
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct RunSummaryRecord {
+    /// The tests of a split run that were listed and never ran (nextest stopped at the first
+    /// failure), in name order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub never_ran: Vec<String>,
     pub cases: usize,
     pub passed: usize,
     pub failed: usize,

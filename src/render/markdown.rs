@@ -34,6 +34,9 @@ pub fn step_summary(
         num(m.brier),
         num(m.ece)
     );
+    if let Some(never) = super::summary::never_ran_line(&summary.never_ran) {
+        page.push_str(&format!("\n**{}**\n", escaped(&never)));
+    }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }

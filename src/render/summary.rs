@@ -24,7 +24,24 @@ pub fn summary_line(s: &RunSummary) -> String {
             "; the filter `{filter}` matched no test, so none ran (`--list` shows their names)"
         ));
     }
+    if let Some(never) = never_ran_line(&s.never_ran) {
+        line.push('\n');
+        line.push_str(&never);
+    }
     line
+}
+
+/// `23 tests of this run never ran (…)`, when a split run stopped early.
+pub fn never_ran_line(never_ran: &[String]) -> Option<String> {
+    let (n, first) = (never_ran.len(), never_ran.first()?);
+    let tests = if n == 1 { "test" } else { "tests" };
+    let named = match n {
+        1 => format!("`{first}`"),
+        _ => format!("`{first}` and {} more", n - 1),
+    };
+    Some(format!(
+        "{n} {tests} of this run never ran ({named}; nextest stopped at the first failure: pass --no-fail-fast)"
+    ))
 }
 
 /// What the end of a run lists beyond its numbers.

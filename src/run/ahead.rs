@@ -51,6 +51,11 @@ impl Job {
         &self.name
     }
 
+    /// Whether the test is flagged as ignored.
+    pub(crate) fn is_ignored(&self) -> bool {
+        self.ignored
+    }
+
     fn trial(name: String, ignored: bool, runner: Work) -> Trial {
         Trial::ignorable_test(name, runner).with_ignored_flag(ignored)
     }

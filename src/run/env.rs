@@ -53,6 +53,10 @@ pub struct Env {
     /// end of the run (summary, table of pipelines) is printed once, by the end step, not by
     /// each process too.
     pub end_later: bool,
+    /// `GOLDGATE_SUBSET=1` (set by `cargo goldgate test` when the runner's arguments give
+    /// `--partition` or a filter expression): the run runs a part of the tests its runner lists,
+    /// so a listed test that did not run is no test that never ran.
+    pub subset: bool,
 }
 
 impl Env {
@@ -108,6 +112,7 @@ impl Env {
             step_summary: path("GITHUB_STEP_SUMMARY"),
             under_nextest: lookup("NEXTEST_RUN_ID").is_some(),
             end_later: lookup("GOLDGATE_RUN_END").is_some_and(|v| v == "later"),
+            subset: lookup("GOLDGATE_SUBSET").is_some_and(|v| v == "1"),
         })
     }
 }

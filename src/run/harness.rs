@@ -186,6 +186,18 @@ impl Harness {
             .filter
             .as_deref()
             .filter(|_| !matches_a_test(&args, &trials));
+        // nextest lists every test before it runs them: under a run id, the listing notes them, so
+        // that the end step can tell the tests that never ran (nextest stops at the first
+        // failure). A partition of the run lists tests another partition runs: it notes none.
+        if args.list
+            && !args.ignored
+            && !env.subset
+            && let Some(journal) = session.journal()
+            && let Err(e) = note_listed(journal, &trials)
+        {
+            eprintln!("error: cannot note the run's tests: {e}");
+            return Exit::TestFailed.into();
+        }
         let conclusion = run_trials(&args, trials, threads);
         session.end_progress();
         if args.list {
@@ -500,6 +512,16 @@ fn record_skipped(
             .map_err(|e| format!("cannot note the run's files: {e}"))?;
     }
     Ok(())
+}
+
+/// Notes the tests of a listing (those not ignored) with the run's journal, in one append.
+fn note_listed(journal: &Journal, trials: &[Job]) -> std::io::Result<()> {
+    let lines: Vec<u8> = trials
+        .iter()
+        .filter(|t| !t.is_ignored())
+        .flat_map(|t| journal.line_of(&super::outputs::listed_line(t.name())))
+        .collect();
+    journal.note_listed(&lines)
 }
 
 /// Writes the run's baseline entries, each file under its lock, and says what it wrote. False

@@ -245,6 +245,11 @@ impl Journal {
 
     /// Every record of the run so far; lines that do not read (torn) are skipped and counted.
     pub(crate) fn read(&self) -> std::io::Result<Records> {
+        let listed = self.listed()?;
+        self.read_records().map(|r| r.with_listed(listed))
+    }
+
+    fn read_records(&self) -> std::io::Result<Records> {
         let file = open_private(&self.path())?;
         if self.others.is_empty() {
             return Records::read(file, true);
@@ -293,6 +298,31 @@ impl Journal {
             }
         }
         Ok(())
+    }
+
+    /// Notes the tests a listing of the run found (lines of [`super::outputs::listed_line`]),
+    /// beside the journal: `--last` still finds the run whose tests last recorded.
+    pub(crate) fn note_listed(&self, lines: &[u8]) -> std::io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let _held = lock_file(&self.lock())?;
+        open_private(&self.dir.join("listed"))?.write_all(lines)
+    }
+
+    /// The keys of the tests the run's listings found.
+    fn listed(&self) -> std::io::Result<std::collections::BTreeSet<String>> {
+        let mut keys = std::collections::BTreeSet::new();
+        for dir in std::iter::once(&self.dir).chain(&self.others) {
+            let path = dir.join("listed");
+            if std::fs::symlink_metadata(&path).is_err() {
+                continue;
+            }
+            let mut text = String::new();
+            open_private(&path)?.read_to_string(&mut text)?;
+            keys.extend(text.lines().filter_map(super::outputs::key_of_listed));
+        }
+        Ok(keys)
     }
 
     /// Notes the files the run's processes were asked for (the first process's, once), so that

@@ -32,6 +32,9 @@ pub(crate) enum Kind {
     Case,
     /// An aggregate test's record.
     Aggregate,
+    /// A test the run's runner listed (nextest lists every test before it runs them): one that
+    /// never records is a test that never ran.
+    Listed,
 }
 
 impl Kind {
@@ -39,6 +42,7 @@ impl Kind {
         match self {
             Kind::Case => format!("case/{RECORD_VERSION}"),
             Kind::Aggregate => format!("aggregate/{RECORD_VERSION}"),
+            Kind::Listed => format!("listed/{RECORD_VERSION}"),
         }
     }
 }
@@ -48,6 +52,20 @@ impl Kind {
 pub(crate) fn line(kind: Kind, id: &str, json: &str) -> String {
     let name = serde_json::to_string(id).unwrap_or_default();
     format!("{}\t{name}\t{json}\n", kind.tag())
+}
+
+/// The line of a test the run's runner listed.
+pub(crate) fn listed_line(id: &str) -> String {
+    line(Kind::Listed, id, "{}")
+}
+
+/// The key (scope and name) of a listed test's line, as [`Records`] keys its records.
+pub(crate) fn key_of_listed(text: &str) -> Option<String> {
+    let with_end = format!("{text}\n");
+    match split(&with_end)? {
+        (Kind::Listed, key, _) => Some(key),
+        _ => None,
+    }
 }
 
 /// A case record's line.
@@ -92,6 +110,7 @@ fn parts(text: &str) -> Option<(Kind, &str, String, &str)> {
     let kind = match tag.split_once('/')? {
         ("case", v) if v == RECORD_VERSION.to_string() => Kind::Case,
         ("aggregate", v) if v == RECORD_VERSION.to_string() => Kind::Aggregate,
+        ("listed", v) if v == RECORD_VERSION.to_string() => Kind::Listed,
         _ => return None,
     };
     // A journal's line names the cases folder it comes from first (see `Journal::line_of`): its
@@ -116,6 +135,8 @@ pub(crate) struct Records {
     pub(crate) aggregates: BTreeMap<String, AggregateRecord>,
     /// Lines skipped because they were not whole (a process killed while appending).
     pub(crate) torn: usize,
+    /// The tests the run's runner listed, by key (scope and name).
+    listed: std::collections::BTreeSet<String>,
 }
 
 impl Records {
@@ -173,6 +194,8 @@ impl Records {
                     }
                     Err(_) => torn += 1,
                 },
+                // Listings are kept beside a journal, not in it.
+                Kind::Listed => torn += 1,
             }
         }
         drop(reader);
@@ -182,7 +205,36 @@ impl Records {
             numbers: numbers.into_values().collect(),
             aggregates,
             torn,
+            listed: std::collections::BTreeSet::new(),
         })
+    }
+
+    /// With the keys of the tests the run's runner listed.
+    pub(crate) fn with_listed(mut self, listed: std::collections::BTreeSet<String>) -> Records {
+        self.listed = listed;
+        self
+    }
+
+    /// The run's counts and means, with the tests it listed and never ran when one failed: a
+    /// runner stops at its first failure unless told otherwise (a run that filtered its tests,
+    /// or ran one partition of them, and failed nothing says nothing).
+    pub(crate) fn summary(&self) -> crate::evaluate::aggregate::RunSummary {
+        let mut summary = summarize(&self.numbers);
+        let failed = summary.failed > 0 || self.aggregates.values().any(|a| !a.passed);
+        if failed {
+            summary.never_ran = self
+                .listed
+                .iter()
+                .filter(|key| !self.index.contains_key(*key) && !self.aggregates.contains_key(*key))
+                .map(|key| {
+                    key.split_once('\t')
+                        .map_or(key.as_str(), |(_, name)| name)
+                        .to_owned()
+                })
+                .collect();
+            summary.never_ran.sort();
+        }
+        summary
     }
 
     /// How many case tests.
@@ -311,7 +363,7 @@ pub(crate) fn write_files(
     if let Some(path) = &outputs.html {
         let numbers = &records.numbers;
         let page = html_page(&Page {
-            summary: &summarize(numbers),
+            summary: &records.summary(),
             pipelines: &pipeline_rows(numbers),
             fields: &field_table(numbers),
             cases,
@@ -323,7 +375,7 @@ pub(crate) fn write_files(
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;
     }
     if let Some(path) = &outputs.step_summary {
-        append_step_summary(path, &records.numbers, cases, &aggregates, &notes)?;
+        append_step_summary(path, records, cases, &aggregates, &notes)?;
     }
     Ok(())
 }
@@ -381,7 +433,7 @@ fn document_images(cases: &[TestRecord]) -> Vec<(String, crate::render::Document
 /// copied from their lines, the aggregates, in name order.
 pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
     let numbers = &records.numbers;
-    let summary = RunSummaryRecord::from(&summarize(numbers));
+    let summary = RunSummaryRecord::from(&records.summary());
     let rows = pipeline_rows(numbers);
     let pipelines: Vec<PipelineMetrics> = rows
         .iter()
@@ -511,7 +563,7 @@ impl RunNotes {
 /// Appends the run's page to the step summary, in what is left of GitHub's 1 MiB for the file.
 fn append_step_summary(
     path: &Path,
-    numbers: &[CaseNumbers],
+    records: &Records,
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
     notes: &RunNotes,
@@ -538,8 +590,8 @@ fn append_step_summary(
         return Ok(());
     }
     let page = step_summary(
-        &summarize(numbers),
-        &pipeline_rows(numbers),
+        &records.summary(),
+        &pipeline_rows(&records.numbers),
         cases,
         aggregates,
         &notes.borrowed(),
