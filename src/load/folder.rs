@@ -160,6 +160,10 @@ pub struct Planned {
     pub id: String,
     /// The case file (empty for an unreadable place).
     pub file: PathBuf,
+    /// The file its names are made from (see [`Case::named_by`]).
+    pub named_by: PathBuf,
+    /// The file it was named after before (see [`Case::formerly_named_by`]).
+    pub formerly_named_by: Option<PathBuf>,
     /// The pipeline, when the suite declares pipelines.
     pub pipeline: Option<String>,
     /// The aggregates of the suites above it.
@@ -434,6 +438,8 @@ pub fn plan_folder(
                         entries.push(Planned {
                             id: test_id(&pipeline),
                             file: path.clone(),
+                            named_by: path.clone(),
+                            formerly_named_by: None,
                             pipeline,
                             aggregates: s.aggregates.clone(),
                             baseline: s.baseline.clone(),
@@ -450,7 +456,8 @@ pub fn plan_folder(
                 if let Ok(s) = &suite {
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
-                push_loaded(&mut entries, path, &suite, pipelines, &test_id, loaded);
+                let files = (path.as_path(), path.as_path(), None);
+                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
             }
             Found::Listed(listed) if wanted(&listed.id) => {
                 let folder = listed
@@ -473,7 +480,12 @@ pub fn plan_folder(
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
                 let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
-                push_loaded(&mut entries, file, &suite, pipelines, &test_id, loaded);
+                let files = (
+                    file.as_path(),
+                    listed.case_file.as_path(),
+                    Some(listed.gold.as_path()),
+                );
+                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
             }
             Found::NoGold {
                 id,
@@ -482,6 +494,8 @@ pub fn plan_folder(
             } if wanted(id) => entries.push(Planned {
                 id: format!("{id}::{pipeline}"),
                 file: PathBuf::new(),
+                named_by: PathBuf::new(),
+                formerly_named_by: None,
                 pipeline: Some(pipeline.clone()),
                 aggregates: Vec::new(),
                 baseline: None,
@@ -491,6 +505,8 @@ pub fn plan_folder(
             Found::Unreadable { id, reason } if wanted(id) => entries.push(Planned {
                 id: id.clone(),
                 file: PathBuf::new(),
+                named_by: PathBuf::new(),
+                formerly_named_by: None,
                 pipeline: None,
                 aggregates: Vec::new(),
                 baseline: None,
@@ -512,10 +528,12 @@ pub fn plan_folder(
     )
 }
 
-/// The tests of a case loaded while planning: one per pipeline, failing alike when it does not load.
+/// The tests of a case loaded while planning: one per pipeline, failing alike when it does not
+/// load. `(path, named_by, formerly)`: its file, the file its names are made from, and the one
+/// they were made from before.
 fn push_loaded(
     entries: &mut Vec<Planned>,
-    path: &Path,
+    (path, named_by, formerly): (&Path, &Path, Option<&Path>),
     suite: &Result<Arc<Suite>, LoadError>,
     pipelines: Vec<Option<String>>,
     test_id: &dyn Fn(&Option<String>) -> String,
@@ -525,6 +543,8 @@ fn push_loaded(
         Ok(cases) => entries.extend(cases.into_iter().map(|case| Planned {
             id: case.id.clone(),
             file: path.to_path_buf(),
+            named_by: case.named_by.clone(),
+            formerly_named_by: case.formerly_named_by.clone(),
             pipeline: case.pipeline.clone(),
             aggregates: case.aggregates.clone(),
             baseline: case.baseline.clone(),
@@ -541,6 +561,8 @@ fn push_loaded(
                 entries.push(Planned {
                     id: test_id(&pipeline),
                     file: path.to_path_buf(),
+                    named_by: named_by.to_path_buf(),
+                    formerly_named_by: formerly.map(Path::to_path_buf),
                     pipeline,
                     aggregates: aggregates.clone(),
                     baseline: baseline.clone(),
@@ -575,6 +597,8 @@ fn finish_plan(
     if every_case {
         entries.extend(uses.unused(root).into_iter().map(|e| Planned {
             id: e.id,
+            named_by: e.file.clone(),
+            formerly_named_by: None,
             file: e.file,
             pipeline: None,
             aggregates: Vec::new(),

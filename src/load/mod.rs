@@ -77,6 +77,10 @@ fn load_spec(
         case.gold_file = Some(g.path);
         case.gold_json = g.json.map(std::sync::Arc::new);
     }
+    if let Some(named_by) = &given.case_file {
+        case.named_by.clone_from(named_by);
+    }
+    case.formerly_named_by = given.gold.as_ref().map(|(gold, _, _)| gold.clone());
     case.schema.clone_from(&given.schema);
     (case.tags, case.attributes) = labels;
     case.attributes.extend(given.attributes.iter().cloned());
@@ -406,6 +410,8 @@ impl CaseIn<'_> {
         let case = Case {
             id: id.to_owned(),
             file: file.to_path_buf(),
+            named_by: file.to_path_buf(),
+            formerly_named_by: None,
             description: spec.description.clone(),
             tags: Vec::new(),
             attributes: Vec::new(),

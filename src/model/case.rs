@@ -14,6 +14,13 @@ pub struct Case {
     pub id: String,
     /// The case file.
     pub file: PathBuf,
+    /// The file its names are made from (`{case}`, its baseline entry's): its case file, or for
+    /// a case of a gold set (a suite's `cases:`) the case file it would have, whether or not it
+    /// has one, so that adding one renames nothing.
+    pub named_by: PathBuf,
+    /// For a case of a gold set: its gold file, which goldgate named its baseline entries after
+    /// while it had no case file of its own (read as their former name).
+    pub formerly_named_by: Option<PathBuf>,
     /// One line about the document.
     pub description: Option<String>,
     /// Free labels.
