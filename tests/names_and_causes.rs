@@ -123,3 +123,55 @@ fn a_gold_set_case_keeps_its_name_and_its_former_baseline_entry() {
     assert!(!out.contains("new, not in the baseline yet"), "{out}");
     assert!(!out.contains("no longer exist"), "{out}");
 }
+
+/// A value a case inherits from its suite's `defaults` is wrong for that case: its error is at
+/// the suite file's line and column, and names the case it was applied to (a recorded
+/// prediction, an inline one, a rubric on a field the case's gold lacks). A case's own value is
+/// named with the case file, and no suite.
+#[test]
+fn a_suite_value_is_named_in_the_suite_and_for_its_case() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/inv/suite.yaml",
+                "defaults:\n  thresholds: { min_exact_match: 1.0 }\n  prediction: outputs/missing.json\n",
+            ),
+            ("cases/inv/acme.yaml", "gold:\n  total: \"12\"\n"),
+            (
+                "cases/inv/own.yaml",
+                "gold:\n  total: \"12\"\nprediction: outputs/own.json\n",
+            ),
+            (
+                "cases/inline/suite.yaml",
+                "defaults:\n  thresholds: { min_exact_match: 1.0 }\n  prediction: { fields: { total: { value: \"12\", confidence: 7 } } }\n",
+            ),
+            ("cases/inline/acme.yaml", "gold:\n  total: \"12\"\n"),
+            (
+                "cases/rubric/suite.yaml",
+                "defaults:\n  prediction: { total: \"12\" }\n  rubrics:\n    - must_right: the number is exact\n      field: number\n      exact: true\n",
+            ),
+            ("cases/rubric/receipt.yaml", "gold:\n  total: \"12\"\n"),
+        ],
+    );
+    let errors = [
+        "error: cases/inline/suite.yaml:3:61: prediction.fields.total.confidence: confidence 7 is outside [0, 1], as applied to `cases/inline/acme.yaml`",
+        "error: cases/inv/suite.yaml:3:15: prediction: prediction file `cases/inv/outputs/missing.json` does not exist, as applied to `cases/inv/acme.yaml` (record the pipeline's output there, or fix the path: it is relative to the suite's folder)",
+        "error: cases/inv/own.yaml:3:13: prediction: prediction file `cases/inv/outputs/own.json` does not exist (record the pipeline's output there, or fix the path: it is relative to the case file)",
+        "error: cases/rubric/suite.yaml:5:14: rubrics[0].field: `exact` compares `number` with its gold, but gold has no `number`, as applied to `cases/rubric/receipt.yaml` (add `number` under `gold:`, or use a check that needs no gold, such as `equals` or `present`)",
+    ];
+    let out = stdout(&goldgate(dir.path(), &["lint", "cases"]));
+    assert_eq!(
+        out,
+        format!("{}\nlint: 4 case files, 4 errors\n", errors.join("\n"))
+    );
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    for (test, error) in ["inline/acme", "inv/acme", "inv/own", "rubric/receipt"]
+        .iter()
+        .zip(errors)
+    {
+        let block = failure_block(&out, test);
+        assert_eq!(block.lines().next(), Some(error), "{out}");
+    }
+}
