@@ -175,3 +175,45 @@ fn a_suite_value_is_named_in_the_suite_and_for_its_case() {
         assert_eq!(block.lines().next(), Some(error), "{out}");
     }
 }
+
+/// A `document:` that does not exist is a broken gold set whether or not a `run` command reads
+/// it: the case fails, as `lint` says, at the `document:` key with the fix; a case whose
+/// document is there passes.
+#[test]
+fn a_missing_document_fails_its_case_without_a_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = "gold:\n  total: \"12\"\nprediction: { total: \"12\" }\nthresholds: { min_exact_match: 1.0 }\n";
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/gone.yaml",
+                &format!("document: scans/gone.pdf\n{case}"),
+            ),
+            (
+                "cases/kept.yaml",
+                &format!("document: scans/kept.pdf\n{case}"),
+            ),
+            ("cases/scans/kept.pdf", "%PDF-1.4\n"),
+        ],
+    );
+    let error = "error: cases/gone.yaml:1:11: document: the document `cases/scans/gone.pdf` does not exist (`document:` is relative to the file it is written in)";
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(101), "{out}");
+    assert_eq!(
+        verdicts(&out),
+        ["test gone ... FAILED", "test kept ... ok"],
+        "{out}"
+    );
+    assert_eq!(
+        failure_block(&out, "gone"),
+        format!("{error}\nthe case could not be loaded, so it was not run")
+    );
+    let lint = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(lint.status.code(), Some(1));
+    assert_eq!(
+        stdout(&lint),
+        format!("{error}\nlint: 2 case files, 1 error\n")
+    );
+}

@@ -382,6 +382,7 @@ impl CaseIn<'_> {
             DEFAULT_ECE_BINS,
         );
         let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
+        errors.extend(self.missing_document());
         // Rubrics or thresholds that failed to load still meant to check something.
         if errors.is_empty()
             && let Some(e) = could_only_pass(
@@ -661,6 +662,17 @@ impl CaseIn<'_> {
             errors.extend(fields_of_a_text(self.spec, rubrics, &self.at("gold")));
         }
         prediction
+    }
+
+    /// The mistake of a `document:` that is not a file: a gold set with its scan gone is broken,
+    /// whether or not a `run` command reads it.
+    fn missing_document(&self) -> Option<LoadError> {
+        let e = prediction::missing_document(&self.document()?)?;
+        Some(if self.origin.contains_key("document") {
+            as_applied_to(self.file, e)
+        } else {
+            e
+        })
     }
 
     /// The document, its path relative to the file that names it.
