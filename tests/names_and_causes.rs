@@ -217,3 +217,51 @@ fn a_missing_document_fails_its_case_without_a_command() {
         format!("{error}\nlint: 2 case files, 1 error\n")
     );
 }
+
+/// A mistake in `cases:` (a misspelt folder, a misspelt key) is the one error said: the case
+/// files meant to add to the set's cases, left without gold by it, fail with it rather than with
+/// errors that follow from it.
+#[test]
+fn a_mistake_in_cases_is_said_without_the_errors_it_causes() {
+    for (cases, error) in [
+        (
+            "cases:\n  gold: lables/{case}.json\n",
+            "error: cases/inv/suite.yaml:2:9: cases.gold: `lables/{case}.json` matches no file in `cases/inv` (check the path, relative to the suite's folder)",
+        ),
+        (
+            "cases:\n  gol: gold/{case}.json\n",
+            "error: cases/inv/suite.yaml:2:3: cases.gol: unknown key `gol` (did you mean `gold`?)",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        gold_set(dir.path());
+        let overlay = "description: the number is what matters\nrubrics:\n  - must_right: the number is exact\n    field: number\n    exact: true\n";
+        let suite = format!(
+            "{cases}pipelines:\n  gemini: out/gemini/{{case}}.json\ndefaults:\n  thresholds: {{ min_exact_match: 0.5 }}\n"
+        );
+        write_files(
+            dir.path(),
+            &[
+                ("cases/inv/suite.yaml", &suite),
+                ("cases/inv/a.yaml", overlay),
+                ("cases/inv/b.yaml", overlay),
+            ],
+        );
+        let lint = stdout(&goldgate(dir.path(), &["lint", "cases"]));
+        assert_eq!(lint, format!("{error}\nlint: 3 case files, 1 error\n"));
+        let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+        assert_eq!(failure_block(&out, "inv/suite.yaml"), error, "{out}");
+        for test in ["inv/a", "inv/b"] {
+            let test = if cases.contains("gol:") {
+                test.to_owned()
+            } else {
+                format!("{test}::gemini")
+            };
+            assert_eq!(
+                failure_block(&out, &test),
+                format!("{error}\nthe case could not be loaded, so it was not run"),
+                "{out}"
+            );
+        }
+    }
+}

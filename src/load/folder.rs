@@ -398,6 +398,7 @@ pub fn plan_folder(
     // The files pipelines name as predictions: loaded now, so that one that is no case is known
     // as a prediction before the run (no test of its own) without reading the cases that name it.
     let mut named_by_pipelines: HashSet<PathBuf> = HashSet::new();
+    let broken = broken_sets(found);
     if when == When::ByItsTest {
         for f in found {
             if let Found::Case { path, .. } = f {
@@ -423,6 +424,7 @@ pub fn plan_folder(
                 let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
                 if let Ok(s) = &suite
                     && !named_by_pipelines.contains(&by_its_words(path))
+                    && set_broken_above(&broken, path).is_none()
                     && let Some(own_prediction) = can_wait(path, s, when)
                 {
                     let later = Arc::new(Pending {
@@ -452,7 +454,8 @@ pub fn plan_folder(
                 let loaded = suite
                     .as_ref()
                     .map_err(|e| super::with_every_bound(e.clone()))
-                    .and_then(|s| load_case_in(path, id, rubrics, s));
+                    .and_then(|s| load_case_in(path, id, rubrics, s))
+                    .map_err(|e| set_broken_above(&broken, path).map_or(e, |set| vec![set]));
                 if let Ok(s) = &suite {
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
@@ -526,6 +529,27 @@ pub fn plan_folder(
         &pending,
         wanted,
     )
+}
+
+/// The gold sets whose `cases:` could not be read, by folder.
+fn broken_sets(found: &[Found]) -> Vec<(&Path, &LoadError)> {
+    found
+        .iter()
+        .filter_map(|f| match f {
+            Found::BrokenSet { folder, error } => Some((folder.as_path(), &**error)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The mistake of the gold set above `case`, if its `cases:` could not be read: what a case
+/// that does not load says instead of its own errors, which may follow from it (a case file
+/// meant to add to a case of the set has no gold of its own). Loaded while planning, then.
+fn set_broken_above(broken: &[(&Path, &LoadError)], case: &Path) -> Option<LoadError> {
+    broken
+        .iter()
+        .find(|(folder, _)| case.starts_with(folder))
+        .map(|(_, error)| (*error).clone())
 }
 
 /// The tests of a case loaded while planning: one per pipeline, failing alike when it does not
