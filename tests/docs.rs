@@ -257,6 +257,23 @@ fn lint_problems(page: &str, files: &[(String, &Block)]) -> Vec<String> {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::write(&to, &block.text).unwrap();
     }
+    // A scan is no text a page shows: each `document:` a case names is there, empty, as a missing
+    // one is an error of its case.
+    for (path, block) in files {
+        let folder = Path::new(path).parent().unwrap_or(Path::new(""));
+        for line in block.text.lines() {
+            if let Some(document) = line.strip_prefix("document:") {
+                let to = dir
+                    .path()
+                    .join(folder)
+                    .join(document.trim().trim_matches('"'));
+                if !to.exists() {
+                    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                    std::fs::write(&to, "").unwrap();
+                }
+            }
+        }
+    }
     if !files
         .iter()
         .any(|(p, _)| p.starts_with("cases/") && p.ends_with("ml"))

@@ -2,9 +2,12 @@
 //! JSON file; a drop beyond the tolerance is a regression.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::evaluate::outcome::Outcome;
+use crate::model::case::Case;
 use crate::model::metric::{Direction, Metric, Range};
+use crate::model::suite::BaselineSpec;
 
 /// The metrics of one case test, by name; each gold field's EM and ANLS under
 /// `fields.NAME.em` and `fields.NAME.anls` (a `fields` mapping in the file).
@@ -25,6 +28,71 @@ pub fn field_of(key: &str) -> Option<(&str, &str)> {
 pub struct Baseline {
     /// Entries by test name, sorted.
     pub cases: BTreeMap<String, Entry>,
+}
+
+impl Baseline {
+    /// The entry of a test: under its name, else under its former one.
+    pub fn entry(&self, name: &EntryName) -> Option<&Entry> {
+        self.cases
+            .get(&name.name)
+            .or_else(|| self.cases.get(name.former.as_deref()?))
+    }
+
+    /// Writes `entry` under its test's name, and takes the entry under its former name out (a
+    /// rename, which the caller says: never an entry dropped unsaid): the entry it replaces
+    /// (under its name, else its former one), and the former name if an entry was there.
+    pub fn put(&mut self, name: &EntryName, entry: Entry) -> (Option<Entry>, Option<String>) {
+        let former = name
+            .former
+            .as_ref()
+            .and_then(|f| self.cases.remove(f).map(|e| (f.clone(), e)));
+        let replaced = self.cases.insert(name.name.clone(), entry);
+        match former {
+            Some((was, old)) => (replaced.or(Some(old)), Some(was)),
+            None => (replaced, None),
+        }
+    }
+}
+
+/// The names of a test's entry: the one it is written under, and the one goldgate wrote it under
+/// before a gold set's case was named alike with or without its case file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryName {
+    /// The case's path (where its case file is, or would be) relative to the suite that declares
+    /// the baseline, without extension, and `::pipeline`: the test's own name from there.
+    pub name: String,
+    /// For a case of a gold set (a suite's `cases:`) without a case file of its own: its gold
+    /// file's path in the same form (`gold/x::p`), which older baselines hold. Read when the
+    /// entry is missing under its name, and replaced by it when the entry is next written.
+    pub former: Option<String>,
+}
+
+impl EntryName {
+    /// The names of the entry of the test of `named_by` (the case file, or the one a gold set's
+    /// case would have), `formerly` named after another file (a gold set's gold file).
+    pub fn of(
+        spec: &BaselineSpec,
+        named_by: &Path,
+        formerly: Option<&Path>,
+        pipeline: Option<&str>,
+    ) -> EntryName {
+        let name = spec.key(named_by, pipeline);
+        let former = formerly
+            .map(|file| spec.key(file, pipeline))
+            .filter(|former| *former != name);
+        EntryName { name, former }
+    }
+
+    /// The names of a case's entry under its suite's baseline.
+    pub fn of_case(spec: &BaselineSpec, case: &Case) -> EntryName {
+        let formerly = case.formerly_named_by.as_deref();
+        EntryName::of(spec, &case.named_by, formerly, case.pipeline.as_deref())
+    }
+
+    /// Its name, then its former one.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.name.as_str()).chain(self.former.as_deref())
+    }
 }
 
 /// The baselined metrics of an outcome (those it has), from the table of metrics.
@@ -270,6 +338,32 @@ mod tests {
             ([("anls".into(), 1.0)].into(), [("anls".into(), 0.0)].into());
         assert_eq!(compare(&old, &new, 0.999).0.len(), 1);
         assert!(compare(&old, &new, 1.0).0.is_empty());
+    }
+
+    #[test]
+    fn an_entry_is_found_under_its_former_name_and_moved_to_its_name() {
+        let name = EntryName {
+            name: "a::p".into(),
+            former: Some("gold/a::p".into()),
+        };
+        let entry = |v: f64| -> Entry { [("anls".to_string(), v)].into() };
+        let mut base = Baseline::default();
+        base.cases.insert("gold/a::p".into(), entry(0.5));
+        assert_eq!(base.entry(&name), Some(&entry(0.5)));
+        // Written under its name, the former entry is taken out, and said.
+        assert_eq!(
+            base.put(&name, entry(0.7)),
+            (Some(entry(0.5)), Some("gold/a::p".to_owned()))
+        );
+        assert_eq!(base.cases.keys().collect::<Vec<_>>(), ["a::p"]);
+        // Its name wins over a stale former entry.
+        base.cases.insert("gold/a::p".into(), entry(0.1));
+        assert_eq!(base.entry(&name), Some(&entry(0.7)));
+        assert_eq!(
+            base.put(&name, entry(0.7)),
+            (Some(entry(0.7)), Some("gold/a::p".to_owned()))
+        );
+        assert_eq!(base.cases.len(), 1);
     }
 
     #[test]

@@ -595,6 +595,8 @@ mod tests {
         Case {
             id: "long".into(),
             file: "long.yaml".into(),
+            named_by: "long.yaml".into(),
+            formerly_named_by: None,
             description: None,
             tags: Vec::new(),
             skip: None,

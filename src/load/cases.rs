@@ -130,54 +130,27 @@ pub(crate) fn list_gold_sets(root: &Path, suite_files: &[PathBuf], found: &mut V
         if !text.lines().any(|l| l.starts_with("cases:")) {
             continue;
         }
-        let id_of_suite =
-            relative_to(file, root).map_or_else(|| file.display().to_string(), |r| slashed(&r));
-        let spec = match super::parse::<SuiteFile>(file, &text) {
-            Ok(spec) => spec,
+        let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        let (cases, golds) = match gold_files_of(file, &text, &folder) {
+            Ok(Some(set)) => set,
+            Ok(None) => continue,
             Err(e) => {
+                // The suite's test fails with it; so does each case below that does not load,
+                // instead of with its own errors, which may follow from it (an overlay then has
+                // no gold).
                 found.push(Found::Unreadable {
-                    id: id_of_suite,
+                    id: relative_to(file, root)
+                        .map_or_else(|| file.display().to_string(), |r| slashed(&r)),
                     reason: e.to_string(),
+                });
+                found.push(Found::BrokenSet {
+                    folder,
+                    error: Box::new(e),
                 });
                 continue;
             }
         };
-        let Some(cases) = &spec.cases else { continue };
-        let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
-        let template = &cases.value.gold;
-        if template.value.matches("{case}").count() != 1 {
-            let e = LoadError::at(
-                file,
-                Mark::of(&template.referenced),
-                "cases.gold",
-                format!("`{}` must hold `{{case}}` once: the part of each file's path that names its case", template.value),
-            )
-            .hint("write the path of the gold files with `{case}` for the name, `labels/{case}.json`");
-            found.push(Found::Unreadable {
-                id: id_of_suite,
-                reason: e.to_string(),
-            });
-            continue;
-        }
-        let golds = matching(&folder, &template.value);
-        if golds.is_empty() {
-            let e = LoadError::at(
-                file,
-                Mark::of(&template.referenced),
-                "cases.gold",
-                format!(
-                    "`{}` matches no file in `{}`",
-                    template.value,
-                    folder.display()
-                ),
-            )
-            .hint("check the path, relative to the suite's folder");
-            found.push(Found::Unreadable {
-                id: id_of_suite,
-                reason: e.to_string(),
-            });
-            continue;
-        }
+        let template = &cases.gold;
         let names: Vec<&str> = golds.iter().map(|(n, _)| n.as_str()).collect();
         let rel_folder = relative_to(&folder, root)
             .map(|r| slashed(&r))
@@ -189,7 +162,7 @@ pub(crate) fn list_gold_sets(root: &Path, suite_files: &[PathBuf], found: &mut V
                 format!("{rel_folder}/{name}")
             }
         };
-        let (set, notes) = gold_set(file, &folder, &cases.value, &names, &id_of);
+        let (set, notes) = gold_set(file, &folder, &cases, &names, &id_of);
         let set = Arc::new(set);
         found.extend(notes.into_iter().map(Found::Note));
         let gold_paths: HashSet<&Path> = golds.iter().map(|(_, p)| p.as_path()).collect();
@@ -224,6 +197,48 @@ pub(crate) fn list_gold_sets(root: &Path, suite_files: &[PathBuf], found: &mut V
             &template.value,
         ));
     }
+}
+
+/// A gold set's settings and the gold files its pattern matches (`{case}`, path).
+type GoldFiles = Option<(CasesSpec, Vec<(String, PathBuf)>)>;
+
+/// The gold set a suite file declares, `None` when it declares no `cases:`; or the mistake that
+/// leaves the set without cases (a suite that does not read, a pattern that matches nothing).
+fn gold_files_of(file: &Path, text: &str, folder: &Path) -> Result<GoldFiles, LoadError> {
+    let spec = super::parse::<SuiteFile>(file, text)?;
+    let Some(cases) = spec.cases else {
+        return Ok(None);
+    };
+    let template = &cases.value.gold;
+    if template.value.matches("{case}").count() != 1 {
+        return Err(LoadError::at(
+            file,
+            Mark::of(&template.referenced),
+            "cases.gold",
+            format!(
+                "`{}` must hold `{{case}}` once: the part of each file's path that names its case",
+                template.value
+            ),
+        )
+        .hint(
+            "write the path of the gold files with `{case}` for the name, `labels/{case}.json`",
+        ));
+    }
+    let golds = matching(folder, &template.value);
+    if golds.is_empty() {
+        return Err(LoadError::at(
+            file,
+            Mark::of(&template.referenced),
+            "cases.gold",
+            format!(
+                "`{}` matches no file in `{}`",
+                template.value,
+                folder.display()
+            ),
+        )
+        .hint("check the path, relative to the suite's folder"));
+    }
+    Ok(Some((cases.value, golds)))
 }
 
 /// A failing test per pipeline output of the set's folder that no gold file matches.

@@ -38,6 +38,14 @@ pub enum Found {
     },
     /// What the end of the run lists of a gold set's metadata table.
     Note(super::cases::GoldSetNote),
+    /// A gold set whose `cases:` could not be read (its suite file's test says why): the cause
+    /// of every case below its folder that does not load.
+    BrokenSet {
+        /// The suite's folder.
+        folder: PathBuf,
+        /// What is wrong.
+        error: Box<crate::base::location::LoadError>,
+    },
     /// A folder or file that could not be read (a symlink loop, no permission): a failing test.
     Unreadable {
         /// A test name for it.
@@ -265,12 +273,12 @@ fn merge_same_names(found: &mut Vec<Found>) {
         Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
         Found::Listed(listed) => listed.id.clone(),
         Found::NoGold { id, pipeline, .. } => format!("{id}::{pipeline}"),
-        Found::Elsewhere | Found::Note(_) => String::new(),
+        Found::Elsewhere | Found::Note(_) | Found::BrokenSet { .. } => String::new(),
     };
     let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut same: Vec<(usize, usize)> = Vec::new();
     for (i, f) in found.iter().enumerate() {
-        if matches!(f, Found::Note(_)) {
+        if matches!(f, Found::Note(_) | Found::BrokenSet { .. }) {
             continue;
         }
         match first.entry(id_of(f)) {
@@ -298,7 +306,8 @@ fn merge_same_names(found: &mut Vec<Found>) {
                 Found::Unreadable { .. }
                 | Found::NoGold { .. }
                 | Found::Elsewhere
-                | Found::Note(_) => None,
+                | Found::Note(_)
+                | Found::BrokenSet { .. } => None,
             })
             .collect();
         found[keep] = Found::Unreadable {
@@ -468,9 +477,11 @@ mod tests {
             .map(|f| match f {
                 Found::Case { id, .. } => id,
                 Found::Unreadable { id, .. } => format!("!{id}"),
-                Found::Elsewhere | Found::Listed(_) | Found::NoGold { .. } | Found::Note(_) => {
-                    "…".into()
-                }
+                Found::Elsewhere
+                | Found::Listed(_)
+                | Found::NoGold { .. }
+                | Found::Note(_)
+                | Found::BrokenSet { .. } => "…".into(),
             })
             .collect();
         assert_eq!(ids, ["a/z", "b", "!c", "!d.YAML", "!e.yaml.bak"]);

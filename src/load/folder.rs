@@ -160,6 +160,10 @@ pub struct Planned {
     pub id: String,
     /// The case file (empty for an unreadable place).
     pub file: PathBuf,
+    /// The file its names are made from (see [`Case::named_by`]).
+    pub named_by: PathBuf,
+    /// The file it was named after before (see [`Case::formerly_named_by`]).
+    pub formerly_named_by: Option<PathBuf>,
     /// The pipeline, when the suite declares pipelines.
     pub pipeline: Option<String>,
     /// The aggregates of the suites above it.
@@ -394,6 +398,7 @@ pub fn plan_folder(
     // The files pipelines name as predictions: loaded now, so that one that is no case is known
     // as a prediction before the run (no test of its own) without reading the cases that name it.
     let mut named_by_pipelines: HashSet<PathBuf> = HashSet::new();
+    let broken = broken_sets(found);
     if when == When::ByItsTest {
         for f in found {
             if let Found::Case { path, .. } = f {
@@ -419,6 +424,7 @@ pub fn plan_folder(
                 let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
                 if let Ok(s) = &suite
                     && !named_by_pipelines.contains(&by_its_words(path))
+                    && set_broken_above(&broken, path).is_none()
                     && let Some(own_prediction) = can_wait(path, s, when)
                 {
                     let later = Arc::new(Pending {
@@ -434,6 +440,8 @@ pub fn plan_folder(
                         entries.push(Planned {
                             id: test_id(&pipeline),
                             file: path.clone(),
+                            named_by: path.clone(),
+                            formerly_named_by: None,
                             pipeline,
                             aggregates: s.aggregates.clone(),
                             baseline: s.baseline.clone(),
@@ -446,11 +454,13 @@ pub fn plan_folder(
                 let loaded = suite
                     .as_ref()
                     .map_err(|e| super::with_every_bound(e.clone()))
-                    .and_then(|s| load_case_in(path, id, rubrics, s));
+                    .and_then(|s| load_case_in(path, id, rubrics, s))
+                    .map_err(|e| set_broken_above(&broken, path).map_or(e, |set| vec![set]));
                 if let Ok(s) = &suite {
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
-                push_loaded(&mut entries, path, &suite, pipelines, &test_id, loaded);
+                let files = (path.as_path(), path.as_path(), None);
+                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
             }
             Found::Listed(listed) if wanted(&listed.id) => {
                 let folder = listed
@@ -473,7 +483,12 @@ pub fn plan_folder(
                     uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
                 }
                 let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
-                push_loaded(&mut entries, file, &suite, pipelines, &test_id, loaded);
+                let files = (
+                    file.as_path(),
+                    listed.case_file.as_path(),
+                    Some(listed.gold.as_path()),
+                );
+                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
             }
             Found::NoGold {
                 id,
@@ -482,6 +497,8 @@ pub fn plan_folder(
             } if wanted(id) => entries.push(Planned {
                 id: format!("{id}::{pipeline}"),
                 file: PathBuf::new(),
+                named_by: PathBuf::new(),
+                formerly_named_by: None,
                 pipeline: Some(pipeline.clone()),
                 aggregates: Vec::new(),
                 baseline: None,
@@ -491,6 +508,8 @@ pub fn plan_folder(
             Found::Unreadable { id, reason } if wanted(id) => entries.push(Planned {
                 id: id.clone(),
                 file: PathBuf::new(),
+                named_by: PathBuf::new(),
+                formerly_named_by: None,
                 pipeline: None,
                 aggregates: Vec::new(),
                 baseline: None,
@@ -512,10 +531,33 @@ pub fn plan_folder(
     )
 }
 
-/// The tests of a case loaded while planning: one per pipeline, failing alike when it does not load.
+/// The gold sets whose `cases:` could not be read, by folder.
+fn broken_sets(found: &[Found]) -> Vec<(&Path, &LoadError)> {
+    found
+        .iter()
+        .filter_map(|f| match f {
+            Found::BrokenSet { folder, error } => Some((folder.as_path(), &**error)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The mistake of the gold set above `case`, if its `cases:` could not be read: what a case
+/// that does not load says instead of its own errors, which may follow from it (a case file
+/// meant to add to a case of the set has no gold of its own). Loaded while planning, then.
+fn set_broken_above(broken: &[(&Path, &LoadError)], case: &Path) -> Option<LoadError> {
+    broken
+        .iter()
+        .find(|(folder, _)| case.starts_with(folder))
+        .map(|(_, error)| (*error).clone())
+}
+
+/// The tests of a case loaded while planning: one per pipeline, failing alike when it does not
+/// load. `(path, named_by, formerly)`: its file, the file its names are made from, and the one
+/// they were made from before.
 fn push_loaded(
     entries: &mut Vec<Planned>,
-    path: &Path,
+    (path, named_by, formerly): (&Path, &Path, Option<&Path>),
     suite: &Result<Arc<Suite>, LoadError>,
     pipelines: Vec<Option<String>>,
     test_id: &dyn Fn(&Option<String>) -> String,
@@ -525,6 +567,8 @@ fn push_loaded(
         Ok(cases) => entries.extend(cases.into_iter().map(|case| Planned {
             id: case.id.clone(),
             file: path.to_path_buf(),
+            named_by: case.named_by.clone(),
+            formerly_named_by: case.formerly_named_by.clone(),
             pipeline: case.pipeline.clone(),
             aggregates: case.aggregates.clone(),
             baseline: case.baseline.clone(),
@@ -541,6 +585,8 @@ fn push_loaded(
                 entries.push(Planned {
                     id: test_id(&pipeline),
                     file: path.to_path_buf(),
+                    named_by: named_by.to_path_buf(),
+                    formerly_named_by: formerly.map(Path::to_path_buf),
                     pipeline,
                     aggregates: aggregates.clone(),
                     baseline: baseline.clone(),
@@ -575,6 +621,8 @@ fn finish_plan(
     if every_case {
         entries.extend(uses.unused(root).into_iter().map(|e| Planned {
             id: e.id,
+            named_by: e.file.clone(),
+            formerly_named_by: None,
             file: e.file,
             pipeline: None,
             aggregates: Vec::new(),

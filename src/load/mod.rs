@@ -31,7 +31,7 @@ use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{
     BoxUnits, Case, Document, FieldRule, GoldField, Grounding, Place, PredictionSource, Profile,
-    Scoring,
+    Scoring, WrittenIn,
 };
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
@@ -77,6 +77,10 @@ fn load_spec(
         case.gold_file = Some(g.path);
         case.gold_json = g.json.map(std::sync::Arc::new);
     }
+    if let Some(named_by) = &given.case_file {
+        case.named_by.clone_from(named_by);
+    }
+    case.formerly_named_by = given.gold.as_ref().map(|(gold, _, _)| gold.clone());
     case.schema.clone_from(&given.schema);
     (case.tags, case.attributes) = labels;
     case.attributes.extend(given.attributes.iter().cloned());
@@ -103,7 +107,7 @@ fn load_spec(
         && cases.iter().any(|c| {
             matches!(
                 c.prediction,
-                PredictionSource::Inline(_) | PredictionSource::Text(_)
+                PredictionSource::Inline(..) | PredictionSource::Text(_)
             )
         })
     {
@@ -378,6 +382,7 @@ impl CaseIn<'_> {
             DEFAULT_ECE_BINS,
         );
         let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
+        errors.extend(self.missing_document());
         // Rubrics or thresholds that failed to load still meant to check something.
         if errors.is_empty()
             && let Some(e) = could_only_pass(
@@ -406,6 +411,8 @@ impl CaseIn<'_> {
         let case = Case {
             id: id.to_owned(),
             file: file.to_path_buf(),
+            named_by: file.to_path_buf(),
+            formerly_named_by: None,
             description: spec.description.clone(),
             tags: Vec::new(),
             attributes: Vec::new(),
@@ -578,12 +585,16 @@ impl CaseIn<'_> {
             normalize,
         };
         let rubrics_file = self.at("rubrics").file;
+        // A suite's rubric is checked against this case's gold: its mistake names the case.
+        let from_suite = self.origin.contains_key("rubrics");
         for (i, entry) in self.spec.rubrics.iter().flatten().enumerate() {
-            keep(
-                errors,
-                sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics),
-                (),
-            );
+            let resolved =
+                sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics);
+            let resolved = match resolved {
+                Err(e) if from_suite => Err(as_applied_to(self.file, e)),
+                other => other,
+            };
+            keep(errors, resolved, ());
         }
         rubrics
     }
@@ -635,9 +646,15 @@ impl CaseIn<'_> {
         let prediction = if from_suite {
             None
         } else {
+            let written_in = self
+                .origin
+                .get("prediction")
+                .map_or(WrittenIn::Case, |suite| WrittenIn::Defaults(suite.clone()));
             keep(
                 errors,
-                self.at("prediction").prediction(self.spec).map(Some),
+                self.at("prediction")
+                    .prediction(self.spec, written_in)
+                    .map(Some),
                 None,
             )
         };
@@ -645,6 +662,17 @@ impl CaseIn<'_> {
             errors.extend(fields_of_a_text(self.spec, rubrics, &self.at("gold")));
         }
         prediction
+    }
+
+    /// The mistake of a `document:` that is not a file: a gold set with its scan gone is broken,
+    /// whether or not a `run` command reads it.
+    fn missing_document(&self) -> Option<LoadError> {
+        let e = prediction::missing_document(&self.document()?)?;
+        Some(if self.origin.contains_key("document") {
+            as_applied_to(self.file, e)
+        } else {
+            e
+        })
     }
 
     /// The document, its path relative to the file that names it.
@@ -1031,12 +1059,12 @@ fn pipeline_prediction(
                 PredictionSource::File {
                     path: p.dir.join(fill(&at, template, &p.dir, None)?),
                     at: at.1,
-                    pipeline: Some(at.0),
+                    written_in: WrittenIn::Pipeline(at.0),
                     format: None,
                 }
             }
             (Some(own), _, _, _) => own.clone(),
-            _ => sources.here.prediction(sources.spec)?,
+            _ => sources.here.prediction(sources.spec, WrittenIn::Case)?,
         },
     )
 }
@@ -1213,7 +1241,7 @@ fn is_text(prediction: &PredictionSource) -> bool {
     match prediction {
         PredictionSource::Text(_) => true,
         PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
-        PredictionSource::Inline(_) | PredictionSource::Run { .. } => false,
+        PredictionSource::Inline(..) | PredictionSource::Run { .. } => false,
     }
 }
 
@@ -1671,7 +1699,12 @@ impl Here<'_> {
         Err(errors)
     }
 
-    fn prediction(&self, spec: &CaseFile) -> Result<PredictionSource, LoadError> {
+    /// The prediction `spec` gives, `written_in` the case file or a suite's `defaults`.
+    fn prediction(
+        &self,
+        spec: &CaseFile,
+        written_in: WrittenIn,
+    ) -> Result<PredictionSource, LoadError> {
         match (&spec.prediction, &spec.prediction_text) {
             (Some(node), Some(_)) => Err(self.err(node.mark, "prediction", "give either `prediction` or `prediction_text`, not both")),
             (None, Some(text)) => Ok(PredictionSource::Text(text.value.clone())),
@@ -1685,9 +1718,9 @@ impl Here<'_> {
                             .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
                     }
                     let base = self.file.parent().unwrap_or(Path::new("."));
-                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, pipeline: None, format: None })
+                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, written_in, format: None })
                 }
-                NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone())),
+                NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone(), written_in)),
                 _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),
             },
         }

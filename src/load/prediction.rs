@@ -9,7 +9,7 @@ use crate::base::json::{Json, prediction_tree};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest, closest_within};
 use crate::base::value::Value;
-use crate::model::case::{Document, PredictionSource};
+use crate::model::case::{Document, PredictionSource, WrittenIn};
 use crate::model::prediction::{
     BOX_MESSAGE, CallFailure, FailedCall, PredictedField, Prediction, PredictionFormat, Usage,
     UsageMismatch,
@@ -30,9 +30,12 @@ pub fn read_prediction(
                 command.join(" ")
             ),
         )),
-        PredictionSource::Inline(node) => {
+        PredictionSource::Inline(node, written_in) => {
+            // A suite's inline prediction is located in the suite file, naming the case.
+            let written = Written::of(node.mark, written_in, case_file);
             let locate = |path: &[String], msg: String, hint: Option<String>| {
-                locate_in_node(case_file, node, "prediction", path, msg, hint)
+                let msg = format!("{msg}{}", written.applied);
+                locate_in_node(written.file, node, "prediction", path, msg, hint)
             };
             envelope(Json::of_value(node.to_value()), false)
                 .map(|p| located_boxes(p, &[], &locate))
@@ -41,10 +44,10 @@ pub fn read_prediction(
         PredictionSource::File {
             path,
             at,
-            pipeline,
+            written_in,
             format,
         } => {
-            let written = Written::of(*at, pipeline.as_deref(), case_file);
+            let written = Written::of(*at, written_in, case_file);
             let text = recorded_text(path, &written)?;
             let mut p = match format {
                 Some(format) if is_json(path) => formatted_prediction(path, &text, format)?,
@@ -61,7 +64,7 @@ pub fn read_prediction(
                         ))
                         .hint("record the pipeline's JSON document there, a .json file"));
                 }
-                None => recorded_prediction(path, text, *at, case_file)?,
+                None => recorded_prediction(path, text, &written)?,
             };
             p.usage_mismatch =
                 p.usage
@@ -81,24 +84,32 @@ struct Written<'a> {
     file: &'a Path,
     at: Mark,
     key: &'static str,
-    /// `, as applied to CASE` for a pipeline's path, which serves every case of its suite.
+    /// `, as applied to CASE` for a suite's path, which serves every case below it.
     applied: String,
     /// What the path is relative to.
     relative: &'static str,
 }
 
 impl<'a> Written<'a> {
-    fn of(at: Mark, pipeline: Option<&'a Path>, case_file: &'a Path) -> Written<'a> {
-        // A pipeline's path is written in its suite file, relative to the suite's folder.
-        match pipeline {
-            Some(suite) => Written {
+    fn of(at: Mark, written_in: &'a WrittenIn, case_file: &'a Path) -> Written<'a> {
+        let applied = format!(", as applied to `{}`", case_file.display());
+        // A suite's path is written in its suite file, relative to the suite's folder.
+        match written_in {
+            WrittenIn::Pipeline(suite) => Written {
                 file: suite,
                 at,
                 key: "pipelines",
-                applied: format!(", as applied to `{}`", case_file.display()),
+                applied,
                 relative: "it is relative to the suite's folder, and `{case}` is the case's path from there",
             },
-            None => Written {
+            WrittenIn::Defaults(suite) => Written {
+                file: suite,
+                at,
+                key: "prediction",
+                applied,
+                relative: "it is relative to the suite's folder",
+            },
+            WrittenIn::Case => Written {
                 file: case_file,
                 at,
                 key: "prediction",
@@ -189,23 +200,19 @@ pub fn typed_fields(source: &PredictionSource) -> Option<serde_json::Value> {
 fn recorded_prediction(
     path: &Path,
     text: String,
-    at: Mark,
-    case_file: &Path,
+    written: &Written,
 ) -> Result<Prediction, LoadError> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("txt") => Ok(text_prediction(text)),
         Some("json") => json_prediction(path, &text),
         Some("csv") => kieval_prediction(path, text),
-        _ if looks_like_case(&text) => Err(LoadError::at(
-            case_file,
-            at,
-            "prediction",
-            format!(
-                "`{}` is a goldgate case file, not a prediction",
-                path.display()
-            ),
-        )
-        .hint("point `prediction:` at the pipeline's recorded output")),
+        _ if looks_like_case(&text) => Err(written
+            .error(format!(
+                "`{}` is a goldgate case file, not a prediction{}",
+                path.display(),
+                written.applied
+            ))
+            .hint("point `prediction:` at the pipeline's recorded output")),
         _ => yaml_prediction(path, &text),
     }
 }
@@ -1085,7 +1092,7 @@ mod tests {
                     line: 3,
                     column: 13,
                 },
-                pipeline: None,
+                written_in: WrittenIn::Case,
                 format: None,
             },
             Path::new("c.yaml"),
@@ -1137,7 +1144,7 @@ mod tests {
                     line: 4,
                     column: 13,
                 },
-                pipeline: None,
+                written_in: WrittenIn::Case,
                 format: None,
             },
             Path::new("c.yaml"),

@@ -14,6 +14,13 @@ pub struct Case {
     pub id: String,
     /// The case file.
     pub file: PathBuf,
+    /// The file its names are made from (`{case}`, its baseline entry's): its case file, or for
+    /// a case of a gold set (a suite's `cases:`) the case file it would have, whether or not it
+    /// has one, so that adding one renames nothing.
+    pub named_by: PathBuf,
+    /// For a case of a gold set: its gold file, which goldgate named its baseline entries after
+    /// while it had no case file of its own (read as their former name).
+    pub formerly_named_by: Option<PathBuf>,
     /// One line about the document.
     pub description: Option<String>,
     /// Free labels.
@@ -281,6 +288,17 @@ impl GoldField {
     }
 }
 
+/// Where a case's prediction is given: the errors about it point there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WrittenIn {
+    /// The case file's own `prediction:`.
+    Case,
+    /// A suite's `defaults`, applied to the case (the suite file).
+    Defaults(PathBuf),
+    /// A suite's pipeline path (the suite file).
+    Pipeline(PathBuf),
+}
+
 /// The source document of a case (`document:`), which a suite's `run` command reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
@@ -297,16 +315,16 @@ pub enum PredictionSource {
     File {
         /// The resolved path.
         path: PathBuf,
-        /// Where `prediction:` is in the case file, or the pipeline in its suite file.
+        /// Where `prediction:` is in the file that names the path (`written_in`).
         at: crate::base::location::Mark,
-        /// The suite file whose pipeline names the path (`None`: the case file's `prediction:`).
-        pipeline: Option<PathBuf>,
+        /// The file that names the path.
+        written_in: WrittenIn,
         /// Where the parts of the prediction are in its pipeline's own document, when a suite or
         /// the case says (`prediction_format:`).
         format: Option<std::sync::Arc<crate::model::prediction::PredictionFormat>>,
     },
-    /// An inline field document.
-    Inline(crate::spec::Node),
+    /// An inline field document, and the file it is written in.
+    Inline(crate::spec::Node, WrittenIn),
     /// `prediction_text:`.
     Text(String),
     /// A suite's `run` command: its standard output is the prediction.

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use crate::base::fs::{lock_for, read_text_if_present, write_atomically};
-use crate::evaluate::baseline::{Baseline, Entry, field_of, out_of_range, parse, to_text};
+use crate::evaluate::baseline::{
+    Baseline, Entry, EntryName, field_of, out_of_range, parse, to_text,
+};
 
 /// Reads a baseline; `Ok(None)` when the file does not exist. An entry that holds no number, or
 /// a metric of [0, 1] outside it, is an error: it would compare nothing, and so pass whatever its
@@ -86,7 +88,7 @@ fn empty_entry(text: &str) -> Option<(String, Option<String>)> {
 }
 
 /// What a blessing wrote to one baseline file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Written {
     /// Entries in the file after the write.
     pub(crate) entries: usize,
@@ -94,26 +96,51 @@ pub(crate) struct Written {
     pub(crate) new: usize,
     /// Entries this run changed.
     pub(crate) changed: usize,
+    /// Entries found under their former names and written under their tests' (former, name).
+    pub(crate) renamed: Vec<(String, String)>,
+}
+
+impl Written {
+    /// The entries moved from their former names to their tests' (`renamed 2 entries to their
+    /// tests' names: gold/a::p -> a::p, …`), if any: an entry is never gone unsaid.
+    pub(crate) fn renamed_line(&self) -> Option<String> {
+        if self.renamed.is_empty() {
+            return None;
+        }
+        let moves: Vec<String> = self
+            .renamed
+            .iter()
+            .map(|(former, name)| format!("{former} -> {name}"))
+            .collect();
+        Some(format!(
+            "renamed {} entries to their tests' names: {}",
+            moves.len(),
+            moves.join(", ")
+        ))
+    }
 }
 
 /// Adds (or replaces) `entries` in the baseline at `path` and removes those named in `drop`,
-/// keeping every other entry, as one atomic rewrite under the file's lock.
+/// keeping every other entry, as one atomic rewrite under the file's lock. An entry held under
+/// its former name is written under its name instead (and counted as changed only if it is).
 pub(crate) fn merge(
     path: &Path,
-    entries: &[(String, Entry)],
+    entries: &[(EntryName, Entry)],
     drop: &[String],
 ) -> Result<Written, String> {
     let cannot = |e: std::io::Error| format!("cannot write the baseline `{}`: {e}", path.display());
     let _held = lock_for(path).map_err(cannot)?;
     // An entry left empty does not stop the blessing that fills it again.
     let mut base = read_as_written(path)?.map(|(b, _)| b).unwrap_or_default();
-    let (mut new, mut changed) = (0, 0);
-    for (id, entry) in entries {
-        match base.cases.insert(id.clone(), entry.clone()) {
+    let (mut new, mut changed, mut renamed) = (0, 0, Vec::new());
+    for (name, entry) in entries {
+        let (old, former) = base.put(name, entry.clone());
+        match old {
             None => new += 1,
             Some(old) if old != *entry => changed += 1,
             Some(_) => {}
         }
+        renamed.extend(former.map(|f| (f, name.name.clone())));
     }
     for name in drop {
         base.cases.remove(name);
@@ -123,6 +150,7 @@ pub(crate) fn merge(
         entries: base.cases.len(),
         new,
         changed,
+        renamed,
     })
 }
 

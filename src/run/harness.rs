@@ -19,7 +19,7 @@ use super::outputs::{Outputs, Records, write_outputs};
 use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
-use crate::evaluate::baseline::Entry as BaselineEntry;
+use crate::evaluate::baseline::{Entry as BaselineEntry, EntryName};
 use crate::evaluate::paired::paired;
 use crate::load::cases::GoldSetNote;
 use crate::load::discover::{Found, discover, find_by_name};
@@ -539,7 +539,7 @@ fn bless(
     for file in files {
         let blessed = blessings.get(file).unwrap_or(&none);
         let drop = vanished.get(file).map_or(&[][..], Vec::as_slice);
-        let entries: Vec<(String, BaselineEntry)> = blessed
+        let entries: Vec<(EntryName, BaselineEntry)> = blessed
             .iter()
             .map(|b| (b.key.clone(), b.entry.clone()))
             .collect();
@@ -556,6 +556,9 @@ fn bless(
                     blessed.iter().filter(|b| !b.passed).count(),
                     w.entries,
                 );
+                if let Some(renamed) = w.renamed_line() {
+                    let _ = writeln!(out, "baseline: {}: {renamed}", file.display());
+                }
                 if !drop.is_empty() {
                     let _ = writeln!(
                         out,
@@ -803,7 +806,16 @@ fn expect_entries(session: &Session, entries: &[Planned], root: &Path) {
                 }
             })
             .names
-            .insert(spec.key(&entry.file, entry.pipeline.as_deref()));
+            .extend(
+                EntryName::of(
+                    spec,
+                    &entry.named_by,
+                    entry.formerly_named_by.as_deref(),
+                    entry.pipeline.as_deref(),
+                )
+                .all()
+                .map(str::to_owned),
+            );
     }
     // A test without its suite's baseline is one that could not be loaded far enough to know
     // it (two files of one name, an unreadable folder, a broken suite): its name, from the

@@ -15,7 +15,7 @@ use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
 use crate::base::fs::lock_for;
 use crate::base::shell::shell_quote;
-use crate::evaluate::baseline::{self, Baseline, Entry};
+use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
 use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
@@ -77,8 +77,8 @@ impl Scored {
 /// A baseline entry this run writes with `GOLDGATE_UPDATE=always`.
 #[derive(Debug, Clone)]
 pub(crate) struct Blessed {
-    /// The entry's name in the baseline (`acme-173::guided`).
-    pub(crate) key: String,
+    /// The entry's name in the baseline (`acme-173::guided`), and its former one.
+    pub(crate) key: EntryName,
     /// The metrics.
     pub(crate) entry: Entry,
     /// Whether its test passed (a failed test's numbers are written too, and counted apart).
@@ -844,10 +844,7 @@ impl Session {
                     lock(&self.kept).baseline_errors.insert(why);
                 }
             }
-            Ok(Some(base)) => match base
-                .cases
-                .get(&spec.key(&case.file, case.pipeline.as_deref()))
-            {
+            Ok(Some(base)) => match base.entry(&EntryName::of_case(spec, case)) {
                 None => against.compared.new = true,
                 Some(old) => {
                     let (worse, better) =
@@ -875,7 +872,7 @@ impl Session {
 
     /// Keeps a finished case test: its numbers, its record (on disk, for the report), its
     /// baseline entry to bless, and what the summary lists.
-    pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, String)>) {
+    pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, EntryName)>) {
         let mut kept = lock(&self.kept);
         let mut numbers = record.numbers();
         // Only the run's files show each field's numbers by pipeline.

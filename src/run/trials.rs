@@ -12,6 +12,7 @@ use super::ahead::Job;
 use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
+use crate::evaluate::baseline::EntryName;
 use crate::evaluate::gate::{self, GateVerdict};
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
@@ -223,12 +224,10 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     // The record's copy of the message, without colour, is for the run's files only.
     record.message = (!scored.passed && session.keeps_records())
         .then(|| plain(full.message.as_deref().unwrap_or("case failed")));
-    let bless = case.baseline.as_ref().map(|spec| {
-        (
-            spec.file.clone(),
-            spec.key(&case.file, case.pipeline.as_deref()),
-        )
-    });
+    let bless = case
+        .baseline
+        .as_ref()
+        .map(|spec| (spec.file.clone(), EntryName::of_case(spec, case)));
     session.finish_case(&record, bless);
     if scored.passed {
         Ok(Completion::Completed)
@@ -339,17 +338,24 @@ fn gate_verdict(
         }
         Ok(Some(base)) => base,
     };
-    let files: HashMap<&str, &Path> = cases
+    let files: HashMap<&str, (&Path, Option<&Path>)> = cases
         .iter()
-        .map(|c| (c.id.as_str(), c.file.as_path()))
+        .map(|c| {
+            (
+                c.id.as_str(),
+                (c.named_by.as_path(), c.formerly_named_by.as_deref()),
+            )
+        })
         .collect();
     let mut pairs = Vec::new();
     let (mut unpaired, mut measured) = (0, 0);
     for n in numbers {
         let old = files
             .get(n.id.as_str())
-            .map(|file| gate.baseline.key(file, n.pipeline.as_deref()))
-            .and_then(|key| base.cases.get(&key))
+            .map(|(named_by, formerly)| {
+                EntryName::of(&gate.baseline, named_by, *formerly, n.pipeline.as_deref())
+            })
+            .and_then(|name| base.entry(&name))
             .and_then(|entry| entry.get(gate.metric.name()).copied());
         // A case that could not be scored counts at the metric's worst: it is a drop.
         let worst = match gate.metric.about().direction {
