@@ -86,6 +86,35 @@ fn new_run_id() -> String {
     format!("cargo-goldgate-{nanos}-{}", std::process::id())
 }
 
+/// The test runner's command: `cargo test ARGS` or `cargo nextest run ARGS`, under `run_id`.
+fn runner(asked: &Asked, run_id: &str) -> std::process::Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut runner = std::process::Command::new(cargo);
+    if asked.nextest {
+        runner.args(["nextest", "run"]);
+    } else {
+        runner.arg("test");
+    }
+    runner
+        .args(&asked.runner_args)
+        .env("GOLDGATE_RUN_ID", run_id)
+        // The end of the run is printed once, below, from every process's records.
+        .env("GOLDGATE_RUN_END", "later");
+    // A partition or a filter expression runs some of the tests the runner lists: the others
+    // are no tests that never ran.
+    let subset = asked.runner_args.iter().any(|a| {
+        a.to_str().is_some_and(|a| {
+            ["--partition", "-E", "--filter-expr", "--filterset"]
+                .iter()
+                .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
+        })
+    });
+    if subset {
+        runner.env("GOLDGATE_SUBSET", "1");
+    }
+    runner
+}
+
 /// `cargo goldgate …` (cargo passes `goldgate` first) or `cargo-goldgate …`.
 pub fn main() -> ExitCode {
     crate::run::harness::end_quietly_when_the_reader_leaves();
@@ -123,30 +152,7 @@ pub fn main() -> ExitCode {
         }
     };
     let run_id = new_run_id();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut runner = std::process::Command::new(cargo);
-    if asked.nextest {
-        runner.args(["nextest", "run"]);
-    } else {
-        runner.arg("test");
-    }
-    runner
-        .args(&asked.runner_args)
-        .env("GOLDGATE_RUN_ID", &run_id)
-        // The end of the run is printed once, below, from every process's records.
-        .env("GOLDGATE_RUN_END", "later");
-    // A partition or a filter expression runs some of the tests the runner lists: the others
-    // are no tests that never ran.
-    let subset = asked.runner_args.iter().any(|a| {
-        a.to_str().is_some_and(|a| {
-            ["--partition", "-E", "--filter-expr", "--filterset"]
-                .iter()
-                .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
-        })
-    });
-    if subset {
-        runner.env("GOLDGATE_SUBSET", "1");
-    }
+    let mut runner = runner(&asked, &run_id);
     // The processes of the run write no run file: the end step below writes each once.
     let status = match runner.status() {
         Ok(status) => status,

@@ -186,19 +186,42 @@ pub fn queue(records: &[TestRecord], aggregates: &[AggregateRecord]) -> Vec<Item
     items
 }
 
-/// The items of the case tests.
+/// The scored records of a run, each case's together, for the items made of them.
+struct Scored<'a> {
+    /// Each case's records, in the order they came, for every pipeline's value of a field.
+    by_case: BTreeMap<String, Vec<&'a TestRecord>>,
+    /// Every scored record, by test name.
+    sorted: Vec<&'a TestRecord>,
+}
+
+/// The items of the case tests, in the queue's order. A (test, field) in an item is in no
+/// later one.
 fn case_items(records: &[TestRecord]) -> Vec<Item> {
-    let scored: Vec<&TestRecord> = records
+    let mut sorted: Vec<&TestRecord> = records
         .iter()
         .filter(|r| r.status != Status::Ignored && r.error.is_none())
         .collect();
-    // Each case's records, in the order they came, for every pipeline's value of a field.
     let mut by_case: BTreeMap<String, Vec<&TestRecord>> = BTreeMap::new();
-    for r in &scored {
+    for r in &sorted {
         by_case.entry(case_of(r)).or_default().push(r);
     }
-    let values = |case: &str, field: &str| -> Vec<Predicted> {
-        by_case[case]
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    let scored = Scored { by_case, sorted };
+    let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut items = scored.regressions(&mut covered);
+    items.extend(scored.contradicted(&mut covered));
+    items.extend(scored.failing(&covered));
+    items.extend(scored.whole_tests(ItemKind::Improved, |b| {
+        !b.improvements.is_empty() && b.regressions.is_empty()
+    }));
+    items.extend(scored.whole_tests(ItemKind::New, |b| b.new));
+    items
+}
+
+impl<'a> Scored<'a> {
+    /// Every pipeline's value of `field` in `case`.
+    fn values(&self, case: &str, field: &str) -> Vec<Predicted> {
+        self.by_case[case]
             .iter()
             .filter_map(|r| {
                 let f = r.fields.iter().find(|f| f.name == field)?;
@@ -214,8 +237,17 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
                 })
             })
             .collect()
-    };
-    let item = |kind, id: String, r: &TestRecord, field: Option<&str>, tests: Vec<String>| {
+    }
+
+    /// An item of `r` (about `field`, or the whole test), blessing `tests`.
+    fn item(
+        &self,
+        kind: ItemKind,
+        id: String,
+        r: &TestRecord,
+        field: Option<&str>,
+        tests: Vec<String>,
+    ) -> Item {
         let case = case_of(r);
         let (gold, predictions) = match field {
             Some(name) => (
@@ -224,7 +256,7 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
                     .find(|f| f.name == name)
                     .map(|f| f.gold.clone())
                     .unwrap_or_default(),
-                values(&case, name),
+                self.values(&case, name),
             ),
             None => (Vec::new(), Vec::new()),
         };
@@ -250,137 +282,115 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
             reading: field.and_then(|name| reading_of(r, name)),
             pipeline: None,
         }
-    };
-    let failing = |r: &TestRecord| -> Vec<String> {
-        r.fields
-            .iter()
-            .filter(|f| f.em < 1.0)
-            .map(|f| f.name.clone())
-            .collect()
-    };
-    let mut items = Vec::new();
-    // (test, field) already in an item.
-    let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut sorted = scored.clone();
-    sorted.sort_by(|a, b| a.id.cmp(&b.id));
-    for r in &sorted {
-        if r.baseline.as_ref().is_none_or(|b| b.regressions.is_empty()) {
-            continue;
-        }
-        let fields = failing(r);
-        if fields.is_empty() {
-            items.push(item(
-                ItemKind::Regression,
-                r.id.clone(),
-                r,
-                None,
-                vec![r.id.clone()],
-            ));
-        }
-        for f in fields {
-            covered.insert((r.id.clone(), f.clone()));
-            items.push(item(
-                ItemKind::Regression,
-                format!("{}#{f}", r.id),
-                r,
-                Some(&f),
-                vec![r.id.clone()],
-            ));
-        }
     }
-    for (case, tests) in &by_case {
-        let mut names: Vec<&str> = Vec::new();
-        for r in tests {
-            for f in &r.fields {
+
+    /// Tests that dropped below their baseline entry: one item per field off its gold, or the
+    /// test's own when none is.
+    fn regressions(&self, covered: &mut BTreeSet<(String, String)>) -> Vec<Item> {
+        let mut items = Vec::new();
+        for r in &self.sorted {
+            if r.baseline.as_ref().is_none_or(|b| b.regressions.is_empty()) {
+                continue;
+            }
+            let fields: Vec<&str> = off_gold(r).collect();
+            if fields.is_empty() {
+                let tests = vec![r.id.clone()];
+                items.push(self.item(ItemKind::Regression, r.id.clone(), r, None, tests));
+            }
+            for f in fields {
+                covered.insert((r.id.clone(), f.to_owned()));
+                let id = format!("{}#{f}", r.id);
+                items.push(self.item(ItemKind::Regression, id, r, Some(f), vec![r.id.clone()]));
+            }
+        }
+        items
+    }
+
+    /// Fields that two or more pipelines predict alike and not as the gold: one item per case
+    /// and field, blessing the tests that agree.
+    fn contradicted(&self, covered: &mut BTreeSet<(String, String)>) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (case, tests) in &self.by_case {
+            let mut names: Vec<&str> = Vec::new();
+            for f in tests.iter().flat_map(|r| &r.fields) {
                 if !names.contains(&f.name.as_str()) {
                     names.push(&f.name);
                 }
             }
-        }
-        for name in names {
-            let wrong: Vec<Predicted> = values(case, name)
-                .into_iter()
-                .filter(|p| p.em < 1.0 && p.predicted && !p.value.is_null())
-                .collect();
-            let Some((first, alike)) = wrong.iter().find_map(|p| {
-                let alike: Vec<&Predicted> = wrong.iter().filter(|q| q.value == p.value).collect();
-                (alike.len() >= 2).then_some((p, alike))
-            }) else {
-                continue;
-            };
-            if alike
-                .iter()
-                .all(|p| covered.contains(&(p.test.clone(), name.to_owned())))
-            {
-                continue;
+            for name in names {
+                let values = self.values(case, name);
+                let wrong: Vec<&Predicted> = values
+                    .iter()
+                    .filter(|p| p.em < 1.0 && p.predicted && !p.value.is_null())
+                    .collect();
+                let Some(alike) = wrong.iter().find_map(|p| {
+                    let alike: Vec<&&Predicted> =
+                        wrong.iter().filter(|q| q.value == p.value).collect();
+                    (alike.len() >= 2).then_some(alike)
+                }) else {
+                    continue;
+                };
+                let seen = |p: &&&Predicted| covered.contains(&(p.test.clone(), name.to_owned()));
+                if alike.iter().all(seen) {
+                    continue;
+                }
+                let Some(r) = tests.iter().find(|r| r.id == alike[0].test) else {
+                    continue;
+                };
+                let agreeing = alike.iter().map(|p| p.test.clone()).collect();
+                let id = format!("{case}#{name}");
+                items.push(self.item(ItemKind::Contradicted, id, r, Some(name), agreeing));
+                for p in &values {
+                    covered.insert((p.test.clone(), name.to_owned()));
+                }
             }
-            let Some(r) = tests.iter().find(|r| r.id == first.test) else {
-                continue;
-            };
-            for p in values(case, name) {
-                covered.insert((p.test, name.to_owned()));
+        }
+        items
+    }
+
+    /// The other fields of failing tests off their gold, most confident first (without a
+    /// confidence, last), then by id. A field off its gold in a test that passes (within its
+    /// thresholds) is no failure.
+    fn failing(&self, covered: &BTreeSet<(String, String)>) -> Vec<Item> {
+        let mut rest: Vec<(Option<f64>, Item)> = Vec::new();
+        for r in self.sorted.iter().filter(|r| r.status == Status::Failed) {
+            for f in r.fields.iter().filter(|f| f.em < 1.0) {
+                if covered.contains(&(r.id.clone(), f.name.clone())) {
+                    continue;
+                }
+                let id = format!("{}#{}", r.id, f.name);
+                let item = self.item(ItemKind::Failing, id, r, Some(&f.name), vec![r.id.clone()]);
+                rest.push((f.confidence, item));
             }
-            items.push(item(
-                ItemKind::Contradicted,
-                format!("{case}#{name}"),
-                r,
-                Some(name),
-                alike.iter().map(|p| p.test.clone()).collect(),
-            ));
         }
+        rest.sort_by(|(a, x), (b, y)| {
+            b.unwrap_or(-1.0)
+                .total_cmp(&a.unwrap_or(-1.0))
+                .then_with(|| x.id.cmp(&y.id))
+        });
+        rest.into_iter().map(|(_, i)| i).collect()
     }
-    let mut rest: Vec<(Option<f64>, Item)> = Vec::new();
-    // A field off its gold in a test that passes (within its thresholds) is no failure.
-    for r in sorted.iter().filter(|r| r.status == Status::Failed) {
-        for f in r.fields.iter().filter(|f| f.em < 1.0) {
-            if covered.contains(&(r.id.clone(), f.name.clone())) {
-                continue;
-            }
-            rest.push((
-                f.confidence,
-                item(
-                    ItemKind::Failing,
-                    format!("{}#{}", r.id, f.name),
-                    r,
-                    Some(&f.name),
-                    vec![r.id.clone()],
-                ),
-            ));
-        }
+
+    /// A `kind` item for each test whose baseline comparison `holds`.
+    fn whole_tests(
+        &self,
+        kind: ItemKind,
+        holds: impl Fn(&crate::record::BaselineComparison) -> bool,
+    ) -> Vec<Item> {
+        self.sorted
+            .iter()
+            .filter(|r| r.baseline.as_ref().is_some_and(&holds))
+            .map(|r| self.item(kind, r.id.clone(), r, None, vec![r.id.clone()]))
+            .collect()
     }
-    // Most confident first; without a confidence, last; then by id.
-    rest.sort_by(|(a, x), (b, y)| {
-        b.unwrap_or(-1.0)
-            .total_cmp(&a.unwrap_or(-1.0))
-            .then_with(|| x.id.cmp(&y.id))
-    });
-    items.extend(rest.into_iter().map(|(_, i)| i));
-    for r in &sorted {
-        if r.baseline
-            .as_ref()
-            .is_some_and(|b| !b.improvements.is_empty() && b.regressions.is_empty())
-        {
-            items.push(item(
-                ItemKind::Improved,
-                r.id.clone(),
-                r,
-                None,
-                vec![r.id.clone()],
-            ));
-        }
-    }
-    for r in &sorted {
-        if r.baseline.as_ref().is_some_and(|b| b.new) {
-            items.push(item(
-                ItemKind::New,
-                r.id.clone(),
-                r,
-                None,
-                vec![r.id.clone()],
-            ));
-        }
-    }
-    items
+}
+
+/// The fields of a test that are not an exact match.
+fn off_gold(r: &TestRecord) -> impl Iterator<Item = &str> {
+    r.fields
+        .iter()
+        .filter(|f| f.em < 1.0)
+        .map(|f| f.name.as_str())
 }
 
 #[cfg(test)]

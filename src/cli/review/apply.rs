@@ -296,40 +296,22 @@ impl Session {
             return done;
         }
         for (name, suite) in &pipelines {
-            match self.tests_of_pipeline(name, suite) {
-                Ok(tests) => {
-                    blessed.extend(tests.iter().cloned());
-                    again.extend(tests);
-                }
-                Err(e) => {
-                    eprintln!("{}", crate::render::inert(&format!("error: {e}")));
-                    done = false;
-                }
-            }
+            let tests = self.tests_of_pipeline(name, suite);
+            blessed.extend(tests.iter().flatten().cloned());
+            again.extend(tests.iter().flatten().cloned());
+            done &= said(tests.map(|_| ()));
         }
         println!("\nrun again:");
         for test in again.iter().chain(&gates) {
-            match self.runner.run_again(
-                &self.dir,
-                self.rubrics.as_deref(),
-                test,
-                blessed.contains(test),
-            ) {
-                Ok(lines) => {
-                    for line in lines {
-                        let blessing = if blessed.contains(test) {
-                            " (blessed)"
-                        } else {
-                            ""
-                        };
-                        println!("{}{blessing}", crate::render::inert(&line));
-                    }
-                }
-                Err(e) => {
-                    eprintln!("{}", crate::render::inert(&format!("error: {e}")));
-                    done = false;
-                }
+            let bless = blessed.contains(test);
+            let ran = self
+                .runner
+                .run_again(&self.dir, self.rubrics.as_deref(), test, bless);
+            let blessing = if bless { " (blessed)" } else { "" };
+            for line in ran.iter().flatten() {
+                println!("{}{blessing}", crate::render::inert(line));
             }
+            done &= said(ran.map(|_| ()));
         }
         done
     }
@@ -400,13 +382,7 @@ impl Session {
                 });
             }
         };
-        // A field read as a number keeps a number: `4,512.00` is written `4512.00`.
-        let value = match (item.reading, &value) {
-            (Some(crate::evaluate::finding::Reading::Number), Json::String(text)) => {
-                crate::base::typed::plain_number(text).map_or(value, Json::String)
-            }
-            _ => value,
-        };
+        let value = as_gold(item, value);
         if let Some((csv, _)) = place
             .sources
             .iter()
@@ -498,6 +474,28 @@ impl Session {
             edit.before.as_deref(),
             &edit.after,
         ))
+    }
+}
+
+/// Whether `result` is a success; an error is said on standard error.
+fn said(result: Result<(), String>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("{}", crate::render::inert(&format!("error: {e}")));
+            false
+        }
+    }
+}
+
+/// A predicted value as the gold writes it: a field read as a number keeps a number
+/// (`4,512.00` is written `4512.00`).
+fn as_gold(item: &Item, value: Json) -> Json {
+    match (item.reading, &value) {
+        (Some(crate::evaluate::finding::Reading::Number), Json::String(text)) => {
+            crate::base::typed::plain_number(text).map_or(value, Json::String)
+        }
+        _ => value,
     }
 }
 
