@@ -325,3 +325,62 @@ fn an_accepted_number_stays_a_number() {
         "{\"total\": 4513.50, \"n\": \"x\"}\n"
     );
 }
+
+/// A gate's accept command names its pipeline exactly (`--pipeline a`, not the filter `::a`,
+/// which also takes `ab` and every `::aggregate…`) and its suite's folder; run as printed, it
+/// writes that pipeline's entries alone. A pipeline no test runs is an error.
+#[test]
+fn the_gates_accept_command_blesses_its_pipeline_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    write_files(
+        root,
+        &[(
+            "cases/inv/suite.yaml",
+            "pipelines:\n  a: out/a/{case}.json\n  ab: out/b/{case}.json\nbaseline: baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\ndefaults:\n  thresholds: { min_anls: 0.1 }\n",
+        )],
+    );
+    support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    let before = baseline(root);
+    for case in ["flow", "block", "json"] {
+        std::fs::write(
+            root.join(format!("cases/inv/out/a/{case}.json")),
+            r#"{"total": "9", "ref": "Z", "number": "1", "code": "2", "date": "y"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(format!("cases/inv/out/b/{case}.json")),
+            r#"{"total": "8", "ref": "Y", "number": "3", "code": "4", "date": "z"}"#,
+        )
+        .unwrap();
+    }
+    let out = goldgate(root, &["test", "cases"]);
+    let accept = "accept the new values with: GOLDGATE_UPDATE=always goldgate test cases --pipeline a inv/\n";
+    assert!(stdout(&out).contains(accept), "{}", stdout(&out));
+    let blessed = support::goldgate_with(
+        root,
+        &["test", "cases", "--pipeline", "a", "inv/"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(
+        stdout(&blessed).contains("baseline: cases/inv/baseline.json: 3 entries, 0 new, 3 changed"),
+        "{}",
+        stdout(&blessed)
+    );
+    let after = baseline(root);
+    assert_eq!(after["cases"]["block::a"]["anls"], 0.0);
+    for case in ["block::ab", "flow::ab", "json::ab"] {
+        assert_eq!(
+            after["cases"][case], before["cases"][case],
+            "{case} was blessed"
+        );
+    }
+    let none = goldgate(root, &["test", "cases", "--pipeline", "c"]);
+    assert_eq!(none.status.code(), Some(101));
+    assert!(
+        stderr(&none).starts_with("error: no test runs the pipeline `c`"),
+        "{}",
+        stderr(&none)
+    );
+}

@@ -119,7 +119,7 @@ impl Harness {
             );
             return Exit::Success.into();
         }
-        let args = match self.arguments() {
+        let (args, pipeline) = match self.arguments() {
             Ok(args) => args,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -158,10 +158,24 @@ impl Harness {
             Err(e) => return fail_early(&e),
         };
         if env.run_id.is_none() {
-            let filtered = args.filter.is_some() || !args.skip.is_empty() || args.ignored;
+            let filtered = args.filter.is_some()
+                || !args.skip.is_empty()
+                || args.ignored
+                || pipeline.is_some();
             session.kept().review_of = Some((self.cases.clone(), filtered));
         }
-        let trials = trials(&found, &self.cases, &rubrics, &args, &session);
+        let trials = trials(
+            &found,
+            &self.cases,
+            &rubrics,
+            (&args, pipeline.as_deref()),
+            &session,
+        );
+        if let Some(name) = pipeline.as_deref().filter(|_| trials.is_empty()) {
+            return fail_early(&format!(
+                "no test runs the pipeline `{name}` (`--list` shows the tests, `::NAME` ends a pipeline's)"
+            ));
+        }
         let gold_sets: Vec<GoldSetNote> = found
             .iter()
             .filter_map(|f| match f {
@@ -264,11 +278,14 @@ impl Harness {
         }
     }
 
-    fn arguments(&self) -> Result<Arguments, String> {
+    /// libtest's arguments, and the pipeline `--pipeline NAME` selects (goldgate's own flag,
+    /// taken out before libtest reads the rest).
+    fn arguments(&self) -> Result<(Arguments, Option<String>), String> {
         let given: Vec<OsString> = match &self.args {
             Some(a) => a.iter().map(OsString::from).collect(),
             None => std::env::args_os().collect(),
         };
+        let (given, pipeline) = pipeline_flag(given)?;
         let args = Arguments::from_iter(name_after_exact(given));
         if args.test_threads == Some(0) {
             return Err("`--test-threads` must be at least 1".into());
@@ -279,7 +296,7 @@ impl Harness {
                 "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
             ));
         }
-        Ok(args)
+        Ok((args, pipeline))
     }
 
     /// The case files of the run: one test by its name (nextest's one process per test) reads
@@ -293,6 +310,29 @@ impl Harness {
         };
         by_name.map_or_else(|| discover(&self.cases), Ok)
     }
+}
+
+/// `--pipeline NAME` (or `--pipeline=NAME`) taken out of the arguments before any `--`: the tests
+/// of that pipeline alone, named exactly (a filter `::NAME` would also take a pipeline whose
+/// name starts with NAME).
+fn pipeline_flag(mut args: Vec<OsString>) -> Result<(Vec<OsString>, Option<String>), String> {
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let Some(at) = args[..end]
+        .iter()
+        .position(|a| a == "--pipeline" || a.to_string_lossy().starts_with("--pipeline="))
+    else {
+        return Ok((args, None));
+    };
+    let flag = args.remove(at).to_string_lossy().into_owned();
+    let name = match flag.split_once('=') {
+        Some((_, name)) => name.to_owned(),
+        None if at < end - 1 => args.remove(at).to_string_lossy().into_owned(),
+        None => String::new(),
+    };
+    if name.is_empty() || name.starts_with('-') {
+        return Err("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)".into());
+    }
+    Ok((args, Some(name)))
 }
 
 /// libtest's flags, as they are written before any `=value`.
@@ -664,10 +704,13 @@ fn trials(
     found: &[Found],
     root: &Path,
     rubrics: &Path,
-    args: &Arguments,
+    (args, pipeline): (&Arguments, Option<&str>),
     session: &Arc<Session>,
 ) -> Vec<Job> {
-    let entries = plan_entries(found, root, rubrics, args);
+    let mut entries = plan_entries(found, root, rubrics, args);
+    if let Some(name) = pipeline {
+        entries.retain(|e| e.pipeline.as_deref() == Some(name));
+    }
     let aggregates = aggregates_of(&entries);
     let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
     // The commands this process will run, for the progress bar: those of the case tests that
@@ -717,7 +760,7 @@ fn trials(
     }
     session.expect_commands(commands.len());
     // A full run knows every entry each baseline should hold: the others belong to vanished cases.
-    if args.filter.is_none() && args.skip.is_empty() && !args.ignored {
+    if args.filter.is_none() && args.skip.is_empty() && !args.ignored && pipeline.is_none() {
         expect_entries(session, &entries, root);
     }
     trials.extend(

@@ -18,6 +18,7 @@ Test selection and output (libtest's flags):
   [FILTER]                  Run the tests whose name contains FILTER
       --exact               Match FILTER exactly (one test: `--exact invoices/acme-173`)
       --skip FILTER         Skip the tests whose name contains FILTER (repeatable)
+      --pipeline NAME       Run the tests of the pipeline NAME alone (goldgate's flag)
       --list                List the tests, run nothing (`--format terse` as nextest reads it)
       --ignored             Run only the cases marked `skip:`
       --include-ignored     Run the cases marked `skip:` too

@@ -442,17 +442,18 @@ impl Session {
         )
     }
 
-    /// The command that accepts this run's values as the baseline for the tests a filter
-    /// selects.
-    pub(crate) fn accept_filter(&self, filter: Option<&str>) -> String {
-        match filter {
-            Some(filter) => format!(
-                "GOLDGATE_UPDATE=always {} {}",
-                self.invocation,
-                shell_quote(filter)
-            ),
-            None => format!("GOLDGATE_UPDATE=always {}", self.invocation),
+    /// The command that accepts this run's values as the baseline for the tests of `pipeline`
+    /// (named exactly: `--pipeline NAME`) whose names start with `folder`.
+    pub(crate) fn accept_filter(&self, pipeline: Option<&str>, folder: Option<&str>) -> String {
+        let mut command = format!("GOLDGATE_UPDATE=always {}", self.invocation);
+        if let Some(name) = pipeline {
+            command.push_str(&format!(" --pipeline {}", shell_quote(name)));
         }
+        if let Some(folder) = folder {
+            command.push(' ');
+            command.push_str(&shell_quote(folder));
+        }
+        command
     }
 
     /// Whether this run writes its baselines (`GOLDGATE_UPDATE=always`).

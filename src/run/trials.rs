@@ -315,17 +315,14 @@ fn gate_verdict(
     suite: &str,
     session: &Session,
 ) -> GateVerdict {
-    // The pipeline's cases (`::guided` ends each of their names), else the suite's folder.
+    // The suite's folder (the root suite's cases have no common prefix: all of them), and the
+    // pipeline's tests by its name.
     let prefix = format!("{suite}/");
-    let filter = match pipeline {
-        Some(p) => Some(format!("::{p}")),
-        // The root suite's cases have no common prefix: all of them.
-        None => cases
-            .iter()
-            .all(|c| c.id.starts_with(&prefix))
-            .then_some(prefix),
-    };
-    let accept = session.accept_filter(filter.as_deref());
+    let folder = cases
+        .iter()
+        .all(|c| c.id.starts_with(&prefix))
+        .then_some(prefix.as_str());
+    let accept = session.accept_filter(pipeline, folder);
     let base = match session.baseline(&gate.baseline.file) {
         Err(why) => return gate::without_baseline(gate, why, accept),
         Ok(None) => {
