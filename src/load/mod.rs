@@ -7,6 +7,7 @@ mod fields;
 mod folder;
 mod gold_file;
 mod kieval_csv;
+mod merge;
 mod metadata;
 mod place;
 pub mod prediction;
@@ -346,6 +347,35 @@ fn suite_critical(suite: &Suite) -> Option<&[Spanned<String>]> {
         .find_map(|(_, d)| d.critical.as_deref())
 }
 
+/// One file that writes a key that merges across levels (`thresholds`, `rubrics`).
+struct Level<'a, T> {
+    /// The suite or case file.
+    file: &'a Path,
+    value: &'a T,
+    /// Whether it is a suite's `defaults`: its mistakes then name the case.
+    suite: bool,
+}
+
+impl<'a> CaseIn<'a> {
+    /// The files that write a key for this case, outermost first: each suite's `defaults`, then
+    /// the case itself.
+    fn levels<T>(&self, key: impl Fn(&'a CaseFile) -> Option<&'a T>) -> Vec<Level<'a, T>> {
+        let suites = self.suite.defaults.iter().rev().filter_map(|(file, d)| {
+            key(d).map(|value| Level {
+                file: file.as_path(),
+                value,
+                suite: true,
+            })
+        });
+        let case = key(self.spec).map(|value| Level {
+            file: self.file,
+            value,
+            suite: false,
+        });
+        suites.chain(case).collect()
+    }
+}
+
 impl CaseIn<'_> {
     /// Checks for a key, located in the file it is written in: the case's, or a suite's.
     fn at(&self, key: &str) -> Here<'_> {
@@ -556,7 +586,8 @@ impl CaseIn<'_> {
         }
     }
 
-    /// The rubrics, with the rubric sets they include resolved.
+    /// The rubrics, with the rubric sets they include resolved: the suites' `defaults` first,
+    /// then the case's (see [`merge::rubrics_over`]), from the nearest level that says `replace`.
     fn rubrics(
         &self,
         rubrics_dir: &Path,
@@ -564,7 +595,6 @@ impl CaseIn<'_> {
         normalize: Normalize,
         errors: &mut Vec<LoadError>,
     ) -> Vec<crate::model::rubric::Rubric> {
-        let mut rubrics = Vec::new();
         let gold_names: Vec<&str> = gold
             .into_iter()
             .flatten()
@@ -577,44 +607,67 @@ impl CaseIn<'_> {
             penalty: self.suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
             normalize,
         };
-        let rubrics_file = self.at("rubrics").file;
-        for (i, entry) in self.spec.rubrics.iter().flatten().enumerate() {
-            keep(
-                errors,
-                sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics),
-                (),
-            );
+        let levels = self.levels(|d| d.rubrics.as_ref());
+        // The levels above the nearest `replace` are dropped unread: their mistakes are not this
+        // case's.
+        let from = levels.iter().rposition(|l| l.value.replaces()).unwrap_or(0);
+        let mut rubrics = Vec::new();
+        for level in &levels[from..] {
+            let mut own = Vec::new();
+            for (i, entry) in level.value.entries().iter().enumerate() {
+                let path = format!("{}[{i}]", level.value.path());
+                keep(errors, sets.resolve(level.file, &path, entry, &mut own), ());
+            }
+            rubrics = merge::rubrics_over(rubrics, own, |r| r.label.as_str());
         }
         rubrics
     }
 
+    /// The case's thresholds: its suites' `defaults` and its own merged bound by bound (see
+    /// [`merge::holding_bounds`]), each checked in the file it is written in.
     fn thresholds(&self, critical: &[String], errors: &mut Vec<LoadError>) -> Vec<Threshold> {
-        let Some(t) = &self.spec.thresholds else {
-            return Vec::new();
-        };
+        let levels = self.levels(|d| d.thresholds.as_ref());
+        let specs: Vec<&ThresholdsSpec> = levels.iter().map(|l| &l.value.value).collect();
+        let holding = merge::holding_bounds(&specs);
         // A suite's critical names apply where the gold has them: a receipt with none of a suite's
         // critical fields is not held to the suite's critical thresholds (its own would be an error).
         let no_suite_critical_here = self.spec.critical.is_none()
             && critical.is_empty()
             && suite_critical(self.suite).is_some_and(|names| !names.is_empty());
-        let from_suite = self.origin.contains_key("thresholds");
-        // Every bound out of range is said, each where it is written.
-        match self
-            .at("thresholds")
-            .thresholds(t, critical, from_suite && no_suite_critical_here)
-        {
-            Ok(thresholds) => thresholds,
-            Err(all) => {
-                errors.extend(all.into_iter().map(|e| {
-                    if from_suite {
+        let critical_keys = [
+            Metric::ExactCritical.threshold_key(),
+            Metric::AnlsCritical.threshold_key(),
+        ];
+        let mut out = Vec::new();
+        for (i, level) in levels.iter().enumerate() {
+            let skip_critical = level.suite && no_suite_critical_here;
+            let written: Vec<&(usize, &str, Spanned<f64>)> = holding
+                .iter()
+                .filter(|(at, key, _)| *at == i && !(skip_critical && critical_keys.contains(key)))
+                .collect();
+            if written.is_empty() {
+                continue;
+            }
+            let bound = |key: &str| {
+                written
+                    .iter()
+                    .find(|(_, k, _)| *k == key)
+                    .map(|(_, _, v)| v)
+            };
+            // Every bound out of range is said, each where it is written.
+            match (Here { file: level.file }).every_bound("thresholds", bound, Some(critical)) {
+                Ok(thresholds) => out.extend(thresholds),
+                Err(all) => errors.extend(all.into_iter().map(|e| {
+                    if level.suite {
                         as_applied_to(self.file, e)
                     } else {
                         e
                     }
-                }));
-                Vec::new()
+                })),
             }
         }
+        merge::in_metric_order(&mut out);
+        out
     }
 
     /// The case's prediction; `None` when the suites give one per pipeline, by `run` or by a
@@ -821,9 +874,9 @@ fn suite_rules(
     rules
 }
 
-/// A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
-/// suite file (the returned origins), and their paths are relative to it. Also says whether the
-/// case gives its own prediction.
+/// A suite's `defaults` give the keys the case leaves out, whole (but for those that merge);
+/// errors in them point at the suite file (the returned origins), and their paths are relative
+/// to it. Also says whether the case gives its own prediction.
 fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str, PathBuf>, bool) {
     let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
     macro_rules! inherit {
@@ -837,15 +890,14 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
         )*};
     }
     // `fields` and `critical` are not taken whole: a suite's rules and critical names apply
-    // where the case's gold has the field, merged rule by rule.
+    // where the case's gold has the field, merged rule by rule. `thresholds` and `rubrics` merge
+    // too (`CaseIn::thresholds`, `CaseIn::rubrics`).
     inherit!(
         description,
         tags,
         skip,
         gold,
         normalize,
-        rubrics,
-        thresholds,
         ece_bins,
         profile,
         document,
@@ -1571,31 +1623,6 @@ impl Here<'_> {
             Some(b) => Ok(b.value),
             None => Ok(DEFAULT_ECE_BINS),
         }
-    }
-
-    /// A case's thresholds; `without_critical` leaves out the critical ones (a suite's, for a
-    /// case whose gold has none of the suite's critical fields).
-    fn thresholds(
-        &self,
-        spec: &Spanned<ThresholdsSpec>,
-        critical: &[String],
-        without_critical: bool,
-    ) -> Result<Vec<Threshold>, Vec<LoadError>> {
-        let critical_keys = [
-            Metric::ExactCritical.threshold_key(),
-            Metric::AnlsCritical.threshold_key(),
-        ];
-        self.every_bound(
-            "thresholds",
-            |key| {
-                if without_critical && critical_keys.contains(&key) {
-                    None
-                } else {
-                    spec.value.bound(key)
-                }
-            },
-            Some(critical),
-        )
     }
 
     /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is

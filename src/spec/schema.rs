@@ -121,6 +121,25 @@ pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// `rubrics:` a list of rubrics (added to the suites'), or `{ replace: [...] }`.
+pub(crate) fn rubrics(generator: &mut SchemaGenerator) -> Schema {
+    let entry = generator.subschema_for::<crate::spec::RubricEntry>();
+    let list = serde_json::json!({ "type": "array", "items": entry });
+    // The description is the field's own.
+    json_schema!({
+        "oneOf": [
+            list.clone(),
+            {
+                "type": "object",
+                "properties": { "replace": list },
+                "required": ["replace"],
+                "additionalProperties": false
+            },
+            { "type": "null" }
+        ]
+    })
+}
+
 /// `bbox_units:` how boxes are written.
 pub(crate) fn bbox_units(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
