@@ -1,6 +1,6 @@
 //! How a case merges with its suites (SPEC §19), from the `goldgate` binary over folders made
 //! here: `thresholds` bound by bound (`null` removes one), `rubrics` added to the suites' unless
-//! the case says `replace`.
+//! the case says `replace`, and a `prediction_format` per pipeline.
 
 mod support;
 
@@ -182,4 +182,60 @@ fn a_rubrics_mapping_without_replace_is_refused_at_its_key() {
         "{text}"
     );
     assert!(text.contains("did you mean `replace`?"), "{text}");
+}
+
+/// Two pipelines write their documents in two shapes, each read through its own format.
+fn formats_project(dir: &Path, gpt_fields: &str) {
+    let suite = format!(
+        "pipelines:\n  gpt:\n    prediction: results/gpt/{{case}}.json\n    prediction_format: {{ fields: \"{gpt_fields}\", model: model }}\n  claude:\n    prediction: results/claude/{{case}}.json\n    prediction_format:\n      fields: content.0.input\n      latency_ms: ms\n"
+    );
+    write_files(
+        dir,
+        &[
+            ("cases/suite.yaml", &suite),
+            (
+                "cases/inv.yaml",
+                "gold: { number: FA-1 }\nthresholds: { min_exact_match: 1 }\n",
+            ),
+            (
+                "cases/results/gpt/inv.json",
+                "{\"model\": \"gpt-5\", \"choices\": [{\"message\": {\"parsed\": {\"number\": \"FA-1\"}}}]}\n",
+            ),
+            (
+                "cases/results/claude/inv.json",
+                "{\"ms\": 1200, \"content\": [{\"input\": {\"number\": \"FA-1\"}}]}\n",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn each_pipeline_reads_its_documents_through_its_own_format() {
+    let dir = tempfile::tempdir().unwrap();
+    formats_project(dir.path(), "choices.0.message.parsed");
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        verdict_of(&text, "inv::gpt"),
+        "test inv::gpt ... ok",
+        "{text}"
+    );
+    assert_eq!(
+        verdict_of(&text, "inv::claude"),
+        "test inv::claude ... ok",
+        "{text}"
+    );
+
+    // A mistake in a pipeline's format is located at its key in the suite file.
+    let dir = tempfile::tempdir().unwrap();
+    formats_project(dir.path(), "choices..parsed");
+    let out = goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some(
+            "error: cases/suite.yaml:4:34: pipelines.gpt.prediction_format.fields: `choices..parsed`: a dotted path with an empty step (write a dotted path (`meta.usage`, a list index as a number: `choices.0`) or a JSON pointer (`/meta/usage`))"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -91,44 +91,67 @@ fn load_spec(
         own_prediction,
         document: document.as_ref(),
     };
-    // A case's own format replaces its suite's, whole.
-    let format = match &spec.prediction_format {
-        Some(f) => Some(std::sync::Arc::new(
-            prediction_format::format(file, f).map_err(|e| vec![e])?,
-        )),
-        None => suite.prediction_format.clone(),
-    };
     let mut cases = per_pipeline(case, suite, &sources).map_err(|e| vec![e])?;
-    // A case's own format with nothing to read through it would be a setting that does nothing.
-    if let Some(f) = &spec.prediction_format
-        && cases.iter().any(|c| {
-            matches!(
-                c.prediction,
-                PredictionSource::Inline(_) | PredictionSource::Text(_)
-            )
-        })
-    {
-        return Err(vec![
-            Here { file }
-                .err(
-                    Mark::of(&f.fields.referenced),
-                    "prediction_format",
-                    "this case's `prediction_format` reads a pipeline's document, but its prediction is written in the case",
-                )
-                .hint("point `prediction:` at the pipeline's recorded .json document, or remove `prediction_format`"),
-        ]);
-    }
-    for case in &mut cases {
-        if let PredictionSource::File { format: f, .. } | PredictionSource::Run { format: f, .. } =
-            &mut case.prediction
-        {
-            f.clone_from(&format);
-        }
-    }
+    read_through_formats(file, &spec, suite, &mut cases).map_err(|e| vec![e])?;
     if let Some(e) = cases.iter().find_map(csv_outside_kieval) {
         return Err(vec![e]);
     }
     Ok(cases)
+}
+
+/// Gives each case's prediction the format its document is read through: the case's own, else
+/// its pipeline's, else its suites' (each replaces the next whole).
+fn read_through_formats(
+    file: &Path,
+    spec: &CaseFile,
+    suite: &Suite,
+    cases: &mut [Case],
+) -> Result<(), LoadError> {
+    let own = spec
+        .prediction_format
+        .as_ref()
+        .map(|f| prediction_format::format(file, "prediction_format", f).map(std::sync::Arc::new))
+        .transpose()?;
+    for case in cases {
+        let pipeline = case.pipeline.as_deref().and_then(|name| {
+            let pipelines = suite.pipelines.as_ref()?;
+            Some((name, pipelines.format_of(name)?))
+        });
+        let format = own
+            .clone()
+            .or_else(|| pipeline.map(|(_, f)| std::sync::Arc::clone(f)))
+            .or_else(|| suite.prediction_format.clone());
+        match &mut case.prediction {
+            PredictionSource::File { format: f, .. } | PredictionSource::Run { format: f, .. } => {
+                *f = format;
+            }
+            // A format with nothing to read through it would be a setting that does nothing.
+            PredictionSource::Inline(_) | PredictionSource::Text(_) => {
+                if let Some(f) = &spec.prediction_format {
+                    return Err(Here { file }
+                        .err(
+                            Mark::of(&f.fields.referenced),
+                            "prediction_format",
+                            "this case's `prediction_format` reads a pipeline's document, but its prediction is written in the case",
+                        )
+                        .hint("point `prediction:` at the pipeline's recorded .json document, or remove `prediction_format`"));
+                }
+                if let Some((name, f)) = pipeline {
+                    return Err(LoadError::at(
+                        &f.at.0,
+                        f.at.1,
+                        format!("pipelines.{name}.prediction_format"),
+                        format!(
+                            "the pipeline `{name}` reads its documents through a `prediction_format`, but the prediction of `{}` is written in the case",
+                            file.display()
+                        ),
+                    )
+                    .hint(format!("give `{name}` its recorded outputs, `prediction: outputs/{name}/{{case}}.json`, or remove its `prediction_format`")));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A `.csv` gold or prediction is KIEval's layout, which only `profile: kieval` reads.

@@ -70,7 +70,7 @@ pub struct CaseFile {
     #[schemars(with = "Option<String>")]
     pub document: Option<Spanned<String>>,
     /// Where the parts of the prediction are in its pipeline's own document (overrides the
-    /// suite's).
+    /// suite's and the pipeline's).
     pub prediction_format: Option<super::PredictionFormatSpec>,
     /// The page's size in pixels, for boxes a suite's `bbox_units: pixels` writes in pixels.
     #[schemars(with = "Option<PageSizeSpec>")]
@@ -100,8 +100,8 @@ pub struct SuiteFile {
     pub cases: Option<Spanned<super::cases::CasesSpec>>,
     /// Pipelines: one test per case and pipeline. A mapping of names to prediction paths
     /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`) or to a mapping of
-    /// `prediction` and the pipeline's own `aggregate` bounds, or a list of names when `run`
-    /// produces the predictions.
+    /// `prediction`, the pipeline's own `aggregate` bounds and `prediction_format`, or a list of
+    /// names when `run` produces the predictions.
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::pipelines")]
     pub pipelines: Option<Spanned<PipelinesSpec>>,
@@ -149,7 +149,7 @@ pub struct SuiteFile {
     #[schemars(with = "Option<JudgeSpec>")]
     pub judge: Option<Spanned<JudgeSpec>>,
     /// Where the parts of a prediction are in the pipelines' own documents, for every case
-    /// below (a deeper suite's or a case's replaces it whole).
+    /// below (a deeper suite's, a pipeline's or a case's replaces it whole).
     pub prediction_format: Option<super::PredictionFormatSpec>,
     /// The units of the boxes (`bbox`) of gold and predictions: `normalized` (fractions of the
     /// page, 0 to 1, the default) or `pixels` (of the page whose `page_size` a case gives).
