@@ -1,6 +1,7 @@
 //! How a case merges with its suites (SPEC §19), from the `goldgate` binary over folders made
 //! here: `thresholds` bound by bound (`null` removes one), `rubrics` added to the suites' unless
-//! the case says `replace`, and a `prediction_format` per pipeline.
+//! the case says `replace`, a `prediction_format` per pipeline, and `lint --explain`, which
+//! prints the case as merged.
 
 mod support;
 
@@ -238,4 +239,74 @@ fn each_pipeline_reads_its_documents_through_its_own_format() {
         "{}",
         stdout(&out)
     );
+}
+
+/// `lint --explain` prints the case as merged: thresholds and rubrics each with where it is
+/// written (a deeper suite's bound over the outer one's), and each pipeline's prediction and
+/// format; by test name or by file.
+#[test]
+fn lint_explain_prints_the_case_as_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    formats_project(dir.path(), "choices.0.message.parsed");
+    write_files(
+        dir.path(),
+        &[
+            (
+                "rubrics/basics.yaml",
+                "rubrics:\n  - must_right: the number is right\n    field: number\n    exact: true\n",
+            ),
+            (
+                "cases/inv/suite.yaml",
+                "defaults:\n  critical: [number]\n  thresholds: { min_anls: 0.8, min_exact_critical: 1 }\n  rubrics: [{ include: basics }]\n  fields: { total: { compare: number, tolerance: 0.01 } }\n",
+            ),
+            (
+                "cases/inv/acme.yaml",
+                "gold: { number: FA-1, total: \"10.00\" }\nthresholds: { min_anls: 0.9, min_exact_critical: null, max_extra_fields: 0 }\nrubrics:\n  - easy_wrong: no currency sign\n    field: total\n    not_contains: \"€\"\n",
+            ),
+        ],
+    );
+    let expected = "\
+case inv/acme (cases/inv/acme.yaml)
+critical: number
+fields: 2, compared as text, exact, but for these rules:
+  total: number (tolerance 0.01), correct when exact
+thresholds:
+  min_anls: 0.9        cases/inv/acme.yaml:2:25
+  max_extra_fields: 0  cases/inv/acme.yaml:2:74
+rubrics:
+  must_right: the number is right  rubrics/basics.yaml:2:5 (included at cases/inv/suite.yaml:4)
+  easy_wrong: no currency sign     cases/inv/acme.yaml:4:5
+pipeline claude:
+  prediction: cases/results/claude/inv/acme.json (the pipeline's path at cases/suite.yaml:6:17)
+  prediction_format: fields content.0.input, latency_ms ms (at cases/suite.yaml:8:15)
+pipeline gpt:
+  prediction: cases/results/gpt/inv/acme.json (the pipeline's path at cases/suite.yaml:3:17)
+  prediction_format: fields choices.0.message.parsed, model model (at cases/suite.yaml:4:34)
+";
+    let out = goldgate(dir.path(), &["lint", "cases", "--explain", "inv/acme"]);
+    assert_eq!(stdout(&out), expected);
+    assert!(out.status.success());
+    let out = goldgate(
+        dir.path(),
+        &["lint", "cases", "--explain", "cases/inv/acme.yaml"],
+    );
+    assert_eq!(stdout(&out), expected);
+
+    // One pipeline's test name explains that pipeline alone; a name of no case is said with
+    // the nearest.
+    let out = goldgate(dir.path(), &["lint", "cases", "--explain", "inv/acme::gpt"]);
+    assert!(
+        stdout(&out).ends_with(
+            "pipeline gpt:\n  prediction: cases/results/gpt/inv/acme.json (the pipeline's path at cases/suite.yaml:3:17)\n  prediction_format: fields choices.0.message.parsed, model model (at cases/suite.yaml:4:34)\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("pipeline claude"));
+    let out = goldgate(dir.path(), &["lint", "cases", "--explain", "inv/acmee"]);
+    assert_eq!(
+        stdout(&out),
+        "error: no case `inv/acmee` under `cases` (did you mean `inv/acme`?)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

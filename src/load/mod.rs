@@ -16,7 +16,7 @@ mod rubrics;
 pub mod suite;
 mod usage;
 
-pub use folder::{Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
+pub use folder::{Entry, Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
