@@ -183,20 +183,8 @@ fn pipelines(
         }
         PipelinesSpec::List(items) => {
             for (i, v) in items.iter().enumerate() {
-                let mark = Mark::of(&v.referenced);
-                match &v.value {
-                    PipelineName::Text(t) => list.push((t.clone(), None)),
-                    PipelineName::Other(kind) => {
-                        return Err(here
-                            .err(
-                                mark,
-                                &format!("pipelines[{i}]"),
-                                format!("a pipeline name must be a text, found {kind}"),
-                            )
-                            .hint("to give a pipeline its own keys, write the pipelines as a mapping: `pipelines: { llm: {}, ocr: { aggregate: { max_ece: null } } }`"));
-                    }
-                }
-                marks.push(mark);
+                list.push((pipeline_name(here, i, v)?, None));
+                marks.push(Mark::of(&v.referenced));
             }
         }
         PipelinesSpec::Other => {
@@ -229,6 +217,20 @@ fn pipelines(
         bounds,
         formats,
     })
+}
+
+/// The `i`th name of a list of pipelines.
+fn pipeline_name(here: &Here, i: usize, v: &Spanned<PipelineName>) -> Result<String, LoadError> {
+    match &v.value {
+        PipelineName::Text(t) => Ok(t.clone()),
+        PipelineName::Other(kind) => Err(here
+            .err(
+                Mark::of(&v.referenced),
+                &format!("pipelines[{i}]"),
+                format!("a pipeline name must be a text, found {kind}"),
+            )
+            .hint("to give a pipeline its own keys, write the pipelines as a mapping: `pipelines: { llm: {}, ocr: { aggregate: { max_ece: null } } }`")),
+    }
 }
 
 /// A pipeline written as a mapping: its prediction path (none when `run` makes them) and where
