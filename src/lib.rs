@@ -57,7 +57,10 @@
 //! A `suite.yaml` gives its folder and the folders below `defaults` (any case key), `pipelines`
 //! (one test per case and pipeline, `invoices/acme-173::guided`), `aggregate` thresholds (one
 //! test per pipeline, `invoices::aggregate::guided`), `pricing`, a `baseline` with its
-//! `tolerance`, a `run` command, a `profile` and an `easy_wrong_penalty`. See the [`guide`].
+//! `tolerance`, a `run` command, a `profile` and an `easy_wrong_penalty`. A case's own key wins
+//! over a default, whole, but for `thresholds` (merged bound by bound, `null` removing one),
+//! `rubrics` (added after the suite's unless `rubrics: { replace: [...] }`) and `fields` (rule by
+//! rule). See the [`guide`].
 //!
 //! ## Environment
 //!

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::evaluate::before_scoring;
-use crate::load::discover::{NoCases, discover};
+use crate::load::discover::{Found, NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
-use crate::load::{Load, Planned, Problem, When, is_a_prediction, plan_folder};
+use crate::load::{Entry, Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 use crate::model::case::PredictionSource;
 use crate::model::metric::Metric;
 use crate::model::suite::Aggregate;
@@ -119,6 +119,87 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         cases: case_files(&entries),
         errors,
     })
+}
+
+/// `lint --explain CASE`: the case named `case` (a test name, `invoices/acme` or
+/// `invoices/acme::gpt` for one pipeline, or the path of its file) as its suites and its own keys
+/// merge, in plain text; else its mistakes, one `FILE:LINE:COL: …` line each, or why no case
+/// has that name.
+pub fn explain(cases: &Path, rubrics: &Path, case: &str) -> Result<String, Vec<String>> {
+    let found = discover(cases).map_err(|e| vec![e.0])?;
+    let id = case_id(&found, case);
+    // A test name of one pipeline (`acme::gpt`) loads its case, whose name it begins with.
+    let matched = std::cell::RefCell::new(None);
+    let wanted = |candidate: &str| {
+        let hit = id.as_deref() == Some(candidate)
+            || case
+                .strip_prefix(candidate)
+                .is_some_and(|rest| rest.starts_with("::"));
+        if hit {
+            *matched.borrow_mut() = Some(candidate.to_owned());
+        }
+        hit
+    };
+    let entries = load_folder(&found, cases, rubrics, wanted);
+    let one_pipeline: Vec<&Entry> = entries.iter().filter(|e| e.id == case).collect();
+    let chosen: Vec<&Entry> = if one_pipeline.is_empty() {
+        entries.iter().collect()
+    } else {
+        one_pipeline
+    };
+    if chosen.is_empty() {
+        return Err(vec![no_such_case(&found, cases, case)]);
+    }
+    let mut loaded = Vec::new();
+    let mut errors = Vec::new();
+    for entry in &chosen {
+        match &entry.loaded {
+            Ok(c) => loaded.push(c.clone()),
+            Err(Problem::Load(all)) => errors.extend(all.iter().map(ToString::to_string)),
+            Err(problem) => errors.push(problem.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        // One mistake per file, not one per pipeline.
+        let mut seen = HashSet::new();
+        errors.retain(|e| seen.insert(e.clone()));
+        return Err(errors);
+    }
+    let name = matched.into_inner().unwrap_or_else(|| case.to_owned());
+    Ok(crate::render::explain(&name, &loaded))
+}
+
+/// The test name of the case `case` names: itself, or the case whose file (or a gold set's gold
+/// or case file) is that path; `None` when it names a pipeline's test (`acme::gpt`).
+fn case_id(found: &[Found], case: &str) -> Option<String> {
+    let given = Path::new(case);
+    if given.is_file() {
+        let same = |p: &Path| std::fs::canonicalize(p).ok() == std::fs::canonicalize(given).ok();
+        return found.iter().find_map(|f| match f {
+            Found::Case { id, path } if same(path) => Some(id.clone()),
+            Found::Listed(l) if same(&l.gold) || l.overlay.as_deref().is_some_and(same) => {
+                Some(l.id.clone())
+            }
+            _ => None,
+        });
+    }
+    (!case.contains("::")).then(|| case.to_owned())
+}
+
+/// Why `case` names no case under `cases`, with the nearest name.
+fn no_such_case(found: &[Found], cases: &Path, case: &str) -> String {
+    let ids = found.iter().filter_map(|f| match f {
+        Found::Case { id, .. } => Some(id.as_str()),
+        Found::Listed(l) => Some(l.id.as_str()),
+        _ => None,
+    });
+    let hint = match crate::base::location::closest(case, ids) {
+        Some(best) => format!(" (did you mean `{best}`?)"),
+        None => {
+            " (name it as its test is named, `invoices/acme`, or by its file's path)".to_owned()
+        }
+    };
+    format!("no case `{case}` under `{}`{hint}", cases.display())
 }
 
 /// How many case files the plan holds: files, not tests (a case under three pipelines is one

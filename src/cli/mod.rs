@@ -95,6 +95,12 @@ enum Command {
         /// The rubric sets folder (default: the nearest `rubrics` above DIR, up to the project root).
         #[arg(long)]
         rubrics: Option<PathBuf>,
+        /// Print one case as its suites and its own keys make it: its thresholds and rubrics,
+        /// each with the file it comes from, its fields rules, critical fields, and each
+        /// pipeline's prediction and prediction_format. CASE is its test name (`invoices/acme`,
+        /// or `invoices/acme::gpt` for one pipeline) or its file's path.
+        #[arg(long, value_name = "CASE")]
+        explain: Option<String>,
     },
     /// goldgate's rubric verdicts and scores beside people's: agreement, Cohen's kappa, balanced
     /// F1, confusion; Spearman, Kendall and Pearson between grades and scores; the disagreements.
@@ -172,7 +178,12 @@ pub fn main() -> ExitCode {
         } => score_lines(&file, profile_of(&profile)),
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
-        Command::Lint { dir, rubrics } => lint(&dir, rubrics),
+        Command::Lint {
+            dir,
+            rubrics,
+            explain: Some(case),
+        } => explain(&dir, rubrics, &case),
+        Command::Lint { dir, rubrics, .. } => lint(&dir, rubrics),
         Command::Agree {
             human,
             dir,
@@ -238,6 +249,23 @@ pub fn main() -> ExitCode {
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             Exit::Success.into()
+        }
+    }
+}
+
+fn explain(dir: &std::path::Path, rubrics: Option<PathBuf>, case: &str) -> ExitCode {
+    let rubrics = rubrics.unwrap_or_else(|| crate::load::discover::default_rubrics(dir));
+    match lint::explain(dir, &rubrics, case) {
+        Ok(text) => {
+            // A CI log reads workflow commands here too: a hostile file name or value is inert.
+            print!("{}", crate::render::inert(&text));
+            Exit::Success.into()
+        }
+        Err(errors) => {
+            for error in &errors {
+                println!("{}", crate::render::inert(&format!("error: {error}")));
+            }
+            Exit::Error.into()
         }
     }
 }

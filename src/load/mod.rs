@@ -7,6 +7,7 @@ mod fields;
 mod folder;
 mod gold_file;
 mod kieval_csv;
+mod merge;
 mod metadata;
 mod place;
 pub mod prediction;
@@ -15,7 +16,7 @@ mod rubrics;
 pub mod suite;
 mod usage;
 
-pub use folder::{Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
+pub use folder::{Entry, Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -94,44 +95,67 @@ fn load_spec(
         own_prediction,
         document: document.as_ref(),
     };
-    // A case's own format replaces its suite's, whole.
-    let format = match &spec.prediction_format {
-        Some(f) => Some(std::sync::Arc::new(
-            prediction_format::format(file, f).map_err(|e| vec![e])?,
-        )),
-        None => suite.prediction_format.clone(),
-    };
     let mut cases = per_pipeline(case, suite, &sources).map_err(|e| vec![e])?;
-    // A case's own format with nothing to read through it would be a setting that does nothing.
-    if let Some(f) = &spec.prediction_format
-        && cases.iter().any(|c| {
-            matches!(
-                c.prediction,
-                PredictionSource::Inline(..) | PredictionSource::Text(_)
-            )
-        })
-    {
-        return Err(vec![
-            Here { file }
-                .err(
-                    Mark::of(&f.fields.referenced),
-                    "prediction_format",
-                    "this case's `prediction_format` reads a pipeline's document, but its prediction is written in the case",
-                )
-                .hint("point `prediction:` at the pipeline's recorded .json document, or remove `prediction_format`"),
-        ]);
-    }
-    for case in &mut cases {
-        if let PredictionSource::File { format: f, .. } | PredictionSource::Run { format: f, .. } =
-            &mut case.prediction
-        {
-            f.clone_from(&format);
-        }
-    }
+    read_through_formats(file, &spec, suite, &mut cases).map_err(|e| vec![e])?;
     if let Some(e) = cases.iter().find_map(csv_outside_kieval) {
         return Err(vec![e]);
     }
     Ok(cases)
+}
+
+/// Gives each case's prediction the format its document is read through: the case's own, else
+/// its pipeline's, else its suites' (each replaces the next whole).
+fn read_through_formats(
+    file: &Path,
+    spec: &CaseFile,
+    suite: &Suite,
+    cases: &mut [Case],
+) -> Result<(), LoadError> {
+    let own = spec
+        .prediction_format
+        .as_ref()
+        .map(|f| prediction_format::format(file, "prediction_format", f).map(std::sync::Arc::new))
+        .transpose()?;
+    for case in cases {
+        let pipeline = case.pipeline.as_deref().and_then(|name| {
+            let pipelines = suite.pipelines.as_ref()?;
+            Some((name, pipelines.format_of(name)?))
+        });
+        let format = own
+            .clone()
+            .or_else(|| pipeline.map(|(_, f)| std::sync::Arc::clone(f)))
+            .or_else(|| suite.prediction_format.clone());
+        match &mut case.prediction {
+            PredictionSource::File { format: f, .. } | PredictionSource::Run { format: f, .. } => {
+                *f = format;
+            }
+            // A format with nothing to read through it would be a setting that does nothing.
+            PredictionSource::Inline(..) | PredictionSource::Text(_) => {
+                if let Some(f) = &spec.prediction_format {
+                    return Err(Here { file }
+                        .err(
+                            Mark::of(&f.fields.referenced),
+                            "prediction_format",
+                            "this case's `prediction_format` reads a pipeline's document, but its prediction is written in the case",
+                        )
+                        .hint("point `prediction:` at the pipeline's recorded .json document, or remove `prediction_format`"));
+                }
+                if let Some((name, f)) = pipeline {
+                    return Err(LoadError::at(
+                        &f.at.0,
+                        f.at.1,
+                        format!("pipelines.{name}.prediction_format"),
+                        format!(
+                            "the pipeline `{name}` reads its documents through a `prediction_format`, but the prediction of `{}` is written in the case",
+                            file.display()
+                        ),
+                    )
+                    .hint(format!("give `{name}` its recorded outputs, `prediction: outputs/{name}/{{case}}.json`, or remove its `prediction_format`")));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A `.csv` gold or prediction is KIEval's layout, which only `profile: kieval` reads.
@@ -350,6 +374,35 @@ fn suite_critical(suite: &Suite) -> Option<&[Spanned<String>]> {
         .find_map(|(_, d)| d.critical.as_deref())
 }
 
+/// One file that writes a key that merges across levels (`thresholds`, `rubrics`).
+struct Level<'a, T> {
+    /// The suite or case file.
+    file: &'a Path,
+    value: &'a T,
+    /// Whether it is a suite's `defaults`: its mistakes then name the case.
+    suite: bool,
+}
+
+impl<'a> CaseIn<'a> {
+    /// The files that write a key for this case, outermost first: each suite's `defaults`, then
+    /// the case itself.
+    fn levels<T>(&self, key: impl Fn(&'a CaseFile) -> Option<&'a T>) -> Vec<Level<'a, T>> {
+        let suites = self.suite.defaults.iter().rev().filter_map(|(file, d)| {
+            key(d).map(|value| Level {
+                file: file.as_path(),
+                value,
+                suite: true,
+            })
+        });
+        let case = key(self.spec).map(|value| Level {
+            file: self.file,
+            value,
+            suite: false,
+        });
+        suites.chain(case).collect()
+    }
+}
+
 impl CaseIn<'_> {
     /// Checks for a key, located in the file it is written in: the case's, or a suite's.
     fn at(&self, key: &str) -> Here<'_> {
@@ -563,7 +616,8 @@ impl CaseIn<'_> {
         }
     }
 
-    /// The rubrics, with the rubric sets they include resolved.
+    /// The rubrics, with the rubric sets they include resolved: the suites' `defaults` first,
+    /// then the case's (see [`merge::rubrics_over`]), from the nearest level that says `replace`.
     fn rubrics(
         &self,
         rubrics_dir: &Path,
@@ -571,7 +625,6 @@ impl CaseIn<'_> {
         normalize: Normalize,
         errors: &mut Vec<LoadError>,
     ) -> Vec<crate::model::rubric::Rubric> {
-        let mut rubrics = Vec::new();
         let gold_names: Vec<&str> = gold
             .into_iter()
             .flatten()
@@ -584,48 +637,73 @@ impl CaseIn<'_> {
             penalty: self.suite.easy_wrong_penalty.unwrap_or(DEFAULT_PENALTY),
             normalize,
         };
-        let rubrics_file = self.at("rubrics").file;
-        // A suite's rubric is checked against this case's gold: its mistake names the case.
-        let from_suite = self.origin.contains_key("rubrics");
-        for (i, entry) in self.spec.rubrics.iter().flatten().enumerate() {
-            let resolved =
-                sets.resolve(rubrics_file, &format!("rubrics[{i}]"), entry, &mut rubrics);
-            let resolved = match resolved {
-                Err(e) if from_suite => Err(as_applied_to(self.file, e)),
-                other => other,
-            };
-            keep(errors, resolved, ());
+        let levels = self.levels(|d| d.rubrics.as_ref());
+        // The levels above the nearest `replace` are dropped unread: their mistakes are not this
+        // case's.
+        let from = levels.iter().rposition(|l| l.value.replaces()).unwrap_or(0);
+        let mut rubrics = Vec::new();
+        for level in &levels[from..] {
+            let mut own = Vec::new();
+            for (i, entry) in level.value.entries().iter().enumerate() {
+                let path = format!("{}[{i}]", level.value.path());
+                let resolved = sets.resolve(level.file, &path, entry, &mut own);
+                // A suite's rubric is checked against this case's gold: its mistake names the case.
+                let resolved = match resolved {
+                    Err(e) if level.file != self.file => Err(as_applied_to(self.file, e)),
+                    other => other,
+                };
+                keep(errors, resolved, ());
+            }
+            rubrics = merge::rubrics_over(rubrics, own, |r| r.label.as_str());
         }
         rubrics
     }
 
+    /// The case's thresholds: its suites' `defaults` and its own merged bound by bound (see
+    /// [`merge::holding_bounds`]), each checked in the file it is written in.
     fn thresholds(&self, critical: &[String], errors: &mut Vec<LoadError>) -> Vec<Threshold> {
-        let Some(t) = &self.spec.thresholds else {
-            return Vec::new();
-        };
+        let levels = self.levels(|d| d.thresholds.as_ref());
+        let specs: Vec<&ThresholdsSpec> = levels.iter().map(|l| &l.value.value).collect();
+        let holding = merge::holding_bounds(&specs);
         // A suite's critical names apply where the gold has them: a receipt with none of a suite's
         // critical fields is not held to the suite's critical thresholds (its own would be an error).
         let no_suite_critical_here = self.spec.critical.is_none()
             && critical.is_empty()
             && suite_critical(self.suite).is_some_and(|names| !names.is_empty());
-        let from_suite = self.origin.contains_key("thresholds");
-        // Every bound out of range is said, each where it is written.
-        match self
-            .at("thresholds")
-            .thresholds(t, critical, from_suite && no_suite_critical_here)
-        {
-            Ok(thresholds) => thresholds,
-            Err(all) => {
-                errors.extend(all.into_iter().map(|e| {
-                    if from_suite {
+        let critical_keys = [
+            Metric::ExactCritical.threshold_key(),
+            Metric::AnlsCritical.threshold_key(),
+        ];
+        let mut out = Vec::new();
+        for (i, level) in levels.iter().enumerate() {
+            let skip_critical = level.suite && no_suite_critical_here;
+            let written: Vec<&(usize, &str, Spanned<f64>)> = holding
+                .iter()
+                .filter(|(at, key, _)| *at == i && !(skip_critical && critical_keys.contains(key)))
+                .collect();
+            if written.is_empty() {
+                continue;
+            }
+            let bound = |key: &str| {
+                written
+                    .iter()
+                    .find(|(_, k, _)| *k == key)
+                    .map(|(_, _, v)| v)
+            };
+            // Every bound out of range is said, each where it is written.
+            match (Here { file: level.file }).every_bound("thresholds", bound, Some(critical)) {
+                Ok(thresholds) => out.extend(thresholds),
+                Err(all) => errors.extend(all.into_iter().map(|e| {
+                    if level.suite {
                         as_applied_to(self.file, e)
                     } else {
                         e
                     }
-                }));
-                Vec::new()
+                })),
             }
         }
+        merge::in_metric_order(&mut out);
+        out
     }
 
     /// The case's prediction; `None` when the suites give one per pipeline, by `run` or by a
@@ -849,9 +927,9 @@ fn suite_rules(
     rules
 }
 
-/// A suite's `defaults` give the keys the case leaves out, whole; errors in them point at the
-/// suite file (the returned origins), and their paths are relative to it. Also says whether the
-/// case gives its own prediction.
+/// A suite's `defaults` give the keys the case leaves out, whole (but for those that merge);
+/// errors in them point at the suite file (the returned origins), and their paths are relative
+/// to it. Also says whether the case gives its own prediction.
 fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str, PathBuf>, bool) {
     let mut origin: HashMap<&'static str, PathBuf> = HashMap::new();
     macro_rules! inherit {
@@ -865,15 +943,14 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
         )*};
     }
     // `fields` and `critical` are not taken whole: a suite's rules and critical names apply
-    // where the case's gold has the field, merged rule by rule.
+    // where the case's gold has the field, merged rule by rule. `thresholds` and `rubrics` merge
+    // too (`CaseIn::thresholds`, `CaseIn::rubrics`).
     inherit!(
         description,
         tags,
         skip,
         gold,
         normalize,
-        rubrics,
-        thresholds,
         ece_bins,
         profile,
         document,
@@ -1599,31 +1676,6 @@ impl Here<'_> {
             Some(b) => Ok(b.value),
             None => Ok(DEFAULT_ECE_BINS),
         }
-    }
-
-    /// A case's thresholds; `without_critical` leaves out the critical ones (a suite's, for a
-    /// case whose gold has none of the suite's critical fields).
-    fn thresholds(
-        &self,
-        spec: &Spanned<ThresholdsSpec>,
-        critical: &[String],
-        without_critical: bool,
-    ) -> Result<Vec<Threshold>, Vec<LoadError>> {
-        let critical_keys = [
-            Metric::ExactCritical.threshold_key(),
-            Metric::AnlsCritical.threshold_key(),
-        ];
-        self.every_bound(
-            "thresholds",
-            |key| {
-                if without_critical && critical_keys.contains(&key) {
-                    None
-                } else {
-                    spec.value.bound(key)
-                }
-            },
-            Some(critical),
-        )
     }
 
     /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is

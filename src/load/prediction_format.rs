@@ -9,12 +9,14 @@ use crate::base::location::{LoadError, Mark};
 use crate::model::prediction::{CallFailure, PredictionFormat};
 use crate::spec::{NodeKind, PredictionFormatSpec};
 
-/// The format as written in `file` (a suite's or a case's), its paths split into steps.
+/// The format as written in `file` (a suite's, a pipeline's or a case's) at the YAML path
+/// `section` (`prediction_format`, `pipelines.gpt.prediction_format`), its paths split into steps.
 pub(crate) fn format(
     file: &Path,
+    section: &str,
     spec: &PredictionFormatSpec,
 ) -> Result<PredictionFormat, LoadError> {
-    let key = |name: &str| format!("prediction_format.{name}");
+    let key = |name: &str| format!("{section}.{name}");
     let path = |name: &str, written: &Spanned<String>| steps(file, &key(name), written);
     let optional = |name: &str, written: &Option<Spanned<String>>| {
         written.as_ref().map(|w| path(name, w)).transpose()

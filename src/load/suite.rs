@@ -12,13 +12,14 @@ use crate::base::location::{LoadError, closest};
 use crate::load::Here;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::metric::{Metric, Threshold};
+use crate::model::prediction::PredictionFormat;
 use crate::model::suite::{
     Aggregate, BaselineSpec, CompareTo, Judge, PipelineBounds, Pipelines, RegressionGate,
     RunCommand, SliceBounds,
 };
 use crate::spec::{
-    AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineValue,
-    PipelinesSpec, RegressionGateSpec, RunSpec, SuiteFile,
+    AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineSpec,
+    PipelineValue, PipelinesSpec, RegressionGateSpec, RunSpec, SuiteFile,
 };
 use serde_saphyr::Spanned;
 
@@ -143,7 +144,7 @@ impl Suites {
 }
 
 /// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them),
-/// and the bounds a pipeline gives its own aggregate tests.
+/// and the bounds and prediction format a pipeline gives its own.
 fn pipelines(
     here: &Here,
     spec: &Spanned<PipelinesSpec>,
@@ -154,6 +155,7 @@ fn pipelines(
     let mut list: Vec<(String, Option<String>)> = Vec::new();
     let mut marks: Vec<Mark> = Vec::new();
     let mut bounds: Vec<(String, PipelineBounds)> = Vec::new();
+    let mut formats = Vec::new();
     match &spec.value {
         PipelinesSpec::Map(entries) => {
             for (name, v) in entries {
@@ -161,13 +163,7 @@ fn pipelines(
                 let (template, mark) = match &v.value {
                     PipelineValue::Text(t) => (Some(t.clone()), mark),
                     PipelineValue::Entry(entry) => {
-                        if let Some(agg) = &entry.aggregate {
-                            bounds.push((name.clone(), pipeline_bounds(here, name, agg)?));
-                        }
-                        match &entry.prediction {
-                            Some(p) => (Some(p.value.clone()), Mark::of(&p.referenced)),
-                            None => (None, mark),
-                        }
+                        pipeline_entry(here, (name, entry, mark), &mut bounds, &mut formats)?
                     }
                     PipelineValue::Other(kind) => {
                         return Err(here
@@ -187,20 +183,8 @@ fn pipelines(
         }
         PipelinesSpec::List(items) => {
             for (i, v) in items.iter().enumerate() {
-                let mark = Mark::of(&v.referenced);
-                match &v.value {
-                    PipelineName::Text(t) => list.push((t.clone(), None)),
-                    PipelineName::Other(kind) => {
-                        return Err(here
-                            .err(
-                                mark,
-                                &format!("pipelines[{i}]"),
-                                format!("a pipeline name must be a text, found {kind}"),
-                            )
-                            .hint("to give a pipeline its own keys, write the pipelines as a mapping: `pipelines: { llm: {}, ocr: { aggregate: { max_ece: null } } }`"));
-                    }
-                }
-                marks.push(mark);
+                list.push((pipeline_name(here, i, v)?, None));
+                marks.push(Mark::of(&v.referenced));
             }
         }
         PipelinesSpec::Other => {
@@ -231,6 +215,44 @@ fn pipelines(
         at: (file.to_path_buf(), at),
         marks,
         bounds,
+        formats,
+    })
+}
+
+/// The `i`th name of a list of pipelines.
+fn pipeline_name(here: &Here, i: usize, v: &Spanned<PipelineName>) -> Result<String, LoadError> {
+    match &v.value {
+        PipelineName::Text(t) => Ok(t.clone()),
+        PipelineName::Other(kind) => Err(here
+            .err(
+                Mark::of(&v.referenced),
+                &format!("pipelines[{i}]"),
+                format!("a pipeline name must be a text, found {kind}"),
+            )
+            .hint("to give a pipeline its own keys, write the pipelines as a mapping: `pipelines: { llm: {}, ocr: { aggregate: { max_ece: null } } }`")),
+    }
+}
+
+/// A pipeline written as a mapping: its prediction path (none when `run` makes them) and where
+/// it is written (else the pipeline's `mark`); its own aggregate bounds and prediction format
+/// go to `bounds` and `formats`.
+fn pipeline_entry(
+    here: &Here,
+    (name, entry, mark): (&str, &PipelineSpec, Mark),
+    bounds: &mut Vec<(String, PipelineBounds)>,
+    formats: &mut Vec<(String, Arc<PredictionFormat>)>,
+) -> Result<(Option<String>, Mark), LoadError> {
+    if let Some(agg) = &entry.aggregate {
+        bounds.push((name.to_owned(), pipeline_bounds(here, name, agg)?));
+    }
+    if let Some(f) = &entry.prediction_format {
+        let section = format!("pipelines.{name}.prediction_format");
+        let format = super::prediction_format::format(here.file, &section, f)?;
+        formats.push((name.to_owned(), Arc::new(format)));
+    }
+    Ok(match &entry.prediction {
+        Some(p) => (Some(p.value.clone()), Mark::of(&p.referenced)),
+        None => (None, mark),
     })
 }
 
@@ -848,7 +870,8 @@ fn apply(
             .and_then(|d| d.prediction_format.as_ref())
     });
     if let Some(f) = format {
-        suite.prediction_format = Some(Arc::new(super::prediction_format::format(file, f)?));
+        let format = super::prediction_format::format(file, "prediction_format", f)?;
+        suite.prediction_format = Some(Arc::new(format));
     }
     if let Some(p) = &spec.easy_wrong_penalty {
         suite.easy_wrong_penalty = Some(easy_wrong_penalty(&here, p)?);

@@ -22,6 +22,21 @@ pub struct Pipelines {
     pub reference: String,
     /// The pipelines that give their own aggregate bounds, with them.
     pub bounds: Vec<(String, PipelineBounds)>,
+    /// The pipelines that give their own `prediction_format`, with it.
+    pub formats: Vec<(String, std::sync::Arc<super::prediction::PredictionFormat>)>,
+}
+
+impl Pipelines {
+    /// The `prediction_format` a pipeline gives its own predictions, if it gives one.
+    pub fn format_of(
+        &self,
+        pipeline: &str,
+    ) -> Option<&std::sync::Arc<super::prediction::PredictionFormat>> {
+        self.formats
+            .iter()
+            .find(|(name, _)| name == pipeline)
+            .map(|(_, f)| f)
+    }
 }
 
 /// What a suite's pipelines are compared with (`compare_to`), as a case's `reference` holds it:

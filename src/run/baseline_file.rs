@@ -145,6 +145,8 @@ pub(crate) fn merge(
     for name in drop {
         base.cases.remove(name);
     }
+    // In name order, whatever order the tests finished in.
+    renamed.sort();
     write_atomically(path, to_text(&base).as_bytes()).map_err(cannot)?;
     Ok(Written {
         entries: base.cases.len(),

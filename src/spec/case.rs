@@ -40,10 +40,14 @@ pub struct CaseFile {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::normalize")]
     pub normalize: Option<Node>,
-    /// Must-Right and Easy-Wrong rubrics, inline or included.
-    #[schemars(with = "Option<Vec<RubricEntry>>")]
-    pub rubrics: Option<Vec<Spanned<RubricEntry>>>,
-    /// Bounds on metrics and on the score.
+    /// Must-Right and Easy-Wrong rubrics, inline or included: a list, added after the rubrics of
+    /// the suites' `defaults` (one with the label of a suite rubric takes its place), or
+    /// `{ replace: [...] }`, instead of them.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::rubrics")]
+    pub rubrics: Option<super::RubricsSpec>,
+    /// Bounds on metrics and on the score, merged with the suites' bound by bound (`null`
+    /// removes one).
     #[schemars(with = "Option<ThresholdsSpec>")]
     pub thresholds: Option<Spanned<ThresholdsSpec>>,
     /// Number of uniform bins of the expected calibration error (default 5).
@@ -66,7 +70,7 @@ pub struct CaseFile {
     #[schemars(with = "Option<String>")]
     pub document: Option<Spanned<String>>,
     /// Where the parts of the prediction are in its pipeline's own document (overrides the
-    /// suite's).
+    /// suite's and the pipeline's).
     pub prediction_format: Option<super::PredictionFormatSpec>,
     /// The page's size in pixels, for boxes a suite's `bbox_units: pixels` writes in pixels.
     #[schemars(with = "Option<PageSizeSpec>")]
@@ -88,15 +92,16 @@ pub struct PageSizeSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteFile {
-    /// Case keys given to every case below (a case's own key wins, whole).
+    /// Case keys given to every case below (a case's own key wins, whole; `thresholds` merge
+    /// bound by bound, `rubrics` add to the suites' unless `replace`, `fields` rule by rule).
     pub defaults: Option<CaseFile>,
     /// Every gold file of a pattern is a case, with no YAML file per document.
     #[schemars(with = "Option<super::cases::CasesSpec>")]
     pub cases: Option<Spanned<super::cases::CasesSpec>>,
     /// Pipelines: one test per case and pipeline. A mapping of names to prediction paths
     /// (relative to this folder, with `{case}`, `{pipeline}`, `{document}`) or to a mapping of
-    /// `prediction` and the pipeline's own `aggregate` bounds, or a list of names when `run`
-    /// produces the predictions.
+    /// `prediction`, the pipeline's own `aggregate` bounds and `prediction_format`, or a list of
+    /// names when `run` produces the predictions.
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::pipelines")]
     pub pipelines: Option<Spanned<PipelinesSpec>>,
@@ -144,7 +149,7 @@ pub struct SuiteFile {
     #[schemars(with = "Option<JudgeSpec>")]
     pub judge: Option<Spanned<JudgeSpec>>,
     /// Where the parts of a prediction are in the pipelines' own documents, for every case
-    /// below (a deeper suite's or a case's replaces it whole).
+    /// below (a deeper suite's, a pipeline's or a case's replaces it whole).
     pub prediction_format: Option<super::PredictionFormatSpec>,
     /// The units of the boxes (`bbox`) of gold and predictions: `normalized` (fractions of the
     /// page, 0 to 1, the default) or `pixels` (of the page whose `page_size` a case gives).
@@ -483,63 +488,82 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Node>, D::Erro
     Node::deserialize(d).map(Some)
 }
 
-/// The thresholds of a case; all optional.
+/// The thresholds of a case (or of a suite's `defaults`); all optional. They merge with the
+/// suites' bound by bound: a bound written here replaces the suite's on its metric, and `null`
+/// removes the suite's.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThresholdsSpec {
     /// Lower bound on the gated score.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_score: Option<Spanned<f64>>,
+    pub min_score: Option<Spanned<Option<f64>>>,
     /// Lower bound on mean exact match.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_exact_match: Option<Spanned<f64>>,
+    pub min_exact_match: Option<Spanned<Option<f64>>>,
     /// Lower bound on mean ANLS.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_anls: Option<Spanned<f64>>,
+    pub min_anls: Option<Spanned<Option<f64>>>,
     /// Lower bound on mean exact match over critical fields.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_exact_critical: Option<Spanned<f64>>,
+    pub min_exact_critical: Option<Spanned<Option<f64>>>,
     /// Lower bound on mean ANLS over critical fields.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_anls_critical: Option<Spanned<f64>>,
+    pub min_anls_critical: Option<Spanned<Option<f64>>>,
     /// Upper bound on the Brier score.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub max_brier: Option<Spanned<f64>>,
+    pub max_brier: Option<Spanned<Option<f64>>>,
     /// Upper bound on the expected calibration error.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub max_ece: Option<Spanned<f64>>,
+    pub max_ece: Option<Spanned<Option<f64>>>,
     /// Upper bound on the number of predicted fields that gold does not list.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub max_extra_fields: Option<Spanned<f64>>,
+    pub max_extra_fields: Option<Spanned<Option<f64>>>,
     /// Lower bound on field-level F1.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_f1: Option<Spanned<f64>>,
+    pub min_f1: Option<Spanned<Option<f64>>>,
     /// Lower bound on field-level precision.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_precision: Option<Spanned<f64>>,
+    pub min_precision: Option<Spanned<Option<f64>>>,
     /// Lower bound on field-level recall.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_recall: Option<Spanned<f64>>,
+    pub min_recall: Option<Spanned<Option<f64>>>,
     /// Upper bound on the latency, in milliseconds.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub max_latency_ms: Option<Spanned<f64>>,
+    pub max_latency_ms: Option<Spanned<Option<f64>>>,
     /// Upper bound on the cost, in US dollars.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub max_cost_usd: Option<Spanned<f64>>,
+    pub max_cost_usd: Option<Spanned<Option<f64>>>,
     /// Lower bound on the share of grounded fields (page right, IoU at least `grounded_iou`).
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_grounded: Option<Spanned<f64>>,
+    pub min_grounded: Option<Spanned<Option<f64>>>,
     /// Lower bound on the mean IoU of the predicted boxes with the gold ones.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_iou: Option<Spanned<f64>>,
+    pub min_iou: Option<Spanned<Option<f64>>>,
     /// Lower bound on the share of fields found on the right page.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<f64>")]
-    pub min_page_match: Option<Spanned<f64>>,
+    pub min_page_match: Option<Spanned<Option<f64>>>,
 }
 
 impl ThresholdsSpec {
-    /// The bound written under a threshold key (`min_anls`), if any.
-    pub fn bound(&self, key: &str) -> Option<&Spanned<f64>> {
+    /// What is written under a threshold key (`min_anls`): a bound, or `null` (`Spanned` of
+    /// `None`), which removes a suite's bound.
+    pub fn bound(&self, key: &str) -> Option<&Spanned<Option<f64>>> {
         match key {
             "min_score" => self.min_score.as_ref(),
             "min_exact_match" => self.min_exact_match.as_ref(),

@@ -10,6 +10,7 @@ mod node;
 mod parse;
 mod pipelines;
 mod prediction_format;
+mod rubrics;
 pub mod schema;
 
 pub use case::{
@@ -21,3 +22,4 @@ pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;
 pub use pipelines::{PipelineName, PipelineSpec, PipelineValue, PipelinesSpec};
 pub use prediction_format::PredictionFormatSpec;
+pub use rubrics::RubricsSpec;

@@ -1,5 +1,6 @@
 //! `pipelines:` as written: names mapped to prediction paths, or to a mapping that also gives the
-//! pipeline its own aggregate bounds; or a list of names, when `run` produces the predictions.
+//! pipeline its own aggregate bounds and prediction format; or a list of names, when `run`
+//! produces the predictions.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -12,7 +13,7 @@ use super::case::PipelineAggregateSpec;
 /// A suite's `pipelines:`, in the order written (the first is the reference).
 #[derive(Debug, Clone)]
 pub enum PipelinesSpec {
-    /// `name: path` or `name: { prediction: path, aggregate: {...} }`.
+    /// `name: path` or `name: { prediction: path, aggregate: {...}, prediction_format: {...} }`.
     Map(Vec<(String, Spanned<PipelineValue>)>),
     /// `[name, ...]`.
     List(Vec<Spanned<PipelineName>>),
@@ -52,6 +53,9 @@ pub struct PipelineSpec {
     /// this pipeline's aggregate test, and `null` removes the suite's bound.
     #[schemars(with = "Option<PipelineAggregateSpec>")]
     pub aggregate: Option<Spanned<PipelineAggregateSpec>>,
+    /// Where the parts of a prediction are in this pipeline's own documents: replaces the
+    /// suite's `prediction_format` for this pipeline's predictions (a case's own still wins).
+    pub prediction_format: Option<super::PredictionFormatSpec>,
 }
 
 impl<'de> Deserialize<'de> for PipelinesSpec {
@@ -130,7 +134,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
     type Value = PipelineValue;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a prediction path, or a mapping of `prediction` and `aggregate`")
+        f.write_str(
+            "a prediction path, or a mapping of `prediction`, `aggregate` and `prediction_format`",
+        )
     }
     fn visit_str<E>(self, v: &str) -> Result<PipelineValue, E> {
         Ok(PipelineValue::Text(v.to_owned()))

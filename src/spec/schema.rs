@@ -113,10 +113,29 @@ pub(crate) fn count(_: &mut SchemaGenerator) -> Schema {
 pub(crate) fn pipelines(generator: &mut SchemaGenerator) -> Schema {
     let entry = generator.subschema_for::<crate::spec::PipelineSpec>();
     json_schema!({
-        "description": "One test per case and pipeline: names to prediction paths ({case}, {pipeline}, {document}) or to `{ prediction, aggregate }` (the pipeline's own aggregate bounds, each replacing the suite's, `null` removing it), or a list of names when `run` produces the predictions.",
+        "description": "One test per case and pipeline: names to prediction paths ({case}, {pipeline}, {document}) or to `{ prediction, aggregate, prediction_format }` (the pipeline's own aggregate bounds, each replacing the suite's, `null` removing it; the format its documents are read through, replacing the suite's), or a list of names when `run` produces the predictions.",
         "oneOf": [
             { "type": "object", "additionalProperties": { "oneOf": [{ "type": "string" }, entry] } },
             { "type": "array", "items": { "type": "string" } }
+        ]
+    })
+}
+
+/// `rubrics:` a list of rubrics (added to the suites'), or `{ replace: [...] }`.
+pub(crate) fn rubrics(generator: &mut SchemaGenerator) -> Schema {
+    let entry = generator.subschema_for::<crate::spec::RubricEntry>();
+    let list = serde_json::json!({ "type": "array", "items": entry });
+    // The description is the field's own.
+    json_schema!({
+        "oneOf": [
+            list.clone(),
+            {
+                "type": "object",
+                "properties": { "replace": list },
+                "required": ["replace"],
+                "additionalProperties": false
+            },
+            { "type": "null" }
         ]
     })
 }
