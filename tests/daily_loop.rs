@@ -265,8 +265,30 @@ fn a_failed_regression_gate_is_blessed_for_its_pipeline() {
         )
         .unwrap();
     }
+    // A case added since the baseline is new, in a suite gated without a `tolerance` too.
+    write_files(
+        root,
+        &[
+            ("cases/inv/extra.yaml", "gold: { total: 5 }\n"),
+            ("cases/inv/out/a/extra.json", r#"{"total": "5"}"#),
+            ("cases/inv/out/b/extra.json", r#"{"total": "5"}"#),
+        ],
+    );
     goldgate(root, &["test", "cases"]);
-    assert_eq!(listed(root)[0], "inv::aggregate::a regression");
+    let queue = listed(root);
+    assert_eq!(queue[0], "inv::aggregate::a regression");
+    assert!(queue.contains(&"inv/extra::a new".to_owned()), "{queue:#?}");
+    assert!(
+        queue.contains(&"inv/extra::ab new".to_owned()),
+        "{queue:#?}"
+    );
+    // The gate's item carries its verdict: the difference and its interval.
+    let json = goldgate(root, &["review", "cases", "--list", "--json"]);
+    let items: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(items[0]["gate"]["metric"], "anls", "{}", items[0]);
+    assert_eq!(items[0]["gate"]["difference"]["cases"], 3, "{}", items[0]);
+    std::fs::remove_file(root.join("cases/inv/extra.yaml")).unwrap();
+    goldgate(root, &["test", "cases"]);
     let out = goldgate(root, &["review", "cases", "--bless", "inv::aggregate::a"]);
     assert_eq!(
         stdout(&out),
@@ -382,5 +404,71 @@ fn the_gates_accept_command_blesses_its_pipeline_alone() {
         stderr(&none).starts_with("error: no test runs the pipeline `c`"),
         "{}",
         stderr(&none)
+    );
+}
+
+/// Two pipelines that read a number alike (`4,521.00` and `4521.00` under `compare: number`)
+/// contradict the gold together: one item, not two failing ones on the same gold value.
+#[test]
+fn numbers_read_alike_contradict_the_gold_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write_files(
+        root,
+        &[
+            (
+                "cases/suite.yaml",
+                "pipelines:\n  a: out/a/{case}.json\n  b: out/b/{case}.json\ndefaults:\n  fields:\n    total: { compare: number }\n  thresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/r05.yaml", "gold: { total: 4512.00 }\n"),
+            ("cases/out/a/r05.json", r#"{"total": "4,521.00"}"#),
+            ("cases/out/b/r05.json", r#"{"total": "4521.00"}"#),
+        ],
+    );
+    goldgate(root, &["test", "cases"]);
+    assert_eq!(listed(root), ["r05#total contradicted"]);
+    let out = goldgate(root, &["review", "cases", "--accept", "r05#total"]);
+    assert!(
+        stdout(&out).starts_with("cases/r05.yaml:1: total: 4512.00 → 4521.00\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// In a suite gated on a significant drop (`regression_gate`, no `tolerance`), a failing test's
+/// item is blessed by id: its suite names a baseline.
+#[test]
+fn a_failing_test_is_blessed_under_a_regression_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    let suite = root.join("cases/inv/suite.yaml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        text.replace(
+            "baseline.json\n",
+            "baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\n",
+        ),
+    )
+    .unwrap();
+    support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    std::fs::write(
+        root.join("cases/inv/out/a/json.json"),
+        r#"{"total": {"value": "12.99", "confidence": 0.7}, "date": "2024-03-05"}"#,
+    )
+    .unwrap();
+    goldgate(root, &["test", "cases"]);
+    let out = goldgate(root, &["review", "cases", "--bless", "inv/json::a#total"]);
+    assert_eq!(
+        stdout(&out),
+        "\nrun again:\ntest inv/json::a ... FAILED (blessed)\n",
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        baseline(root)["cases"]["json::a"]["fields"]["total"]["anls"],
+        0.6
     );
 }

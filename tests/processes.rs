@@ -857,7 +857,7 @@ fn a_split_run_that_stopped_early_says_which_tests_never_ran() {
     assert_eq!(ran.status.code(), Some(101), "{}", text(&ran));
     let out = run(&mut fx.goldgate(&["report", "--run", &id, "--output", "report.json"]));
     assert_eq!(out.status.code(), Some(101), "{}", text(&out));
-    let line = "17 tests of this run never ran (`invoices/acme::guided` and 16 more; nextest stopped at the first failure: pass --no-fail-fast)";
+    let line = "17 tests of this run never ran (nextest stopped at the first failure: pass --no-fail-fast): `invoices/acme::guided` and 16 more";
     assert!(stdout(&out).contains(line), "{}", text(&out));
     let report = read_json(&fx.path("report.json"));
     let never: Vec<&str> = report["summary"]["never_ran"]

@@ -102,10 +102,16 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
         ));
     }
     match &item.pipeline {
-        Some(p) => out.push_str(&format!(
-            "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
-            "gate"
-        )),
+        Some(p) => {
+            let verdict = item.gate.as_ref().and_then(super::gate::gate_failure);
+            for line in verdict.iter().flat_map(|v| v.lines()) {
+                out.push_str(&format!("  {line}\n"));
+            }
+            out.push_str(&format!(
+                "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
+                "gate"
+            ));
+        }
         None if item.field.is_none() => out.push_str(&format!(
             "  {:<width$}  {}\n",
             "tests",
@@ -157,9 +163,22 @@ pub fn queue_lines(items: &[Item]) -> String {
                 gold_shown(&item.gold),
                 shown(&p.value, p.predicted)
             ),
-            _ => match &item.pipeline {
-                Some(p) => format!("  the regression gate of `{p}` (bless writes its tests)"),
-                None => String::new(),
+            _ => match (
+                &item.pipeline,
+                item.gate.as_ref().and_then(|g| g.difference.as_ref()),
+            ) {
+                (Some(p), Some(d)) => format!(
+                    "  the regression gate of `{p}`: {} {:+.4} over {} cases, interval {:+.4} to {:+.4} (bless writes its tests)",
+                    item.gate.as_ref().map_or("", |g| g.metric.as_str()),
+                    d.difference,
+                    d.cases,
+                    d.low,
+                    d.high
+                ),
+                (Some(p), None) => {
+                    format!("  the regression gate of `{p}` (bless writes its tests)")
+                }
+                (None, _) => String::new(),
             },
         };
         let place = item

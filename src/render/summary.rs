@@ -40,7 +40,7 @@ pub fn never_ran_line(never_ran: &[String]) -> Option<String> {
         _ => format!("`{first}` and {} more", n - 1),
     };
     Some(format!(
-        "{n} {tests} of this run never ran ({named}; nextest stopped at the first failure: pass --no-fail-fast)"
+        "{n} {tests} of this run never ran (nextest stopped at the first failure: pass --no-fail-fast): {named}"
     ))
 }
 

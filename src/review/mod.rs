@@ -63,6 +63,21 @@ pub struct Predicted {
     pub anls: f64,
     /// The diff of the gold into this value.
     pub diff: Option<FieldDiff>,
+    /// The value as the field's rule read it, when not as text (`4521` for `4,521.00` under
+    /// `compare: number`): two pipelines that read alike agree.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) read_as: Option<String>,
+}
+
+impl Predicted {
+    /// Whether two pipelines predicted the same value, as the field's rule reads it.
+    fn alike(&self, other: &Predicted) -> bool {
+        match (&self.read_as, &other.read_as) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.value == other.value,
+        }
+    }
 }
 
 /// Where the gold of an item is written.
@@ -114,6 +129,10 @@ pub struct Item {
     /// baseline entries of (its gate's accept command).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<String>,
+    /// For a pipeline's regression gate: its verdict (the difference, its interval, the cases
+    /// that dropped most).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<crate::record::RegressionGateRecord>,
 }
 
 impl Item {
@@ -157,7 +176,7 @@ fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
     aggregates
         .iter()
         .filter_map(|a| {
-            a.regression_gate.as_ref().filter(|g| !g.held)?;
+            let gate = a.regression_gate.as_ref().filter(|g| !g.held)?;
             Some(Item {
                 id: a.id.clone(),
                 kind: ItemKind::Regression,
@@ -174,6 +193,7 @@ fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
                 reading: None,
                 baseline: true,
                 pipeline: a.pipeline.clone(),
+                gate: Some(gate.clone()),
             })
         })
         .collect()
@@ -234,6 +254,14 @@ impl<'a> Scored<'a> {
                     em: f.em,
                     anls: f.anls,
                     diff: f.diff.clone(),
+                    read_as: match &f.note {
+                        Some(Note::Compared {
+                            reading,
+                            prediction,
+                            ..
+                        }) if *reading != Reading::Text => Some(prediction.clone()),
+                        _ => None,
+                    },
                 })
             })
             .collect()
@@ -281,6 +309,7 @@ impl<'a> Scored<'a> {
             baseline: r.baseline.is_some() || r.baseline_file.is_some(),
             reading: field.and_then(|name| reading_of(r, name)),
             pipeline: None,
+            gate: None,
         }
     }
 
@@ -324,8 +353,7 @@ impl<'a> Scored<'a> {
                     .filter(|p| p.em < 1.0 && p.predicted && !p.value.is_null())
                     .collect();
                 let Some(alike) = wrong.iter().find_map(|p| {
-                    let alike: Vec<&&Predicted> =
-                        wrong.iter().filter(|q| q.value == p.value).collect();
+                    let alike: Vec<&&Predicted> = wrong.iter().filter(|q| q.alike(p)).collect();
                     (alike.len() >= 2).then_some(alike)
                 }) else {
                     continue;

@@ -770,7 +770,7 @@ impl Session {
         });
         let against = match (&case.baseline, self.update) {
             // Gated on a significant drop instead, in the aggregate tests.
-            (Some(spec), Update::No) if !spec.per_case => Against::passing(),
+            (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
             (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
             _ => Against::passing(),
         };
@@ -806,6 +806,19 @@ impl Session {
                 problems,
             }))),
         }
+    }
+
+    /// A test of a suite gated on a significant drop (no `tolerance`): not compared with its
+    /// entry on its own (its aggregate test is), but known to have a baseline to bless, and new
+    /// when the baseline has no entry for it yet. A missing or unreadable baseline is said by the
+    /// gate.
+    fn in_baseline(&self, case: &Case, spec: &BaselineSpec) -> Against {
+        let mut against = Against::passing();
+        against.compared.file = Some(spec.file.clone());
+        if let Ok(Some(base)) = self.baseline(&spec.file) {
+            against.compared.new = base.entry(&EntryName::of_case(spec, case)).is_none();
+        }
+        against
     }
 
     /// How an outcome stands against its baseline entry: a regression fails the test, a missing
