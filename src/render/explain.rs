@@ -94,42 +94,35 @@ fn comparison(compare: Comparison) -> String {
 
 /// Each bound with where it is written, in a column.
 fn thresholds(out: &mut String, case: &Case) {
-    if case.thresholds.is_empty() {
-        let _ = writeln!(out, "thresholds: none");
-        return;
-    }
-    let _ = writeln!(out, "thresholds:");
-    let bounds: Vec<String> = case
-        .thresholds
-        .iter()
-        .map(|t| format!("{}: {}", t.name, t.limit))
-        .collect();
-    let width = super::column_width(bounds.iter().map(String::as_str), 0);
-    for (bound, t) in bounds.iter().zip(&case.thresholds) {
+    let rows = case.thresholds.iter().map(|t| {
         let at = format!("{}:{}:{}", t.file.display(), t.line, t.column);
-        let _ = writeln!(out, "  {bound:width$}  {at}");
-    }
+        (format!("{}: {}", t.name, t.limit), at)
+    });
+    located(out, "thresholds", rows.collect());
 }
 
 /// Each rubric with where it is written, and where its set is included.
 fn rubrics(out: &mut String, case: &Case) {
-    if case.rubrics.is_empty() {
-        let _ = writeln!(out, "rubrics: none");
-        return;
-    }
-    let _ = writeln!(out, "rubrics:");
-    let labels: Vec<String> = case
-        .rubrics
-        .iter()
-        .map(|r| format!("{}: {}", r.kind.key(), r.label))
-        .collect();
-    let width = super::column_width(labels.iter().map(String::as_str), 0);
-    for (label, r) in labels.iter().zip(&case.rubrics) {
+    let rows = case.rubrics.iter().map(|r| {
         let mut at = format!("{}:{}:{}", r.file.display(), r.line, r.column);
         if let Some((file, line)) = &r.included_at {
             let _ = write!(at, " (included at {}:{line})", file.display());
         }
-        let _ = writeln!(out, "  {label:width$}  {at}");
+        (format!("{}: {}", r.kind.key(), r.label), at)
+    });
+    located(out, "rubrics", rows.collect());
+}
+
+/// `title:` and its rows (what, where it is written) in two columns, or `title: none`.
+fn located(out: &mut String, title: &str, rows: Vec<(String, String)>) {
+    if rows.is_empty() {
+        let _ = writeln!(out, "{title}: none");
+        return;
+    }
+    let _ = writeln!(out, "{title}:");
+    let width = super::column_width(rows.iter().map(|(what, _)| what.as_str()), 0);
+    for (what, at) in &rows {
+        let _ = writeln!(out, "  {what:width$}  {at}");
     }
 }
 
@@ -138,35 +131,23 @@ fn prediction(source: &PredictionSource) -> String {
         PredictionSource::File {
             path,
             at,
-            written_in: WrittenIn::Pipeline(suite),
+            written_in,
             ..
-        } => format!(
-            "{} (the pipeline's path at {}:{}:{})",
-            path.display(),
-            suite.display(),
-            at.line,
-            at.column
-        ),
-        PredictionSource::File {
-            path,
-            at,
-            written_in: WrittenIn::Defaults(suite),
-            ..
-        } => format!(
-            "{} (the suite's `defaults` at {}:{}:{})",
-            path.display(),
-            suite.display(),
-            at.line,
-            at.column
-        ),
-        PredictionSource::File {
-            path,
-            at,
-            written_in: WrittenIn::Case,
-            ..
-        } => {
-            format!("{} (`prediction:` at line {})", path.display(), at.line)
-        }
+        } => match written_in {
+            WrittenIn::Case => format!("{} (`prediction:` at line {})", path.display(), at.line),
+            WrittenIn::Pipeline(suite) | WrittenIn::Defaults(suite) => {
+                let by = match written_in {
+                    WrittenIn::Pipeline(_) => "the pipeline's path",
+                    _ => "the suite's `defaults`",
+                };
+                let (line, column) = (at.line, at.column);
+                format!(
+                    "{} ({by} at {}:{line}:{column})",
+                    path.display(),
+                    suite.display()
+                )
+            }
+        },
         PredictionSource::Inline(..) => "written in the case".to_owned(),
         PredictionSource::Text(_) => "the case's `prediction_text`".to_owned(),
         PredictionSource::Run {
