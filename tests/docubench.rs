@@ -5,7 +5,7 @@
 //! The DocuBench data (labels, schemas, the systems' outputs, `sources.json`; CC BY 4.0) is not
 //! in this repository: the test reads it from the folder `GOLDGATE_DOCUBENCH` names (`.ci/run`
 //! sets it when `../shared/docubench` exists): the two tests that read it are ignored unless asked
-//! for (`cargo test -- --include-ignored`, as `.ci/run` runs them).
+//! for (`cargo test --test docubench -- --ignored`, as `.ci/run` runs them).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Headless Chromium for the tests that render the HTML page (ignored unless asked for: `.ci/run`
-//! installs Chromium and runs them with `--include-ignored`): found on the PATH, its absence a
+//! installs Chromium and runs them with `--ignored`): found on the PATH, its absence a
 //! failure that says how to install it, and started with no profile, network or first-run work
 //! of its own.
 //!

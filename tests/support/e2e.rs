@@ -1,7 +1,7 @@
 //! The tests that build whole crates as a user would (`cargo test` in a crate `goldgate init` set
 //! up, `cargo nextest run` and `cargo nextest archive` in a scratch crate): they share one target
 //! folder, so goldgate and its dependencies are built once for all of them, and they are ignored
-//! unless asked for (`cargo test -- --include-ignored`, as `.ci/run` runs them). Each build of
+//! unless asked for (`cargo test --test NAME -- --ignored`, as `.ci/run` runs them). Each build of
 //! goldgate as a dependency costs minutes of CPU on 2 cores, which a quick `cargo test` cannot
 //! carry.
 //!
