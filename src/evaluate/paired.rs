@@ -209,7 +209,9 @@ pub fn compare_pairs(
         if interval.is_none() {
             let has_rubrics =
                 |r: &CaseNumbers| r.rubrics.is_some_and(|t| t.must_right + t.easy_wrong > 0);
+            // With no case paired at all, nothing says the cases lack rubrics.
             let because = if name == "score"
+                && !pairs.is_empty()
                 && !pairs.iter().any(|(b, p)| has_rubrics(b) || has_rubrics(p))
             {
                 Unpaired::NoRubrics
@@ -324,5 +326,25 @@ mod tests {
         let flat = bootstrap(&[0.5; 5]).unwrap();
         assert_eq!((flat.low, flat.high), (0.5, 0.5));
         assert_eq!(bootstrap(&[]), None);
+    }
+
+    /// Two pipelines with no case in common measured nothing: that is the reason given, not
+    /// that their cases lack rubrics.
+    #[test]
+    fn no_paired_case_is_said_as_nothing_measured() {
+        let compared = compare_pairs("b", "a", &[]);
+        let reasons: Vec<(&str, Unpaired)> = compared
+            .unmeasured
+            .iter()
+            .map(|u| (u.metric.as_str(), u.because))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("score", Unpaired::NotMeasured),
+                ("exact_match", Unpaired::NotMeasured),
+                ("anls", Unpaired::NotMeasured)
+            ]
+        );
     }
 }

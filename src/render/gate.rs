@@ -77,9 +77,14 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
         out.push_str(&format!("\ncases that dropped most: {}", cases.join(", ")));
     }
     if g.unpaired > 0 {
+        let (cases, have) = match g.unpaired {
+            1 => ("case", "has"),
+            _ => ("cases", "have"),
+        };
         out.push_str(&format!(
-            "\n{} cases of this run have no value in the baseline and were left out",
-            g.unpaired
+            "\n{} {cases} of this run {have} no value in the baseline and {} left out",
+            g.unpaired,
+            if g.unpaired == 1 { "was" } else { "were" }
         ));
     }
     out.push_str(&format!(
