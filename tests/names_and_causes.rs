@@ -218,6 +218,43 @@ fn a_missing_document_fails_its_case_without_a_command() {
     );
 }
 
+/// A suite's `defaults: { document: scans/{case}.pdf }` names each case's own document, for a
+/// gold set's cases too: `{case}` is the case's name from the suite's folder, as in its
+/// pipelines' paths. The one whose scan is gone fails, named by its substituted path.
+#[test]
+fn a_suites_document_names_each_cases_own() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/inv/suite.yaml",
+                "cases:\n  gold: gold/{case}.json\npipelines:\n  p: out/{case}.json\ndefaults:\n  document: scans/{case}.pdf\n  thresholds: { min_exact_match: 1.0 }\n",
+            ),
+            ("cases/inv/gold/a.json", r#"{"total": "12"}"#),
+            ("cases/inv/gold/b.json", r#"{"total": "12"}"#),
+            ("cases/inv/out/a.json", r#"{"total": "12"}"#),
+            ("cases/inv/out/b.json", r#"{"total": "12"}"#),
+            ("cases/inv/scans/a.pdf", "%PDF-1.4\n"),
+        ],
+    );
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(
+        verdicts(&out)
+            .into_iter()
+            .filter(|v| !v.contains("aggregate"))
+            .collect::<Vec<_>>(),
+        ["test inv/a::p ... ok", "test inv/b::p ... FAILED"],
+        "{out}"
+    );
+    assert!(
+        failure_block(&out, "inv/b::p")
+            .contains("the document `cases/inv/scans/b.pdf` does not exist"),
+        "{out}"
+    );
+}
+
 /// A mistake in `cases:` (a misspelt folder, a misspelt key) is the one error said: the case
 /// files meant to add to the set's cases, left without gold by it, fail with it rather than with
 /// errors that follow from it.

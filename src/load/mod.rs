@@ -69,6 +69,7 @@ fn load_spec(
     let gold_file = cases::gold_from_file(&mut spec, &mut origin, file, given)?;
     let case_in = CaseIn {
         file,
+        named: given.case_file.as_deref().unwrap_or(file),
         spec: &spec,
         suite,
         origin,
@@ -312,6 +313,9 @@ pub(crate) fn with_every_bound(e: LoadError) -> Vec<LoadError> {
 /// A case file under its suites, with the suite file each key it inherits is written in.
 struct CaseIn<'a> {
     file: &'a Path,
+    /// The file its names are made from (`{case}`): its case file, or the one a gold set's case
+    /// would have.
+    named: &'a Path,
     spec: &'a CaseFile,
     suite: &'a Suite,
     origin: HashMap<&'static str, PathBuf>,
@@ -753,12 +757,21 @@ impl CaseIn<'_> {
         })
     }
 
-    /// The document, its path relative to the file that names it.
+    /// The document, its path relative to the file that names it; in a suite's `defaults`,
+    /// `{case}` is the case's name from the suite's folder (`scans/{case}.pdf`), as in its
+    /// pipelines' paths.
     fn document(&self) -> Option<Document> {
         self.spec.document.as_ref().map(|d| {
             let written = self.at("document").file;
+            let folder = written.parent().unwrap_or(Path::new(""));
+            let path = if written != self.file {
+                let case = crate::base::fs::case_name(self.named, folder);
+                d.value.replace("{case}", &case)
+            } else {
+                d.value.clone()
+            };
             Document {
-                path: written.parent().unwrap_or(Path::new("")).join(&d.value),
+                path: folder.join(path),
                 at: (written.to_path_buf(), Mark::of(&d.referenced)),
             }
         })
