@@ -495,27 +495,20 @@ pub fn plan_folder(
                 pipeline,
                 reason,
             } if wanted(id) => entries.push(Planned {
-                id: format!("{id}::{pipeline}"),
-                file: PathBuf::new(),
-                named_by: PathBuf::new(),
-                formerly_named_by: None,
                 pipeline: Some(pipeline.clone()),
-                aggregates: Vec::new(),
-                baseline: None,
-                runs_a_command: false,
-                load: Load::Now(Box::new(Err(Problem::Unreadable(reason.clone())))),
+                ..Planned::failed(
+                    format!("{id}::{pipeline}"),
+                    PathBuf::new(),
+                    unreadable(reason),
+                )
             }),
-            Found::Unreadable { id, reason } if wanted(id) => entries.push(Planned {
-                id: id.clone(),
-                file: PathBuf::new(),
-                named_by: PathBuf::new(),
-                formerly_named_by: None,
-                pipeline: None,
-                aggregates: Vec::new(),
-                baseline: None,
-                runs_a_command: false,
-                load: Load::Now(Box::new(Err(Problem::Unreadable(reason.clone())))),
-            }),
+            Found::Unreadable { id, reason } if wanted(id) => {
+                entries.push(Planned::failed(
+                    id.clone(),
+                    PathBuf::new(),
+                    unreadable(reason),
+                ));
+            }
             _ => {}
         }
     }
@@ -529,6 +522,29 @@ pub fn plan_folder(
         &pending,
         wanted,
     )
+}
+
+impl Planned {
+    /// A test of no pipeline or suite that could not be loaded (`loaded` is its error), named by
+    /// its file.
+    fn failed(id: String, file: PathBuf, loaded: Result<Case, Problem>) -> Planned {
+        Planned {
+            id,
+            named_by: file.clone(),
+            file,
+            formerly_named_by: None,
+            pipeline: None,
+            aggregates: Vec::new(),
+            baseline: None,
+            runs_a_command: false,
+            load: Load::Now(Box::new(loaded)),
+        }
+    }
+}
+
+/// A place that could not be read, as the error of its test.
+fn unreadable(reason: &str) -> Result<Case, Problem> {
+    Err(Problem::Unreadable(reason.to_owned()))
 }
 
 /// The gold sets whose `cases:` could not be read, by folder.
@@ -619,17 +635,11 @@ fn finish_plan(
             && !matches!(f, Found::Elsewhere)
     });
     if every_case {
-        entries.extend(uses.unused(root).into_iter().map(|e| Planned {
-            id: e.id,
-            named_by: e.file.clone(),
-            formerly_named_by: None,
-            file: e.file,
-            pipeline: None,
-            aggregates: Vec::new(),
-            baseline: None,
-            runs_a_command: false,
-            load: Load::Now(Box::new(e.loaded)),
-        }));
+        entries.extend(
+            uses.unused(root)
+                .into_iter()
+                .map(|e| Planned::failed(e.id, e.file, e.loaded)),
+        );
     }
     if when != When::InTurn {
         drop_predictions(&mut entries, named_by_pipelines, pending);

@@ -101,24 +101,7 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
             "dropped", r.metric, r.old
         ));
     }
-    match &item.pipeline {
-        Some(p) => {
-            let verdict = item.gate.as_ref().and_then(super::gate::gate_failure);
-            for line in verdict.iter().flat_map(|v| v.lines()) {
-                out.push_str(&format!("  {line}\n"));
-            }
-            out.push_str(&format!(
-                "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
-                "gate"
-            ));
-        }
-        None if item.field.is_none() => out.push_str(&format!(
-            "  {:<width$}  {}\n",
-            "tests",
-            item.tests.join(", ")
-        )),
-        None => {}
-    }
+    out.push_str(&what_blessing_writes(item, width));
     out.push('\n');
     let keys: &[(&str, &str)] = if item.field.is_some() {
         &[
@@ -147,6 +130,31 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
         "  {} to every remaining item\n",
         ["A", "B", "S"].map(|k| paint(Styles::HEADING, k)).join(" ")
     ));
+    out
+}
+
+/// What blessing an item without a field writes: its gate's verdict and its pipeline's tests,
+/// or its tests.
+fn what_blessing_writes(item: &Item, width: usize) -> String {
+    let mut out = String::new();
+    match &item.pipeline {
+        Some(p) => {
+            let verdict = item.gate.as_ref().and_then(super::gate::gate_failure);
+            for line in verdict.iter().flat_map(|v| v.lines()) {
+                out.push_str(&format!("  {line}\n"));
+            }
+            out.push_str(&format!(
+                "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
+                "gate"
+            ));
+        }
+        None if item.field.is_none() => out.push_str(&format!(
+            "  {:<width$}  {}\n",
+            "tests",
+            item.tests.join(", ")
+        )),
+        None => {}
+    }
     out
 }
 

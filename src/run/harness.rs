@@ -133,12 +133,7 @@ impl Harness {
                 return Exit::Usage.into();
             }
         };
-        let outputs = Outputs {
-            report: self.report.clone().or_else(|| env.report.clone()),
-            junit: self.junit.clone().or_else(|| env.junit.clone()),
-            html: self.html.clone().or_else(|| env.html.clone()),
-            step_summary: env.step_summary.clone(),
-        };
+        let outputs = self.outputs(&env);
         let annotations = self.annotations.unwrap_or(env.github_actions);
         let rubrics = self
             .rubrics
@@ -157,24 +152,14 @@ impl Harness {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
         };
+        let filtered = filtered(&args, pipeline.as_deref());
         if env.run_id.is_none() {
-            let filtered = args.filter.is_some()
-                || !args.skip.is_empty()
-                || args.ignored
-                || pipeline.is_some();
             session.kept().review_of = Some((self.cases.clone(), filtered));
         }
-        let trials = trials(
-            &found,
-            &self.cases,
-            &rubrics,
-            (&args, pipeline.as_deref()),
-            &session,
-        );
-        if let Some(name) = pipeline.as_deref().filter(|_| trials.is_empty()) {
-            return fail_early(&format!(
-                "no test runs the pipeline `{name}` (`--list` shows the tests, `::NAME` ends a pipeline's)"
-            ));
+        let selection = (&args, pipeline.as_deref(), filtered);
+        let trials = trials(&found, &self.cases, &rubrics, selection, &session);
+        if let Some(why) = selects_nothing(&args, pipeline.as_deref(), &trials) {
+            return fail_early(&why);
         }
         let gold_sets: Vec<GoldSetNote> = found
             .iter()
@@ -185,30 +170,13 @@ impl Harness {
             .collect();
         // What was found stays only for a listing of skipped tests: its paths are the trials'.
         let found = if args.list { found } else { Vec::new() };
-        // A misspelt `--exact NAME` would pass having run nothing.
-        if let (true, Some(name)) = (args.exact, &args.filter)
-            && !args.list
-            && !trials.iter().any(|t| t.name() == name)
-        {
-            return fail_early(&format!(
-                "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
-            ));
-        }
         // A filter that matches no test runs nothing and libtest exits 0, as `cargo test FILTER`
         // needs of a filter meant for another test target: the summary line says so instead.
         let unmatched = args
             .filter
             .as_deref()
             .filter(|_| !matches_a_test(&args, &trials));
-        // nextest lists every test before it runs them: under a run id, the listing notes them, so
-        // that the end step can tell the tests that never ran (nextest stops at the first
-        // failure). A partition of the run lists tests another partition runs: it notes none.
-        if args.list
-            && !args.ignored
-            && !env.subset
-            && let Some(journal) = session.journal()
-            && let Err(e) = note_listed(journal, &trials)
-        {
+        if let Err(e) = note_listing(&args, &env, &session, &trials) {
             eprintln!("error: cannot note the run's tests: {e}");
             return Exit::TestFailed.into();
         }
@@ -243,6 +211,16 @@ impl Harness {
 }
 
 impl Harness {
+    /// The files the run writes: the harness's own settings, else the environment's.
+    fn outputs(&self, env: &Env) -> Outputs {
+        Outputs {
+            report: self.report.clone().or_else(|| env.report.clone()),
+            junit: self.junit.clone().or_else(|| env.junit.clone()),
+            html: self.html.clone().or_else(|| env.html.clone()),
+            step_summary: env.step_summary.clone(),
+        }
+    }
+
     /// The state of the run in this process; a run that spans processes keeps each test's
     /// record in its journal.
     fn session(
@@ -309,6 +287,30 @@ impl Harness {
             _ => None,
         };
         by_name.map_or_else(|| discover(&self.cases), Ok)
+    }
+}
+
+/// Whether the run selects a part of its tests (a filter, `--skip`, `--ignored`, `--pipeline`):
+/// it then knows neither every entry its baselines should hold nor every record review keeps.
+fn filtered(args: &Arguments, pipeline: Option<&str>) -> bool {
+    args.filter.is_some() || !args.skip.is_empty() || args.ignored || pipeline.is_some()
+}
+
+/// Why a selection that runs nothing is an error: a misspelt `--exact NAME` or `--pipeline NAME`
+/// would pass having run nothing.
+fn selects_nothing(args: &Arguments, pipeline: Option<&str>, trials: &[Job]) -> Option<String> {
+    if let Some(name) = pipeline.filter(|_| trials.is_empty()) {
+        return Some(format!(
+            "no test runs the pipeline `{name}` (`--list` shows the tests, `::NAME` ends a pipeline's)"
+        ));
+    }
+    match (args.exact, &args.filter) {
+        (true, Some(name)) if !args.list && !trials.iter().any(|t| t.name() == name) => {
+            Some(format!(
+                "no test is named `{name}` (with `--exact` the whole name counts; `--list` shows them)"
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -554,8 +556,22 @@ fn record_skipped(
     Ok(())
 }
 
-/// Notes the tests of a listing (those not ignored) with the run's journal, in one append.
-fn note_listed(journal: &Journal, trials: &[Job]) -> std::io::Result<()> {
+/// nextest lists every test before it runs them: under a run id, the listing notes them (those
+/// not ignored) with the run's journal, in one append, so that the end step can tell the tests
+/// that never ran (nextest stops at the first failure). A run that runs a part of what it lists
+/// (`GOLDGATE_SUBSET`: a partition) notes none.
+fn note_listing(
+    args: &Arguments,
+    env: &Env,
+    session: &Session,
+    trials: &[Job],
+) -> std::io::Result<()> {
+    let Some(journal) = session
+        .journal()
+        .filter(|_| args.list && !args.ignored && !env.subset)
+    else {
+        return Ok(());
+    };
     let lines: Vec<u8> = trials
         .iter()
         .filter(|t| !t.is_ignored())
@@ -704,7 +720,7 @@ fn trials(
     found: &[Found],
     root: &Path,
     rubrics: &Path,
-    (args, pipeline): (&Arguments, Option<&str>),
+    (args, pipeline, filtered): (&Arguments, Option<&str>, bool),
     session: &Arc<Session>,
 ) -> Vec<Job> {
     let mut entries = plan_entries(found, root, rubrics, args);
@@ -760,7 +776,7 @@ fn trials(
     }
     session.expect_commands(commands.len());
     // A full run knows every entry each baseline should hold: the others belong to vanished cases.
-    if args.filter.is_none() && args.skip.is_empty() && !args.ignored && pipeline.is_none() {
+    if !filtered {
         expect_entries(session, &entries, root);
     }
     trials.extend(
