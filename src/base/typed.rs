@@ -68,15 +68,10 @@ pub fn exact_difference(a: &str, b: &str) -> Option<f64> {
 /// A number as a gold file writes it, its decimals kept: no currency, no group separators, `.` as
 /// the decimal mark (`4,512.00 €` -> `4512.00`, `(12.50)` -> `-12.50`, `1e3` as written).
 pub fn plain_number(text: &str) -> Option<String> {
-    parse_number(text)?;
     let (negative, number) = signed(text)?;
-    let sign = if negative && number.trim_start_matches(['0', '.']).is_empty() {
-        ""
-    } else if negative {
-        "-"
-    } else {
-        ""
-    };
+    let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite())?;
+    // A zero has no sign to write (`-0.00` is `0.00`).
+    let sign = if negative && value != 0.0 { "-" } else { "" };
     Some(format!("{sign}{number}"))
 }
 
