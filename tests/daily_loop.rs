@@ -311,14 +311,24 @@ fn a_failed_regression_gate_is_blessed_for_its_pipeline() {
     // The gate's item carries its verdict: the difference and its interval.
     let json = goldgate(root, &["review", "cases", "--list", "--json"]);
     let items: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
-    assert_eq!(items[0]["gate"]["metric"], "anls", "{}", items[0]);
-    assert_eq!(items[0]["gate"]["difference"]["cases"], 3, "{}", items[0]);
+    assert_eq!(
+        items[0]["gate"]["verdict"]["metric"], "anls",
+        "{}",
+        items[0]
+    );
+    assert_eq!(
+        items[0]["gate"]["verdict"]["difference"]["cases"], 3,
+        "{}",
+        items[0]
+    );
+    assert_eq!(items[0]["gate"]["pipeline"], "a", "{}", items[0]);
+    assert_eq!(items[0]["gate"]["folder"], "inv/", "{}", items[0]);
     std::fs::remove_file(root.join("cases/inv/extra.yaml")).unwrap();
     goldgate(root, &["test", "cases"]);
     let out = goldgate(root, &["review", "cases", "--bless", "inv::aggregate::a"]);
     assert_eq!(
         stdout(&out),
-        "\nrun again:\ntest inv/block::a ... FAILED (blessed)\ntest inv/flow::a ... FAILED (blessed)\ntest inv/json::a ... FAILED (blessed)\ntest inv::aggregate::a ... ok\n",
+        "\nrun again:\ntest inv/block::a ... FAILED (blessed)\ntest inv/flow::a  ... FAILED (blessed)\ntest inv/json::a  ... FAILED (blessed)\ntest inv::aggregate::a ... ok\n",
         "{}",
         stderr(&out)
     );
@@ -452,4 +462,51 @@ fn numbers_read_alike_contradict_the_gold_together() {
         "{}",
         stdout(&out)
     );
+}
+
+/// The gate of a suite without pipelines is an item too: blessing it writes its cases' entries
+/// (the whole suite's) and its test holds again.
+#[test]
+fn a_gate_without_pipelines_is_blessed_for_its_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut files = vec![(
+        "cases/inv/suite.yaml".to_owned(),
+        "baseline: baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\ndefaults:\n  thresholds: { min_anls: 0.1 }\n".to_owned(),
+    )];
+    files.push(("cases/inv/baseline.json".into(), "{\"cases\": {}}\n".into()));
+    for case in ["a", "b", "c"] {
+        files.push((
+            format!("cases/inv/{case}.yaml"),
+            format!("gold: {{ total: \"12.50\" }}\nprediction: out/{case}.json\n"),
+        ));
+        files.push((
+            format!("cases/inv/out/{case}.json"),
+            r#"{"total": "12.50"}"#.into(),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(root, &files);
+    support::goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    for case in ["a", "b", "c"] {
+        std::fs::write(
+            root.join(format!("cases/inv/out/{case}.json")),
+            r#"{"total": "99"}"#,
+        )
+        .unwrap();
+    }
+    goldgate(root, &["test", "cases"]);
+    assert_eq!(listed(root)[0], "inv::aggregate regression");
+    let out = goldgate(root, &["review", "cases", "--bless", "inv::aggregate"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("test inv::aggregate ... ok\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(baseline(root)["cases"]["a"]["anls"], 0.0);
+    assert!(!listed(root).iter().any(|i| i.starts_with("inv::aggregate")));
 }

@@ -5,7 +5,7 @@
 use serde_json::Value as Json;
 
 use super::{Styles, inline_diff, paint};
-use crate::review::{Item, Predicted};
+use crate::review::{GateItem, Item, Predicted};
 
 /// A value as a line shows it: a text as written, `(absent)` for a field not predicted,
 /// anything else as compact JSON.
@@ -137,15 +137,16 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
 /// or its tests.
 fn what_blessing_writes(item: &Item, width: usize) -> String {
     let mut out = String::new();
-    match &item.pipeline {
-        Some(p) => {
-            let verdict = item.gate.as_ref().and_then(super::gate::gate_failure);
+    match &item.gate {
+        Some(gate) => {
+            let verdict = super::gate::gate_failure(&gate.verdict);
             for line in verdict.iter().flat_map(|v| v.lines()) {
                 out.push_str(&format!("  {line}\n"));
             }
             out.push_str(&format!(
-                "  {:<width$}  the regression gate of `{p}` failed: blessing writes the baseline entries of its tests\n",
-                "gate"
+                "  {:<width$}  the regression gate{} failed: blessing writes the baseline entries of its tests\n",
+                "gate",
+                of_pipeline(gate)
             ));
         }
         None if item.field.is_none() => out.push_str(&format!(
@@ -156,6 +157,26 @@ fn what_blessing_writes(item: &Item, width: usize) -> String {
         None => {}
     }
     out
+}
+
+/// ` of `gemini``, for a gate of a pipeline.
+fn of_pipeline(gate: &GateItem) -> String {
+    gate.pipeline
+        .as_ref()
+        .map(|p| format!(" of `{p}`"))
+        .unwrap_or_default()
+}
+
+/// A gate's item in the list: what moved, by how much, with its interval.
+fn gate_shown(gate: &GateItem) -> String {
+    let of = of_pipeline(gate);
+    match &gate.verdict.difference {
+        Some(d) => format!(
+            "  the regression gate{of}: {} {:+.4} over {} cases, interval {:+.4} to {:+.4} (bless writes its tests)",
+            gate.verdict.metric, d.difference, d.cases, d.low, d.high
+        ),
+        None => format!("  the regression gate{of} (bless writes its tests)"),
+    }
 }
 
 /// The queue as lines: id, kind, gold, the proposed value, where the gold is written.
@@ -171,23 +192,7 @@ pub fn queue_lines(items: &[Item]) -> String {
                 gold_shown(&item.gold),
                 shown(&p.value, p.predicted)
             ),
-            _ => match (
-                &item.pipeline,
-                item.gate.as_ref().and_then(|g| g.difference.as_ref()),
-            ) {
-                (Some(p), Some(d)) => format!(
-                    "  the regression gate of `{p}`: {} {:+.4} over {} cases, interval {:+.4} to {:+.4} (bless writes its tests)",
-                    item.gate.as_ref().map_or("", |g| g.metric.as_str()),
-                    d.difference,
-                    d.cases,
-                    d.low,
-                    d.high
-                ),
-                (Some(p), None) => {
-                    format!("  the regression gate of `{p}` (bless writes its tests)")
-                }
-                (None, _) => String::new(),
-            },
+            _ => item.gate.as_ref().map(gate_shown).unwrap_or_default(),
         };
         let place = item
             .gold_at

@@ -125,14 +125,33 @@ pub struct Item {
     /// is written as the number `4512.00`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reading: Option<Reading>,
-    /// For a pipeline's regression gate: the pipeline whose tests a blessing writes the
-    /// baseline entries of (its gate's accept command).
+    /// For a regression gate that failed: the tests a blessing writes and the gate's verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateItem>,
+}
+
+/// A regression gate that failed, as an item: blessing it writes the baseline entries of the
+/// tests it compares (as its accept command does), then runs it again.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct GateItem {
+    /// The pipeline whose tests it compares (none for a suite without pipelines).
     pub pipeline: Option<String>,
-    /// For a pipeline's regression gate: its verdict (the difference, its interval, the cases
-    /// that dropped most).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gate: Option<crate::record::RegressionGateRecord>,
+    /// The name prefix of its suite's tests (`invoices/`); none for the root suite's.
+    pub folder: Option<String>,
+    /// Its verdict: the difference, its interval, the cases that dropped most.
+    pub verdict: crate::record::RegressionGateRecord,
+}
+
+impl GateItem {
+    /// The arguments of the run that blesses the tests it compares: `--pipeline NAME` (the
+    /// name matched exactly) and the suite's folder.
+    pub fn selection(&self) -> Vec<String> {
+        let pipeline = self
+            .pipeline
+            .iter()
+            .flat_map(|p| ["--pipeline".to_owned(), p.clone()]);
+        pipeline.chain(self.folder.clone()).collect()
+    }
 }
 
 impl Item {
@@ -171,12 +190,20 @@ fn reading_of(record: &TestRecord, field: &str) -> Option<Reading> {
     }
 }
 
-/// The items of the pipelines' regression gates that failed: each blesses its pipeline.
-fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
+/// The items of the regression gates that failed: each blesses the tests it compares.
+fn gate_items(aggregates: &[AggregateRecord], records: &[TestRecord]) -> Vec<Item> {
     aggregates
         .iter()
         .filter_map(|a| {
-            let gate = a.regression_gate.as_ref().filter(|g| !g.held)?;
+            let verdict = a.regression_gate.clone().filter(|g| !g.held)?;
+            // `SUITE::aggregate…`: the suite's tests are named `SUITE/…`, but for the root
+            // suite's, named after the cases folder, whose tests have no common prefix.
+            let suite = a.id.split("::aggregate").next().unwrap_or_default();
+            let folder = format!("{suite}/");
+            let folder = records
+                .iter()
+                .any(|r| r.id.starts_with(&folder))
+                .then_some(folder);
             Some(Item {
                 id: a.id.clone(),
                 kind: ItemKind::Regression,
@@ -192,8 +219,11 @@ fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
                 regressions: Vec::new(),
                 reading: None,
                 baseline: true,
-                pipeline: a.pipeline.clone(),
-                gate: Some(gate.clone()),
+                gate: Some(GateItem {
+                    pipeline: a.pipeline.clone(),
+                    folder,
+                    verdict,
+                }),
             })
         })
         .collect()
@@ -201,7 +231,7 @@ fn gate_items(aggregates: &[AggregateRecord]) -> Vec<Item> {
 
 /// The review queue of a run's records (its case tests and aggregate tests).
 pub fn queue(records: &[TestRecord], aggregates: &[AggregateRecord]) -> Vec<Item> {
-    let mut items = gate_items(aggregates);
+    let mut items = gate_items(aggregates, records);
     items.extend(case_items(records));
     items
 }
@@ -308,7 +338,6 @@ impl<'a> Scored<'a> {
                 .unwrap_or_default(),
             baseline: r.baseline.is_some() || r.baseline_file.is_some(),
             reading: field.and_then(|name| reading_of(r, name)),
-            pipeline: None,
             gate: None,
         }
     }

@@ -31,7 +31,8 @@ use crate::record::{aggregate_record, test_record};
 use crate::render::{describe, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
-type BaselineRead = Result<Option<Baseline>, String>;
+/// Shared: every case test of a suite reads it, and a copy per test would cost the whole map.
+type BaselineRead = Result<Option<Arc<Baseline>>, String>;
 
 /// A case test in this process: being scored (or scored), or finished with its numbers kept.
 enum Slot {
@@ -464,7 +465,8 @@ impl Session {
     /// A baseline file, read once per process.
     pub(crate) fn baseline(&self, file: &std::path::Path) -> BaselineRead {
         let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
-        cell.get_or_init(|| baseline_file::read(file)).clone()
+        cell.get_or_init(|| baseline_file::read(file).map(|b| b.map(Arc::new)))
+            .clone()
     }
 
     /// The command that records the verdicts a test lacks.

@@ -124,20 +124,26 @@ impl Runner {
         })
     }
 
-    /// Runs one test again (blessing it when `bless`) and returns its verdict lines.
+    /// Runs the tests `selection` (libtest's and goldgate's arguments: `--exact NAME`) selects
+    /// again, blessing them when `bless`, and returns their verdict lines.
     fn run_again(
         self,
         dir: &Path,
         rubrics: Option<&Path>,
-        test: &str,
+        selection: &[String],
         bless: bool,
     ) -> Result<Vec<String>, String> {
         let mut command = self.command(dir, rubrics)?;
         if self == Runner::Cargo {
             command.arg("--");
         }
+        // What the selection names, for an error: a test, or the tests of a gate.
+        let test = match selection {
+            [exact, name] if exact == "--exact" => format!("`{name}`"),
+            _ => format!("the tests of `{}`", selection.join(" ")),
+        };
         command
-            .args(["--exact", test])
+            .args(selection)
             .env("GOLDGATE_UPDATE", if bless { "always" } else { "no" })
             .stdin(Stdio::null())
             .stderr(Stdio::null());
@@ -151,7 +157,7 @@ impl Runner {
             .map(str::to_owned)
             .collect();
         if verdicts.is_empty() {
-            return Err(format!("`{test}` did not run again: no such test now"));
+            return Err(format!("{test} did not run again: no such test now"));
         }
         Ok(verdicts)
     }
@@ -246,11 +252,9 @@ impl Session {
         let mut done = true;
         let mut again: BTreeSet<String> = BTreeSet::new();
         let mut blessed: BTreeSet<String> = BTreeSet::new();
-        // Pipelines whose regression gate is blessed: all their tests, as the gate's accept
-        // command does.
-        let mut pipelines: BTreeSet<(String, PathBuf)> = BTreeSet::new();
-        // Their aggregate tests, run again once the entries are written.
-        let mut gates: BTreeSet<String> = BTreeSet::new();
+        // Regression gates blessed: the tests each compares, blessed in one run as its accept
+        // command does, then the gate's own test, once the entries are written.
+        let mut gates: Vec<(Vec<String>, String)> = Vec::new();
         for &(i, action) in decisions {
             let item = &items[i];
             match action {
@@ -265,11 +269,8 @@ impl Session {
                     );
                     done = false;
                 }
-                Action::Bless => match &item.pipeline {
-                    Some(name) => {
-                        pipelines.insert((name.clone(), PathBuf::from(&item.file)));
-                        gates.insert(item.id.clone());
-                    }
+                Action::Bless => match &item.gate {
+                    Some(gate) => gates.push((gate.selection(), item.id.clone())),
                     None => {
                         blessed.extend(item.tests.iter().cloned());
                         again.extend(item.tests.iter().cloned());
@@ -292,21 +293,20 @@ impl Session {
                 },
             }
         }
-        if again.is_empty() && pipelines.is_empty() {
+        if again.is_empty() && gates.is_empty() {
             return done;
         }
-        for (name, suite) in &pipelines {
-            let tests = self.tests_of_pipeline(name, suite);
-            blessed.extend(tests.iter().flatten().cloned());
-            again.extend(tests.iter().flatten().cloned());
-            done &= said(tests.map(|_| ()));
-        }
         println!("\nrun again:");
-        for test in again.iter().chain(&gates) {
-            let bless = blessed.contains(test);
+        let exact = |test: &String| vec!["--exact".to_owned(), test.clone()];
+        let runs = again
+            .iter()
+            .map(|test| (exact(test), blessed.contains(test)))
+            .chain(gates.iter().map(|(selection, _)| (selection.clone(), true)))
+            .chain(gates.iter().map(|(_, gate)| (exact(gate), false)));
+        for (selection, bless) in runs {
             let ran = self
                 .runner
-                .run_again(&self.dir, self.rubrics.as_deref(), test, bless);
+                .run_again(&self.dir, self.rubrics.as_deref(), &selection, bless);
             let blessing = if bless { " (blessed)" } else { "" };
             for line in ran.iter().flatten() {
                 println!("{}{blessing}", crate::render::inert(line));
@@ -314,35 +314,6 @@ impl Session {
             done &= said(ran.map(|_| ()));
         }
         done
-    }
-
-    /// The tests of `pipeline` in the suite of `suite_file` (and the suites below it): what its
-    /// regression gate compares, each blessed by name (a filter `::NAME` would also take a
-    /// pipeline whose name starts with NAME).
-    fn tests_of_pipeline(&self, pipeline: &str, suite_file: &Path) -> Result<Vec<String>, String> {
-        let rubrics = self
-            .rubrics
-            .clone()
-            .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.dir));
-        let found = crate::load::discover::discover(&self.dir).map_err(|e| e.0)?;
-        let suite_dir = crate::base::fs::canonical(suite_file.parent().unwrap_or(Path::new(".")));
-        let tests: Vec<String> = crate::load::load_folder(&found, &self.dir, &rubrics, |_| true)
-            .into_iter()
-            .filter(|entry| {
-                entry.loaded.as_ref().is_ok_and(|case| {
-                    case.pipeline.as_deref() == Some(pipeline)
-                        && crate::base::fs::canonical(&case.file).starts_with(&suite_dir)
-                })
-            })
-            .map(|entry| entry.id)
-            .collect();
-        if tests.is_empty() {
-            return Err(format!(
-                "no test of the pipeline `{pipeline}` loads under `{}` now: run the tests again",
-                shown_path(suite_file)
-            ));
-        }
-        Ok(tests)
     }
 
     /// Every test of `case` (one per pipeline) the review found.
