@@ -510,3 +510,45 @@ fn a_gate_without_pipelines_is_blessed_for_its_suite() {
     assert_eq!(baseline(root)["cases"]["a"]["anls"], 0.0);
     assert!(!listed(root).iter().any(|i| i.starts_with("inv::aggregate")));
 }
+
+/// Runs of one project that end at once each keep what the other wrote: three reruns of three
+/// tests, started together, each changing its test's item; the queue ends with all three.
+#[test]
+fn reruns_at_once_keep_each_others_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gold_set(root);
+    goldgate(root, &["test", "cases"]);
+    let cases = ["flow", "block", "json"];
+    for case in cases {
+        std::fs::write(
+            root.join(format!("cases/inv/out/a/{case}.json")),
+            r#"{"total": "7", "ref": "R-7", "number": "7", "code": "7", "date": "7"}"#,
+        )
+        .unwrap();
+    }
+    let runs: Vec<std::process::Child> = cases
+        .iter()
+        .map(|case| {
+            support::command(
+                root,
+                &["test", "cases", "--exact", &format!("inv/{case}::a")],
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for mut run in runs {
+        run.wait().unwrap();
+    }
+    let list = stdout(&goldgate(root, &["review", "cases", "--list"]));
+    for item in [
+        "inv/flow::a#ref  failing  A-1 → R-7",
+        "inv/block::a#code  failing  0042 → 7",
+        "inv/json::a#date  failing  2024-03-05 → 7",
+    ] {
+        assert!(list.contains(item), "{item} lost:\n{list}");
+    }
+}

@@ -173,45 +173,49 @@ impl Project {
         crate::base::fs::project_root(dir).unwrap_or_else(|| crate::base::fs::canonical(dir))
     }
 
-    /// The project `dir` is in, its folder made (0700) the first time.
-    pub(crate) fn of(dir: &Path) -> io::Result<Project> {
+    /// The project `dir` is in, as a reader finds it: nothing is made.
+    pub(crate) fn find(dir: &Path) -> io::Result<Project> {
         let root = Project::root_of(dir);
-        let projects = state_dir()?.join("projects");
-        sub_dir(&projects)?;
         let key = crate::base::fs::hash_hex(&[root.as_os_str().as_encoded_bytes()]);
-        let dir = projects.join(&key[..16]);
-        sub_dir(&dir)?;
-        // The root, written once, for readers that look for the projects inside a folder.
-        match create_private(&dir.join("root")) {
-            Ok(mut file) => {
-                use std::io::Write;
-                file.write_all(root.to_string_lossy().as_bytes())?;
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
+        let dir = state_dir()?.join("projects").join(&key[..16]);
         Ok(Project { root, dir })
     }
 
-    /// The projects a reader in `dir` sees: the one `dir` is in, and those whose root is inside
-    /// its root (the member crates of a workspace, whose tests a run from its root ran), in the
-    /// order of their roots. Never a project beside it or above it.
-    pub(crate) fn within(dir: &Path) -> io::Result<Vec<Project>> {
-        let root = Project::root_of(dir);
+    /// The project `dir` is in, its folder made (0700) the first time, its root noted.
+    pub(crate) fn of(dir: &Path) -> io::Result<Project> {
+        let project = Project::find(dir)?;
+        sub_dir(&project.dir)?;
+        // For readers that look for the projects inside a folder; written whole or not at all.
+        let noted = project.dir.join("root");
+        if std::fs::symlink_metadata(&noted).is_err() {
+            crate::base::fs::write_atomically(&noted, project.root.as_os_str().as_encoded_bytes())?;
+        }
+        Ok(project)
+    }
+
+    /// The projects a reader of this one sees: itself, and those whose root is inside its root
+    /// (the member crates of a workspace, whose tests a run from its root ran), in the order of
+    /// their roots. Never a project beside it or above it. A project whose root is gone (a
+    /// temporary folder) is removed on the way.
+    pub(crate) fn within(&self) -> io::Result<Vec<Project>> {
+        let mut found = vec![self.clone()];
         let Ok(list) = std::fs::read_dir(state_dir()?.join("projects")) else {
-            return Ok(Vec::new());
+            return Ok(found);
         };
-        let mut found: Vec<Project> = list
-            .flatten()
-            .filter_map(|entry| {
-                let noted = std::fs::read(entry.path().join("root")).ok()?;
-                let theirs = PathBuf::from(String::from_utf8_lossy(&noted).into_owned());
-                theirs.starts_with(&root).then(|| Project {
+        for entry in list.flatten().filter(|e| e.path() != self.dir) {
+            let Ok(noted) = std::fs::read(entry.path().join("root")) else {
+                continue;
+            };
+            let theirs = root_from_bytes(noted);
+            if !theirs.exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            } else if theirs.starts_with(&self.root) {
+                found.push(Project {
                     root: theirs,
                     dir: entry.path(),
-                })
-            })
-            .collect();
+                });
+            }
+        }
         found.sort_by(|a, b| a.root.cmp(&b.root));
         Ok(found)
     }
@@ -220,6 +224,17 @@ impl Project {
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
+}
+
+/// A root as noted, by its bytes (a path need not be UTF-8).
+fn root_from_bytes(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Whether a file or folder was last changed longer ago than [`KEEP`].
@@ -316,16 +331,17 @@ mod projects {
         let two = Project::of(&at("two/cases")).unwrap();
         let member = Project::of(&at("ws/member/cases")).unwrap();
         assert_ne!(one.dir(), two.dir());
+        let within = |dir: &str| Project::find(&at(dir)).unwrap().within().unwrap();
         assert_eq!(Project::of(&at("one")).unwrap(), one);
-        assert_eq!(Project::within(&at("one/src")).unwrap(), vec![one.clone()]);
-        assert_eq!(Project::within(&at("two")).unwrap(), [two]);
-        assert_eq!(Project::within(&at("ws")).unwrap(), vec![member.clone()]);
-        let ws = Project::of(&at("ws/cases")).unwrap();
-        assert_eq!(
-            Project::within(&at("ws/member")).unwrap(),
-            vec![member.clone()]
-        );
-        assert_eq!(Project::within(&at("ws")).unwrap(), [ws, member]);
+        assert_eq!(within("one/src"), vec![one.clone()]);
+        assert_eq!(within("two"), [two]);
+        let ws = Project::find(&at("ws")).unwrap();
+        assert_eq!(within("ws"), [ws.clone(), member.clone()]);
+        assert_eq!(within("ws/member"), vec![member.clone()]);
+        // A project whose root is gone is forgotten.
+        std::fs::remove_dir_all(tmp.path().join("one")).unwrap();
+        assert_eq!(within("ws"), [ws, member]);
+        assert!(!one.dir().exists());
     }
 }
 

@@ -158,16 +158,19 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
             (merged.records, merged.conflicts, from, outputs)
         }
         Source::Run(_) | Source::Last => {
+            // The project of the current folder, and the projects inside it.
+            let here =
+                crate::base::state::Project::find(Path::new(".")).map_err(|e| e.to_string())?;
             let (journal, id) = match source {
                 Source::Run(id) => {
-                    let journal = Journal::existing(id, Path::new(".")).map_err(|e| e.to_string())?.ok_or_else(|| {
+                    let journal = Journal::existing(id, &here).map_err(|e| e.to_string())?.ok_or_else(|| {
                         format!(
                             "the run `{id}` has written no records in this project (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes this project's newest run)"
                         )
                     })?;
                     (journal, id.clone())
                 }
-                _ => Journal::last(Path::new("."))
+                _ => Journal::last(&here)
                     .map_err(|e| e.to_string())?
                     .ok_or("no run of this project has written records yet (a run that spans processes keeps them: under nextest, or with GOLDGATE_RUN_ID set; the project is the folder with Cargo.toml or .git above the current one)")?,
             };

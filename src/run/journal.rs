@@ -92,69 +92,76 @@ impl Journal {
         &self.dir
     }
 
-    /// The run `run_id` as a reader in `here` sees it: its journals in the project of `here` and
-    /// in the projects inside it; `None` when it has written nothing there.
-    pub(crate) fn existing(run_id: &str, here: &Path) -> std::io::Result<Option<Journal>> {
+    /// The run `run_id` as a reader of `project` sees it: its journals in the project and in
+    /// the projects inside it; `None` when it has written nothing there.
+    pub(crate) fn existing(run_id: &str, project: &Project) -> std::io::Result<Option<Journal>> {
         let key = crate::base::fs::hash_hex(&[run_id.as_bytes()]);
-        let mut dirs = Project::within(here)?
+        let dirs = project
+            .within()?
             .into_iter()
-            .map(|p| p.dir().join("runs").join(&key))
-            .filter(|dir| Journal::reading(dir.clone()).exists());
-        let Some(first) = dirs.next() else {
-            return Ok(None);
-        };
-        let mut journal = Journal::reading(first);
-        journal.others = dirs.collect();
-        Ok(Some(journal))
+            .map(|p| p.dir().join("runs").join(&key));
+        Ok(Journal::of_dirs(dirs))
     }
 
-    /// The newest run a reader in `here` sees (the run whose journal was written last), with its
-    /// id.
-    pub(crate) fn last(here: &Path) -> std::io::Result<Option<(Journal, String)>> {
-        let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-        for project in Project::within(here)? {
+    /// The journal of the run folders `dirs` that have one, read as one.
+    fn of_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> Option<Journal> {
+        let mut dirs = dirs
+            .into_iter()
+            .filter(|dir| Journal::reading(dir.clone()).exists());
+        let mut journal = Journal::reading(dirs.next()?);
+        journal.others = dirs.collect();
+        Some(journal)
+    }
+
+    /// The newest run a reader of `project` sees (the run whose journal was written last), with
+    /// its id; with the same run's journals in the projects inside it.
+    pub(crate) fn last(project: &Project) -> std::io::Result<Option<(Journal, String)>> {
+        // Every run folder seen, its journal's time of writing.
+        let mut runs: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+        for project in project.within()? {
             let Ok(list) = std::fs::read_dir(project.dir().join("runs")) else {
                 continue;
             };
-            for entry in list.flatten() {
-                let Ok(modified) = std::fs::symlink_metadata(entry.path().join("journal"))
-                    .and_then(|m| m.modified())
-                else {
-                    continue;
-                };
-                if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
-                    newest = Some((modified, entry.path()));
-                }
-            }
+            runs.extend(list.flatten().filter_map(|entry| {
+                let journal = std::fs::symlink_metadata(entry.path().join("journal"));
+                Some((journal.and_then(|m| m.modified()).ok()?, entry.path()))
+            }));
         }
-        let Some((_, dir)) = newest else {
+        let Some((_, dir)) = runs.iter().max_by_key(|(at, _)| *at).cloned() else {
             return Ok(None);
+        };
+        let id_of = |dir: &Path| {
+            std::fs::read_to_string(dir.join("id"))
+                .ok()
+                .filter(|id| !id.is_empty())
         };
         // Only a whole id: a run whose first process was killed before writing it is named by
         // its folder, and read alone.
-        match std::fs::read_to_string(dir.join("id"))
-            .ok()
-            .filter(|id| !id.is_empty())
-        {
-            Some(id) => Ok(Journal::existing(&id, here)?.map(|j| (j, id))),
-            None => {
-                let id = dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(Some((Journal::reading(dir), id)))
-            }
-        }
+        let Some(id) = id_of(&dir) else {
+            let id = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(Some((Journal::reading(dir), id)));
+        };
+        let same = runs
+            .into_iter()
+            .map(|(_, d)| d)
+            .filter(|d| *d == dir || id_of(d).as_ref() == Some(&id));
+        Ok(Journal::of_dirs(same).map(|j| (j, id)))
     }
 
-    /// Where a run in one process (no run id) of the project of `cases` leaves the records
-    /// `goldgate review` acts on: its failed tests, its tests new to their baseline and its
-    /// tests with a field that is not an exact match. Not a run's journal: `goldgate report
-    /// --last` never reads it.
-    pub(crate) fn of_the_last_run_in_one_process(cases: &Path) -> std::io::Result<Journal> {
-        let dir = Project::of(cases)?.dir().join("last-run");
-        crate::base::state::sub_dir(&dir)?;
-        Ok(Journal::reading(dir))
+    /// Where a run in one process (no run id) of `project` leaves the records `goldgate review`
+    /// acts on: its failed tests, its tests new to their baseline and its tests with a field
+    /// that is not an exact match. Not a run's journal: `goldgate report --last` never reads it.
+    pub(crate) fn of_the_last_run_in_one_process(project: &Project) -> Journal {
+        Journal::reading(project.dir().join("last-run"))
+    }
+
+    /// Holds the journal's lock, for a writer that replaces it whole.
+    pub(crate) fn hold(&self) -> std::io::Result<crate::base::fs::Held> {
+        crate::base::state::sub_dir(&self.dir)?;
+        lock_file(&self.lock())
     }
 
     /// Removes the journal: what it holds is not the last run's.
@@ -177,12 +184,11 @@ impl Journal {
         })
     }
 
-    /// The records `goldgate review` reads for the cases folder `cases`: the newest run's
-    /// journal its project sees, or its project's last run in one process when that wrote after
-    /// it; with what to call it.
-    pub(crate) fn to_review(cases: &Path) -> std::io::Result<Option<(Journal, String)>> {
-        let newest = Journal::last(cases)?;
-        let own = Journal::of_the_last_run_in_one_process(cases)?;
+    /// The records `goldgate review` reads for `project`: the newest run's journal it sees, or
+    /// its last run in one process when that wrote after it; with what to call it.
+    pub(crate) fn to_review(project: &Project) -> std::io::Result<Option<(Journal, String)>> {
+        let newest = Journal::last(project)?;
+        let own = Journal::of_the_last_run_in_one_process(project);
         let own_at = own.exists().then(|| own.written_at().ok()).flatten();
         let newest_at = newest.as_ref().and_then(|(j, _)| j.written_at().ok());
         Ok(match (own_at, newest_at) {

@@ -197,14 +197,18 @@ impl Kept {
     /// Puts the records for `goldgate review` of the project of `cases` in place. A full run's
     /// replace the last ones (a run with none leaves none, so that review does not read an
     /// older run's); a `filtered` run's (review's own reruns among them) replace those of the
-    /// tests it ran and keep the others, so that the queue lives as long as its items. One whose
-    /// records could not all be kept leaves none.
+    /// tests it ran and keep the others, so that the queue lives as long as its items. Under the
+    /// records' lock: two runs of a project at once each keep what the other wrote. A full run
+    /// whose records could not all be kept leaves none; a filtered one leaves the last ones.
     pub(crate) fn finish_review_records(&mut self) {
         let Some((cases, filtered)) = self.review_of.clone() else {
             return;
         };
-        let cases = cases.as_path();
-        let Ok(last) = super::journal::Journal::of_the_last_run_in_one_process(cases) else {
+        let Ok(project) = crate::base::state::Project::of(&cases) else {
+            return;
+        };
+        let last = super::journal::Journal::of_the_last_run_in_one_process(&project);
+        let Ok(_held) = last.hold() else {
             return;
         };
         let own = match std::mem::replace(&mut self.reviewable, ForReview::Failed) {
@@ -227,7 +231,7 @@ impl Kept {
             .collect();
         let done = own.and_then(|own| {
             let mut next = last.begin()?;
-            if filtered && let Some((before, _)) = super::journal::Journal::to_review(cases)? {
+            if filtered && let Some((before, _)) = super::journal::Journal::to_review(&project)? {
                 before.copy_records(&mut next, |test| !ran.contains(test))?;
             }
             if let Some(mut own) = own {
@@ -238,7 +242,7 @@ impl Kept {
             next.write(aggregates.as_bytes())?;
             next.finish()
         });
-        if done.is_err() {
+        if done.is_err() && !filtered {
             last.forget();
         }
     }

@@ -106,7 +106,8 @@ fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, String> {
             written_at,
         });
     }
-    let (journal, id) = Journal::to_review(&args.dir).map_err(|e| e.to_string())?.ok_or(
+    let project = crate::base::state::Project::find(&args.dir).map_err(|e| e.to_string())?;
+    let (journal, id) = Journal::to_review(&project).map_err(|e| e.to_string())?.ok_or(
         "no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
     )?;
     let written_at = journal.written_at().map_err(|e| e.to_string())?;
