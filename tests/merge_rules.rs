@@ -303,6 +303,13 @@ pipeline gpt:
         stdout(&out)
     );
     assert!(!stdout(&out).contains("pipeline claude"));
+    // A misspelt pipeline explains none of the others.
+    let out = goldgate(dir.path(), &["lint", "cases", "--explain", "inv/acme::gtp"]);
+    assert_eq!(
+        stdout(&out),
+        "error: no test is named `inv/acme::gtp`: its case has `inv/acme::claude`, `inv/acme::gpt`\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
     let out = goldgate(dir.path(), &["lint", "cases", "--explain", "inv/acmee"]);
     assert_eq!(
         stdout(&out),

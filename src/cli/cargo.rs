@@ -86,6 +86,25 @@ fn new_run_id() -> String {
     format!("cargo-goldgate-{nanos}-{}", std::process::id())
 }
 
+/// Whether the runner's arguments run a part of the tests it lists: a partition, a filter
+/// expression, the test binary's own flags after a second `--` (a name filter, `--skip`,
+/// `--exact`), or which ignored tests run.
+fn runs_a_subset(args: &[OsString]) -> bool {
+    const SELECTING: [&str; 6] = [
+        "--partition",
+        "-E",
+        "--filter-expr",
+        "--filterset",
+        "--run-ignored",
+        "--",
+    ];
+    args.iter().filter_map(|a| a.to_str()).any(|a| {
+        SELECTING
+            .iter()
+            .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
+    })
+}
+
 /// The test runner's command: `cargo test ARGS` or `cargo nextest run ARGS`, under `run_id`.
 fn runner(asked: &Asked, run_id: &str) -> std::process::Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -102,14 +121,7 @@ fn runner(asked: &Asked, run_id: &str) -> std::process::Command {
         .env("GOLDGATE_RUN_END", "later");
     // A partition or a filter expression runs some of the tests the runner lists: the others
     // are no tests that never ran.
-    let subset = asked.runner_args.iter().any(|a| {
-        a.to_str().is_some_and(|a| {
-            ["--partition", "-E", "--filter-expr", "--filterset"]
-                .iter()
-                .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
-        })
-    });
-    if subset {
+    if runs_a_subset(&asked.runner_args) {
         runner.env("GOLDGATE_SUBSET", "1");
     }
     runner
@@ -196,6 +208,24 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_partition_a_filter_expression_or_the_binarys_own_filters_run_a_subset() {
+        assert!(runs_a_subset(&args(&["--partition", "hash:1/2"])));
+        assert!(runs_a_subset(&args(&["--partition=count:1/3"])));
+        assert!(runs_a_subset(&args(&["-E", "test(acme)"])));
+        assert!(runs_a_subset(&args(&[
+            "--no-fail-fast",
+            "--",
+            "--skip",
+            "live/"
+        ])));
+        assert!(!runs_a_subset(&args(&[
+            "--no-fail-fast",
+            "--test",
+            "goldgate"
+        ])));
     }
 
     #[test]

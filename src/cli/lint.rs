@@ -142,6 +142,14 @@ pub fn explain(cases: &Path, rubrics: &Path, case: &str) -> Result<String, Vec<S
     };
     let entries = load_folder(&found, cases, rubrics, wanted);
     let one_pipeline: Vec<&Entry> = entries.iter().filter(|e| e.id == case).collect();
+    // `acme::gtp` names a pipeline's test the case does not have: never its other pipelines'.
+    if id.is_none() && one_pipeline.is_empty() && !entries.is_empty() {
+        let tests: Vec<String> = entries.iter().map(|e| format!("`{}`", e.id)).collect();
+        return Err(vec![format!(
+            "no test is named `{case}`: its case has {}",
+            tests.join(", ")
+        )]);
+    }
     let chosen: Vec<&Entry> = if one_pipeline.is_empty() {
         entries.iter().collect()
     } else {

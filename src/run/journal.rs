@@ -256,23 +256,26 @@ impl Journal {
     }
 
     fn read_records(&self) -> std::io::Result<Records> {
-        let file = open_private(&self.path())?;
         if self.others.is_empty() {
-            return Records::read(file, true);
+            return Records::read(open_private(&self.path())?, true);
         }
         // A run over several projects: their journals read as one, each from a line of its own.
         let mut all = tempfile::tempfile()?;
         for path in
             std::iter::once(self.path()).chain(self.others.iter().map(|d| d.join("journal")))
         {
-            let mut bytes = Vec::new();
-            open_private(&path)?.read_to_end(&mut bytes)?;
-            if bytes.last().is_some_and(|&b| b != b'\n') {
-                bytes.push(b'\n');
+            let (mut source, mut buf, mut last) = (open_private(&path)?, vec![0; 1 << 16], b'\n');
+            loop {
+                let n = source.read(&mut buf)?;
+                let Some(&end) = buf[..n].last() else { break };
+                all.write_all(&buf[..n])?;
+                last = end;
             }
-            all.write_all(&bytes)?;
+            // A torn last line stays torn, and the next journal starts on a line of its own.
+            if last != b'\n' {
+                all.write_all(b"\n")?;
+            }
         }
-        drop(file);
         Records::read(all, true)
     }
 
@@ -326,7 +329,10 @@ impl Journal {
             }
             let mut text = String::new();
             open_private(&path)?.read_to_string(&mut text)?;
-            keys.extend(text.lines().filter_map(super::outputs::key_of_listed));
+            keys.extend(
+                text.split_inclusive('\n')
+                    .filter_map(super::outputs::key_of_listed),
+            );
         }
         Ok(keys)
     }

@@ -59,10 +59,9 @@ pub(crate) fn listed_line(id: &str) -> String {
     line(Kind::Listed, id, "{}")
 }
 
-/// The key (scope and name) of a listed test's line, as [`Records`] keys its records.
-pub(crate) fn key_of_listed(text: &str) -> Option<String> {
-    let with_end = format!("{text}\n");
-    match split(&with_end)? {
+/// The key (scope and name) of a listed test's whole line, as [`Records`] keys its records.
+pub(crate) fn key_of_listed(line: &str) -> Option<String> {
+    match split(line)? {
         (Kind::Listed, key, _) => Some(key),
         _ => None,
     }
@@ -107,10 +106,14 @@ pub(crate) fn test_of_line(text: &str) -> Option<String> {
 fn parts(text: &str) -> Option<(Kind, &str, String, &str)> {
     let text = text.strip_suffix('\n')?;
     let (tag, rest) = text.split_once('\t')?;
-    let kind = match tag.split_once('/')? {
-        ("case", v) if v == RECORD_VERSION.to_string() => Kind::Case,
-        ("aggregate", v) if v == RECORD_VERSION.to_string() => Kind::Aggregate,
-        ("listed", v) if v == RECORD_VERSION.to_string() => Kind::Listed,
+    let (name, version) = tag.split_once('/')?;
+    if version.parse() != Ok(RECORD_VERSION) {
+        return None;
+    }
+    let kind = match name {
+        "case" => Kind::Case,
+        "aggregate" => Kind::Aggregate,
+        "listed" => Kind::Listed,
         _ => return None,
     };
     // A journal's line names the cases folder it comes from first (see `Journal::line_of`): its
