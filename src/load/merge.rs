@@ -5,7 +5,7 @@
 
 use serde_saphyr::Spanned;
 
-use crate::model::metric::{Metric, Threshold};
+use crate::model::metric::Metric;
 use crate::spec::ThresholdsSpec;
 
 /// The bounds that hold for a case, in the order of the metrics: each from the nearest level
@@ -29,12 +29,6 @@ pub(super) fn holding_bounds(
         }
     }
     out
-}
-
-/// Thresholds gathered from several levels, put back in the order of the metrics (the order one
-/// level's bounds come in), so that a merged case reads as a written one.
-pub(super) fn in_metric_order(thresholds: &mut [Threshold]) {
-    thresholds.sort_by_key(|t| Metric::ALL.iter().position(|m| *m == t.metric));
 }
 
 /// A level's rubrics over those inherited from the levels above: one whose label an inherited

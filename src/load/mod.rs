@@ -653,7 +653,7 @@ impl CaseIn<'_> {
                 let resolved = sets.resolve(level.file, &path, entry, &mut own);
                 // A suite's rubric is checked against this case's gold: its mistake names the case.
                 let resolved = match resolved {
-                    Err(e) if level.file != self.file => Err(as_applied_to(self.file, e)),
+                    Err(e) if level.suite => Err(as_applied_to(self.file, e)),
                     other => other,
                 };
                 keep(errors, resolved, ());
@@ -706,7 +706,7 @@ impl CaseIn<'_> {
                 })),
             }
         }
-        merge::in_metric_order(&mut out);
+        Threshold::in_metric_order(&mut out);
         out
     }
 

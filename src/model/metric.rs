@@ -252,6 +252,14 @@ pub struct Threshold {
     pub column: u64,
 }
 
+impl Threshold {
+    /// Puts bounds gathered from several places (suites, a pipeline, a case) back in the order
+    /// of the metrics, so that a merged set reads as a written one.
+    pub fn in_metric_order(thresholds: &mut [Threshold]) {
+        thresholds.sort_by_key(|t| Metric::ALL.iter().position(|m| *m == t.metric));
+    }
+}
+
 /// How far a value may miss a threshold and still meet it: it absorbs floating-point noise in
 /// sums (`1 − (0.1 + 0.2)` must meet `min_score: 0.7`); no metric is that close by design.
 pub const SLACK: f64 = 1e-9;

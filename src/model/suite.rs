@@ -101,7 +101,7 @@ impl PipelineBounds {
             .chain(&self.set)
             .cloned()
             .collect();
-        bounds.sort_by_key(|t| Metric::ALL.iter().position(|m| *m == t.metric));
+        Threshold::in_metric_order(&mut bounds);
         bounds
     }
 }
