@@ -51,16 +51,21 @@ fn baseline_names(root: &Path) -> Vec<String> {
     json["cases"].as_object().unwrap().keys().cloned().collect()
 }
 
+/// The verdict lines of the case tests (the aggregates' left out).
+fn case_verdicts(out: &str) -> Vec<String> {
+    verdicts(out)
+        .into_iter()
+        .filter(|v| !v.contains("aggregate"))
+        .collect()
+}
+
 /// A run that finds every entry: `c`'s regression is found under its former name, no test is
 /// new, no entry is of a test that no longer exists, and the gate pairs every case.
 fn assert_every_entry_found(root: &Path) {
     let (run, report) = goldgate_report(root, &["test", "cases"]);
     let out = stdout(&run);
     assert_eq!(
-        verdicts(&out)
-            .into_iter()
-            .filter(|v| !v.contains("aggregate"))
-            .collect::<Vec<_>>(),
+        case_verdicts(&out),
         [
             "test inv/a::gemini ... ok",
             "test inv/b::gemini ... ok",
@@ -241,10 +246,7 @@ fn a_suites_document_names_each_cases_own() {
     let run = goldgate(dir.path(), &["test", "cases"]);
     let out = stdout(&run);
     assert_eq!(
-        verdicts(&out)
-            .into_iter()
-            .filter(|v| !v.contains("aggregate"))
-            .collect::<Vec<_>>(),
+        case_verdicts(&out),
         ["test inv/a::p ... ok", "test inv/b::p ... FAILED"],
         "{out}"
     );
