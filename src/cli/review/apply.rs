@@ -326,6 +326,28 @@ impl Session {
             .collect()
     }
 
+    /// Whether `file`, which holds `text`, changed since the run: not as this session wrote it,
+    /// or written after the run.
+    fn changed_since_the_run(&self, file: &Path, text: &str) -> bool {
+        match self.written.get(file) {
+            Some(mine) => mine != text,
+            None => std::fs::metadata(file)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t > self.written_at),
+        }
+    }
+
+    /// Writes an edited gold file atomically, keeping the byte-order mark it had (the reader
+    /// drops it), and notes the text as this session's.
+    fn write(&mut self, file: &Path, name: &str, text: String) -> Result<(), String> {
+        let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
+        let bytes = [if bom { BOM } else { &[] }, text.as_bytes()].concat();
+        crate::base::fs::write_atomically(file, &bytes)
+            .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        self.written.insert(file.to_path_buf(), text);
+        Ok(())
+    }
+
     /// One gold edit: the file read, checked unchanged since the run, edited, the edit read back
     /// and checked to change that value alone, written atomically. The one-line diff.
     fn edit(
@@ -344,16 +366,7 @@ impl Session {
             .find_map(|t| self.places.get(t))
             .ok_or("its case no longer loads: run the tests again")?
             .clone();
-        let value = match item.value_of(pipeline) {
-            Some(p) => p.value.clone(),
-            None => {
-                return Err(match pipeline {
-                    Some(name) => format!("no value of the pipeline `{name}` for this field"),
-                    None => "no prediction to take: name one with `--pipeline NAME`".to_owned(),
-                });
-            }
-        };
-        let value = as_gold(item, value);
+        let value = taken(item, pipeline)?;
         if let Some((csv, _)) = place
             .sources
             .iter()
@@ -376,14 +389,8 @@ impl Session {
             ));
         }
         let text = crate::base::fs::read_text(file).map_err(|e| e.to_string())?;
-        let changed = match self.written.get(file) {
-            Some(mine) => *mine != text,
-            None => std::fs::metadata(file)
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t > self.written_at),
-        };
         let rerun = "run the tests again (`goldgate review --run`) and review what they find";
-        if changed {
+        if self.changed_since_the_run(file, &text) {
             return Err(format!("`{name}` changed since the run: {rerun}"));
         }
         let root: Node = parse_yaml(file, &text).map_err(|e| e.to_string())?;
@@ -409,21 +416,7 @@ impl Session {
             _ => format!("{name}:{e}"),
         })?;
         // Read back: the new text must be the old tree with this one value changed.
-        let new = Value::from_json(&value);
-        let mut expected = root.to_value();
-        let changed_to = match action {
-            Action::Accept => new,
-            _ => match node.to_value() {
-                Value::Map(mut entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
-                    if let Value::List(items) = &mut entries[0].1 {
-                        items.push(new);
-                    }
-                    Value::Map(entries)
-                }
-                old => Value::Map(vec![("any_of".to_owned(), Value::List(vec![old, new]))]),
-            },
-        };
-        set(&mut expected, &path, changed_to);
+        let expected = edited_tree(&root, node, &path, action, &value);
         let read_back: Option<Node> = parse_yaml(file, &edit.text).ok();
         if read_back.map(|n| n.to_value()) != Some(expected) {
             return Err(format!(
@@ -431,12 +424,7 @@ impl Session {
                 edit.line
             ));
         }
-        // The reader drops a byte-order mark; the file keeps the one it had.
-        let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
-        let bytes = [if bom { BOM } else { &[] }, edit.text.as_bytes()].concat();
-        crate::base::fs::write_atomically(file, &bytes)
-            .map_err(|e| format!("cannot write `{name}`: {e}"))?;
-        self.written.insert(file.clone(), edit.text);
+        self.write(file, &name, edit.text)?;
         self.edited.insert(key);
         Ok(crate::render::edit_line(
             &name,
@@ -457,6 +445,39 @@ fn said(result: Result<(), String>) -> bool {
             false
         }
     }
+}
+
+/// The value an accept or a variant takes: `pipeline`'s, else the proposed one, as the gold
+/// writes it.
+fn taken(item: &Item, pipeline: Option<&str>) -> Result<Json, String> {
+    match item.value_of(pipeline) {
+        Some(p) => Ok(as_gold(item, p.value.clone())),
+        None => Err(match pipeline {
+            Some(name) => format!("no value of the pipeline `{name}` for this field"),
+            None => "no prediction to take: name one with `--pipeline NAME`".to_owned(),
+        }),
+    }
+}
+
+/// The tree `root` as an edit should leave it: the gold `node` at `path` replaced by `value`
+/// (accept), or given it as one more variant.
+fn edited_tree(root: &Node, node: &Node, path: &[&str], action: Action, value: &Json) -> Value {
+    let new = Value::from_json(value);
+    let changed_to = match action {
+        Action::Accept => new,
+        _ => match node.to_value() {
+            Value::Map(mut entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
+                if let Value::List(items) = &mut entries[0].1 {
+                    items.push(new);
+                }
+                Value::Map(entries)
+            }
+            old => Value::Map(vec![("any_of".to_owned(), Value::List(vec![old, new]))]),
+        },
+    };
+    let mut expected = root.to_value();
+    set(&mut expected, path, changed_to);
+    expected
 }
 
 /// A predicted value as the gold writes it: a field read as a number keeps a number
