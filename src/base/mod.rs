@@ -4,6 +4,7 @@
 //! and load errors, file helpers and shell quoting.
 
 pub mod budget;
+pub mod decimal;
 pub mod field_path;
 pub mod fs;
 pub mod image;

@@ -33,6 +33,24 @@ impl Normalize {
         collapse_whitespace: false,
     };
 
+    /// As a rubric's text checks compare (`equals`, `one_of`, `contains`, `not_contains`): the
+    /// steps after invisible characters are removed, when any step is on. `has been pa\u{200B}id`
+    /// reads `has been paid` to a person, so `not_contains: [has been paid]` must find it there.
+    /// The field metrics keep to §4.1 of the spec (and to its reference) and do not remove them.
+    ///
+    /// ```
+    /// use goldgate::Normalize;
+    /// assert_eq!(Normalize::ALL.apply_visible("pa\u{200B}id"), "paid");
+    /// assert_eq!(Normalize::NONE.apply_visible("pa\u{200B}id"), "pa\u{200B}id");
+    /// ```
+    pub fn apply_visible(&self, text: &str) -> String {
+        if *self == Normalize::NONE || !text.chars().any(is_invisible) {
+            return self.apply(text);
+        }
+        let visible: String = text.chars().filter(|&c| !is_invisible(c)).collect();
+        self.apply(&visible)
+    }
+
     /// Applies the steps in the order of the spec.
     ///
     /// ```
@@ -110,6 +128,17 @@ impl Normalize {
         }
         out
     }
+}
+
+/// A character Unicode says to draw as nothing (Default_Ignorable_Code_Point, Unicode 16.0):
+/// zero-width spaces and joiners, the soft hyphen, the byte order mark, variation selectors, bidi
+/// controls, tags.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
 }
 
 /// Below U+0250 (Latin-1 and Latin Extended-A and B) no character is a combining mark, and
@@ -239,6 +268,24 @@ mod tests {
         assert_eq!(
             n.in_one_pass("  Société\u{a0}Générale "),
             Some("societe generale".into())
+        );
+    }
+
+    #[test]
+    fn invisible_characters_are_no_text_to_a_check() {
+        let all = Normalize::ALL;
+        assert_eq!(all.apply_visible("has been pa\u{200B}id"), "has been paid");
+        assert_eq!(all.apply_visible("has been pa\u{AD}id"), "has been paid");
+        assert_eq!(
+            all.apply_visible("\u{FEFF}Paid\u{2060} \u{200D} now"),
+            "paid now"
+        );
+        assert_eq!(all.apply_visible("İ pa\u{200B}id"), all.apply("İ paid"));
+        // The field metrics compare as §4.1 says, invisible characters kept.
+        assert_eq!(all.apply("pa\u{200B}id"), "pa\u{200B}id");
+        assert_eq!(
+            Normalize::NONE.apply_visible("pa\u{200B}id"),
+            "pa\u{200B}id"
         );
     }
 

@@ -1,6 +1,8 @@
 //! Reading amounts and dates the way invoices write them, for `compare: number | date`.
 
-/// Reads an amount: `1 234,50`, `1,234.50`, `1.234,50`, `€1234.5`, `1234.50 EUR`, `-12`, `(12.50)`,
+use crate::base::decimal::Decimal;
+
+/// Reads an amount, exactly (see [`Decimal`]): `1 234,50`, `1,234.50`, `1.234,50`, `€1234.5`, `1234.50 EUR`, `-12`, `(12.50)`,
 /// `1e3`. Anything else (`12 apples`, `5 or 6`, `1.2.3`) is not a number.
 ///
 /// A currency sign or an ISO code (`EUR`, `usd`) may stand before or after the digits. Groups of
@@ -8,17 +10,17 @@
 /// group after the first having three digits. With both `.` and `,`, the last is the decimal
 /// mark. A single `.` is the decimal mark (`1.234` is 1.234, as JSON writes it); a single `,`
 /// before exactly three digits groups thousands (`1,234` is 1234), otherwise it is the decimal mark.
-pub fn parse_number(text: &str) -> Option<f64> {
+pub fn read_number(text: &str) -> Option<Decimal> {
     let (negative, number) = signed(text)?;
-    let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite())?;
-    // `+ 0.0` reads `-0` as 0: a zero has no sign to compare or to show.
-    Some(if negative { -value } else { value } + 0.0)
+    Decimal::parse(negative, &number)
 }
 
-/// The sign and the digits of a number as [`parse_number`] reads it: `("1234.50", false)` for
+/// The sign and the digits of a number as [`read_number`] reads it: `("1234.50", false)` for
 /// `1 234,50 €`; scientific notation as written.
 fn signed(text: &str) -> Option<(bool, String)> {
     let mut t = text.trim();
+    // Accounting parentheses and a minus say one thing, negative: `(-12.50)` is -12.50, as
+    // the ledgers that write both mean it, never +12.50 by two signs cancelling.
     let mut negative = false;
     if let Some(inner) = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
         t = inner.trim();
@@ -26,73 +28,36 @@ fn signed(text: &str) -> Option<(bool, String)> {
     }
     t = strip_currency(t);
     if let Some(rest) = t.strip_prefix(['-', '−']) {
-        negative = !negative;
+        negative = true;
         t = rest.trim_start();
     } else if let Some(rest) = t.strip_prefix('+') {
         t = rest.trim_start();
     } else if let Some(rest) = t.strip_suffix('-') {
-        negative = !negative; // a trailing minus, as some ledgers print
+        negative = true; // a trailing minus, as some ledgers print
         t = rest.trim_end();
     }
     t = strip_currency(t);
     Some((negative, body(t)?))
 }
 
-/// A number read exactly, as an integer count of `10^-scale`, when it is written without an
-/// exponent and fits 38 digits: beyond 2^53 a float would read `9007199254740993` as
-/// `9007199254740992`.
-fn exact(text: &str) -> Option<(i128, u32)> {
-    let (negative, number) = signed(text)?;
-    if number.contains(['e', 'E']) {
-        return None;
-    }
-    let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
-    if whole.len() + fraction.len() > 38 {
-        return None;
-    }
-    let value: i128 = format!("{whole}{fraction}").parse().ok()?;
-    Some((if negative { -value } else { value }, fraction.len() as u32))
-}
-
-/// `|a - b|` of two numbers computed exactly (then rounded once), when both are written without
-/// an exponent in at most 38 digits; `None` otherwise.
-pub fn exact_difference(a: &str, b: &str) -> Option<f64> {
-    let ((x, sx), (y, sy)) = (exact(a)?, exact(b)?);
-    let scale = sx.max(sy);
-    let x = x.checked_mul(10i128.checked_pow(scale - sx)?)?;
-    let y = y.checked_mul(10i128.checked_pow(scale - sy)?)?;
-    let difference = x.checked_sub(y)?.unsigned_abs();
-    Some(difference as f64 / 10f64.powi(scale as i32))
-}
-
 /// A number as a gold file writes it, its decimals kept: no currency, no group separators, `.` as
 /// the decimal mark (`4,512.00 €` -> `4512.00`, `(12.50)` -> `-12.50`, `1e3` as written).
 pub fn plain_number(text: &str) -> Option<String> {
     let (negative, number) = signed(text)?;
-    let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite())?;
     // A zero has no sign to write (`-0.00` is `0.00`).
-    let sign = if negative && value != 0.0 { "-" } else { "" };
+    let sign = if Decimal::parse(negative, &number)?.is_zero() || !negative {
+        ""
+    } else {
+        "-"
+    };
     Some(format!("{sign}{number}"))
 }
 
 /// A number in one written form, exact: no group separators, `.` as the decimal mark, no
-/// leading or trailing zeros, no sign on zero (`1 234,50 €` -> `1234.5`, `-0` -> `0`). Numbers in
-/// scientific notation or of more than 38 digits take their shortest float form.
+/// exponent, no leading or trailing zeros, no sign on zero (`1 234,50 €` -> `1234.5`, `-0` ->
+/// `0`, `1e3` -> `1000`), every digit kept at any length.
 pub fn canonical_number(text: &str) -> Option<String> {
-    let Some((value, scale)) = exact(text) else {
-        return parse_number(text).map(|n| format!("{n}"));
-    };
-    let digits = value.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (whole, fraction) = padded.split_at(padded.len() - scale);
-    let fraction = fraction.trim_end_matches('0');
-    let sign = if value < 0 { "-" } else { "" };
-    Some(if fraction.is_empty() {
-        format!("{sign}{whole}")
-    } else {
-        format!("{sign}{whole}.{fraction}")
-    })
+    read_number(text).map(|n| n.to_string())
 }
 
 const ISO_CODES: [&str; 12] = [
@@ -137,7 +102,16 @@ fn body(t: &str) -> Option<String> {
     if t.contains(['e', 'E']) {
         let ok = t.chars().all(|c| c.is_ascii_digit() || "eE+-.".contains(c))
             && t.starts_with(|c: char| c.is_ascii_digit());
-        return (ok && t.parse::<f64>().is_ok_and(f64::is_finite)).then(|| t.to_owned());
+        // A finite float that does not vanish: `1e999` and `1e-999` are no amounts, and the
+        // exponent of what is read stays within what a float can say (sums stay cheap).
+        let mantissa_is_zero = t
+            .split(['e', 'E'])
+            .next()
+            .is_some_and(|m| m.chars().all(|c| c == '0' || c == '.'));
+        let fits = t
+            .parse::<f64>()
+            .is_ok_and(|v| v.is_finite() && (v != 0.0 || mantissa_is_zero));
+        return (ok && fits).then(|| t.to_owned());
     }
     let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}' || c == '\u{2009}';
     let is_sep = |c: char| is_space(c) || matches!(c, '.' | ',' | '\'' | '’');
@@ -318,8 +292,14 @@ pub fn parse_date(text: &str, day_first: bool) -> Option<Date> {
     valid(year, month, day)
 }
 
+/// An ISO date, alone or with a time of day after it (`2024-03-05T10:30:00Z`): anything else after
+/// the date (`2024-03-05 2099-12-31`, `2024-03-05 (not 2024-04-05)`) makes the value no date.
 fn iso(text: &str) -> Option<Date> {
-    let date = text.split(['t', ' ']).next()?;
+    let end = text.find(['t', ' ']).unwrap_or(text.len());
+    let (date, rest) = text.split_at(end);
+    if !rest.is_empty() && !time_of_day(&rest[1..]) {
+        return None;
+    }
     let parts: Vec<&str> = date.split(['-', '/']).collect();
     match parts.as_slice() {
         [y, m, d] if y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()) => {
@@ -327,6 +307,55 @@ fn iso(text: &str) -> Option<Date> {
         }
         _ => None,
     }
+}
+
+/// A time of day as it follows a date, lowercased: `10:30`, `10:30:00.123`, then optionally
+/// `am`/`pm` and a zone (`z`, `utc`, `gmt`, `+01:00`, `-0500`), spaces between them allowed.
+fn time_of_day(text: &str) -> bool {
+    let text = text.trim();
+    let clock_end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == ':' || c == '.'))
+        .unwrap_or(text.len());
+    let (clock, rest) = text.split_at(clock_end);
+    let fields: Vec<&str> = clock.split(':').collect();
+    let two_digits = |f: &str| f.len() == 2 && f.chars().all(|c| c.is_ascii_digit());
+    let clock_ok = match fields.as_slice() {
+        [h, m] => (1..=2).contains(&h.len()) && two_digits(m),
+        [h, m, sec] => {
+            let (whole, fraction) = sec.split_once('.').unwrap_or((sec, "0"));
+            (1..=2).contains(&h.len())
+                && two_digits(m)
+                && two_digits(whole)
+                && !fraction.is_empty()
+                && fraction.chars().all(|c| c.is_ascii_digit())
+        }
+        _ => false,
+    };
+    if !clock_ok || fields[0].chars().any(|c| !c.is_ascii_digit()) {
+        return false;
+    }
+    let rest = rest.trim_start();
+    let rest = rest
+        .strip_prefix("am")
+        .or_else(|| rest.strip_prefix("pm"))
+        .unwrap_or(rest)
+        .trim_start();
+    zone(rest)
+}
+
+/// Nothing, or a time zone: `z`, `utc`, `gmt`, or an offset `+01:00`, `-0500`, `+01`.
+fn zone(text: &str) -> bool {
+    if matches!(text, "" | "z" | "utc" | "gmt") {
+        return true;
+    }
+    let Some(offset) = text.strip_prefix(['+', '-']) else {
+        return false;
+    };
+    let digits: String = offset.chars().filter(|&c| c != ':').collect();
+    let colons = offset.matches(':').count();
+    (digits.len() == 2 || digits.len() == 4)
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && (colons == 0 || (colons == 1 && offset.find(':') == Some(2) && digits.len() == 4))
 }
 
 fn month_name(token: &str) -> Option<u32> {
@@ -397,6 +426,11 @@ mod plain {
 mod tests {
     use super::*;
 
+    /// The number read, as the nearest float.
+    fn parse_number(text: &str) -> Option<f64> {
+        read_number(text).map(|n| n.to_f64() + 0.0)
+    }
+
     #[test]
     fn zero_has_no_sign_and_long_integers_are_read_digit_for_digit() {
         assert_eq!(parse_number("-0").map(f64::to_bits), Some(0f64.to_bits()));
@@ -415,15 +449,45 @@ mod tests {
             parse_number("9007199254740993"),
             parse_number("9007199254740992")
         );
+        let difference = |a: &str, b: &str| {
+            let (a, b) = (read_number(a).unwrap(), read_number(b).unwrap());
+            a.sub(&b).abs().to_string()
+        };
+        assert_eq!(difference("9007199254740993", "9007199254740992"), "1");
+        assert_eq!(difference("1 234,50", "1234.4"), "0.1");
+        assert_eq!(difference("-0", "0"), "0");
         assert_eq!(
-            exact_difference("9007199254740993", "9007199254740992"),
-            Some(1.0)
+            difference(&"9".repeat(39), "1"),
+            format!("{}8", "9".repeat(38))
         );
-        assert_eq!(exact_difference("1 234,50", "1234.4"), Some(0.1));
-        assert_eq!(exact_difference("-0", "0"), Some(0.0));
-        // Beyond 38 digits or in scientific notation: no exact difference.
-        assert_eq!(exact_difference(&"9".repeat(39), "1"), None);
-        assert_eq!(exact_difference("1e3", "1000"), None);
+        assert_eq!(difference("1e3", "1000"), "0");
+        // 40 digits that differ in the last: two numbers, one float.
+        let (a, b) = ("1".repeat(40), format!("{}2", "1".repeat(39)));
+        assert_eq!(canonical_number(&a), Some(a.clone()));
+        assert_eq!(difference(&a, &b), "1");
+        assert_eq!(parse_number(&a), parse_number(&b));
+        // A number too long for a float is a number all the same.
+        assert_eq!(canonical_number(&"9".repeat(400)), Some("9".repeat(400)));
+    }
+
+    #[test]
+    fn a_sign_is_read_once() {
+        for (text, want) in [
+            ("(-12.50)", -12.5),
+            ("(12.50-)", -12.5),
+            ("(12.50)", -12.5),
+            ("-12.50", -12.5),
+            ("(€ -12.50)", -12.5),
+        ] {
+            assert_eq!(parse_number(text), Some(want), "{text}");
+        }
+        assert_eq!(canonical_number("(-12.50)"), Some("-12.5".into()));
+        assert_eq!(plain_number("(-12.50)"), Some("-12.50".into()));
+        assert_eq!(parse_number("--12"), None);
+        // Scientific notation beyond a float, either way, is not an amount.
+        assert_eq!(parse_number("1e400"), None);
+        assert_eq!(read_number("1e-400"), None);
+        assert_eq!(canonical_number("0e-400"), Some("0".into()));
     }
 
     #[test]
@@ -483,11 +547,48 @@ mod tests {
         assert_eq!(parse_date("29/02/2023", true), None);
         assert_eq!(parse_date("soon", true), None);
     }
+
+    #[test]
+    fn a_date_is_the_whole_value_or_none() {
+        let march_5 = Some(Date {
+            year: 2024,
+            month: 3,
+            day: 5,
+        });
+        for text in [
+            "2024-03-05",
+            "2024-03-05T10:00:00Z",
+            "2024-03-05 10:30",
+            "2024-03-05 10:30:15.250 +01:00",
+            "2024-03-05T09:00:00-0500",
+            "2024-03-05 9:00 pm utc",
+        ] {
+            assert_eq!(parse_date(text, false), march_5, "{text}");
+        }
+        for text in [
+            "2024-03-05 2099-12-31",
+            "2024-03-05 foo bar",
+            "2024-03-05 (not 2024-04-05)",
+            "2024-03-05 to 2024-12-31",
+            "2024-03-05 / 2024-04-05",
+            "2024-03-05T",
+            "2024-03-05 10",
+            "2024-03-05 10:30 tomorrow",
+            "2024-03-05 10:30 +1",
+            "5 March 2024 or 6 March 2024",
+        ] {
+            assert_eq!(parse_date(text, false), None, "{text}");
+        }
+    }
 }
 
 #[cfg(test)]
 mod examples {
     use super::*;
+
+    fn parse_number(text: &str) -> Option<f64> {
+        read_number(text).map(|n| n.to_f64())
+    }
 
     #[test]
     fn amounts_in_many_forms() {

@@ -1,10 +1,11 @@
 //! Judging a rubric's check against a prediction, and the gate and score built from the verdicts
 //!.
 
+use crate::base::decimal::Decimal;
 use crate::base::field_path::{FieldPath, Missing};
 use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
-use crate::base::typed::{canonical_number, parse_date, parse_number};
+use crate::base::typed::{canonical_number, parse_date, read_number};
 use crate::base::value::Value;
 use crate::evaluate::field::{Scored, numbers_close, score_field};
 use crate::evaluate::finding::{Excerpt, Finding, Place, SumPart, Votes};
@@ -48,7 +49,7 @@ impl Context<'_> {
             return done.clone();
         }
         effort::spend(text.len() as u64 + 1);
-        let done: std::rc::Rc<str> = normalize.apply(text).into();
+        let done: std::rc::Rc<str> = normalize.apply_visible(text).into();
         if whole {
             self.whole_normalized
                 .borrow_mut()
@@ -482,7 +483,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
     let value = Excerpt::of(&raw);
     let (held, finding) = match check {
         Check::Equals(v) => {
-            let held = norm == normalize.apply(v);
+            let held = norm == normalize.apply_visible(v);
             let expected = v.clone();
             (
                 held,
@@ -494,7 +495,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
             )
         }
         Check::OneOf(options) => {
-            let held = options.iter().any(|v| normalize.apply(v) == norm);
+            let held = options.iter().any(|v| normalize.apply_visible(v) == norm);
             let options = options.clone();
             (
                 held,
@@ -508,7 +509,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
         Check::Contains(needles) => {
             let missing: Vec<String> = needles
                 .iter()
-                .filter(|s| !norm.contains(&normalize.apply(s)))
+                .filter(|s| !norm.contains(&normalize.apply_visible(s)))
                 .cloned()
                 .collect();
             let held = missing.is_empty();
@@ -525,7 +526,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
         Check::NotContains(needles) => {
             let found: Vec<String> = needles
                 .iter()
-                .filter(|s| norm.contains(&normalize.apply(s)))
+                .filter(|s| norm.contains(&normalize.apply_visible(s)))
                 .cloned()
                 .collect();
             let held = found.is_empty();
@@ -638,7 +639,7 @@ fn combined(
     whole: &Value,
 ) -> Judged {
     let here = t.at.as_ref();
-    let nested = |probes: &[Probe]| -> Result<Vec<Judged>, Judged> {
+    let nested = |probes: &[Probe]| -> Result<Vec<Judged>, Box<Judged>> {
         let results: Vec<Judged> = probes
             .iter()
             .map(|p| judge(p, here, cx, normalize, whole))
@@ -651,7 +652,7 @@ fn combined(
         if why.is_empty() {
             Ok(results)
         } else {
-            Err((State::Unchecked, several(why)))
+            Err(Box::new((State::Unchecked, several(why))))
         }
     };
     let failed = |results: Vec<Judged>| -> Vec<Finding> {
@@ -665,7 +666,7 @@ fn combined(
         Check::All(probes) => {
             let results = match nested(probes) {
                 Ok(results) => results,
-                Err(unchecked) => return unchecked,
+                Err(unchecked) => return *unchecked,
             };
             let failed = failed(results);
             let state = failed.is_empty().into();
@@ -675,7 +676,7 @@ fn combined(
         Check::Any(probes) => {
             let mut results = match nested(probes) {
                 Ok(results) => results,
-                Err(unchecked) => return unchecked,
+                Err(unchecked) => return *unchecked,
             };
             match results.iter().position(|(s, _)| *s == State::Held) {
                 Some(i) => (
@@ -708,14 +709,16 @@ fn combined(
     }
 }
 
-/// `sum_of`: the value read as a number against the sum of other fields' numbers.
+/// `sum_of`: the value read as a number against the sum of other fields' numbers, computed
+/// exactly (see [`Decimal`]): no rounding makes `1e308 + 1e308` equal to `1`, nor two long
+/// amounts equal that differ in a digit.
 fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Judged {
     let raw = t.value.as_text();
     let value = Excerpt::of(&raw);
-    let Some(total) = parse_number(&raw) else {
+    let Some(total) = read_number(&raw) else {
         return (State::Unchecked, Finding::NotANumber { value });
     };
-    let mut sum = 0.0;
+    let mut sum = Decimal::ZERO;
     let mut parts = Vec::new();
     for path in fields {
         if let Some(typo) = misspelt(path, cx) {
@@ -734,9 +737,10 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Jud
         for (at, v) in reached {
             let text = v.as_text();
             let at = at.to_string();
-            match parse_number(&text) {
+            match read_number(&text) {
                 Some(number) => {
-                    sum += number;
+                    sum = sum.add(&number);
+                    let number = number.to_string();
                     parts.push(SumPart { at, number });
                 }
                 None => {
@@ -746,15 +750,15 @@ fn sum_of(fields: &[FieldPath], tolerance: f64, t: &Target, cx: &Context) -> Jud
             }
         }
     }
-    let held = (total - sum).abs() <= tolerance + 1e-9 * total.abs().max(sum.abs()).max(1.0);
-    // The sum as it would be written: the float noise of adding decimals left out.
-    let sum = (sum * 1e9).round() / 1e9;
+    let difference = total.sub(&sum).abs();
+    // The tolerance is finite (checked at load), so it is a decimal.
+    let held = Decimal::from_f64(tolerance).is_some_and(|tolerance| difference <= tolerance);
     (
         held.into(),
         Finding::SumOf {
             value,
-            total,
-            sum,
+            total: total.to_string(),
+            sum: sum.to_string(),
             parts,
             tolerance,
             held,

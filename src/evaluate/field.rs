@@ -1,11 +1,10 @@
 //! One field's EM_i and ANLS_i, by its rule and the case's profile.
 
+use crate::base::decimal::Decimal;
 use crate::base::field_path::{FieldPath, Shape};
 use crate::base::location::closest_within;
 use crate::base::normalize::Normalize;
-use crate::base::typed::{
-    canonical_number, exact_difference, identifier_key, parse_date, parse_number,
-};
+use crate::base::typed::{canonical_number, identifier_key, parse_date, read_number};
 use crate::base::value::Value;
 use crate::evaluate::finding::{Note, Reading};
 use crate::metrics::anls_star::{Rules, Tree, match_list, score_with};
@@ -116,7 +115,7 @@ fn as_identifiers(scored: &mut Scored, variants: &[Value], p: &str) {
 /// A text prediction compared as a number or a date.
 fn as_typed(scored: &mut Scored, variants: &[Value], compare: Comparison, p: &str, pred: &Value) {
     let read = match compare {
-        Comparison::Number { tolerance } => parse_number(p).map(|_| {
+        Comparison::Number { tolerance } => read_number(p).map(|_| {
             variants.iter().any(|g| match g {
                 Value::Text(g) => numbers_close(g, p, tolerance),
                 _ => false,
@@ -325,15 +324,18 @@ fn compared_form(value: &Value, comparison: Comparison) -> Value {
     read.map_or_else(|| value.clone(), Value::Text)
 }
 
-/// Two written numbers equal within the tolerance: exactly when both are plain decimals (so
-/// that `9007199254740993` is not `9007199254740992`), else as floats within their rounding.
+/// Two written numbers equal within the tolerance, computed exactly at any length (see
+/// [`Decimal`]): `9007199254740993` is not `9007199254740992`, nor are two 40-digit numbers
+/// that differ in their last digit; the tolerance is read as it was written (`0.01`).
 pub(crate) fn numbers_close(a: &str, b: &str, tolerance: f64) -> bool {
-    if let Some(difference) = exact_difference(a, b) {
-        return difference <= tolerance * (1.0 + 4.0 * f64::EPSILON);
+    let (Some(a), Some(b)) = (read_number(a), read_number(b)) else {
+        return false;
+    };
+    let difference = a.sub(&b).abs();
+    match Decimal::from_f64(tolerance) {
+        Some(tolerance) => difference <= tolerance,
+        None => tolerance == f64::INFINITY,
     }
-    parse_number(a).zip(parse_number(b)).is_some_and(|(a, b)| {
-        (a - b).abs() <= tolerance + 4.0 * f64::EPSILON * a.abs().max(b.abs())
-    })
 }
 
 /// EM_i and ANLS_i in the default profile: text by §4.2, trees by ANLS* with §4.2 leaves.

@@ -65,8 +65,8 @@ pub struct Votes {
 pub struct SumPart {
     /// Its path.
     pub at: String,
-    /// Its value as a number.
-    pub number: f64,
+    /// Its value as a number, written in full (`1234.5`).
+    pub number: String,
 }
 
 /// What a rubric's check found. A check held, failed or could not be made; the verdict says
@@ -191,10 +191,10 @@ pub enum Finding {
     SumOf {
         /// The value.
         value: Excerpt,
-        /// The value read as a number.
-        total: f64,
-        /// The sum.
-        sum: f64,
+        /// The value read as a number, written in full (`1234.5`).
+        total: String,
+        /// The sum, computed exactly and written in full.
+        sum: String,
         /// Its terms.
         parts: Vec<SumPart>,
         /// The tolerance.

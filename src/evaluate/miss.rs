@@ -1,7 +1,7 @@
 //! What kind of miss a field that is not an exact match is: missing, invented, a format the
 //! rule does not accept, or wrong.
 
-use crate::base::typed::{exact_difference, identifier_key, parse_date, parse_number};
+use crate::base::typed::{identifier_key, parse_date, read_number};
 use crate::base::value::Value;
 
 /// The kind of a miss.
@@ -104,8 +104,8 @@ fn same_read_otherwise(gold: &Value, prediction: &Value) -> bool {
     };
     // Two numbers are read as numbers alone: `12.50` and `1250` are one identifier's keys, but
     // not one amount.
-    if let Some((a, b)) = parse_number(g).zip(parse_number(p)) {
-        return exact_difference(g, p).map_or(a == b, |d| d == 0.0);
+    if let Some((a, b)) = read_number(g).zip(read_number(p)) {
+        return a == b;
     }
     let date = [false, true].into_iter().any(|day_first| {
         parse_date(g, day_first).is_some() && parse_date(g, day_first) == parse_date(p, day_first)

@@ -6,7 +6,7 @@ use super::Here;
 use crate::base::field_path::FieldPath;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
-use crate::base::typed::{parse_date, parse_number};
+use crate::base::typed::{parse_date, read_number};
 use crate::base::value::Value;
 use crate::model::case::{Comparison, Correctness, FieldRule, GoldField};
 use crate::spec::{Compare, Correct, FieldRuleSpec, Node};
@@ -169,7 +169,7 @@ impl Here<'_> {
             let readable = match (variant, field.rule.compare) {
                 (Value::Null, _) => true,
                 (Value::Text(t), _) if t.trim().is_empty() => true,
-                (Value::Text(t), Comparison::Number { .. }) => parse_number(t).is_some(),
+                (Value::Text(t), Comparison::Number { .. }) => read_number(t).is_some(),
                 (Value::Text(t), Comparison::Date { day_first }) => {
                     parse_date(t, day_first).is_some()
                 }

@@ -14,7 +14,7 @@ use crate::base::fs::{by_its_words, outside_the_project, project_root, read_text
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
-use crate::base::typed::{parse_date, parse_number};
+use crate::base::typed::{parse_date, read_number};
 use crate::model::metric::SLACK;
 use crate::model::rubric::{Check, Probe, Rubric, RubricKind};
 use crate::spec::{Node, NodeKind, RubricEntry, RubricSetFile};
@@ -692,7 +692,7 @@ fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<C
     if let Some(node) = &e.number {
         let p = format!("{path}.number");
         let text = scalar(here, node, &p)?;
-        parse_number(&text).ok_or_else(|| {
+        read_number(&text).ok_or_else(|| {
             here.err(
                 node.mark,
                 &p,
@@ -942,7 +942,10 @@ fn needles(
             )
             .hint("give the words to look for"));
     }
-    if let Some(t) = texts.iter().find(|t| normalize.apply(t).trim().is_empty()) {
+    if let Some(t) = texts
+        .iter()
+        .find(|t| normalize.apply_visible(t).trim().is_empty())
+    {
         return Err(here
             .err(
                 node.mark,

@@ -231,8 +231,15 @@ pub fn json_of(value: &crate::base::value::Value) -> Value {
 
 /// The schema a gold tree implies when the case gives none: every key of the gold a property,
 /// a list an array of its first item's shape, anything else a leaf.
+///
+/// An empty list says no shape: it is a leaf, empty as `""` is (and so is an empty mapping), so that its scorer's rule for an
+/// empty value applies (`is_empty` is one rule for `""`, `[]` and `{}`): a prediction of
+/// nothing is not scored, anything else is wrong. As an array it would weigh nothing, and a
+/// prediction that is no list at all (`"WRONG"`) would score 1 there.
 pub fn schema_of(gold: &Value) -> Value {
     match gold {
+        Value::Array(items) if items.is_empty() => serde_json::json!({ "type": "string" }),
+        Value::Object(map) if map.is_empty() => serde_json::json!({ "type": "string" }),
         Value::Object(map) => serde_json::json!({
             "type": "object",
             "properties": map
@@ -242,7 +249,7 @@ pub fn schema_of(gold: &Value) -> Value {
         }),
         Value::Array(items) => serde_json::json!({
             "type": "array",
-            "items": items.first().map_or_else(|| serde_json::json!({ "type": "string" }), schema_of),
+            "items": schema_of(&items[0]),
         }),
         // A leaf says its type: an empty schema (`{}`) is no field at all to the benchmark.
         Value::String(_) => serde_json::json!({ "type": "string" }),
@@ -793,6 +800,34 @@ mod tests {
         assert_eq!(normalized_text("snake_case-id"), "snake_caseid");
         assert_eq!(normalized_text("ΟΔΟΣ ΑΘΗΝΑ"), "οδοσαθηνα");
         assert_eq!(normalized_text("ΟΔΟΣ-ΑΘΗΝΑ"), "οδοςαθηνα");
+    }
+
+    #[test]
+    fn an_empty_gold_is_one_rule_whatever_its_type() {
+        use serde_json::json;
+        for empty in [json!(""), json!([]), json!({})] {
+            assert_eq!(
+                value_score(&empty, &json!("WRONG")),
+                0.0,
+                "{empty} vs WRONG"
+            );
+            assert_eq!(value_score(&empty, &json!(["x"])), 0.0, "{empty} vs [x]");
+            assert_eq!(
+                value_score(&empty, &json!({"k": "x"})),
+                0.0,
+                "{empty} vs {{k}}"
+            );
+            for nothing in [json!(""), json!([]), json!({})] {
+                assert_eq!(value_score(&empty, &nothing), 1.0, "{empty} vs {nothing}");
+            }
+        }
+        // In a document: the empty list is a field that the prediction got wrong.
+        let label = json!({"a": [], "b": "x"});
+        let schema = schema_of(&label);
+        let score = |result: Value| score_document(&result, &schema, &label).unwrap().score;
+        assert_eq!(score(json!({"a": "WRONG", "b": "x"})), 0.5);
+        assert_eq!(score(json!({"a": [], "b": "x"})), 1.0);
+        assert_eq!(score(json!({"b": "x"})), 1.0);
     }
 
     #[test]

@@ -120,9 +120,11 @@ fn seen(finding: &Finding) -> String {
             tolerance,
             held,
         } => format!(
-            "`{}` reads as {read}, {} {expected}{}",
+            "`{}` reads as {}, {} {}{}",
             shown(value),
+            number(read),
             if *held { "equal to" } else { "not" },
+            number(expected),
             within(*tolerance)
         ),
         F::Date {
@@ -176,17 +178,31 @@ fn seen(finding: &Finding) -> String {
         } => {
             let parts: Vec<String> = parts
                 .iter()
-                .map(|p| format!("{} {}", p.at, p.number))
+                .map(|p| format!("{} {}", p.at, number(&p.number)))
                 .collect();
             format!(
-                "`{}` reads as {total}, {} the sum {sum} of {}{}",
+                "`{}` reads as {}, {} the sum {} of {}{}",
                 shown(value),
+                number(total),
                 if *held { "equal to" } else { "not" },
+                number(sum),
                 summarised(&parts, " + "),
                 within(*tolerance)
             )
         }
         _ => unreachable!("sentence sends only the findings of a value here"),
+    }
+}
+
+/// A number read exactly, as a reader takes it in: a whole number ending in ten zeros or more
+/// with its zeros counted (`2e308`, not 309 digits); every other digit kept, since two long
+/// numbers may differ in their last.
+fn number(written: &str) -> String {
+    let zeros = written.len() - written.trim_end_matches('0').len();
+    if zeros >= 10 && !written.contains('.') {
+        format!("{}e{zeros}", &written[..written.len() - zeros])
+    } else {
+        written.to_owned()
     }
 }
 
