@@ -15,7 +15,7 @@ if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 runs=${1:-2000000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(case prediction rubric_set suite baseline score_line)
+[ ${#targets[@]} -gt 0 ] || targets=(case prediction rubric_set suite baseline score_line reading)
 
 # Seeds: what a real project holds, per kind.
 seed() {
@@ -37,6 +37,14 @@ for f in ../cases/**/*.json ../tests/fixtures/**/outputs/*.json; do
 done
 for f in ../cases/**/outputs/*.yaml; do
   { printf '\x01'; cat "$f"; } > "corpus/prediction/seed-yaml-$(echo "$f" | tr '/' '_')"
+done
+# Amounts and dates as the tests write them, each against another.
+mkdir -p corpus/reading
+i=0
+for pair in '1 234,50\x001234.5' '(-12.50)\x00-12.5\x000.01' '1e308\x00-1e308' \
+  '1234567890123456789012345678901234567890\x001234567890123456789012345678901234567891' \
+  '2024-03-05T10:30:00+01:00\x0005/03/2024' 'March 5th, 2024\x005 mars 2024' '12.00-\x00€1,234.50\x000.5'; do
+  printf "$pair" > "corpus/reading/seed-$i"; i=$((i + 1))
 done
 for f in ../tests/reference/*.jsonl; do
   head -n 200 "$f" | split -a 4 -l 1 - "corpus/score_line/seed-$(basename "$f")-"

@@ -317,3 +317,24 @@ fn every_acceptance_line_agrees_with_statsmodels() {
         })
     });
 }
+
+/// DocuBench's own scorer (0.1.0, under Python 3.11) on 2,400 documents generated with a fixed
+/// seed (`docubench.py`): texts in many scripts, letters Unicode assigned after Python 3.11's
+/// tables, white space of every kind, numbers at their sixth decimal, lists reordered, and failed
+/// calls (`"data"` null, a list, a text, missing), which `score_all.py` scores as `.get("data",
+/// {})`. Every document's score agrees to 1e-9.
+#[test]
+fn every_docubench_document_scores_as_its_scorer_scores_it() {
+    use goldgate::metrics::docubench::score_document;
+    every_line_agrees("docubench_pairs.jsonl", 2400, |line| {
+        let empty = serde_json::json!({});
+        let data = line["result"].get("data").unwrap_or(&empty);
+        let got = score_document(data, &line["schema"], &line["label"]);
+        let want = line["final"].as_f64().unwrap();
+        match got {
+            Ok(d) if (d.score - want).abs() <= 1e-9 => None,
+            Ok(d) => Some(format!("{}: got {}, want {want}", line["id"], d.score)),
+            Err(e) => Some(format!("{}: got {e:?}, want {want}", line["id"])),
+        }
+    });
+}

@@ -197,3 +197,60 @@ pub fn score_line(bytes: &[u8]) {
     }
     std::hint::black_box(super::score::calibrate_line(&json)).ok();
 }
+
+/// Two values and a tolerance, read as numbers and dates (`compare: number | date`, `number:`,
+/// `sum_of`): beyond not panicking, what the reading promises. A number reads back from the form
+/// it is written in; it equals itself and nothing else at tolerance 0; closeness is symmetric;
+/// a sum less a part is the other part; a date reads back from how it is shown.
+pub fn reading(bytes: &[u8]) {
+    use crate::base::typed::{canonical_number, parse_date, plain_number, read_number};
+    use crate::evaluate::field::numbers_close;
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let mut parts = text.splitn(3, '\u{0}');
+    let (a, b) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let tolerance = parts.next().and_then(|t| t.parse::<f64>().ok());
+    let tolerance = tolerance
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .unwrap_or(0.0);
+    for one in [a, b] {
+        let Some(number) = read_number(one) else {
+            assert!(!numbers_close(one, one, 0.0), "`{one}` is no number");
+            continue;
+        };
+        let written = canonical_number(one).expect("a number has a written form");
+        assert_eq!(
+            read_number(&written),
+            Some(number.clone()),
+            "`{one}` as `{written}`"
+        );
+        let plain = plain_number(one).expect("a number has a plain form");
+        assert_eq!(read_number(&plain), Some(number), "`{one}` as `{plain}`");
+        assert!(numbers_close(one, &written, 0.0), "`{one}` and `{written}`");
+        for day_first in [false, true] {
+            if let Some(date) = parse_date(one, day_first) {
+                let shown = date.to_string();
+                assert_eq!(parse_date(&shown, day_first), Some(date), "`{one}`");
+            }
+        }
+    }
+    assert_eq!(
+        numbers_close(a, b, tolerance),
+        numbers_close(b, a, tolerance),
+        "`{a}` and `{b}` within {tolerance}"
+    );
+    if let (Some(x), Some(y)) = (read_number(a), read_number(b)) {
+        assert_eq!(x.add(&y).sub(&y), x, "`{a}` + `{b}` - `{b}`");
+        assert_eq!(x == y, numbers_close(a, b, 0.0), "`{a}` = `{b}`");
+    }
+    for day_first in [false, true] {
+        if let Some(date) = parse_date(a, day_first) {
+            assert_eq!(
+                parse_date(&date.to_string(), day_first),
+                Some(date),
+                "`{a}`"
+            );
+        }
+    }
+}

@@ -12,6 +12,7 @@ pub mod grounding;
 pub mod kieval;
 mod munkres;
 pub mod power;
+mod python_word;
 mod text;
 
 pub use calibration::{Bin, Pooled, brier, calibration_bins, ece};
