@@ -372,7 +372,3 @@ pub(crate) const ASSIGNED: [(u32, u32); 698] = [
     (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD),
 ];
 
-/// The Python whose tables these are.
-pub(crate) const PYTHON: &str = "3.11.7";
-/// Its Unicode version.
-pub(crate) const UNICODE: &str = "14.0.0";

@@ -69,10 +69,6 @@ def main():
         *rust("ASSIGNED", assigned),
         "",
     ]
-    lines.append(f'/// The Python whose tables these are.')
-    lines.append(f'pub(crate) const PYTHON: &str = "{version}";')
-    lines.append(f'/// Its Unicode version.')
-    lines.append(f'pub(crate) const UNICODE: &str = "{unicodedata.unidata_version}";')
     out = Path(__file__).resolve().parents[2] / "src" / "metrics" / "python_word.rs"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{out}: {len(table)} and {len(assigned)} ranges, Python {version}, Unicode {unicodedata.unidata_version}")
