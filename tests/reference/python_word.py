@@ -67,7 +67,6 @@ def main():
         "/// a character outside them is one that Python's `str.lower()` leaves as it is.",
         "#[rustfmt::skip]",
         *rust("ASSIGNED", assigned),
-        "",
     ]
     out = Path(__file__).resolve().parents[2] / "src" / "metrics" / "python_word.rs"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
