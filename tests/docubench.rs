@@ -348,3 +348,106 @@ compare_to: neighbours
 defaults:
   thresholds: { min_anls: 0.5 }
 ";
+
+/// A failed call (`"data": null`, `data` missing, a list where the fields go) fails its test,
+/// but DocuBench's `score_all.py` scores it (`.get("data", {})`) and counts it in the system's
+/// mean: so does `profile: docubench`, and the run's end says how many there were. The values
+/// are DocuBench 0.1.0's scorer's on these four documents (0.8333…, 0, 1 and 0: a failed call
+/// on a gold of empty values scores 1).
+#[test]
+fn a_failed_call_fails_and_counts_in_the_mean_as_the_benchmark_counts_it() {
+    let schema = r#"{"type": "object", "properties": {"name": {"type": "string"}, "total": {"type": "number"}, "items": {"type": "array", "items": {"type": "object", "properties": {"d": {"type": "string"}, "a": {"type": "number"}}}}}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![
+        (
+            "cases/bench/suite.yaml".to_owned(),
+            "profile: docubench\ncases:\n  gold: labels/{case}.json\n  schema: schema.json\n\
+             prediction_format: { fields: data }\npipelines:\n  sys: results/{case}.json\n\
+             defaults:\n  thresholds: { min_anls: 0.5 }\n"
+                .to_owned(),
+        ),
+        ("cases/bench/schema.json".to_owned(), schema.to_owned()),
+    ];
+    for (case, label, result) in [
+        (
+            "a",
+            r#"{"name": "Acme", "total": 10, "items": [{"d": "x", "a": 1}, {"d": "y", "a": 2}]}"#,
+            r#"{"data": {"name": "ACME", "total": 10, "items": [{"d": "x", "a": 1}, {"d": "y", "a": 3}]}}"#,
+        ),
+        (
+            "b",
+            r#"{"name": "Beta", "total": 5, "items": [{"d": "z", "a": 3}]}"#,
+            r#"{"data": null, "error": "rate limited"}"#,
+        ),
+        (
+            "c",
+            r#"{"name": "", "total": null, "items": []}"#,
+            r#"{"error": "timeout"}"#,
+        ),
+        (
+            "d",
+            r#"{"name": "Delta", "total": 7, "items": []}"#,
+            r#"{"data": ["Delta", 7]}"#,
+        ),
+    ] {
+        files.push((format!("cases/bench/labels/{case}.json"), label.to_owned()));
+        files.push((
+            format!("cases/bench/results/{case}.json"),
+            result.to_owned(),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    support::write_files(dir.path(), &files);
+    let out = support::goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
+    let stdout = support::stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    let report = read(&dir.path().join("report.json"));
+    let anls = |id: &str| {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {report}"))["metrics"]["anls"]
+            .as_f64()
+    };
+    assert_eq!(anls("bench/a::sys"), Some(5.0 / 6.0));
+    assert_eq!(anls("bench/b::sys"), Some(0.0));
+    assert_eq!(anls("bench/c::sys"), Some(1.0));
+    assert_eq!(anls("bench/d::sys"), Some(0.0));
+    let mean = report["pipelines"][0]["anls"].as_f64().unwrap();
+    assert!(close(mean, 0.45833333333333337), "{mean}: {stdout}");
+    for (case, why) in [
+        ("b", "rate limited (`data` is null)"),
+        ("c", "timeout (`data` is missing)"),
+        ("d", "`data` holds a list, not a mapping of fields"),
+    ] {
+        assert!(
+            stdout.contains(&format!(
+                "results/{case}.json:1:1: the pipeline's call failed: {why}"
+            )) || stdout.contains(&format!("the pipeline's call failed: {why}")),
+            "{case}: {stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("3 tests were failed calls (`bench/b::sys` and 2 more): failing, and scored as DocuBench's scorer scores a failed call"),
+        "{stdout}"
+    );
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("test bench/"))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "test bench/a::sys ... ok",
+            "test bench/b::sys ... FAILED",
+            "test bench/c::sys ... FAILED",
+            "test bench/d::sys ... FAILED",
+        ],
+        "{stdout}"
+    );
+}

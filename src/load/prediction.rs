@@ -196,6 +196,94 @@ pub fn typed_fields(source: &PredictionSource) -> Option<serde_json::Value> {
     }
 }
 
+/// A prediction as `profile: docubench` scores it: its document is what the benchmark's scorer
+/// reads (see [`docubench_result`]). A failed call keeps its failure, so that the case fails,
+/// but it is scored as the scorer scores it and counts in the pipeline's mean; a result whose
+/// fields are missing or not a mapping is such a call, not an unreadable prediction.
+pub fn as_docubench(
+    source: &PredictionSource,
+    read: Result<Prediction, LoadError>,
+) -> Result<Prediction, LoadError> {
+    let result = docubench_result(source);
+    match (read, result) {
+        (Ok(mut p), Some((data, _))) => {
+            p.document = Some(std::sync::Arc::new(data));
+            Ok(p)
+        }
+        (Err(e), Some((data, Some(because)))) => {
+            let mut p = text_prediction(String::new());
+            p.is_document = true;
+            p.document = Some(std::sync::Arc::new(data));
+            p.failed = Some(FailedCall {
+                file: e.file.clone(),
+                at: Mark {
+                    line: e.line,
+                    column: e.column,
+                },
+                because,
+            });
+            Ok(p)
+        }
+        (read, _) => read,
+    }
+}
+
+/// What DocuBench's `score_all.py` scores of a recorded result (`.get("data", {})`): the value at
+/// the format's `fields` path as written, `{}` when the path reaches nothing; and, when that is
+/// not a mapping (nothing, a list, a text), the failed call it is. Without a format, what
+/// [`typed_fields`] reads. `None` for a prediction that is not a JSON file that reads.
+pub fn docubench_result(
+    source: &PredictionSource,
+) -> Option<(serde_json::Value, Option<CallFailure>)> {
+    let PredictionSource::File {
+        path,
+        format: Some(format),
+        ..
+    } = source
+    else {
+        return typed_fields(source).map(|v| (v, None));
+    };
+    if !is_json(path) {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let said = || format::said(&prediction_tree(&text).ok()?);
+    let shown = format.fields.join(".");
+    let mut at = Some(&doc);
+    for step in &format.fields {
+        at = match at {
+            Some(serde_json::Value::Object(map)) => map.get(step),
+            _ => None,
+        };
+    }
+    Some(match at {
+        None => {
+            let path = shown;
+            let failure = CallFailure::NoFields { path, said: said() };
+            (serde_json::json!({}), Some(failure))
+        }
+        Some(fields @ (serde_json::Value::Object(_) | serde_json::Value::Null)) => {
+            (fields.clone(), None)
+        }
+        Some(other) => {
+            let found = match other {
+                serde_json::Value::Array(_) => "a list",
+                serde_json::Value::String(_) => "a text",
+                serde_json::Value::Number(_) => "a number",
+                _ => "a boolean",
+            }
+            .to_owned();
+            let failure = CallFailure::NotFields {
+                path: shown,
+                found,
+                said: said(),
+            };
+            (other.clone(), Some(failure))
+        }
+    })
+}
+
 /// A recorded prediction, read as its extension says: `.txt` text, `.json` JSON, else YAML.
 fn recorded_prediction(
     path: &Path,

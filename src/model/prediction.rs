@@ -131,6 +131,23 @@ pub enum CallFailure {
         /// The document's own error text, if any.
         said: Option<String>,
     },
+    /// The fields path reaches nothing (`profile: docubench`, which scores the call as `{}`).
+    NoFields {
+        /// The fields path (`data`).
+        path: String,
+        /// The document's own error text, if any.
+        said: Option<String>,
+    },
+    /// The fields path holds something other than a mapping (`profile: docubench`, which
+    /// scores the call as it is written).
+    NotFields {
+        /// The fields path (`data`).
+        path: String,
+        /// What it holds: `a list`, `a text`, ...
+        found: String,
+        /// The document's own error text, if any.
+        said: Option<String>,
+    },
 }
 
 /// A usage whose parts do not add up to its own total.

@@ -757,6 +757,16 @@ pub struct Report {
 }
 
 impl TestRecord {
+    /// Whether this test is a failed call that was scored all the same: a prediction that could
+    /// not be scored has no metrics, except a failed call under `profile: docubench`, which is
+    /// scored as its benchmark scores it and counts in its pipeline's mean.
+    pub(crate) fn is_a_scored_failed_call(&self) -> bool {
+        self.error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Prediction)
+            && self.metrics.as_ref().is_some_and(|m| m.anls.is_some())
+    }
+
     /// What summaries and aggregates need of this record.
     pub(crate) fn numbers(&self) -> CaseNumbers {
         let rubrics = self.gate.as_ref().map(|g| {

@@ -362,6 +362,7 @@ mod tests {
             baseline_errors: &[],
             gold_sets: &[],
             usage_mismatches: &[],
+            failed_calls_scored: &[],
             gates: &[],
             misses: &[],
             acceptance: &[],

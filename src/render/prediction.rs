@@ -18,6 +18,18 @@ pub fn unscored(why: &Unscored) -> String {
     }
 }
 
+/// The failure message of a failed call that `profile: docubench` scored as its benchmark does,
+/// counted in the pipeline's mean: the call's failure, and what it scored.
+pub fn failed_call_scored(call: &FailedCall, anls: f64) -> String {
+    format!(
+        "error: {}:{}:{}: {}\nthe case fails as a failed call; DocuBench's scorer scores it as written (`{{}}` where the fields are missing), so it counts with ANLS {anls:.4} in the pipeline's mean",
+        call.file.display(),
+        call.at.line,
+        call.at.column,
+        failed_call(call)
+    )
+}
+
 /// What a failed call's document says, on one line: the pipeline's own words first.
 pub fn failed_call(call: &FailedCall) -> String {
     let (said, how) = match &call.because {
@@ -34,6 +46,11 @@ pub fn failed_call(call: &FailedCall) -> String {
             },
         ),
         CallFailure::NullFields { path, said } => (said, format!("`{path}` is null")),
+        CallFailure::NoFields { path, said } => (said, format!("`{path}` is missing")),
+        CallFailure::NotFields { path, found, said } => (
+            said,
+            format!("`{path}` holds {found}, not a mapping of fields"),
+        ),
     };
     match said {
         Some(text) => format!("the pipeline's call failed: {text} ({how})"),

@@ -65,6 +65,9 @@ pub struct Notes<'a> {
     pub gold_sets: &'a [crate::load::cases::GoldSetNote],
     /// Usages whose parts do not add up to their totals, once per prediction file.
     pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
+    /// The tests whose pipeline's call failed, scored as DocuBench scores a failed call and
+    /// counted in their pipeline's mean (`profile: docubench`).
+    pub failed_calls_scored: &'a [String],
     /// Each pipeline's regression gate (`regression_gate`), whose power lines follow the
     /// comparison.
     pub gates: &'a [(Option<String>, crate::record::RegressionGateRecord)],
@@ -144,8 +147,28 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         out.push_str(&super::prediction::usage_mismatch(m));
         out.push('\n');
     }
+    if let Some(line) = failed_calls_scored(notes.failed_calls_scored) {
+        out.push_str(&line);
+    }
     out.push('\n');
     out
+}
+
+/// How many tests were failed calls that still count in their pipeline's mean, and which.
+fn failed_calls_scored(tests: &[String]) -> Option<String> {
+    let (first, rest) = tests.split_first()?;
+    let named = match rest.len() {
+        0 => format!("`{first}`"),
+        1 => format!("`{first}` and `{}`", rest[0]),
+        n => format!("`{first}` and {n} more"),
+    };
+    let (count, were) = match tests.len() {
+        1 => ("1 test".to_owned(), "was a failed call"),
+        n => (format!("{n} tests"), "were failed calls"),
+    };
+    Some(format!(
+        "{count} {were} ({named}): failing, and scored as DocuBench's scorer scores a failed call (its fields as written, `{{}}` when missing), so counted in their pipeline's mean\n"
+    ))
 }
 
 /// A record of a gold set's metadata table that names no case, or a case that no record names.

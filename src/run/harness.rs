@@ -458,6 +458,7 @@ fn end_of_run(
             baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
             gold_sets,
             usage_mismatches: &kept.usage_mismatches.values().cloned().collect::<Vec<_>>(),
+            failed_calls_scored: &kept.failed_calls_scored.iter().cloned().collect::<Vec<_>>(),
         };
         let end = run_end(&summary, &pipelines, &notes);
         let _ = write!(out, "{}", crate::render::inert(&end));

@@ -483,6 +483,7 @@ pub(crate) struct RunNotes {
     slices: Vec<crate::evaluate::aggregate::SliceRow>,
     baseline_errors: Vec<String>,
     usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
+    failed_calls_scored: Vec<String>,
     gates: Vec<(Option<String>, crate::record::RegressionGateRecord)>,
     misses: Vec<crate::evaluate::analysis::MissRow>,
     acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
@@ -511,6 +512,7 @@ impl RunNotes {
             slices,
             baseline_errors: Vec::new(),
             usage_mismatches: Vec::new(),
+            failed_calls_scored: Vec::new(),
             gates: Vec::new(),
         };
         for case in cases {
@@ -518,6 +520,9 @@ impl RunNotes {
                 && !notes.usage_mismatches.iter().any(|n| n.file == m.file)
             {
                 notes.usage_mismatches.push(m.clone());
+            }
+            if case.is_a_scored_failed_call() {
+                notes.failed_calls_scored.push(case.id.clone());
             }
             let compared = case.compared();
             if !compared.regressions.is_empty() {
@@ -542,6 +547,7 @@ impl RunNotes {
         }
         notes.baseline_errors.sort();
         notes.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
+        notes.failed_calls_scored.sort();
         notes
     }
 
@@ -556,6 +562,7 @@ impl RunNotes {
             baseline_errors: &self.baseline_errors,
             gold_sets: &[],
             usage_mismatches: &self.usage_mismatches,
+            failed_calls_scored: &self.failed_calls_scored,
             gates: &self.gates,
             misses: &self.misses,
             acceptance: &self.acceptance,

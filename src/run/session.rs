@@ -109,6 +109,9 @@ pub(crate) struct Kept {
     /// Usages whose parts do not add up to their totals, by prediction file: said once at the
     /// end of the run.
     pub(crate) usage_mismatches: BTreeMap<String, crate::model::prediction::UsageMismatch>,
+    /// The tests whose pipeline's call failed and that `profile: docubench` scored as its
+    /// benchmark scores a failed call, counted in their pipeline's mean: said at the run's end.
+    pub(crate) failed_calls_scored: std::collections::BTreeSet<String>,
     /// The records of the tests `goldgate review` acts on, in a run in one process: written
     /// as they come, put in place when the run ends.
     reviewable: ForReview,
@@ -642,17 +645,24 @@ impl Session {
     /// One attempt's prediction (the only one, unless the suite runs the case `repeat` times).
     fn predicted(&self, case: &Case, attempt: u32) -> Result<Prediction, Box<Unscored>> {
         let predicted = predict(&case.prediction, &case.file, &self.commands, attempt);
-        // A call its pipeline says failed is a failure of the case, not an empty prediction.
+        // A profile that compares typed values reads the document's own JSON, and scores a
+        // failed call as its benchmark does.
+        let docubench = case.profile == crate::model::case::Profile::DocuBench;
+        let predicted = if docubench {
+            crate::load::prediction::as_docubench(&case.prediction, predicted)
+        } else {
+            predicted
+        };
+        // A call its pipeline says failed is a failure of the case, not an empty prediction;
+        // under `docubench` it is scored too, and fails when its outcome is made.
         match predicted {
             Err(e) => Err(Box::new(Unscored::Unreadable(Box::new(e)))),
             Ok(mut p) => match p.failed.take() {
-                Some(call) => Err(Box::new(Unscored::FailedCall(call))),
-                None => {
-                    // A profile that compares typed values reads the document's own JSON.
-                    if case.profile == crate::model::case::Profile::DocuBench {
-                        p.document =
-                            crate::load::prediction::typed_fields(&case.prediction).map(Arc::new);
-                    }
+                Some(call) if !(docubench && p.document.is_some()) => {
+                    Err(Box::new(Unscored::FailedCall(call)))
+                }
+                failed => {
+                    p.failed = failed;
                     Ok(p)
                 }
             },
@@ -667,7 +677,9 @@ impl Session {
         let mut attempts: Vec<Result<(Prediction, Outcome), Box<Unscored>>> = (0..repeat.max(1))
             .map(|attempt| {
                 self.predicted(case, attempt).map(|p| {
-                    let outcome = self.evaluate(case, &p);
+                    let mut outcome = self.evaluate(case, &p);
+                    // A failed call scored as its benchmark scores it still fails.
+                    outcome.passed &= p.failed.is_none();
                     (p, outcome)
                 })
             })
@@ -768,7 +780,13 @@ impl Session {
         }
         let passed = attempts.as_ref().map_or(outcome.passed, Attempts::holds);
         let message = (!passed).then(|| {
-            let message = failure_message(case, &outcome);
+            let message = match &prediction.failed {
+                Some(call) => crate::render::prediction::failed_call_scored(
+                    call,
+                    outcome.metrics.anls.unwrap_or(0.0),
+                ),
+                None => failure_message(case, &outcome),
+            };
             match &attempts_line {
                 Some(line) => format!("{line}\n{message}"),
                 None => message,
@@ -785,7 +803,24 @@ impl Session {
             (m, None) => m,
             (m, Some(more)) => Some(join(m, &more)),
         };
-        let (error, problems, compared) = (against.error, against.problems, against.compared);
+        let (mut error, mut problems, compared) =
+            (against.error, against.problems, against.compared);
+        if let Some(call) = &prediction.failed {
+            if !self.plain {
+                lock(&self.kept).failed_calls_scored.insert(case.id.clone());
+            }
+            let cause = crate::render::prediction::failed_call(call);
+            problems.insert(
+                0,
+                Located {
+                    file: call.file.display().to_string(),
+                    line: call.at.line,
+                    column: call.at.column,
+                    message: cause.clone(),
+                },
+            );
+            error = error.or(Some(Cause::new(ErrorKind::Prediction, cause)));
+        }
         let status = if passed {
             Status::Passed
         } else {
