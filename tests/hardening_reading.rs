@@ -208,17 +208,21 @@ fn docubench_scores_an_empty_list_as_it_scores_an_empty_text() {
         "{out}"
     );
     let dir = tempfile::tempdir().unwrap();
-    for gold in ["[]", "\"\"", "{}"] {
-        let score = goldgate(
-            dir.path(),
-            &["score", "--profile", "docubench", gold, "\"WRONG\""],
-        );
-        assert_eq!(
-            stdout(&score),
-            "{\"anls\":0.0,\"em\":0}\n",
-            "gold {gold} against \"WRONG\""
-        );
-    }
+    let lines: String = ["[]", "\"\"", "{}"]
+        .iter()
+        .flat_map(|gold| {
+            ["\"WRONG\"", "[\"x\"]", "[]"]
+                .map(|pred| format!("{{\"gold\": {gold}, \"pred\": {pred}}}\n"))
+        })
+        .collect();
+    std::fs::write(dir.path().join("pairs.jsonl"), lines).unwrap();
+    let score = goldgate(
+        dir.path(),
+        &["score", "--profile", "docubench", "--jsonl", "pairs.jsonl"],
+    );
+    let wrong = "{\"anls\":0.0,\"em\":0}\n";
+    let right = "{\"anls\":1.0,\"em\":1}\n";
+    assert_eq!(stdout(&score), [wrong, wrong, right].repeat(3).concat());
 }
 
 /// A zero-width space or a soft hyphen inside a word is no text to a reader: `not_contains:

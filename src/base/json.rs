@@ -97,7 +97,11 @@ impl<'de> serde::de::Visitor<'de> for Strict<'_> {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         self.counted()?;
         let mut object = serde_json::Map::new();
+        let mut first = true;
         while let Some(key) = map.next_key::<String>()? {
+            if std::mem::take(&mut first) && key == NUMBER {
+                return number(&mut map).map(serde_json::Value::Number);
+            }
             if object.contains_key(&key) {
                 return Err(serde::de::Error::custom(format_args!(
                     "duplicate key `{key}`"
@@ -108,6 +112,17 @@ impl<'de> serde::de::Visitor<'de> for Strict<'_> {
         }
         Ok(serde_json::Value::Object(object))
     }
+}
+
+/// The key under which serde_json hands a number over, as a one-entry map holding its text,
+/// when it keeps numbers as written (`arbitrary_precision`): so that an integer of any length, a
+/// `-0` or a `1e400` reaches the metrics as the text it is, as Python's `json` reads it.
+const NUMBER: &str = "$serde_json::private::Number";
+
+/// The number of such a map, as written.
+fn number<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<serde_json::Number, A::Error> {
+    let text: String = map.next_value()?;
+    text.parse().map_err(serde::de::Error::custom)
 }
 
 /// Parses JSON text strictly.
@@ -280,6 +295,9 @@ impl<'de> serde::de::Visitor<'de> for Tree<'_> {
         // Most objects are small: their keys are compared in turn; a large one's are hashed.
         let mut seen: Option<std::collections::HashSet<String>> = None;
         while let Some(key) = map.next_key::<String>()? {
+            if entries.is_empty() && seen.is_none() && key == NUMBER {
+                return number(&mut map).map(Json::Number);
+            }
             let duplicate = match &mut seen {
                 Some(seen) => !seen.insert(key.clone()),
                 None => entries.iter().any(|(k, _)| *k == key),
@@ -340,10 +358,11 @@ mod tests {
             panic!()
         };
         assert_eq!(c.clone().into_value(), Value::Text("1e-05".into()));
-        assert_eq!(
-            t.to_serde(),
-            serde_json::json!({"b": 1, "a": [1.5, "x", null, true], "c": 1e-5})
-        );
+        // Numbers are kept as written (`arbitrary_precision`), `1e-5` too.
+        let as_written: serde_json::Value =
+            serde_json::from_str(r#"{"b": 1, "a": [1.5, "x", null, true], "c": 1e-5}"#).unwrap();
+        assert_eq!(t.to_serde(), as_written);
+        assert_eq!(t.to_serde()["c"].to_string(), "1e-5");
         for n in [3, 16, 17, 40] {
             let keys: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
             let fine = format!("{{{}}}", keys.join(", "));

@@ -12,8 +12,16 @@ use crate::base::decimal::Decimal;
 /// before exactly three digits groups thousands (`1,234` is 1234), otherwise it is the decimal mark.
 pub fn read_number(text: &str) -> Option<Decimal> {
     let (negative, number) = signed(text)?;
+    // Amounts, identifiers and counts are written in far fewer digits; a longer run of digits
+    // is no amount, and reading it as one would only make every message that shows it long.
+    if number.len() > MOST_DIGITS {
+        return None;
+    }
     Decimal::parse(negative, &number)
 }
+
+/// The most characters a number's digits may take to be read as a number (1,000).
+pub const MOST_DIGITS: usize = 1_000;
 
 /// The sign and the digits of a number as [`read_number`] reads it: `("1234.50", false)` for
 /// `1 234,50 €`; scientific notation as written.
@@ -466,8 +474,10 @@ mod tests {
         assert_eq!(canonical_number(&a), Some(a.clone()));
         assert_eq!(difference(&a, &b), "1");
         assert_eq!(parse_number(&a), parse_number(&b));
-        // A number too long for a float is a number all the same.
+        // A number too long for a float is a number all the same, up to 1,000 digits.
         assert_eq!(canonical_number(&"9".repeat(400)), Some("9".repeat(400)));
+        assert_eq!(canonical_number(&"9".repeat(1_000)), Some("9".repeat(1_000)));
+        assert_eq!(canonical_number(&"9".repeat(1_001)), None);
     }
 
     #[test]

@@ -98,12 +98,19 @@ impl fmt::Display for Value {
     }
 }
 
-/// A JSON number as text: integers as written; floats as Python's repr, the shortest round-trip
-/// text (`1234.5`, `1e-05`, `1e+16`), which is also what the anls-star reference compares.
+/// A JSON number as text, as Python's `str()` gives it after `json.loads` (what the anls-star
+/// reference compares): an integer exactly, at any length (`-0` is `0`); any other number as a
+/// float's `repr`, the shortest round-trip text (`1234.5`, `1e-05`, `1e+16`), `inf` beyond a
+/// float's range (`1e400`). serde_json keeps the number's text (`arbitrary_precision`), so
+/// nothing was rounded before this reads it.
 pub(crate) fn number_text(n: &serde_json::Number) -> String {
-    match n.as_f64() {
-        Some(f) if !n.is_i64() && !n.is_u64() => python_float_str(f),
-        _ => n.to_string(),
+    let text = n.to_string();
+    if text.contains(['.', 'e', 'E']) {
+        return python_float_str(text.parse().unwrap_or(f64::NAN));
+    }
+    match text.strip_prefix('-') {
+        Some(digits) if digits.bytes().all(|b| b == b'0') => "0".to_owned(),
+        _ => text,
     }
 }
 

@@ -164,10 +164,10 @@ mod tests {
                 ("e".into(), crate::base::value::Value::Text("é".into())),
             ])
         );
-        assert_eq!(
-            g.json,
-            Some(serde_json::json!({"no": "0173", "total": 1234.5, "n": 1000.0, "e": "é"}))
-        );
+        // Typed, and each number as written.
+        let typed: serde_json::Value =
+            serde_json::from_str(r#"{"no": "0173", "total": 1234.50, "n": 1e3, "e": "é"}"#).unwrap();
+        assert_eq!(g.json, Some(typed));
     }
 
     #[test]
@@ -202,10 +202,9 @@ mod tests {
         );
         let suite = crate::load::suite::Suite::default();
         let cases = crate::load::load_case_in(&case, "c", dir.path(), &suite).unwrap();
-        assert_eq!(
-            cases[0].gold_json.as_deref(),
-            Some(&serde_json::json!({"total": 1234.5, "items": [1, "a"]}))
-        );
+        let typed: serde_json::Value =
+            serde_json::from_str(r#"{"total": 1234.50, "items": [1, "a"]}"#).unwrap();
+        assert_eq!(cases[0].gold_json.as_deref(), Some(&typed));
         assert_eq!(cases[0].gold_file, Some(dir.path().join("g.json")));
         let gold = cases[0].gold.as_ref().unwrap();
         assert_eq!(

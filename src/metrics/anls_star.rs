@@ -38,19 +38,13 @@ impl Tree {
     /// From JSON: numbers and booleans become Python's str() of them; `{"__tuple__": [...]}` and
     /// `{"any_of": [...]}` (a single-key object) become AnyOf.
     ///
-    /// A float keeps Python's `repr` (`1e16` -> `1e+16`, `1.0` -> `1.0`), a boolean becomes
-    /// `True` or `False`. Integers beyond 64 bits reach serde_json as floats and so lose the
-    /// exact text Python would give them.
+    /// A float keeps Python's `repr` (`1e16` -> `1e+16`, `1.0` -> `1.0`, `1e400` -> `inf`), an
+    /// integer its digits at any length (`-0` -> `0`), a boolean becomes `True` or `False`.
     pub fn from_json(v: &Value) -> Tree {
         match v {
             Value::Null => Tree::Null,
             Value::Bool(b) => Tree::Text(if *b { "True" } else { "False" }.into()),
-            Value::Number(n) => Tree::Text(match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => u.to_string(),
-                (None, Some(i), _) => i.to_string(),
-                (None, None, Some(f)) => crate::base::value::python_float_str(f),
-                (None, None, None) => n.to_string(),
-            }),
+            Value::Number(n) => Tree::Text(crate::base::value::number_text(n)),
             Value::String(s) => Tree::Text(s.clone()),
             Value::Array(items) => Tree::List(items.iter().map(Tree::from_json).collect()),
             Value::Object(map) => {

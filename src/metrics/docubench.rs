@@ -893,10 +893,11 @@ mod tests {
             ),
         ]);
         let json = json_of(&gold);
-        assert_eq!(
-            json,
-            json!({"total": 1234.50, "paid": true, "number": "INV-1", "lines": [{"a": 1}]})
-        );
+        let typed: Value = serde_json::from_str(
+            r#"{"total": 1234.50, "paid": true, "number": "INV-1", "lines": [{"a": 1}]}"#,
+        )
+        .unwrap();
+        assert_eq!(json, typed);
         assert_eq!(
             schema_of(&json),
             json!({"type": "object", "properties": {"total": {"type": "number"},

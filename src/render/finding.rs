@@ -194,16 +194,35 @@ fn seen(finding: &Finding) -> String {
     }
 }
 
-/// A number read exactly, as a reader takes it in: a whole number ending in ten zeros or more
-/// with its zeros counted (`2e308`, not 309 digits); every other digit kept, since two long
-/// numbers may differ in their last.
+/// A number read exactly (`-1234.5`, as [`crate::base::decimal`] writes it), as a reader takes
+/// it in: in scientific form when it ends in ten zeros or more or starts with ten zeros after the
+/// point (`2e308`, not 309 digits; `1.5e-12`); every significant digit kept up to 60, since two
+/// long numbers may differ in their last (a number is read up to 1,000 digits).
 fn number(written: &str) -> String {
-    let zeros = written.len() - written.trim_end_matches('0').len();
-    if zeros >= 10 && !written.contains('.') {
-        format!("{}e{zeros}", &written[..written.len() - zeros])
-    } else {
-        written.to_owned()
+    const SHOWN: usize = 60;
+    let (sign, unsigned) = match written.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", written),
+    };
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let all: String = format!("{whole}{fraction}");
+    let significant = all.trim_start_matches('0');
+    let lead = all.len() - significant.len();
+    let significant = significant.trim_end_matches('0');
+    let trailing = all.len() - lead - significant.len();
+    // The power of ten of the first significant digit.
+    let exponent = whole.len() as i64 - 1 - lead as i64;
+    let scientific = (fraction.is_empty() && trailing >= 10) || (whole == "0" && lead >= 10);
+    let shown = |digits: &str| match digits.len() > SHOWN {
+        true => format!("{}…({} digits)", &digits[..SHOWN], digits.len()),
+        false => digits.to_owned(),
+    };
+    if !scientific || significant.is_empty() {
+        return format!("{sign}{}", shown(unsigned));
     }
+    let (first, rest) = significant.split_at(1);
+    let point = if rest.is_empty() { "" } else { "." };
+    format!("{sign}{first}{point}{}e{exponent}", shown(rest))
 }
 
 /// The findings of combinators, of `[*]` and of a place, made of nested ones.
@@ -523,5 +542,24 @@ fn shown(value: &Excerpt) -> String {
         format!("{one_line}…")
     } else {
         one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+
+    #[test]
+    fn long_numbers_are_shown_as_a_reader_takes_them_in() {
+        assert_eq!(number("1234.5"), "1234.5");
+        assert_eq!(number("-0.05"), "-0.05");
+        assert_eq!(number(&format!("2{}", "0".repeat(308))), "2e308");
+        assert_eq!(number(&format!("-12{}", "0".repeat(20))), "-1.2e21");
+        assert_eq!(number("0.0000000000015"), "1.5e-12");
+        assert_eq!(number("1000000000"), "1000000000");
+        let forty = "1234567890123456789012345678901234567891";
+        assert_eq!(number(forty), forty);
+        let long = "9".repeat(1000);
+        assert_eq!(number(&long), format!("{}…(1000 digits)", "9".repeat(60)));
     }
 }
