@@ -284,6 +284,37 @@ pub fn outside_the_project(dir: &Path, file: &Path) -> Option<std::path::PathBuf
     (!real.starts_with(&root)).then_some(root)
 }
 
+/// Where a case names a file: the file it is written in, where, and under which key.
+pub(crate) type Named<'a> = (&'a Path, crate::base::location::Mark, &'a str);
+
+/// [`outside_the_project`] as a case's mistake: `file` (a `what`: "gold file", "document", …)
+/// refused where it is `named`, before a byte of it is read, with the fix.
+pub(crate) fn inside_the_project(file: &Path, what: &str, named: Named) -> Result<(), LoadError> {
+    let (named_in, at, key) = named;
+    let dir = named_in.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    match outside_the_project(dir, file) {
+        None => Ok(()),
+        Some(root) => Err(LoadError::at(
+            named_in,
+            at,
+            key,
+            format!(
+                "the {what} `{}` is outside the project `{}`, and goldgate reads nothing outside it",
+                file.display(),
+                root.display()
+            ),
+        )
+        .hint(format!(
+            "move the {what} into the project (the folder with Cargo.toml or .git) and name it from there; a link that leads out counts as outside"
+        ))),
+    }
+}
+
 /// A folder's canonical path and its project's root, found once per run: every case of a
 /// folder asks for the same (a walk up the tree and a `readlink` per part of the path).
 fn folder(dir: &Path) -> Option<(std::path::PathBuf, Option<std::path::PathBuf>)> {

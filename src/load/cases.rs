@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::gold_file::{GoldFile, fields_of_schema, read_gold_file, read_schema};
 use super::metadata::read_table;
-use crate::base::fs::{read_text, relative_to, slashed};
+use crate::base::fs::{inside_the_project, read_text, relative_to, slashed};
 use crate::base::location::{LoadError, Mark, closest};
 use crate::load::discover::Found;
 use crate::load::suite::{Suite, Suites};
@@ -66,8 +66,8 @@ pub struct GoldSet {
 #[derive(Debug, Clone, PartialEq)]
 enum SchemaOf {
     One(Arc<serde_json::Value>),
-    /// `schemas/{case}.json`, relative to the suite's folder.
-    Each(String),
+    /// `schemas/{case}.json`, relative to the suite's folder, and where the suite writes it.
+    Each(String, Mark),
 }
 
 /// One case of a gold set, found.
@@ -302,9 +302,13 @@ fn gold_set(
     let mut notes = Vec::new();
     if let Some(schema) = &cases.schema {
         if schema.value.contains("{case}") {
-            set.schema = Some(SchemaOf::Each(schema.value.clone()));
+            set.schema = Some(SchemaOf::Each(
+                schema.value.clone(),
+                Mark::of(&schema.referenced),
+            ));
         } else {
-            match read_schema(&folder.join(&schema.value)) {
+            let named = (file, Mark::of(&schema.referenced), "cases.schema");
+            match read_schema(&folder.join(&schema.value), named) {
                 Ok(s) => set.schema = Some(SchemaOf::One(Arc::new(s))),
                 Err(e) => set.problem = Some(e),
             }
@@ -364,6 +368,8 @@ fn attributes(
     names: &[&str],
 ) -> Result<Attributes, LoadError> {
     let path = folder.join(&metadata.value);
+    let at = Mark::of(&metadata.referenced);
+    inside_the_project(&path, "metadata table", (file, at, "cases.metadata"))?;
     if !path.is_file() {
         return Err(LoadError::at(
             file,
@@ -490,7 +496,7 @@ pub(crate) fn load_listed(
     let schema = match &set.schema {
         None => None,
         Some(SchemaOf::One(s)) => Some(Arc::clone(s)),
-        Some(SchemaOf::Each(template)) => {
+        Some(SchemaOf::Each(template, at)) => {
             let path = set.folder.join(template.replace("{case}", &listed.name));
             if !path.is_file() {
                 return Err(vec![
@@ -505,7 +511,8 @@ pub(crate) fn load_listed(
                     .hint("add it, or give one schema for the whole suite"),
                 ]);
             }
-            Some(Arc::new(read_schema(&path).map_err(|e| vec![e])?))
+            let named = (set.suite.as_path(), *at, "cases.schema");
+            Some(Arc::new(read_schema(&path, named).map_err(|e| vec![e])?))
         }
     };
     let given = Given {
