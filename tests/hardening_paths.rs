@@ -3,7 +3,7 @@
 //! where they are named, the other cases running on; review refuses to write through a link, and
 //! two reviews at once never lose an edit.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod support;
 use support::{failure_block, goldgate, stderr, stdout, verdict_of, write_files};
@@ -166,4 +166,114 @@ fn a_metadata_table_or_schema_outside_the_project_is_refused_where_the_suite_nam
         ),
         "{block}"
     );
+}
+
+/// Writes `text` to `file` with a modification time well before any run of the test.
+fn written_long_ago(file: &Path, text: &str) {
+    std::fs::write(file, text).unwrap();
+    let then = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(then)
+        .unwrap();
+}
+
+/// A case whose gold `a` and `b` are in `cases/g.json`, both off their predictions, run once:
+/// its records are in `report.json`.
+fn two_fields_off_their_gold(proj: &Path, gold: &str) {
+    write_files(
+        proj,
+        &[(
+            "cases/c.yaml",
+            "gold: g.json\nprediction: { a: \"A2\", b: \"B2\" }\nthresholds: { min_exact_match: 1 }\n",
+        )],
+    );
+    written_long_ago(&proj.join("cases/g.json"), gold);
+    let run = goldgate(proj, &["test", "cases", "--report", "report.json"]);
+    assert_eq!(run.status.code(), Some(101), "{}", stdout(&run));
+}
+
+#[cfg(unix)]
+#[test]
+fn review_refuses_to_write_through_a_link_even_one_inside_the_project() {
+    let (_tmp, proj, _) = project_and_outside();
+    let gold = "{\"a\": \"A1\", \"b\": \"B1\"}\n";
+    two_fields_off_their_gold(&proj, gold);
+    std::fs::rename(proj.join("cases/g.json"), proj.join("real.json")).unwrap();
+    std::os::unix::fs::symlink("../real.json", proj.join("cases/g.json")).unwrap();
+    let out = goldgate(
+        &proj,
+        &[
+            "review",
+            "cases",
+            "--report",
+            "report.json",
+            "--accept",
+            "c#a",
+        ],
+    );
+    assert_eq!(
+        stderr(&out),
+        "refused `c#a`: `cases/g.json` is a link, and review writes no file through a link (it could lead out of the project): edit the file it leads to by hand, or put that file in the link's place\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join("real.json")).unwrap(),
+        gold
+    );
+}
+
+#[test]
+fn two_reviews_at_once_on_one_gold_file_never_lose_an_edit() {
+    let (_tmp, proj, _) = project_and_outside();
+    let gold = "{\"a\": \"A1\", \"b\": \"B1\"}\n";
+    two_fields_off_their_gold(&proj, gold);
+    let review = |id: &str| {
+        support::command(
+            &proj,
+            &["review", "cases", "--report", "report.json", "--accept", id],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+    };
+    let refused = |id: &str| {
+        format!(
+            "refused `{id}`: `cases/g.json` changed since the run: run the tests again (`goldgate review --run`) and review what they find\n"
+        )
+    };
+    for attempt in 0..20 {
+        // The gold as the run read it, older than the run's records.
+        written_long_ago(&proj.join("cases/g.json"), gold);
+        let both = [review("c#a"), review("c#b")].map(|child| child.wait_with_output().unwrap());
+        let text = std::fs::read_to_string(proj.join("cases/g.json")).unwrap();
+        let edited = [("c#a", "\"a\": \"A2\""), ("c#b", "\"b\": \"B2\"")];
+        for (out, (id, value)) in both.iter().zip(edited) {
+            let said = format!("{}{}", stdout(out), stderr(out));
+            if text.contains(value) {
+                assert!(out.status.success(), "attempt {attempt}: {said}");
+                assert!(
+                    said.contains("cases/g.json:1: "),
+                    "attempt {attempt}: {said}"
+                );
+            } else {
+                // Not in the file: the review said it refused, and printed no edit.
+                assert_eq!(
+                    stderr(out),
+                    refused(id),
+                    "attempt {attempt}: {said}\n{text}"
+                );
+                assert!(
+                    !said.contains("cases/g.json:1: "),
+                    "attempt {attempt}: {said}\n{text}"
+                );
+            }
+        }
+        assert!(
+            text.contains("\"a\": \"A2\"") || text.contains("\"b\": \"B2\""),
+            "attempt {attempt}: neither edit was made: {text}"
+        );
+    }
 }
