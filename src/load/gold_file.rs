@@ -154,7 +154,7 @@ mod tests {
         let g = read_gold_file(
             &dir.path().join("g.json"),
             "g.json",
-            Path::new("c.yaml"),
+            &dir.path().join("c.yaml"),
             Mark::default(),
         )
         .unwrap();
@@ -183,7 +183,7 @@ mod tests {
         let e = read_gold_file(
             &dir.path().join("g.json"),
             "g.json",
-            Path::new("c.yaml"),
+            &dir.path().join("c.yaml"),
             Mark::default(),
         )
         .unwrap_err();
