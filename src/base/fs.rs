@@ -5,7 +5,7 @@
 //! a byte is read, never waited on) and within a budget; a document is only ever read in chunks,
 //! to key a shared output ([`document_digest`]).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::base::budget::{DOCUMENT_KEY_BYTES, FILE_BYTES};
@@ -39,6 +39,65 @@ pub(crate) fn read_text_if_present(
 /// files goldgate writes itself and reads back (a shared command output), whose bound is theirs.
 pub(crate) fn read_bytes(file: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
     read_within(file, limit, "it is goldgate's own: remove it and run again").map_err(|u| u.error)
+}
+
+/// A file opened to be read in pieces (a table of millions of records, of which a few are kept),
+/// through the same checks as [`read_text`]: a regular file, within the budget (more is refused
+/// as it is read, not cut), a leading byte-order mark skipped. Its text is UTF-8 as its reader
+/// reads it (`read_line` refuses what is not).
+pub(crate) fn open_text(file: &Path) -> Result<std::io::BufReader<Bounded>, LoadError> {
+    use std::io::BufRead;
+    let (opened, size) = open_regular(file).map_err(|e| match e {
+        Opened::Missing(e) => {
+            LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
+        }
+        Opened::Refused(error) => error,
+    })?;
+    if size > FILE_BYTES {
+        return Err(LoadError::file(
+            file,
+            format!(
+                "the file is {size} bytes, more than goldgate reads ({})",
+                shown_bytes(FILE_BYTES)
+            ),
+        )
+        .hint(SPLIT_IT));
+    }
+    let mut reader = std::io::BufReader::with_capacity(
+        64 * 1024,
+        Bounded {
+            file: opened,
+            left: FILE_BYTES,
+        },
+    );
+    let starts_with_mark = reader
+        .fill_buf()
+        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?
+        .starts_with(b"\xEF\xBB\xBF");
+    if starts_with_mark {
+        reader.consume(3);
+    }
+    Ok(reader)
+}
+
+/// A file read within a bound: reading past it is an error, not the end of the file (a file that
+/// grows while it is read).
+pub(crate) struct Bounded {
+    file: std::fs::File,
+    left: u64,
+}
+
+impl std::io::Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.left = self.left.checked_sub(n as u64).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "it grew past {} while it was read",
+                shown_bytes(FILE_BYTES)
+            ))
+        })?;
+        Ok(n)
+    }
 }
 
 /// The UTF-8 text of a file's bytes, a leading byte-order mark dropped.
@@ -78,7 +137,6 @@ impl From<LoadError> for Unread {
 /// before a byte is read), at most `limit` bytes (more is refused, not cut, with the hint
 /// `too_large`).
 fn read_within(file: &Path, limit: u64, too_large: &str) -> Result<Vec<u8>, Unread> {
-    use std::io::Read;
     let cannot = |e: &std::io::Error| {
         LoadError::file(file, format!("cannot read the file: {}", io_reason(e)))
     };
@@ -182,7 +240,6 @@ fn open_regular(file: &Path) -> Result<(std::fs::File, u64), Opened> {
 /// and its first [`DOCUMENT_KEY_BYTES`] bytes (with its modification time when it is longer),
 /// so that a scan of gigabytes costs neither its size in memory nor the time to read it all.
 pub(crate) fn document_digest(file: &Path) -> Result<String, LoadError> {
-    use std::io::Read;
     let (opened, size) = open_regular(file).map_err(|e| match e {
         Opened::Missing(e) => {
             LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::gold_file::{GoldFile, fields_of_schema, read_gold_file, read_schema};
-use super::metadata::read_table;
+use super::metadata::{Keep, Unmatched, read_table};
 use crate::base::fs::{inside_the_project, read_text, relative_to, slashed};
 use crate::base::location::{LoadError, Mark, closest};
 use crate::load::discover::Found;
@@ -32,12 +32,13 @@ pub(crate) struct Given {
 /// What the end of a run lists of a gold set's metadata table.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GoldSetNote {
-    /// A record whose key names no gold file.
-    RecordWithoutCase {
+    /// The records whose keys name no gold file: counted, the first few named (a table of
+    /// millions of records for a few cases is one note, not a line a record).
+    RecordsWithoutCase {
         /// The metadata table.
         metadata: PathBuf,
-        /// The record's key.
-        key: String,
+        /// How many, and the first few.
+        records: Unmatched,
     },
     /// A case of the set that no record names.
     CaseWithoutRecord {
@@ -318,14 +319,12 @@ fn gold_set(
         match attributes(file, folder, cases, metadata, names) {
             Ok((attributes, unmatched)) => {
                 let path = folder.join(&metadata.value);
-                notes.extend(
-                    unmatched
-                        .into_iter()
-                        .map(|key| GoldSetNote::RecordWithoutCase {
-                            metadata: path.clone(),
-                            key,
-                        }),
-                );
+                if unmatched.count > 0 {
+                    notes.push(GoldSetNote::RecordsWithoutCase {
+                        metadata: path.clone(),
+                        records: unmatched,
+                    });
+                }
                 notes.extend(
                     names
                         .iter()
@@ -357,8 +356,8 @@ fn gold_set(
     (set, notes)
 }
 
-/// Each case's attributes from the metadata table, and the keys of the records that name no case.
-type Attributes = (HashMap<String, Vec<(String, String)>>, Vec<String>);
+/// Each case's attributes from the metadata table, and the records that name no case.
+type Attributes = (HashMap<String, Vec<(String, String)>>, Unmatched);
 
 fn attributes(
     file: &Path,
@@ -379,7 +378,12 @@ fn attributes(
         )
         .hint("the path is relative to the suite's folder"));
     }
-    let table = read_table(&path)?;
+    let known: HashSet<&str> = names.iter().copied().collect();
+    let keep = Keep {
+        key: cases.key.as_ref().map(|k| k.value.as_str()),
+        keep: &|name| known.contains(name),
+    };
+    let table = read_table(&path, &keep)?;
     let column = |name: &serde_saphyr::Spanned<String>, yaml_path: &str| {
         if table.columns.contains(&name.value) {
             return Ok(name.value.clone());
@@ -414,17 +418,12 @@ fn attributes(
         )));
     };
     let key = column(key, "cases.key")?;
-    let known: HashSet<&str> = names.iter().copied().collect();
     let mut by_case: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    let mut unmatched = Vec::new();
+    // The table kept only the records of known cases, each with its key.
     for (line, row) in &table.rows {
         let Some((_, name)) = row.iter().find(|(c, _)| *c == key) else {
             continue;
         };
-        if !known.contains(name.as_str()) {
-            unmatched.push(name.clone());
-            continue;
-        }
         if by_case.insert(name.clone(), row.clone()).is_some() {
             return Err(LoadError::at(
                 &path,
@@ -461,7 +460,7 @@ fn attributes(
             (name, kept)
         })
         .collect();
-    Ok((attributes, unmatched))
+    Ok((attributes, table.unmatched))
 }
 
 /// Whether some value of `column` is shared by two of `rows`: a column unique per case slices
