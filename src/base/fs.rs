@@ -5,7 +5,7 @@
 //! a byte is read, never waited on) and within a budget; a document is only ever read in chunks,
 //! to key a shared output ([`document_digest`]).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::base::budget::{DOCUMENT_KEY_BYTES, FILE_BYTES};
@@ -39,6 +39,65 @@ pub(crate) fn read_text_if_present(
 /// files goldgate writes itself and reads back (a shared command output), whose bound is theirs.
 pub(crate) fn read_bytes(file: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
     read_within(file, limit, "it is goldgate's own: remove it and run again").map_err(|u| u.error)
+}
+
+/// A file opened to be read in pieces (a table of millions of records, of which a few are kept),
+/// through the same checks as [`read_text`]: a regular file, within the budget (more is refused
+/// as it is read, not cut), a leading byte-order mark skipped. Its text is UTF-8 as its reader
+/// reads it (`read_line` refuses what is not).
+pub(crate) fn open_text(file: &Path) -> Result<std::io::BufReader<Bounded>, LoadError> {
+    use std::io::BufRead;
+    let (opened, size) = open_regular(file).map_err(|e| match e {
+        Opened::Missing(e) => {
+            LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
+        }
+        Opened::Refused(error) => error,
+    })?;
+    if size > FILE_BYTES {
+        return Err(LoadError::file(
+            file,
+            format!(
+                "the file is {size} bytes, more than goldgate reads ({})",
+                shown_bytes(FILE_BYTES)
+            ),
+        )
+        .hint(SPLIT_IT));
+    }
+    let mut reader = std::io::BufReader::with_capacity(
+        64 * 1024,
+        Bounded {
+            file: opened,
+            left: FILE_BYTES,
+        },
+    );
+    let starts_with_mark = reader
+        .fill_buf()
+        .map_err(|e| LoadError::file(file, format!("cannot read the file: {}", io_reason(&e))))?
+        .starts_with(b"\xEF\xBB\xBF");
+    if starts_with_mark {
+        reader.consume(3);
+    }
+    Ok(reader)
+}
+
+/// A file read within a bound: reading past it is an error, not the end of the file (a file that
+/// grows while it is read).
+pub(crate) struct Bounded {
+    file: std::fs::File,
+    left: u64,
+}
+
+impl std::io::Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.left = self.left.checked_sub(n as u64).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "it grew past {} while it was read",
+                shown_bytes(FILE_BYTES)
+            ))
+        })?;
+        Ok(n)
+    }
 }
 
 /// The UTF-8 text of a file's bytes, a leading byte-order mark dropped.
@@ -78,7 +137,6 @@ impl From<LoadError> for Unread {
 /// before a byte is read), at most `limit` bytes (more is refused, not cut, with the hint
 /// `too_large`).
 fn read_within(file: &Path, limit: u64, too_large: &str) -> Result<Vec<u8>, Unread> {
-    use std::io::Read;
     let cannot = |e: &std::io::Error| {
         LoadError::file(file, format!("cannot read the file: {}", io_reason(e)))
     };
@@ -182,7 +240,6 @@ fn open_regular(file: &Path) -> Result<(std::fs::File, u64), Opened> {
 /// and its first [`DOCUMENT_KEY_BYTES`] bytes (with its modification time when it is longer),
 /// so that a scan of gigabytes costs neither its size in memory nor the time to read it all.
 pub(crate) fn document_digest(file: &Path) -> Result<String, LoadError> {
-    use std::io::Read;
     let (opened, size) = open_regular(file).map_err(|e| match e {
         Opened::Missing(e) => {
             LoadError::file(file, format!("cannot read the file: {}", io_reason(&e)))
@@ -284,6 +341,37 @@ pub fn outside_the_project(dir: &Path, file: &Path) -> Option<std::path::PathBuf
     (!real.starts_with(&root)).then_some(root)
 }
 
+/// Where a case names a file: the file it is written in, where, and under which key.
+pub(crate) type Named<'a> = (&'a Path, crate::base::location::Mark, &'a str);
+
+/// [`outside_the_project`] as a case's mistake: `file` (a `what`: "gold file", "document", …)
+/// refused where it is `named`, before a byte of it is read, with the fix.
+pub(crate) fn inside_the_project(file: &Path, what: &str, named: Named) -> Result<(), LoadError> {
+    let (named_in, at, key) = named;
+    let dir = named_in.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    match outside_the_project(dir, file) {
+        None => Ok(()),
+        Some(root) => Err(LoadError::at(
+            named_in,
+            at,
+            key,
+            format!(
+                "the {what} `{}` is outside the project `{}`, and goldgate reads nothing outside it",
+                file.display(),
+                root.display()
+            ),
+        )
+        .hint(format!(
+            "move the {what} into the project (the folder with Cargo.toml or .git) and name it from there; a link that leads out counts as outside"
+        ))),
+    }
+}
+
 /// A folder's canonical path and its project's root, found once per run: every case of a
 /// folder asks for the same (a walk up the tree and a `readlink` per part of the path).
 fn folder(dir: &Path) -> Option<(std::path::PathBuf, Option<std::path::PathBuf>)> {
@@ -383,6 +471,34 @@ pub(crate) fn lock_for(path: &Path) -> std::io::Result<Held> {
     )))?;
     file.lock()?;
     Ok(Held { _file: file })
+}
+
+/// Waits for, then takes, the lock of a file of the user's that goldgate edits and replaces by a
+/// rename (a gold file review edits): a read-check-write of it happens under this lock, so that
+/// two edits at once never lose one. The lock is on the file itself, not on a lock file: every
+/// process that edits it waits for the same lock whatever its state folder (`TMPDIR`), and no
+/// lock file is left in the project. A rename gives the path a new file while a waiter holds the
+/// old one's lock, so the lock is taken again until it is on the file the path names.
+pub(crate) fn lock_in_place(path: &Path) -> std::io::Result<Held> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // Each turn follows a rename by another process: a bound, not a wait for ever.
+        for _ in 0..1000 {
+            let file = std::fs::File::open(path)?;
+            file.lock()?;
+            let (held, named) = (file.metadata()?, std::fs::metadata(path)?);
+            if (held.dev(), held.ino()) == (named.dev(), named.ino()) {
+                return Ok(Held { _file: file });
+            }
+        }
+        Err(std::io::Error::other(
+            "another process replaces it faster than it can be locked",
+        ))
+    }
+    // Where a file open for its lock cannot be renamed over, the state folder's lock guards it.
+    #[cfg(not(unix))]
+    lock_for(path)
 }
 
 /// Takes the lock of a file of the state folder by the file itself (a journal, a kept output's

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::gold_file::{GoldFile, fields_of_schema, read_gold_file, read_schema};
-use super::metadata::read_table;
-use crate::base::fs::{read_text, relative_to, slashed};
+use super::metadata::{Keep, Unmatched, read_table};
+use crate::base::fs::{inside_the_project, read_text, relative_to, slashed};
 use crate::base::location::{LoadError, Mark, closest};
 use crate::load::discover::Found;
 use crate::load::suite::{Suite, Suites};
@@ -32,12 +32,13 @@ pub(crate) struct Given {
 /// What the end of a run lists of a gold set's metadata table.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GoldSetNote {
-    /// A record whose key names no gold file.
-    RecordWithoutCase {
+    /// The records whose keys name no gold file: counted, the first few named (a table of
+    /// millions of records for a few cases is one note, not a line a record).
+    RecordsWithoutCase {
         /// The metadata table.
         metadata: PathBuf,
-        /// The record's key.
-        key: String,
+        /// How many, and the first few.
+        records: Unmatched,
     },
     /// A case of the set that no record names.
     CaseWithoutRecord {
@@ -66,8 +67,8 @@ pub struct GoldSet {
 #[derive(Debug, Clone, PartialEq)]
 enum SchemaOf {
     One(Arc<serde_json::Value>),
-    /// `schemas/{case}.json`, relative to the suite's folder.
-    Each(String),
+    /// `schemas/{case}.json`, relative to the suite's folder, and where the suite writes it.
+    Each(String, Mark),
 }
 
 /// One case of a gold set, found.
@@ -302,9 +303,13 @@ fn gold_set(
     let mut notes = Vec::new();
     if let Some(schema) = &cases.schema {
         if schema.value.contains("{case}") {
-            set.schema = Some(SchemaOf::Each(schema.value.clone()));
+            set.schema = Some(SchemaOf::Each(
+                schema.value.clone(),
+                Mark::of(&schema.referenced),
+            ));
         } else {
-            match read_schema(&folder.join(&schema.value)) {
+            let named = (file, Mark::of(&schema.referenced), "cases.schema");
+            match read_schema(&folder.join(&schema.value), named) {
                 Ok(s) => set.schema = Some(SchemaOf::One(Arc::new(s))),
                 Err(e) => set.problem = Some(e),
             }
@@ -314,14 +319,12 @@ fn gold_set(
         match attributes(file, folder, cases, metadata, names) {
             Ok((attributes, unmatched)) => {
                 let path = folder.join(&metadata.value);
-                notes.extend(
-                    unmatched
-                        .into_iter()
-                        .map(|key| GoldSetNote::RecordWithoutCase {
-                            metadata: path.clone(),
-                            key,
-                        }),
-                );
+                if unmatched.count > 0 {
+                    notes.push(GoldSetNote::RecordsWithoutCase {
+                        metadata: path.clone(),
+                        records: unmatched,
+                    });
+                }
                 notes.extend(
                     names
                         .iter()
@@ -353,8 +356,8 @@ fn gold_set(
     (set, notes)
 }
 
-/// Each case's attributes from the metadata table, and the keys of the records that name no case.
-type Attributes = (HashMap<String, Vec<(String, String)>>, Vec<String>);
+/// Each case's attributes from the metadata table, and the records that name no case.
+type Attributes = (HashMap<String, Vec<(String, String)>>, Unmatched);
 
 fn attributes(
     file: &Path,
@@ -364,6 +367,8 @@ fn attributes(
     names: &[&str],
 ) -> Result<Attributes, LoadError> {
     let path = folder.join(&metadata.value);
+    let at = Mark::of(&metadata.referenced);
+    inside_the_project(&path, "metadata table", (file, at, "cases.metadata"))?;
     if !path.is_file() {
         return Err(LoadError::at(
             file,
@@ -373,7 +378,12 @@ fn attributes(
         )
         .hint("the path is relative to the suite's folder"));
     }
-    let table = read_table(&path)?;
+    let known: HashSet<&str> = names.iter().copied().collect();
+    let keep = Keep {
+        key: cases.key.as_ref().map(|k| k.value.as_str()),
+        keep: &|name| known.contains(name),
+    };
+    let table = read_table(&path, &keep)?;
     let column = |name: &serde_saphyr::Spanned<String>, yaml_path: &str| {
         if table.columns.contains(&name.value) {
             return Ok(name.value.clone());
@@ -408,17 +418,12 @@ fn attributes(
         )));
     };
     let key = column(key, "cases.key")?;
-    let known: HashSet<&str> = names.iter().copied().collect();
     let mut by_case: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    let mut unmatched = Vec::new();
+    // The table kept only the records of known cases, each with its key.
     for (line, row) in &table.rows {
         let Some((_, name)) = row.iter().find(|(c, _)| *c == key) else {
             continue;
         };
-        if !known.contains(name.as_str()) {
-            unmatched.push(name.clone());
-            continue;
-        }
         if by_case.insert(name.clone(), row.clone()).is_some() {
             return Err(LoadError::at(
                 &path,
@@ -455,7 +460,7 @@ fn attributes(
             (name, kept)
         })
         .collect();
-    Ok((attributes, unmatched))
+    Ok((attributes, table.unmatched))
 }
 
 /// Whether some value of `column` is shared by two of `rows`: a column unique per case slices
@@ -490,7 +495,7 @@ pub(crate) fn load_listed(
     let schema = match &set.schema {
         None => None,
         Some(SchemaOf::One(s)) => Some(Arc::clone(s)),
-        Some(SchemaOf::Each(template)) => {
+        Some(SchemaOf::Each(template, at)) => {
             let path = set.folder.join(template.replace("{case}", &listed.name));
             if !path.is_file() {
                 return Err(vec![
@@ -505,7 +510,8 @@ pub(crate) fn load_listed(
                     .hint("add it, or give one schema for the whole suite"),
                 ]);
             }
-            Some(Arc::new(read_schema(&path).map_err(|e| vec![e])?))
+            let named = (set.suite.as_path(), *at, "cases.schema");
+            Some(Arc::new(read_schema(&path, named).map_err(|e| vec![e])?))
         }
     };
     let given = Given {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::fs::read_text;
+use crate::base::fs::{inside_the_project, read_text};
 use crate::base::location::{LoadError, Mark};
 use crate::spec::{Node, NodeKind};
 
@@ -43,6 +43,8 @@ pub(crate) fn read_gold_file(
         )
         .hint("name a .json or .yaml file of the gold fields, or write them as a mapping under `gold:`"));
     }
+    // Review writes where the gold is: a gold outside the project is never read, so never edited.
+    inside_the_project(&path, "gold file", (named_in, at, "gold"))?;
     if !path.is_file() {
         return Err(LoadError::at(
             named_in,
@@ -113,8 +115,12 @@ pub(crate) fn fields_of_schema(node: &Node, schema: &serde_json::Value) -> Optio
     })
 }
 
-/// A JSON Schema file, read.
-pub(crate) fn read_schema(path: &Path) -> Result<serde_json::Value, LoadError> {
+/// A JSON Schema file, read; `named` where the suite names it.
+pub(crate) fn read_schema(
+    path: &Path,
+    named: crate::base::fs::Named,
+) -> Result<serde_json::Value, LoadError> {
+    inside_the_project(path, "schema", named)?;
     let text = read_text(path)?;
     let schema = typed_json(path, &text)?;
     if schema.get("properties").is_none_or(|p| !p.is_object()) {
@@ -148,7 +154,7 @@ mod tests {
         let g = read_gold_file(
             &dir.path().join("g.json"),
             "g.json",
-            Path::new("c.yaml"),
+            &dir.path().join("c.yaml"),
             Mark::default(),
         )
         .unwrap();
@@ -177,7 +183,7 @@ mod tests {
         let e = read_gold_file(
             &dir.path().join("g.json"),
             "g.json",
-            Path::new("c.yaml"),
+            &dir.path().join("c.yaml"),
             Mark::default(),
         )
         .unwrap_err();

@@ -32,7 +32,7 @@ pub(crate) fn read(path: &Path, text: &str) -> Result<Node, LoadError> {
         };
         let lines: Vec<&str> = block.split('\n').collect();
         if first.is_ascii_digit() {
-            group(&mut groups, first.to_string(), &lines, start);
+            group(path, &mut groups, first.to_string(), &lines, start)?;
         } else {
             entity_lines(path, &mut entities, &lines, start)?;
         }
@@ -91,22 +91,27 @@ fn list_of<'a>(fields: &'a mut Vec<Field>, name: &str, line: u64) -> &'a mut Vec
     &mut fields[at].2
 }
 
-fn group(groups: &mut Vec<Field>, name: String, lines: &[&str], start: u64) {
+fn group(
+    path: &Path,
+    groups: &mut Vec<Field>,
+    name: String,
+    lines: &[&str],
+    start: u64,
+) -> Result<(), LoadError> {
     let keys: Vec<&str> = lines.get(1).map_or(Vec::new(), |l| l.split('\t').collect());
+    header_once(path, &keys, start + 1)?;
     let mut items = Vec::new();
     for (i, row) in lines.iter().enumerate().skip(2) {
         if row.is_empty() {
             continue;
         }
         let at = start + i as u64;
-        // Keys and values paired as far as both go; a key written twice keeps its last value.
-        let mut entries: Vec<(String, Node)> = Vec::new();
-        for (k, v) in keys.iter().zip(row.split('\t')) {
-            match entries.iter_mut().find(|(key, _)| key == k) {
-                Some(slot) => slot.1 = text(v, at),
-                None => entries.push(((*k).to_owned(), text(v, at))),
-            }
-        }
+        // Keys and values paired as far as both go (the keys are each named once).
+        let entries: Vec<(String, Node)> = keys
+            .iter()
+            .zip(row.split('\t'))
+            .map(|(k, v)| ((*k).to_owned(), text(v, at)))
+            .collect();
         if !entries.is_empty() {
             items.push(Node {
                 kind: NodeKind::Map(entries),
@@ -117,6 +122,30 @@ fn group(groups: &mut Vec<Field>, name: String, lines: &[&str], start: u64) {
     if !items.is_empty() {
         list_of(groups, &name, start).extend(items);
     }
+    Ok(())
+}
+
+/// A group's line of keys (its header, on `line`), each key named once: KIEval's reader keeps
+/// the last of two values of one key without a word, and which was meant cannot be known.
+fn header_once(path: &Path, keys: &[&str], line: u64) -> Result<(), LoadError> {
+    let mut column = 1u64;
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(first) = keys[..i].iter().position(|k| k == key) {
+            return Err(LoadError::at(
+                path,
+                Mark { line, column },
+                "",
+                format!(
+                    "this group's line of keys names `{key}` twice (keys {} and {})",
+                    first + 1,
+                    i + 1
+                ),
+            )
+            .hint("rename or remove one of them: each key of a group is named once"));
+        }
+        column += key.chars().count() as u64 + 1;
+    }
+    Ok(())
 }
 
 fn entity_lines(
@@ -173,6 +202,20 @@ mod tests {
                 ),
                 ("date".into(), Value::List(vec![t("1/2"), t("1/3")])),
             ])
+        );
+    }
+
+    #[test]
+    fn a_group_key_named_twice_is_refused_where_the_second_is() {
+        let e = read(
+            Path::new("g.csv"),
+            "head\ndate\t1/2\n\n0\nnm\tprice\tnm\ntea\t3\tx\n",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (5, 10));
+        assert_eq!(
+            e.message,
+            "this group's line of keys names `nm` twice (keys 1 and 3)"
         );
     }
 

@@ -746,10 +746,21 @@ impl CaseIn<'_> {
         prediction
     }
 
-    /// The mistake of a `document:` that is not a file: a gold set with its scan gone is broken,
-    /// whether or not a `run` command reads it.
+    /// The mistake of a `document:` outside the project or not a file: a gold set with its scan
+    /// gone is broken, whether or not a `run` command reads it.
     fn missing_document(&self) -> Option<LoadError> {
-        let e = prediction::missing_document(&self.document()?)?;
+        let document = self.document()?;
+        // The HTML page embeds a failing grounded case's document: one outside the project is
+        // never read, lest a pull request publish any image its reader can open.
+        let (named_in, at) = &document.at;
+        let outside = crate::base::fs::inside_the_project(
+            &document.path,
+            "document",
+            (named_in, *at, "document"),
+        );
+        let e = outside
+            .err()
+            .or_else(|| prediction::missing_document(&document))?;
         Some(if self.origin.contains_key("document") {
             as_applied_to(self.file, e)
         } else {

@@ -175,15 +175,50 @@ fn failed_calls_scored(tests: &[String]) -> Option<String> {
 fn gold_set_note(note: &crate::load::cases::GoldSetNote) -> String {
     use crate::load::cases::GoldSetNote;
     match note {
-        GoldSetNote::RecordWithoutCase { metadata, key } => format!(
-            "metadata: the record `{key}` of `{}` names no case (no gold file of that name)\n",
-            metadata.display()
-        ),
+        GoldSetNote::RecordsWithoutCase { metadata, records } => match records.first.as_slice() {
+            [(_, key)] if records.count == 1 => format!(
+                "metadata: the record `{key}` of `{}` names no case (no gold file of that name)\n",
+                metadata.display()
+            ),
+            first => {
+                let named: Vec<String> = first
+                    .iter()
+                    .map(|(line, key)| match line {
+                        0 => format!("`{key}`"),
+                        line => format!("line {line} `{key}`"),
+                    })
+                    .collect();
+                let more = if records.count > first.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                };
+                format!(
+                    "metadata: {} records of `{}` name no case (no gold file of those names; first: {}{more})\n",
+                    grouped(records.count),
+                    metadata.display(),
+                    named.join(", ")
+                )
+            }
+        },
         GoldSetNote::CaseWithoutRecord { metadata, case } => format!(
             "metadata: no record of `{}` names the case `{case}` (it has no attributes)\n",
             metadata.display()
         ),
     }
+}
+
+/// A count with its thousands apart: `1,770,000`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// `anls 0.9500 -> 0.9000, field `total` EM 1.0000 -> 0.0000, brier 0.1000 -> absent`: changes

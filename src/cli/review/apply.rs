@@ -348,8 +348,9 @@ impl Session {
         Ok(())
     }
 
-    /// One gold edit: the file read, checked unchanged since the run, edited, the edit read back
-    /// and checked to change that value alone, written atomically. The one-line diff.
+    /// One gold edit: the file (inside the project, no link) locked, read, checked unchanged
+    /// since the run, edited, the edit read back and checked to change that value alone, written
+    /// atomically, then unlocked. The one-line diff.
     fn edit(
         &mut self,
         item: &Item,
@@ -379,42 +380,22 @@ impl Session {
                 "`{field}` of `{name}` is already edited in this session"
             ));
         }
-        let text = crate::base::fs::read_text(file).map_err(|e| e.to_string())?;
-        let rerun = "run the tests again (`goldgate review --run`) and review what they find";
-        if self.changed_since_the_run(file, &text) {
-            return Err(format!("`{name}` changed since the run: {rerun}"));
-        }
-        let root: Node = parse_yaml(file, &text).map_err(|e| e.to_string())?;
-        let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
-        let node = at(&root, &path)
-            .ok_or_else(|| format!("`{name}` has no gold `{field}` now: {rerun}"))?;
-        if variants(node) != item.gold {
-            return Err(format!(
-                "the gold of `{field}` in `{name}` changed since the run: {rerun}"
-            ));
-        }
-        let syntax = if file.extension().is_some_and(|e| e == "json") {
-            Syntax::Json
-        } else {
-            Syntax::Yaml
-        };
-        let edit = match action {
-            Action::Accept => replace(&text, &root, &path, syntax, &value),
-            _ => add_variant(&text, &root, &path, syntax, &value),
-        }
-        .map_err(|e| match e {
-            crate::spec::edit::EditError::NotFound(_) => format!("`{name}`: {e}"),
-            _ => format!("{name}:{e}"),
+        editable(&self.dir, file, &name)?;
+        // Another review may edit this file at once: whether it changed since the run is asked
+        // under its lock, and the lock is held until the rename, so that neither edit is lost
+        // (the second finds the file changed, and is refused).
+        let _lock = crate::base::fs::lock_in_place(file).map_err(|e| {
+            format!(
+                "cannot lock `{name}` to edit it: {}",
+                crate::base::fs::io_reason(&e)
+            )
         })?;
-        // Read back: the new text must be the old tree with this one value changed.
-        let expected = edited_tree(&root, node, &path, action, &value);
-        let read_back: Option<Node> = parse_yaml(file, &edit.text).ok();
-        if read_back.map(|n| n.to_value()) != Some(expected) {
-            return Err(format!(
-                "{name}:{}: the edit would change more than `{field}`: edit it by hand",
-                edit.line
-            ));
+        let text = crate::base::fs::read_text(file).map_err(|e| e.to_string())?;
+        if self.changed_since_the_run(file, &text) {
+            return Err(format!("`{name}` changed since the run: {RERUN}"));
         }
+        let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
+        let edit = edited(file, &name, &text, &path, item, (action, &value))?;
         self.write(file, &name, edit.text)?;
         self.edited.insert(key);
         Ok(crate::render::edit_line(
@@ -424,6 +405,78 @@ impl Session {
             edit.before.as_deref(),
             &edit.after,
         ))
+    }
+}
+
+/// What to do about an item whose gold is not as the run read it.
+const RERUN: &str = "run the tests again (`goldgate review --run`) and review what they find";
+
+/// The edit of the gold at `path` in `file`'s `text` (`name` as the user reads it): the gold
+/// checked to be what the run read, the new text checked to change that value alone.
+fn edited(
+    file: &Path,
+    name: &str,
+    text: &str,
+    path: &[&str],
+    item: &Item,
+    (action, value): (Action, &Json),
+) -> Result<crate::spec::edit::Edit, String> {
+    let field = path.last().copied().unwrap_or_default();
+    let root: Node = parse_yaml(file, text).map_err(|e| e.to_string())?;
+    let node =
+        at(&root, path).ok_or_else(|| format!("`{name}` has no gold `{field}` now: {RERUN}"))?;
+    if variants(node) != item.gold {
+        return Err(format!(
+            "the gold of `{field}` in `{name}` changed since the run: {RERUN}"
+        ));
+    }
+    let syntax = if file.extension().is_some_and(|e| e == "json") {
+        Syntax::Json
+    } else {
+        Syntax::Yaml
+    };
+    let edit = match action {
+        Action::Accept => replace(text, &root, path, syntax, value),
+        _ => add_variant(text, &root, path, syntax, value),
+    }
+    .map_err(|e| match e {
+        crate::spec::edit::EditError::NotFound(_) => format!("`{name}`: {e}"),
+        _ => format!("{name}:{e}"),
+    })?;
+    // Read back: the new text must be the old tree with this one value changed.
+    let expected = edited_tree(&root, node, path, action, value);
+    let read_back: Option<Node> = parse_yaml(file, &edit.text).ok();
+    if read_back.map(|n| n.to_value()) != Some(expected) {
+        return Err(format!(
+            "{name}:{}: the edit would change more than `{field}`: edit it by hand",
+            edit.line
+        ));
+    }
+    Ok(edit)
+}
+
+/// Whether review may write `file` (`name` as the user reads it): a regular file, not a link,
+/// inside the project of the reviewed folder `dir`. Loading refuses a gold outside the project;
+/// this refuses it again where the write happens, since the file may have changed since.
+fn editable(dir: &Path, file: &Path, name: &str) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(file)
+        .map_err(|e| format!("cannot read `{name}`: {}", crate::base::fs::io_reason(&e)))?;
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "`{name}` is a link, and review writes no file through a link (it could lead out of the project): edit the file it leads to by hand, or put that file in the link's place"
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "`{name}` is not a regular file, so review does not write it"
+        ));
+    }
+    match crate::base::fs::outside_the_project(dir, file) {
+        Some(root) => Err(format!(
+            "`{name}` is outside the project `{}`, and review writes nothing outside it: move it into the project and name it from there",
+            root.display()
+        )),
+        None => Ok(()),
     }
 }
 
@@ -529,5 +582,35 @@ fn set(tree: &mut Value, path: &[&str], to: Value) {
         && let Some((_, v)) = entries.iter_mut().find(|(k, _)| k == first)
     {
         set(v, rest, to);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn review_writes_no_link_and_nothing_outside_the_project() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (proj, outside) = (tmp.path().join("proj"), tmp.path().join("outside"));
+        std::fs::create_dir_all(proj.join(".git")).unwrap();
+        std::fs::create_dir_all(proj.join("cases")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        for file in [proj.join("cases/g.json"), outside.join("g.json")] {
+            std::fs::write(file, "{}").unwrap();
+        }
+        std::os::unix::fs::symlink(proj.join("cases/g.json"), proj.join("cases/l.json")).unwrap();
+        let cases = proj.join("cases");
+        assert_eq!(editable(&cases, &cases.join("g.json"), "g.json"), Ok(()));
+        let link = editable(&cases, &cases.join("l.json"), "l.json").unwrap_err();
+        assert!(link.starts_with("`l.json` is a link"), "{link}");
+        let out = editable(&cases, &outside.join("g.json"), "o.json").unwrap_err();
+        assert!(
+            out.starts_with("`o.json` is outside the project `"),
+            "{out}"
+        );
+        let through = cases.join("../../outside/g.json");
+        assert!(editable(&cases, &through, "t.json").is_err());
     }
 }
