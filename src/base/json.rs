@@ -16,6 +16,7 @@ impl<'de> serde::Deserialize<'de> for StrictJson {
         let strict = Strict {
             count: &count,
             limit: usize::MAX,
+            depth: 0,
         };
         d.deserialize_any(strict).map(StrictJson)
     }
@@ -27,9 +28,30 @@ impl<'de> serde::Deserialize<'de> for StrictJson {
 struct Strict<'a> {
     count: &'a Cell<usize>,
     limit: usize,
+    /// How many lists and mappings hold the value being read.
+    depth: usize,
 }
 
+/// The deepest nesting goldgate reads in JSON: deeper than any extraction, and as deep as the
+/// references' Python reads (its `json` stops near 1,000, its recursion limit); serde_json's own
+/// bound (128) is lifted for it.
+pub(crate) const JSON_DEPTH: usize = 1_000;
+
 impl Strict<'_> {
+    /// The visitor of the values inside a list or mapping, one level deeper; an error beyond
+    /// [`JSON_DEPTH`].
+    fn inside<E: serde::de::Error>(self) -> Result<Self, E> {
+        if self.depth >= JSON_DEPTH {
+            return Err(E::custom(format_args!(
+                "nested more than {JSON_DEPTH} levels deep, more than goldgate reads"
+            )));
+        }
+        Ok(Strict {
+            depth: self.depth + 1,
+            ..self
+        })
+    }
+
     fn counted<E: serde::de::Error>(self) -> Result<(), E> {
         let n = self.count.get() + 1;
         self.count.set(n);
@@ -88,8 +110,9 @@ impl<'de> serde::de::Visitor<'de> for Strict<'_> {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         self.counted()?;
+        let inside = self.inside()?;
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(self)? {
+        while let Some(item) = seq.next_element_seed(inside)? {
             items.push(item);
         }
         Ok(serde_json::Value::Array(items))
@@ -107,7 +130,7 @@ impl<'de> serde::de::Visitor<'de> for Strict<'_> {
                     "duplicate key `{key}`"
                 )));
             }
-            let value = map.next_value_seed(self)?;
+            let value = map.next_value_seed(self.inside()?)?;
             object.insert(key, value);
         }
         Ok(serde_json::Value::Object(object))
@@ -125,9 +148,21 @@ fn number<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<serde_json::
     text.parse().map_err(serde::de::Error::custom)
 }
 
+/// A reader of JSON text without serde_json's bound on nesting: [`Strict`] keeps its own,
+/// [`JSON_DEPTH`].
+fn reader(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    de
+}
+
 /// Parses JSON text strictly.
 pub(crate) fn strict_json(text: &str) -> Result<serde_json::Value, serde_json::Error> {
-    serde_json::from_str::<StrictJson>(text).map(|j| j.0)
+    use serde::Deserialize;
+    let mut de = reader(text);
+    let value = StrictJson::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value.0)
 }
 
 /// Parses a JSON prediction strictly, refusing one of more than [`JSON_VALUES`] values.
@@ -137,8 +172,9 @@ pub(crate) fn prediction_json(text: &str) -> Result<serde_json::Value, serde_jso
     let strict = Strict {
         count: &count,
         limit: JSON_VALUES,
+        depth: 0,
     };
-    let mut de = serde_json::Deserializer::from_str(text);
+    let mut de = reader(text);
     let value = strict.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
@@ -228,8 +264,9 @@ pub(crate) fn prediction_tree(text: &str) -> Result<Json, serde_json::Error> {
     let tree = Tree(Strict {
         count: &count,
         limit: JSON_VALUES,
+        depth: 0,
     });
-    let mut de = serde_json::Deserializer::from_str(text);
+    let mut de = reader(text);
     let value = tree.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
@@ -283,8 +320,9 @@ impl<'de> serde::de::Visitor<'de> for Tree<'_> {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
         self.0.counted()?;
+        let inside = Tree(self.0.inside()?);
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(self)? {
+        while let Some(item) = seq.next_element_seed(inside)? {
             items.push(item);
         }
         Ok(Json::Array(items))
@@ -313,7 +351,7 @@ impl<'de> serde::de::Visitor<'de> for Tree<'_> {
                 all.insert(key.clone());
                 seen = Some(all);
             }
-            let value = map.next_value_seed(self)?;
+            let value = map.next_value_seed(Tree(self.0.inside()?))?;
             entries.push((key, value));
         }
         Ok(Json::Object(entries))

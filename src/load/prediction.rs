@@ -176,7 +176,8 @@ pub fn typed_fields(source: &PredictionSource) -> Option<serde_json::Value> {
     if !is_json(path) {
         return None;
     }
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let doc = crate::base::json::prediction_json(&text).ok()?;
     match format {
         Some(format) => {
             let mut at = &doc;
@@ -247,7 +248,7 @@ pub fn docubench_result(
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let doc = crate::base::json::prediction_json(&text).ok()?;
     let said = || format::said(&prediction_tree(&text).ok()?);
     let shown = format.fields.join(".");
     let mut at = Some(&doc);

@@ -91,6 +91,10 @@ pub(crate) struct Ahead {
 
 /// The trials for libtest-mimic, and the workers that compute them ahead when the run has
 /// `threads` threads and more than one test to run (libtest-mimic must then run on one thread).
+/// The stack of a thread that works ahead: a main thread's (8 MiB), which a case nested as deep
+/// as goldgate reads needs in a debug build (2 MiB, a spawned thread's default, is not).
+const WORKER_STACK: usize = 8 << 20;
+
 pub(crate) fn plan(
     args: &Arguments,
     jobs: Vec<Job>,
@@ -149,7 +153,16 @@ impl Ahead {
     pub(crate) fn run_beside<R>(self, print: impl FnOnce() -> R) -> R {
         std::thread::scope(|scope| {
             for _ in 1..self.threads {
-                scope.spawn(|| while self.shared.work_one(false) {});
+                // As much stack as the printing (main) thread has: a case read at the deepest
+                // nesting goldgate reads (`JSON_DEPTH`) scores on either alike.
+                let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
+                if worker
+                    .spawn_scoped(scope, || while self.shared.work_one(false) {})
+                    .is_err()
+                {
+                    // No thread to be had: the printing thread works through the turns alone.
+                    break;
+                }
             }
             let out = print();
             // Whatever libtest-mimic did not take, the workers leave.

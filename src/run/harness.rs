@@ -403,7 +403,15 @@ fn matches_a_test(args: &Arguments, trials: &[Job]) -> bool {
 /// `threads`, when the plan says so.
 fn run_trials(args: &Arguments, trials: Vec<Job>, threads: usize) -> libtest_mimic::Conclusion {
     match ahead::plan(args, trials, threads) {
-        (trials, None) => libtest_mimic::run(args, trials),
+        // One test at most, or one thread: on this thread, whose stack is the main thread's
+        // (libtest-mimic's own threads would have a spawned thread's smaller one).
+        (trials, None) => {
+            let one = Arguments {
+                test_threads: Some(1),
+                ..args.clone()
+            };
+            libtest_mimic::run(&one, trials)
+        }
         (trials, Some(workers)) => {
             let one = Arguments {
                 test_threads: Some(1),
