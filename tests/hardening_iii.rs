@@ -139,3 +139,65 @@ fn the_review_queue_of_a_case_with_thousands_of_failing_fields_is_whole_and_plac
         assert_eq!(item["gold_at"]["line"], i + 4, "{item}");
     }
 }
+
+/// A run whose process was killed before its end left a journal of the tests it had finished,
+/// and `report --run` printed their numbers as a passing run. It now says the run never ended
+/// and names the test without a record, and fails; a run that ends says nothing of the kind.
+#[test]
+fn the_report_of_a_killed_run_says_it_is_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[package]\nname = \"x\"\n"),
+            ("cases/suite.yaml", "run:\n  command: [sleep, \"10\"]\n"),
+            ("cases/a.yaml", &format!("prediction: a.json\n{CASE}")),
+            ("cases/a.json", "{\"fields\": {\"a\": \"1\"}}"),
+            ("cases/b.yaml", CASE),
+        ],
+    );
+    let id = "killed-run";
+    let mut child = support::command(dir.path(), &["test", "cases", "--test-threads", "1"])
+        .env("GOLDGATE_RUN_ID", id)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once `a` is recorded, while `b` waits for its command.
+    let recorded = |dir: &std::path::Path| {
+        let out = goldgate(dir, &["report", "--run", id]);
+        stdout(&out).contains("goldgate: 1 cases, 1 passed")
+    };
+    let mut waited = 0;
+    while !recorded(dir.path()) {
+        assert!(waited < 600, "`a` was never recorded");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = goldgate(dir.path(), &["report", "--run", id]);
+    let shown = stdout(&out);
+    assert_ne!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("INCOMPLETE: the run never ended (a process of it was killed before its end); 1 test has no record: `b`: these numbers are not the run's, run the tests again"),
+        "{shown}"
+    );
+    // A run that ends is whole, failing or not.
+    write_files(
+        dir.path(),
+        &[("cases/suite.yaml", "run:\n  command: [\"false\"]\n")],
+    );
+    let run = support::command(dir.path(), &["test", "cases"])
+        .env("GOLDGATE_RUN_ID", "ended-run")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(101), "{}", stdout(&run));
+    let out = goldgate(dir.path(), &["report", "--run", "ended-run"]);
+    assert!(!stdout(&out).contains("INCOMPLETE"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("goldgate: 2 cases, 1 passed, 1 failed"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -37,6 +37,10 @@ pub fn step_summary(
     if let Some(never) = super::summary::never_ran_line(&summary.never_ran) {
         page.push_str(&format!("\n**{}**\n", escaped(&never)));
     }
+    if let Some(never) = &summary.never_ended {
+        let line = super::summary::never_ended_line(never);
+        page.push_str(&format!("\n**{}**\n", escaped(&line)));
+    }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }

@@ -1,7 +1,7 @@
 //! The run summary printed after libtest's result line.
 
 use super::{Styles, comparison_table, num, paint};
-use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
+use crate::evaluate::aggregate::{Aggregated, NeverEnded, RunSummary, is_pipeline_row};
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
 /// filter that matched no test ran: nothing.
@@ -28,7 +28,33 @@ pub fn summary_line(s: &RunSummary) -> String {
         line.push('\n');
         line.push_str(&never);
     }
+    if let Some(never) = &s.never_ended {
+        line.push('\n');
+        line.push_str(&never_ended_line(never));
+    }
     line
+}
+
+/// `INCOMPLETE: the run never ended …`: a process of it was killed, and its numbers are of the
+/// tests it recorded, not of the run.
+pub fn never_ended_line(never: &NeverEnded) -> String {
+    let processes = match never.processes {
+        1 => "a process of it was".to_owned(),
+        n => format!("{n} processes of it were"),
+    };
+    let missing = match never.no_record.as_slice() {
+        [one] => format!("1 test has no record: `{one}`"),
+        all => format!(
+            "{} tests have no record: {}",
+            all.len(),
+            all.first()
+                .map(|first| format!("`{first}` and {} more", all.len() - 1))
+                .unwrap_or_default()
+        ),
+    };
+    format!(
+        "INCOMPLETE: the run never ended ({processes} killed before its end); {missing}: these numbers are not the run's, run the tests again"
+    )
 }
 
 /// `23 tests of this run never ran (…)`, when a split run stopped early.
