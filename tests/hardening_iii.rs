@@ -201,3 +201,68 @@ fn the_report_of_a_killed_run_says_it_is_incomplete() {
         stdout(&out)
     );
 }
+
+/// Ten cases gated on ANLS against a baseline of ANLS 1, whose entries but `c0`'s hold only a
+/// `score` (blessed under a gate on another metric); each case but `c0` now drops to ANLS 0.75.
+fn gated_on_anls(root: &std::path::Path) {
+    let mut files: Vec<(String, String)> = vec![(
+        "cases/suite.yaml".into(),
+        "baseline: baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\n".into(),
+    )];
+    let mut entries = Vec::new();
+    for i in 0..10 {
+        let predicted = if i == 0 { "abcd" } else { "abcz" };
+        files.push((
+            format!("cases/c{i}.yaml"),
+            format!("prediction: {{ a: \"{predicted}\" }}\ngold: {{ a: \"abcd\" }}\nthresholds: {{ min_anls: 0.5 }}\n"),
+        ));
+        let entry = if i == 0 {
+            "{\"anls\": 1.0}"
+        } else {
+            "{\"score\": 1.0}"
+        };
+        entries.push(format!("\"c{i}\": {entry}"));
+    }
+    files.push((
+        "cases/baseline.json".into(),
+        format!(
+            "{{\"goldgate_baseline\": 1, \"cases\": {{{}}}}}\n",
+            entries.join(", ")
+        ),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(root, &refs);
+}
+
+/// A gate on ANLS whose baseline entries lacked ANLS for 9 of 10 cases compared the one that had
+/// it, and held while the nine fell from 1.0 to 0.75; only its power line said "1 case". It now
+/// fails, naming the cases and the fix, and blessing the baseline makes it compare all ten.
+#[test]
+fn a_gate_fails_when_baseline_entries_lack_its_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    gated_on_anls(dir.path());
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(101), "{shown}");
+    assert_eq!(
+        failure_block(&shown, "cases::aggregate"),
+        "regression gate: 9 of 10 cases have no `anls` in the baseline `cases/baseline.json`: `c1`, `c2` and 7 more; the gate compares every case with an entry, and would judge the others alone: bless the baseline to record it, with: GOLDGATE_UPDATE=always goldgate test cases\nat cases/suite.yaml:2 (regression_gate)"
+    );
+    let (_, report) = support::goldgate_report(dir.path(), &["test", "cases"]);
+    let gate = &report["aggregates"][0]["regression_gate"];
+    assert_eq!(gate["held"], false);
+    assert_eq!(gate["entries"], 10);
+    assert_eq!(gate["lacking"].as_array().unwrap().len(), 9);
+    // The fix the message names: the baseline blessed, the gate compares all ten and holds.
+    let bless = support::goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_ne!(bless.status.code(), None);
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
