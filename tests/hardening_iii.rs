@@ -266,3 +266,89 @@ fn a_gate_fails_when_baseline_entries_lack_its_metric() {
     let out = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+/// The control characters a terminal, a CI log or a page obeys: escape, BEL, a lone CR, NUL,
+/// DEL and the C1 CSI.
+fn obeyed(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// `text` without its colour sequences (`ESC [ 1;31 m`), and no other.
+fn without_colours(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let digits = after.find(|c: char| !(c.is_ascii_digit() || c == ';'));
+        match digits {
+            Some(end) if after[end..].starts_with('m') => rest = &after[end + 1..],
+            _ => {
+                out.push('\u{1b}');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A prediction holding terminal escapes (a title set by OSC, a screen cleared, a hyperlink, a
+/// bell, a C1 CSI) reached standard error raw inside `::error` annotations, and the HTML page.
+/// Every output now shows them escaped (`\u{1b}`), the same way in each: the terminal's
+/// message, the annotations, the HTML page, the JUnit file and the step summary.
+#[test]
+fn control_characters_of_a_prediction_are_shown_in_every_output_never_obeyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = r#"{"fields": {"a": "x\u001b]0;pwned\u0007\u001b[2J\u001b]8;;http://evil\u001b\\y\u0000\r\u007f\u009bz"}}"#;
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/acme.yaml",
+                &format!(
+                    "prediction: acme.json\nrubrics:\n  - must_right: total\n    field: a\n    contains: \"1\"\n{CASE}"
+                ),
+            ),
+            ("cases/acme.json", hostile),
+        ],
+    );
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| out_dir.path().join(name).to_str().unwrap().to_owned();
+    let (html, junit, summary) = (file("page.html"), file("junit.xml"), file("summary.md"));
+    let out = support::goldgate_with(
+        dir.path(),
+        &[
+            "test", "cases", "--html", &html, "--junit", &junit, "--color", "always",
+        ],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", &summary),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    let outputs = [
+        ("standard output", stdout(&out)),
+        ("standard error", stderr(&out)),
+        ("HTML", std::fs::read_to_string(&html).unwrap()),
+        ("JUnit", std::fs::read_to_string(&junit).unwrap()),
+        ("step summary", std::fs::read_to_string(&summary).unwrap()),
+    ];
+    for (name, text) in &outputs {
+        // goldgate's own colours are the only escapes, and only on the terminal.
+        let raw: Vec<char> = without_colours(text)
+            .chars()
+            .filter(|&c| obeyed(c))
+            .collect();
+        assert!(raw.is_empty(), "{name} holds {raw:?}:\n{text}");
+        // The step summary lists verdicts, not values.
+        if *name != "step summary" {
+            assert!(text.contains(r"\u{1b}]0;pwned\u{7}"), "{name}:\n{text}");
+        }
+    }
+    assert!(
+        stderr(&out).contains(r"::error file=cases/acme.yaml"),
+        "{}",
+        stderr(&out)
+    );
+}

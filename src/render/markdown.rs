@@ -277,7 +277,8 @@ fn text(raw: &str) -> String {
 /// word (`must_right`) emphasises nothing and stays as it is, and so do `(`, `)` and `!`: with
 /// `[` and `]` escaped they make no link or image.
 fn escaped(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
+    // Control characters shown first (`\u{1b}`); their backslash is then escaped as any other.
+    let chars: Vec<char> = super::visible(text).chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
         let word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
@@ -322,7 +323,7 @@ fn code(raw: &str) -> String {
 
 /// A line of a list or a table: a newline would end the item or the row.
 fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
+    super::visible(&text.replace(['\n', '\r'], " ")).into_owned()
 }
 
 #[cfg(test)]

@@ -44,9 +44,10 @@ fn bounded(error: &str) -> String {
     }
 }
 
-/// A message without colour codes, for records.
+/// A message without colour codes, for records: a value's own escape sequences are shown
+/// (`\u{1b}`) first, not stripped with the colours, so that every output shows them alike.
 fn plain(message: &str) -> String {
-    anstream::adapter::strip_str(message).to_string()
+    anstream::adapter::strip_str(&crate::render::visible_painted(message)).to_string()
 }
 
 /// A failure message; without colour codes where libtest-mimic prints them verbatim (JSON).
