@@ -100,12 +100,12 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
 /// `regression gate: 9 of 10 cases have no `anls` in the baseline …`, when entries lack the
 /// gated metric.
 fn lacking_metric(g: &RegressionGateRecord) -> Option<String> {
-    let (n, first) = (g.lacking.len(), g.lacking.first()?);
+    let n = g.lacking.len();
     let named = match &g.lacking[..] {
-        [_] => format!("`{first}`"),
-        [_, second] => format!("`{first}` and `{second}`"),
-        [_, second, ..] => format!("`{first}`, `{second}` and {} more", n - 2),
         [] => return None,
+        [one] => format!("`{one}`"),
+        [first, second] => format!("`{first}` and `{second}`"),
+        [first, second, rest @ ..] => format!("`{first}`, `{second}` and {} more", rest.len()),
     };
     let (cases, have) = if g.entries == 1 {
         ("case", "has")

@@ -43,13 +43,12 @@ pub fn never_ended_line(never: &NeverEnded) -> String {
         n => format!("{n} processes of it were"),
     };
     let missing = match never.no_record.as_slice() {
+        [] => "every test it began has a record".to_owned(),
         [one] => format!("1 test has no record: `{one}`"),
-        all => format!(
-            "{} tests have no record: {}",
-            all.len(),
-            all.first()
-                .map(|first| format!("`{first}` and {} more", all.len() - 1))
-                .unwrap_or_default()
+        [first, rest @ ..] => format!(
+            "{} tests have no record: `{first}` and {} more",
+            rest.len() + 1,
+            rest.len()
         ),
     };
     format!(
@@ -223,6 +222,25 @@ mod tests {
             format!(
                 "{plain}; the filter `invoice/` matched no test, so none ran (`--list` shows their names)"
             )
+        );
+    }
+
+    #[test]
+    fn a_run_that_never_ended_names_its_tests_without_a_record() {
+        let never = |processes, names: &[&str]| NeverEnded {
+            processes,
+            no_record: names.iter().map(|n| n.to_string()).collect(),
+        };
+        assert_eq!(
+            never_ended_line(&never(3, &["a", "b", "c"])),
+            "INCOMPLETE: the run never ended (3 processes of it were killed before its end); 3 tests have no record: `a` and 2 more: these numbers are not the run's, run the tests again"
+        );
+        let mut s = crate::evaluate::aggregate::summarize(&[]);
+        s.never_ended = Some(never(1, &["x::guided"]));
+        assert!(
+            summary_line(&s).ends_with("\nINCOMPLETE: the run never ended (a process of it was killed before its end); 1 test has no record: `x::guided`: these numbers are not the run's, run the tests again"),
+            "{}",
+            summary_line(&s)
         );
     }
 }
