@@ -1242,12 +1242,20 @@ fn a_process_killed_while_appending_loses_no_completed_test() {
         dir.path(),
         &["report", "--run", &id, "-o", "report.json"],
     ));
-    assert!(end.status.success(), "{}", text(&end));
     let report = read_json(&dir.path().join("report.json"));
     let cases = ids(&report, "cases");
     assert!(cases.contains(&"ok".to_owned()), "{cases:?}");
-    if finished_big {
+    // A killed process whose test no other process recorded makes the run incomplete.
+    if finished_big || cases.contains(&"big".to_owned()) {
         assert!(cases.contains(&"big".to_owned()), "{cases:?}");
+        assert!(end.status.success(), "{}", text(&end));
+    } else {
+        assert_eq!(end.status.code(), Some(101), "{}", text(&end));
+        assert!(
+            text(&end).contains("INCOMPLETE: the run never ended"),
+            "{}",
+            text(&end)
+        );
     }
 }
 

@@ -47,6 +47,13 @@ pub const LIST_ITEMS: usize = 2_000;
 /// need 0.5 billion.
 pub const CASE_STEPS: u64 = 1_200_000_000;
 
+/// What each gold field is charged against [`CASE_STEPS`] besides its comparison: its lookup,
+/// copies, miss class and row, a few µs (100,000 flat fields predicted wrong are scored in 2.5 s
+/// unoptimised, some 10 times faster in a release build). A case of many cheap fields is then
+/// bounded too, at about a million fields; the 250,000 values of [`JSON_VALUES`] as flat fields
+/// cost a fifth of the budget.
+pub const FIELD_STEPS: u64 = 1_000;
+
 /// How long a character diff in a failure message may search for the shortest edit, after which
 /// it gives a coarser diff (`similar`'s deadline): a message stays quick however long the texts.
 pub const DIFF_SECONDS: f64 = 0.5;

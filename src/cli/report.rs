@@ -182,7 +182,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
         }
     };
     let cases = records.cases()?;
-    let complete = records.summary().never_ran.is_empty();
+    let summary = records.summary();
+    let complete = summary.never_ran.is_empty() && summary.never_ended.is_none();
     let notes = RunNotes::of(&cases, &records.numbers).with_gates(&records.aggregate_list());
     let mut out = end_of_run(&records, &notes);
     if records.torn > 0 {

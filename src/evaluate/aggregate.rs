@@ -251,6 +251,18 @@ pub struct RunSummary {
     /// The tests of a split run that were listed and never ran (nextest stops at the first
     /// failure unless told otherwise), in name order.
     pub never_ran: Vec<String>,
+    /// Processes of the run that began and never ended (killed) and left tests without a
+    /// record: the run is not whole.
+    pub never_ended: Option<NeverEnded>,
+}
+
+/// The processes of a run that were killed before their end, as its journal shows them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NeverEnded {
+    /// How many processes began and never ended.
+    pub processes: usize,
+    /// The tests they were to run that have no record, in name order (never empty).
+    pub no_record: Vec<String>,
 }
 
 /// Summarises the case tests of a run.
@@ -264,6 +276,7 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         metrics: aggregate(records.iter().filter(|r| r.status != Status::Ignored)),
         unmatched_filter: None,
         never_ran: Vec::new(),
+        never_ended: None,
     }
 }
 

@@ -93,6 +93,12 @@ pub struct GateVerdict {
     pub dropped_most: Vec<Pair>,
     /// This run's cases without a value in the baseline (new, or the metric unmeasured).
     pub unpaired: usize,
+    /// The cases whose baseline entry has no value of the gated metric (an entry blessed when
+    /// the gate was on another metric), in name order: the gate fails, for comparing the rest
+    /// alone would judge a few cases as if they were all.
+    pub lacking: Vec<String>,
+    /// This run's cases that have an entry in the baseline, with the metric or without.
+    pub entries: usize,
     /// This run's cases that have a value of the metric (a case that could not be scored has
     /// its worst).
     pub measured: usize,
@@ -179,6 +185,8 @@ pub fn judge(
         held,
         dropped_most: dropped,
         unpaired,
+        lacking: Vec::new(),
+        entries: 0,
         measured,
         power: power(gate, pairs),
         false_alarms: false_alarms(gate, attempts),
@@ -186,6 +194,20 @@ pub fn judge(
         baseline: gate.baseline.file.display().to_string(),
         accept: String::new(),
         at: (gate.at.0.display().to_string(), gate.at.1.line),
+    }
+}
+
+impl GateVerdict {
+    /// With the cases that have a baseline entry (`entries`) and those of them whose entry
+    /// lacks the gated metric (`lacking`): any such case fails the gate.
+    pub fn with_entries(self, entries: usize, mut lacking: Vec<String>) -> GateVerdict {
+        lacking.sort();
+        GateVerdict {
+            held: self.held && lacking.is_empty(),
+            lacking,
+            entries,
+            ..self
+        }
     }
 }
 

@@ -20,8 +20,9 @@ pub mod record;
 pub mod repeat;
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
-use crate::base::budget::CASE_STEPS;
+use crate::base::budget::{CASE_STEPS, FIELD_STEPS};
 use crate::base::value::Value;
 use crate::evaluate::checks::{Context, gated_score_by};
 use crate::evaluate::field::{
@@ -105,8 +106,8 @@ fn case_metrics(
     case: &Case,
     prediction: &Prediction,
     fields: &[FieldRow],
+    names: &Names,
 ) -> (Metrics, Vec<(String, Value)>) {
-    let gold = case.gold.as_deref().unwrap_or(&[]);
     let has_gold = case.gold.is_some() && !fields.is_empty();
     let critical: Vec<&FieldRow> = fields.iter().filter(|f| f.critical).collect();
     let (p, o): (Vec<f64>, Vec<bool>) = fields
@@ -140,7 +141,7 @@ fn case_metrics(
             case.gold.is_some()
                 && case.schema.is_none()
                 && f.value.has_value()
-                && !gold.iter().any(|g| g.name == f.name)
+                && !names.gold.contains(f.name.as_str())
         })
         .map(|f| (f.name.clone(), f.value.clone()))
         .collect();
@@ -166,10 +167,14 @@ fn scored(
     last_field: &mut Option<usize>,
 ) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
+    let names = Names::of(case, prediction);
     let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
     for (i, g) in gold.iter().enumerate() {
         *last_field = Some(i);
-        fields.push(field_row(g, case, prediction));
+        // Every field costs its share, however cheap its comparison: a case of 100,000 short
+        // fields is bounded by the steps too.
+        effort::spend(FIELD_STEPS);
+        fields.push(field_row(g, case, &names));
         // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
         if effort::exhausted() {
             return over_budget(case, Some(&g.name));
@@ -181,8 +186,14 @@ fn scored(
     let document = (case.profile == crate::model::case::Profile::DocuBench)
         .then(|| docubench::document(case, prediction));
     if let Some(Ok(document)) = &document {
+        let parts: HashMap<&str, _> = document
+            .fields
+            .iter()
+            .rev()
+            .map(|p| (p.name.as_str(), p))
+            .collect();
         for row in &mut fields {
-            if let Some(part) = document.fields.iter().find(|p| p.name == row.name) {
+            if let Some(part) = parts.get(row.name.as_str()) {
                 row.anls = part.score;
                 row.em = if part.score == 1.0 { 1.0 } else { 0.0 };
             }
@@ -191,7 +202,7 @@ fn scored(
     for row in &mut fields {
         row.miss = miss::miss_of(row.em, &row.gold, &row.prediction);
     }
-    let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields);
+    let (mut metrics, extra_fields) = case_metrics(case, prediction, &fields, &names);
     if let Some(Ok(document)) = &document {
         metrics.anls = Some(document.score);
     }
@@ -265,9 +276,49 @@ fn scored(
     }
 }
 
+/// A case's field names, looked up once: a search of the prediction (or the gold) for each
+/// field would make a case of many fields quadratic.
+struct Names<'a> {
+    /// Each predicted field by name, the first of a name (as [`Prediction::field`] finds it).
+    predicted: HashMap<&'a str, &'a crate::model::prediction::PredictedField>,
+    /// The gold's field names.
+    gold: HashSet<&'a str>,
+    /// The predicted names the gold does not list, in written order.
+    unlisted: Vec<&'a str>,
+    /// The critical fields.
+    critical: HashSet<&'a str>,
+}
+
+impl<'a> Names<'a> {
+    fn of(case: &'a Case, prediction: &'a Prediction) -> Names<'a> {
+        let gold: HashSet<&str> = case
+            .gold
+            .iter()
+            .flatten()
+            .map(|g| g.name.as_str())
+            .collect();
+        let mut predicted = HashMap::new();
+        for f in &prediction.fields {
+            predicted.entry(f.name.as_str()).or_insert(f);
+        }
+        let unlisted = prediction
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .filter(|n| !gold.contains(n))
+            .collect();
+        Names {
+            predicted,
+            gold,
+            unlisted,
+            critical: case.critical.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 /// One gold field scored against the prediction: its row of the outcome.
-fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
-    let predicted = prediction.field(&g.name);
+fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
+    let predicted = names.predicted.get(g.name.as_str()).copied();
     // A gold that is itself a mapping with a `value` key compares the value object whole.
     let whole = g
         .variants
@@ -338,7 +389,7 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
             .map_or_else(Vec::new, |p| p.metadata.clone()),
         em,
         anls,
-        critical: case.critical.contains(&g.name),
+        critical: names.critical.contains(g.name.as_str()),
         note,
         closest,
         resolved,
@@ -351,12 +402,11 @@ fn field_row(g: &GoldField, case: &Case, prediction: &Prediction) -> FieldRow {
             predicted.and_then(|p| p.place),
             case.grounding,
         ),
-        misnamed: crate::evaluate::field::misnamed_key(
-            &g.name,
-            case.gold.as_deref().unwrap_or_default(),
-            prediction,
-        )
-        .map(str::to_owned),
+        misnamed: predicted
+            .is_none()
+            .then(|| crate::evaluate::field::misnamed_among(&g.name, &names.unlisted))
+            .flatten()
+            .map(str::to_owned),
     }
 }
 
@@ -451,14 +501,18 @@ fn pricing_at(case: &Case) -> Option<Spot> {
 /// The predicted boxes of grounded fields beyond the page the case's units allow, located
 /// where the prediction writes them.
 fn off_the_page(case: &Case, prediction: &Prediction) -> Vec<Problem> {
-    let gold = case.gold.as_deref().unwrap_or(&[]);
+    // Looked up by name: a search of the gold per predicted field is quadratic.
+    let boxed: HashSet<&str> = case
+        .gold
+        .iter()
+        .flatten()
+        .filter(|g| g.place.is_some_and(|g| g.bbox.is_some()))
+        .map(|g| g.name.as_str())
+        .collect();
     prediction
         .fields
         .iter()
-        .filter(|p| {
-            gold.iter()
-                .any(|g| g.name == p.name && g.place.is_some_and(|g| g.bbox.is_some()))
-        })
+        .filter(|p| boxed.contains(p.name.as_str()))
         .filter_map(|p| {
             let bbox = p.place?.bbox?;
             let (message, hint) = grounding::beyond_the_page(bbox, case.grounding)?;
@@ -664,6 +718,76 @@ mod tests {
                 .map(|i| Value::Text(format!("{prefix}{}", i * 7 % n)))
                 .collect(),
         )
+    }
+
+    /// A case of `n` flat one-word fields `fI`, predicted as `names` says.
+    fn flat(n: usize, predicted: impl Fn(usize) -> (String, String)) -> (Case, Prediction) {
+        let mut case = case_of(Value::Null);
+        case.gold = Some(
+            (0..n)
+                .map(|i| GoldField {
+                    name: format!("f{i}"),
+                    variants: vec![Value::Text(format!("v{i}"))],
+                    line: i as u64 + 2,
+                    rule: FieldRule::default(),
+                    path_rules: Vec::new(),
+                    place: None,
+                })
+                .collect(),
+        );
+        let mut prediction = prediction_of(Value::Null);
+        prediction.fields = (0..n)
+            .map(|i| {
+                let (name, value) = predicted(i);
+                PredictedField {
+                    name,
+                    value: Value::Text(value),
+                    ..prediction_of(Value::Null).fields.remove(0)
+                }
+            })
+            .collect();
+        (case, prediction)
+    }
+
+    /// Fields whose comparison costs next to nothing were free: 100,000 of them took minutes
+    /// with no budget message. Each is charged its share now, and a case of too many fails at
+    /// the field where the steps ran out.
+    #[test]
+    fn every_field_is_charged_to_the_case_budget() {
+        let (case, prediction) = flat(1_000, |i| (format!("f{i}"), format!("v{i}")));
+        let steps = 1_000 * FIELD_STEPS;
+        let scored = evaluate_within(&case, &prediction, &Judgments::none(), 2 * steps);
+        assert!(
+            scored.passed || scored.problems.is_empty(),
+            "{:?}",
+            scored.problems
+        );
+        assert_eq!(scored.fields.len(), 1_000);
+        assert_eq!(scored.metrics.exact_match, Some(1.0));
+        let cut = evaluate_within(&case, &prediction, &Judgments::none(), steps / 2);
+        assert!(!cut.passed && cut.fields.is_empty());
+        assert_eq!(
+            cut.problems,
+            [Problem::OverBudget {
+                file: "long.yaml".into(),
+                line: 501,
+                field: Some("f499".into()),
+                steps: CASE_STEPS
+            }]
+        );
+    }
+
+    /// Every gold field missing from a prediction whose keys are all renamed was compared with
+    /// every predicted key (and each key checked against every gold name): the search for a
+    /// misnamed key is charged per comparison, and still finds one.
+    #[test]
+    fn the_search_for_misnamed_keys_is_charged_and_finds_them() {
+        let (case, prediction) = flat(300, |i| (format!("f{i}_"), format!("v{i}")));
+        let scored = evaluate_within(&case, &prediction, &Judgments::none(), CASE_STEPS);
+        assert_eq!(scored.fields[7].misnamed.as_deref(), Some("f7_"));
+        // 300 × 300 comparisons of short names: beyond 300 fields' own share.
+        let cut = evaluate_within(&case, &prediction, &Judgments::none(), 400 * FIELD_STEPS);
+        assert!(matches!(cut.problems[..], [Problem::OverBudget { .. }]));
     }
 
     #[test]

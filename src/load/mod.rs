@@ -1120,7 +1120,7 @@ fn pipeline_prediction(
     pipeline: Option<&str>,
     template: Option<&str>,
 ) -> Result<PredictionSource, LoadError> {
-    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path, argument: Option<usize>| {
+    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path, argument: Option<(usize, bool)>| {
         expand(
             (sources.here, at),
             text,
@@ -1139,12 +1139,15 @@ fn pipeline_prediction(
                 own.clone()
             }
             (_, Some(run), _, _) => PredictionSource::Run {
-                command: run
-                    .command
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| fill(&run.at, a, &run.dir, Some(i)))
-                    .collect::<Result<_, _>>()?,
+                command: {
+                    let code = crate::base::shell::code_arguments(&run.command);
+                    run.command
+                        .iter()
+                        .zip(code)
+                        .enumerate()
+                        .map(|(i, (a, code))| fill(&run.at, a, &run.dir, Some((i, code))))
+                        .collect::<Result<_, _>>()?
+                },
                 dir: run.dir.clone(),
                 timeout: run.timeout,
                 repeat: run.repeat,
@@ -1180,7 +1183,8 @@ fn placeholders(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument
-/// (`argument`, its index in `run.command`).
+/// (`argument`, its index in `run.command` and whether a shell or interpreter there reads it as
+/// code, see [`crate::base::shell::code_arguments`]).
 ///
 /// A command's argument takes a value only if no shell or interpreter reads a character of it
 /// specially: the suite's side (`suite::placeholder_may_stand`) keeps a placeholder out of
@@ -1188,6 +1192,8 @@ fn placeholders(text: &str) -> impl Iterator<Item = &str> {
 /// "{case}"]`, `[awk, "{case}"]`, `[sed, -n, "{case}", f]`), so the value is checked too. One
 /// holding anything but letters, digits and `_ - . /` (a document's path may hold spaces too),
 /// or beginning the argument with `-` (an option), is refused for this case alone, at its file.
+/// A document's space is refused in a script alone (`[sh, -c, "{document}"]` would run a file
+/// named `touch PWNED` as a command), at the suite, whose command is what to change.
 /// A value of letters alone still reaches a program that takes that argument as code
 /// (`[node, -p, "{case}"]`): a placeholder belongs in a file argument, never in the code one. A path of recorded outputs is only read, and takes any value.
 fn expand(
@@ -1197,7 +1203,7 @@ fn expand(
     suite_dir: &Path,
     pipeline: Option<&str>,
     document: Option<&Document>,
-    argument: Option<usize>,
+    argument: Option<(usize, bool)>,
 ) -> Result<String, LoadError> {
     // A placeholder goldgate does not know would reach the command as literal text.
     if let Some(unknown) =
@@ -1236,18 +1242,19 @@ fn expand(
             .unwrap_or_else(|| document.path.clone());
         values.push(("{document}", shown.to_string_lossy().into_owned()));
     }
-    if let Some(i) = argument {
+    if let Some((i, code)) = argument {
         for (placeholder, value) in &values {
             let leads = text.starts_with(placeholder);
             // Scans and exports name documents with spaces, and a document outside the suite's
-            // folder is named by its absolute path: a space is let through there alone.
-            let spaces = *placeholder == "{document}";
+            // folder is named by its absolute path: a space is let through there alone, and
+            // never into a script, where it splits the value into a command and its arguments.
+            let spaces = *placeholder == "{document}" && !code;
             if let Some(c) = special_in_an_argument(value, leads, spaces) {
                 return Err(special_value(
                     (here, (suite_file, suite_mark)),
                     (placeholder, value),
                     c,
-                    (i, text),
+                    (i, text, code),
                     document,
                 ));
             }
@@ -1284,7 +1291,7 @@ fn special_value(
     (here, (suite_file, suite_mark)): (&Here, (&PathBuf, &Mark)),
     (placeholder, value): (&str, &str),
     c: char,
-    (i, text): (usize, &str),
+    (i, text, code): (usize, &str, bool),
     document: Option<&Document>,
 ) -> LoadError {
     let what = match c {
@@ -1296,6 +1303,9 @@ fn special_value(
         }
         c => format!("`{c}`"),
     };
+    if code && placeholder == "{document}" && c == ' ' {
+        return script_space((suite_file, suite_mark), value, (i, text), here.file);
+    }
     let (at, mark, path, whose, fix) = match placeholder {
         "{case}" => (
             here.file.to_path_buf(),
@@ -1336,6 +1346,27 @@ fn special_value(
         ),
     )
     .hint(fix)
+}
+
+/// The error of a document's path with a space that would fill a script (`[sh, -c,
+/// "{document}"]`): at the suite, since the fix is its command's, which should pass the path as
+/// an argument of its own, where a space is only part of a name.
+fn script_space(
+    (suite_file, suite_mark): (&PathBuf, &Mark),
+    value: &str,
+    (i, text): (usize, &str),
+    case_file: &Path,
+) -> LoadError {
+    LoadError::at(
+        suite_file,
+        *suite_mark,
+        format!("run.command[{i}]"),
+        format!(
+            "the document's path `{value}` (of `{}`) would fill `{{document}}` in `run.command[{i}]` (`{text}`), which a shell or interpreter reads as a script, and it holds a space: the script would run it as a command and its arguments, so a value with anything but letters, digits and `_ - . /` is never pasted into a script",
+            case_file.display()
+        ),
+    )
+    .hint("pass the path as an argument of its own and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{document}\"]`")
 }
 
 fn is_text(prediction: &PredictionSource) -> bool {

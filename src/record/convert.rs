@@ -86,6 +86,8 @@ pub(crate) fn gate_record(g: &crate::evaluate::gate::GateVerdict) -> RegressionG
             })
             .collect(),
         unpaired: g.unpaired,
+        lacking: g.lacking.clone(),
+        entries: g.entries,
         measured: g.measured,
         power: g.power,
         false_alarms: g.false_alarms,

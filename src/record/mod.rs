@@ -456,6 +456,13 @@ pub struct RegressionGateRecord {
     pub dropped_most: Vec<CaseDrop>,
     /// Cases of this run without a value in the baseline.
     pub unpaired: usize,
+    /// The cases whose baseline entry has no value of the metric, in name order: the gate
+    /// fails until the baseline is blessed with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lacking: Vec<String>,
+    /// Cases of this run with an entry in the baseline, with the metric or without.
+    #[serde(default)]
+    pub entries: usize,
     /// Cases of this run with a value of the metric (one that could not be scored at its worst).
     #[serde(default)]
     pub measured: usize,

@@ -145,9 +145,11 @@ pub fn workflow_command(a: &Annotation) -> String {
     format!("::error {}::{}", props.join(","), data(&a.message))
 }
 
-/// A message as GitHub reads it back: `%`, CR and LF escaped.
+/// A message as GitHub reads it back: control characters shown (`\u{1b}`, a CR as `\r`), then
+/// `%`, CR and LF escaped.
 pub fn data(text: &str) -> String {
-    text.replace('%', "%25")
+    super::visible(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -171,7 +173,9 @@ mod tests {
 
     #[test]
     fn escaping_as_github_documents_it() {
-        assert_eq!(data("50% off\r\nnext"), "50%25 off%0D%0Anext");
+        assert_eq!(data("50% off\nnext"), "50%25 off%0Anext");
+        // A terminal's controls are shown: the log runs no escape sequence of a prediction.
+        assert_eq!(data("a\u{1b}]0;x\u{7}\r\n"), "a\\u{1b}]0;x\\u{7}\\r%0A");
         assert_eq!(property("cases/a,b::guided"), "cases/a%2Cb%3A%3Aguided");
         let a = Annotation {
             file: "cases/a.yaml".into(),

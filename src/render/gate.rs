@@ -35,6 +35,9 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
             g.accept
         ));
     }
+    if let Some(lacking) = lacking_metric(g) {
+        return Some(format!("{lacking}\n{place}"));
+    }
     let Some(d) = &g.difference else {
         if g.measured == 0 {
             return Some(format!(
@@ -92,6 +95,29 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
         g.accept
     ));
     Some(out)
+}
+
+/// `regression gate: 9 of 10 cases have no `anls` in the baseline …`, when entries lack the
+/// gated metric.
+fn lacking_metric(g: &RegressionGateRecord) -> Option<String> {
+    let n = g.lacking.len();
+    let named = match &g.lacking[..] {
+        [] => return None,
+        [one] => format!("`{one}`"),
+        [first, second] => format!("`{first}` and `{second}`"),
+        [first, second, rest @ ..] => format!("`{first}`, `{second}` and {} more", rest.len()),
+    };
+    let (cases, have) = if g.entries == 1 {
+        ("case", "has")
+    } else if n == 1 {
+        ("cases", "has")
+    } else {
+        ("cases", "have")
+    };
+    Some(format!(
+        "regression gate: {n} of {} {cases} {have} no `{}` in the baseline `{}`: {named}; the gate compares every case with an entry, and would judge the others alone: bless the baseline to record it, with: {}",
+        g.entries, g.metric, g.baseline, g.accept
+    ))
 }
 
 /// The power line of a pipeline: `guided: with 50 cases, drops of 0.0310 ANLS or more are

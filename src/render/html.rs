@@ -721,9 +721,10 @@ fn notes(out: &mut String, notes: &Notes) {
     out.push_str("</section>\n");
 }
 
-/// Text as HTML: `&`, `<`, `>`, `"` escaped.
+/// Text as HTML: `&`, `<`, `>`, `"` escaped, control characters shown (`\u{1b}`).
 pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    super::visible(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

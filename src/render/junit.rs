@@ -96,11 +96,13 @@ fn failure(message: &str) -> TestCaseStatus {
     status
 }
 
-/// Text as XML 1.0 can hold it: a character it does not allow (most C0 controls, surrogates,
-/// U+FFFE and U+FFFF) becomes U+FFFD, as escaping cannot save it (not even as a character
-/// reference) and one such character in a value would leave the whole file unreadable.
+/// Text as XML 1.0 can hold it: control characters shown as every output shows them
+/// (`\u{1b}`), and a character XML does not allow besides (U+FFFE, U+FFFF) becomes U+FFFD, as
+/// escaping cannot save it (not even as a character reference) and one such character in a value
+/// would leave the whole file unreadable.
 fn xml(text: &str) -> String {
-    text.chars()
+    super::visible(text)
+        .chars()
         .map(|c| if allowed_in_xml(c) { c } else { '\u{FFFD}' })
         .collect()
 }
@@ -124,12 +126,12 @@ mod tests {
         let out = junit_xml(&[case], &[]);
         assert!(out.chars().all(allowed_in_xml), "{out:?}");
         assert!(out.contains("name=\"bad\u{FFFD}name\""), "{out}");
-        assert!(out.contains("file=\"cases/bad\u{FFFD}.yaml\""), "{out}");
+        assert!(out.contains("file=\"cases/bad\\u{1}.yaml\""), "{out}");
         assert!(
-            out.contains("case failed: `\u{FFFD}` is not\u{FFFD} exact"),
+            out.contains("case failed: `\u{FFFD}` is not\\0 exact"),
             "{out}"
         );
-        assert!(out.contains("more \u{FFFD}[31m"), "{out}");
+        assert!(out.contains("more \\u{1b}[31m"), "{out}");
         // What XML holds stays as it was: tabs, newlines, CJK, emoji.
         assert_eq!(xml("a\tb\nc 名 🦀"), "a\tb\nc 名 🦀");
     }

@@ -37,6 +37,10 @@ pub fn step_summary(
     if let Some(never) = super::summary::never_ran_line(&summary.never_ran) {
         page.push_str(&format!("\n**{}**\n", escaped(&never)));
     }
+    if let Some(never) = &summary.never_ended {
+        let line = super::summary::never_ended_line(never);
+        page.push_str(&format!("\n**{}**\n", escaped(&line)));
+    }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }
@@ -273,7 +277,8 @@ fn text(raw: &str) -> String {
 /// word (`must_right`) emphasises nothing and stays as it is, and so do `(`, `)` and `!`: with
 /// `[` and `]` escaped they make no link or image.
 fn escaped(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
+    // Control characters shown first (`\u{1b}`); their backslash is then escaped as any other.
+    let chars: Vec<char> = super::visible(text).chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
         let word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
@@ -318,7 +323,7 @@ fn code(raw: &str) -> String {
 
 /// A line of a list or a table: a newline would end the item or the row.
 fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
+    super::visible(&text.replace(['\n', '\r'], " ")).into_owned()
 }
 
 #[cfg(test)]

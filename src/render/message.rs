@@ -220,16 +220,13 @@ fn involved_fields(outcome: &Outcome) -> Vec<&FieldRow> {
                 .map(|f| f.name.as_str()),
         );
     }
-    let mut seen = Vec::new();
+    // Sets, not searches of lists: a case of 100,000 failing fields is named in linear time.
+    let names: std::collections::HashSet<&str> = names.into_iter().collect();
+    let mut seen = std::collections::HashSet::new();
     outcome
         .fields
         .iter()
-        .filter(|f| names.contains(&f.name.as_str()))
-        .filter(|f| {
-            let new = !seen.contains(&f.name);
-            seen.push(f.name.clone());
-            new
-        })
+        .filter(|f| names.contains(f.name.as_str()) && seen.insert(f.name.as_str()))
         .collect()
 }
 

@@ -18,8 +18,8 @@ mod repeat;
 mod report;
 mod review;
 mod summary;
+mod visible;
 
-pub use crate::base::inert::inert;
 pub use annotations::{annotations, workflow_command};
 pub use compare::{aggregate_message, comparison_table, paired_lines};
 pub use diff::{inline_diff, line_diff};
@@ -34,8 +34,21 @@ pub use repeat::attempts_line;
 pub use report::{ReportParts, write_report};
 pub use review::{edit_line, item_screen, queue_lines, session_line};
 pub use summary::{Notes, describe, run_end};
+pub use visible::{visible, visible_painted};
 
 use anstyle::{AnsiColor, Style};
+
+/// Text printed to a terminal or a CI log, made safe to print: control characters shown escaped
+/// but goldgate's own colours ([`visible_painted`]), and lines a CI log would read as workflow
+/// commands made inert ([`crate::base::inert::inert`]).
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    match visible_painted(text) {
+        std::borrow::Cow::Borrowed(text) => crate::base::inert::inert(text),
+        std::borrow::Cow::Owned(text) => {
+            std::borrow::Cow::Owned(crate::base::inert::inert(&text).into_owned())
+        }
+    }
+}
 
 /// The styles of rendered output, one per role. ANSI codes are always emitted; anstream strips them when the
 /// output is not a terminal, under `NO_COLOR`, or with `--color never`.

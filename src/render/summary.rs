@@ -1,7 +1,7 @@
 //! The run summary printed after libtest's result line.
 
 use super::{Styles, comparison_table, num, paint};
-use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
+use crate::evaluate::aggregate::{Aggregated, NeverEnded, RunSummary, is_pipeline_row};
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
 /// filter that matched no test ran: nothing.
@@ -28,7 +28,32 @@ pub fn summary_line(s: &RunSummary) -> String {
         line.push('\n');
         line.push_str(&never);
     }
+    if let Some(never) = &s.never_ended {
+        line.push('\n');
+        line.push_str(&never_ended_line(never));
+    }
     line
+}
+
+/// `INCOMPLETE: the run never ended …`: a process of it was killed, and its numbers are of the
+/// tests it recorded, not of the run.
+pub fn never_ended_line(never: &NeverEnded) -> String {
+    let processes = match never.processes {
+        1 => "a process of it was".to_owned(),
+        n => format!("{n} processes of it were"),
+    };
+    let missing = match never.no_record.as_slice() {
+        [] => "every test it began has a record".to_owned(),
+        [one] => format!("1 test has no record: `{one}`"),
+        [first, rest @ ..] => format!(
+            "{} tests have no record: `{first}` and {} more",
+            rest.len() + 1,
+            rest.len()
+        ),
+    };
+    format!(
+        "INCOMPLETE: the run never ended ({processes} killed before its end); {missing}: these numbers are not the run's, run the tests again"
+    )
 }
 
 /// `23 tests of this run never ran (…)`, when a split run stopped early.
@@ -255,6 +280,25 @@ mod tests {
             format!(
                 "{plain}; the filter `invoice/` matched no test, so none ran (`--list` shows their names)"
             )
+        );
+    }
+
+    #[test]
+    fn a_run_that_never_ended_names_its_tests_without_a_record() {
+        let never = |processes, names: &[&str]| NeverEnded {
+            processes,
+            no_record: names.iter().map(|n| n.to_string()).collect(),
+        };
+        assert_eq!(
+            never_ended_line(&never(3, &["a", "b", "c"])),
+            "INCOMPLETE: the run never ended (3 processes of it were killed before its end); 3 tests have no record: `a` and 2 more: these numbers are not the run's, run the tests again"
+        );
+        let mut s = crate::evaluate::aggregate::summarize(&[]);
+        s.never_ended = Some(never(1, &["x::guided"]));
+        assert!(
+            summary_line(&s).ends_with("\nINCOMPLETE: the run never ended (a process of it was killed before its end); 1 test has no record: `x::guided`: these numbers are not the run's, run the tests again"),
+            "{}",
+            summary_line(&s)
         );
     }
 }

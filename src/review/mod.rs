@@ -6,14 +6,14 @@
 //! An item's id names its test (or case) and field, so it is the same in every listing of one
 //! run's records. Pure: records in, items out; the command line edits the files.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::evaluate::finding::{Note, Reading};
-use crate::record::{AggregateRecord, FieldDiff, MetricChange, Status, TestRecord};
+use crate::record::{AggregateRecord, FieldDiff, FieldRecord, MetricChange, Status, TestRecord};
 
 /// Why an item is in the queue, in the queue's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
@@ -179,9 +179,8 @@ fn case_of(record: &TestRecord) -> String {
     }
 }
 
-/// How the rule of `field` read its values in `record`, when not as text.
-fn reading_of(record: &TestRecord, field: &str) -> Option<Reading> {
-    let f = record.fields.iter().find(|f| f.name == field)?;
+/// How the rule of a field read its values, when not as text.
+fn reading_of(f: &FieldRecord) -> Option<Reading> {
     match f.note.as_ref()? {
         Note::Compared { reading, .. }
         | Note::Unreadable { reading, .. }
@@ -242,6 +241,10 @@ struct Scored<'a> {
     by_case: BTreeMap<String, Vec<&'a TestRecord>>,
     /// Every scored record, by test name.
     sorted: Vec<&'a TestRecord>,
+    /// Each test's fields by name: an item looks its field up in every pipeline's record, and a
+    /// search through the fields would make a case of many fields quadratic.
+    /// Keyed by the record's address, which is unique where a test's name may not be.
+    fields: HashMap<*const TestRecord, HashMap<&'a str, &'a FieldRecord>>,
 }
 
 /// The items of the case tests, in the queue's order. A (test, field) in an item is in no
@@ -256,7 +259,18 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
         by_case.entry(case_of(r)).or_default().push(r);
     }
     sorted.sort_by(|a, b| a.id.cmp(&b.id));
-    let scored = Scored { by_case, sorted };
+    let fields = sorted
+        .iter()
+        .map(|r| {
+            let by_name = r.fields.iter().map(|f| (f.name.as_str(), f));
+            (std::ptr::from_ref(*r), by_name.collect())
+        })
+        .collect();
+    let scored = Scored {
+        by_case,
+        sorted,
+        fields,
+    };
     let mut covered: BTreeSet<(String, String)> = BTreeSet::new();
     let mut items = scored.regressions(&mut covered);
     items.extend(scored.contradicted(&mut covered));
@@ -269,12 +283,17 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
 }
 
 impl<'a> Scored<'a> {
+    /// The field named `field` of `r`.
+    fn field(&self, r: &TestRecord, field: &str) -> Option<&'a FieldRecord> {
+        self.fields.get(&std::ptr::from_ref(r))?.get(field).copied()
+    }
+
     /// Every pipeline's value of `field` in `case`.
     fn values(&self, case: &str, field: &str) -> Vec<Predicted> {
         self.by_case[case]
             .iter()
             .filter_map(|r| {
-                let f = r.fields.iter().find(|f| f.name == field)?;
+                let f = self.field(r, field)?;
                 Some(Predicted {
                     test: r.id.clone(),
                     pipeline: r.pipeline.clone(),
@@ -309,9 +328,7 @@ impl<'a> Scored<'a> {
         let case = case_of(r);
         let (gold, predictions) = match field {
             Some(name) => (
-                r.fields
-                    .iter()
-                    .find(|f| f.name == name)
+                self.field(r, name)
                     .map(|f| f.gold.clone())
                     .unwrap_or_default(),
                 self.values(&case, name),
@@ -337,7 +354,9 @@ impl<'a> Scored<'a> {
                 .map(|b| b.regressions.clone())
                 .unwrap_or_default(),
             baseline: r.baseline.is_some() || r.baseline_file.is_some(),
-            reading: field.and_then(|name| reading_of(r, name)),
+            reading: field
+                .and_then(|name| self.field(r, name))
+                .and_then(reading_of),
             gate: None,
         }
     }
@@ -369,9 +388,11 @@ impl<'a> Scored<'a> {
     fn contradicted(&self, covered: &mut BTreeSet<(String, String)>) -> Vec<Item> {
         let mut items = Vec::new();
         for (case, tests) in &self.by_case {
+            // In the order they come, each once: a set beside the list keeps it linear.
+            let mut seen: HashSet<&str> = HashSet::new();
             let mut names: Vec<&str> = Vec::new();
             for f in tests.iter().flat_map(|r| &r.fields) {
-                if !names.contains(&f.name.as_str()) {
+                if seen.insert(&f.name) {
                     names.push(&f.name);
                 }
             }

@@ -180,6 +180,13 @@ impl Harness {
             eprintln!("error: cannot note the run's tests: {e}");
             return Exit::TestFailed.into();
         }
+        let begun = match begin_process(&args, &session, &trials) {
+            Ok(begun) => begun,
+            Err(e) => {
+                eprintln!("error: cannot note the run's tests: {e}");
+                return Exit::TestFailed.into();
+            }
+        };
         let conclusion = run_trials(&args, trials, threads);
         session.end_progress();
         if args.list {
@@ -195,7 +202,7 @@ impl Harness {
             return conclusion.exit_code();
         }
 
-        if !end_of_run(
+        let ended = end_of_run(
             &session,
             &env,
             &outputs,
@@ -203,7 +210,12 @@ impl Harness {
             &args,
             unmatched,
             &gold_sets,
-        ) {
+        );
+        if let Some(Err(e)) = begun.map(super::journal::Begun::ended) {
+            eprintln!("error: cannot note the end of this process of the run: {e}");
+            return Exit::TestFailed.into();
+        }
+        if !ended {
             return Exit::TestFailed.into();
         }
         conclusion.exit_code()
@@ -587,6 +599,25 @@ fn note_listing(
         .flat_map(|t| journal.line_of(&super::outputs::listed_line(t.name())))
         .collect();
     journal.note_listed(&lines)
+}
+
+/// Under a run id, notes the tests this process runs (those its filter keeps, ignored ones only
+/// when asked for) until its end: a process killed before then leaves its note, and `goldgate
+/// report` says the run is incomplete. A listing runs nothing and notes nothing.
+fn begin_process(
+    args: &Arguments,
+    session: &Session,
+    trials: &[Job],
+) -> std::io::Result<Option<super::journal::Begun>> {
+    let Some(journal) = session.journal().filter(|_| !args.list) else {
+        return Ok(None);
+    };
+    let runs = |t: &&Job| {
+        (!t.is_ignored() || args.ignored || args.include_ignored)
+            && !args.is_filtered_out(&Trial::test(t.name(), || Ok(())))
+    };
+    let names: Vec<&str> = trials.iter().filter(runs).map(Job::name).collect();
+    journal.begin_process(&names).map(Some)
 }
 
 /// Writes the run's baseline entries, each file under its lock, and says what it wrote. False

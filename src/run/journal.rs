@@ -42,6 +42,30 @@ impl Replacement {
     }
 }
 
+/// The start of the name of a process's note that it began (see [`Journal::begin_process`]).
+const PROCESS: &str = "process-";
+
+/// A process of the run that began: [`Begun::ended`] says it ended.
+pub(crate) struct Begun {
+    path: PathBuf,
+}
+
+impl Begun {
+    /// The process ended: its note goes.
+    pub(crate) fn ended(self) -> std::io::Result<()> {
+        std::fs::remove_file(&self.path)
+    }
+}
+
+/// The processes of a run that began and never ended (killed before their end).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Unended {
+    /// How many.
+    pub(crate) processes: usize,
+    /// The keys (scope and name) of the tests they were to run.
+    pub(crate) tests: std::collections::BTreeSet<String>,
+}
+
 /// The journal of one run.
 #[derive(Debug, Clone)]
 pub(crate) struct Journal {
@@ -252,7 +276,51 @@ impl Journal {
     /// Every record of the run so far; lines that do not read (torn) are skipped and counted.
     pub(crate) fn read(&self) -> std::io::Result<Records> {
         let listed = self.listed()?;
-        self.read_records().map(|r| r.with_listed(listed))
+        let unended = self.unended()?;
+        self.read_records()
+            .map(|r| r.with_listed(listed).with_unended(unended))
+    }
+
+    /// Notes that this process begins to run `names`, beside the journal, in a file of its own
+    /// that [`Begun::ended`] removes at the process's end: a process killed before its end
+    /// leaves it, and a reader knows the run is not whole, and which tests it never recorded.
+    pub(crate) fn begin_process(&self, names: &[&str]) -> std::io::Result<Begun> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = self
+            .dir
+            .join(format!("{PROCESS}{}-{nanos}", std::process::id()));
+        let lines: Vec<u8> = names
+            .iter()
+            .flat_map(|n| self.line_of(&super::outputs::listed_line(n)))
+            .collect();
+        create_private(&path)?.write_all(&lines)?;
+        Ok(Begun { path })
+    }
+
+    /// The processes of the run that began and never ended, and the keys of the tests they
+    /// were to run.
+    fn unended(&self) -> std::io::Result<Unended> {
+        let mut unended = Unended::default();
+        for dir in std::iter::once(&self.dir).chain(&self.others) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if !entry.file_name().to_string_lossy().starts_with(PROCESS) {
+                    continue;
+                }
+                let mut text = String::new();
+                open_private(&entry.path())?.read_to_string(&mut text)?;
+                unended.processes += 1;
+                unended.tests.extend(
+                    text.split_inclusive('\n')
+                        .filter_map(super::outputs::key_of_listed),
+                );
+            }
+        }
+        Ok(unended)
     }
 
     fn read_records(&self) -> std::io::Result<Records> {

@@ -140,6 +140,8 @@ pub(crate) struct Records {
     pub(crate) torn: usize,
     /// The tests the run's runner listed, by key (scope and name).
     listed: std::collections::BTreeSet<String>,
+    /// The processes of the run that never ended, and the tests they were to run.
+    unended: super::journal::Unended,
 }
 
 impl Records {
@@ -209,7 +211,14 @@ impl Records {
             aggregates,
             torn,
             listed: std::collections::BTreeSet::new(),
+            unended: Default::default(),
         })
+    }
+
+    /// With the processes of the run that never ended.
+    pub(crate) fn with_unended(mut self, unended: super::journal::Unended) -> Records {
+        self.unended = unended;
+        self
     }
 
     /// With the keys of the tests the run's runner listed.
@@ -225,19 +234,33 @@ impl Records {
         let mut summary = summarize(&self.numbers);
         let failed = summary.failed > 0 || self.aggregates.values().any(|a| !a.passed);
         if failed {
-            summary.never_ran = self
-                .listed
-                .iter()
-                .filter(|key| !self.index.contains_key(*key) && !self.aggregates.contains_key(*key))
-                .map(|key| {
-                    key.split_once('\t')
-                        .map_or(key.as_str(), |(_, name)| name)
-                        .to_owned()
-                })
-                .collect();
-            summary.never_ran.sort();
+            summary.never_ran = self.without_record(&self.listed);
+        }
+        // A process killed before its end left tests without a record: the run is not whole,
+        // whatever its recorded tests did. (Killed tests recorded since, by a retry, are whole.)
+        let no_record = self.without_record(&self.unended.tests);
+        if !no_record.is_empty() {
+            summary.never_ended = Some(crate::evaluate::aggregate::NeverEnded {
+                processes: self.unended.processes,
+                no_record,
+            });
         }
         summary
+    }
+
+    /// The names of the tests of `keys` (scope and name) that have no record, in name order.
+    fn without_record(&self, keys: &std::collections::BTreeSet<String>) -> Vec<String> {
+        let mut names: Vec<String> = keys
+            .iter()
+            .filter(|key| !self.index.contains_key(*key) && !self.aggregates.contains_key(*key))
+            .map(|key| {
+                key.split_once('\t')
+                    .map_or(key.as_str(), |(_, name)| name)
+                    .to_owned()
+            })
+            .collect();
+        names.sort();
+        names
     }
 
     /// How many case tests.

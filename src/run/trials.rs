@@ -44,9 +44,10 @@ fn bounded(error: &str) -> String {
     }
 }
 
-/// A message without colour codes, for records.
+/// A message without colour codes, for records: a value's own escape sequences are shown
+/// (`\u{1b}`) first, not stripped with the colours, so that every output shows them alike.
 fn plain(message: &str) -> String {
-    anstream::adapter::strip_str(message).to_string()
+    anstream::adapter::strip_str(&crate::render::visible_painted(message)).to_string()
 }
 
 /// A failure message; without colour codes where libtest-mimic prints them verbatim (JSON).
@@ -346,14 +347,20 @@ fn gate_verdict(
         .collect();
     let mut pairs = Vec::new();
     let (mut unpaired, mut measured) = (0, 0);
+    let (mut entries, mut lacking) = (0, Vec::new());
     for n in numbers {
-        let old = files
+        let entry = files
             .get(n.id.as_str())
             .map(|(named_by, formerly)| {
                 EntryName::of(&gate.baseline, named_by, *formerly, n.pipeline.as_deref())
             })
-            .and_then(|name| base.entry(&name))
-            .and_then(|entry| entry.get(gate.metric.name()).copied());
+            .and_then(|name| base.entry(&name));
+        let old = entry.and_then(|entry| entry.get(gate.metric.name()).copied());
+        entries += usize::from(entry.is_some());
+        // An entry without the metric of a case that measures it: blessing would record it.
+        if entry.is_some() && old.is_none() && gate::case_value(n, gate.metric).is_some() {
+            lacking.push(n.id.clone());
+        }
         // A case that could not be scored counts at the metric's worst: it is a drop.
         let worst = match gate.metric.about().direction {
             Direction::Higher => 0.0,
@@ -379,6 +386,7 @@ fn gate_verdict(
         accept,
         ..gate::judge(gate, &pairs, unpaired, measured, &attempts)
     }
+    .with_entries(entries, lacking)
 }
 
 /// The numbers of an aggregate's cases, in plan order, those that could not be loaded (failed

@@ -5,6 +5,7 @@
 mod apply;
 mod terminal;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
@@ -152,11 +153,16 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
         .unwrap_or_else(|| crate::load::discover::default_rubrics(&args.dir));
     let mut items = queue(&records.cases, &records.aggregates);
     let places = apply::places(&args.dir, &rubrics, &items)?;
+    // Each case's files read once, however many of its fields are in the queue.
+    let mut golds: HashMap<String, Vec<GoldKeys>> = HashMap::new();
     for item in &mut items {
         if let Some(place) = places.get(&item.tests[0]) {
             item.document = place.document.clone();
             if let Some(field) = &item.field {
-                item.gold_at = place.gold_at(field);
+                let keys = golds
+                    .entry(item.tests[0].clone())
+                    .or_insert_with(|| place.gold_keys());
+                item.gold_at = keys.iter().find_map(|k| k.at(field));
             }
         }
     }
@@ -267,10 +273,43 @@ impl Place {
         })
     }
 
-    fn gold_at(&self, field: &str) -> Option<GoldPlace> {
-        let (file, _, mark) = self.of(field)?;
+    /// The fields written in each of its sources, first first, each file read once.
+    fn gold_keys(&self) -> Vec<GoldKeys> {
+        self.sources
+            .iter()
+            .filter_map(|(file, prefix)| {
+                let text = crate::base::fs::read_text(file).ok()?;
+                let root: crate::spec::Node = crate::spec::parse_yaml(file, &text).ok()?;
+                let mut node = &root;
+                for key in prefix {
+                    node = &node.as_map()?.iter().find(|(k, _)| k == key)?.1;
+                }
+                // The first of a key written twice, as `of` finds it.
+                let mut marks = HashMap::new();
+                for (k, v) in node.as_map()? {
+                    marks.entry(k.to_string()).or_insert(v.mark);
+                }
+                Some(GoldKeys {
+                    file: shown_path(file),
+                    marks,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The fields one gold source writes, and where.
+struct GoldKeys {
+    /// The file, as the user reads its path.
+    file: String,
+    marks: HashMap<String, crate::base::location::Mark>,
+}
+
+impl GoldKeys {
+    fn at(&self, field: &str) -> Option<GoldPlace> {
+        let mark = self.marks.get(field)?;
         Some(GoldPlace {
-            file: shown_path(&file),
+            file: self.file.clone(),
             line: mark.line,
             column: mark.column,
         })
