@@ -97,6 +97,7 @@ fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
         passed: false,
         extra_fields: Vec::new(),
         target_error: case.target_error,
+        acceptance: case.acceptance.clone(),
     }
 }
 
@@ -262,6 +263,7 @@ fn scored(
         passed,
         extra_fields,
         target_error: case.target_error,
+        acceptance: case.acceptance.clone(),
     }
 }
 
@@ -631,6 +633,7 @@ mod tests {
             gold_file: None,
             grounding: Default::default(),
             target_error: 0.01,
+            acceptance: None,
             document: None,
         }
     }
