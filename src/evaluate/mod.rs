@@ -244,6 +244,7 @@ fn scored(
         .collect();
 
     let mut problems: Vec<Problem> = off_the_page(case, prediction);
+    problems.extend(confidences_out_of_range(prediction));
     problems.extend(unpriced(prediction, case));
     if let Some(Err(why)) = document {
         problems.push(Problem::Unscorable {
@@ -438,7 +439,31 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<Before
             .into_iter()
             .map(BeforeScoring::OffThePage),
     );
+    found.extend(
+        confidences_out_of_range(prediction)
+            .into_iter()
+            .map(BeforeScoring::ConfidenceOutOfRange),
+    );
     found
+}
+
+/// The predicted confidences outside [0, 1], located where the prediction writes them.
+fn confidences_out_of_range(prediction: &Prediction) -> Vec<Problem> {
+    prediction
+        .fields
+        .iter()
+        .filter_map(|f| f.confidence_error.as_ref())
+        .map(|at| Problem::ConfidenceOutOfRange {
+            at: Spot {
+                file: at.file.display().to_string(),
+                line: at.line,
+                column: at.column,
+            },
+            path: at.yaml_path.clone(),
+            message: at.message.clone(),
+            hint: at.hint.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Where the suite's `pricing` is written.
@@ -648,6 +673,8 @@ mod tests {
                 whole: None,
                 place: None,
                 bbox_at: None,
+                confidence_error: None,
+                confidence_error: None,
             }],
             text: String::new(),
             is_document: true,
