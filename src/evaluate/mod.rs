@@ -674,7 +674,6 @@ mod tests {
                 place: None,
                 bbox_at: None,
                 confidence_error: None,
-                confidence_error: None,
             }],
             text: String::new(),
             is_document: true,
