@@ -1229,14 +1229,20 @@ mod tests {
     }
 
     #[test]
-    fn bad_confidence_is_located() {
-        let e =
-            json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5}}}").unwrap_err();
+    fn a_confidence_outside_0_1_is_located_on_its_field_alone() {
+        let p = json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5},\n  \"u\": {\"value\": \"y\", \"confidence\": 0.5}}}").unwrap();
+        let t = p.field("t").unwrap();
+        let e = t.confidence_error.as_ref().unwrap();
         assert_eq!((e.line, e.yaml_path.as_str()), (2, "fields.t.confidence"));
-        assert!(
-            e.message.contains("confidence 1.5 is outside [0, 1]"),
-            "{e}"
+        assert_eq!(e.message, "confidence 1.5 is outside [0, 1]");
+        assert_eq!(
+            (t.confidence, p.field("u").unwrap().confidence),
+            (None, Some(0.5))
         );
+        // A confidence that is no number at all is still the document's mistake.
+        let e = json("{\"fields\": {\"t\": {\"value\": \"x\", \"confidence\": \"high\"}}}")
+            .unwrap_err();
+        assert_eq!(e.yaml_path, "fields.t.confidence");
     }
 
     #[test]
