@@ -7,6 +7,8 @@ use crate::evaluate::aggregate::{SliceRow, row_of};
 use crate::evaluate::miss::MissCounts;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::metrics::acceptance::{AcceptancePoint, PooledPoint, advised};
+// What a pooled row says of its threshold, for the renderers to name.
+pub use crate::metrics::acceptance::{Accept, ShareOf};
 
 /// What a row of the misses counts over.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

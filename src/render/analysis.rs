@@ -99,7 +99,7 @@ pub(crate) struct Table {
 /// Every field's values accepted at each `acceptance` threshold, pooled: a row per pipeline
 /// and threshold.
 pub(crate) fn pooled_table(all: &[crate::evaluate::analysis::PooledAcceptance]) -> Table {
-    use crate::metrics::acceptance::{Accept, ShareOf};
+    use crate::evaluate::analysis::{Accept, ShareOf};
     let rate = |r: Option<f64>| r.map_or_else(|| "-".to_owned(), |r| format!("{r:.6}"));
     let rows = all
         .iter()
