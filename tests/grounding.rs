@@ -818,3 +818,137 @@ fn the_step_summary_has_the_grounding_the_misses_and_the_advice() {
         "{page}"
     );
 }
+
+/// A suite read the way nn-auto-bench writes its records: the fields under `pred`, their
+/// confidences in a mapping beside them; `acceptance:` pools every field at chosen thresholds.
+const POOLED_SUITE: &str = "cases:
+  gold: gold/{case}.json
+pipelines:
+  nn: results/{case}.json
+prediction_format: { fields: pred, confidence: predicted_field_conf_scores }
+acceptance: { thresholds: [0.9, 0.99], accept: above, share_of: labels }
+defaults:
+  thresholds: { min_anls: 0.5 }
+";
+
+fn pooled_files(second: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("cases/suite.yaml", POOLED_SUITE.to_owned()),
+        ("cases/gold/a.json", r#"{"total": "12", "date": "2024-03-05", "name": "ACME", "iban": ""}"#.to_owned()),
+        ("cases/gold/b.json", r#"{"total": "7", "name": "Bolt"}"#.to_owned()),
+        (
+            "cases/results/a.json",
+            "{\"pred\": {\"total\": \"12\", \"date\": \"2024-03-05\", \"name\": \"ACNE\"},\n \"predicted_field_conf_scores\": {\"total\": 0.99, \"date\": 1.0, \"name\": 0.995, \"iban\": 0.999}}\n".to_owned(),
+        ),
+        ("cases/results/b.json", second.to_owned()),
+    ]
+}
+
+#[test]
+fn acceptance_pools_every_field_at_chosen_thresholds_from_a_sibling_confidence_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = "{\"pred\": {\"total\": \"7\", \"name\": \"Bolt\"},\n \"predicted_field_conf_scores\": {\"total\": 0.95, \"name\": 0.5}}\n";
+    let files = pooled_files(b);
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    write_files(dir.path(), &files);
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    // The confidences reach their fields; `iban`, absent from `pred`, has the confidence of its
+    // absence, and gold has none either: right.
+    let a = case(&report, "a::nn");
+    assert_eq!(field(a, "name")["confidence"], json!(0.995));
+    assert_eq!(field(a, "iban")["confidence"], json!(0.999));
+    assert_eq!(field(a, "iban")["em"], json!(1.0));
+    // Six labels; above 0.9: a's total (0.99), date, name (wrong), iban and b's total (0.95);
+    // above 0.99 a's total no more (strictly above), nor b's.
+    assert_eq!(
+        report["analysis"]["pooled"],
+        json!([{"pipeline": "nn", "points": [
+            {"threshold": 0.9, "accept": "above", "share_of": "labels", "accepted": 5, "of": 6,
+             "approval_rate": 5.0 / 6.0, "errors": 1, "precision": 0.8,
+             "error_upper": report["analysis"]["pooled"][0]["points"][0]["error_upper"]},
+            {"threshold": 0.99, "accept": "above", "share_of": "labels", "accepted": 3, "of": 6,
+             "approval_rate": 0.5, "errors": 1, "precision": 2.0 / 3.0,
+             "error_upper": report["analysis"]["pooled"][0]["points"][1]["error_upper"]}
+        ]}])
+    );
+    let bound = report["analysis"]["pooled"][0]["points"][1]["error_upper"]
+        .as_f64()
+        .unwrap();
+    // statsmodels' `proportion_confint(1, 3, method="wilson")[1]`.
+    assert!((bound - 0.792_340_399_197_952_3).abs() < 1e-12, "{bound}");
+    assert!(
+        text.contains("pooled acceptance  accept when  accepted        of  approval  errors  precision  error bound 95%\nnn                  conf > 0.9         5  6 labels  0.833333       1   0.800000           0.6245\nnn                 conf > 0.99         3  6 labels  0.500000       1   0.666667           0.7923\n"),
+        "{text}"
+    );
+    // The same rows without a report, and in the HTML page.
+    let html = dir.path().join("page.html");
+    let out = support::goldgate(
+        dir.path(),
+        &["test", "cases", "--html", html.to_str().unwrap()],
+    );
+    assert!(stdout(&out).contains("nn                 conf > 0.99         3  6 labels  0.500000"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(
+            "<td>nn</td><td>conf &gt; 0.99</td><td>3</td><td>6 labels</td><td>0.500000</td>"
+        ),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_confidence_outside_0_1_fails_its_field_alone_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = "{\"pred\": {\"total\": \"7\", \"name\": \"Bolt\"},\n \"predicted_field_conf_scores\": {\"total\": 0.95,\n   \"name\": -0.039}}\n";
+    let files = pooled_files(b);
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    write_files(dir.path(), &files);
+    let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(
+        verdict_of(&text, "b::nn"),
+        "test b::nn ... FAILED",
+        "{text}"
+    );
+    assert_eq!(
+        support::failure_block(&text, "b::nn")
+            .lines()
+            .next()
+            .unwrap(),
+        "case failed: cases/results/b.json:3:4: predicted_field_conf_scores.name: confidence -0.039 is outside [0, 1] (write a confidence in [0, 1]; meanwhile the value is scored, its confidence left out of calibration and acceptance) (score 1.0000)"
+    );
+    // Its other field keeps its confidence, the field itself is scored, without one.
+    let b = case(&report, "b::nn");
+    assert_eq!(field(b, "total")["confidence"], json!(0.95));
+    assert_eq!(field(b, "name")["em"], json!(1.0));
+    assert_eq!(field(b, "name")["confidence"], Value::Null);
+    // Both documents count in the pooled rows: six labels, b's total accepted above 0.9.
+    assert_eq!(
+        report["analysis"]["pooled"][0]["points"][0]["accepted"],
+        json!(5)
+    );
+    assert_eq!(report["analysis"]["pooled"][0]["points"][0]["of"], json!(6));
+    // `lint` says it too, and only it.
+    let out = support::goldgate(dir.path(), &["lint", "cases"]);
+    assert_eq!(
+        stdout(&out),
+        "error: cases/results/b.json:3:4: predicted_field_conf_scores.name: confidence -0.039 is outside [0, 1] (write a confidence in [0, 1]; meanwhile the value is scored, its confidence left out of calibration and acceptance)\nlint: 2 case files, 1 error\n"
+    );
+}
+
+#[test]
+fn a_misspelt_acceptance_name_is_located_with_the_closest() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = pooled_files("{\"pred\": {}, \"predicted_field_conf_scores\": {}}");
+    let suite = POOLED_SUITE.replace("share_of: labels", "share_of: lables");
+    let mut files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    files[0].1 = &suite;
+    write_files(dir.path(), &files);
+    let out = support::goldgate(dir.path(), &["lint", "cases"]);
+    assert!(
+        stdout(&out).contains("cases/suite.yaml:6:65: acceptance.share_of: unknown `share_of: lables` (did you mean `labels`?)"),
+        "{}",
+        stdout(&out)
+    );
+}

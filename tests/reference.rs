@@ -318,6 +318,74 @@ fn every_acceptance_line_agrees_with_statsmodels() {
     });
 }
 
+/// Every field's values pooled at chosen thresholds (a suite's `acceptance:`), against
+/// statsmodels (`pooled_acceptance.py`): 2,396 points, accepting above or at least each
+/// threshold, as a share of the values or of the labels; counts exactly, rates and the Wilson
+/// bound within the tolerance.
+#[test]
+fn every_pooled_acceptance_point_agrees_with_statsmodels() {
+    use goldgate::metrics::acceptance::{Accept, Pooling, ShareOf, Tally, pooled};
+    let lines = reference_lines("pooled_acceptance.jsonl");
+    let points: usize = lines
+        .iter()
+        .map(|l| l["points"].as_array().unwrap().len())
+        .sum();
+    assert!(points >= 2000, "{points} points");
+    every_line_agrees("pooled_acceptance.jsonl", 83, |line| {
+        let tallies: Vec<Tally> = line["fields"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|f| {
+                let mut t = Tally::default();
+                let (p, o) = (f["p"].as_array().unwrap(), f["o"].as_array().unwrap());
+                for (p, o) in p.iter().zip(o) {
+                    t.add(p.as_f64().unwrap(), o.as_bool().unwrap());
+                }
+                t
+            })
+            .collect();
+        let labels = line["labels"].as_u64().unwrap() as usize;
+        let thresholds: Vec<f64> = line["thresholds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        let mut got = Vec::new();
+        for accept in [Accept::Above, Accept::AtLeast] {
+            for share_of in [ShareOf::Values, ShareOf::Labels] {
+                let pooling = Pooling {
+                    thresholds: thresholds.clone(),
+                    accept,
+                    share_of,
+                };
+                got.extend(pooled(&tallies, labels, &pooling));
+            }
+        }
+        let want = line["points"].as_array().unwrap();
+        if got.len() != want.len() {
+            return Some(format!("{} points, want {}", got.len(), want.len()));
+        }
+        let close = |a: Option<f64>, b: &Value| match (a, b.as_f64()) {
+            (Some(a), Some(b)) => (a - b).abs() <= TOLERANCE,
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        got.iter().zip(want).find_map(|(g, w)| {
+            let same = serde_json::to_value(g.accept).unwrap() == w["accept"]
+                && serde_json::to_value(g.share_of).unwrap() == w["share_of"]
+                && g.threshold == w["threshold"].as_f64().unwrap()
+                && g.accepted as u64 == w["accepted"].as_u64().unwrap()
+                && g.of as u64 == w["of"].as_u64().unwrap()
+                && g.errors as u64 == w["errors"].as_u64().unwrap()
+                && close(g.approval_rate, &w["approval_rate"])
+                && close(g.precision, &w["precision"])
+                && close(Some(g.error_upper), &w["error_upper"]);
+            (!same).then(|| format!("got {g:?}, want {w}"))
+        })
+    });
+}
+
 /// DocuBench's own scorer (0.1.0, under Python 3.11) on 2,400 documents generated with a fixed
 /// seed (`docubench.py`): texts in many scripts, letters Unicode assigned after Python 3.11's
 /// tables, white space of every kind, numbers at their sixth decimal, lists reordered, and failed

@@ -81,6 +81,9 @@ pub struct Aggregated {
     /// The share of the values with a confidence accepted automatically, each field at its
     /// advised threshold (none of a field that no threshold bounds): absent without confidences.
     pub automation_rate: Option<f64>,
+    /// Every field's values accepted at the thresholds of the first case's suite's
+    /// `acceptance`, pooled: empty when it gives none.
+    pub pooled: Vec<crate::metrics::acceptance::PooledPoint>,
     /// Mean share of grounded fields, over the cases that measure it.
     pub grounded: Option<f64>,
     /// Mean IoU, over the cases that measure it.
@@ -173,7 +176,16 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |r| {
             r.target_error
         });
+    // The labels queried: every gold field of the scored cases, with a confidence or not.
+    let labels: usize = results.iter().map(|r| r.fields.len()).sum();
+    let pooled_points = results
+        .first()
+        .and_then(|r| r.acceptance.as_ref())
+        .map_or_else(Vec::new, |pooling| {
+            crate::metrics::acceptance::pooled(acceptance.values(), labels, pooling)
+        });
     Aggregated {
+        pooled: pooled_points,
         pass_all_k: of_attempts(true),
         pass_any_k: of_attempts(false),
         max_flip_rate: flip_rates.iter().map(|(_, r)| *r).reduce(f64::max),
@@ -557,6 +569,7 @@ mod examples {
             missed: Vec::new(),
             misses: Default::default(),
             target_error: 0.01,
+            acceptance: None,
             rubrics: tally,
             reference: None,
             suite: String::new(),

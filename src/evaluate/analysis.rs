@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use crate::evaluate::aggregate::{SliceRow, row_of};
 use crate::evaluate::miss::MissCounts;
 use crate::evaluate::record::{CaseNumbers, Status};
-use crate::metrics::acceptance::{AcceptancePoint, advised};
+use crate::metrics::acceptance::{AcceptancePoint, PooledPoint, advised};
+// What a pooled row says of its threshold, for the renderers to name.
+pub use crate::metrics::acceptance::{Accept, ShareOf};
 
 /// What a row of the misses counts over.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -132,6 +134,32 @@ pub fn acceptance_rows(
                     curve,
                 }
             })
+        })
+        .collect()
+}
+
+/// Every field's values accepted at the suite's `acceptance` thresholds, pooled over the
+/// fields, for one row of the comparison (as the report keeps it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PooledAcceptance {
+    /// The pipeline, else the folder of the suite of cases without pipelines.
+    pub pipeline: String,
+    /// One point per threshold, in the order `acceptance.thresholds` writes them.
+    pub points: Vec<PooledPoint>,
+}
+
+/// The pooled points of each row of the comparison whose suite gives `acceptance`
+/// thresholds, in the comparison's order.
+pub fn pooled_rows(
+    pipelines: &[(String, crate::evaluate::aggregate::Aggregated)],
+) -> Vec<PooledAcceptance> {
+    pipelines
+        .iter()
+        .filter(|(_, a)| !a.pooled.is_empty())
+        .map(|(name, a)| PooledAcceptance {
+            pipeline: name.clone(),
+            points: a.pooled.clone(),
         })
         .collect()
 }

@@ -399,6 +399,18 @@ pub enum Problem {
         /// The fix.
         hint: String,
     },
+    /// A predicted confidence outside [0, 1]: the field's value is scored, its confidence left
+    /// out of calibration and acceptance; the other fields count as they are.
+    ConfidenceOutOfRange {
+        /// Where the confidence is written.
+        at: Spot,
+        /// Its path there (`predicted_field_conf_scores.total_amount`).
+        path: String,
+        /// What is wrong.
+        message: String,
+        /// The fix.
+        hint: String,
+    },
 }
 
 /// What `lint` finds in a case and its prediction before any score.
@@ -428,6 +440,8 @@ pub enum BeforeScoring {
     },
     /// A predicted box of a grounded field beyond the page (a [`Problem::OffThePage`]).
     OffThePage(Problem),
+    /// A predicted confidence outside [0, 1] (a [`Problem::ConfidenceOutOfRange`]).
+    ConfidenceOutOfRange(Problem),
 }
 
 /// Why a metric a threshold bounds could not be measured.

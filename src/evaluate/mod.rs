@@ -98,6 +98,7 @@ fn over_budget(case: &Case, field: Option<&str>) -> Outcome {
         passed: false,
         extra_fields: Vec::new(),
         target_error: case.target_error,
+        acceptance: case.acceptance.clone(),
     }
 }
 
@@ -254,6 +255,7 @@ fn scored(
         .collect();
 
     let mut problems: Vec<Problem> = off_the_page(case, prediction);
+    problems.extend(confidences_out_of_range(prediction));
     problems.extend(unpriced(prediction, case));
     if let Some(Err(why)) = document {
         problems.push(Problem::Unscorable {
@@ -273,6 +275,7 @@ fn scored(
         passed,
         extra_fields,
         target_error: case.target_error,
+        acceptance: case.acceptance.clone(),
     }
 }
 
@@ -486,7 +489,31 @@ pub(crate) fn before_scoring(case: &Case, prediction: &Prediction) -> Vec<Before
             .into_iter()
             .map(BeforeScoring::OffThePage),
     );
+    found.extend(
+        confidences_out_of_range(prediction)
+            .into_iter()
+            .map(BeforeScoring::ConfidenceOutOfRange),
+    );
     found
+}
+
+/// The predicted confidences outside [0, 1], located where the prediction writes them.
+fn confidences_out_of_range(prediction: &Prediction) -> Vec<Problem> {
+    prediction
+        .fields
+        .iter()
+        .filter_map(|f| f.confidence_error.as_ref())
+        .map(|at| Problem::ConfidenceOutOfRange {
+            at: Spot {
+                file: at.file.display().to_string(),
+                line: at.line,
+                column: at.column,
+            },
+            path: at.yaml_path.clone(),
+            message: at.message.clone(),
+            hint: at.hint.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Where the suite's `pricing` is written.
@@ -685,6 +712,7 @@ mod tests {
             gold_file: None,
             grounding: Default::default(),
             target_error: 0.01,
+            acceptance: None,
             document: None,
         }
     }
@@ -699,6 +727,7 @@ mod tests {
                 whole: None,
                 place: None,
                 bbox_at: None,
+                confidence_error: None,
             }],
             text: String::new(),
             is_document: true,

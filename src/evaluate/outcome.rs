@@ -27,6 +27,8 @@ pub struct Outcome {
     pub extra_fields: Vec<(String, Value)>,
     /// The error rate automatic acceptance may not exceed (the suite's `target_error`).
     pub target_error: f64,
+    /// The thresholds at which every field's values are pooled (the suite's `acceptance`).
+    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
 }
 
 /// The scores of one gold field.

@@ -150,6 +150,8 @@ pub struct CaseNumbers {
     /// The error rate automatic acceptance of its values may not exceed (its suite's
     /// `target_error`).
     pub target_error: f64,
+    /// The thresholds at which every field's values are pooled (its suite's `acceptance`).
+    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with, under pipelines.
@@ -328,6 +330,7 @@ impl CaseNumbers {
             target_error: outcome.map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |o| {
                 o.target_error
             }),
+            acceptance: outcome.and_then(|o| o.acceptance.clone()),
         }
         .with_misses(
             outcome

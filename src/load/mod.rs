@@ -1,6 +1,7 @@
 //! Case file -> checked [`Case`]: parse, validate, resolve rubric includes. Every mistake is a
 //! [`LoadError`] naming the file, line, column, YAML path and the fix.
 
+mod acceptance;
 pub mod cases;
 pub mod discover;
 mod fields;
@@ -505,6 +506,7 @@ impl CaseIn<'_> {
             target_error: suite
                 .target_error
                 .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
+            acceptance: suite.acceptance.clone(),
         };
         Ok((case, prediction))
     }

@@ -322,6 +322,7 @@ fn kieval_prediction(path: &Path, text: String) -> Result<Prediction, LoadError>
             place: None,
             whole: None,
             bbox_at: None,
+            confidence_error: None,
         })
         .collect();
     Ok(Prediction {
@@ -468,7 +469,69 @@ fn through_format(
         p.reported_cost_usd =
             Some(number(value, steps, "cost_usd", 0.0, f64::INFINITY).map_err(in_json)?);
     }
+    if let Some((steps, value)) = reported(format.confidence.as_ref()) {
+        sibling_confidences(&mut p, value, &steps, locate)?;
+    }
     Ok(p)
+}
+
+/// The confidences of a mapping beside the fields (`prediction_format.confidence`), given to
+/// the fields of their names. A confidence of a field the prediction does not hold is that of
+/// its absence: the field is predicted empty, with that confidence.
+fn sibling_confidences(
+    p: &mut Prediction,
+    map: &Json,
+    steps: &[String],
+    locate: &Locate,
+) -> Result<(), LoadError> {
+    let Json::Object(entries) = map else {
+        return Err(locate(
+            steps,
+            format!(
+                "`{}` must be a mapping of field names to confidences, found {}",
+                steps.join("."),
+                map.kind()
+            ),
+            None,
+        ));
+    };
+    for (name, c) in entries {
+        if matches!(c, Json::Null) {
+            continue;
+        }
+        let mut at = steps.to_vec();
+        at.push(name.clone());
+        let (confidence, error) =
+            field_confidence(c, at.clone(), true).map_err(|(s, m, h)| locate(&s, m, h))?;
+        let error = error.map(|e| locate(&at, e.message, e.hint));
+        let index = match p.fields.iter().position(|f| &f.name == name) {
+            Some(i) => i,
+            None => {
+                p.fields.push(PredictedField {
+                    name: name.clone(),
+                    value: Value::Null,
+                    confidence: None,
+                    metadata: Vec::new(),
+                    whole: None,
+                    place: None,
+                    bbox_at: None,
+                    confidence_error: None,
+                });
+                p.fields.len() - 1
+            }
+        };
+        let field = &mut p.fields[index];
+        if field.confidence.is_some() || field.confidence_error.is_some() {
+            return Err(locate(
+                &at,
+                format!("`{name}` has a confidence in its value object and in this mapping"),
+                Some("keep one of them".into()),
+            ));
+        }
+        field.confidence = confidence;
+        field.confidence_error = error;
+    }
+    Ok(())
 }
 
 /// A `.json` prediction's tree; its syntax errors are located in its text.
@@ -908,10 +971,15 @@ fn predicted_field(
         at
     };
     // A value object: `value` is scored, `confidence` calibrated, the rest kept as metadata.
+    let mut confidence_error = None;
     let (value, confidence, metadata, whole, place) = match value {
         Json::Object(m) if m.iter().any(|(k, _)| k == "value") => {
             let confidence = match m.iter().find(|(k, _)| k == "confidence") {
-                Some((_, c)) => Some(confidence(c, at(), typed)?),
+                Some((_, c)) => {
+                    let (p, error) = field_confidence(c, at(), typed)?;
+                    confidence_error = error;
+                    p
+                }
                 None => None,
             };
             let metadata = m
@@ -955,15 +1023,51 @@ fn predicted_field(
         whole,
         place,
         bbox_at,
+        confidence_error,
     })
 }
 
-/// Locates a field's `bbox` in its file, its steps read from `prefix` (where the fields are).
+/// A field's confidence. One outside [0, 1] fails that field alone, not the document: it is
+/// returned as the field's error, its steps joined by `\0` until the reader locates it.
+fn field_confidence(
+    c: &Json,
+    at: Vec<String>,
+    typed: bool,
+) -> Result<(Option<f64>, Option<LoadError>), EnvelopeError> {
+    // YAML keeps a number's written text: there a text that reads as a number is one.
+    let written = match c {
+        Json::Number(n) => n.as_f64(),
+        Json::String(t) if !typed => t.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    let out_of_range = written.is_some_and(|x| x.is_finite() && !(0.0..=1.0).contains(&x));
+    match confidence(c, at, typed) {
+        Ok(p) => Ok((Some(p), None)),
+        Err((steps, message, _)) if out_of_range => {
+            let pending = LoadError::at(Path::new(""), Mark::default(), steps.join("\0"), message)
+                .hint(CONFIDENCE_HINT);
+            Ok((None, Some(pending)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The fix of a confidence outside [0, 1], and what was done meanwhile.
+const CONFIDENCE_HINT: &str = "write a confidence in [0, 1]; meanwhile the value is scored, its confidence left out of calibration and acceptance";
+
+/// Locates a field's `bbox` and a confidence outside [0, 1] in its file, their steps read from
+/// `prefix` (where the fields are).
 fn locate_box(field: &mut PredictedField, prefix: &[String], locate: &Locate) {
-    if let Some(at) = &mut field.bbox_at {
+    let steps = |at: &LoadError| {
         let mut steps = prefix.to_vec();
         steps.extend(at.yaml_path.split('\0').map(str::to_owned));
-        *at = locate(&steps, BOX_MESSAGE.to_owned(), None);
+        steps
+    };
+    if let Some(at) = &mut field.bbox_at {
+        *at = locate(&steps(at), BOX_MESSAGE.to_owned(), None);
+    }
+    if let Some(at) = &mut field.confidence_error {
+        *at = locate(&steps(at), at.message.clone(), at.hint.clone());
     }
 }
 
@@ -1214,14 +1318,20 @@ mod tests {
     }
 
     #[test]
-    fn bad_confidence_is_located() {
-        let e =
-            json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5}}}").unwrap_err();
+    fn a_confidence_outside_0_1_is_located_on_its_field_alone() {
+        let p = json("{\"fields\": {\n  \"t\": {\"value\": \"x\", \"confidence\": 1.5},\n  \"u\": {\"value\": \"y\", \"confidence\": 0.5}}}").unwrap();
+        let t = p.field("t").unwrap();
+        let e = t.confidence_error.as_ref().unwrap();
         assert_eq!((e.line, e.yaml_path.as_str()), (2, "fields.t.confidence"));
-        assert!(
-            e.message.contains("confidence 1.5 is outside [0, 1]"),
-            "{e}"
+        assert_eq!(e.message, "confidence 1.5 is outside [0, 1]");
+        assert_eq!(
+            (t.confidence, p.field("u").unwrap().confidence),
+            (None, Some(0.5))
         );
+        // A confidence that is no number at all is still the document's mistake.
+        let e = json("{\"fields\": {\"t\": {\"value\": \"x\", \"confidence\": \"high\"}}}")
+            .unwrap_err();
+        assert_eq!(e.yaml_path, "fields.t.confidence");
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub(crate) fn format(
         usage: optional("usage", &spec.usage)?,
         model: optional("model", &spec.model)?,
         cost_usd: optional("cost_usd", &spec.cost_usd)?,
+        confidence: optional("confidence", &spec.confidence)?,
         ok,
         at: (file.to_path_buf(), Mark::of(&spec.fields.referenced)),
     })

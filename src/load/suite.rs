@@ -60,6 +60,8 @@ pub struct Suite {
     pub grounded_iou: Option<f64>,
     /// The error rate automatic acceptance may not exceed (`target_error`).
     pub target_error: Option<f64>,
+    /// The thresholds at which every field's values are pooled (`acceptance`).
+    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
     /// The suite's scoring.
     pub scoring: Option<Scoring>,
     /// The judge of `judge:` checks.
@@ -919,6 +921,9 @@ fn grounding(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), Loa
                 .hint("give the share of wrong values automatic acceptance may let through, such as 0.01"));
         }
         suite.target_error = Some(target.value);
+    }
+    if let Some(a) = &spec.acceptance {
+        suite.acceptance = Some(super::acceptance::pooling(here, a)?);
     }
     Ok(())
 }

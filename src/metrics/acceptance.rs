@@ -116,6 +116,162 @@ pub fn advised(curve: &[AcceptancePoint], target: f64) -> Option<AcceptancePoint
     curve.iter().find(|p| p.error_upper <= target).copied()
 }
 
+/// Which values a threshold t accepts.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Accept {
+    /// Confidence ≥ t, as the acceptance curve and its advice read it.
+    #[default]
+    AtLeast,
+    /// Confidence > t, as benchmarks that approve "above the threshold" read it (nn-auto-bench).
+    Above,
+}
+
+/// What the share of accepted values is a share of.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ShareOf {
+    /// The values with a confidence.
+    #[default]
+    Values,
+    /// Every gold field of the cases, with a confidence or not: the labels queried.
+    Labels,
+}
+
+/// A suite's `acceptance:`: the thresholds at which every field's values are pooled, which of
+/// them a threshold accepts, and what the approval rate is a share of.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pooling {
+    /// The thresholds, as written.
+    pub thresholds: Vec<f64>,
+    /// Which values a threshold accepts.
+    pub accept: Accept,
+    /// What the approval rate is a share of.
+    pub share_of: ShareOf,
+}
+
+/// What accepting every field's values at one threshold gives, pooled over the fields.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct PooledPoint {
+    /// The threshold t.
+    pub threshold: f64,
+    /// Which values it accepts: confidence ≥ t (`at_least`) or > t (`above`).
+    pub accept: Accept,
+    /// What `approval_rate` is a share of.
+    pub share_of: ShareOf,
+    /// The values it accepts, over every field.
+    pub accepted: usize,
+    /// The denominator: the values with a confidence, or the gold labels, as `share_of` says.
+    pub of: usize,
+    /// `accepted / of`; absent when `of` is 0.
+    pub approval_rate: Option<f64>,
+    /// The wrong values among those accepted.
+    pub errors: usize,
+    /// `(accepted − errors) / accepted`; absent when nothing is accepted.
+    pub precision: Option<f64>,
+    /// The upper end of the two-sided 95 % Wilson interval of the error rate (1 when nothing
+    /// is accepted).
+    pub error_upper: f64,
+}
+
+impl Tally {
+    /// The values accepted at `threshold` and the wrong ones among them.
+    ///
+    /// ```
+    /// use goldgate::metrics::acceptance::{Accept, Tally};
+    /// let mut t = Tally::default();
+    /// t.add(0.99, true);
+    /// t.add(0.99, false);
+    /// t.add(1.0, true);
+    /// assert_eq!(t.accepted_at(0.99, Accept::AtLeast), (3, 1));
+    /// assert_eq!(t.accepted_at(0.99, Accept::Above), (1, 0));
+    /// ```
+    pub fn accepted_at(&self, threshold: f64, accept: Accept) -> (usize, usize) {
+        use std::ops::Bound::{Excluded, Included, Unbounded};
+        // A threshold below 0 accepts every value, whose bits are those of a non-negative number.
+        let from = match accept {
+            _ if threshold < 0.0 => Unbounded,
+            Accept::AtLeast => Included(threshold.to_bits()),
+            Accept::Above => Excluded(threshold.to_bits()),
+        };
+        self.by_confidence
+            .range((from, Unbounded))
+            .fold((0, 0), |(n, e), (_, (k, errors))| (n + k, e + errors))
+    }
+}
+
+/// Every field's values pooled at each of `pooling`'s thresholds, in their written order;
+/// `labels` is the number of gold fields the values belong to, read when the approval rate is
+/// a share of them.
+///
+/// ```
+/// use goldgate::metrics::acceptance::{Accept, Pooling, ShareOf, Tally, pooled};
+/// let (mut total, mut date) = (Tally::default(), Tally::default());
+/// total.add(0.99, true);
+/// date.add(1.0, true);
+/// date.add(1.0, false);
+/// let pooling = Pooling { thresholds: vec![0.99], accept: Accept::Above, share_of: ShareOf::Labels };
+/// let p = pooled([&total, &date], 4, &pooling)[0];
+/// assert_eq!((p.accepted, p.of, p.errors), (2, 4, 1));
+/// assert_eq!((p.approval_rate, p.precision), (Some(0.5), Some(0.5)));
+/// ```
+pub fn pooled<'a>(
+    tallies: impl IntoIterator<Item = &'a Tally>,
+    labels: usize,
+    pooling: &Pooling,
+) -> Vec<PooledPoint> {
+    let tallies: Vec<&Tally> = tallies.into_iter().collect();
+    let of = match pooling.share_of {
+        ShareOf::Values => tallies.iter().map(|t| t.values()).sum(),
+        ShareOf::Labels => labels,
+    };
+    pooling
+        .thresholds
+        .iter()
+        .map(|&threshold| {
+            let (accepted, errors) = tallies
+                .iter()
+                .map(|t| t.accepted_at(threshold, pooling.accept))
+                .fold((0, 0), |(n, e), (k, f)| (n + k, e + f));
+            PooledPoint {
+                threshold,
+                accept: pooling.accept,
+                share_of: pooling.share_of,
+                accepted,
+                of,
+                approval_rate: (of > 0).then(|| accepted as f64 / of as f64),
+                errors,
+                precision: (accepted > 0).then(|| (accepted - errors) as f64 / accepted as f64),
+                error_upper: wilson_upper(errors, accepted),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +302,48 @@ mod tests {
         assert_eq!(advised(&curve, 0.5), None);
         assert_eq!(advised(&curve, 0.6).map(|p| p.threshold), Some(0.7));
         assert_eq!(advised(&curve, 0.7).map(|p| p.threshold), Some(0.5));
+    }
+
+    #[test]
+    fn pooled_points_accept_above_or_at_least_the_threshold_over_every_field() {
+        let (mut a, mut b) = (Tally::default(), Tally::default());
+        for (p, right) in [(0.5, false), (0.9, true), (0.9, false)] {
+            a.add(p, right);
+        }
+        for (p, right) in [(0.9, true), (1.0, true), (0.0, false)] {
+            b.add(p, right);
+        }
+        let at = |accept, share_of| {
+            let pooling = Pooling {
+                thresholds: vec![0.9, 0.0, 1.0],
+                accept,
+                share_of,
+            };
+            pooled([&a, &b], 10, &pooling)
+                .iter()
+                .map(|p| (p.accepted, p.errors, p.of))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            at(Accept::AtLeast, ShareOf::Values),
+            [(4, 1, 6), (6, 3, 6), (1, 0, 6)]
+        );
+        assert_eq!(
+            at(Accept::Above, ShareOf::Labels),
+            [(1, 0, 10), (5, 2, 10), (0, 0, 10)]
+        );
+        let none = pooled(
+            [&a],
+            0,
+            &Pooling {
+                thresholds: vec![1.0],
+                accept: Accept::Above,
+                share_of: ShareOf::Labels,
+            },
+        )[0];
+        assert_eq!(
+            (none.approval_rate, none.precision, none.error_upper),
+            (None, None, 1.0)
+        );
     }
 }

@@ -78,6 +78,8 @@ pub struct Case {
     /// The error rate that automatic acceptance of its values may not exceed (the suite's
     /// `target_error`).
     pub target_error: f64,
+    /// The thresholds at which every field's values are pooled (the suite's `acceptance`).
+    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
     /// The source document (`document:`), when the case names one: the HTML page shows a
     /// PNG or JPEG one with the boxes of the fields not found where gold says.
     pub document: Option<PathBuf>,

@@ -51,6 +51,9 @@ pub struct PredictedField {
     /// replaced by what is wrong with the box, which only its case can tell (a box beyond the
     /// page its units allow).
     pub bbox_at: Option<crate::base::location::LoadError>,
+    /// A confidence outside [0, 1], located where it is written: the field's value is scored,
+    /// the confidence left out, and the case fails saying where (the other fields still count).
+    pub confidence_error: Option<crate::base::location::LoadError>,
 }
 
 /// What [`PredictedField::bbox_at`]'s message holds until the mistake is known.
@@ -185,6 +188,8 @@ pub struct PredictionFormat {
     pub model: Option<Vec<String>>,
     /// The cost the pipeline reports.
     pub cost_usd: Option<Vec<String>>,
+    /// A mapping of field names to confidences beside the fields.
+    pub confidence: Option<Vec<String>>,
     /// Keys whose values say the call succeeded: (path, the value of a success).
     pub ok: Vec<(Vec<String>, String)>,
     /// Where the format is written (file, place): errors of a document read through it name it.

@@ -53,6 +53,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
             .map(|f| f.display().to_string()),
         compared_to: record.reference.clone(),
         target_error: None,
+        acceptance: None,
         document: record.document.clone(),
         message: record.message.clone(),
         repeat: record.repeated.as_ref().map(repeat),
@@ -176,6 +177,7 @@ fn scored(out: &mut TestRecord, o: &crate::evaluate::outcome::Outcome) {
         .collect();
     out.problems = o.problems.clone();
     out.target_error = Some(o.target_error);
+    out.acceptance = o.acceptance.clone();
 }
 
 /// A rubric's verdict as a record, where the rubric is written.

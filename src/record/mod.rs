@@ -148,6 +148,10 @@ pub struct TestRecord {
     /// `target_error`), when it was scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_error: Option<f64>,
+    /// The thresholds at which every field's values are pooled (its suite's `acceptance`),
+    /// when it was scored and its suite gives them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
     /// The failure message as the test printed it (plain), when it failed.
     #[serde(default)]
     pub message: Option<String>,
@@ -626,6 +630,10 @@ pub struct AnalysisRecord {
     /// for each distinct t, and the advised t.
     #[serde(default)]
     pub acceptance: Vec<AcceptanceRecord>,
+    /// Per pipeline whose suite gives `acceptance` thresholds: every field's values accepted
+    /// at each, pooled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pooled: Vec<crate::evaluate::analysis::PooledAcceptance>,
 }
 
 /// When one field's values may be accepted automatically, for one pipeline.
@@ -816,6 +824,7 @@ impl TestRecord {
             target_error: self
                 .target_error
                 .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
+            acceptance: self.acceptance.clone(),
             rubrics,
             reference: self.compared_to.clone(),
             suite: self.suite_folder(),
@@ -920,6 +929,7 @@ impl TestRecord {
             compared_to: None,
             document: None,
             target_error: None,
+            acceptance: None,
             message: None,
             repeat: None,
         }

@@ -86,3 +86,90 @@ pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> Strin
     out.push_str(&tail);
     out
 }
+
+/// A table built once, for the terminal, Markdown and HTML writers to print.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Table {
+    /// The column headers.
+    pub headers: Vec<&'static str>,
+    /// The cells, a row at a time.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Every field's values accepted at each `acceptance` threshold, pooled: a row per pipeline
+/// and threshold.
+pub(crate) fn pooled_table(all: &[crate::evaluate::analysis::PooledAcceptance]) -> Table {
+    use crate::evaluate::analysis::{Accept, ShareOf};
+    let rate = |r: Option<f64>| r.map_or_else(|| "-".to_owned(), |r| format!("{r:.6}"));
+    let rows = all
+        .iter()
+        .flat_map(|r| {
+            r.points.iter().map(|p| {
+                let sign = match p.accept {
+                    Accept::AtLeast => "≥",
+                    Accept::Above => ">",
+                };
+                let of = match p.share_of {
+                    ShareOf::Values => "values",
+                    ShareOf::Labels => "labels",
+                };
+                vec![
+                    r.pipeline.clone(),
+                    format!("conf {sign} {}", p.threshold),
+                    p.accepted.to_string(),
+                    format!("{} {of}", p.of),
+                    rate(p.approval_rate),
+                    p.errors.to_string(),
+                    rate(p.precision),
+                    format!("{:.4}", p.error_upper),
+                ]
+            })
+        })
+        .collect();
+    Table {
+        headers: vec![
+            "pooled acceptance",
+            "accept when",
+            "accepted",
+            "of",
+            "approval",
+            "errors",
+            "precision",
+            "error bound 95%",
+        ],
+        rows,
+    }
+}
+
+/// A table as the terminal prints it: the first column left-aligned, the others right.
+pub(crate) fn table_text(table: &Table) -> String {
+    if table.rows.is_empty() {
+        return String::new();
+    }
+    let widths: Vec<usize> = (0..table.headers.len())
+        .map(|i| {
+            let cells = table
+                .rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(String::as_str);
+            super::column_width(cells.chain([table.headers[i]]), 1)
+        })
+        .collect();
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut out = String::new();
+        for (i, (cell, width)) in cells.zip(&widths).enumerate() {
+            let pad = width.saturating_sub(cell.chars().count());
+            match i {
+                0 => out.push_str(&format!("{cell}{}", " ".repeat(pad))),
+                _ => out.push_str(&format!("  {}{cell}", " ".repeat(pad))),
+            }
+        }
+        out.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&mut table.headers.iter().copied());
+    for row in &table.rows {
+        out.push_str(&line(&mut row.iter().map(String::as_str)));
+    }
+    out
+}

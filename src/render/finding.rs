@@ -379,6 +379,12 @@ pub fn problem(problem: &Problem) -> String {
             path,
             message,
             hint,
+        }
+        | Problem::ConfidenceOutOfRange {
+            at,
+            path,
+            message,
+            hint,
         } => {
             let path = if path.is_empty() {
                 String::new()
@@ -421,7 +427,7 @@ pub fn before_scoring(found: &BeforeScoring) -> String {
         BeforeScoring::Unpriced { case, model, .. } => {
             format!("{case}: the prediction's model `{model}` has no price")
         }
-        BeforeScoring::OffThePage(p) => problem(p),
+        BeforeScoring::OffThePage(p) | BeforeScoring::ConfidenceOutOfRange(p) => problem(p),
     }
 }
 

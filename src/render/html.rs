@@ -105,6 +105,7 @@ pub fn html_page(page: &Page) -> String {
     super::html_analysis::grounding_table(&mut out, page.pipelines);
     super::html_analysis::misses_table(&mut out, page.notes.misses);
     super::html_analysis::acceptance(&mut out, page.notes.acceptance);
+    super::html_analysis::pooled(&mut out, page.notes.pooled);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
     failures(&mut out, page.cases, page.aggregates, page.documents);

@@ -97,6 +97,27 @@ pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::Fi
     out.push_str("</section>\n");
 }
 
+/// Every field's values accepted at each of the suite's `acceptance` thresholds, pooled.
+pub(super) fn pooled(out: &mut String, rows: &[crate::evaluate::analysis::PooledAcceptance]) {
+    let table = super::analysis::pooled_table(rows);
+    if table.rows.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"pooled-acceptance\">\n<h2>Accepting values at chosen thresholds</h2>\n<p>Every field's values pooled at each of the suite's <code>acceptance</code> thresholds: the values accepted, their share of the values with a confidence or of every gold field (as <code>share_of</code> says), the precision among them and the 95 % Wilson upper bound of their error rate.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>");
+    for h in &table.headers {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
 /// A failing test's document, as the page embeds it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocumentImage {

@@ -50,6 +50,9 @@ pub fn step_summary(
     page.push_str(&grounding_table(pipelines));
     page.push_str(&misses_table(notes.misses));
     page.push_str(&advice_table(notes.acceptance));
+    page.push_str(&table_markdown(&super::analysis::pooled_table(
+        notes.pooled,
+    )));
     let power: Vec<String> = notes
         .gates
         .iter()
@@ -224,6 +227,21 @@ fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
     page
 }
 
+/// A table as Markdown: the first column left-aligned, the others right; empty without rows.
+fn table_markdown(table: &super::analysis::Table) -> String {
+    if table.rows.is_empty() {
+        return String::new();
+    }
+    let mut page = format!("\n| {} |\n|---|", table.headers.join(" | "));
+    page.push_str(&"---:|".repeat(table.headers.len().saturating_sub(1)));
+    page.push('\n');
+    for row in &table.rows {
+        let cells: Vec<String> = row.iter().map(|c| escaped(&one_line(c))).collect();
+        page.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    page
+}
+
 /// Per pipeline and field with an advised threshold: the share it accepts and the error bound.
 fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
     let rows: Vec<_> = all.iter().filter_map(|r| Some((r, r.advised?))).collect();
@@ -371,6 +389,7 @@ mod tests {
             gates: &[],
             misses: &[],
             acceptance: &[],
+            pooled: &[],
         };
         let summary = RunSummary::default();
         let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);

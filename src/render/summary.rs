@@ -100,6 +100,8 @@ pub struct Notes<'a> {
     pub misses: &'a [crate::evaluate::analysis::MissRow],
     /// Per pipeline and field with confidences, when values may be accepted automatically.
     pub acceptance: &'a [crate::evaluate::analysis::FieldAcceptance],
+    /// Per pipeline whose suite gives `acceptance` thresholds, every field's values pooled.
+    pub pooled: &'a [crate::evaluate::analysis::PooledAcceptance],
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
@@ -145,6 +147,11 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if !advice.is_empty() {
         out.push('\n');
         out.push_str(&advice);
+    }
+    let pooled = super::analysis::table_text(&super::analysis::pooled_table(notes.pooled));
+    if !pooled.is_empty() {
+        out.push('\n');
+        out.push_str(&pooled);
     }
     for line in notes.regressions {
         out.push_str(&format!(

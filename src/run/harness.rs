@@ -474,6 +474,7 @@ fn end_of_run(
             comparisons: &paired(&kept.numbers),
             misses: &crate::evaluate::analysis::miss_rows(&kept.numbers, &pipelines, &slices),
             acceptance: &crate::evaluate::analysis::acceptance_rows(&pipelines),
+            pooled: &crate::evaluate::analysis::pooled_rows(&pipelines),
             slices: &slices,
             baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
             gold_sets,

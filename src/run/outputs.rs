@@ -482,6 +482,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
             .iter()
             .map(Into::into)
             .collect(),
+        pooled: crate::evaluate::analysis::pooled_rows(&rows),
     };
     let parts = ReportParts {
         analysis: &analysis,
@@ -510,6 +511,7 @@ pub(crate) struct RunNotes {
     gates: Vec<(Option<String>, crate::record::RegressionGateRecord)>,
     misses: Vec<crate::evaluate::analysis::MissRow>,
     acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
+    pooled: Vec<crate::evaluate::analysis::PooledAcceptance>,
 }
 
 impl RunNotes {
@@ -527,6 +529,7 @@ impl RunNotes {
         let rows = pipeline_rows(numbers);
         let mut notes = RunNotes {
             acceptance: crate::evaluate::analysis::acceptance_rows(&rows),
+            pooled: crate::evaluate::analysis::pooled_rows(&rows),
             regressions: Vec::new(),
             improvements: Vec::new(),
             new_cases: Vec::new(),
@@ -589,6 +592,7 @@ impl RunNotes {
             gates: &self.gates,
             misses: &self.misses,
             acceptance: &self.acceptance,
+            pooled: &self.pooled,
         }
     }
 }

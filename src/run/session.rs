@@ -931,8 +931,9 @@ impl Session {
         let mut kept = lock(&self.kept);
         let mut numbers = record.numbers();
         // Only the run's files show each field's numbers by pipeline.
-        // Aggregates read each field's confidences (the acceptance of confidences).
-        if !self.keeps_records && !self.has_aggregates() {
+        // Aggregates read each field's confidences (the acceptance of confidences), and so do
+        // the pooled rows of a suite's `acceptance:` at the end of the run.
+        if !self.keeps_records && !self.has_aggregates() && numbers.acceptance.is_none() {
             numbers.fields = Vec::new();
         }
         kept.numbers.push(numbers);

@@ -164,6 +164,10 @@ pub struct SuiteFile {
     /// Wilson interval): the advised confidence threshold of each field (0.01 by default).
     #[schemars(with = "Option<f64>")]
     pub target_error: Option<Spanned<f64>>,
+    /// Every field's values accepted at chosen thresholds, pooled: the approval rate and the
+    /// precision at each (`{ thresholds: [0.99], accept: above, share_of: labels }`).
+    #[schemars(with = "Option<super::AcceptanceSpec>")]
+    pub acceptance: Option<Spanned<super::AcceptanceSpec>>,
 }
 
 /// A judge: a command reading `{"question", "text", "field", "gold", "case"}` on standard input

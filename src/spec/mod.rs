@@ -1,6 +1,7 @@
 //! Layer 1, the file formats: serde types of case, suite and rubric files, located nodes that keep
 //! the written text of scalars, the YAML parser's messages, and the JSON Schema of each file.
 
+mod acceptance;
 mod case;
 // Used by `goldgate review` (the next commit).
 mod cases;
@@ -13,6 +14,7 @@ mod prediction_format;
 mod rubrics;
 pub mod schema;
 
+pub use acceptance::AcceptanceSpec;
 pub use case::{
     AggregateSpec, CaseFile, Compare, Correct, FieldRuleSpec, JudgeSpec, PipelineAggregateSpec,
     RegressionGateSpec, RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,

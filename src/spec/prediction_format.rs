@@ -34,6 +34,10 @@ pub struct PredictionFormatSpec {
     /// it wins over one computed from `pricing`.
     #[schemars(with = "Option<String>")]
     pub cost_usd: Option<Spanned<String>>,
+    /// The path of a mapping of field names to confidences beside the fields
+    /// (`predicted_field_conf_scores`); a field's own `confidence` may not say it twice.
+    #[schemars(with = "Option<String>")]
+    pub confidence: Option<Spanned<String>>,
     /// Paths and the values they hold in a successful call (`{ status: ok }`): any other value
     /// is a failed call.
     #[serde(default)]
