@@ -406,3 +406,49 @@ fn every_docubench_document_scores_as_its_scorer_scores_it() {
         }
     });
 }
+
+/// The `anls-star` package 1.0.1 on 2,200 pairs generated with a fixed seed
+/// (`anls_star_numbers.py`), read as Python's `json.loads` reads them: integers beyond 64 bits,
+/// `-0`, `1e400` (infinity), floats at their last digit, trees nested up to 220 levels. Each
+/// pair goes through `goldgate score --profile anls_star --jsonl` as written, so that goldgate's
+/// own JSON reading (numbers as their text, nesting beyond serde_json's 128) is what is pinned.
+#[test]
+fn every_number_and_deep_tree_scores_as_the_package_scores_it() {
+    let lines = reference_lines("anls_star_numbers.jsonl");
+    assert_eq!(lines.len(), 2200);
+    let dir = tempfile::tempdir().unwrap();
+    let pairs: String = lines
+        .iter()
+        .map(|l| {
+            let (gt, pred) = (l["gt"].as_str().unwrap(), l["pred"].as_str().unwrap());
+            format!("{{\"gt\": {gt}, \"pred\": {pred}}}\n")
+        })
+        .collect();
+    std::fs::write(dir.path().join("pairs.jsonl"), pairs).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
+        .args(["score", "--profile", "anls_star", "--jsonl", "pairs.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(got.len(), lines.len(), "{}", String::from_utf8_lossy(&out.stderr));
+    let disagreements: Vec<String> = lines
+        .iter()
+        .zip(&got)
+        .filter_map(|(line, got)| {
+            let want = line["score"].as_f64().unwrap();
+            let scored: Value = serde_json::from_str(got).ok()?;
+            let anls = scored["anls"].as_f64();
+            (anls.is_none_or(|a| (a - want).abs() > TOLERANCE))
+                .then(|| format!("{}: got {got}, want {want}", line["id"]))
+        })
+        .collect();
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} pairs disagree:\n{}",
+        disagreements.len(),
+        lines.len(),
+        disagreements.join("\n")
+    );
+}
