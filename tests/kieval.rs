@@ -113,3 +113,39 @@ fn the_end_of_the_run_gives_kieval_s_scores_and_counts_per_pipeline() {
         "{out}"
     );
 }
+
+/// KIEval's reader asks Python whether a block starts with a digit (`isdigit`, then `int`): a
+/// group numbered `٣` (Arabic-Indic three) is group 3, the same group as one numbered `3`,
+/// not a block of entities; a block starting with `²`, a digit `int` cannot read, stops its
+/// reader, and goldgate refuses the file where the block starts.
+#[test]
+fn a_group_numbered_in_another_script_is_that_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = "profile: kieval\ncases:\n  gold: gt/{case}.csv\npipelines:\n  model: pred/{case}.csv\ndefaults:\n  thresholds: { min_f1: 0.5 }\n";
+    write_files(
+        dir.path(),
+        &[
+            ("cases/suite.yaml", suite),
+            (
+                "cases/gt/a.csv",
+                "3\nnm\tprice\ntea\t3\n\ninfo\ndate\t1/2\n",
+            ),
+            (
+                "cases/pred/a.csv",
+                "٣\nnm\tprice\ntea\t3\n\ninfo\ndate\t1/2\n",
+            ),
+            ("cases/gt/b.csv", "0\nnm\ntea\n"),
+            ("cases/pred/b.csv", "0\nnm\ntea\n\n²\nnm\ncake\n"),
+        ],
+    );
+    let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    let a = &case(&report, "a::model")["metrics"];
+    // The group and the entity both right: as group 3 the menu line aligns with gold's.
+    assert_eq!(a["kieval"]["total"], tally(3, 3, 0, 0, 0, 0), "{out}");
+    assert_eq!(a["kieval"]["items"], tally(1, 1, 0, 0, 0, 0), "{out}");
+    assert!(
+        out.contains("cases/pred/b.csv:5:1: this block starts with `²`, a digit to Python's `isdigit` that `int` cannot read: KIEval's reader stops on this file"),
+        "{out}"
+    );
+}

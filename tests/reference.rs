@@ -432,7 +432,12 @@ fn every_number_and_deep_tree_scores_as_the_package_scores_it() {
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let got: Vec<&str> = stdout.lines().collect();
-    assert_eq!(got.len(), lines.len(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        got.len(),
+        lines.len(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let disagreements: Vec<String> = lines
         .iter()
         .zip(&got)

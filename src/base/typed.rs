@@ -476,7 +476,10 @@ mod tests {
         assert_eq!(parse_number(&a), parse_number(&b));
         // A number too long for a float is a number all the same, up to 1,000 digits.
         assert_eq!(canonical_number(&"9".repeat(400)), Some("9".repeat(400)));
-        assert_eq!(canonical_number(&"9".repeat(1_000)), Some("9".repeat(1_000)));
+        assert_eq!(
+            canonical_number(&"9".repeat(1_000)),
+            Some("9".repeat(1_000))
+        );
         assert_eq!(canonical_number(&"9".repeat(1_001)), None);
     }
 

@@ -172,7 +172,8 @@ mod tests {
         );
         // Typed, and each number as written.
         let typed: serde_json::Value =
-            serde_json::from_str(r#"{"no": "0173", "total": 1234.50, "n": 1e3, "e": "é"}"#).unwrap();
+            serde_json::from_str(r#"{"no": "0173", "total": 1234.50, "n": 1e3, "e": "é"}"#)
+                .unwrap();
         assert_eq!(g.json, Some(typed));
     }
 

@@ -1,5 +1,6 @@
 //! A `.csv` gold or prediction in KIEval's own layout, read as its published reader reads it,
-//! for the `kieval` profile: blocks apart by a blank line; a block that starts with a digit is a
+//! for the `kieval` profile: blocks apart by a blank line; a block that starts with a digit (in any
+//! script, as Python's `isdigit` and `int` read it: `٣` is 3) is a
 //! group (that digit its name, then a line of keys, then one line of values per item, tab
 //! apart), any other block holds entities outside groups (its first line a heading, then one
 //! `key<TAB>value` a line). Cells are not unquoted, as KIEval splits on tabs alone.
@@ -10,7 +11,7 @@
 use std::path::Path;
 
 use crate::base::location::{LoadError, Mark};
-use crate::metrics::kieval::EMPTY;
+use crate::metrics::kieval::{EMPTY, Heading, heading};
 use crate::spec::{Node, NodeKind};
 
 /// A field being read: its name, the line it starts at, its items or values.
@@ -31,10 +32,24 @@ pub(crate) fn read(path: &Path, text: &str) -> Result<Node, LoadError> {
             continue;
         };
         let lines: Vec<&str> = block.split('\n').collect();
-        if first.is_ascii_digit() {
-            group(path, &mut groups, first.to_string(), &lines, start)?;
-        } else {
-            entity_lines(path, &mut entities, &lines, start)?;
+        // A digit in any script starts a group, as Python's `isdigit` and `int` read it.
+        match heading(first) {
+            Heading::Group(n) => group(path, &mut groups, n.to_string(), &lines, start)?,
+            Heading::Entities => entity_lines(path, &mut entities, &lines, start)?,
+            Heading::Refused => {
+                return Err(LoadError::at(
+                    path,
+                    Mark {
+                        line: start,
+                        column: 1,
+                    },
+                    "",
+                    format!(
+                        "this block starts with `{first}`, a digit to Python's `isdigit` that `int` cannot read: KIEval's reader stops on this file"
+                    ),
+                )
+                .hint("number a group with a decimal digit (`0`, `1`, …), or start an entity block with a heading that is no digit"));
+            }
         }
     }
     if let Some((name, at, _)) = entities

@@ -15,6 +15,35 @@ use crate::base::value::Value;
 /// KIEval's empty marker: a field with no value.
 pub const EMPTY: &str = "<empty>";
 
+/// What the first character of a block makes it to KIEval's reader, which asks Python
+/// (`chunk[0].isdigit()`, then `int(chunk[0])`), as of Python 3.11 (Unicode 14.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heading {
+    /// A group, numbered by the digit in any script (`3` and `٣` are group 3).
+    Group(u32),
+    /// A digit to `isdigit` that `int` refuses (`²`, `①`): KIEval's reader stops there.
+    Refused,
+    /// Entities outside groups.
+    Entities,
+}
+
+/// How KIEval's reader takes a block that starts with `first`.
+pub fn heading(first: char) -> Heading {
+    use super::python_word::{DECIMAL_ZEROS, DIGITS_ONLY};
+    let code = first as u32;
+    let zero = DECIMAL_ZEROS.partition_point(|&z| z <= code);
+    if let Some(&z) = zero.checked_sub(1).and_then(|at| DECIMAL_ZEROS.get(at))
+        && code - z < 10
+    {
+        return Heading::Group(code - z);
+    }
+    let at = DIGITS_ONLY.partition_point(|&(_, last)| last < code);
+    match DIGITS_ONLY.get(at) {
+        Some(&(first, _)) if first <= code => Heading::Refused,
+        _ => Heading::Entities,
+    }
+}
+
 /// KIEval's separator of the values of a multi-valued field.
 pub const SEPARATOR: &str = "||";
 
@@ -527,6 +556,24 @@ pub(crate) fn lsap_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod headings {
+    use super::{Heading, heading};
+
+    #[test]
+    fn a_block_heading_is_read_as_python_reads_it() {
+        assert_eq!(heading('0'), Heading::Group(0));
+        assert_eq!(heading('3'), Heading::Group(3));
+        assert_eq!(heading('٣'), Heading::Group(3));
+        assert_eq!(heading('९'), Heading::Group(9));
+        assert_eq!(heading('𝟘'), Heading::Group(0));
+        assert_eq!(heading('²'), Heading::Refused);
+        assert_eq!(heading('①'), Heading::Refused);
+        assert_eq!(heading('Ⅻ'), Heading::Entities);
+        assert_eq!(heading('m'), Heading::Entities);
+    }
 }
 
 #[cfg(test)]

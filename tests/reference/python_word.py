@@ -52,6 +52,13 @@ def rust(name, table):
 def main():
     table = ranges(is_word)
     assigned = ranges(is_assigned)
+    zeros = [cp for cp in range(0x110000) if not (0xD800 <= cp <= 0xDFFF)
+             and chr(cp).isdecimal() and unicodedata.decimal(chr(cp)) == 0]
+    # Every decimal digit is in a run of ten from its zero (a promise of Unicode's).
+    assert all(chr(z + i).isdecimal() and unicodedata.decimal(chr(z + i)) == i
+               for z in zeros for i in range(10))
+    digits_only = ranges(lambda cp: not (0xD800 <= cp <= 0xDFFF) and chr(cp).isdigit()
+                         and not chr(cp).isdecimal())
     version = sys.version.split()[0]
     lines = [
         "//! The word characters of Python's `re` (`\\w`: `str.isalnum()` or `_`) in Python "
@@ -67,10 +74,22 @@ def main():
         "/// a character outside them is one that Python's `str.lower()` leaves as it is.",
         "#[rustfmt::skip]",
         *rust("ASSIGNED", assigned),
+        "",
+        "/// The zero of each run of ten decimal digits (`str.isdecimal()`: what `int()` reads, KIEval's",
+        "/// group numbers): a character from a zero to nine after it is that digit.",
+        "#[rustfmt::skip]",
+        f"pub(crate) const DECIMAL_ZEROS: [u32; {len(zeros)}] = [",
+        *[f"    {', '.join(f'0x{z:05X}' for z in zeros[i:i + 8])}," for i in range(0, len(zeros), 8)],
+        "];",
+        "",
+        "/// The characters that are digits to `str.isdigit()` but no decimal digit (`²`, `①`): `int()`",
+        "/// refuses them.",
+        "#[rustfmt::skip]",
+        *rust("DIGITS_ONLY", digits_only),
     ]
     out = Path(__file__).resolve().parents[2] / "src" / "metrics" / "python_word.rs"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{out}: {len(table)} and {len(assigned)} ranges, Python {version}, Unicode {unicodedata.unidata_version}")
+    print(f"{out}: {len(table)}, {len(assigned)}, {len(zeros)} and {len(digits_only)} ranges, Python {version}, Unicode {unicodedata.unidata_version}")
 
 
 if __name__ == "__main__":
