@@ -451,3 +451,51 @@ fn a_failed_call_fails_and_counts_in_the_mean_as_the_benchmark_counts_it() {
         "{stdout}"
     );
 }
+
+/// A number beyond a float's range is infinity to the benchmark's Python (`json.loads("1e400")`),
+/// so that leaf is wrong and the document scores 2/3; a list nested 300 deep under a key the
+/// schema does not name is read (Python reads near 1,000 levels, serde_json alone 128) and
+/// ignored, so the document scores 1. Both values are DocuBench 0.1.0's scorer's.
+#[test]
+fn infinity_and_deep_nesting_are_read_as_the_benchmarks_python_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let deep_result = format!(r#"{{"a": "x", "b": "y", "c": 5, "ignored": {deep}}}"#);
+    let label = r#"{"a": "x", "b": "y", "c": 5}"#;
+    support::write_files(
+        dir.path(),
+        &[
+            (
+                "cases/b/suite.yaml",
+                "profile: docubench\ncases:\n  gold: labels/{case}.json\n  schema: s.json\n\
+                 pipelines:\n  sys: results/{case}.json\ndefaults:\n  thresholds: { min_anls: 0.1 }\n",
+            ),
+            (
+                "cases/b/s.json",
+                r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "number"}}}"#,
+            ),
+            ("cases/b/labels/inf.json", label),
+            ("cases/b/labels/deep.json", label),
+            (
+                "cases/b/results/inf.json",
+                r#"{"a": "x", "b": "y", "c": 1e400}"#,
+            ),
+            ("cases/b/results/deep.json", &deep_result),
+        ],
+    );
+    let out = support::goldgate(dir.path(), &["test", "cases", "--report", "report.json"]);
+    assert!(out.status.success(), "{}", support::stdout(&out));
+    let report = read(&dir.path().join("report.json"));
+    let anls = |id: &str| {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["metrics"]["anls"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(close(anls("b/inf::sys"), 2.0 / 3.0));
+    assert_eq!(anls("b/deep::sys"), 1.0);
+}
