@@ -101,6 +101,22 @@ fn strip_currency(t: &str) -> &str {
     t
 }
 
+/// A number in scientific notation, as written, when it is a finite float that does not vanish:
+/// `1e999` and `1e-999` are no amounts, and the exponent of what is read stays within what a
+/// float can say (sums stay cheap).
+fn scientific(t: &str) -> Option<String> {
+    let ok = t.chars().all(|c| c.is_ascii_digit() || "eE+-.".contains(c))
+        && t.starts_with(|c: char| c.is_ascii_digit());
+    let mantissa_is_zero = t
+        .split(['e', 'E'])
+        .next()
+        .is_some_and(|m| m.chars().all(|c| c == '0' || c == '.'));
+    let fits = t
+        .parse::<f64>()
+        .is_ok_and(|v| v.is_finite() && (v != 0.0 || mantissa_is_zero));
+    (ok && fits).then(|| t.to_owned())
+}
+
 /// Digits with their separators, or scientific notation: the number's digits with `.` as the
 /// decimal mark, or the notation as written.
 fn body(t: &str) -> Option<String> {
@@ -108,18 +124,7 @@ fn body(t: &str) -> Option<String> {
         return None;
     }
     if t.contains(['e', 'E']) {
-        let ok = t.chars().all(|c| c.is_ascii_digit() || "eE+-.".contains(c))
-            && t.starts_with(|c: char| c.is_ascii_digit());
-        // A finite float that does not vanish: `1e999` and `1e-999` are no amounts, and the
-        // exponent of what is read stays within what a float can say (sums stay cheap).
-        let mantissa_is_zero = t
-            .split(['e', 'E'])
-            .next()
-            .is_some_and(|m| m.chars().all(|c| c == '0' || c == '.'));
-        let fits = t
-            .parse::<f64>()
-            .is_ok_and(|v| v.is_finite() && (v != 0.0 || mantissa_is_zero));
-        return (ok && fits).then(|| t.to_owned());
+        return scientific(t);
     }
     let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}' || c == '\u{2009}';
     let is_sep = |c: char| is_space(c) || matches!(c, '.' | ',' | '\'' | '’');

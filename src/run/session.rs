@@ -806,20 +806,7 @@ impl Session {
         let (mut error, mut problems, compared) =
             (against.error, against.problems, against.compared);
         if let Some(call) = &prediction.failed {
-            if !self.plain {
-                lock(&self.kept).failed_calls_scored.insert(case.id.clone());
-            }
-            let cause = crate::render::prediction::failed_call(call);
-            problems.insert(
-                0,
-                Located {
-                    file: call.file.display().to_string(),
-                    line: call.at.line,
-                    column: call.at.column,
-                    message: cause.clone(),
-                },
-            );
-            error = error.or(Some(Cause::new(ErrorKind::Prediction, cause)));
+            self.failed_call_scored(case, call, &mut error, &mut problems);
         }
         let status = if passed {
             Status::Passed
@@ -847,6 +834,29 @@ impl Session {
                 problems,
             }))),
         }
+    }
+
+    /// A failed call scored all the same (`profile: docubench`): its cause leads the test's
+    /// problems and is its error, and the run's end counts it.
+    fn failed_call_scored(
+        &self,
+        case: &Case,
+        call: &crate::model::prediction::FailedCall,
+        error: &mut Option<Cause>,
+        problems: &mut Vec<Located>,
+    ) {
+        if !self.plain {
+            lock(&self.kept).failed_calls_scored.insert(case.id.clone());
+        }
+        let cause = crate::render::prediction::failed_call(call);
+        let at = Located {
+            file: call.file.display().to_string(),
+            line: call.at.line,
+            column: call.at.column,
+            message: cause.clone(),
+        };
+        problems.insert(0, at);
+        error.get_or_insert(Cause::new(ErrorKind::Prediction, cause));
     }
 
     /// A test of a suite gated on a significant drop (no `tolerance`): not compared with its
