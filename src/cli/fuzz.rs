@@ -50,21 +50,23 @@ thresholds:
   min_exact_critical: 0.5
 "#;
 
-const SET: &str = r#"- must_right: the invoice number is read
-  field: invoice_number
-  present: true
-- easy_wrong: the supplier keeps its accents
-  field: supplier
-  equals: Société Générale
-  normalize: false
-  penalty: 0.2
+const SET: &str = r#"rubrics:
+  - must_right: the invoice number is read
+    field: invoice_number
+    present: true
+  - easy_wrong: the supplier keeps its accents
+    field: supplier
+    equals: Société Générale
+    normalize: false
+    penalty: 0.2
 "#;
 
-const SUITE: &str = r#"fields:
-  supplier: { compare: text }
-critical: [invoice_number]
-thresholds:
-  min_anls: 0.5
+const SUITE: &str = r#"defaults:
+  fields:
+    supplier: { compare: text }
+  critical: [invoice_number]
+  thresholds:
+    min_anls: 0.5
 "#;
 
 const PREDICTION: &str = r#"{"fields": {"invoice_number": {"value": "INV-001", "confidence": 0.9},
@@ -136,9 +138,10 @@ impl Project {
         self.test();
     }
 
-    /// What `goldgate test cases` does with the project, but for commands and the harness.
-    fn test(&self) {
-        test_folder(&self.root.join("cases"));
+    /// What `goldgate test cases` does with the project, but for commands and the harness: how
+    /// many cases were scored.
+    fn test(&self) -> usize {
+        test_folder(&self.root.join("cases"))
     }
 }
 
@@ -148,11 +151,12 @@ impl Default for Project {
     }
 }
 
-fn test_folder(cases: &Path) {
+fn test_folder(cases: &Path) -> usize {
     let Ok(found) = discover(cases) else {
-        return;
+        return 0;
     };
     let rubrics = default_rubrics(cases);
+    let mut scored = 0;
     for entry in load_folder(&found, cases, &rubrics, |_| true) {
         let Ok(case) = entry.loaded else {
             continue;
@@ -160,7 +164,20 @@ fn test_folder(cases: &Path) {
         if let Ok(prediction) = read_prediction(&case.prediction, &case.file) {
             let outcome = crate::evaluate::evaluate(&case, &prediction);
             std::hint::black_box(crate::render::failure_message(&case, &outcome));
+            scored += 1;
         }
+    }
+    scored
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fixed case, prediction, rubric set and suite that each target changes one of load
+    /// and score: a suite that no longer reads (its keys moved) would leave every fuzzed input
+    /// stopping at the same load error, and a campaign measuring nothing.
+    #[test]
+    fn the_scratch_project_scores_its_case() {
+        assert_eq!(super::Project::new().test(), 1);
     }
 }
 
