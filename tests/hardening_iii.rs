@@ -20,6 +20,13 @@ fn a_document_path_with_a_space_never_fills_a_script() {
         (r#"[timeout, "30", bash, -ec, "{document}"]"#, 4),
         (r#"[perl, -e, "{document}"]"#, 2),
         (r#"[env, -S, "{document}"]"#, 2),
+        // Options between the flag and the script: the shell still reads it as one.
+        (r#"[sh, -c, --, "{document}"]"#, 3),
+        (r#"[sh, -ec, --, "{document}"]"#, 3),
+        (r#"[bash, -c, -x, "{document}"]"#, 3),
+        (r#"[dash, -c, +e, "{document}"]"#, 3),
+        (r#"[sh, -c, -o, errexit, "{document}"]"#, 4),
+        (r#"[timeout, "60", sh, -c, --, "{document}"]"#, 5),
     ] {
         let dir = tempfile::tempdir().unwrap();
         write_files(

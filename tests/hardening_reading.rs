@@ -223,6 +223,22 @@ fn docubench_scores_an_empty_list_as_it_scores_an_empty_text() {
     let wrong = "{\"anls\":0.0,\"em\":0}\n";
     let right = "{\"anls\":1.0,\"em\":1}\n";
     assert_eq!(stdout(&score), [wrong, wrong, right].repeat(3).concat());
+    // Nested, and holding nothing but empty values: no shape to score, empty as `""` is.
+    let nested: String = [
+        "{\"b\": []}",
+        "{\"b\": {}}",
+        "{\"b\": \"\"}",
+        "{\"b\": null}",
+    ]
+    .iter()
+    .map(|gold| format!("{{\"gold\": {{\"a\": {gold}}}, \"pred\": {{\"a\": \"WRONG\"}}}}\n"))
+    .collect();
+    std::fs::write(dir.path().join("nested.jsonl"), nested).unwrap();
+    let score = goldgate(
+        dir.path(),
+        &["score", "--profile", "docubench", "--jsonl", "nested.jsonl"],
+    );
+    assert_eq!(stdout(&score), wrong.repeat(4));
 }
 
 /// A zero-width space or a soft hyphen inside a word is no text to a reader: `not_contains:
@@ -258,6 +274,101 @@ fn invisible_characters_do_not_hide_a_phrase_from_a_rubric() {
             ("clean", "ok"),
             ("equals", "ok"),
             ("soft_hyphen", "FAILED"),
+            ("zero_width", "FAILED"),
+        ]),
+        "{out}"
+    );
+}
+
+/// A tag value or a predicted key wider than Rust's formatting pads (65,535 characters) once
+/// stopped the run at the end of its tables, and a prediction nested 126 levels deep stopped its
+/// records from being read back (serde_json's 128 levels): the run ends, its report and JUnit are
+/// written, its end is printed.
+#[test]
+fn a_huge_name_or_a_deep_prediction_never_stops_the_run_end() {
+    let wide = "x".repeat(70_000);
+    let deep = format!("{}\"y\"{}", "[".repeat(126), "]".repeat(126));
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/wide_tag.yaml",
+                &format!(
+                    "tags: {{ lang: {wide} }}\nprediction: {{ a: x }}\ngold: {{ a: x }}\nthresholds: {{ min_anls: 0.5 }}\n"
+                ),
+            ),
+            (
+                "cases/short_tag.yaml",
+                "tags: { lang: fr }\nprediction: { a: x }\ngold: { a: x }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+            (
+                "cases/wide_key.yaml",
+                "prediction: wide.json\ngold: { a: x }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+            (
+                "cases/wide.json",
+                &format!("{{\"{wide}\": \"y\", \"a\": \"y\"}}"),
+            ),
+            (
+                "cases/deep.yaml",
+                "prediction: deep.json\ngold: { a: [x] }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+            ("cases/deep.json", &format!("{{\"a\": {deep}}}")),
+        ],
+    );
+    let out = goldgate(
+        dir.path(),
+        &["test", "cases", "--report", "r.json", "--junit", "j.xml"],
+    );
+    let shown = stdout(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{shown}\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(shown.contains("goldgate: 4 cases"), "{shown}");
+    for file in ["r.json", "j.xml"] {
+        assert!(dir.path().join(file).exists(), "{file}: {stderr}");
+    }
+    assert_eq!(
+        verdicts(&shown),
+        expected(&[
+            ("deep", "FAILED"),
+            ("short_tag", "ok"),
+            ("wide_key", "FAILED"),
+            ("wide_tag", "ok"),
+        ])
+    );
+}
+
+/// A value of invisible characters alone is no value (`present: true` fails on it, as on
+/// spaces); a time after a date is a time of day, or the value is no date.
+#[test]
+fn invisible_values_are_absent_and_times_are_times() {
+    let date = |pred: &str| {
+        format!(
+            "prediction: {{ d: \"{pred}\" }}\ngold: {{ d: \"2024-03-05\" }}\nfields: {{ d: {{ compare: date }} }}\nthresholds: {{ min_exact_match: 1.0 }}\n"
+        )
+    };
+    let out = run(&[
+        (
+            "cases/zero_width.yaml",
+            "prediction: { s: \"\\u200B\" }\nrubrics:\n  - { must_right: r, field: s, present: true }\n",
+        ),
+        (
+            "cases/word.yaml",
+            "prediction: { s: \"x\\u200B\" }\nrubrics:\n  - { must_right: r, field: s, present: true }\n",
+        ),
+        ("cases/bad_clock.yaml", &date("2024-03-05T99:99:99")),
+        ("cases/bad_zone.yaml", &date("2024-03-05T10:30:00+99:00")),
+        ("cases/good_time.yaml", &date("2024-03-05T23:59:60-05:00")),
+    ]);
+    assert_eq!(
+        verdicts(&out),
+        expected(&[
+            ("bad_clock", "FAILED"),
+            ("bad_zone", "FAILED"),
+            ("good_time", "ok"),
+            ("word", "ok"),
             ("zero_width", "FAILED"),
         ]),
         "{out}"

@@ -156,6 +156,16 @@ fn reader(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
     de
 }
 
+/// Reads back JSON goldgate wrote itself (records, reports): without serde_json's bound of 128
+/// levels, since a record holds a prediction read up to [`JSON_DEPTH`] levels deep a few levels
+/// down; what it wrote is no deeper than that.
+pub(crate) fn read_back<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    let mut de = reader(text);
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// Parses JSON text strictly.
 pub(crate) fn strict_json(text: &str) -> Result<serde_json::Value, serde_json::Error> {
     use serde::Deserialize;

@@ -133,7 +133,7 @@ impl Normalize {
 /// A character Unicode says to draw as nothing (Default_Ignorable_Code_Point, Unicode 16.0):
 /// zero-width spaces and joiners, the soft hyphen, the byte order mark, variation selectors, bidi
 /// controls, tags.
-fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c as u32,
         0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
         | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F

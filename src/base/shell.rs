@@ -131,6 +131,23 @@ fn cluster(word: &str) -> Option<&str> {
     (!letters.is_empty() && letters.chars().all(|c| c.is_ascii_alphabetic())).then_some(letters)
 }
 
+/// Marks in `code` (from index `first`) the script that follows a script flag in `args`: its first
+/// operand, and every option between (`sh -c -e -- SCRIPT`, `sh -c -o errexit SCRIPT`, `bash -c +x
+/// SCRIPT`: a shell takes options after `-c` too, and `--` before the script). Marking an option
+/// as well costs nothing: only a value with a space is refused there.
+fn script_after(code: &mut [bool], args: &[String], first: usize) {
+    let mut value = false;
+    for (i, arg) in args.iter().enumerate() {
+        code[first + i] = true;
+        let option = arg.len() > 1 && (arg.starts_with('-') || arg.starts_with('+'));
+        if !option && !std::mem::take(&mut value) {
+            return;
+        }
+        // `-o NAME` and `+o NAME` name an option in the next word.
+        value = matches!(arg.as_str(), "-o" | "+o" | "-O" | "+O");
+    }
+}
+
 /// Marks in `code` (from index `first`) the arguments `args` of one program that it reads as
 /// code, as `reads` says.
 fn mark_code(code: &mut [bool], args: &[String], first: usize, reads: Reads) {
@@ -139,9 +156,9 @@ fn mark_code(code: &mut [bool], args: &[String], first: usize, reads: Reads) {
     };
     match reads {
         Reads::After { letters, long } => {
-            for (i, pair) in args.windows(2).enumerate() {
-                if flags(letters, long, &pair[0]) {
-                    code[first + i + 1] = true;
+            for (i, arg) in args.iter().enumerate() {
+                if flags(letters, long, arg) {
+                    script_after(code, &args[i + 1..], first + i + 1);
                 }
             }
         }
@@ -214,6 +231,12 @@ mod examples {
             (&["/bin/bash", "-lc", "{document}"], vec![2]),
             (&["timeout", "60", "zsh", "-c", "x"], vec![4]),
             (&["sh", "-c", "extract \"$1\"", "sh", "{document}"], vec![2]),
+            // Options between the flag and the script: the script is still code.
+            (&["sh", "-c", "--", "{document}"], vec![2, 3]),
+            (&["sh", "-ec", "--", "x", "{document}"], vec![2, 3]),
+            (&["sh", "-c", "-o", "errexit", "x", "y"], vec![2, 3, 4]),
+            (&["bash", "-c", "+e", "-x", "x", "y"], vec![2, 3, 4]),
+            (&["timeout", "60", "sh", "-c", "--", "x", "y"], vec![4, 5]),
             (&["python3.11", "-Ic", "x", "y"], vec![2]),
             (&["Python3.EXE", "extract.py", "{document}"], none.clone()),
             (&["node", "-e", "x"], vec![2]),

@@ -332,19 +332,23 @@ fn time_of_day(text: &str) -> bool {
     let (clock, rest) = text.split_at(clock_end);
     let fields: Vec<&str> = clock.split(':').collect();
     let two_digits = |f: &str| f.len() == 2 && f.chars().all(|c| c.is_ascii_digit());
+    // Hours to 24 (`24:00` ends a day), minutes to 59, seconds to 60 (a leap second).
+    let within = |f: &str, most: u32| f.parse::<u32>().is_ok_and(|n| n <= most);
     let clock_ok = match fields.as_slice() {
-        [h, m] => (1..=2).contains(&h.len()) && two_digits(m),
+        [h, m] => (1..=2).contains(&h.len()) && two_digits(m) && within(m, 59),
         [h, m, sec] => {
             let (whole, fraction) = sec.split_once('.').unwrap_or((sec, "0"));
             (1..=2).contains(&h.len())
                 && two_digits(m)
+                && within(m, 59)
                 && two_digits(whole)
+                && within(whole, 60)
                 && !fraction.is_empty()
                 && fraction.chars().all(|c| c.is_ascii_digit())
         }
         _ => false,
     };
-    if !clock_ok || fields[0].chars().any(|c| !c.is_ascii_digit()) {
+    if !clock_ok || fields[0].chars().any(|c| !c.is_ascii_digit()) || !within(fields[0], 24) {
         return false;
     }
     let rest = rest.trim_start();
@@ -366,9 +370,13 @@ fn zone(text: &str) -> bool {
     };
     let digits: String = offset.chars().filter(|&c| c != ':').collect();
     let colons = offset.matches(':').count();
+    // Offsets run from -12:00 to +14:00; minutes to 59.
+    let (hours, minutes) = digits.split_at(2.min(digits.len()));
     (digits.len() == 2 || digits.len() == 4)
         && digits.chars().all(|c| c.is_ascii_digit())
         && (colons == 0 || (colons == 1 && offset.find(':') == Some(2) && digits.len() == 4))
+        && hours.parse::<u32>().is_ok_and(|h| h <= 14)
+        && (minutes.is_empty() || minutes.parse::<u32>().is_ok_and(|m| m <= 59))
 }
 
 fn month_name(token: &str) -> Option<u32> {
@@ -593,6 +601,10 @@ mod tests {
             "2024-03-05 10",
             "2024-03-05 10:30 tomorrow",
             "2024-03-05 10:30 +1",
+            "2024-03-05T99:99:99",
+            "2024-03-05T10:61",
+            "2024-03-05T10:30:00+99:00",
+            "2024-03-05 00:00-2099",
             "5 March 2024 or 6 March 2024",
         ] {
             assert_eq!(parse_date(text, false), None, "{text}");

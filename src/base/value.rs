@@ -21,7 +21,10 @@ impl Value {
     pub fn has_value(&self) -> bool {
         match self {
             Value::Null => false,
-            Value::Text(t) => !t.trim().is_empty(),
+            // Invisible characters (a zero-width space) are no more a value than spaces are.
+            Value::Text(t) => t
+                .chars()
+                .any(|c| !c.is_whitespace() && !crate::base::normalize::is_invisible(c)),
             Value::List(items) => items.iter().any(Value::has_value),
             Value::Map(entries) => entries.iter().any(|(_, v)| v.has_value()),
         }

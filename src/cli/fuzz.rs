@@ -170,17 +170,6 @@ fn test_folder(cases: &Path) -> usize {
     scored
 }
 
-#[cfg(test)]
-mod tests {
-    /// The fixed case, prediction, rubric set and suite that each target changes one of load
-    /// and score: a suite that no longer reads (its keys moved) would leave every fuzzed input
-    /// stopping at the same load error, and a campaign measuring nothing.
-    #[test]
-    fn the_scratch_project_scores_its_case() {
-        assert_eq!(super::Project::new().test(), 1);
-    }
-}
-
 /// A baseline file: read, written back, read again.
 pub fn baseline(bytes: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else {
@@ -269,5 +258,16 @@ pub fn reading(bytes: &[u8]) {
                 "`{a}`"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The fixed case, prediction, rubric set and suite that each target changes one of load
+    /// and score: a suite that no longer reads (its keys moved) would leave every fuzzed input
+    /// stopping at the same load error, and a campaign measuring nothing.
+    #[test]
+    fn the_scratch_project_scores_its_case() {
+        assert_eq!(super::Project::new().test(), 1);
     }
 }

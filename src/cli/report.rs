@@ -61,7 +61,7 @@ pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
     let name = path.display();
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;
-    let version: Option<u32> = serde_json::from_str::<serde_json::Value>(&text)
+    let version: Option<u32> = crate::base::json::read_back::<serde_json::Value>(&text)
         .ok()
         .and_then(|j| j.get("record_version")?.as_u64())
         .and_then(|v| u32::try_from(v).ok());
@@ -72,7 +72,7 @@ pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
             "`{name}` holds records of version {v}, and this goldgate reads version {RECORD_VERSION}: run the tests again with this goldgate"
         ));
     }
-    serde_json::from_str(&text).map_err(|e| {
+    crate::base::json::read_back(&text).map_err(|e| {
         format!("`{name}` is not a goldgate report (`goldgate schema --kind report` gives its schema): {e}")
     })
 }

@@ -955,7 +955,12 @@ fn needles(
                     escaped(t)
                 ),
             )
-            .hint("give the words to look for; to look for the mark itself, turn off the step that removes it, as `normalize: { strip_accents: false }`"));
+            .hint(if normalize.apply(t).trim().is_empty() {
+                "give the words to look for; to look for the mark itself, turn off the step that removes it, as `normalize: { strip_accents: false }`"
+            } else {
+                // Invisible characters go whenever a step is on: only raw text keeps them.
+                "give the words to look for; to look for an invisible character itself, compare raw text: `normalize: false`"
+            }));
     }
     Ok(texts)
 }

@@ -232,30 +232,58 @@ pub fn json_of(value: &crate::base::value::Value) -> Value {
 /// The schema a gold tree implies when the case gives none: every key of the gold a property,
 /// a list an array of its first item's shape, anything else a leaf.
 ///
-/// An empty list says no shape: it is a leaf, empty as `""` is (and so is an empty mapping), so that its scorer's rule for an
+/// A list or mapping with nothing in it (no leaf but `""`, `null` or empty ones: `[]`, `{"b": []}`,
+/// `{"b": null}`) says no shape: it is a leaf, empty as `""` is, so that its scorer's rule for an
 /// empty value applies (`is_empty` is one rule for `""`, `[]` and `{}`): a prediction of
 /// nothing is not scored, anything else is wrong. As an array it would weigh nothing, and a
 /// prediction that is no list at all (`"WRONG"`) would score 1 there.
 pub fn schema_of(gold: &Value) -> Value {
     match gold {
-        Value::Array(items) if items.is_empty() => serde_json::json!({ "type": "string" }),
-        Value::Object(map) if map.is_empty() => serde_json::json!({ "type": "string" }),
+        // The document itself is a mapping of fields, however empty they are.
         Value::Object(map) => serde_json::json!({
             "type": "object",
             "properties": map
                 .iter()
-                .map(|(k, v)| (k.clone(), schema_of(v)))
+                .map(|(k, v)| (k.clone(), shape(v)))
+                .collect::<Map<String, Value>>(),
+        }),
+        other => shape(other),
+    }
+}
+
+/// The schema a gold value inside the document implies (see [`schema_of`]).
+fn shape(gold: &Value) -> Value {
+    match gold {
+        Value::Array(_) | Value::Object(_) if !has_content(gold) => {
+            serde_json::json!({ "type": "string" })
+        }
+        Value::Object(map) => serde_json::json!({
+            "type": "object",
+            "properties": map
+                .iter()
+                .map(|(k, v)| (k.clone(), shape(v)))
                 .collect::<Map<String, Value>>(),
         }),
         Value::Array(items) => serde_json::json!({
             "type": "array",
-            "items": schema_of(&items[0]),
+            "items": shape(&items[0]),
         }),
         // A leaf says its type: an empty schema (`{}`) is no field at all to the benchmark.
         Value::String(_) => serde_json::json!({ "type": "string" }),
         Value::Number(_) => serde_json::json!({ "type": "number" }),
         Value::Bool(_) => serde_json::json!({ "type": "boolean" }),
         Value::Null => serde_json::json!({ "type": ["string", "null"] }),
+    }
+}
+
+/// Whether a gold value holds a leaf that is not empty (`""` and `null` are empty).
+fn has_content(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(items) => items.iter().any(has_content),
+        Value::Object(map) => map.values().any(has_content),
+        Value::Number(_) | Value::Bool(_) => true,
     }
 }
 
@@ -841,6 +869,16 @@ mod tests {
             for nothing in [json!(""), json!([]), json!({})] {
                 assert_eq!(value_score(&empty, &nothing), 1.0, "{empty} vs {nothing}");
             }
+        }
+        // Nested, and with nothing but empty values: no shape either.
+        for empty in [
+            json!({"b": []}),
+            json!({"b": {}}),
+            json!({"b": ""}),
+            json!({"b": null}),
+        ] {
+            let gold = json!({ "a": empty });
+            assert_eq!(value_score(&gold, &json!({"a": "WRONG"})), 0.0, "{gold}");
         }
         // In a document: the empty list is a field that the prediction got wrong.
         let label = json!({"a": [], "b": "x"});

@@ -283,14 +283,8 @@ pub(crate) const SLICE_HEADINGS: [&str; 11] = [
 /// One row per slice (`tag=value`) and pipeline, with the metrics of the table of pipelines.
 pub fn slice_table(rows: &[SliceRow]) -> String {
     let cells: Vec<[String; 11]> = rows.iter().map(slice_cells).collect();
-    let width = |i: usize, least: usize| {
-        cells
-            .iter()
-            .map(|c| c[i].chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(least)
-    };
+    let width =
+        |i: usize, least: usize| super::column_width(cells.iter().map(|c| c[i].as_str()), least);
     let (w0, w1) = (width(0, 5), width(1, 8));
     let mut out = String::new();
     let line = |out: &mut String, c: &[&str]| {

@@ -82,8 +82,13 @@ pub(crate) fn column_width<'a>(names: impl IntoIterator<Item = &'a str>, least: 
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(least)
-        .max(least)
+        .clamp(least, MOST_WIDTH.max(least))
 }
+
+/// The widest a column is padded to: a longer cell (a tag value, a predicted key of 70,000
+/// characters) runs past it rather than widening every row, and a width stays far below what
+/// Rust's formatting takes (65,535), past which it would stop the run.
+pub(crate) const MOST_WIDTH: usize = 60;
 
 /// A metric with four decimals, or `-` when absent.
 pub(crate) fn num(value: Option<f64>) -> String {

@@ -9,15 +9,24 @@ use std::borrow::Cow;
 
 use super::Styles;
 
-/// Whether `c` is shown escaped: every C0 control but tab and newline, DEL, and every C1
-/// control.
+/// Whether `c` is shown escaped: every C0 control but tab and newline, DEL, every C1 control,
+/// and the bidirectional overrides, embeddings and isolates (U+202A–202E, U+2066–2069), which
+/// reorder the text around them where it is shown (a value that reads otherwise than it is).
 fn hidden(c: char) -> bool {
-    c.is_control() && c != '\t' && c != '\n'
+    (c.is_control() && c != '\t' && c != '\n') || bidi(c)
 }
 
-/// `c` as it is shown: `\0`, `\r`, `\u{1b}`.
+fn bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `c` as it is shown: `\0`, `\r`, `\u{1b}`, `\u{202e}`.
 fn shown(c: char, out: &mut String) {
-    out.extend(c.escape_debug());
+    if bidi(c) {
+        out.push_str(&format!("\\u{{{:x}}}", c as u32));
+    } else {
+        out.extend(c.escape_debug());
+    }
 }
 
 /// `text` with its control characters (but tab and newline) shown escaped.
@@ -96,6 +105,9 @@ mod tests {
     #[test]
     fn control_characters_are_shown_and_tab_and_newline_kept() {
         assert_eq!(visible("plain\ttext\n"), "plain\ttext\n");
+        // A right-to-left override would show `paid` where `diap` is written.
+        assert_eq!(visible("x\u{202e}diap"), "x\\u{202e}diap");
+        assert_eq!(visible("\u{2066}a\u{2069}"), "\\u{2066}a\\u{2069}");
         assert_eq!(
             visible("a\u{1b}]0;pwned\u{7}b\u{0}c\rd\u{9b}31m\u{7f}"),
             "a\\u{1b}]0;pwned\\u{7}b\\0c\\rd\\u{9b}31m\\u{7f}"

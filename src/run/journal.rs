@@ -430,7 +430,7 @@ impl Journal {
             .chain(&self.others)
             .find_map(|dir| {
                 let text = std::fs::read_to_string(dir.join("outputs.json")).ok()?;
-                serde_json::from_str(&text).ok()
+                crate::base::json::read_back(&text).ok()
             })
             .unwrap_or_default()
     }

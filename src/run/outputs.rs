@@ -184,7 +184,7 @@ impl Records {
             match kind {
                 Kind::Case => {
                     if parse {
-                        let Ok(record) = serde_json::from_str::<TestRecord>(json) else {
+                        let Ok(record) = crate::base::json::read_back::<TestRecord>(json) else {
                             torn += 1;
                             continue;
                         };
@@ -193,7 +193,7 @@ impl Records {
                     let start = at + (n - 1 - json.len()) as u64;
                     index.insert(id, (start, json.len()));
                 }
-                Kind::Aggregate => match serde_json::from_str::<AggregateRecord>(json) {
+                Kind::Aggregate => match crate::base::json::read_back::<AggregateRecord>(json) {
                     Ok(record) => {
                         aggregates.insert(id, record);
                     }
@@ -297,7 +297,7 @@ impl Records {
         self.lines()
             .map(|text| {
                 let text = text.map_err(|e| format!("cannot read back the run's records: {e}"))?;
-                let mut record = serde_json::from_str::<TestRecord>(&text)
+                let mut record = crate::base::json::read_back::<TestRecord>(&text)
                     .map_err(|e| format!("a record of the run cannot be read back: {e}"))?;
                 if !whole && record.passed != Some(false) {
                     record.fields = Vec::new();
