@@ -374,3 +374,28 @@ fn invisible_values_are_absent_and_times_are_times() {
         "{out}"
     );
 }
+
+/// The misses at the end of a run show each pipeline's 20 fields that missed most, and say how
+/// many more there are: a case of 100,000 wrong fields printed 100,000 rows.
+#[test]
+fn the_misses_at_the_end_of_a_run_are_bounded() {
+    let gold: Vec<String> = (0..100).map(|i| format!("f{i:03}: g{i}")).collect();
+    let pred: Vec<String> = (0..100).map(|i| format!("f{i:03}: p{i}")).collect();
+    let case = format!(
+        "prediction: {{ {} }}\ngold: {{ {} }}\nthresholds: {{ min_exact_match: 1.0 }}\n",
+        pred.join(", "),
+        gold.join(", ")
+    );
+    let out = run(&[("cases/many.yaml", &case)]);
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("misses"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    // The header, the pipeline's row, 20 fields, the count of the others.
+    assert_eq!(table.len(), 23, "{out}");
+    assert_eq!(
+        table[22],
+        "… and 80 more fields and slices that missed fewer (the report and the HTML page have every one)"
+    );
+}

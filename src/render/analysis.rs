@@ -23,6 +23,7 @@ pub fn miss_table(rows: &[MissRow]) -> String {
     if rows.is_empty() {
         return String::new();
     }
+    let (rows, left_out) = most_missed(rows);
     let scopes: Vec<String> = rows.iter().map(|r| scope_text(&r.scope)).collect();
     let width = super::column_width(scopes.iter().map(String::as_str), 6);
     let pwidth = super::column_width(rows.iter().map(|r| r.pipeline.as_str()), 8);
@@ -40,7 +41,48 @@ pub fn miss_table(rows: &[MissRow]) -> String {
             r.pipeline, c.missing, c.invented, c.format, c.wrong
         );
     }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "… and {left_out} more fields and slices that missed fewer (the report and the HTML page have every one)"
+        );
+    }
     out
+}
+
+/// The most fields and slices a pipeline's misses show at the end of a run: one case of 100,000
+/// fields would otherwise print 100,000 rows.
+const MISS_ROWS: usize = 20;
+
+/// The rows shown, in their order: each pipeline's own row, and its [`MISS_ROWS`] fields and
+/// [`MISS_ROWS`] slices that missed most; and how many were left out.
+fn most_missed(rows: Vec<&MissRow>) -> (Vec<&MissRow>, usize) {
+    let kind = |r: &MissRow| match r.scope {
+        MissScope::Pipeline => 0,
+        MissScope::Field(_) => 1,
+        MissScope::Slice { .. } => 2,
+    };
+    let mut keep = vec![false; rows.len()];
+    let mut by_misses: Vec<usize> = (0..rows.len()).collect();
+    // Most misses first; the table's own order between equals.
+    by_misses.sort_by_key(|&i| std::cmp::Reverse(rows[i].counts.total()));
+    let mut shown: std::collections::HashMap<(&str, u8), usize> = std::collections::HashMap::new();
+    for i in by_misses {
+        let r = rows[i];
+        let count = shown.entry((r.pipeline.as_str(), kind(r))).or_default();
+        if kind(r) == 0 || *count < MISS_ROWS {
+            keep[i] = true;
+            *count += 1;
+        }
+    }
+    let left_out = keep.iter().filter(|k| !**k).count();
+    let rows = rows
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(r, _)| r)
+        .collect();
+    (rows, left_out)
 }
 
 /// Per pipeline and field with confidences: the advised threshold (the smallest whose 95 %
