@@ -370,11 +370,13 @@ fn zone(text: &str) -> bool {
     };
     let digits: String = offset.chars().filter(|&c| c != ':').collect();
     let colons = offset.matches(':').count();
+    // ASCII digits only, before the digits are split by bytes (`+1€` is no offset).
+    if !(digits.len() == 2 || digits.len() == 4) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
     // Offsets run from -12:00 to +14:00; minutes to 59.
-    let (hours, minutes) = digits.split_at(2.min(digits.len()));
-    (digits.len() == 2 || digits.len() == 4)
-        && digits.chars().all(|c| c.is_ascii_digit())
-        && (colons == 0 || (colons == 1 && offset.find(':') == Some(2) && digits.len() == 4))
+    let (hours, minutes) = digits.split_at(2);
+    (colons == 0 || (colons == 1 && offset.find(':') == Some(2) && digits.len() == 4))
         && hours.parse::<u32>().is_ok_and(|h| h <= 14)
         && (minutes.is_empty() || minutes.parse::<u32>().is_ok_and(|m| m <= 59))
 }
@@ -605,6 +607,9 @@ mod tests {
             "2024-03-05T10:61",
             "2024-03-05T10:30:00+99:00",
             "2024-03-05 00:00-2099",
+            // Found by the `reading` fuzz target: a byte index inside `€` once panicked here.
+            "2024-03-05 6:30-2€",
+            "2024-03-05 6:30+€1",
             "5 March 2024 or 6 March 2024",
         ] {
             assert_eq!(parse_date(text, false), None, "{text}");
