@@ -22,6 +22,7 @@ fn goldgate(dir: &Path, args: &[&str]) -> Output {
         .env_remove("GOLDGATE_REPORT")
         .env_remove("GOLDGATE_JUNIT")
         .env_remove("GOLDGATE_HTML")
+        .env_remove("GOLDGATE_UPDATE")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
