@@ -452,11 +452,12 @@ fn a_failed_call_fails_and_counts_in_the_mean_as_the_benchmark_counts_it() {
     );
 }
 
-/// A list nested 300 deep under a key the schema does not name is read (Python reads near 1,000
-/// levels, serde_json alone 128) and ignored, so the document scores 1, as DocuBench 0.1.0's
-/// scorer gives. (`1e400`, infinity to its Python, is still unreadable to goldgate: see the book.)
+/// A number beyond a float's range is infinity to the benchmark's Python (`json.loads("1e400")`),
+/// so that leaf is wrong and the document scores 2/3; a list nested 300 deep under a key the
+/// schema does not name is read (Python reads near 1,000 levels, serde_json alone 128) and
+/// ignored, so the document scores 1. Both values are DocuBench 0.1.0's scorer's.
 #[test]
-fn deep_nesting_is_read_as_the_benchmarks_python_reads_it() {
+fn infinity_and_deep_nesting_are_read_as_the_benchmarks_python_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
     let deep_result = format!(r#"{{"a": "x", "b": "y", "c": 5, "ignored": {deep}}}"#);
@@ -473,7 +474,12 @@ fn deep_nesting_is_read_as_the_benchmarks_python_reads_it() {
                 "cases/b/s.json",
                 r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "number"}}}"#,
             ),
+            ("cases/b/labels/inf.json", label),
             ("cases/b/labels/deep.json", label),
+            (
+                "cases/b/results/inf.json",
+                r#"{"a": "x", "b": "y", "c": 1e400}"#,
+            ),
             ("cases/b/results/deep.json", &deep_result),
         ],
     );
@@ -490,5 +496,6 @@ fn deep_nesting_is_read_as_the_benchmarks_python_reads_it() {
             .as_f64()
             .unwrap()
     };
+    assert!(close(anls("b/inf::sys"), 2.0 / 3.0));
     assert_eq!(anls("b/deep::sys"), 1.0);
 }

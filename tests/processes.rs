@@ -438,6 +438,80 @@ fn processes_of_one_run_lose_nothing() {
     assert_eq!(calls(&counter), one_call_each());
 }
 
+/// The shipped gold set, one process per test as nextest runs it, gives the report one process
+/// gives: every case and aggregate, with the same findings. Its rubrics hold floats inside tagged
+/// findings (`min_anls`), which a record must read back as written; once they did not, and the
+/// split run's report lost 24 of its 36 case tests without a word.
+#[test]
+fn the_shipped_gold_set_split_by_test_reports_what_one_process_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("cases"),
+        &dir.path().join("cases"),
+    );
+    let goldgate = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+        cmd.args(args).current_dir(dir.path());
+        clean_env(&mut cmd);
+        cmd.env("GOLDGATE_UPDATE", "no");
+        cmd
+    };
+    let listed = run(&mut goldgate(&[
+        "test", "cases", "--list", "--format", "terse",
+    ]));
+    let names: Vec<String> = stdout(&listed)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect();
+    assert!(names.len() >= 40, "{}", text(&listed));
+
+    let id = run_id("gold-set");
+    let split = dir.path().join("split.json");
+    run_each(&names, 2, |name| {
+        let mut cmd = goldgate(&["test", "cases", "--exact", name]);
+        cmd.env("GOLDGATE_RUN_ID", &id)
+            .env("GOLDGATE_REPORT", &split);
+        cmd
+    });
+    let ended = run(&mut goldgate(&["report", "--run", &id]));
+    assert!(ended.status.success(), "{}", text(&ended));
+    let single = dir.path().join("single.json");
+    run(&mut goldgate(&[
+        "test",
+        "cases",
+        "--report",
+        single.to_str().unwrap(),
+    ]));
+
+    let (split, single) = (read_json(&split), read_json(&single));
+    let cases = ids(&single, "cases");
+    assert!(cases.len() >= 35, "{cases:?}");
+    assert_eq!(ids(&split, "cases"), cases);
+    assert_eq!(ids(&split, "aggregates"), ids(&single, "aggregates"));
+    assert_eq!(verdicts(&split), verdicts(&single));
+    // The recorded cases, whole (a live case's latency is measured anew by each run).
+    let recorded = |r: &Value| -> Vec<Value> {
+        r["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| !c["id"].as_str().unwrap().starts_with("live/"))
+            .cloned()
+            .collect()
+    };
+    let floats = recorded(&single)
+        .iter()
+        .flat_map(|c| c["rubrics"].as_array().into_iter().flatten())
+        .filter(|r| r.to_string().contains("\"anls\""))
+        .count();
+    assert!(
+        floats > 0,
+        "no finding holds an ANLS: the test checks nothing"
+    );
+    assert_eq!(recorded(&split), recorded(&single));
+}
+
 /// A report left by another run is replaced; the end step of a run writes every test its
 /// processes ran so far; without a run id each process is a run of its own.
 #[test]

@@ -159,11 +159,17 @@ fn reader(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
 /// Reads back JSON goldgate wrote itself (records, reports): without serde_json's bound of 128
 /// levels, since a record holds a prediction read up to [`JSON_DEPTH`] levels deep a few levels
 /// down; what it wrote is no deeper than that.
+///
+/// The text is read into a `serde_json::Value` first. Read straight into `T`, a float inside an
+/// internally tagged enum (a finding's `anls`) would fail: serde buffers such an enum, and
+/// serde_json, which keeps numbers as written (`arbitrary_precision`), hands the buffer each
+/// number as a map. A `Value`'s number is handed over as the float it is.
 pub(crate) fn read_back<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    use serde::Deserialize;
     let mut de = reader(text);
-    let value = T::deserialize(&mut de)?;
+    let value = serde_json::Value::deserialize(&mut de)?;
     de.end()?;
-    Ok(value)
+    T::deserialize(value)
 }
 
 /// Parses JSON text strictly.
@@ -370,6 +376,23 @@ impl<'de> serde::de::Visitor<'de> for Tree<'_> {
 
 #[cfg(test)]
 mod tests {
+    /// A float inside an internally tagged enum, as a finding holds one, reads back as written.
+    #[test]
+    fn a_float_in_a_tagged_enum_reads_back() {
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(tag = "found", rename_all = "snake_case")]
+        enum Found {
+            Close { anls: f64, least: f64, n: u64 },
+        }
+        let found = vec![Found::Close {
+            anls: 0.8571428571428571,
+            least: 1e-7,
+            n: 3,
+        }];
+        let text = serde_json::to_string(&found).unwrap();
+        assert_eq!(read_back::<Vec<Found>>(&text).unwrap(), found);
+    }
+
     use super::*;
 
     #[test]
@@ -406,10 +429,11 @@ mod tests {
             panic!()
         };
         assert_eq!(c.clone().into_value(), Value::Text("1e-05".into()));
-        // Numbers as read.
+        // Numbers are kept as written (`arbitrary_precision`), `1e-5` too.
         let as_written: serde_json::Value =
             serde_json::from_str(r#"{"b": 1, "a": [1.5, "x", null, true], "c": 1e-5}"#).unwrap();
         assert_eq!(t.to_serde(), as_written);
+        assert_eq!(t.to_serde()["c"].to_string(), "1e-5");
         for n in [3, 16, 17, 40] {
             let keys: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
             let fine = format!("{{{}}}", keys.join(", "));

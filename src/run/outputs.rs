@@ -144,6 +144,20 @@ pub(crate) struct Records {
     unended: super::journal::Unended,
 }
 
+/// A line a killed process left unfinished: its JSON ends early (or was cut mid-token). A whole
+/// line that reads as JSON but not as a record is no such line: it is goldgate's own fault, and
+/// skipping it would drop a test from the report without a word.
+fn torn_off(e: &serde_json::Error) -> bool {
+    !matches!(e.classify(), serde_json::error::Category::Data)
+}
+
+/// The error of a whole record that cannot be read back.
+fn unreadable(id: &str, e: &serde_json::Error) -> std::io::Error {
+    std::io::Error::other(format!(
+        "the record of `{id}` cannot be read back ({e}); this is a bug of goldgate, please report it"
+    ))
+}
+
 impl Records {
     /// The records of one process: its case lines (not read again: `numbers` are its own), its
     /// aggregates.
@@ -184,11 +198,16 @@ impl Records {
             match kind {
                 Kind::Case => {
                     if parse {
-                        let Ok(record) = crate::base::json::read_back::<TestRecord>(json) else {
-                            torn += 1;
-                            continue;
-                        };
-                        numbers.insert(id.clone(), record.numbers());
+                        match crate::base::json::read_back::<TestRecord>(json) {
+                            Ok(record) => {
+                                numbers.insert(id.clone(), record.numbers());
+                            }
+                            Err(e) if torn_off(&e) => {
+                                torn += 1;
+                                continue;
+                            }
+                            Err(e) => return Err(unreadable(&id, &e)),
+                        }
                     }
                     let start = at + (n - 1 - json.len()) as u64;
                     index.insert(id, (start, json.len()));
@@ -197,7 +216,8 @@ impl Records {
                     Ok(record) => {
                         aggregates.insert(id, record);
                     }
-                    Err(_) => torn += 1,
+                    Err(e) if torn_off(&e) => torn += 1,
+                    Err(e) => return Err(unreadable(&id, &e)),
                 },
                 // Listings are kept beside a journal, not in it.
                 Kind::Listed => torn += 1,
@@ -667,5 +687,25 @@ mod tests {
         file.write_all(b"case/1\t\"c\"\t{\"id").unwrap();
         let records = Records::read(file, false).unwrap();
         assert_eq!((records.len(), records.torn), (1, 2));
+    }
+
+    /// A whole record that reads as JSON but not as a record fails the reading, naming its test:
+    /// skipped, it would be a test lost from the report.
+    #[test]
+    fn a_whole_record_that_does_not_read_is_an_error() {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(line(Kind::Case, "b", r#"{"id": 3}"#).as_bytes())
+            .unwrap();
+        let e = Records::read(file, true).err().expect("an error");
+        assert!(
+            e.to_string()
+                .starts_with("the record of `b` cannot be read back ("),
+            "{e}"
+        );
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(line(Kind::Aggregate, "a", r#"{"id": 3}"#).as_bytes())
+            .unwrap();
+        let e = Records::read(file, true).err().expect("an error");
+        assert!(e.to_string().contains("`a`"), "{e}");
     }
 }
