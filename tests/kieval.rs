@@ -149,3 +149,98 @@ fn a_group_numbered_in_another_script_is_that_group() {
         "{out}"
     );
 }
+
+/// A gold receipt and a prediction that adds a key CORD does not have (`menu.bogus` in each menu
+/// line, `store` and `extra` outside groups), the rest right.
+const GOLD_CORD: &str = "0\nmenu.nm\tmenu.price\ntea\t3\ncake\t5\n\n1\nsub_total.subtotal_price\n8\n\ninfo\ntotal.total_price\t8\nstore\tacme\n";
+const PRED_CORD: &str = "0\nmenu.nm\tmenu.price\tmenu.bogus\ntea\t3\tx\ncake\t5\ty\n\n1\nsub_total.subtotal_price\n8\n\ninfo\ntotal.total_price\t8\nstore\tother\nextra\tz\n";
+
+/// The report of a suite of the receipt above whose suite file ends in `kieval`.
+fn shortlisted(kieval: &str, files: &[(&str, &str)]) -> (String, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = format!(
+        "profile: kieval\ncases:\n  gold: gt/{{case}}.csv\npipelines:\n  model: pred/{{case}}.csv\ndefaults:\n  thresholds: {{ min_f1: 0.5 }}\n{kieval}"
+    );
+    let mut all = vec![
+        ("cases/suite.yaml", suite.as_str()),
+        ("cases/gt/r.csv", GOLD_CORD),
+        ("cases/pred/r.csv", PRED_CORD),
+    ];
+    all.extend_from_slice(files);
+    write_files(dir.path(), &all);
+    let (run, report) = goldgate_report(dir.path(), &["test", "cases"]);
+    (stdout(&run), report)
+}
+
+/// KIEval scores only the keys of its shortlist (CORD's ontology in its CORD run) and drops the
+/// others from gold and prediction before counting; `kieval: { keys: cord }` does the same, so a
+/// predicted key outside CORD's 30 classes is no false positive. A list of keys and a file of
+/// keys (one a line, `#` comments) are the same shortlist written out.
+#[test]
+fn keys_outside_the_shortlist_are_dropped_as_kieval_drops_them() {
+    // Every key of CORD right: 2 menu lines of 2 entities and a sub-total (5 entities in 3
+    // items), a total outside groups.
+    let right = (tally(6, 6, 0, 0, 0, 0), tally(3, 3, 0, 0, 0, 0));
+    for (kieval, files) in [
+        ("kieval: { keys: cord }\n", vec![]),
+        (
+            "kieval:\n  keys: [menu.nm, menu.price, sub_total.subtotal_price, total.total_price]\n",
+            vec![],
+        ),
+        (
+            "kieval: { keys: keys.txt }\n",
+            vec![(
+                "cases/keys.txt",
+                "# the keys scored\nmenu.nm\nmenu.price\n\nsub_total.subtotal_price\r\ntotal.total_price\n",
+            )],
+        ),
+    ] {
+        let (out, report) = shortlisted(kieval, &files);
+        let k = &case(&report, "r::model")["metrics"]["kieval"];
+        assert_eq!(
+            (&k["total"], &k["items"]),
+            (&right.0, &right.1),
+            "{kieval}{out}"
+        );
+    }
+    // Without a shortlist every key counts: `menu.bogus` makes both menu lines wrong, `store`
+    // is wrong and `extra` extra.
+    let (out, report) = shortlisted("", &[]);
+    let k = &case(&report, "r::model")["metrics"]["kieval"];
+    assert_eq!(k["ungrouped"], tally(2, 1, 2, 1, 1, 1), "{out}");
+    assert_eq!(k["items"], tally(3, 1, 2, 2, 2, 0), "{out}");
+}
+
+/// `kieval:` without `profile: kieval` is refused where it is written (it would change
+/// nothing), and a file of keys that does not exist is refused with the names it may take.
+#[test]
+fn a_shortlist_is_refused_where_it_cannot_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (
+                "cases/suite.yaml",
+                "cases:\n  gold: gt/{case}.yaml\npipelines:\n  model: pred/{case}.json\nkieval: { keys: cord }\n",
+            ),
+            ("cases/gt/r.yaml", "a: 1\n"),
+            ("cases/pred/r.json", "{\"a\": \"1\"}"),
+        ],
+    );
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert!(
+        out.contains("cases/suite.yaml:5:9: kieval: `kieval:` sets KIEval's scorer, and no `profile: kieval` here or above uses it"),
+        "{out}"
+    );
+    let (out, _) = shortlisted("kieval: { keys: crod }\n", &[]);
+    assert!(
+        out.contains("kieval.keys: `crod` is not `cord`, and no file of keys `"),
+        "{out}"
+    );
+    let (out, _) = shortlisted("kieval: { keys: [] }\n", &[]);
+    assert!(
+        out.contains("kieval.keys: `keys` gives no key: nothing would be scored"),
+        "{out}"
+    );
+}

@@ -4,12 +4,18 @@
 
 use crate::base::value::Value;
 use crate::evaluate::outcome::Metrics;
-use crate::metrics::kieval::{Counts, Document, score};
+use crate::metrics::kieval::{Counts, Document, Shortlist, score};
 use crate::model::case::GoldField;
 use crate::model::prediction::Prediction;
 
-/// Sets the case's KIEval metrics in place of the field-level precision, recall and F1.
-pub(super) fn apply(metrics: &mut Metrics, gold: &[GoldField], prediction: &Prediction) {
+/// Sets the case's KIEval metrics in place of the field-level precision, recall and F1; only the
+/// keys of `shortlist` are scored, when the suite gives one.
+pub(super) fn apply(
+    metrics: &mut Metrics,
+    gold: &[GoldField],
+    prediction: &Prediction,
+    shortlist: Option<&Shortlist>,
+) {
     let gold = Document::of_fields(
         gold.iter()
             .map(|g| (g.name.as_str(), g.variants.first().unwrap_or(&Value::Null))),
@@ -20,6 +26,10 @@ pub(super) fn apply(metrics: &mut Metrics, gold: &[GoldField], prediction: &Pred
             .iter()
             .map(|f| (f.name.as_str(), &f.value)),
     );
+    let (gold, pred) = match shortlist {
+        Some(keys) => (gold.keep_only(keys), pred.keep_only(keys)),
+        None => (gold, pred),
+    };
     set(metrics, score(&gold, &pred));
 }
 

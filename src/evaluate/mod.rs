@@ -211,7 +211,7 @@ fn scored(
         && case.gold.is_some()
         && prediction.is_document
     {
-        kieval::apply(&mut metrics, gold, prediction);
+        kieval::apply(&mut metrics, gold, prediction, case.kieval_keys.as_deref());
     }
 
     let cx = Context {
@@ -713,6 +713,7 @@ mod tests {
             grounding: Default::default(),
             target_error: 0.01,
             acceptance: None,
+            kieval_keys: None,
             document: None,
         }
     }

@@ -14,6 +14,7 @@ mod place;
 pub mod prediction;
 mod prediction_format;
 mod rubrics;
+mod shortlist;
 pub mod suite;
 mod usage;
 
@@ -507,6 +508,7 @@ impl CaseIn<'_> {
                 .target_error
                 .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
             acceptance: suite.acceptance.clone(),
+            kieval_keys: suite.kieval_keys.clone(),
         };
         Ok((case, prediction))
     }

@@ -62,6 +62,8 @@ pub struct Suite {
     pub target_error: Option<f64>,
     /// The thresholds at which every field's values are pooled (`acceptance`).
     pub acceptance: Option<crate::metrics::acceptance::Pooling>,
+    /// The keys KIEval scores (`kieval: { keys }`), under `profile: kieval`.
+    pub kieval_keys: Option<Arc<crate::metrics::kieval::Shortlist>>,
     /// The suite's scoring.
     pub scoring: Option<Scoring>,
     /// The judge of `judge:` checks.
@@ -859,6 +861,9 @@ fn apply(
     if let Some(p) = &spec.profile {
         suite.profile = Some(here.profile(p)?);
     }
+    if let Some(k) = &spec.kieval {
+        kieval(&here, suite, k, dir)?;
+    }
     if let Some(s) = &spec.scoring {
         suite.scoring = Some(here.scoring(s)?);
     }
@@ -879,6 +884,26 @@ fn apply(
         suite.easy_wrong_penalty = Some(easy_wrong_penalty(&here, p)?);
     }
     grounding(&here, suite, spec)?;
+    Ok(())
+}
+
+/// `kieval:`: KIEval's settings, which only `profile: kieval` (here or above) reads.
+fn kieval(
+    here: &Here,
+    suite: &mut Suite,
+    spec: &Spanned<crate::spec::KievalSpec>,
+    dir: &Path,
+) -> Result<(), LoadError> {
+    if suite.profile != Some(Profile::KiEval) {
+        return Err(here
+            .err(
+                Mark::of(&spec.referenced),
+                "kieval",
+                "`kieval:` sets KIEval's scorer, and no `profile: kieval` here or above uses it",
+            )
+            .hint("add `profile: kieval` to this suite, or remove `kieval:`"));
+    }
+    suite.kieval_keys = Some(Arc::new(super::shortlist::shortlist(here, spec, dir)?));
     Ok(())
 }
 

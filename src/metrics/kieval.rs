@@ -44,6 +44,79 @@ pub fn heading(first: char) -> Heading {
     }
 }
 
+/// The keys KIEval scores (the `shortlist` its scorer takes): any other key is dropped from gold
+/// and prediction alike, before anything is counted, as its reader drops it (a group's column, an
+/// entity's line; an item left with no key is no item).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shortlist {
+    keys: std::collections::BTreeSet<String>,
+}
+
+/// CORD's 30 classes (CORD v2, `clovaai/cord`'s class definition): the ontology KIEval's
+/// `eval_utils.load_ontology` derives from `naver-clova-ix/cord-v2`'s `gt_parse`, a nested
+/// `sub` joined by `_` (`menu.sub_nm`), and passes as the shortlist of its CORD run.
+pub const CORD_KEYS: [&str; 30] = [
+    "menu.cnt",
+    "menu.discountprice",
+    "menu.etc",
+    "menu.itemsubtotal",
+    "menu.nm",
+    "menu.num",
+    "menu.price",
+    "menu.sub_cnt",
+    "menu.sub_etc",
+    "menu.sub_nm",
+    "menu.sub_price",
+    "menu.sub_unitprice",
+    "menu.unitprice",
+    "menu.vatyn",
+    "sub_total.discount_price",
+    "sub_total.etc",
+    "sub_total.othersvc_price",
+    "sub_total.service_price",
+    "sub_total.subtotal_price",
+    "sub_total.tax_price",
+    "total.cashprice",
+    "total.changeprice",
+    "total.creditcardprice",
+    "total.emoneyprice",
+    "total.menuqty_cnt",
+    "total.menutype_cnt",
+    "total.total_etc",
+    "total.total_price",
+    "void_menu.nm",
+    "void_menu.price",
+];
+
+impl Shortlist {
+    /// CORD's, as KIEval's CORD run has it ([`CORD_KEYS`]).
+    pub fn cord() -> Shortlist {
+        Shortlist::of(CORD_KEYS.iter().map(|k| (*k).to_owned()))
+    }
+
+    /// The keys given.
+    pub fn of(keys: impl IntoIterator<Item = String>) -> Shortlist {
+        Shortlist {
+            keys: keys.into_iter().collect(),
+        }
+    }
+
+    /// Whether `key` is scored.
+    pub fn holds(&self, key: &str) -> bool {
+        self.keys.contains(key)
+    }
+
+    /// How many keys it holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether it holds no key (then nothing is scored).
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
 /// KIEval's separator of the values of a multi-valued field.
 pub const SEPARATOR: &str = "||";
 
@@ -90,6 +163,23 @@ impl Document {
             }
         }
         doc
+    }
+}
+
+impl Document {
+    /// The document with only the keys of `shortlist`: entities outside it dropped, and its
+    /// columns dropped from every item (an item left with no key dropped, a group left with no
+    /// item too), as KIEval's reader drops them.
+    pub fn keep_only(mut self, shortlist: &Shortlist) -> Document {
+        self.entities.retain(|(key, _)| shortlist.holds(key));
+        for (_, items) in &mut self.groups {
+            for item in items.iter_mut() {
+                item.retain(|(key, _)| shortlist.holds(key));
+            }
+            items.retain(|item| !item.is_empty());
+        }
+        self.groups.retain(|(_, items)| !items.is_empty());
+        self
     }
 }
 

@@ -80,6 +80,9 @@ pub struct Case {
     pub target_error: f64,
     /// The thresholds at which every field's values are pooled (the suite's `acceptance`).
     pub acceptance: Option<crate::metrics::acceptance::Pooling>,
+    /// The keys KIEval scores under `profile: kieval` (its suite's `kieval: { keys }`); every
+    /// key without one.
+    pub kieval_keys: Option<std::sync::Arc<crate::metrics::kieval::Shortlist>>,
     /// The source document (`document:`), when the case names one: the HTML page shows a
     /// PNG or JPEG one with the boxes of the fields not found where gold says.
     pub document: Option<PathBuf>,

@@ -168,6 +168,10 @@ pub struct SuiteFile {
     /// precision at each (`{ thresholds: [0.99], accept: above, share_of: labels }`).
     #[schemars(with = "Option<super::AcceptanceSpec>")]
     pub acceptance: Option<Spanned<super::AcceptanceSpec>>,
+    /// KIEval's settings under `profile: kieval`: `keys`, the keys it scores (`cord`, a list,
+    /// or a file of keys one a line); every key without it.
+    #[schemars(with = "Option<super::KievalSpec>")]
+    pub kieval: Option<Spanned<super::KievalSpec>>,
 }
 
 /// A judge: a command reading `{"question", "text", "field", "gold", "case"}` on standard input

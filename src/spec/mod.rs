@@ -7,6 +7,7 @@ mod case;
 mod cases;
 #[allow(dead_code)]
 pub(crate) mod edit;
+mod kieval;
 mod node;
 mod parse;
 mod pipelines;
@@ -20,6 +21,7 @@ pub use case::{
     RegressionGateSpec, RubricEntry, RubricSetFile, RunSpec, SuiteFile, ThresholdsSpec,
 };
 pub use cases::CasesSpec;
+pub use kieval::KievalSpec;
 pub use node::{Node, NodeKind};
 pub use parse::parse_yaml;
 pub use pipelines::{PipelineName, PipelineSpec, PipelineValue, PipelinesSpec};
