@@ -151,10 +151,12 @@ fn torn_off(e: &serde_json::Error) -> bool {
     !matches!(e.classify(), serde_json::error::Category::Data)
 }
 
-/// The error of a whole record that cannot be read back.
-fn unreadable(id: &str, e: &serde_json::Error) -> std::io::Error {
+/// The error of a whole record that cannot be read back; `key` is its test's name, after the
+/// scope a journal's line names first.
+fn unreadable(key: &str, e: &serde_json::Error) -> std::io::Error {
+    let test = key.rsplit('\t').next().unwrap_or(key);
     std::io::Error::other(format!(
-        "the record of `{id}` cannot be read back ({e}); this is a bug of goldgate, please report it"
+        "the record of `{test}` cannot be read back ({e}); this is a bug of goldgate, please report it"
     ))
 }
 
@@ -707,5 +709,11 @@ mod tests {
             .unwrap();
         let e = Records::read(file, true).err().expect("an error");
         assert!(e.to_string().contains("`a`"), "{e}");
+        // A journal's line: its scope is no part of the name shown.
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"case/1\t1d5902b5\t\"bulk/c1\"\t{\"id\": 3}\n")
+            .unwrap();
+        let e = Records::read(file, true).err().expect("an error");
+        assert!(e.to_string().starts_with("the record of `bulk/c1` "), "{e}");
     }
 }
