@@ -2,6 +2,7 @@
 //! `init`, `report`, `review`. `main.rs` only calls [`main`].
 
 pub mod agree;
+mod cache;
 pub mod cargo;
 pub mod fuzz;
 pub mod init;
@@ -146,10 +147,39 @@ enum Command {
         #[arg(long)]
         junit: Option<PathBuf>,
     },
+    /// The kept outputs of the suites' `run:` commands (`run.cache`): prune them by age or
+    /// size, or clear them.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
     /// Review the last run's failures and bless, correct or extend the gold in place: on a
     /// terminal one key an item, or by id for scripts (--list, --accept, --variant, --bless).
     #[command(after_help = review::AFTER_HELP)]
     Review(review::ReviewArgs),
+}
+
+#[derive(Subcommand)]
+enum CacheAction {
+    /// Remove the outputs not used for a while, then the least recently used ones beyond a size.
+    Prune {
+        /// The folder whose cache folders to prune (every folder holding goldgate's marker,
+        /// `goldgate-cache.json`, under it).
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+        /// Remove the outputs not written or used for this many days.
+        #[arg(long, value_name = "DAYS", default_value_t = 30)]
+        older_than: u64,
+        /// Then keep at most this many megabytes in each folder, the least recently used removed first.
+        #[arg(long, value_name = "MB")]
+        max_mb: Option<u64>,
+    },
+    /// Remove every kept output (the next run calls every command again).
+    Clear {
+        /// The folder whose cache folders to clear.
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+    },
 }
 
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
@@ -178,6 +208,23 @@ pub fn main() -> ExitCode {
         } => score_lines(&file, profile_of(&profile)),
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
+        Command::Cache {
+            action:
+                CacheAction::Prune {
+                    dir,
+                    older_than,
+                    max_mb,
+                },
+        } => printed(cache::tidy(
+            &dir,
+            &cache::Tidy::Prune {
+                older_than: std::time::Duration::from_secs(older_than * 24 * 3600),
+                max_bytes: max_mb.map(|mb| mb * 1024 * 1024),
+            },
+        )),
+        Command::Cache {
+            action: CacheAction::Clear { dir },
+        } => printed(cache::tidy(&dir, &cache::Tidy::Clear)),
         Command::Lint {
             dir,
             rubrics,

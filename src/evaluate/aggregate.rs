@@ -266,6 +266,9 @@ pub struct RunSummary {
     /// Processes of the run that began and never ended (killed) and left tests without a
     /// record: the run is not whole.
     pub never_ended: Option<NeverEnded>,
+    /// The calls of the suites' `run:` commands behind the run's tests, when any made a
+    /// prediction: made, or taken from the cache.
+    pub calls: Option<crate::model::prediction::CallTally>,
 }
 
 /// The processes of a run that were killed before their end, as its journal shows them.
@@ -289,6 +292,10 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         unmatched_filter: None,
         never_ran: Vec::new(),
         never_ended: None,
+        calls: records.iter().filter_map(|r| r.calls).reduce(|mut all, c| {
+            all.add(&c);
+            all
+        }),
     }
 }
 
@@ -575,6 +582,7 @@ mod examples {
             suite: String::new(),
             slices: Vec::new(),
             attempts: None,
+            calls: None,
         }
     }
 

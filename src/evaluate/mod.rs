@@ -738,6 +738,7 @@ mod tests {
             reported_cost_usd: None,
             failed: None,
             usage_mismatch: None,
+            call: None,
             document: None,
         }
     }

@@ -96,6 +96,8 @@ pub struct Record {
     pub problems: Vec<Located>,
     /// Every attempt of a case its suite runs `repeat` times (more than once).
     pub repeated: Option<crate::evaluate::repeat::Repeated>,
+    /// The calls of its `run:` command (every attempt), when a command made its prediction.
+    pub calls: Option<crate::model::prediction::CallTally>,
 }
 
 /// A mistake in a file, where it is.
@@ -164,6 +166,8 @@ pub struct CaseNumbers {
     pub slices: Vec<(String, String)>,
     /// What each attempt gave, when its suite runs it `repeat` times (more than once).
     pub attempts: Option<crate::evaluate::repeat::Attempts>,
+    /// The calls of its `run:` command (every attempt), when a command made its prediction.
+    pub calls: Option<crate::model::prediction::CallTally>,
 }
 
 /// What the run's tables need of one gold field of a case test.
@@ -306,6 +310,7 @@ impl CaseNumbers {
             suite: String::new(),
             slices: Vec::new(),
             attempts: None,
+            calls: None,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -349,6 +354,7 @@ impl Record {
             suite: self.suite.clone(),
             slices: slices_of(tags, &self.attributes),
             attempts: self.repeated.as_ref().map(|r| r.numbers()),
+            calls: self.calls,
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),

@@ -1160,6 +1160,8 @@ fn pipeline_prediction(
                 document: sources.document.cloned(),
                 at: run.at.clone(),
                 format: None,
+                pipeline: pipeline.map(str::to_owned),
+                cache: std::sync::Arc::clone(&run.cache),
             },
             (_, None, Some(template), Some(p)) => {
                 // This pipeline's own line, for errors in its path.

@@ -593,7 +593,8 @@ pub struct RunOf<'a> {
 }
 
 /// The prediction a suite's `run` command printed: a JSON field document, else text (an error
-/// when the case reads fields). `latency_ms` is the time measured around the command.
+/// when the case reads fields). `latency_ms` is the time measured around the command, the
+/// latency unless the output reports its own.
 pub fn from_output(
     stdout: String,
     latency_ms: f64,
@@ -672,8 +673,9 @@ pub fn from_output(
         }
         _ => text_prediction(stdout),
     };
-    // Measured around the run, whatever the output says.
-    prediction.latency_ms = Some(latency_ms);
+    // The latency the output reports (the pipeline's own, without time spent waiting to be
+    // run), else the time measured around the command.
+    prediction.latency_ms = prediction.latency_ms.or(Some(latency_ms));
     Ok(prediction)
 }
 
@@ -798,6 +800,7 @@ fn text_prediction(text: String) -> Prediction {
         reported_cost_usd: None,
         failed: None,
         usage_mismatch: None,
+        call: None,
         document: None,
     }
 }

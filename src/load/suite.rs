@@ -697,6 +697,72 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
         timeout,
         repeat,
         at: (file.to_path_buf(), mark),
+        cache: Arc::new(call_cache(here, mark, r, dir)?),
+    })
+}
+
+/// `run.cache`, `run.cache_folder`, `run.inputs` and `run.env`: how the command's outputs are
+/// kept and reused.
+fn call_cache(
+    here: &Here,
+    mark: Mark,
+    r: &RunSpec,
+    dir: &Path,
+) -> Result<crate::model::suite::CallCache, LoadError> {
+    use crate::model::suite::CacheMode;
+    let mode = match &r.cache {
+        None => CacheMode::default(),
+        Some(name) => CacheMode::from_name(&name.value).ok_or_else(|| {
+            let e = here.err(
+                Mark::of(&name.referenced),
+                "run.cache",
+                format!("unknown `cache: {}`", name.value),
+            );
+            match closest(&name.value, CacheMode::NAMES) {
+                Some(best) => e.hint(format!("did you mean `{best}`?")),
+                None => e.hint("the modes are `use` (the default), `refresh`, `replay` and `off`"),
+            }
+        })?,
+    };
+    let folder = match &r.cache_folder {
+        None => dir.join(".goldgate").join("cache"),
+        Some(f) => {
+            let folder = dir.join(&f.value);
+            crate::base::fs::inside_the_project(
+                &folder,
+                "cache folder",
+                (here.file, Mark::of(&f.referenced), "run.cache_folder"),
+            )?;
+            folder
+        }
+    };
+    for (i, pattern) in r.inputs.iter().enumerate() {
+        if let Err(e) = glob::Pattern::new(pattern) {
+            return Err(here
+                .err(
+                    mark,
+                    &format!("run.inputs[{i}]"),
+                    format!("`{pattern}` is not a glob: {}", e.msg),
+                )
+                .hint("name files relative to this folder, such as `prompts/*.txt`"));
+        }
+    }
+    for (i, name) in r.env.iter().enumerate() {
+        if name.is_empty() || name.contains('=') || name.contains('\0') {
+            return Err(here
+                .err(
+                    mark,
+                    &format!("run.env[{i}]"),
+                    format!("`{name}` is not the name of a variable"),
+                )
+                .hint("name the variables whose values decide the output, such as `MODEL`"));
+        }
+    }
+    Ok(crate::model::suite::CallCache {
+        mode,
+        folder,
+        inputs: r.inputs.clone(),
+        env: r.env.clone(),
     })
 }
 

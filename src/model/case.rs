@@ -351,5 +351,10 @@ pub enum PredictionSource {
         /// Where the parts of the prediction are in the command's output, when a suite or the
         /// case says (`prediction_format:`).
         format: Option<std::sync::Arc<crate::model::prediction::PredictionFormat>>,
+        /// The pipeline it predicts for, when the suite declares pipelines (part of the key of
+        /// its kept output).
+        pipeline: Option<String>,
+        /// How its outputs are kept and reused.
+        cache: std::sync::Arc<crate::model::suite::CallCache>,
     },
 }

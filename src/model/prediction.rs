@@ -26,6 +26,9 @@ pub struct Prediction {
     /// A usage whose parts do not add up to its own total: its cost is computed from input +
     /// output as billed, and the run says so.
     pub usage_mismatch: Option<UsageMismatch>,
+    /// Where the output of a suite's `run:` command came from; `None` for a recorded file or a
+    /// prediction written in the case.
+    pub call: Option<CallSource>,
     /// The predicted fields as the JSON document holds them, types and all, kept only when the
     /// case's profile compares typed values (`docubench`).
     pub document: Option<std::sync::Arc<serde_json::Value>>,
@@ -200,5 +203,52 @@ impl Prediction {
     /// The predicted field of that name.
     pub fn field(&self, name: &str) -> Option<&PredictedField> {
         self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// Where a suite's `run:` output came from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CallSource {
+    /// The command was called in this run.
+    Called,
+    /// The output an earlier run kept (`run.cache`): nothing was called, its latency and cost
+    /// are those of the call that made it.
+    Cached,
+}
+
+/// The calls of a suite's `run:` command behind one test: made now, or taken from the cache, and
+/// what those taken would have cost (their recorded latency and cost).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct CallTally {
+    /// Calls made in this run (a failed one too).
+    pub called: u32,
+    /// Outputs taken from the cache, no call made.
+    pub cached: u32,
+    /// The latency the cached outputs' calls took when they were made, in milliseconds.
+    pub saved_latency_ms: f64,
+    /// The cost of the cached outputs' calls, in US dollars (as far as their usage tells).
+    pub saved_cost_usd: f64,
+}
+
+impl CallTally {
+    /// Adds another test's calls.
+    pub fn add(&mut self, o: &CallTally) {
+        self.called += o.called;
+        self.cached += o.cached;
+        self.saved_latency_ms += o.saved_latency_ms;
+        self.saved_cost_usd += o.saved_cost_usd;
     }
 }

@@ -268,6 +268,52 @@ pub struct RunCommand {
     pub repeat: u32,
     /// Where `run:` is written, for errors in its command.
     pub at: (PathBuf, Mark),
+    /// How its outputs are kept and reused.
+    pub cache: std::sync::Arc<CallCache>,
+}
+
+/// How a suite's `run:` outputs are kept and reused (`run.cache`, `run.inputs`, `run.env`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallCache {
+    /// Whether the cache is read and written.
+    pub mode: CacheMode,
+    /// The cache folder (`run.cache_folder`, else `.goldgate/cache` in the suite's folder).
+    pub folder: PathBuf,
+    /// Globs of files that decide the output beyond the command's own arguments (prompts,
+    /// schemas, a model's configuration), relative to the suite's folder.
+    pub inputs: Vec<String>,
+    /// Variables whose values decide the output (a model name, an endpoint).
+    pub env: Vec<String>,
+}
+
+/// How a run uses the cache of `run:` outputs (`run.cache`, or `GOLDGATE_CACHE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheMode {
+    /// A kept output is used; a call is made otherwise, and its output kept.
+    #[default]
+    Use,
+    /// Every call is made again, and its output kept.
+    Refresh,
+    /// No call is made: a call with no kept output fails its case (CI without keys).
+    Replay,
+    /// Nothing is read or kept.
+    Off,
+}
+
+impl CacheMode {
+    /// The names users write.
+    pub const NAMES: [&str; 4] = ["use", "refresh", "replay", "off"];
+
+    /// The mode named `name`.
+    pub fn from_name(name: &str) -> Option<CacheMode> {
+        match name {
+            "use" => Some(CacheMode::Use),
+            "refresh" => Some(CacheMode::Refresh),
+            "replay" => Some(CacheMode::Replay),
+            "off" => Some(CacheMode::Off),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

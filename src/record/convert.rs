@@ -57,6 +57,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         document: record.document.clone(),
         message: record.message.clone(),
         repeat: record.repeated.as_ref().map(repeat),
+        calls: record.calls,
     };
     if let Some(o) = &record.outcome {
         scored(&mut out, o);
@@ -364,6 +365,7 @@ impl From<&RunSummary> for RunSummaryRecord {
             anls_critical: s.metrics.anls_critical,
             brier: s.metrics.brier,
             ece: s.metrics.ece,
+            calls: s.calls,
         }
     }
 }

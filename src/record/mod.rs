@@ -159,6 +159,10 @@ pub struct TestRecord {
     /// metrics and message above are those of the attempt shown (`repeat.shown`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<RepeatRecord>,
+    /// The calls of the suite's `run:` command behind this test (every attempt): made now, or
+    /// taken from the cache with what they saved; absent for a recorded prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<crate::model::prediction::CallTally>,
 }
 
 /// The attempts of a repeated case and what they make.
@@ -604,6 +608,10 @@ pub struct RunSummaryRecord {
     pub anls_critical: Option<f64>,
     pub brier: Option<f64>,
     pub ece: Option<f64>,
+    /// The calls of the suites' `run:` commands: made in this run, or taken from the cache with
+    /// the latency and cost they saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<crate::model::prediction::CallTally>,
 }
 
 /// A field's mean scores for one pipeline.
@@ -830,6 +838,7 @@ impl TestRecord {
             suite: self.suite_folder(),
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
             attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
+            calls: self.calls,
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
@@ -932,6 +941,7 @@ impl TestRecord {
             acceptance: None,
             message: None,
             repeat: None,
+            calls: None,
         }
     }
 }

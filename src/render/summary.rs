@@ -108,6 +108,10 @@ pub struct Notes<'a> {
 /// regressions, improvements and new tests.
 pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: &Notes) -> String {
     let mut out = format!("{}\n", paint(Styles::HEADING, summary_line(summary)));
+    if let Some(calls) = &summary.calls {
+        out.push_str(&calls_line(calls));
+        out.push('\n');
+    }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
@@ -184,6 +188,45 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     }
     out.push('\n');
     out
+}
+
+/// How many calls of the suites' `run:` commands the run made, and how many outputs it took from
+/// the cache with what their calls took when they were made.
+pub fn calls_line(calls: &crate::model::prediction::CallTally) -> String {
+    let made = match calls.called {
+        1 => "1 made".to_owned(),
+        n => format!("{n} made"),
+    };
+    if calls.cached == 0 {
+        return format!("calls: {made}, none from the cache");
+    }
+    let cost = if calls.saved_cost_usd > 0.0 {
+        format!(" and ${:.4}", calls.saved_cost_usd)
+    } else {
+        String::new()
+    };
+    let outputs = if calls.cached == 1 {
+        "output"
+    } else {
+        "outputs"
+    };
+    format!(
+        "calls: {made}, {} {outputs} from the cache (their calls took {}{cost} when they were made)",
+        calls.cached,
+        seconds(calls.saved_latency_ms)
+    )
+}
+
+/// Milliseconds as a person reads a duration: `850 ms`, `8.1 s`, `12 min 5 s`.
+fn seconds(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        let s = (ms / 1000.0).round() as u64;
+        format!("{} min {} s", s / 60, s % 60)
+    }
 }
 
 /// How many tests were failed calls that still count in their pipeline's mean, and which.

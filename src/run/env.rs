@@ -34,6 +34,9 @@ pub struct Env {
     pub update: Update,
     /// `GOLDGATE_JUDGE`: whether judges are asked.
     pub judge: JudgeMode,
+    /// `GOLDGATE_CACHE`: how the suites' `run:` outputs are kept and reused, over each suite's
+    /// `run.cache`.
+    pub cache: Option<crate::model::suite::CacheMode>,
     /// The run this process is part of, when a run spans processes: `NEXTEST_RUN_ID` (set by
     /// cargo-nextest) or `GOLDGATE_RUN_ID` (for other ways of splitting a run).
     pub run_id: Option<String>,
@@ -96,6 +99,20 @@ impl Env {
                 }
             },
         };
+        let cache = match lookup("GOLDGATE_CACHE") {
+            None => None,
+            Some(v) if v.is_empty() => None,
+            Some(v) => Some(
+                v.to_str()
+                    .and_then(crate::model::suite::CacheMode::from_name)
+                    .ok_or_else(|| {
+                        format!(
+                            "GOLDGATE_CACHE=`{}` is not one of `use`, `refresh`, `replay`, `off`: set `GOLDGATE_CACHE=replay` to run on kept outputs alone, or unset it",
+                            v.to_string_lossy()
+                        )
+                    })?,
+            ),
+        };
         let run_id = ["GOLDGATE_RUN_ID", "NEXTEST_RUN_ID"]
             .iter()
             .find_map(|name| lookup(name).filter(|v| !v.is_empty()))
@@ -104,6 +121,7 @@ impl Env {
             report,
             update,
             judge,
+            cache,
             run_id,
             junit: path("GOLDGATE_JUNIT"),
             html: path("GOLDGATE_HTML"),

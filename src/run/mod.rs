@@ -2,6 +2,7 @@
 
 mod ahead;
 pub(crate) mod baseline_file;
+pub(crate) mod cache;
 pub mod command;
 pub mod env;
 pub mod exit;

@@ -12,74 +12,164 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::cache;
 use super::command::{Ran, run};
 use crate::base::fs::{canonical, document_digest, hash_hex, read_bytes, write_atomically};
 use crate::base::location::LoadError;
 use crate::base::state;
 use crate::load::prediction::{RunOf, from_output, missing_document, read_prediction};
 use crate::model::case::PredictionSource;
-use crate::model::prediction::Prediction;
+use crate::model::prediction::{CallSource, Prediction};
+use crate::model::suite::{CacheMode, CallCache};
 
-/// Where the outputs of a run's commands are shared between its processes, if anywhere.
+/// Where the outputs of a run's commands are shared between its processes, if anywhere, and how
+/// the suites' caches of outputs are used.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Commands {
     shared: Option<PathBuf>,
+    /// `GOLDGATE_CACHE`, over each suite's `run.cache`.
+    cache_mode: Option<CacheMode>,
+}
+
+/// One call of a case's command, as [`Commands::output`] makes it.
+pub(crate) struct CallOf<'a> {
+    pub(crate) command: &'a [String],
+    pub(crate) dir: &'a Path,
+    pub(crate) case_file: &'a Path,
+    pub(crate) document: Option<&'a Path>,
+    pub(crate) pipeline: Option<&'a str>,
+    pub(crate) timeout: Duration,
+    pub(crate) attempt: u32,
+    pub(crate) cache: &'a CallCache,
+}
+
+/// A call's output, where it came from, and how to keep it when it was made now.
+pub(crate) type Output = (Ran, CallSource, Option<Keep>);
+
+/// An output made now, to keep once it reads as a prediction; other processes wait for it.
+pub(crate) struct Keep {
+    folder: cache::Folder,
+    key: cache::CallKey,
+    _held: std::io::Result<crate::base::fs::Held>,
+}
+
+impl Keep {
+    /// Keeps `ran`; an output that cannot be kept is still right, only called again next time.
+    fn keep(self, ran: &Ran) {
+        let _ = self.folder.keep(&self.key, ran);
+    }
+}
+
+/// Why a call gave no output.
+pub(crate) enum Uncalled {
+    /// The command failed (its message, the tail of its standard error last).
+    Failed(String),
+    /// `replay`, and no output of the call is kept: why, and the cache folder.
+    NotKept { why: String, folder: PathBuf },
 }
 
 impl Commands {
     /// For a run that spans processes, in its journal's folder; without one, the process is
     /// the run. The state folder must be private to be used: one that is not is an error of the
-    /// run.
-    pub(crate) fn for_run(journal: Option<&super::journal::Journal>) -> std::io::Result<Commands> {
+    /// run. `cache_mode` is `GOLDGATE_CACHE`'s.
+    pub(crate) fn for_run(
+        journal: Option<&super::journal::Journal>,
+        cache_mode: Option<CacheMode>,
+    ) -> std::io::Result<Commands> {
         let Some(journal) = journal else {
-            return Ok(Commands::default());
+            return Ok(Commands {
+                shared: None,
+                cache_mode,
+            });
         };
         let shared = journal.folder().join("outputs");
         state::sub_dir(&shared)?;
         Ok(Commands {
             shared: Some(shared),
+            cache_mode,
         })
     }
 
-    /// The output of `command` in `dir`, run now or taken from another process of the run;
-    /// `attempt` (from 0) tells the attempts of a repeated case apart.
-    fn output(
-        &self,
-        command: &[String],
-        dir: &Path,
-        document: Option<&Path>,
-        timeout: Duration,
-        attempt: u32,
-    ) -> Result<Ran, String> {
+    /// The output of a call, taken from the suite's cache, from another process of the run, or
+    /// run now: then with the means to keep it, once it reads as a prediction (a failed call is
+    /// never kept), the call's lock held until then.
+    pub(crate) fn output(&self, call: &CallOf) -> Result<Output, Uncalled> {
+        let mode = self.cache_mode.unwrap_or(call.cache.mode);
+        if mode == CacheMode::Off {
+            return self
+                .in_this_run(call)
+                .map(|ran| (ran, CallSource::Called, None));
+        }
+        let folder = cache::Folder::open(&call.cache.folder).map_err(|e| {
+            Uncalled::Failed(format!(
+                "cannot use the cache folder `{}`: {e}",
+                call.cache.folder.display()
+            ))
+        })?;
+        // Keyed once the folder is made: the key names the suite's folder from it.
+        let key = cache::Call {
+            command: call.command,
+            dir: call.dir,
+            case_file: call.case_file,
+            document: call.document,
+            pipeline: call.pipeline,
+            attempt: call.attempt,
+            settings: call.cache,
+        }
+        .key()
+        .map_err(Uncalled::Failed)?;
+        // One call per key, whatever the processes and runs: the others wait, then read it.
+        let _held = folder.lock(&key);
+        if mode != CacheMode::Refresh
+            && let Some(kept) = folder.kept(&key)
+        {
+            return Ok((kept, CallSource::Cached, None));
+        }
+        if mode == CacheMode::Replay {
+            return Err(Uncalled::NotKept {
+                why: folder.why_missed(&key),
+                folder: call.cache.folder.clone(),
+            });
+        }
+        let ran = self.in_this_run(call)?;
+        Ok((ran, CallSource::Called, Some(Keep { folder, key, _held })))
+    }
+
+    /// The output of a call run now or taken from another process of the run.
+    fn in_this_run(&self, call: &CallOf) -> Result<Ran, Uncalled> {
         let Some(shared) = &self.shared else {
-            return run(command, dir, timeout);
+            return run(call.command, call.dir, call.timeout).map_err(Uncalled::Failed);
         };
         // Streamed and bounded: a scan of gigabytes is neither held in memory nor read whole.
-        let document_digest = match document {
+        let document_digest = match call.document {
             Some(d) => document_digest(d).map_err(|e| {
                 let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
-                format!("the document `{}`: {}{hint}", d.display(), e.message)
+                Uncalled::Failed(format!(
+                    "the document `{}`: {}{hint}",
+                    d.display(),
+                    e.message
+                ))
             })?,
             None => String::new(),
         };
-        let mut parts: Vec<&[u8]> = command.iter().map(|a| a.as_bytes()).collect();
+        let mut parts: Vec<&[u8]> = call.command.iter().map(|a| a.as_bytes()).collect();
         // The folder's real place: two checkouts with the same layout run their own commands.
-        let real_dir = canonical(dir);
+        let real_dir = canonical(call.dir);
         parts.push(real_dir.as_os_str().as_encoded_bytes());
         parts.push(document_digest.as_bytes());
         // Each attempt of a repeated case is its own run of the command; the first keeps the
         // key a case run once has.
-        let attempt_part = format!("attempt {attempt}");
-        if attempt > 0 {
+        let attempt_part = format!("attempt {}", call.attempt);
+        if call.attempt > 0 {
             parts.push(attempt_part.as_bytes());
         }
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
         let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
         if let Some(kept) = read_kept(&entry) {
-            return kept;
+            return kept.map_err(Uncalled::Failed);
         }
-        let result = run(command, dir, timeout);
+        let result = run(call.command, call.dir, call.timeout);
         let kept = match &result {
             Ok(ran) => {
                 json!({"stdout": ran.stdout, "latency_ms": ran.latency_ms, "stderr_tail": ran.stderr_tail})
@@ -90,7 +180,7 @@ impl Commands {
         if held.is_ok() {
             let _ = write_atomically(&entry, kept.to_string().as_bytes());
         }
-        result
+        result.map_err(Uncalled::Failed)
     }
 }
 
@@ -156,38 +246,29 @@ pub(crate) fn predict(
             document,
             at,
             format,
+            pipeline,
+            cache,
         } => {
             if let Some(missing) = document.as_ref().and_then(missing_document) {
                 return Err(missing);
             }
-            let ran = commands
-                .output(
-                    command,
-                    dir,
-                    document.as_ref().map(|d| d.path.as_path()),
-                    *timeout,
-                    attempt,
-                )
-                .map_err(|why| {
-                    // Located at the suite's `run`, naming the case; the tail of its standard
-                    // error stays last.
-                    let (first, tail) = why
-                        .split_once('\n')
-                        .map_or((why.as_str(), ""), |(f, t)| (f, t));
-                    let tail = if tail.is_empty() {
-                        String::new()
-                    } else {
-                        format!("\n{tail}")
-                    };
-                    LoadError::at(
-                        &at.0,
-                        at.1,
-                        "run.command",
-                        format!("{first}, as applied to `{}`{tail}", case_file.display()),
-                    )
+            let call = CallOf {
+                command,
+                dir,
+                case_file,
+                document: document.as_ref().map(|d| d.path.as_path()),
+                pipeline: pipeline.as_deref(),
+                timeout: *timeout,
+                attempt,
+                cache,
+            };
+            let (ran, source, keep) =
+                commands.output(&call).map_err(|uncalled| match uncalled {
+                    Uncalled::Failed(why) => failed(&why, at, case_file),
+                    Uncalled::NotKept { why, folder } => not_kept(&why, &folder, at, case_file),
                 })?;
-            from_output(
-                ran.stdout,
+            let mut prediction = from_output(
+                ran.stdout.clone(),
                 ran.latency_ms,
                 &ran.stderr_tail,
                 &RunOf {
@@ -197,10 +278,59 @@ pub(crate) fn predict(
                     format: format.as_deref(),
                 },
                 case_file,
-            )
+            )?;
+            // Kept only when it reads as a prediction of a call that did not fail (`ok: false`).
+            if let Some(keep) = keep.filter(|_| prediction.failed.is_none()) {
+                keep.keep(&ran);
+            }
+            prediction.call = Some(source);
+            Ok(prediction)
         }
         _ => read_prediction(source, case_file),
     }
+}
+
+/// A failed call, located at the suite's `run`, naming the case; the tail of its standard error
+/// stays last.
+fn failed(why: &str, at: &(PathBuf, crate::base::location::Mark), case_file: &Path) -> LoadError {
+    let (first, tail) = why.split_once('\n').map_or((why, ""), |(f, t)| (f, t));
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!("\n{tail}")
+    };
+    LoadError::at(
+        &at.0,
+        at.1,
+        "run.command",
+        format!("{first}, as applied to `{}`{tail}", case_file.display()),
+    )
+}
+
+/// Where a call `replay` cannot make is located: the error is the cache's, no call was made.
+pub(crate) const NOT_KEPT: &str = "run.cache";
+
+/// A call `replay` cannot make: no output of it is kept.
+fn not_kept(
+    why: &str,
+    folder: &Path,
+    at: &(PathBuf, crate::base::location::Mark),
+    case_file: &Path,
+) -> LoadError {
+    LoadError::at(
+        &at.0,
+        at.1,
+        NOT_KEPT,
+        format!(
+            "no output of the call for `{}` is kept in `{}` ({why}), and the cache replays, calling nothing",
+            case_file.display(),
+            folder.display()
+        ),
+    )
+    .hint(format!(
+        "run it once where the pipeline can be called (`GOLDGATE_CACHE=use goldgate test`, or `cargo goldgate test`) and commit `{}`",
+        folder.display()
+    ))
 }
 
 #[cfg(all(test, unix))]

@@ -25,6 +25,7 @@ use crate::evaluate::repeat::{Attempt, Attempts, Repeated};
 use crate::evaluate::{evaluate, evaluate_judged};
 use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
+use crate::model::prediction::{CallSource, CallTally};
 use crate::model::prediction::{Prediction, Unscored, Usage};
 use crate::model::suite::{BaselineSpec, Judge};
 use crate::record::{aggregate_record, test_record};
@@ -357,7 +358,7 @@ impl Session {
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(journal.as_ref()).map_err(|e| e.to_string())?,
+            commands: Commands::for_run(journal.as_ref(), env.cache).map_err(|e| e.to_string())?,
             journal,
             scored: Mutex::default(),
             keeps_records,
@@ -687,9 +688,15 @@ impl Session {
         if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
             bar.inc(1);
         }
+        let calls =
+            matches!(case.prediction, PredictionSource::Run { .. }).then(|| call_tally(&attempts));
+        let with_calls = |mut scored: Scored| {
+            scored.numbers.calls = calls;
+            scored
+        };
         if attempts.len() == 1 {
             let only = attempts.remove(0);
-            return self.scored(case, only, None);
+            return with_calls(self.scored(case, only, None));
         }
         let repeated = Repeated {
             pass: case.pass,
@@ -711,7 +718,7 @@ impl Session {
         };
         let shown = repeated.shown();
         let attempt = attempts.swap_remove(shown);
-        self.scored(case, attempt, Some(repeated))
+        with_calls(self.scored(case, attempt, Some(repeated)))
     }
 
     /// A case's result from the attempt it shows, and every attempt when it was repeated: the
@@ -1082,6 +1089,38 @@ impl VerdictStore {
             return None;
         }
         known.get(key).map(|r| Ok(r.verdict.clone()))
+    }
+}
+
+/// The calls behind a case's attempts: each made now (a failed one too) or taken from the cache,
+/// with what the cached ones cost when they were made. An attempt `replay` could not make, or
+/// one that never reached its command (a missing document), made no call.
+fn call_tally(attempts: &[Result<(Prediction, Outcome), Box<Unscored>>]) -> CallTally {
+    let mut tally = CallTally::default();
+    for attempt in attempts {
+        match attempt {
+            Ok((p, o)) if p.call == Some(CallSource::Cached) => {
+                tally.cached += 1;
+                tally.saved_latency_ms += o.metrics.latency_ms.unwrap_or(0.0);
+                tally.saved_cost_usd += o.metrics.cost_usd.unwrap_or(0.0);
+            }
+            Ok(_) | Err(_) if reached_its_command(attempt) => tally.called += 1,
+            _ => {}
+        }
+    }
+    tally
+}
+
+/// Whether an attempt ran its command (or took another process's run of it).
+fn reached_its_command(attempt: &Result<(Prediction, Outcome), Box<Unscored>>) -> bool {
+    match attempt {
+        Ok(_) => true,
+        Err(e) => match &**e {
+            Unscored::FailedCall(_) => true,
+            Unscored::Unreadable(e) => {
+                e.yaml_path.starts_with("run") && e.yaml_path != super::predict::NOT_KEPT
+            }
+        },
     }
 }
 

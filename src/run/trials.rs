@@ -174,6 +174,7 @@ fn not_loaded(
         message: Some(plain(&message)),
         problems,
         repeated: None,
+        calls: None,
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
@@ -201,6 +202,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         message: None,
         problems: Vec::new(),
         repeated: None,
+        calls: None,
     }
 }
 
@@ -222,6 +224,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.baseline = full.baseline;
     record.problems = full.problems;
     record.repeated = full.repeated;
+    record.calls = scored.numbers.calls;
     // The record's copy of the message, without colour, is for the run's files only.
     record.message = (!scored.passed && session.keeps_records())
         .then(|| plain(full.message.as_deref().unwrap_or("case failed")));

@@ -327,6 +327,25 @@ pub struct RunSpec {
     /// the suite's `pass` says how the attempts make the verdict.
     #[schemars(range(min = 1, max = 100))]
     pub repeat: Option<u32>,
+    /// How outputs are kept and reused: `use` (the default: a kept output is used, else the
+    /// command is called and its output kept), `refresh` (call again, keep the new output),
+    /// `replay` (never call: a call with no kept output fails its case) or `off`.
+    /// `GOLDGATE_CACHE` overrides it.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::cache_mode")]
+    pub cache: Option<Spanned<String>>,
+    /// The folder outputs are kept in, relative to this folder (`.goldgate/cache` by default);
+    /// commit it to replay them where the pipeline cannot be called.
+    #[schemars(with = "Option<String>")]
+    pub cache_folder: Option<Spanned<String>>,
+    /// Files beyond the command's own arguments whose bytes decide the output (globs relative
+    /// to this folder: prompts, schemas, a model's configuration): a change calls again.
+    #[serde(default)]
+    pub inputs: Vec<String>,
+    /// Variables whose values decide the output (a model name, an endpoint): a change calls
+    /// again. Their values are kept only as digests.
+    #[serde(default)]
+    pub env: Vec<String>,
 }
 
 /// A gate on a significant drop against the baseline: the paired mean drop of `metric` over the

@@ -148,6 +148,11 @@ pub(crate) fn bbox_units(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// `run.cache:` one of the cache modes.
+pub(crate) fn cache_mode(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "description": "How outputs are kept and reused.", "enum": ["use", "refresh", "replay", "off"] })
+}
+
 /// `profile:` one of the profile names.
 pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench", "kieval"] })

@@ -19,6 +19,7 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("GOLDGATE_JUNIT")
         .env_remove("GOLDGATE_HTML")
         .env_remove("GOLDGATE_UPDATE")
+        .env_remove("GOLDGATE_CACHE")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY");
     cmd

@@ -1,0 +1,330 @@
+//! The cache of a suite's `run:` outputs: each successful output kept in a folder of the project,
+//! keyed by everything that decides it, so that a run calls the pipeline only for what changed.
+//!
+//! The key of a call is a SHA-256 digest of its parts: the command after substitution, the suite's
+//! folder (relative to the cache's), the bytes of every file an argument names (the document, the
+//! script), the files `run.inputs` names, the values of the variables `run.env` names (never kept
+//! in plain text), the pipeline and the attempt. An entry is written whole (a temporary file
+//! renamed), so a process killed at any point leaves either the entry or nothing; a lock per key
+//! makes a second process wait for the first one's call instead of calling again. Beside the
+//! entries, an index names the key each case's call last had, so that a miss in `replay` says which
+//! part changed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::command::Ran;
+use crate::base::fs::{read_bytes, write_atomically};
+
+/// The version of an entry's layout: an entry of another is a miss.
+const VERSION: u64 = 1;
+
+/// The file that marks a folder as a goldgate cache (`goldgate cache` looks for it).
+pub(crate) const MARKER: &str = "goldgate-cache.json";
+
+/// The most an entry may hold: its standard output at the capture limit, every byte of it escaped
+/// by JSON (`\u0000`, six bytes), and the rest of the entry.
+const ENTRY_BYTES: u64 = 6 * crate::base::budget::FILE_BYTES + (1 << 20);
+
+/// One call of a case's command, as the cache keys it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CallKey {
+    /// The digest of every part: the entry's name.
+    pub(crate) digest: String,
+    /// What decided the call, each part's name and its digest, in a stable order.
+    pub(crate) parts: Vec<(String, String)>,
+    /// The case's name, pipeline and attempt: which index entry names this call.
+    pub(crate) call: String,
+}
+
+/// Hex of the SHA-256 of `bytes`.
+fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The SHA-256 of a file's bytes, read in chunks (a scan of gigabytes is never held whole).
+pub(crate) fn file_digest(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hash = Sha256::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&chunk[..n]);
+    }
+    Ok(hex(&hash.finalize()))
+}
+
+/// What a call is made of, before it is keyed.
+pub(crate) struct Call<'a> {
+    pub(crate) command: &'a [String],
+    /// The folder the command runs in (the suite's).
+    pub(crate) dir: &'a Path,
+    /// The case file, named relative to `dir` in the index.
+    pub(crate) case_file: &'a Path,
+    pub(crate) document: Option<&'a Path>,
+    pub(crate) pipeline: Option<&'a str>,
+    pub(crate) attempt: u32,
+    pub(crate) settings: &'a crate::model::suite::CallCache,
+}
+
+impl Call<'_> {
+    /// The call's key: every part that decides its output, each digested.
+    pub(crate) fn key(&self) -> Result<CallKey, String> {
+        let mut parts: Vec<(String, String)> = Vec::new();
+        parts.push(("command".into(), sha256(self.command.join("\0").as_bytes())));
+        // Where the command runs, from the cache folder: the same in every checkout, however
+        // the run was started (`goldgate test cases` or an absolute path).
+        let folder = path_between(&self.settings.folder, self.dir);
+        parts.push(("folder".into(), shown(&folder)));
+        // The document, whether or not the command names it, and every other argument that
+        // names a file: the script, a configuration.
+        if let Some(document) = self.document {
+            let name = crate::base::fs::relative_to(document, self.dir)
+                .unwrap_or_else(|| document.to_path_buf());
+            parts.push((format!("document {}", shown(&name)), digest_of(document)?));
+        }
+        for arg in self.command {
+            let path = self.dir.join(arg);
+            let is_document = self
+                .document
+                .is_some_and(|d| path == d || Path::new(arg) == d);
+            if !is_document && path.is_file() {
+                parts.push((format!("file {arg}"), digest_of(&path)?));
+            }
+        }
+        for (written, files) in input_files(&self.settings.inputs, self.dir)? {
+            if files.is_empty() {
+                parts.push((format!("inputs {written}"), "nothing".into()));
+            }
+            for file in files {
+                let name = crate::base::fs::relative_to(&file, self.dir).unwrap_or(file.clone());
+                parts.push((format!("input {}", shown(&name)), digest_of(&file)?));
+            }
+        }
+        for name in &self.settings.env {
+            let value = match std::env::var_os(name) {
+                // Only its digest: a value may be a secret.
+                Some(v) => sha256(v.as_encoded_bytes()),
+                None => "unset".into(),
+            };
+            parts.push((format!("env {name}"), value));
+        }
+        if let Some(p) = self.pipeline {
+            parts.push(("pipeline".into(), p.to_owned()));
+        }
+        parts.push(("attempt".into(), self.attempt.to_string()));
+        let mut all = Sha256::new();
+        all.update(format!("goldgate cache {VERSION}\0").as_bytes());
+        for (name, value) in &parts {
+            all.update(name.as_bytes());
+            all.update([0]);
+            all.update(value.as_bytes());
+            all.update([0]);
+        }
+        let case = crate::base::fs::relative_to(self.case_file, self.dir)
+            .unwrap_or_else(|| self.case_file.to_path_buf());
+        let call = format!(
+            "{} {} {}",
+            shown(&case),
+            self.pipeline.unwrap_or("-"),
+            self.attempt
+        );
+        Ok(CallKey {
+            digest: hex(&all.finalize()),
+            parts,
+            call,
+        })
+    }
+}
+
+/// The files each glob of `run.inputs` matches (relative to `dir`), sorted.
+fn input_files(globs: &[String], dir: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, String> {
+    globs
+        .iter()
+        .map(|written| {
+            let pattern = dir.join(written);
+            let matched = glob::glob(&pattern.to_string_lossy())
+                .map_err(|e| format!("`run.inputs` `{written}` is not a glob: {}", e.msg))?;
+            let mut files: Vec<PathBuf> = matched
+                .filter_map(Result::ok)
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            Ok((written.clone(), files))
+        })
+        .collect()
+}
+
+/// The path from the folder `from` to `to` (`../..` from `cases/.goldgate/cache` to `cases`),
+/// both taken at their real places.
+fn path_between(from: &Path, to: &Path) -> PathBuf {
+    let (from, to) = (
+        crate::base::fs::canonical(from),
+        crate::base::fs::canonical(to),
+    );
+    let (a, b): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut path = PathBuf::new();
+    for _ in common..a.len() {
+        path.push("..");
+    }
+    for part in &b[common..] {
+        path.push(part);
+    }
+    path
+}
+
+/// A path as the index and the messages show it, `/`-separated.
+fn shown(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+fn digest_of(path: &Path) -> Result<String, String> {
+    file_digest(path).map_err(|e| format!("cannot read `{}` to key its call: {e}", path.display()))
+}
+
+/// A cache folder, made ready to be used.
+pub(crate) struct Folder {
+    dir: PathBuf,
+}
+
+impl Folder {
+    /// The folder `dir`, made (with its marker and a `.gitignore` for its locks) when new.
+    pub(crate) fn open(dir: &Path) -> std::io::Result<Folder> {
+        std::fs::create_dir_all(dir.join("index"))?;
+        std::fs::create_dir_all(dir.join(".locks"))?;
+        let marker = dir.join(MARKER);
+        if !marker.is_file() {
+            write_atomically(
+                &marker,
+                format!(
+                    "{{\"goldgate_cache\": {VERSION}, \"about\": \"outputs of the suites' run: commands, keyed by what decides them; commit this folder to replay them without calling (GOLDGATE_CACHE=replay)\"}}\n"
+                )
+                .as_bytes(),
+            )?;
+        }
+        let ignore = dir.join(".gitignore");
+        if !ignore.is_file() {
+            write_atomically(
+                &ignore,
+                b"# Locks of calls in progress.\n.locks/\n.*.tmp*\n",
+            )?;
+        }
+        Ok(Folder {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    fn entry(&self, key: &CallKey) -> PathBuf {
+        self.dir.join(format!("{}.json", key.digest))
+    }
+
+    fn index(&self, key: &CallKey) -> PathBuf {
+        self.dir
+            .join("index")
+            .join(format!("{}.json", sha256(key.call.as_bytes())))
+    }
+
+    /// Holds the lock of `key` until dropped: one call per key, whatever the processes.
+    pub(crate) fn lock(&self, key: &CallKey) -> std::io::Result<crate::base::fs::Held> {
+        crate::base::fs::lock_file(&self.dir.join(".locks").join(&key.digest))
+    }
+
+    /// The output kept for `key`, if a whole entry of this layout is there; its time is set to
+    /// now, so that `goldgate cache prune` removes what no run uses, not what is old.
+    pub(crate) fn kept(&self, key: &CallKey) -> Option<Ran> {
+        let path = self.entry(key);
+        let bytes = read_bytes(&path, ENTRY_BYTES).ok()?;
+        if let Ok(file) = std::fs::File::options().append(true).open(&path) {
+            let _ = file.set_modified(std::time::SystemTime::now());
+        }
+        let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        if json.get("goldgate_cache")?.as_u64()? != VERSION
+            || json.get("key")?.as_str()? != key.digest
+        {
+            return None;
+        }
+        Some(Ran {
+            stdout: json.get("stdout")?.as_str()?.to_owned(),
+            latency_ms: json.get("latency_ms")?.as_f64()?,
+            stderr_tail: json.get("stderr_tail")?.as_str()?.to_owned(),
+        })
+    }
+
+    /// Keeps a successful output, and names its key in the index of its case's call.
+    pub(crate) fn keep(&self, key: &CallKey, ran: &Ran) -> std::io::Result<()> {
+        let entry = json!({
+            "goldgate_cache": VERSION,
+            "key": key.digest,
+            "call": key.call,
+            "stdout": ran.stdout,
+            "latency_ms": ran.latency_ms,
+            "stderr_tail": ran.stderr_tail,
+        });
+        write_atomically(&self.entry(key), entry.to_string().as_bytes())?;
+        let parts: serde_json::Map<String, serde_json::Value> = key
+            .parts
+            .iter()
+            .map(|(n, v)| (n.clone(), json!(v)))
+            .collect();
+        let index = json!({"call": key.call, "key": key.digest, "parts": parts});
+        write_atomically(&self.index(key), index.to_string().as_bytes())
+    }
+
+    /// Why `key` has no entry, part by part against the key its call last had.
+    pub(crate) fn why_missed(&self, key: &CallKey) -> String {
+        let last = read_bytes(&self.index(key), ENTRY_BYTES)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        let Some(last) = last else {
+            return "no output of this call was ever kept".into();
+        };
+        if last["key"] == key.digest.as_str() {
+            return "its kept output is gone or unreadable".into();
+        }
+        let before = last["parts"].as_object().cloned().unwrap_or_default();
+        let mut changed: Vec<String> = Vec::new();
+        for (name, value) in &key.parts {
+            match before.get(name).and_then(|v| v.as_str()) {
+                Some(b) if b == value => {}
+                Some(_) => changed.push(format!("{} changed", part_name(name))),
+                None => changed.push(format!("{} is new", part_name(name))),
+            }
+        }
+        for name in before.keys() {
+            if !key.parts.iter().any(|(n, _)| n == name) {
+                changed.push(format!("{} is gone", part_name(name)));
+            }
+        }
+        if changed.is_empty() {
+            return "its key changed".into();
+        }
+        changed.join(", ")
+    }
+}
+
+/// A key part as a person names it.
+fn part_name(part: &str) -> String {
+    match part.split_once(' ') {
+        Some(("file", f)) => format!("the file `{f}`"),
+        Some(("input", f)) => format!("the input `{f}`"),
+        Some(("inputs", g)) => format!("what `{g}` matches"),
+        Some(("env", v)) => format!("the variable `{v}`"),
+        Some(("document", d)) => format!("the document `{d}`"),
+        _ => format!("the {part}"),
+    }
+}
