@@ -165,7 +165,7 @@ fn a_second_run_makes_no_call() {
     let report: Value = support::read_report(&report, &out);
     assert_eq!(
         report["summary"]["calls"],
-        serde_json::json!({"called": 0, "cached": 6, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0})
+        serde_json::json!({"called": 0, "cached": 6, "retries": 0, "errors": 0, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0})
     );
     assert_eq!(case(&report, "a::fast")["calls"]["cached"], 1);
     assert_eq!(case(&report, "a::fast")["metrics"]["latency_ms"], 250.0);
@@ -536,4 +536,82 @@ fn prune_and_clear_remove_kept_outputs() {
         nothing.starts_with("no cache folder under `docs-elsewhere`"),
         "{nothing}"
     );
+}
+
+/// `run.retries` calls again after a non-zero exit, a timeout or output that is not JSON, saying
+/// each retry; a call that still fails is a call error (JUnit's `<error>`, not `<failure>`),
+/// counted apart, and `call_errors: skip` leaves its case out of the means instead of failing it.
+#[test]
+fn retries_then_call_errors_counted_apart() {
+    // `flaky` documents fail their first call (a marker file remembers it), `fail` ones always.
+    let flaky = r#"marker="$1.$2.called"
+if [ ! -e "$marker" ]; then : > "$marker"; echo "429 too many requests" >&2; exit 1; fi
+"#;
+    let dir = project("  retries: { max: 2, backoff_s: 0 }\n");
+    std::fs::write(
+        dir.path().join("cases/extract.sh"),
+        format!("echo \"$2 $1\" >> \"$COUNTER\"\ncase \"$(cat \"$1\")\" in flaky*) {{ {flaky} }};; esac\n{}", EXTRACT.lines().skip(1).collect::<Vec<_>>().join("\n")),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cases/docs/a.txt"), "flaky").unwrap();
+    std::fs::write(
+        dir.path().join("cases/a.yaml"),
+        "document: docs/a.txt\ngold:\n  total: flaky\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cases/docs/b.txt"), "fail").unwrap();
+    let junit = dir.path().join("junit.xml");
+    let (out, calls) = run(dir.path(), &[("GOLDGATE_JUNIT", junit.to_str().unwrap())]);
+    let text = stdout(&out);
+    // a: called twice per pipeline (its retry passed); b: three times (2 retries, then an error).
+    let mut want: Vec<String> = each(&["a", "a", "b", "b", "b", "c"]);
+    want.sort();
+    assert_eq!(calls, want, "{text}");
+    assert_eq!(verdict_of(&text, "a::fast"), "test a::fast ... ok");
+    assert_eq!(verdict_of(&text, "b::fast"), "test b::fast ... FAILED");
+    assert!(
+        support::stderr(&out).contains("retry 1 of 2 for `cases/a.yaml` in 0.0 s: "),
+        "{}",
+        support::stderr(&out)
+    );
+    assert!(text.contains("(the last of 3 calls; before it: "), "{text}");
+    assert_eq!(
+        calls_line(&out),
+        "calls: 12 made (6 retries, 2 call errors: failed after their retries), none from the cache"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let b = &xml[xml.find("name=\"b::fast\"").unwrap()..];
+    let b = &b[..b.find("</testcase>").unwrap()];
+    assert!(b.contains("<error "), "{b}");
+    assert!(!b.contains("<failure"), "{b}");
+    let a = &xml[xml.find("name=\"c::fast\"").unwrap()..];
+    assert!(!a[..a.find("</testcase>").unwrap_or(a.len())].contains("<error"));
+
+    // Skipped instead: ignored with the reason, left out of the run's means.
+    let suite = dir.path().join("cases/suite.yaml");
+    let yaml = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        yaml.replacen("run:\n", "run:\n  call_errors: skip\n", 1),
+    )
+    .unwrap();
+    let report = dir.path().join("report.json");
+    let out = command(
+        dir.path(),
+        &["test", "cases", "--report", report.to_str().unwrap()],
+        &[],
+    )
+    .output()
+    .unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        verdict_of(&text, "b::fast")
+            .starts_with("test b::fast ... ignored (call error, skipped (run.call_errors: skip): "),
+        "{text}"
+    );
+    let report = support::read_report(&report, &out);
+    assert_eq!(report["summary"]["ignored"], 2);
+    assert_eq!(report["summary"]["exact_match"], 1.0);
+    assert_eq!(case(&report, "b::fast")["error"]["kind"], "call");
 }

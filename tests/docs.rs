@@ -554,7 +554,10 @@ fn every_goldgate_command_shown_names_real_flags() {
                         .output()
                         .unwrap()
                 } else {
-                    goldgate(root(), &[sub, "--help"])
+                    // A subcommand of a subcommand is `cache prune`.
+                    let mut args: Vec<&str> = sub.split(' ').collect();
+                    args.push("--help");
+                    goldgate(root(), &args)
                 };
                 format!(
                     "{}{}",
@@ -625,6 +628,15 @@ fn command_problems(
             )];
         }
         ("goldgate", sub.as_str(), &words[2..])
+    };
+    // A subcommand with subcommands of its own (`goldgate cache prune`): the flags are theirs.
+    let nested;
+    let (sub, rest) = match rest.first() {
+        Some(next) if !next.starts_with('-') && help_of(sub).contains("\nCommands:") => {
+            nested = format!("{sub} {next}");
+            (nested.as_str(), &rest[1..])
+        }
+        _ => (sub, rest),
     };
     let help = help_of(sub);
     let mut problems = Vec::new();

@@ -739,6 +739,7 @@ mod tests {
             failed: None,
             usage_mismatch: None,
             call: None,
+            retried: 0,
             document: None,
         }
     }

@@ -34,6 +34,9 @@ pub enum ErrorKind {
     Prediction,
     /// The baseline could not be read, or does not exist.
     Baseline,
+    /// A suite's `run:` call failed after its retries (a non-zero exit, a timeout, output that
+    /// is not JSON, or the pipeline saying so): an error of the call, not a wrong answer.
+    Call,
 }
 
 /// Why a case could not be scored: its kind, and what went wrong with its fix.

@@ -801,6 +801,7 @@ fn text_prediction(text: String) -> Prediction {
         failed: None,
         usage_mismatch: None,
         call: None,
+        retried: 0,
         document: None,
     }
 }

@@ -698,7 +698,55 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
         repeat,
         at: (file.to_path_buf(), mark),
         cache: Arc::new(call_cache(here, mark, r, dir)?),
+        retries: retries(here, r)?,
     })
+}
+
+/// `run.retries` and `run.call_errors`.
+fn retries(here: &Here, r: &RunSpec) -> Result<crate::model::suite::Retries, LoadError> {
+    let mut retries = crate::model::suite::Retries::default();
+    if let Some(spec) = &r.retries {
+        let at = Mark::of(&spec.referenced);
+        if spec.value.max > 10 {
+            return Err(here
+                .err(
+                    at,
+                    "run.retries.max",
+                    format!("`max` is {}; at most 10 retries", spec.value.max),
+                )
+                .hint(
+                    "a call that fails 10 times in a row will not work the 11th: write `max: 3`",
+                ));
+        }
+        let backoff = spec.value.backoff_s.unwrap_or(1.0);
+        if !(0.0..=600.0).contains(&backoff) {
+            return Err(here
+                .err(
+                    at,
+                    "run.retries.backoff_s",
+                    format!("`backoff_s` {backoff} is outside [0, 600]"),
+                )
+                .hint("give the seconds to wait before the first retry, such as 2"));
+        }
+        retries.max = spec.value.max;
+        retries.backoff = Duration::from_secs_f64(backoff);
+    }
+    if let Some(rule) = &r.call_errors {
+        retries.skip_call_errors = match rule.value.as_str() {
+            "fail" => false,
+            "skip" => true,
+            other => {
+                return Err(here
+                    .err(
+                        Mark::of(&rule.referenced),
+                        "run.call_errors",
+                        format!("unknown `call_errors: {other}`"),
+                    )
+                    .hint("`fail` (the default) fails the case; `skip` leaves it out of the means and the gates"));
+            }
+        };
+    }
+    Ok(retries)
 }
 
 /// `run.cache`, `run.cache_folder`, `run.inputs` and `run.env`: how the command's outputs are

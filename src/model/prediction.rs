@@ -29,6 +29,8 @@ pub struct Prediction {
     /// Where the output of a suite's `run:` command came from; `None` for a recorded file or a
     /// prediction written in the case.
     pub call: Option<CallSource>,
+    /// How many times its call was made again before this output (`run.retries`).
+    pub retried: u32,
     /// The predicted fields as the JSON document holds them, types and all, kept only when the
     /// case's profile compares typed values (`docubench`).
     pub document: Option<std::sync::Arc<serde_json::Value>>,
@@ -237,6 +239,12 @@ pub struct CallTally {
     pub called: u32,
     /// Outputs taken from the cache, no call made.
     pub cached: u32,
+    /// Of the calls made, those made again after a failure (`run.retries`).
+    #[serde(default)]
+    pub retries: u32,
+    /// Attempts whose call still failed after its retries: call errors, not wrong answers.
+    #[serde(default)]
+    pub errors: u32,
     /// The latency the cached outputs' calls took when they were made, in milliseconds.
     pub saved_latency_ms: f64,
     /// The cost of the cached outputs' calls, in US dollars (as far as their usage tells).
@@ -248,6 +256,8 @@ impl CallTally {
     pub fn add(&mut self, o: &CallTally) {
         self.called += o.called;
         self.cached += o.cached;
+        self.retries += o.retries;
+        self.errors += o.errors;
         self.saved_latency_ms += o.saved_latency_ms;
         self.saved_cost_usd += o.saved_cost_usd;
     }

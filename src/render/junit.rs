@@ -30,7 +30,10 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
         let status = if aggregate.passed {
             TestCaseStatus::success()
         } else {
-            failure(aggregate.message.as_deref().unwrap_or("aggregate failed"))
+            failure(
+                NonSuccessKind::Failure,
+                aggregate.message.as_deref().unwrap_or("aggregate failed"),
+            )
         };
         let mut test = TestCase::new(xml(&aggregate.id), status);
         let folder = std::path::Path::new(&aggregate.file)
@@ -84,13 +87,22 @@ fn case_status(case: &TestRecord) -> TestCaseStatus {
             }
             status
         }
-        Some(false) => failure(case.message.as_deref().unwrap_or("case failed")),
+        Some(false) => {
+            // A call that failed is an error of the run, not a wrong answer (JUnit's `<error>`).
+            let kind = match &case.error {
+                Some(e) if e.kind == crate::evaluate::record::ErrorKind::Call => {
+                    NonSuccessKind::Error
+                }
+                _ => NonSuccessKind::Failure,
+            };
+            failure(kind, case.message.as_deref().unwrap_or("case failed"))
+        }
     }
 }
 
-/// A failure: the verdict line as its message, the whole plain message as its text.
-fn failure(message: &str) -> TestCaseStatus {
-    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+/// A failure (or an error): the verdict line as its message, the whole plain message as its text.
+fn failure(kind: NonSuccessKind, message: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
     status.set_message(xml(message.lines().next().unwrap_or(message)));
     status.set_description(xml(message));
     status

@@ -193,10 +193,21 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
 /// How many calls of the suites' `run:` commands the run made, and how many outputs it took from
 /// the cache with what their calls took when they were made.
 pub fn calls_line(calls: &crate::model::prediction::CallTally) -> String {
-    let made = match calls.called {
-        1 => "1 made".to_owned(),
-        n => format!("{n} made"),
-    };
+    let mut made = format!("{} made", calls.called);
+    let mut about: Vec<String> = Vec::new();
+    match calls.retries {
+        0 => {}
+        1 => about.push("1 a retry".into()),
+        n => about.push(format!("{n} retries")),
+    }
+    match calls.errors {
+        0 => {}
+        1 => about.push("1 call error: failed after its retries".into()),
+        n => about.push(format!("{n} call errors: failed after their retries")),
+    }
+    if !about.is_empty() {
+        made.push_str(&format!(" ({})", about.join(", ")));
+    }
     if calls.cached == 0 {
         return format!("calls: {made}, none from the cache");
     }

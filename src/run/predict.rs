@@ -40,6 +40,8 @@ pub(crate) struct CallOf<'a> {
     pub(crate) pipeline: Option<&'a str>,
     pub(crate) timeout: Duration,
     pub(crate) attempt: u32,
+    /// The retry of the call (from 0): each is a call of its own within the run.
+    pub(crate) retry: u32,
     pub(crate) cache: &'a CallCache,
 }
 
@@ -163,6 +165,11 @@ impl Commands {
         if call.attempt > 0 {
             parts.push(attempt_part.as_bytes());
         }
+        // A retry runs the command again, whatever an earlier call of the run gave.
+        let retry_part = format!("retry {}", call.retry);
+        if call.retry > 0 {
+            parts.push(retry_part.as_bytes());
+        }
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
         let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
@@ -236,58 +243,106 @@ pub(crate) fn predict(
     commands: &Commands,
     attempt: u32,
 ) -> Result<Prediction, LoadError> {
-    match source {
-        PredictionSource::Run {
+    let PredictionSource::Run {
+        command,
+        dir,
+        timeout,
+        repeat: _,
+        expect_fields,
+        document,
+        at,
+        format,
+        pipeline,
+        cache,
+        retries,
+    } = source
+    else {
+        return read_prediction(source, case_file);
+    };
+    if let Some(missing) = document.as_ref().and_then(missing_document) {
+        return Err(missing);
+    }
+    let run_of = RunOf {
+        command,
+        expect_fields: *expect_fields,
+        at,
+        format: format.as_deref(),
+    };
+    let mut reasons: Vec<String> = Vec::new();
+    loop {
+        let call = CallOf {
             command,
             dir,
-            timeout,
-            repeat: _,
-            expect_fields,
-            document,
-            at,
-            format,
-            pipeline,
+            case_file,
+            document: document.as_ref().map(|d| d.path.as_path()),
+            pipeline: pipeline.as_deref(),
+            timeout: *timeout,
+            attempt,
+            retry: reasons.len() as u32,
             cache,
-        } => {
-            if let Some(missing) = document.as_ref().and_then(missing_document) {
-                return Err(missing);
+        };
+        match one_call(commands, &call, &run_of) {
+            Ok(mut prediction) => {
+                prediction.retried = reasons.len() as u32;
+                return Ok(prediction);
             }
-            let call = CallOf {
-                command,
-                dir,
-                case_file,
-                document: document.as_ref().map(|d| d.path.as_path()),
-                pipeline: pipeline.as_deref(),
-                timeout: *timeout,
-                attempt,
-                cache,
-            };
-            let (ran, source, keep) =
-                commands.output(&call).map_err(|uncalled| match uncalled {
-                    Uncalled::Failed(why) => failed(&why, at, case_file),
-                    Uncalled::NotKept { why, folder } => not_kept(&why, &folder, at, case_file),
-                })?;
-            let mut prediction = from_output(
-                ran.stdout.clone(),
-                ran.latency_ms,
-                &ran.stderr_tail,
-                &RunOf {
-                    command,
-                    expect_fields: *expect_fields,
-                    at,
-                    format: format.as_deref(),
-                },
-                case_file,
-            )?;
-            // Kept only when it reads as a prediction of a call that did not fail (`ok: false`).
-            if let Some(keep) = keep.filter(|_| prediction.failed.is_none()) {
-                keep.keep(&ran);
+            Err(Failure::Again(error)) if (reasons.len() as u32) < retries.max => {
+                let wait = retries.backoff * 2u32.saturating_pow(reasons.len() as u32);
+                let why = error.message.lines().next().unwrap_or_default().to_owned();
+                // Said as it happens: a retry is no failure, yet the one watching should know.
+                eprintln!(
+                    "retry {} of {} for `{}` in {:.1} s: {why}",
+                    reasons.len() + 1,
+                    retries.max,
+                    case_file.display(),
+                    wait.as_secs_f64()
+                );
+                reasons.push(why);
+                std::thread::sleep(wait);
             }
-            prediction.call = Some(source);
-            Ok(prediction)
+            Err(Failure::Again(mut error)) | Err(Failure::Final(mut error)) => {
+                if !reasons.is_empty() {
+                    error.message = format!(
+                        "{} (the last of {} calls; before it: {})",
+                        error.message,
+                        reasons.len() + 1,
+                        reasons.join("; ")
+                    );
+                }
+                return Err(error);
+            }
         }
-        _ => read_prediction(source, case_file),
     }
+}
+
+/// Why one call gave no prediction: a failure another call may not have (a non-zero exit, a
+/// timeout, output that is not JSON), or one it would (no kept output to replay).
+enum Failure {
+    Again(LoadError),
+    Final(LoadError),
+}
+
+/// One call of a case's command, read as its prediction, and kept when it is one.
+fn one_call(commands: &Commands, call: &CallOf, run_of: &RunOf) -> Result<Prediction, Failure> {
+    let (at, case_file) = (run_of.at, call.case_file);
+    let (ran, source, keep) = commands.output(call).map_err(|uncalled| match uncalled {
+        Uncalled::Failed(why) => Failure::Again(failed(&why, at, case_file)),
+        Uncalled::NotKept { why, folder } => Failure::Final(not_kept(&why, &folder, at, case_file)),
+    })?;
+    let mut prediction = from_output(
+        ran.stdout.clone(),
+        ran.latency_ms,
+        &ran.stderr_tail,
+        run_of,
+        case_file,
+    )
+    .map_err(Failure::Again)?;
+    // Kept only when it reads as a prediction of a call that did not fail (`ok: false`).
+    if let Some(keep) = keep.filter(|_| prediction.failed.is_none()) {
+        keep.keep(&ran);
+    }
+    prediction.call = Some(source);
+    Ok(prediction)
 }
 
 /// A failed call, located at the suite's `run`, naming the case; the tail of its standard error

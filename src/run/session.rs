@@ -688,8 +688,10 @@ impl Session {
         if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
             bar.inc(1);
         }
-        let calls =
-            matches!(case.prediction, PredictionSource::Run { .. }).then(|| call_tally(&attempts));
+        let calls = match &case.prediction {
+            PredictionSource::Run { retries, .. } => Some(call_tally(&attempts, retries.max)),
+            _ => None,
+        };
         let with_calls = |mut scored: Scored| {
             scored.numbers.calls = calls;
             scored
@@ -752,14 +754,27 @@ impl Session {
                     ),
                 };
                 let message = crate::render::prediction::unscored(&why);
+                let kind = if is_a_call_error(case, &why) {
+                    ErrorKind::Call
+                } else {
+                    ErrorKind::Prediction
+                };
+                // `call_errors: skip`: left out of the means and the gates, and said.
+                let skipped = kind == ErrorKind::Call
+                    && matches!(&case.prediction, PredictionSource::Run { retries, .. } if retries.skip_call_errors);
+                let status = if skipped {
+                    Status::Ignored
+                } else {
+                    Status::Failed
+                };
                 return Scored {
-                    passed: false,
+                    passed: skipped,
                     numbers: CaseNumbers {
                         reference: case.reference.clone(),
                         suite: case.suite_folder.display().to_string(),
                         slices: slices_of(&case.tags, &case.attributes),
                         attempts,
-                        ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), Status::Failed, None)
+                        ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
                     },
                     full: Mutex::new(Some(Box::new(Full {
                         message: Some(match attempts_line {
@@ -767,7 +782,7 @@ impl Session {
                             None => message,
                         }),
                         repeated,
-                        error: Some(Cause::new(ErrorKind::Prediction, cause.clone())),
+                        error: Some(Cause::new(kind, cause.clone())),
                         problems: vec![Located {
                             file: at.0,
                             line: at.1,
@@ -1092,10 +1107,14 @@ impl VerdictStore {
     }
 }
 
-/// The calls behind a case's attempts: each made now (a failed one too) or taken from the cache,
-/// with what the cached ones cost when they were made. An attempt `replay` could not make, or
-/// one that never reached its command (a missing document), made no call.
-fn call_tally(attempts: &[Result<(Prediction, Outcome), Box<Unscored>>]) -> CallTally {
+/// The calls behind a case's attempts: each made now (a failed one too, with its retries: a
+/// call that still failed made every retry) or taken from the cache, with what the cached ones
+/// cost when they were made. An attempt `replay` could not make, or one that never reached its
+/// command (a missing document), made no call.
+fn call_tally(
+    attempts: &[Result<(Prediction, Outcome), Box<Unscored>>],
+    max_retries: u32,
+) -> CallTally {
     let mut tally = CallTally::default();
     for attempt in attempts {
         match attempt {
@@ -1104,11 +1123,35 @@ fn call_tally(attempts: &[Result<(Prediction, Outcome), Box<Unscored>>]) -> Call
                 tally.saved_latency_ms += o.metrics.latency_ms.unwrap_or(0.0);
                 tally.saved_cost_usd += o.metrics.cost_usd.unwrap_or(0.0);
             }
-            Ok(_) | Err(_) if reached_its_command(attempt) => tally.called += 1,
-            _ => {}
+            Ok((p, _)) => {
+                tally.called += 1 + p.retried;
+                tally.retries += p.retried;
+            }
+            Err(e) => match &**e {
+                Unscored::FailedCall(_) => {
+                    tally.called += 1;
+                    tally.errors += 1;
+                }
+                Unscored::Unreadable(_) if reached_its_command(attempt) => {
+                    tally.called += 1 + max_retries;
+                    tally.retries += max_retries;
+                    tally.errors += 1;
+                }
+                Unscored::Unreadable(_) => {}
+            },
         }
     }
     tally
+}
+
+/// Whether a case's prediction failed as a call of its suite's `run:` command fails (its exit,
+/// its time, its output, or the pipeline's own word), not for a mistake of the project.
+fn is_a_call_error(case: &Case, why: &Unscored) -> bool {
+    matches!(case.prediction, PredictionSource::Run { .. })
+        && match why {
+            Unscored::FailedCall(_) => true,
+            Unscored::Unreadable(e) => e.yaml_path == "run.command",
+        }
 }
 
 /// Whether an attempt ran its command (or took another process's run of it).

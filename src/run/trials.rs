@@ -216,6 +216,21 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     let scored = session.score(case);
     let full = scored.take().unwrap_or_default();
     record.status = scored.numbers.status;
+    if record.status == Status::Ignored {
+        // A call error its suite skips (`run.call_errors: skip`): ignored, with its reason.
+        let reason = format!(
+            "call error, skipped (run.call_errors: skip): {}",
+            full.error
+                .as_ref()
+                .map_or("", |e| e.message.lines().next().unwrap_or(""))
+        );
+        record.error = full.error;
+        record.skip = Some(reason.clone());
+        record.problems = full.problems;
+        record.calls = scored.numbers.calls;
+        session.finish_case(&record, None);
+        return Ok(Completion::ignored_with(reason));
+    }
     record.error = full.error;
     record.outcome = full.outcome;
     record.model = full.model;

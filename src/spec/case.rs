@@ -346,6 +346,27 @@ pub struct RunSpec {
     /// again. Their values are kept only as digests.
     #[serde(default)]
     pub env: Vec<String>,
+    /// Calls again after a non-zero exit, a timeout or output that is not JSON:
+    /// `{ max: 3, backoff_s: 2 }` (none by default); the wait doubles after each retry.
+    #[schemars(with = "Option<RetriesSpec>")]
+    pub retries: Option<Spanned<RetriesSpec>>,
+    /// What a call that still fails after its retries does to its case: `fail` (the default:
+    /// the case fails, as a call error apart from wrong answers) or `skip` (the case is left out
+    /// of the means and the gates, and the run says so).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::call_errors")]
+    pub call_errors: Option<Spanned<String>>,
+}
+
+/// How often a failed call is made again.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetriesSpec {
+    /// Calls made again at most (after the first).
+    #[schemars(range(min = 0, max = 10))]
+    pub max: u32,
+    /// Seconds before the first retry (1 by default), doubled before each next one.
+    pub backoff_s: Option<f64>,
 }
 
 /// A gate on a significant drop against the baseline: the paired mean drop of `metric` over the

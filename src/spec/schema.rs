@@ -153,6 +153,11 @@ pub(crate) fn cache_mode(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "description": "How outputs are kept and reused.", "enum": ["use", "refresh", "replay", "off"] })
 }
 
+/// `run.call_errors:` what a call error does to its case.
+pub(crate) fn call_errors(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "description": "What a call that fails after its retries does to its case.", "enum": ["fail", "skip"] })
+}
+
 /// `profile:` one of the profile names.
 pub(crate) fn profile(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "description": "The scoring profile.", "enum": ["dream", "anls_star", "docubench", "kieval"] })
