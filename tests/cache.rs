@@ -23,6 +23,7 @@ case "$text" in
   fail*) echo "the model is down" >&2; exit 3;;
   text*) echo "no JSON here";;
   notok*) printf '{"ok": false, "error": "rate limited"}\n';;
+  paid*) printf '{"ok": true, "fields": {"total": "%s"}, "latency_ms": 250, "model": "m", "usage": {"input_tokens": 1000, "output_tokens": 100}}\n' "$text";;
   big*) printf '{"ok": true, "fields": {"total": "%s"}, "latency_ms": 250, "pad": "%0500000d"}\n' "$text" 0;;
   *) printf '{"ok": true, "fields": {"total": "%s"}, "latency_ms": 250}\n' "$text";;
 esac
@@ -168,6 +169,20 @@ fn a_second_run_makes_no_call() {
         serde_json::json!({"called": 0, "cached": 6, "retries": 0, "errors": 0, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0})
     );
     assert_eq!(case(&report, "a::fast")["calls"]["cached"], 1);
+    // And the step summary of a CI run.
+    let summary = dir.path().join("summary.md");
+    command(
+        dir.path(),
+        &["test", "cases"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    )
+    .output()
+    .unwrap();
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        page.contains("\ncalls: 0 made, 6 outputs from the cache (their calls took 1.5 s when they were made)\n"),
+        "{page}"
+    );
     assert_eq!(case(&report, "a::fast")["metrics"]["latency_ms"], 250.0);
 }
 
@@ -614,4 +629,68 @@ if [ ! -e "$marker" ]; then : > "$marker"; echo "429 too many requests" >&2; exi
     assert_eq!(report["summary"]["ignored"], 2);
     assert_eq!(report["summary"]["exact_match"], 1.0);
     assert_eq!(case(&report, "b::fast")["error"]["kind"], "call");
+}
+
+/// Every call is paid for: a case run 3 times costs its 3 calls (the attempt shown keeps its own
+/// figure), the run's end says what the calls made cost, and a second run, calling nothing,
+/// says what the kept ones had cost.
+#[test]
+fn every_call_counts_in_the_spend() {
+    let dir = project(
+        "  repeat: 3\npass: majority\npricing:\n  m: { input_per_mtok: 1.0, output_per_mtok: 10.0 }\n",
+    );
+    let suite = dir.path().join("cases/suite.yaml");
+    let yaml = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        yaml.replace(
+            "  latency_ms: latency_ms\n",
+            "  latency_ms: latency_ms\n  usage: usage\n  model: model\n",
+        ),
+    )
+    .unwrap();
+    for c in ["a", "b", "c"] {
+        std::fs::write(
+            dir.path().join(format!("cases/docs/{c}.txt")),
+            format!("paid {c}"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join(format!("cases/{c}.yaml")),
+            format!("document: docs/{c}.txt\ngold:\n  total: paid {c}\n"),
+        )
+        .unwrap();
+    }
+    // 1,000 tokens in at $1 and 100 out at $10 a million: $0.002 a call.
+    let report = dir.path().join("report.json");
+    let out = command(
+        dir.path(),
+        &["test", "cases", "--report", report.to_str().unwrap()],
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(
+        calls_line(&out),
+        "calls: 18 made for $0.0360, none from the cache"
+    );
+    let report = support::read_report(&report, &out);
+    let a = case(&report, "a::fast");
+    assert!(
+        (a["metrics"]["cost_usd"].as_f64().unwrap() - 0.006).abs() < 1e-12,
+        "{a}"
+    );
+    for attempt in a["repeat"]["each"].as_array().unwrap() {
+        assert!(
+            (attempt["metrics"]["cost_usd"].as_f64().unwrap() - 0.002).abs() < 1e-12,
+            "{attempt}"
+        );
+    }
+    let (out, calls) = run(dir.path(), &[]);
+    assert_eq!(calls, Vec::<String>::new());
+    assert_eq!(
+        calls_line(&out),
+        "calls: 0 made, 18 outputs from the cache (their calls took 4.5 s and $0.0360 when they were made)"
+    );
 }

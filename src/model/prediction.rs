@@ -249,6 +249,10 @@ pub struct CallTally {
     pub saved_latency_ms: f64,
     /// The cost of the cached outputs' calls, in US dollars (as far as their usage tells).
     pub saved_cost_usd: f64,
+    /// The cost of the calls made, in US dollars (as far as their usage tells; a failed call's
+    /// is not known).
+    #[serde(default)]
+    pub spent_cost_usd: f64,
 }
 
 impl CallTally {
@@ -260,5 +264,6 @@ impl CallTally {
         self.errors += o.errors;
         self.saved_latency_ms += o.saved_latency_ms;
         self.saved_cost_usd += o.saved_cost_usd;
+        self.spent_cost_usd += o.spent_cost_usd;
     }
 }

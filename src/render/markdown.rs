@@ -41,6 +41,12 @@ pub fn step_summary(
         let line = super::summary::never_ended_line(never);
         page.push_str(&format!("\n**{}**\n", escaped(&line)));
     }
+    if let Some(calls) = &summary.calls {
+        page.push_str(&format!(
+            "\n{}\n",
+            escaped(&super::summary::calls_line(calls))
+        ));
+    }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&pipelines_table(pipelines));
     }

@@ -194,6 +194,9 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
 /// the cache with what their calls took when they were made.
 pub fn calls_line(calls: &crate::model::prediction::CallTally) -> String {
     let mut made = format!("{} made", calls.called);
+    if calls.spent_cost_usd > 0.0 {
+        made.push_str(&format!(" for ${:.4}", calls.spent_cost_usd));
+    }
     let mut about: Vec<String> = Vec::new();
     match calls.retries {
         0 => {}

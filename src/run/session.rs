@@ -718,8 +718,17 @@ impl Session {
                 })
                 .collect(),
         };
+        // Every attempt was paid for: the case costs their sum (each keeps its own figure in
+        // the attempts of its record).
+        let spent = attempts
+            .iter()
+            .filter_map(|a| a.as_ref().ok()?.1.metrics.cost_usd)
+            .reduce(|a, b| a + b);
         let shown = repeated.shown();
-        let attempt = attempts.swap_remove(shown);
+        let mut attempt = attempts.swap_remove(shown);
+        if let Ok((_, outcome)) = &mut attempt {
+            outcome.metrics.cost_usd = spent;
+        }
         with_calls(self.scored(case, attempt, Some(repeated)))
     }
 
@@ -1123,9 +1132,10 @@ fn call_tally(
                 tally.saved_latency_ms += o.metrics.latency_ms.unwrap_or(0.0);
                 tally.saved_cost_usd += o.metrics.cost_usd.unwrap_or(0.0);
             }
-            Ok((p, _)) => {
+            Ok((p, o)) => {
                 tally.called += 1 + p.retried;
                 tally.retries += p.retried;
+                tally.spent_cost_usd += o.metrics.cost_usd.unwrap_or(0.0);
             }
             Err(e) => match &**e {
                 Unscored::FailedCall(_) => {
