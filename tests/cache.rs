@@ -166,7 +166,7 @@ fn a_second_run_makes_no_call() {
     let report: Value = support::read_report(&report, &out);
     assert_eq!(
         report["summary"]["calls"],
-        serde_json::json!({"called": 0, "cached": 6, "retries": 0, "errors": 0, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0})
+        serde_json::json!({"called": 0, "cached": 6, "retries": 0, "errors": 0, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0, "spent_cost_usd": 0.0})
     );
     assert_eq!(case(&report, "a::fast")["calls"]["cached"], 1);
     // And the step summary of a CI run.
@@ -693,4 +693,81 @@ fn every_call_counts_in_the_spend() {
         calls_line(&out),
         "calls: 0 made, 18 outputs from the cache (their calls took 4.5 s and $0.0360 when they were made)"
     );
+}
+
+/// The most calls the log of `timed.sh` shows running at once.
+fn most_at_once(log: &Path) -> usize {
+    let mut events: Vec<(u128, i32)> = std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (what, at) = l.split_once(' ').unwrap();
+            (
+                at.trim().parse::<u128>().unwrap(),
+                if what == "start" { 1 } else { -1 },
+            )
+        })
+        .collect();
+    // An end before a start at the same instant: touching calls do not overlap.
+    events.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, step) in events {
+        now += step;
+        most = most.max(now);
+    }
+    most as usize
+}
+
+/// A live suite of `n` cases whose command sleeps 0.4 s, logging when each call starts and ends.
+fn timed(n: usize, run: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![
+        (
+            "cases/suite.yaml".to_owned(),
+            format!("run:\n  command: [sh, timed.sh, \"{{document}}\"]\n  cache: off\n{run}defaults:\n  thresholds: {{ min_exact_match: 1.0 }}\n"),
+        ),
+        (
+            "cases/timed.sh".to_owned(),
+            "echo \"start $(date +%s%N)\" >> \"$LOG\"\nsleep 0.4\necho \"end $(date +%s%N)\" >> \"$LOG\"\nprintf '{\"fields\": {\"total\": \"%s\"}}\\n' \"$(cat \"$1\")\"\n".to_owned(),
+        ),
+    ];
+    for i in 0..n {
+        files.push((format!("cases/docs/{i}.txt"), format!("t{i}")));
+        files.push((
+            format!("cases/c{i}.yaml"),
+            format!("document: docs/{i}.txt\ngold:\n  total: t{i}\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir.path(), &files);
+    dir
+}
+
+/// `run.concurrency` is how many calls run at once, whatever the cores or `--test-threads`: 6
+/// cases of a suite that allows 6 run their calls together on a machine of fewer cores; a suite
+/// that allows 1 runs them one by one on 4 test threads; a case run 4 times on one test thread
+/// runs its attempts at once.
+#[test]
+fn calls_run_as_many_at_once_as_the_suite_says() {
+    let measure = |dir: &Path, args: &[&str]| {
+        let log = dir.join("log.txt");
+        let mut all = vec!["test", "cases"];
+        all.extend_from_slice(args);
+        let out = command(dir, &all, &[("LOG", log.to_str().unwrap())])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stdout(&out));
+        most_at_once(&log)
+    };
+    let wide = timed(6, "  concurrency: 6\n");
+    let at_once = measure(wide.path(), &[]);
+    assert!(at_once > 2, "{at_once} calls at once of 6 allowed");
+    let narrow = timed(4, "  concurrency: 1\n");
+    assert_eq!(measure(narrow.path(), &["--test-threads", "4"]), 1);
+    let repeated = timed(1, "  concurrency: 4\n  repeat: 4\npass: all\n");
+    let attempts = measure(repeated.path(), &["--test-threads", "1"]);
+    assert!(attempts > 1, "the 4 attempts ran {attempts} at once");
 }

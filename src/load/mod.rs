@@ -1162,7 +1162,7 @@ fn pipeline_prediction(
                 format: None,
                 pipeline: pipeline.map(str::to_owned),
                 cache: std::sync::Arc::clone(&run.cache),
-                retries: run.retries,
+                policy: run.policy,
             },
             (_, None, Some(template), Some(p)) => {
                 // This pipeline's own line, for errors in its path.

@@ -147,6 +147,23 @@ impl Suites {
     }
 }
 
+/// The most calls at once any suite under `root` asks for (`run.concurrency`): the run starts
+/// that many test threads, unless `--test-threads` says. A suite that does not read is left to
+/// the run, which says why.
+pub fn most_concurrent_calls(root: &Path) -> Option<u32> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| SUITE_FILES.contains(&e.file_name().to_string_lossy().as_ref()))
+        .filter_map(|e| {
+            let text = read_text(e.path()).ok()?;
+            let spec = super::parse::<SuiteFile>(e.path(), &text).ok()?;
+            Some(spec.run?.value.concurrency?.value)
+        })
+        .max()
+}
+
 /// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them),
 /// and the bounds and prediction format a pipeline gives its own.
 fn pipelines(
@@ -698,13 +715,13 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
         repeat,
         at: (file.to_path_buf(), mark),
         cache: Arc::new(call_cache(here, mark, r, dir)?),
-        retries: retries(here, r)?,
+        policy: call_policy(here, r)?,
     })
 }
 
-/// `run.retries` and `run.call_errors`.
-fn retries(here: &Here, r: &RunSpec) -> Result<crate::model::suite::Retries, LoadError> {
-    let mut retries = crate::model::suite::Retries::default();
+/// `run.retries`, `run.call_errors` and `run.concurrency`.
+fn call_policy(here: &Here, r: &RunSpec) -> Result<crate::model::suite::CallPolicy, LoadError> {
+    let mut policy = crate::model::suite::CallPolicy::default();
     if let Some(spec) = &r.retries {
         let at = Mark::of(&spec.referenced);
         if spec.value.max > 10 {
@@ -728,11 +745,23 @@ fn retries(here: &Here, r: &RunSpec) -> Result<crate::model::suite::Retries, Loa
                 )
                 .hint("give the seconds to wait before the first retry, such as 2"));
         }
-        retries.max = spec.value.max;
-        retries.backoff = Duration::from_secs_f64(backoff);
+        policy.max_retries = spec.value.max;
+        policy.backoff = Duration::from_secs_f64(backoff);
+    }
+    if let Some(n) = &r.concurrency {
+        if !(1..=256).contains(&n.value) {
+            return Err(here
+                .err(
+                    Mark::of(&n.referenced),
+                    "run.concurrency",
+                    format!("`concurrency` is {}; it must be from 1 to 256", n.value),
+                )
+                .hint("give how many calls may wait on the provider at once, such as 16"));
+        }
+        policy.concurrency = Some(n.value);
     }
     if let Some(rule) = &r.call_errors {
-        retries.skip_call_errors = match rule.value.as_str() {
+        policy.skip_call_errors = match rule.value.as_str() {
             "fail" => false,
             "skip" => true,
             other => {
@@ -746,7 +775,7 @@ fn retries(here: &Here, r: &RunSpec) -> Result<crate::model::suite::Retries, Loa
             }
         };
     }
-    Ok(retries)
+    Ok(policy)
 }
 
 /// `run.cache`, `run.cache_folder`, `run.inputs` and `run.env`: how the command's outputs are

@@ -356,7 +356,7 @@ pub enum PredictionSource {
         pipeline: Option<String>,
         /// How its outputs are kept and reused.
         cache: std::sync::Arc<crate::model::suite::CallCache>,
-        /// How a failed call is made again, and what one that still fails does.
-        retries: crate::model::suite::Retries,
+        /// How its calls are made: retried, at once, and what one that still fails does.
+        policy: crate::model::suite::CallPolicy,
     },
 }

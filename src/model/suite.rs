@@ -270,20 +270,22 @@ pub struct RunCommand {
     pub at: (PathBuf, Mark),
     /// How its outputs are kept and reused.
     pub cache: std::sync::Arc<CallCache>,
-    /// How a failed call is made again, and what one that still fails does.
-    pub retries: Retries,
+    /// How its calls are made: retried, at once, and what one that still fails does.
+    pub policy: CallPolicy,
 }
 
 /// How a failed call (a non-zero exit, a timeout, output that is not JSON) is made again
 /// (`run.retries`), and what one that still fails does to its case (`run.call_errors`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Retries {
+pub struct CallPolicy {
     /// Calls made again at most.
-    pub max: u32,
+    pub max_retries: u32,
     /// The wait before the first retry, doubled before each next one.
     pub backoff: Duration,
     /// Whether a case whose call still fails is left out (`skip`) rather than failed.
     pub skip_call_errors: bool,
+    /// How many calls run at once in a process (`run.concurrency`), when the suite says.
+    pub concurrency: Option<u32>,
 }
 
 /// How a suite's `run:` outputs are kept and reused (`run.cache`, `run.inputs`, `run.env`).

@@ -93,7 +93,7 @@ pub(crate) struct Ahead {
 /// `threads` threads and more than one test to run (libtest-mimic must then run on one thread).
 /// The stack of a thread that works ahead: a main thread's (8 MiB), which a case nested as deep
 /// as goldgate reads needs in a debug build (2 MiB, a spawned thread's default, is not).
-const WORKER_STACK: usize = 8 << 20;
+pub(crate) const WORKER_STACK: usize = 8 << 20;
 
 pub(crate) fn plan(
     args: &Arguments,

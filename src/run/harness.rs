@@ -144,9 +144,13 @@ impl Harness {
             Ok(found) => found,
             Err(no_cases) => return fail_early(&no_cases.0),
         };
-        let threads = args
-            .test_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        // Calls that wait on a provider need threads, not cores: a suite's `run.concurrency`
+        // raises the default (never `--test-threads`).
+        let threads = args.test_threads.unwrap_or_else(|| {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            let calls = crate::load::suite::most_concurrent_calls(&self.cases).unwrap_or(0);
+            cores.max(calls as usize)
+        });
         let keeps = (env.run_id.is_none() && outputs.any()) || annotations;
         let session = match self.session(&env, &args, threads, keeps) {
             Ok(s) => s,

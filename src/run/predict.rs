@@ -7,7 +7,9 @@
 //! its arguments, its folder and the document's bytes, and a lock per key makes a second process
 //! wait for the first instead of running the command again.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
@@ -29,6 +31,39 @@ pub(crate) struct Commands {
     shared: Option<PathBuf>,
     /// `GOLDGATE_CACHE`, over each suite's `run.cache`.
     cache_mode: Option<CacheMode>,
+    /// The calls running at once, per suite file that bounds them (`run.concurrency`).
+    slots: Arc<Mutex<HashMap<PathBuf, Arc<Slots>>>>,
+}
+
+/// A bound on the calls of a suite's command running at once.
+#[derive(Debug)]
+struct Slots {
+    limit: usize,
+    used: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// A call's place among those running at once, freed when dropped.
+struct Slot(Arc<Slots>);
+
+impl Slots {
+    /// Waits for a free place.
+    fn take(slots: Arc<Slots>) -> Slot {
+        let mut used = slots.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used >= slots.limit {
+            used = slots.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += 1;
+        drop(used);
+        Slot(slots)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        *self.0.used.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.0.freed.notify_one();
+    }
 }
 
 /// One call of a case's command, as [`Commands::output`] makes it.
@@ -43,6 +78,9 @@ pub(crate) struct CallOf<'a> {
     /// The retry of the call (from 0): each is a call of its own within the run.
     pub(crate) retry: u32,
     pub(crate) cache: &'a CallCache,
+    /// The suite file of the command, and how many of its calls may run at once.
+    pub(crate) suite: &'a Path,
+    pub(crate) concurrency: Option<u32>,
 }
 
 /// A call's output, where it came from, and how to keep it when it was made now.
@@ -82,6 +120,7 @@ impl Commands {
             return Ok(Commands {
                 shared: None,
                 cache_mode,
+                slots: Arc::default(),
             });
         };
         let shared = journal.folder().join("outputs");
@@ -89,6 +128,7 @@ impl Commands {
         Ok(Commands {
             shared: Some(shared),
             cache_mode,
+            slots: Arc::default(),
         })
     }
 
@@ -137,10 +177,33 @@ impl Commands {
         Ok((ran, CallSource::Called, Some(Keep { folder, key, _held })))
     }
 
+    /// A place among the calls of the suite's command running at once, when its suite bounds
+    /// them; the time spent waiting for one is no part of the call's latency.
+    fn slot(&self, call: &CallOf) -> Option<Slot> {
+        let limit = call.concurrency? as usize;
+        let slots = {
+            let mut all = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(all.entry(call.suite.to_path_buf()).or_insert_with(|| {
+                Arc::new(Slots {
+                    limit,
+                    used: Mutex::new(0),
+                    freed: Condvar::new(),
+                })
+            }))
+        };
+        Some(Slots::take(slots))
+    }
+
+    /// The command run now, in its place among those running at once.
+    fn call_now(&self, call: &CallOf) -> Result<Ran, String> {
+        let _slot = self.slot(call);
+        run(call.command, call.dir, call.timeout)
+    }
+
     /// The output of a call run now or taken from another process of the run.
     fn in_this_run(&self, call: &CallOf) -> Result<Ran, Uncalled> {
         let Some(shared) = &self.shared else {
-            return run(call.command, call.dir, call.timeout).map_err(Uncalled::Failed);
+            return self.call_now(call).map_err(Uncalled::Failed);
         };
         // Streamed and bounded: a scan of gigabytes is neither held in memory nor read whole.
         let document_digest = match call.document {
@@ -176,7 +239,7 @@ impl Commands {
         if let Some(kept) = read_kept(&entry) {
             return kept.map_err(Uncalled::Failed);
         }
-        let result = run(call.command, call.dir, call.timeout);
+        let result = self.call_now(call);
         let kept = match &result {
             Ok(ran) => {
                 json!({"stdout": ran.stdout, "latency_ms": ran.latency_ms, "stderr_tail": ran.stderr_tail})
@@ -254,7 +317,7 @@ pub(crate) fn predict(
         format,
         pipeline,
         cache,
-        retries,
+        policy,
     } = source
     else {
         return read_prediction(source, case_file);
@@ -280,20 +343,22 @@ pub(crate) fn predict(
             attempt,
             retry: reasons.len() as u32,
             cache,
+            suite: &at.0,
+            concurrency: policy.concurrency,
         };
         match one_call(commands, &call, &run_of) {
             Ok(mut prediction) => {
                 prediction.retried = reasons.len() as u32;
                 return Ok(prediction);
             }
-            Err(Failure::Again(error)) if (reasons.len() as u32) < retries.max => {
-                let wait = retries.backoff * 2u32.saturating_pow(reasons.len() as u32);
+            Err(Failure::Again(error)) if (reasons.len() as u32) < policy.max_retries => {
+                let wait = policy.backoff * 2u32.saturating_pow(reasons.len() as u32);
                 let why = error.message.lines().next().unwrap_or_default().to_owned();
                 // Said as it happens: a retry is no failure, yet the one watching should know.
                 eprintln!(
                     "retry {} of {} for `{}` in {:.1} s: {why}",
                     reasons.len() + 1,
-                    retries.max,
+                    policy.max_retries,
                     case_file.display(),
                     wait.as_secs_f64()
                 );

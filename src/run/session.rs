@@ -671,25 +671,52 @@ impl Session {
     }
 
     fn score_now(&self, case: &Case) -> Scored {
-        let repeat = match &case.prediction {
-            PredictionSource::Run { repeat, .. } => *repeat,
-            _ => 1,
+        let (repeat, at_once) = match &case.prediction {
+            PredictionSource::Run { repeat, policy, .. } => {
+                (*repeat, policy.concurrency.is_some_and(|n| n > 1))
+            }
+            _ => (1, false),
         };
-        let mut attempts: Vec<Result<(Prediction, Outcome), Box<Unscored>>> = (0..repeat.max(1))
-            .map(|attempt| {
-                self.predicted(case, attempt).map(|p| {
-                    let mut outcome = self.evaluate(case, &p);
-                    // A failed call scored as its benchmark scores it still fails.
-                    outcome.passed &= p.failed.is_none();
-                    (p, outcome)
-                })
+        let attempt = |attempt: u32| {
+            self.predicted(case, attempt).map(|p| {
+                let mut outcome = self.evaluate(case, &p);
+                // A failed call scored as its benchmark scores it still fails.
+                outcome.passed &= p.failed.is_none();
+                (p, outcome)
             })
-            .collect();
+        };
+        // A suite that runs calls at once runs a case's attempts at once too.
+        let mut attempts: Vec<Result<(Prediction, Outcome), Box<Unscored>>> =
+            if at_once && repeat > 1 {
+                std::thread::scope(|s| {
+                    // The stack of the test threads: a prediction may be read 1,000 levels deep.
+                    let running: Vec<_> = (0..repeat)
+                        .map(|n| {
+                            std::thread::Builder::new()
+                                .stack_size(super::ahead::WORKER_STACK)
+                                .spawn_scoped(s, move || attempt(n))
+                                .map_err(|_| n)
+                        })
+                        .collect();
+                    running
+                        .into_iter()
+                        .map(|r| match r {
+                            Ok(thread) => thread
+                                .join()
+                                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                            // No thread to be had: this attempt runs here, after the others.
+                            Err(n) => attempt(n),
+                        })
+                        .collect()
+                })
+            } else {
+                (0..repeat.max(1)).map(attempt).collect()
+            };
         if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
             bar.inc(1);
         }
         let calls = match &case.prediction {
-            PredictionSource::Run { retries, .. } => Some(call_tally(&attempts, retries.max)),
+            PredictionSource::Run { policy, .. } => Some(call_tally(&attempts, policy.max_retries)),
             _ => None,
         };
         let with_calls = |mut scored: Scored| {
@@ -770,7 +797,7 @@ impl Session {
                 };
                 // `call_errors: skip`: left out of the means and the gates, and said.
                 let skipped = kind == ErrorKind::Call
-                    && matches!(&case.prediction, PredictionSource::Run { retries, .. } if retries.skip_call_errors);
+                    && matches!(&case.prediction, PredictionSource::Run { policy, .. } if policy.skip_call_errors);
                 let status = if skipped {
                     Status::Ignored
                 } else {

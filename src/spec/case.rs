@@ -356,6 +356,11 @@ pub struct RunSpec {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::call_errors")]
     pub call_errors: Option<Spanned<String>>,
+    /// How many calls of the command run at once in a process (the test threads' number by
+    /// default), whatever `--test-threads` says: calls that wait on a provider need no core. The
+    /// attempts of a repeated case run at once too.
+    #[schemars(with = "Option<u32>", range(min = 1, max = 256))]
+    pub concurrency: Option<Spanned<u32>>,
 }
 
 /// How often a failed call is made again.
