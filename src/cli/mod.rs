@@ -182,6 +182,25 @@ enum CacheAction {
     },
 }
 
+/// `goldgate cache prune|clear`.
+fn tidy_cache(action: CacheAction) -> ExitCode {
+    let (dir, what) = match action {
+        CacheAction::Prune {
+            dir,
+            older_than,
+            max_mb,
+        } => (
+            dir,
+            cache::Tidy::Prune {
+                older_than: std::time::Duration::from_secs(older_than.saturating_mul(24 * 3600)),
+                max_bytes: max_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
+            },
+        ),
+        CacheAction::Clear { dir } => (dir, cache::Tidy::Clear),
+    };
+    printed(cache::tidy(&dir, &what))
+}
+
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
 pub fn main() -> ExitCode {
     crate::run::harness::end_quietly_when_the_reader_leaves();
@@ -208,23 +227,7 @@ pub fn main() -> ExitCode {
         } => score_lines(&file, profile_of(&profile)),
         Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
-        Command::Cache {
-            action:
-                CacheAction::Prune {
-                    dir,
-                    older_than,
-                    max_mb,
-                },
-        } => printed(cache::tidy(
-            &dir,
-            &cache::Tidy::Prune {
-                older_than: std::time::Duration::from_secs(older_than * 24 * 3600),
-                max_bytes: max_mb.map(|mb| mb * 1024 * 1024),
-            },
-        )),
-        Command::Cache {
-            action: CacheAction::Clear { dir },
-        } => printed(cache::tidy(&dir, &cache::Tidy::Clear)),
+        Command::Cache { action } => tidy_cache(action),
         Command::Lint {
             dir,
             rubrics,

@@ -42,6 +42,9 @@ enum Slot {
     Finished(usize),
 }
 
+/// One attempt of a case: its prediction and outcome, or why it could not be scored.
+type Attempted = Result<(Prediction, Outcome), Box<Unscored>>;
+
 /// A case test's result, computed once per process.
 #[derive(Debug)]
 pub(crate) struct Scored {
@@ -670,7 +673,9 @@ impl Session {
         }
     }
 
-    fn score_now(&self, case: &Case) -> Scored {
+    /// Every attempt of a case, scored: one, or `repeat` of them (at once when its suite runs
+    /// calls at once).
+    fn attempts(&self, case: &Case) -> Vec<Attempted> {
         let (repeat, at_once) = match &case.prediction {
             PredictionSource::Run { repeat, policy, .. } => {
                 (*repeat, policy.concurrency.is_some_and(|n| n > 1))
@@ -685,33 +690,34 @@ impl Session {
                 (p, outcome)
             })
         };
-        // A suite that runs calls at once runs a case's attempts at once too.
-        let mut attempts: Vec<Result<(Prediction, Outcome), Box<Unscored>>> =
-            if at_once && repeat > 1 {
-                std::thread::scope(|s| {
-                    // The stack of the test threads: a prediction may be read 1,000 levels deep.
-                    let running: Vec<_> = (0..repeat)
-                        .map(|n| {
-                            std::thread::Builder::new()
-                                .stack_size(super::ahead::WORKER_STACK)
-                                .spawn_scoped(s, move || attempt(n))
-                                .map_err(|_| n)
-                        })
-                        .collect();
-                    running
-                        .into_iter()
-                        .map(|r| match r {
-                            Ok(thread) => thread
-                                .join()
-                                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                            // No thread to be had: this attempt runs here, after the others.
-                            Err(n) => attempt(n),
-                        })
-                        .collect()
+        if !(at_once && repeat > 1) {
+            return (0..repeat.max(1)).map(attempt).collect();
+        }
+        std::thread::scope(|s| {
+            // The stack of the test threads: a prediction may be read 1,000 levels deep.
+            let running: Vec<_> = (0..repeat)
+                .map(|n| {
+                    std::thread::Builder::new()
+                        .stack_size(super::ahead::WORKER_STACK)
+                        .spawn_scoped(s, move || attempt(n))
+                        .map_err(|_| n)
                 })
-            } else {
-                (0..repeat.max(1)).map(attempt).collect()
-            };
+                .collect();
+            running
+                .into_iter()
+                .map(|r| match r {
+                    Ok(thread) => thread
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    // No thread to be had: this attempt runs here, after the others.
+                    Err(n) => attempt(n),
+                })
+                .collect()
+        })
+    }
+
+    fn score_now(&self, case: &Case) -> Scored {
+        let mut attempts = self.attempts(case);
         if let (PredictionSource::Run { .. }, Some(bar)) = (&case.prediction, self.progress.get()) {
             bar.inc(1);
         }
@@ -774,61 +780,7 @@ impl Session {
             .map(|a| crate::render::attempts_line(a, repeated.as_ref().map_or(0, Repeated::shown)));
         let (prediction, outcome) = match attempt {
             Ok(scored) => scored,
-            Err(why) => {
-                let (cause, at) = match &*why {
-                    Unscored::Unreadable(error) => (
-                        error.to_string(),
-                        (error.file.display().to_string(), error.line, error.column),
-                    ),
-                    Unscored::FailedCall(call) => (
-                        crate::render::prediction::failed_call(call),
-                        (
-                            call.file.display().to_string(),
-                            call.at.line,
-                            call.at.column,
-                        ),
-                    ),
-                };
-                let message = crate::render::prediction::unscored(&why);
-                let kind = if is_a_call_error(case, &why) {
-                    ErrorKind::Call
-                } else {
-                    ErrorKind::Prediction
-                };
-                // `call_errors: skip`: left out of the means and the gates, and said.
-                let skipped = kind == ErrorKind::Call
-                    && matches!(&case.prediction, PredictionSource::Run { policy, .. } if policy.skip_call_errors);
-                let status = if skipped {
-                    Status::Ignored
-                } else {
-                    Status::Failed
-                };
-                return Scored {
-                    passed: skipped,
-                    numbers: CaseNumbers {
-                        reference: case.reference.clone(),
-                        suite: case.suite_folder.display().to_string(),
-                        slices: slices_of(&case.tags, &case.attributes),
-                        attempts,
-                        ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
-                    },
-                    full: Mutex::new(Some(Box::new(Full {
-                        message: Some(match attempts_line {
-                            Some(line) => format!("{line}\n{message}"),
-                            None => message,
-                        }),
-                        repeated,
-                        error: Some(Cause::new(kind, cause.clone())),
-                        problems: vec![Located {
-                            file: at.0,
-                            line: at.1,
-                            column: at.2,
-                            message: cause,
-                        }],
-                        ..Full::default()
-                    }))),
-                };
-            }
+            Err(why) => return unscored(case, &why, attempts, attempts_line, repeated),
         };
         // Said once at the end of the run; the case is scored as usual.
         if let Some(m) = &prediction.usage_mismatch {
@@ -1179,6 +1131,70 @@ fn call_tally(
         }
     }
     tally
+}
+
+/// The result of a case that could not be scored: its cause located, a call error its suite
+/// skips left out (`run.call_errors: skip`).
+fn unscored(
+    case: &Case,
+    why: &Unscored,
+    attempts: Option<Attempts>,
+    attempts_line: Option<String>,
+    repeated: Option<Repeated>,
+) -> Scored {
+    let (cause, at) = match why {
+        Unscored::Unreadable(error) => (
+            error.to_string(),
+            (error.file.display().to_string(), error.line, error.column),
+        ),
+        Unscored::FailedCall(call) => (
+            crate::render::prediction::failed_call(call),
+            (
+                call.file.display().to_string(),
+                call.at.line,
+                call.at.column,
+            ),
+        ),
+    };
+    let message = crate::render::prediction::unscored(why);
+    let kind = if is_a_call_error(case, why) {
+        ErrorKind::Call
+    } else {
+        ErrorKind::Prediction
+    };
+    // `call_errors: skip`: left out of the means and the gates, and said.
+    let skipped = kind == ErrorKind::Call
+        && matches!(&case.prediction, PredictionSource::Run { policy, .. } if policy.skip_call_errors);
+    let status = if skipped {
+        Status::Ignored
+    } else {
+        Status::Failed
+    };
+    Scored {
+        passed: skipped,
+        numbers: CaseNumbers {
+            reference: case.reference.clone(),
+            suite: case.suite_folder.display().to_string(),
+            slices: slices_of(&case.tags, &case.attributes),
+            attempts,
+            ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
+        },
+        full: Mutex::new(Some(Box::new(Full {
+            message: Some(match attempts_line {
+                Some(line) => format!("{line}\n{message}"),
+                None => message,
+            }),
+            repeated,
+            error: Some(Cause::new(kind, cause.clone())),
+            problems: vec![Located {
+                file: at.0,
+                line: at.1,
+                column: at.2,
+                message: cause,
+            }],
+            ..Full::default()
+        }))),
+    }
 }
 
 /// Whether a case's prediction failed as a call of its suite's `run:` command fails (its exit,
