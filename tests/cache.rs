@@ -771,3 +771,38 @@ fn calls_run_as_many_at_once_as_the_suite_says() {
     let attempts = measure(repeated.path(), &["--test-threads", "1"]);
     assert!(attempts > 1, "the 4 attempts ran {attempts} at once");
 }
+
+/// A run killed part-way, run again, calls only the cases it had not finished: what it finished
+/// is kept.
+#[test]
+fn a_killed_run_resumes_where_it_stopped() {
+    let dir = project("");
+    let mut child = command(
+        dir.path(),
+        &["test", "cases", "--test-threads", "1"],
+        &[("SLOW", "0.3")],
+    )
+    .stdout(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    // Killed once two outputs are kept, long before the sixth.
+    let waited = std::time::Instant::now();
+    while entries(dir.path()).len() < 2 && waited.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = entries(dir.path()).len();
+    assert!((2..6).contains(&kept), "{kept} outputs kept");
+    let (out, calls) = run(dir.path(), &[]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(calls.len(), 6 - kept, "{calls:?}");
+    assert!(
+        calls_line(&out).starts_with(&format!(
+            "calls: {} made, {kept} outputs from the cache (",
+            6 - kept
+        )),
+        "{}",
+        calls_line(&out)
+    );
+}
