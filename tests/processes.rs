@@ -1030,6 +1030,9 @@ fn nextest(cargo: &std::ffi::OsStr, krate: &Path, args: &[&str]) -> Command {
     clean_env(&mut cmd);
     cmd.env("CARGO", cargo);
     cmd.env("CARGO_TARGET_DIR", e2e::target());
+    // Runs compared with one another make every call each: a kept output would make the second
+    // run's calls differ from the first's (the cache has its own tests, tests/cache.rs).
+    cmd.env("GOLDGATE_CACHE", "off");
     cmd
 }
 
@@ -1210,6 +1213,7 @@ fn an_archive_run_on_two_machines_merges_into_one_run() {
             .current_dir(&machine);
         clean_env(&mut cmd);
         cmd.env("CARGO", &cargo)
+            .env("GOLDGATE_CACHE", "off")
             .env(COUNTER_VAR, dir.path().join(format!("counter-{k}.txt")));
         let out = run(&mut cmd);
         assert!(
@@ -1236,7 +1240,8 @@ fn an_archive_run_on_two_machines_merges_into_one_run() {
     cmd.args(["test", "cases", "--report", "one.json"])
         .current_dir(&one);
     clean_env(&mut cmd);
-    cmd.env(COUNTER_VAR, dir.path().join("counter-one.txt"));
+    cmd.env("GOLDGATE_CACHE", "off")
+        .env(COUNTER_VAR, dir.path().join("counter-one.txt"));
     let out = run(&mut cmd);
     assert_eq!(out.status.code(), Some(101), "{}", text(&out));
 
