@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::compare::{comparison_cells, interval_text};
+use super::compare::interval_text;
 use super::num;
 use super::summary::Notes;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, percentile};
@@ -43,8 +43,13 @@ main { padding:0 32px 40px; max-width:1200px; overflow-wrap:anywhere; }
 .chips li { background:#fff; border:1px solid var(--line); border-radius:6px; padding:4px 10px; font-size:13px; }
 .chips b { font-variant-numeric:tabular-nums; }
 table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:13.5px; max-width:100%; }
-th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; overflow-wrap:anywhere; }
-th:first-child, td:first-child { text-align:left; }
+th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; overflow-wrap:anywhere; vertical-align:top; }
+th { overflow-wrap:normal; }
+th:first-child, td:first-child, th.name, td.name, th.text, td.text { text-align:left; }
+td.num, td.name, .num, .bounds { white-space:nowrap; font-variant-numeric:tabular-nums; }
+th.num, th.name, td.interval { white-space:normal; }
+td .bounds { color:var(--muted); }
+.left-out { color:var(--muted); font-size:13px; margin:6px 0 0; }
 thead th { background:var(--bg); font-weight:600; }
 .diagrams { display:flex; flex-wrap:wrap; gap:18px; }
 figure { margin:0; max-width:100%; min-width:0; background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
@@ -80,7 +85,6 @@ footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
   pre.message { font-size:10.5px; }
   header { background:none; }
   details { break-inside:avoid; }
-  details:not([open]) > pre, details:not([open]) > p { display:block; }
   summary { list-style:none; }
 }
 "#;
@@ -154,134 +158,289 @@ fn header(out: &mut String, page: &Page) {
 }
 
 fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th><th>gate</th><th>score</th><th>MR acc.</th><th>EW acc.</th></tr></thead>\n<tbody>\n");
-    for (name, a) in pipelines {
-        let cells: String = comparison_cells(a)
-            .iter()
-            .map(|c| format!("<td>{}</td>", escape(c)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td>{cells}</tr>",
-            escape(name),
-            a.cases
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n");
+    table_html(out, &super::compare::pipelines_table(pipelines), "compare");
+    out.push_str("</section>\n");
 }
 
-/// Each pipeline against its reference, with intervals and McNemar's p-value.
+/// Each pipeline against its reference, with intervals and McNemar's p-value. A metric no pair
+/// has an interval of, for one reason, is left out and the reason said once; the other reasons
+/// stay on their row.
 fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]) {
     if comparisons.is_empty() {
         return;
     }
-    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means of each pipeline against the one it is compared with, over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>against</th><th>cases</th><th>score</th><th>EM</th><th>ANLS</th><th>passed only by the reference</th><th>passed only by the pipeline</th><th>McNemar p</th><th>without interval</th></tr></thead>\n<tbody>\n");
-    for c in comparisons {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td></tr>",
-            escape(&c.pipeline),
-            escape(&c.reference),
-            c.cases,
-            escape(&interval_text(c.score.as_ref())),
-            escape(&interval_text(c.exact_match.as_ref())),
-            escape(&interval_text(c.anls.as_ref())),
-            c.mcnemar.only_reference,
-            c.mcnemar.only_pipeline,
-            c.mcnemar.p_value,
-            escape(
-                &c.unmeasured
+    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means of each pipeline against the one it is compared with, over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n");
+    // The reason shared by every pair that lacks a metric, when every pair lacks it.
+    let said_once = |metric: &str| -> Option<String> {
+        let reasons: Vec<String> = comparisons
+            .iter()
+            .map(|c| {
+                c.unmeasured
                     .iter()
+                    .find(|u| u.metric == metric)
                     .map(super::compare::unmeasured_text)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
+            })
+            .collect::<Option<_>>()?;
+        reasons
+            .iter()
+            .all(|r| *r == reasons[0])
+            .then(|| reasons[0].clone())
+    };
+    let interval_column = |heading: &'static str, metric: &str| super::table::Column {
+        heading,
+        kind: super::table::Kind::Figure,
+        width: 0,
+        empty: said_once(metric).map(|why| {
+            // `no score: no case of the pair has rubrics` -> `no case of any pair has rubrics`
+            let why = why
+                .split_once(": ")
+                .map_or(why.clone(), |(_, w)| w.to_owned());
+            std::borrow::Cow::Owned(why.replace("of the pair", "of any pair"))
+        }),
+    };
+    let columns = vec![
+        super::table::Column::name("pipeline"),
+        super::table::Column::name("against"),
+        super::table::Column::count("cases", 0),
+        interval_column("score", "score"),
+        interval_column("EM", "exact_match"),
+        interval_column("ANLS", "anls"),
+        super::table::Column::count("passed only by the reference", 0),
+        super::table::Column::count("passed only by the pipeline", 0),
+        super::table::Column::count("McNemar p", 0),
+        super::table::Column {
+            heading: "without interval",
+            kind: super::table::Kind::Text,
+            width: 0,
+            empty: Some("".into()),
+        },
+    ];
+    let shared: Vec<Option<String>> = ["score", "exact_match", "anls"]
+        .iter()
+        .map(|m| said_once(m))
+        .collect();
+    let rows = comparisons
+        .iter()
+        .map(|c| {
+            let own: Vec<String> = c
+                .unmeasured
+                .iter()
+                .map(super::compare::unmeasured_text)
+                .filter(|t| !shared.iter().any(|s| s.as_ref() == Some(t)))
+                .collect();
+            vec![
+                c.pipeline.clone(),
+                c.reference.clone(),
+                c.cases.to_string(),
+                interval_text(c.score.as_ref()),
+                interval_text(c.exact_match.as_ref()),
+                interval_text(c.anls.as_ref()),
+                c.mcnemar.only_reference.to_string(),
+                c.mcnemar.only_pipeline.to_string(),
+                format!("{:.4}", c.mcnemar.p_value),
+                if own.is_empty() {
+                    super::table::ABSENT.to_owned()
+                } else {
+                    own.join("; ")
+                },
+            ]
+        })
+        .collect();
+    table_html(
+        out,
+        &super::table::Table::new(columns, rows),
+        "compare intervals",
+    );
+    out.push_str("</section>\n");
+}
+
+/// A table as HTML: figures and names never broken, text wrapped where it must, and the columns
+/// left out said once beneath.
+pub(super) fn table_html(out: &mut String, table: &super::table::Table, class: &str) {
+    use super::table::Kind;
+    let class_of = |kind: Kind| match kind {
+        Kind::Figure => "num",
+        Kind::Name => "name",
+        Kind::Text => "text",
+    };
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table class=\"{class}\">\n<thead><tr>"
+    );
+    for c in &table.columns {
+        let _ = write!(
+            out,
+            "<th class=\"{}\">{}</th>",
+            class_of(c.kind),
+            escape(c.heading)
         );
     }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (cell, c) in row.iter().zip(&table.columns) {
+            match (c.kind, cell.split_once(" [")) {
+                // An interval (`+0.0125 [+0.0010, +0.0261]`) may break between its difference
+                // and its bounds, never inside a number.
+                (Kind::Figure, Some((difference, bounds))) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"num interval\"><span class=\"num\">{}</span> <span class=\"num bounds\">[{}</span></td>",
+                        escape(difference),
+                        escape(bounds)
+                    );
+                }
+                _ => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"{}\">{}</td>",
+                        class_of(c.kind),
+                        escape(cell)
+                    );
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    if let Some(left_out) = table.left_out_line() {
+        let _ = writeln!(out, "<p class=\"left-out\">{}</p>", escape(&left_out));
+    }
 }
 
 /// Each pipeline's regression gate: the paired difference against the baseline, its interval,
 /// the verdict, the smallest drop it detects and the false alarms between repeated attempts.
 fn gates(out: &mut String, gates: &[(Option<String>, crate::record::RegressionGateRecord)]) {
+    use super::table::{ABSENT, Column, Table};
     if gates.is_empty() {
         return;
     }
-    out.push_str("<section id=\"gates\">\n<h2>Regression gate</h2>\n<p>This run against the baseline over the cases both have: the mean difference with its seeded paired bootstrap interval; the gate fails on a mean drop of at least <code>min_effect</code> whose interval lies wholly beyond zero.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>metric</th><th>cases</th><th>difference</th><th>min_effect</th><th>verdict</th><th>detectable drop (80 % power)</th><th>false alarms between attempts</th></tr></thead>\n<tbody>\n");
-    for (pipeline, g) in gates {
-        let verdict = match (&g.baseline_error, g.held) {
-            (Some(why), _) => why.clone(),
-            (None, true) => "held".to_owned(),
-            (None, false) => "failed".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(pipeline.as_deref().unwrap_or("-")),
-            escape(&g.metric),
-            g.difference.map_or(0, |d| d.cases),
-            escape(&interval_text(g.difference.as_ref())),
-            g.min_effect,
-            escape(&verdict),
-            g.power
-                .map_or_else(|| "-".to_owned(), |p| format!("{:.4}", p.detectable_drop)),
-            g.false_alarms.map_or_else(
-                || "-".to_owned(),
-                |f| format!("{} of {} pairs ({:.2})", f.alarms, f.pairs, f.rate)
+    out.push_str("<section id=\"gates\">\n<h2>Regression gate</h2>\n<p>This run against the baseline over the cases both have: the mean difference with its seeded paired bootstrap interval; the gate fails on a mean drop of at least <code>min_effect</code> whose interval lies wholly beyond zero.</p>\n");
+    let rows = gates
+        .iter()
+        .map(|(pipeline, g)| {
+            let verdict = match (&g.baseline_error, g.held) {
+                (Some(why), _) => why.clone(),
+                (None, true) => "held".to_owned(),
+                (None, false) => "failed".to_owned(),
+            };
+            vec![
+                pipeline.as_deref().unwrap_or(ABSENT).to_owned(),
+                g.metric.clone(),
+                g.difference.map_or(0, |d| d.cases).to_string(),
+                interval_text(g.difference.as_ref()),
+                g.min_effect.to_string(),
+                verdict,
+                g.power.map_or_else(
+                    || ABSENT.to_owned(),
+                    |p| format!("{:.4}", p.detectable_drop),
+                ),
+                g.false_alarms.map_or_else(
+                    || ABSENT.to_owned(),
+                    |f| format!("{} of {} pairs ({:.2})", f.alarms, f.pairs, f.rate),
+                ),
+            ]
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::name("pipeline"),
+            Column::text("metric"),
+            Column::count("cases", 0),
+            Column::figure("difference", 0, "no case is paired with the baseline"),
+            Column::count("min_effect", 0),
+            Column::text("verdict"),
+            Column::figure(
+                "detectable drop (80 % power)",
+                0,
+                "no value to measure a spread from",
             ),
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+            Column::figure(
+                "false alarms between attempts",
+                0,
+                "no pipeline repeats its cases",
+            ),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
 /// Repeated cases: per pipeline pass^k, pass@k and the fields that flipped; per case its pass
 /// count and flip rates.
 fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRecord]) {
+    use super::table::{Column, Table};
     let repeated: Vec<&TestRecord> = cases.iter().filter(|c| c.repeat.is_some()).collect();
     if repeated.is_empty() {
         return;
     }
-    out.push_str("<section id=\"repeats\">\n<h2>Repeated attempts</h2>\n<p>Each case ran several times: pass^k is the share of cases every attempt of which passed, pass@k the share one attempt of which did; a field's flip rate is the share of attempts whose exact match differs from the majority.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>pass^k</th><th>pass@k</th><th>largest flip rate</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
-    for (name, a) in pipelines.iter().filter(|(_, a)| a.pass_all_k.is_some()) {
-        let flips: Vec<String> = a
-            .flip_rates
-            .iter()
-            .map(|(f, r)| format!("{f} {r:.4}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(name),
-            super::num(a.pass_all_k),
-            super::num(a.pass_any_k),
-            super::num(a.max_flip_rate),
-            escape(&flips.join(", "))
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>test</th><th>attempts passed</th><th>pass</th><th>verdict</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
-    for case in repeated {
-        let Some(r) = &case.repeat else { continue };
-        let flips: Vec<String> = r
-            .flip_rates
-            .iter()
-            .map(|f| format!("{} {:.4}", f.field, f.rate))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{} of {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&case.id),
-            r.passed,
-            r.attempts,
-            escape(&r.pass),
-            if case.passed == Some(true) {
-                "passed"
-            } else {
-                "failed"
-            },
-            escape(&flips.join(", "))
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"repeats\">\n<h2>Repeated attempts</h2>\n<p>Each case ran several times: pass^k is the share of cases every attempt of which passed, pass@k the share one attempt of which did; a field's flip rate is the share of attempts whose exact match differs from the majority.</p>\n");
+    let rows = pipelines
+        .iter()
+        .filter(|(_, a)| a.pass_all_k.is_some())
+        .map(|(name, a)| {
+            let flips: Vec<String> = a
+                .flip_rates
+                .iter()
+                .map(|(f, r)| format!("{f} {r:.4}"))
+                .collect();
+            vec![
+                name.clone(),
+                super::num(a.pass_all_k),
+                super::num(a.pass_any_k),
+                super::num(a.max_flip_rate),
+                flips.join(", "),
+            ]
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::name("pipeline"),
+            Column::count("pass^k", 0),
+            Column::count("pass@k", 0),
+            Column::count("largest flip rate", 0),
+            Column::text("flip rate by field"),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    let rows = repeated
+        .iter()
+        .filter_map(|case| {
+            let r = case.repeat.as_ref()?;
+            let flips: Vec<String> = r
+                .flip_rates
+                .iter()
+                .map(|f| format!("{} {:.4}", f.field, f.rate))
+                .collect();
+            Some(vec![
+                case.id.clone(),
+                format!("{} of {}", r.passed, r.attempts),
+                r.pass.clone(),
+                if case.passed == Some(true) {
+                    "passed"
+                } else {
+                    "failed"
+                }
+                .to_owned(),
+                flips.join(", "),
+            ])
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::text("test"),
+            Column::count("attempts passed", 0),
+            Column::text("pass"),
+            Column::text("verdict"),
+            Column::text("flip rate by field"),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
 /// The slice table: one row per tag value and pipeline (only when some case has a tag).
@@ -289,19 +448,9 @@ fn slices_table(out: &mut String, slices: &[crate::evaluate::aggregate::SliceRow
     if slices.is_empty() {
         return;
     }
-    out.push_str("<section id=\"slices\">\n<h2>Slices</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>");
-    for h in super::compare::SLICE_HEADINGS {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in slices {
-        let cells: String = super::compare::slice_cells(row)
-            .iter()
-            .map(|c| format!("<td>{}</td>", escape(c)))
-            .collect();
-        let _ = writeln!(out, "<tr>{cells}</tr>");
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"slices\">\n<h2>Slices</h2>\n");
+    table_html(out, &super::compare::slices_table(slices), "compare");
+    out.push_str("</section>\n");
 }
 
 fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Aggregated)]) {

@@ -2,9 +2,9 @@
 //! comparison of pipelines, the failing tests with their verdict and `file:line`, regressions and
 //! improvements; at most 1 MiB, as GitHub takes no more.
 
-use super::compare::comparison_cells;
 use super::num;
 use super::summary::Notes;
+use super::table::{Kind, Table};
 use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
 use crate::record::{AggregateRecord, TestRecord};
 
@@ -42,10 +42,10 @@ pub fn step_summary(
         page.push_str(&format!("\n**{}**\n", escaped(&line)));
     }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
-        page.push_str(&pipelines_table(pipelines));
+        page.push_str(&table_markdown(&super::compare::pipelines_table(pipelines)));
     }
     if !notes.slices.is_empty() {
-        page.push_str(&slices_table(notes.slices));
+        page.push_str(&table_markdown(&super::compare::slices_table(notes.slices)));
     }
     page.push_str(&grounding_table(pipelines));
     page.push_str(&misses_table(notes.misses));
@@ -147,38 +147,6 @@ fn listed(
     items
 }
 
-/// The comparison of pipelines as a Markdown table.
-fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
-    let mut page = String::new();
-    page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass | gate | score | MR acc. | EW acc. |\n");
-    page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (name, a) in pipelines {
-        page.push_str(&format!(
-            "| {} | {} |\n",
-            // No code spans in a cell: GitHub splits a row on `|` even inside one.
-            escaped(&one_line(name)),
-            comparison_cells(a).join(" | ")
-        ));
-    }
-    page
-}
-
-/// The slice table: one row per tag value and pipeline.
-fn slices_table(slices: &[crate::evaluate::aggregate::SliceRow]) -> String {
-    let mut page = format!(
-        "\n| {} |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        super::compare::SLICE_HEADINGS.join(" | ")
-    );
-    for row in slices {
-        let cells: Vec<String> = super::compare::slice_cells(row)
-            .iter()
-            .map(|c| escaped(&one_line(c)))
-            .collect();
-        page.push_str(&format!("| {} |\n", cells.join(" | ")));
-    }
-    page
-}
-
 /// Each pipeline that grounds its values: the share grounded, the mean IoU, the share on the
 /// right page; empty when none does.
 fn grounding_table(pipelines: &[(String, Aggregated)]) -> String {
@@ -227,17 +195,27 @@ fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
     page
 }
 
-/// A table as Markdown: the first column left-aligned, the others right; empty without rows.
-fn table_markdown(table: &super::analysis::Table) -> String {
+/// A table as Markdown: figures right-aligned, names and text left, and the columns left out
+/// said once beneath; empty without rows.
+fn table_markdown(table: &Table) -> String {
     if table.rows.is_empty() {
         return String::new();
     }
-    let mut page = format!("\n| {} |\n|---|", table.headers.join(" | "));
-    page.push_str(&"---:|".repeat(table.headers.len().saturating_sub(1)));
+    let headings: Vec<&str> = table.columns.iter().map(|c| c.heading).collect();
+    let mut page = format!("\n| {} |\n|", headings.join(" | "));
+    for c in &table.columns {
+        page.push_str(match c.kind {
+            Kind::Figure => "---:|",
+            Kind::Name | Kind::Text => "---|",
+        });
+    }
     page.push('\n');
     for row in &table.rows {
         let cells: Vec<String> = row.iter().map(|c| escaped(&one_line(c))).collect();
         page.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    if let Some(left_out) = table.left_out_line() {
+        page.push_str(&format!("\n{}\n", escaped(&left_out)));
     }
     page
 }

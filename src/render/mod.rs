@@ -18,6 +18,7 @@ mod repeat;
 mod report;
 mod review;
 mod summary;
+mod table;
 mod visible;
 
 pub use annotations::{annotations, workflow_command};

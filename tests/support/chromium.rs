@@ -39,3 +39,141 @@ pub fn headless(chromium: &Path, profile: &Path, width: u32, height: u32) -> Com
     .arg(format!("--user-data-dir={}", profile.display()));
     cmd
 }
+
+/// Lays the page out as the browser does and writes what it found into the DOM as JSON, which
+/// `--dump-dom` then prints. The page has no script of its own: this one is put in a copy, for
+/// the test alone. It reports:
+/// - `wrapped`: each figure or pipeline name (a text of a `td.num`, `td.name` or other `.num` than a heading) laid
+///   out on more than one line;
+/// - `overflowing`: each box that ends beyond the window's width, or whose content is wider
+///   than the box;
+/// - `height`: the page's height in pixels;
+/// - `forest`: each pair of the forest plot, its numbers as the page wrote them and where its
+///   point and line were drawn, with the axis' ticks (value and x);
+/// - `matrices`: each slices matrix, its tag, its pipelines and its rows (value, cases, cells).
+pub const MEASURE: &str = r#"<script>
+(() => {
+  const width = document.documentElement.clientWidth;
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 || r.height > 0; };
+  const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ? '.' + el.className.split(' ')[0] : '');
+  // The lines a text node is laid out on: the distinct tops of its boxes.
+  const lines = (node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const tops = [];
+    for (const b of range.getClientRects()) {
+      if (b.width < 0.5) continue;
+      if (!tops.some((t) => Math.abs(t - b.top) < 2)) tops.push(b.top);
+    }
+    return tops.length;
+  };
+  const wrapped = [];
+  for (const el of document.querySelectorAll('td.num, td.name, :not(th).num')) {
+    if (!shown(el)) continue;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.textContent.trim() && lines(n) > 1) wrapped.push(n.textContent.trim());
+    }
+  }
+  const overflowing = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.right > width + 0.5) overflowing.push(name(el) + ' ends at ' + Math.round(r.right) + ' of ' + width);
+    else if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth) overflowing.push(name(el) + ' holds ' + el.scrollWidth + ' in ' + el.clientWidth);
+  }
+  const centre = (el) => { const r = el.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2, left: r.left, right: r.right }; };
+  const forest = [...document.querySelectorAll('svg.forest')].map((svg) => ({
+    metric: svg.dataset.metric,
+    ticks: [...svg.querySelectorAll('.tick')].map((t) => ({ value: parseFloat(t.dataset.value), x: centre(t).x })),
+    pairs: [...svg.querySelectorAll('g.pair')].map((g) => ({
+      pipeline: g.dataset.pipeline,
+      reference: g.dataset.reference,
+      difference: parseFloat(g.dataset.difference),
+      low: parseFloat(g.dataset.low),
+      high: parseFloat(g.dataset.high),
+      significant: g.classList.contains('significant'),
+      point: centre(g.querySelector('.point')).x,
+      from: centre(g.querySelector('.interval')).left,
+      to: centre(g.querySelector('.interval')).right,
+    })),
+  }));
+  const matrices = [...document.querySelectorAll('table.matrix')].map((t) => ({
+    tag: t.dataset.tag,
+    pipelines: [...t.querySelectorAll('thead th.pipeline')].map((th) => th.textContent),
+    rows: [...t.querySelectorAll('tbody tr')].map((tr) => ({
+      value: tr.dataset.value,
+      cases: tr.querySelector('.cases') ? tr.querySelector('.cases').textContent : null,
+      cells: [...tr.querySelectorAll('td.cell')].map((td) => ({ pipeline: td.dataset.pipeline, text: td.textContent, shown: shown(td) })),
+    })),
+  }));
+  const out = document.createElement('pre');
+  out.id = 'measured';
+  out.textContent = JSON.stringify({ wrapped, overflowing, height: document.documentElement.scrollHeight, forest, matrices });
+  document.body.appendChild(out);
+})();
+</script>"#;
+
+/// The page `html` as laid out in a window `width` pixels wide, measured by [`MEASURE`]; with
+/// `print`, the page's print rules are taken as the screen's (an A4 sheet's printable width is
+/// 720 px at 96 dpi). `dir` holds the copy and the browser's profile.
+pub fn measure(
+    chromium: &Path,
+    dir: &Path,
+    html: &str,
+    width: u32,
+    print: bool,
+) -> serde_json::Value {
+    let mut page = html.replace("</body>", &format!("{MEASURE}</body>"));
+    if print {
+        page = page.replace("@media print", "@media all");
+        assert_ne!(
+            page,
+            html.replace("</body>", &format!("{MEASURE}</body>")),
+            "the page has print rules"
+        );
+    }
+    let file = dir.join(format!("measure-{width}-{print}.html"));
+    std::fs::write(&file, page).unwrap();
+    let out = headless(chromium, &dir.join("profile"), width, 3000)
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"measured\">")
+        .unwrap_or_else(|| panic!("the measure did not run:\n{dom}"));
+    let rest = &dom[start + "<pre id=\"measured\">".len()..];
+    let json = rest[..rest.find("</pre>").unwrap()]
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+/// The pages of `html` printed by Chromium on A4 (`--print-to-pdf`), counted in the PDF.
+pub fn printed_pages(chromium: &Path, dir: &Path, html: &Path) -> usize {
+    let pdf = dir.join("printed.pdf");
+    let _ = std::fs::remove_file(&pdf);
+    let out = headless(chromium, &dir.join("profile"), 1280, 900)
+        .arg("--no-pdf-header-footer")
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    let bytes = std::fs::read(&pdf)
+        .unwrap_or_else(|_| panic!("no PDF: {}", String::from_utf8_lossy(&out.stderr)));
+    // Each page object: `/Type /Page`, not `/Type /Pages` (the tree of pages).
+    let mut pages = 0;
+    for (i, _) in bytes.windows(5).enumerate().filter(|(_, w)| *w == b"/Type") {
+        let rest = &bytes[i + 5..];
+        let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+        if rest.starts_with(b"/Page") && rest.get(5) != Some(&b's') {
+            pages += 1;
+        }
+    }
+    pages
+}
