@@ -396,6 +396,15 @@ fn the_docubench_page_reads_at_real_size() {
         );
         let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
         let report = read(&dir.path().join("report.json"));
+        // Printed on A4 in at most 40 pages (it took 384 before the page was drawn for a person).
+        let pages = chromium::printed_pages(&chromium, dir.path(), &dir.path().join("page.html"));
+        let screen = chromium::measure(&chromium, dir.path(), &html, 1280, false);
+        eprintln!(
+            "{label}: {} bytes, {pages} A4 pages, {} px high at 1,280 px",
+            html.len(),
+            screen["height"]
+        );
+        assert!(pages <= 40, "{label}: {pages} pages");
         for (width, print) in [(1280, false), (720, true)] {
             let m = chromium::measure(&chromium, dir.path(), &html, width, print);
             assert_eq!(
@@ -429,6 +438,36 @@ fn the_docubench_page_reads_at_real_size() {
             report["pipelines"].as_array().unwrap().len(),
             table.matches("<tr>").count() - 1
         );
+        // The fields exact for every pipeline on one line; none of them among the rows.
+        let fields = section(&html, "fields");
+        let perfect = report["fields"].as_array().unwrap().iter().fold(
+            BTreeMap::<&str, bool>::new(),
+            |mut all, f| {
+                let exact = f["em"] == 1.0 && f["anls"] == 1.0;
+                *all.entry(f["field"].as_str().unwrap()).or_insert(true) &= exact;
+                all
+            },
+        );
+        let exact = perfect.values().filter(|e| **e).count();
+        assert!(exact > 100, "{exact}");
+        assert!(
+            fields.contains(&format!(
+                "<summary>{exact} fields are exact for every pipeline</summary>"
+            )),
+            "{label}: {fields}"
+        );
+        assert_eq!(
+            fields.matches("<tr><td class=\"text\">").count(),
+            perfect.len() - exact,
+            "{label}"
+        );
+        // A row per failing test, folded.
+        let failed = report["summary"]["failed"].as_u64().unwrap() as usize;
+        let failures = section(&html, "failures");
+        assert_eq!(failures.matches("<details class=\"failure").count(), failed);
+        if failed > 10 {
+            assert!(!failures.contains(" open>"), "{label}");
+        }
     }
 }
 

@@ -449,7 +449,7 @@ fn the_html_page_shows_the_attempts_and_the_gate() {
     assert!(html.contains("<h2>Repeated attempts</h2>"), "{html}");
     assert!(html.contains("<tr><td class=\"name\">llm</td><td class=\"num\">0.0000</td><td class=\"num\">1.0000</td><td class=\"num\">0.3333</td><td class=\"text\">total 0.3333, date 0.0000</td></tr>"), "{html}");
     assert!(html.contains("<tr><td class=\"text\">a::llm</td><td class=\"num\">2 of 3</td><td class=\"text\">all</td><td class=\"text\">failed</td><td class=\"text\">total 0.3333, date 0.0000</td></tr>"), "{html}");
-    assert!(html.contains("<tr><td>2 (shown)</td><td>failed</td><td>total &quot;9.99&quot; (0); date &quot;2024-01-01&quot; (1)</td></tr>"), "{html}");
+    assert!(html.contains("<tr><td class=\"num\">2 (shown)</td><td class=\"text\">failed</td><td class=\"text\">total &quot;9.99&quot; (0); date &quot;2024-01-01&quot; (1)</td></tr>"), "{html}");
     let gated = gated(|i| usize::from(i <= 30), "");
     let page = gated.path().join("page.html");
     goldgate(

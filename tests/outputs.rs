@@ -290,6 +290,11 @@ fn the_step_summary_has_the_table_and_the_failing_tests() {
         "{page}"
     );
     assert!(page.contains("\n| alpha | "), "{page}");
+    // The fields as the HTML page orders them.
+    assert!(
+        page.contains("\n1 field is exact for every pipeline.\n\nThe 2 fields not exact for some pipeline, worst first (EM / ANLS):\n\n| field | alpha | beta | gamma |\n|---|---:|---:|---:|\n| vendor | 1.0000 / 1.0000 | 1.0000 / 1.0000 | 0.6667 / 0.6667 |\n| number | "),
+        "{page}"
+    );
     assert!(page.contains("\n### Failing tests\n"), "{page}");
     assert!(
         page.contains("- `two::beta` — case failed: gate closed by must_right `the number is exact` (score 0.0000) — `cases/suite.yaml:6`\n"),
@@ -403,6 +408,26 @@ fn the_html_page_stands_alone_and_shows_every_part() {
     assert!(html.contains("<figure class=\"latency\">"));
     // The diff of two::beta's number, coloured.
     assert!(html.contains("F-0<ins>2</ins>0<del>2</del>"), "{html}");
+    // A row per failing test: its case, pipeline, first field not exact, numbers and why.
+    assert!(
+        html.contains("<summary class=\"row\"><span class=\"test\">two</span><span class=\"name\">beta</span><span class=\"field\">number</span><span class=\"num\">0.6667</span><span class=\"num\">0.8667</span><span class=\"num\">0.0000</span><span class=\"why\">gate closed by must_right `the number is exact`</span></summary>"),
+        "{html}"
+    );
+    // The field exact for every pipeline on one line; the others worst first.
+    let fields = &html[html.find("<section id=\"fields\">").unwrap()..];
+    let fields = &fields[..fields.find("</section>").unwrap()];
+    assert!(
+        fields.contains(
+            "<summary>1 field is exact for every pipeline</summary>\n<p class=\"names\">total</p>"
+        ),
+        "{fields}"
+    );
+    let order: Vec<&str> = fields
+        .split("<tr><td class=\"text\">")
+        .skip(1)
+        .map(|row| &row[..row.find('<').unwrap()])
+        .collect();
+    assert_eq!(order, ["vendor", "number"], "{fields}");
     // The same page from the saved report.
     fx.test(&["--report", "report.json"], &[]);
     let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
@@ -440,7 +465,9 @@ fn headless_chromium_renders_the_page_with_a_diagram_per_pipeline() {
     );
     assert_eq!(dom.matches("class=\"diagonal\"").count(), 3);
     assert!(dom.matches("class=\"bin\"").count() >= 3);
-    assert_eq!(dom.matches("<details class=\"failure\"").count(), 7);
+    // A row per failing test (5 case tests, 2 aggregates), open: there are few.
+    assert_eq!(dom.matches("<details class=\"failure").count(), 7);
+    assert_eq!(dom.matches("<pre class=\"message\">").count(), 7);
     assert!(dom.contains("id=\"summary\""));
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("goldgate-page.png");
     let _ = std::fs::remove_file(&shot);

@@ -47,7 +47,8 @@ th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right
 th { overflow-wrap:normal; }
 th:first-child, td:first-child, th.name, td.name, th.text, td.text { text-align:left; }
 td.num, td.name, .num, .bounds { white-space:nowrap; font-variant-numeric:tabular-nums; }
-th.num, th.name, td.interval { white-space:normal; }
+th.num, th.name { white-space:normal; }
+@media print, (max-width: 1000px) { td.interval { white-space:normal; } }
 td .bounds { color:var(--muted); }
 .left-out { color:var(--muted); font-size:13px; margin:6px 0 0; }
 thead th { background:var(--bg); font-weight:600; }
@@ -74,6 +75,20 @@ rect.gold, rect.predicted { fill:none; stroke-width:2.5; vector-effect:non-scali
 rect.gold { stroke:var(--good); } rect.predicted { stroke:var(--bad); stroke-dasharray:6 3; }
 .key-gold { color:var(--good); font-weight:600; } .key-predicted { color:var(--bad); font-weight:600; }
 .none { color:var(--muted); }
+details.perfect > summary { font-weight:400; }
+details.perfect .names { margin:0; padding:0 12px 10px; color:var(--muted); font-size:13px; }
+.failing { margin:8px 0; border-top:1px solid var(--line); }
+.failing .row { display:grid; grid-template-columns:var(--columns); gap:0 12px; align-items:baseline; padding:4px 10px; font-size:13.5px; }
+.failing .head { font-weight:600; background:var(--bg); }
+.failing .head .num { text-align:right; }
+.failing details { margin:0; border:0; border-bottom:1px solid var(--line); border-radius:0; }
+.failing summary.row { font-weight:400; list-style:none; }
+.failing summary::-webkit-details-marker { display:none; }
+.failing summary .test::before { content:"\25B8\00A0"; color:var(--muted); }
+.failing details[open] > summary .test::before { content:"\25BE\00A0"; }
+.failing .why { color:var(--bad); }
+.failing .num { text-align:right; }
+.failing .test, .failing .field, .failing .why { min-width:0; overflow-wrap:anywhere; }
 footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
 .scroll { max-width:100%; }
 @media (max-width: 700px) { header, main, footer { padding-left:14px; padding-right:14px; } th, td { padding:4px 5px; } }
@@ -112,7 +127,7 @@ pub fn html_page(page: &Page) -> String {
     super::html_analysis::pooled(&mut out, page.notes.pooled);
     calibration(&mut out, page.pipelines);
     latency(&mut out, page.pipelines);
-    failures(&mut out, page.cases, page.aggregates, page.documents);
+    super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
     notes(&mut out, page.notes);
     out.push_str("</main>\n");
     let _ = writeln!(
@@ -206,8 +221,7 @@ fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]
         interval_column("score", "score"),
         interval_column("EM", "exact_match"),
         interval_column("ANLS", "anls"),
-        super::table::Column::count("passed only by the reference", 0),
-        super::table::Column::count("passed only by the pipeline", 0),
+        super::table::Column::count("passed only by reference / pipeline", 0),
         super::table::Column::count("McNemar p", 0),
         super::table::Column {
             heading: "without interval",
@@ -236,8 +250,7 @@ fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]
                 interval_text(c.score.as_ref()),
                 interval_text(c.exact_match.as_ref()),
                 interval_text(c.anls.as_ref()),
-                c.mcnemar.only_reference.to_string(),
-                c.mcnemar.only_pipeline.to_string(),
+                format!("{} / {}", c.mcnemar.only_reference, c.mcnemar.only_pipeline),
                 format!("{:.4}", c.mcnemar.p_value),
                 if own.is_empty() {
                     super::table::ABSENT.to_owned()
@@ -453,6 +466,8 @@ fn slices_table(out: &mut String, slices: &[crate::evaluate::aggregate::SliceRow
     out.push_str("</section>\n");
 }
 
+/// The field × pipeline table: the fields exact for every pipeline on one line (their names
+/// folded), the others worst first.
 fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Aggregated)]) {
     out.push_str("<section id=\"fields\">\n<h2>Fields × pipelines</h2>\n");
     if fields.is_empty() {
@@ -460,36 +475,57 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
         return;
     }
     let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
-    out.push_str("<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th>field</th>");
+    let rows = super::fields::field_rows(fields, &names);
+    if let Some(line) = super::fields::perfect_line(&rows.perfect, names.len()) {
+        let _ = writeln!(
+            out,
+            "<details class=\"perfect\"><summary>{}</summary>\n<p class=\"names\">{}</p>\n</details>",
+            escape(&line),
+            escape(&rows.perfect.join(", "))
+        );
+    }
+    if rows.rows.is_empty() {
+        out.push_str("</section>\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>{} not exact for some pipeline, worst first: the mean EM and ANLS of each pipeline over its cases with the field.</p>",
+        match rows.rows.len() {
+            1 => "The field".to_owned(),
+            n => format!("The {n} fields"),
+        }
+    );
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th class=\"text\">field</th>",
+    );
     for name in &names {
-        let _ = write!(out, "<th colspan=\"2\">{}</th>", escape(name));
+        let _ = write!(
+            out,
+            "<th colspan=\"2\" class=\"name\">{}</th>",
+            escape(name)
+        );
     }
     out.push_str("</tr><tr><th></th>");
     for _ in &names {
-        out.push_str("<th>EM</th><th>ANLS</th>");
+        out.push_str("<th class=\"num\">EM</th><th class=\"num\">ANLS</th>");
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    let mut fields_in_order: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
-    fields_in_order.dedup();
-    for field in fields_in_order {
-        let _ = write!(out, "<tr><td>{}</td>", escape(field));
-        for name in &names {
-            match fields
-                .iter()
-                .find(|f| f.field == field && f.pipeline == *name)
-            {
+    for (field, stats) in &rows.rows {
+        let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(field));
+        for stat in stats {
+            match stat {
                 Some(f) => {
                     let _ = write!(
                         out,
-                        "<td class=\"cell\" style=\"background:{}\" title=\"{} cases\">{:.4}</td><td class=\"cell\" style=\"background:{}\">{:.4}</td>",
+                        "<td class=\"num cell\" style=\"background:{}\">{:.4}</td><td class=\"num cell\" style=\"background:{}\">{:.4}</td>",
                         shade(f.em),
-                        f.cases,
                         f.em,
                         shade(f.anls),
                         f.anls
                     );
                 }
-                None => out.push_str("<td>-</td><td>-</td>"),
+                None => out.push_str("<td class=\"num\">-</td><td class=\"num\">-</td>"),
             }
         }
         out.push_str("</tr>\n");
@@ -701,145 +737,6 @@ fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
     out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
 }
 
-fn failures(
-    out: &mut String,
-    cases: &[TestRecord],
-    aggregates: &[AggregateRecord],
-    documents: &[(String, super::html_analysis::DocumentImage)],
-) {
-    let failing: Vec<&TestRecord> = cases.iter().filter(|c| c.passed == Some(false)).collect();
-    let failing_aggregates: Vec<&AggregateRecord> =
-        aggregates.iter().filter(|a| !a.passed).collect();
-    let _ = writeln!(
-        out,
-        "<section id=\"failures\">\n<h2>Failing tests ({})</h2>",
-        failing.len() + failing_aggregates.len()
-    );
-    if failing.is_empty() && failing_aggregates.is_empty() {
-        out.push_str("<p class=\"none\">None.</p>\n");
-    }
-    for case in failing {
-        let at = case
-            .place()
-            .map(|(file, line)| {
-                if line > 0 {
-                    format!("{file}:{line}")
-                } else {
-                    file
-                }
-            })
-            .unwrap_or_default();
-        failure(
-            out,
-            &case.id,
-            case.message.as_deref().unwrap_or("case failed"),
-            &at,
-        );
-        field_diffs(out, &case.fields);
-        attempts_table(out, case);
-        if let Some((_, image)) = documents.iter().find(|(id, _)| *id == case.id) {
-            super::html_analysis::document_view(out, case, image);
-        }
-    }
-    for a in failing_aggregates {
-        failure(
-            out,
-            &a.id,
-            a.message.as_deref().unwrap_or("aggregate failed"),
-            &a.place(),
-        );
-    }
-    out.push_str("</section>\n");
-}
-
-/// Every attempt of a repeated case: its verdict and each field's prediction and exact match.
-fn attempts_table(out: &mut String, case: &TestRecord) {
-    let Some(r) = &case.repeat else { return };
-    out.push_str("<table class=\"attempts\">\n<thead><tr><th>attempt</th><th>verdict</th><th>fields (prediction, EM)</th></tr></thead>\n<tbody>\n");
-    for a in &r.each {
-        let fields: Vec<String> = a
-            .fields
-            .iter()
-            .map(|f| format!("{} {} ({})", f.name, f.prediction, f.em))
-            .collect();
-        let verdict = match (&a.error, a.passed) {
-            (Some(why), _) => why.lines().next().unwrap_or("").to_owned(),
-            (None, true) => "passed".to_owned(),
-            (None, false) => "failed".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>",
-            a.attempt,
-            if a.attempt == r.shown { " (shown)" } else { "" },
-            escape(&verdict),
-            escape(&fields.join("; "))
-        );
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
-
-fn failure(out: &mut String, id: &str, message: &str, at: &str) {
-    let verdict = message.lines().next().unwrap_or("");
-    let _ = writeln!(
-        out,
-        "<details class=\"failure\" open>\n<summary>{} <span class=\"v\">— {}</span></summary>\n<pre class=\"message\">{}</pre>\n<p class=\"at\">{}</p>\n</details>",
-        escape(id),
-        escape(verdict),
-        escape(message),
-        escape(at)
-    );
-}
-
-/// Each field's diff, coloured from the record's diff data: characters as `<del>` and `<ins>`,
-/// the lines of a nested value's diff as removed and added lines.
-fn field_diffs(out: &mut String, fields: &[crate::record::FieldRecord]) {
-    use crate::record::DiffOp;
-    let with_diff: Vec<_> = fields
-        .iter()
-        .filter_map(|f| f.diff.as_ref().map(|d| (f, d)))
-        .collect();
-    if with_diff.is_empty() {
-        return;
-    }
-    out.push_str("<table class=\"diffs\">\n");
-    for (field, diff) in with_diff {
-        let mut cell = String::new();
-        for span in &diff.spans {
-            let text = escape(&span.text);
-            match (diff.lines, span.op) {
-                (false, DiffOp::Equal) => cell.push_str(&text),
-                (false, DiffOp::Removed) => {
-                    let _ = write!(cell, "<del>{text}</del>");
-                }
-                (false, DiffOp::Added) => {
-                    let _ = write!(cell, "<ins>{text}</ins>");
-                }
-                (true, DiffOp::Equal) => {
-                    let _ = writeln!(cell, "  {text}");
-                }
-                (true, DiffOp::Removed) => {
-                    let _ = writeln!(cell, "<span class=\"removed\">- {text}</span>");
-                }
-                (true, DiffOp::Added) => {
-                    let _ = writeln!(cell, "<span class=\"added\">+ {text}</span>");
-                }
-            }
-        }
-        let label = if diff.as_compared {
-            "diff as compared"
-        } else {
-            "diff"
-        };
-        let _ = writeln!(
-            out,
-            "<tr><th><code>{}</code> {label}</th><td><pre class=\"diff\">{cell}</pre></td></tr>",
-            escape(&field.name)
-        );
-    }
-    out.push_str("</table>\n");
-}
-
 fn notes(out: &mut String, notes: &Notes) {
     out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
     if notes.regressions.is_empty() && notes.improvements.is_empty() {
@@ -878,49 +775,4 @@ pub(super) fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diffs_are_coloured_from_the_records_data_and_text_escaped() {
-        use crate::record::{DiffOp, DiffSpan, FieldDiff, TestRecord};
-        let span = |op, text: &str| DiffSpan {
-            op,
-            text: text.into(),
-        };
-        let mut field = TestRecord::named("a", "a.yaml");
-        field.fields = vec![crate::record::FieldRecord {
-            name: "n<o>".into(),
-            gold: vec!["1234".into()],
-            prediction: "1334".into(),
-            predicted: true,
-            em: 0.0,
-            anls: 0.75,
-            confidence: None,
-            critical: false,
-            note: None,
-            metadata: Default::default(),
-            closest: 0,
-            compared: None,
-            items: Vec::new(),
-            diff: Some(FieldDiff {
-                lines: false,
-                as_compared: false,
-                spans: vec![
-                    span(DiffOp::Equal, "1"),
-                    span(DiffOp::Removed, "2"),
-                    span(DiffOp::Added, "<3>"),
-                    span(DiffOp::Equal, "34"),
-                ],
-            }),
-            grounding: None,
-            miss: None,
-        }];
-        let mut out = String::new();
-        field_diffs(&mut out, &field.fields);
-        assert!(out.contains("<code>n&lt;o&gt;</code> diff</th><td><pre class=\"diff\">1<del>2</del><ins>&lt;3&gt;</ins>34</pre>"), "{out}");
-    }
 }

@@ -15,6 +15,7 @@ pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 pub fn step_summary(
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
+    fields: &[crate::evaluate::aggregate::FieldStat],
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
     notes: &Notes,
@@ -47,6 +48,7 @@ pub fn step_summary(
     if !notes.slices.is_empty() {
         page.push_str(&table_markdown(&super::compare::slices_table(notes.slices)));
     }
+    page.push_str(&fields_table(fields, pipelines));
     page.push_str(&grounding_table(pipelines));
     page.push_str(&misses_table(notes.misses));
     page.push_str(&advice_table(notes.acceptance));
@@ -145,6 +147,62 @@ fn listed(
         ));
     }
     items
+}
+
+/// The most fields the step summary lists; the HTML page and the report have every one.
+const FIELD_ROWS: usize = 30;
+
+/// The fields not exact for every pipeline, worst first, as the HTML page orders them (EM and
+/// ANLS per pipeline), after the count of those that are; empty without fields.
+fn fields_table(
+    fields: &[crate::evaluate::aggregate::FieldStat],
+    pipelines: &[(String, Aggregated)],
+) -> String {
+    let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
+    let rows = super::fields::field_rows(fields, &names);
+    let mut page = String::new();
+    if let Some(line) = super::fields::perfect_line(&rows.perfect, names.len()) {
+        page.push_str(&format!("\n{}.\n", escaped(&line)));
+    }
+    if rows.rows.is_empty() {
+        return page;
+    }
+    page.push_str(&format!(
+        "\n{} not exact for some pipeline, worst first (EM / ANLS):\n\n| field | {} |\n|---|{}\n",
+        match rows.rows.len() {
+            1 => "The field".to_owned(),
+            n => format!("The {n} fields"),
+        },
+        names
+            .iter()
+            .map(|n| escaped(&one_line(n)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---:|".repeat(names.len())
+    ));
+    for (field, stats) in rows.rows.iter().take(FIELD_ROWS) {
+        let cells: Vec<String> = stats
+            .iter()
+            .map(|s| {
+                s.map_or_else(
+                    || "-".to_owned(),
+                    |s| format!("{:.4} / {:.4}", s.em, s.anls),
+                )
+            })
+            .collect();
+        page.push_str(&format!(
+            "| {} | {} |\n",
+            escaped(&one_line(field)),
+            cells.join(" | ")
+        ));
+    }
+    if rows.rows.len() > FIELD_ROWS {
+        page.push_str(&format!(
+            "\n… and {} more fields: the HTML page and the report have every one.\n",
+            rows.rows.len() - FIELD_ROWS
+        ));
+    }
+    page
 }
 
 /// Each pipeline that grounds its values: the share grounded, the mean IoU, the share on the
@@ -370,7 +428,7 @@ mod tests {
             pooled: &[],
         };
         let summary = RunSummary::default();
-        let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);
+        let page = step_summary(&summary, &[], &[], &cases, &[], &notes, 64 * 1024);
         assert!(page.len() <= 64 * 1024, "{} bytes", page.len());
         let listed = page.matches("\n- `invoices/").count();
         assert!(listed > 100 && listed < 5000, "{listed}");
@@ -383,7 +441,7 @@ mod tests {
             &page[page.len() - 300..]
         );
         assert!(page.contains("- `invoices/case-00000::guided` — case failed: gate closed by must_right `total` (score 0.0000) — `cases/invoices/suite.yaml:7`\n"));
-        let whole = step_summary(&summary, &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
+        let whole = step_summary(&summary, &[], &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
         assert_eq!(whole.matches("\n- `invoices/").count(), 5000);
     }
 

@@ -651,6 +651,7 @@ fn append_step_summary(
     let page = step_summary(
         &records.summary(),
         &pipeline_rows(&records.numbers),
+        &field_table(&records.numbers),
         cases,
         aggregates,
         &notes.borrowed(),
