@@ -361,9 +361,11 @@ defaults:
 
 /// The HTML page of the DocuBench suite (300 tests, 126 slices, `compare_to: neighbours`) as a
 /// person reads it, measured in headless Chromium: as the README's suite writes it, and with
-/// every field required exact (143 failing tests). At 1,280 px and printed on A4, no figure or
-/// pipeline name is broken and no table overflows; no column of the pipelines' table is
-/// empty.
+/// every field required exact (143 failing tests). Printed on A4 in at most 40 pages; at 1,280
+/// px and in print, no figure or pipeline name is broken and no table overflows; the forest
+/// plots and the chart of each pipeline's ANLS draw the report's numbers where they are; no
+/// column of the pipelines' table is empty; the fields exact for every pipeline on one line; a
+/// folded row per failing test.
 #[cfg(unix)]
 #[test]
 #[ignore = "needs the DocuBench data in GOLDGATE_DOCUBENCH and headless Chromium (.ci/run sets both up and runs the ignored tests)"]
@@ -407,6 +409,8 @@ fn the_docubench_page_reads_at_real_size() {
         assert!(pages <= 40, "{label}: {pages} pages");
         for (width, print) in [(1280, false), (720, true)] {
             let m = chromium::measure(&chromium, dir.path(), &html, width, print);
+            // Five pairs of neighbours for EM and ANLS, six pipelines' ANLS.
+            assert_eq!(chromium::check_charts(&m, &report), (10, 6), "{label}");
             assert_eq!(
                 m["wrapped"],
                 serde_json::json!([]),

@@ -485,16 +485,21 @@ fn headless_chromium_renders_the_page_with_a_diagram_per_pipeline() {
 }
 
 /// Every figure and pipeline name of the page on one line, and every table within the window,
-/// at a laptop's 1,280 px and as printed on A4; a column no pipeline has a value in is not drawn.
+/// at a laptop's 1,280 px and as printed on A4; the charts' points and lines where the report's
+/// numbers put them (each pipeline's mean score, and the two pairs compared with `alpha` for
+/// score, EM and ANLS).
 #[test]
 #[ignore = "needs headless Chromium (apt-get install chromium); .ci/run installs it and runs the ignored tests"]
 fn figures_stay_whole_and_tables_fit_on_screen_and_in_print() {
     let chromium = chromium::require();
     let fx = Fixture::new();
-    fx.test(&["--html", "page.html"], &[]);
+    fx.test(&["--html", "page.html", "--report", "report.json"], &[]);
     let html = std::fs::read_to_string(fx.path("page.html")).unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("report.json")).unwrap()).unwrap();
     for (width, print) in [(1280, false), (720, true)] {
         let m = chromium::measure(&chromium, fx.dir.path(), &html, width, print);
+        assert_eq!(chromium::check_charts(&m, &report), (6, 3), "{m}");
         assert_eq!(
             m["wrapped"],
             serde_json::json!([]),

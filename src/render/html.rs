@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::compare::interval_text;
 use super::num;
 use super::summary::Notes;
-use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, percentile};
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::record::{AggregateRecord, TestRecord};
 
 /// Everything the page shows.
@@ -17,6 +17,8 @@ pub struct Page<'a> {
     pub summary: &'a RunSummary,
     /// Each pipeline's aggregate (bins and latencies included).
     pub pipelines: &'a [(String, Aggregated)],
+    /// Each pipeline's headline metric with its interval, best first.
+    pub headlines: &'a [crate::evaluate::headline::Headline],
     /// The field × pipeline table.
     pub fields: &'a [FieldStat],
     /// Every case test.
@@ -75,6 +77,20 @@ rect.gold, rect.predicted { fill:none; stroke-width:2.5; vector-effect:non-scali
 rect.gold { stroke:var(--good); } rect.predicted { stroke:var(--bad); stroke-dasharray:6 3; }
 .key-gold { color:var(--good); font-weight:600; } .key-predicted { color:var(--bad); font-weight:600; }
 .none { color:var(--muted); }
+figure.headline, figure.forest { display:block; width:fit-content; margin:6px 0 14px; }
+svg.chart { display:block; }
+svg.chart .tick { stroke:#e6e9ee; }
+svg.chart .tick.zero { stroke:#1d232b; stroke-dasharray:4 3; }
+svg.chart .interval { stroke:#8a96a3; stroke-width:2; }
+svg.chart .point { fill:#fff; stroke:#5b6673; stroke-width:1.6; }
+svg.chart .pipeline .interval, svg.chart .significant .interval { stroke:var(--accent); stroke-width:3; }
+svg.chart .pipeline .point, svg.chart .significant .point { fill:var(--accent); stroke:var(--accent); }
+svg.chart text.label { fill:var(--ink); font-size:12px; }
+svg.chart text.figures { font-size:12px; font-variant-numeric:tabular-nums; }
+svg.chart .significant text { fill:var(--ink); font-weight:600; }
+.key-significant { color:var(--accent); font-weight:600; }
+.legend { display:flex; flex-wrap:wrap; align-items:center; gap:2px; margin:4px 0 8px; font-size:12px; font-variant-numeric:tabular-nums; }
+.legend span { padding:1px 6px; } .legend .words { color:var(--muted); }
 details.perfect > summary { font-weight:400; }
 details.perfect .names { margin:0; padding:0 12px 10px; color:var(--muted); font-size:13px; }
 .failing { margin:8px 0; border-top:1px solid var(--line); }
@@ -110,13 +126,19 @@ pub fn html_page(page: &Page) -> String {
     let s = page.summary;
     let _ = writeln!(
         out,
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}</style>\n</head>\n<body>",
-        s.cases, s.failed
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}{}</style>\n</head>\n<body>",
+        s.cases,
+        s.failed,
+        super::svg::step_classes()
     );
     header(&mut out, page);
     out.push_str("<main>\n");
-    pipelines_table(&mut out, page.pipelines);
-    comparisons(&mut out, page.notes.comparisons);
+    pipelines_table(&mut out, page.pipelines, page.headlines);
+    comparisons(
+        &mut out,
+        page.notes.comparisons,
+        page.headlines.first().map(|h| h.metric),
+    );
     gates(&mut out, page.notes.gates);
     repeats(&mut out, page.pipelines, page.cases);
     slices_table(&mut out, page.notes.slices);
@@ -125,8 +147,8 @@ pub fn html_page(page: &Page) -> String {
     super::html_analysis::misses_table(&mut out, page.notes.misses);
     super::html_analysis::acceptance(&mut out, page.notes.acceptance);
     super::html_analysis::pooled(&mut out, page.notes.pooled);
-    calibration(&mut out, page.pipelines);
-    latency(&mut out, page.pipelines);
+    super::html_charts::calibration(&mut out, page.pipelines);
+    super::html_charts::latency(&mut out, page.pipelines);
     super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
     notes(&mut out, page.notes);
     out.push_str("</main>\n");
@@ -172,8 +194,13 @@ fn header(out: &mut String, page: &Page) {
     out.push_str("</ul>\n</header>\n");
 }
 
-fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
+fn pipelines_table(
+    out: &mut String,
+    pipelines: &[(String, Aggregated)],
+    headlines: &[crate::evaluate::headline::Headline],
+) {
     out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n");
+    super::html_charts::headline_chart(out, headlines);
     table_html(out, &super::compare::pipelines_table(pipelines), "compare");
     out.push_str("</section>\n");
 }
@@ -181,11 +208,17 @@ fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
 /// Each pipeline against its reference, with intervals and McNemar's p-value. A metric no pair
 /// has an interval of, for one reason, is left out and the reason said once; the other reasons
 /// stay on their row.
-fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]) {
+fn comparisons(
+    out: &mut String,
+    comparisons: &[crate::evaluate::paired::Paired],
+    headline: Option<crate::model::metric::Metric>,
+) {
     if comparisons.is_empty() {
         return;
     }
-    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means of each pipeline against the one it is compared with, over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n");
+    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n");
+    super::html_charts::forest_plots(out, comparisons, headline);
+    out.push_str("<p>The same differences of means, over the cases both ran, with their 95 % paired bootstrap interval (10,000 resamples, seeded), and McNemar's exact test on pass/fail.</p>\n");
     // The reason shared by every pair that lacks a metric, when every pair lacks it.
     let said_once = |metric: &str| -> Option<String> {
         let reasons: Vec<String> = comparisons
@@ -496,6 +529,12 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
             n => format!("The {n} fields"),
         }
     );
+    let lo = super::svg::heat_floor(
+        rows.rows
+            .iter()
+            .flat_map(|(_, stats)| stats.iter().flatten().flat_map(|s| [s.em, s.anls])),
+    );
+    out.push_str(&super::svg::legend(lo));
     out.push_str(
         "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th class=\"text\">field</th>",
     );
@@ -518,10 +557,10 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
                 Some(f) => {
                     let _ = write!(
                         out,
-                        "<td class=\"num cell\" style=\"background:{}\">{:.4}</td><td class=\"num cell\" style=\"background:{}\">{:.4}</td>",
-                        shade(f.em),
+                        "<td class=\"num c{}\">{:.4}</td><td class=\"num c{}\">{:.4}</td>",
+                        super::svg::step_of(f.em, lo, 1.0),
                         f.em,
-                        shade(f.anls),
+                        super::svg::step_of(f.anls, lo, 1.0),
                         f.anls
                     );
                 }
@@ -531,210 +570,6 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
-}
-
-/// A soft background from red (0) to green (1).
-fn shade(value: f64) -> String {
-    let hue = (value.clamp(0.0, 1.0) * 120.0).round();
-    format!("hsl({hue}, 70%, 92%)")
-}
-
-fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"calibration\">\n<h2>Calibration</h2>\n<div class=\"diagrams\">\n");
-    for (name, a) in pipelines {
-        reliability_diagram(out, name, a);
-    }
-    out.push_str("</div>\n</section>\n");
-}
-
-/// The plot's side and margin, in pixels.
-const SIZE: f64 = 220.0;
-const PAD: f64 = 34.0;
-
-/// A reliability diagram's frame: the square, its ticks, the diagonal, the accuracy label.
-fn frame(out: &mut String) {
-    let (x, y) = (
-        |v: f64| PAD + v * SIZE,
-        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
-    );
-    // Frame, ticks and the diagonal.
-    let _ = writeln!(
-        out,
-        "<rect x=\"{}\" y=\"{}\" width=\"{SIZE}\" height=\"{SIZE}\" fill=\"#fafbfc\" stroke=\"#c9d0d8\"/>",
-        x(0.0),
-        y(1.0)
-    );
-    for t in [0.0, 0.5, 1.0] {
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{t}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{t}</text>",
-            x(t),
-            y(0.0) + 14.0,
-            x(0.0) - 4.0,
-            y(t) + 4.0
-        );
-    }
-    let _ = writeln!(
-        out,
-        "<line class=\"diagonal\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8a96a3\" stroke-dasharray=\"4 3\"/>",
-        x(0.0),
-        y(0.0),
-        x(1.0),
-        y(1.0)
-    );
-    let _ = writeln!(
-        out,
-        "<text x=\"10\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 10 {})\">accuracy</text>",
-        y(0.5),
-        y(0.5)
-    );
-}
-
-/// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
-/// against the diagonal of perfect calibration, with its count.
-fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
-    if a.bins.is_empty() {
-        let _ = writeln!(
-            out,
-            "<figure class=\"reliability empty\" data-pipeline=\"{}\"><figcaption><b>{}</b> · no field carries a confidence: nothing to calibrate</figcaption></figure>",
-            escape(name),
-            escape(name)
-        );
-        return;
-    }
-    let (x, y) = (
-        |v: f64| PAD + v * SIZE,
-        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
-    );
-    let n: usize = a.bins.iter().map(|b| b.count).sum();
-    let _ = writeln!(
-        out,
-        "<figure class=\"reliability\" data-pipeline=\"{}\">\n<svg role=\"img\" aria-label=\"reliability diagram of {}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
-        escape(name),
-        escape(name),
-        w = SIZE + PAD + 12.0,
-        h = SIZE + PAD + 26.0,
-    );
-    frame(out);
-    for b in &a.bins {
-        let (left, right) = (x(b.lower), x(b.upper));
-        // The bin's whole column, faint, so that a bin with no correct answer still shows.
-        let _ = writeln!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{SIZE}\" fill=\"#2f5fa7\" fill-opacity=\"0.06\"/>",
-            left + 1.0,
-            y(1.0),
-            (right - left - 2.0).max(1.0)
-        );
-        let _ = writeln!(
-            out,
-            "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({:.2}, {:.2}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
-            b.count,
-            left + 1.0,
-            y(b.accuracy),
-            (right - left - 2.0).max(1.0),
-            y(0.0) - y(b.accuracy),
-            b.lower,
-            b.upper,
-            b.count,
-            b.confidence,
-            b.accuracy
-        );
-        let _ = writeln!(
-            out,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#c62828\"/><text class=\"count\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            x(b.confidence),
-            y(b.accuracy),
-            (left + right) / 2.0,
-            (y(b.accuracy) - 5.0).max(10.0),
-            b.count
-        );
-    }
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">confidence</text>\n</svg>\n<figcaption><b>{}</b> · ECE {} · Brier {} · {n} confidences</figcaption>\n</figure>",
-        x(0.5),
-        y(0.0) + 30.0,
-        escape(name),
-        num(a.ece),
-        num(a.brier)
-    );
-}
-
-fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"latency\">\n<h2>Latency</h2>\n");
-    let max = pipelines
-        .iter()
-        .filter_map(|(_, a)| a.latencies.last().copied())
-        .fold(0.0f64, f64::max);
-    if max <= 0.0 {
-        out.push_str("<p class=\"none\">No latency measured.</p>\n</section>\n");
-        return;
-    }
-    const WIDTH: f64 = 520.0;
-    const LABEL: f64 = 120.0;
-    let row = 30.0;
-    let height = row * pipelines.len() as f64 + 30.0;
-    let x = |v: f64| LABEL + v / max * WIDTH;
-    let _ = writeln!(
-        out,
-        "<figure class=\"latency\">\n<svg role=\"img\" aria-label=\"latency distribution per pipeline\" width=\"{}\" height=\"{height}\" viewBox=\"0 0 {} {height}\">",
-        LABEL + WIDTH + 60.0,
-        LABEL + WIDTH + 60.0
-    );
-    for (i, (name, a)) in pipelines.iter().enumerate() {
-        let mid = 14.0 + row * i as f64;
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            LABEL - 8.0,
-            mid + 4.0,
-            escape(name)
-        );
-        let l = &a.latencies;
-        let Some((&lo, &hi)) = l.first().zip(l.last()) else {
-            let _ = writeln!(
-                out,
-                "<text x=\"{LABEL}\" y=\"{}\">no latency measured</text>",
-                mid + 4.0
-            );
-            continue;
-        };
-        let q = |p: f64| percentile(l, p).unwrap_or(lo);
-        let _ = writeln!(
-            out,
-            "<g class=\"box\"><line x1=\"{:.1}\" y1=\"{mid}\" x2=\"{:.1}\" y2=\"{mid}\" stroke=\"#8a96a3\"/><rect x=\"{:.1}\" y=\"{}\" width=\"{:.1}\" height=\"14\" fill=\"#2f5fa7\" fill-opacity=\"0.25\" stroke=\"#2f5fa7\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#1d232b\" stroke-width=\"2\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#c62828\"/><title>{}: min {lo:.0}, p25 {:.0}, p50 {:.0}, p75 {:.0}, p95 {:.0}, max {hi:.0} ms over {} cases</title></g>",
-            x(lo),
-            x(hi),
-            x(q(0.25)),
-            mid - 7.0,
-            (x(q(0.75)) - x(q(0.25))).max(1.0),
-            x(q(0.5)),
-            mid - 7.0,
-            x(q(0.5)),
-            mid + 7.0,
-            x(q(0.95)),
-            mid - 9.0,
-            x(q(0.95)),
-            mid + 9.0,
-            escape(name),
-            q(0.25),
-            q(0.5),
-            q(0.75),
-            q(0.95),
-            l.len()
-        );
-    }
-    let axis = 14.0 + row * pipelines.len() as f64;
-    for t in [0.0, 0.5, 1.0] {
-        let _ = writeln!(
-            out,
-            "<text x=\"{:.1}\" y=\"{axis}\" text-anchor=\"middle\">{:.0} ms</text>",
-            x(t * max),
-            t * max
-        );
-    }
-    out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
 }
 
 fn notes(out: &mut String, notes: &Notes) {

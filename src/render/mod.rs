@@ -11,6 +11,7 @@ mod finding;
 mod gate;
 mod html;
 mod html_analysis;
+mod html_charts;
 mod html_failures;
 mod junit;
 mod markdown;
@@ -20,6 +21,7 @@ mod repeat;
 mod report;
 mod review;
 mod summary;
+mod svg;
 mod table;
 mod visible;
 

@@ -413,6 +413,7 @@ pub(crate) fn write_files(
         let page = html_page(&Page {
             summary: &records.summary(),
             pipelines: &pipeline_rows(numbers),
+            headlines: &crate::evaluate::headline::headlines(numbers),
             fields: &field_table(numbers),
             cases,
             aggregates: &aggregates,

@@ -48,8 +48,9 @@ pub fn headless(chromium: &Path, profile: &Path, width: u32, height: u32) -> Com
 /// - `overflowing`: each box that ends beyond the window's width, or whose content is wider
 ///   than the box;
 /// - `height`: the page's height in pixels;
-/// - `forest`: each pair of the forest plot, its numbers as the page wrote them and where its
-///   point and line were drawn, with the axis' ticks (value and x);
+/// - `charts`: each chart of rows (the forest plots, the headline metric's): its kind, metric,
+///   ticks (value and x) and zero line, and each row's numbers as the page wrote them and where
+///   its point and line were drawn;
 /// - `matrices`: each slices matrix, its tag, its pipelines and its rows (value, cases, cells).
 pub const MEASURE: &str = r#"<script>
 (() => {
@@ -84,13 +85,15 @@ pub const MEASURE: &str = r#"<script>
     else if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth) overflowing.push(name(el) + ' holds ' + el.scrollWidth + ' in ' + el.clientWidth);
   }
   const centre = (el) => { const r = el.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2, left: r.left, right: r.right }; };
-  const forest = [...document.querySelectorAll('svg.forest')].map((svg) => ({
+  const charts = [...document.querySelectorAll('svg.chart')].map((svg) => ({
+    kind: svg.classList.contains('forest') ? 'forest' : svg.classList.contains('headline') ? 'headline' : 'other',
     metric: svg.dataset.metric,
     ticks: [...svg.querySelectorAll('.tick')].map((t) => ({ value: parseFloat(t.dataset.value), x: centre(t).x })),
-    pairs: [...svg.querySelectorAll('g.pair')].map((g) => ({
+    zero: [...svg.querySelectorAll('.tick.zero')].map((t) => centre(t).x),
+    rows: [...svg.querySelectorAll('g.pair, g.pipeline')].map((g) => ({
       pipeline: g.dataset.pipeline,
-      reference: g.dataset.reference,
-      difference: parseFloat(g.dataset.difference),
+      reference: g.dataset.reference || null,
+      value: parseFloat(g.dataset.difference !== undefined ? g.dataset.difference : g.dataset.mean),
       low: parseFloat(g.dataset.low),
       high: parseFloat(g.dataset.high),
       significant: g.classList.contains('significant'),
@@ -110,7 +113,7 @@ pub const MEASURE: &str = r#"<script>
   }));
   const out = document.createElement('pre');
   out.id = 'measured';
-  out.textContent = JSON.stringify({ wrapped, overflowing, height: document.documentElement.scrollHeight, forest, matrices });
+  out.textContent = JSON.stringify({ wrapped, overflowing, height: document.documentElement.scrollHeight, charts, matrices });
   document.body.appendChild(out);
 })();
 </script>"#;
@@ -176,4 +179,88 @@ pub fn printed_pages(chromium: &Path, dir: &Path, html: &Path) -> usize {
         }
     }
     pages
+}
+
+/// Checks the charts of a measured page against the run's report: each forest plot row's
+/// difference and interval are the report's comparison's, each headline row's mean the
+/// pipeline's, and every point and line sits where the axis' ticks put those numbers (within
+/// a pixel); a pair is set apart exactly when its interval excludes zero. Returns how many
+/// rows of each kind were checked.
+pub fn check_charts(measured: &serde_json::Value, report: &serde_json::Value) -> (usize, usize) {
+    let (mut pairs, mut pipelines) = (0, 0);
+    let close =
+        |a: f64, b: f64, what: &str| assert!((a - b).abs() < 1e-9, "{what}: {a} against {b}");
+    for chart in measured["charts"].as_array().unwrap() {
+        let ticks = chart["ticks"].as_array().unwrap();
+        assert!(ticks.len() >= 2, "{chart}");
+        let (first, last) = (&ticks[0], &ticks[ticks.len() - 1]);
+        let (v0, x0) = (
+            first["value"].as_f64().unwrap(),
+            first["x"].as_f64().unwrap(),
+        );
+        let (v1, x1) = (last["value"].as_f64().unwrap(), last["x"].as_f64().unwrap());
+        let x = |v: f64| x0 + (v - v0) / (v1 - v0) * (x1 - x0);
+        for t in ticks {
+            let at = t["x"].as_f64().unwrap();
+            assert!(
+                (at - x(t["value"].as_f64().unwrap())).abs() < 1.0,
+                "ticks not evenly spaced: {chart}"
+            );
+        }
+        let metric = chart["metric"].as_str().unwrap();
+        for row in chart["rows"].as_array().unwrap() {
+            let get = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} of {row}"));
+            let (value, low, high) = (get("value"), get("low"), get("high"));
+            let pipeline = row["pipeline"].as_str().unwrap();
+            match chart["kind"].as_str().unwrap() {
+                "forest" => {
+                    let reference = row["reference"].as_str().unwrap();
+                    let c = report["comparisons"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|c| c["pipeline"] == pipeline && c["reference"] == reference)
+                        .unwrap_or_else(|| panic!("no comparison {pipeline} against {reference}"));
+                    let i = &c[metric];
+                    close(value, i["difference"].as_f64().unwrap(), "difference");
+                    close(low, i["low"].as_f64().unwrap(), "low");
+                    close(high, i["high"].as_f64().unwrap(), "high");
+                    assert_eq!(row["significant"], low > 0.0 || high < 0.0, "{row}");
+                    assert_eq!(
+                        chart["zero"].as_array().unwrap().len(),
+                        1,
+                        "zero marked once"
+                    );
+                    let zero = chart["zero"][0].as_f64().unwrap();
+                    assert!(
+                        (zero - x(0.0)).abs() < 1.0,
+                        "zero at {zero}, not {}",
+                        x(0.0)
+                    );
+                    pairs += 1;
+                }
+                "headline" => {
+                    let p = report["pipelines"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|p| p["pipeline"] == pipeline)
+                        .unwrap_or_else(|| panic!("no pipeline {pipeline}"));
+                    close(value, p[metric].as_f64().unwrap(), "mean");
+                    assert!(low <= value && value <= high, "{row}");
+                    pipelines += 1;
+                }
+                other => panic!("a chart of kind {other}"),
+            }
+            for (drawn, at) in [("point", value), ("from", low), ("to", high)] {
+                let drawn_x = get(drawn);
+                assert!(
+                    (drawn_x - x(at)).abs() < 1.0,
+                    "{metric} {pipeline}: the {drawn} is at {drawn_x}, {at} is at {}",
+                    x(at)
+                );
+            }
+        }
+    }
+    (pairs, pipelines)
 }
