@@ -363,7 +363,8 @@ defaults:
 /// person reads it, measured in headless Chromium: as the README's suite writes it, and with
 /// every field required exact (143 failing tests). Printed on A4 in at most 40 pages; at 1,280
 /// px and in print, no figure or pipeline name is broken and no table overflows; the forest
-/// plots and the chart of each pipeline's ANLS draw the report's numbers where they are; no
+/// plots and the chart of each pipeline's ANLS draw the report's numbers where they are; the
+/// slices are a matrix per tag with a cell per value and pipeline; no
 /// column of the pipelines' table is empty; the fields exact for every pipeline on one line; a
 /// folded row per failing test.
 #[cfg(unix)]
@@ -411,6 +412,12 @@ fn the_docubench_page_reads_at_real_size() {
             let m = chromium::measure(&chromium, dir.path(), &html, width, print);
             // Five pairs of neighbours for EM and ANLS, six pipelines' ANLS.
             assert_eq!(chromium::check_charts(&m, &report), (10, 6), "{label}");
+            // 10 file types and 11 languages, by 6 pipelines.
+            assert_eq!(
+                chromium::check_matrices(&m, &report, "anls"),
+                21 * 6,
+                "{label}"
+            );
             assert_eq!(
                 m["wrapped"],
                 serde_json::json!([]),

@@ -127,6 +127,17 @@ fn the_step_summary_and_the_html_page_have_the_slice_table() {
     );
     let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
     assert!(html.contains("<section id=\"slices\">"), "no slice table");
+    // A matrix per tag of each pipeline's ANLS (best first), the values whose pipelines differ
+    // most first, each with its cases.
+    assert!(
+        html.contains("<table class=\"matrix\" data-tag=\"lang\">\n<thead><tr><th class=\"text\">lang</th><th class=\"num\">cases</th><th class=\"pipeline name\">beta</th><th class=\"pipeline name\">alpha</th><th class=\"pipeline name\">gamma</th><th class=\"num\">spread</th></tr></thead>\n<tbody>\n<tr data-value=\"en\"><td class=\"text\">en</td><td class=\"num cases\">2</td><td class=\"num cell c5\" data-pipeline=\"beta\">0.7500</td><td class=\"num cell c6\" data-pipeline=\"alpha\">0.8750</td><td class=\"num cell c0\" data-pipeline=\"gamma\">0.0000</td><td class=\"num\">0.8750</td></tr>\n<tr data-value=\"fr\">"),
+        "{html}"
+    );
+    assert!(html.contains("<table class=\"matrix\" data-tag=\"tag\">"));
+    // Every slice and metric, folded beneath.
+    assert!(
+        html.contains("<details class=\"more\"><summary>Every slice and metric (9 rows)</summary>")
+    );
     assert!(
         html.contains("<tr><td class=\"text\">tag=scan</td><td class=\"name\">beta</td><td class=\"num\">1</td><td class=\"num\">100%</td><td class=\"num\">1.0000</td><td class=\"num\">1.0000</td></tr>"),
         "{html}"

@@ -89,6 +89,9 @@ svg.chart text.label { fill:var(--ink); font-size:12px; }
 svg.chart text.figures { font-size:12px; font-variant-numeric:tabular-nums; }
 svg.chart .significant text { fill:var(--ink); font-weight:600; }
 .key-significant { color:var(--accent); font-weight:600; }
+.matrices { display:flex; flex-wrap:wrap; gap:6px 28px; align-items:flex-start; }
+table.matrix td.cell { min-width:4.2em; }
+table.matrix tbody td:first-child { font-weight:600; }
 .legend { display:flex; flex-wrap:wrap; align-items:center; gap:2px; margin:4px 0 8px; font-size:12px; font-variant-numeric:tabular-nums; }
 .legend span { padding:1px 6px; } .legend .words { color:var(--muted); }
 details.perfect > summary { font-weight:400; }
@@ -141,7 +144,13 @@ pub fn html_page(page: &Page) -> String {
     );
     gates(&mut out, page.notes.gates);
     repeats(&mut out, page.pipelines, page.cases);
-    slices_table(&mut out, page.notes.slices);
+    let ranked: Vec<&str> = page.headlines.iter().map(|h| h.pipeline.as_str()).collect();
+    super::html_slices::slices(
+        &mut out,
+        page.notes.slices,
+        page.headlines.first().map(|h| h.metric),
+        &ranked,
+    );
     fields_table(&mut out, page.fields, page.pipelines);
     super::html_analysis::grounding_table(&mut out, page.pipelines);
     super::html_analysis::misses_table(&mut out, page.notes.misses);
@@ -486,16 +495,6 @@ fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRe
         rows,
     );
     table_html(out, &table, "compare");
-    out.push_str("</section>\n");
-}
-
-/// The slice table: one row per tag value and pipeline (only when some case has a tag).
-fn slices_table(out: &mut String, slices: &[crate::evaluate::aggregate::SliceRow]) {
-    if slices.is_empty() {
-        return;
-    }
-    out.push_str("<section id=\"slices\">\n<h2>Slices</h2>\n");
-    table_html(out, &super::compare::slices_table(slices), "compare");
     out.push_str("</section>\n");
 }
 

@@ -118,7 +118,7 @@ fn rows_chart(out: &mut String, chart: &Rows) {
 }
 
 /// A metric as a chart names it.
-fn metric_name(metric: Metric) -> &'static str {
+pub(super) fn metric_name(metric: Metric) -> &'static str {
     match metric {
         Metric::Anls => "ANLS",
         Metric::ExactMatch => "EM",

@@ -13,6 +13,7 @@ mod html;
 mod html_analysis;
 mod html_charts;
 mod html_failures;
+mod html_slices;
 mod junit;
 mod markdown;
 mod message;

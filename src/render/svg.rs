@@ -157,31 +157,30 @@ pub(super) fn step_of(value: f64, lo: f64, hi: f64) -> usize {
     ((t * STEPS.len() as f64).floor() as usize).min(STEPS.len() - 1)
 }
 
-/// The lowest value a heatmap's colours start from: its lowest value, rounded down to a tenth
-/// (so that the steps read as round ranges), below 1.
+/// Where a heatmap's colours start: the value a tenth of its values lie below, rounded down to
+/// a tenth, below 1. The lower tenth shares the worst step, so that a few values far below the
+/// others do not leave the rest in one colour.
 pub(super) fn heat_floor(values: impl IntoIterator<Item = f64>) -> f64 {
-    let lowest = values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, f64::min);
-    ((lowest * 10.0).floor() / 10.0).clamp(0.0, 0.9)
+    let mut values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    values.sort_by(f64::total_cmp);
+    let tenth = crate::evaluate::aggregate::percentile(&values, 0.1).unwrap_or(1.0);
+    ((tenth * 10.0).floor() / 10.0).clamp(0.0, 0.9)
 }
 
-/// The key of a heatmap's colours from `lo` to 1: each step's swatch and range.
+/// The key of a heatmap's colours from `lo` to 1: each step's swatch and where it starts (the
+/// first, when `lo` is above 0, holds every value below the second).
 pub(super) fn legend(lo: f64) -> String {
     let width = (1.0 - lo) / STEPS.len() as f64;
     let steps: String = (0..STEPS.len())
         .map(|i| {
             let from = lo + width * i as f64;
-            format!(
-                "<span class=\"c{i}\">{:.2}{}</span>",
-                from,
-                if i + 1 == STEPS.len() {
-                    "\u{2013}1"
-                } else {
-                    ""
+            match i {
+                0 if lo > 0.0 => format!("<span class=\"c0\">&lt;{:.2}</span>", lo + width),
+                _ if i + 1 == STEPS.len() => {
+                    format!("<span class=\"c{i}\">{from:.2}\u{2013}1</span>")
                 }
-            )
+                _ => format!("<span class=\"c{i}\">{from:.2}</span>"),
+            }
         })
         .collect();
     format!(
@@ -215,5 +214,9 @@ mod tests {
         assert_eq!(step_of(1.0, 0.0, 1.0), 6);
         assert_eq!(step_of(0.5, 0.0, 1.0), 3);
         assert_eq!(step_of(0.7, 0.7, 0.7), 6);
+        // A few values far below the others share the worst step.
+        let values = [0.0, 0.9, 0.93, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0, 1.0, 1.0];
+        assert_eq!(heat_floor(values), 0.9);
+        assert_eq!(heat_floor([0.0, 0.0, 0.5, 1.0]), 0.0);
     }
 }

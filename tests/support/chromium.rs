@@ -264,3 +264,88 @@ pub fn check_charts(measured: &serde_json::Value, report: &serde_json::Value) ->
     }
     (pairs, pipelines)
 }
+
+/// Checks the slices matrices of a measured page against the run's report: one matrix per tag,
+/// one row per value of it, one cell per value and pipeline, laid out and holding the report's
+/// `metric` of that slice (four decimals), the case count beside the value; the rows by the
+/// spread between pipelines, widest first. Returns the number of cells checked.
+pub fn check_matrices(
+    measured: &serde_json::Value,
+    report: &serde_json::Value,
+    metric: &str,
+) -> usize {
+    use std::collections::{BTreeMap, BTreeSet};
+    let slices = report["slices"].as_array().unwrap();
+    let mut expected: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let pipelines: BTreeSet<&str> = slices
+        .iter()
+        .map(|s| s["pipeline"].as_str().unwrap())
+        .collect();
+    for s in slices {
+        expected
+            .entry(s["tag"].as_str().unwrap())
+            .or_default()
+            .insert(s["value"].as_str().unwrap());
+    }
+    let matrices = measured["matrices"].as_array().unwrap();
+    let tags: BTreeSet<&str> = matrices
+        .iter()
+        .map(|m| m["tag"].as_str().unwrap())
+        .collect();
+    assert_eq!(tags, expected.keys().copied().collect(), "a matrix per tag");
+    let mut cells = 0;
+    for m in matrices {
+        let tag = m["tag"].as_str().unwrap();
+        let columns: BTreeSet<&str> = m["pipelines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        assert_eq!(columns, pipelines, "{tag}: a column per pipeline");
+        let rows = m["rows"].as_array().unwrap();
+        let values: BTreeSet<&str> = rows.iter().map(|r| r["value"].as_str().unwrap()).collect();
+        assert_eq!(values, expected[tag], "{tag}: a row per value");
+        assert_eq!(rows.len(), expected[tag].len(), "{tag}: each value once");
+        let mut spreads = Vec::new();
+        for row in rows {
+            let value = row["value"].as_str().unwrap();
+            let of = |p: &str| {
+                slices
+                    .iter()
+                    .find(|s| s["tag"] == tag && s["value"] == value && s["pipeline"] == p)
+            };
+            let row_cells = row["cells"].as_array().unwrap();
+            assert_eq!(
+                row_cells.len(),
+                pipelines.len(),
+                "{tag}={value}: a cell per pipeline"
+            );
+            let mut numbers = Vec::new();
+            let mut cases = 0;
+            for cell in row_cells {
+                let p = cell["pipeline"].as_str().unwrap();
+                assert_eq!(cell["shown"], true, "{tag}={value} {p} is laid out");
+                let text = cell["text"].as_str().unwrap();
+                match of(p).and_then(|s| s[metric].as_f64().map(|x| (s, x))) {
+                    Some((s, x)) => {
+                        assert_eq!(text, format!("{x:.4}"), "{tag}={value} {p}");
+                        numbers.push(x);
+                        cases = cases.max(s["cases"].as_u64().unwrap());
+                    }
+                    None => assert_eq!(text, "-", "{tag}={value} {p}"),
+                }
+                cells += 1;
+            }
+            assert_eq!(row["cases"], cases.to_string(), "{tag}={value}: its cases");
+            let spread = numbers.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+                - numbers.iter().cloned().fold(f64::INFINITY, f64::min);
+            spreads.push(if numbers.len() > 1 { spread } else { -1.0 });
+        }
+        assert!(
+            spreads.windows(2).all(|w| w[0] >= w[1]),
+            "{tag}: widest spread first: {spreads:?}"
+        );
+    }
+    cells
+}
