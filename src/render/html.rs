@@ -6,7 +6,6 @@
 use std::fmt::Write;
 
 use super::compare::interval_text;
-use super::num;
 use super::summary::Notes;
 use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::record::{AggregateRecord, TestRecord};
@@ -41,6 +40,9 @@ h2 { font-size:17px; margin:28px 0 10px; }
 main { padding:0 32px 40px; max-width:1200px; overflow-wrap:anywhere; }
 .verdict { font-size:16px; margin:4px 0 10px; }
 .verdict .pass { color:var(--good); font-weight:600; } .verdict .fail { color:var(--bad); font-weight:600; }
+.failed-gates { margin:0 0 10px; padding-left:20px; color:var(--bad); }
+.failed-gates b { color:var(--ink); }
+p.fail { color:var(--bad); }
 .chips { display:flex; flex-wrap:wrap; gap:8px; margin:0; padding:0; list-style:none; }
 .chips li { background:#fff; border:1px solid var(--line); border-radius:6px; padding:4px 10px; font-size:13px; }
 .chips b { font-variant-numeric:tabular-nums; }
@@ -159,7 +161,7 @@ pub fn html_page(page: &Page) -> String {
     super::html_charts::calibration(&mut out, page.pipelines);
     super::html_charts::latency(&mut out, page.pipelines);
     super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
-    notes(&mut out, page.notes);
+    notes(&mut out, page.notes, page.cases);
     out.push_str("</main>\n");
     let _ = writeln!(
         out,
@@ -169,27 +171,55 @@ pub fn html_page(page: &Page) -> String {
     out
 }
 
+/// The page's one verdict: whether everything passed, the case tests that failed, and every
+/// gate that failed by name with why (an aggregate's bounds or slices, a regression gate); then
+/// the run's means that were measured.
 fn header(out: &mut String, page: &Page) {
     let s = page.summary;
     let m = &s.metrics;
-    let failing_aggregates = page.aggregates.iter().filter(|a| !a.passed).count();
-    let verdict = if s.failed == 0 && failing_aggregates == 0 {
+    let gates = failed_gates(page.aggregates);
+    let verdict = if s.failed == 0 && gates.is_empty() {
         "<span class=\"pass\">all passed</span>".to_owned()
     } else {
+        let mut parts = Vec::new();
+        if s.failed > 0 {
+            parts.push(format!(
+                "{} of {} case tests",
+                s.failed,
+                s.cases - s.ignored
+            ));
+        }
+        match gates.len() {
+            0 => {}
+            1 => parts.push("1 gate".to_owned()),
+            n => parts.push(format!("{n} gates")),
+        }
         format!(
-            "<span class=\"fail\">{} failed</span>",
-            s.failed + failing_aggregates
+            "<span class=\"fail\">failed</span>: {}",
+            parts.join(" and ")
         )
     };
-    let _ = write!(
+    let aggregates = match page.aggregates.len() {
+        0 => String::new(),
+        n => format!(
+            " · {n} aggregate {}, {} held",
+            if n == 1 { "test" } else { "tests" },
+            page.aggregates.iter().filter(|a| a.passed).count()
+        ),
+    };
+    let _ = writeln!(
         out,
-        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored · {} aggregate tests</p>\n<ul class=\"chips\">",
-        s.cases,
-        s.passed,
-        s.failed,
-        s.ignored,
-        page.aggregates.len()
+        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored{aggregates}</p>",
+        s.cases, s.passed, s.failed, s.ignored,
     );
+    if !gates.is_empty() {
+        out.push_str("<ul class=\"failed-gates\">\n");
+        for (name, why) in &gates {
+            let _ = writeln!(out, "<li><b>{}</b>: {}</li>", escape(name), escape(why));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("<ul class=\"chips\">");
     for (label, value) in [
         ("EM", m.exact_match),
         ("ANLS", m.anls),
@@ -198,9 +228,44 @@ fn header(out: &mut String, page: &Page) {
         ("Brier", m.brier),
         ("ECE", m.ece),
     ] {
-        let _ = write!(out, "<li>{label} <b>{}</b></li>", num(value));
+        // A mean no case measures is left out, as a column of the tables is.
+        if let Some(value) = value {
+            let _ = write!(out, "<li>{label} <b>{value:.4}</b></li>");
+        }
     }
     out.push_str("</ul>\n</header>\n");
+}
+
+/// Every gate that failed, named, with why: a failing aggregate test's bounds or slices (its
+/// verdict), and each regression gate that failed (its first line).
+fn failed_gates(aggregates: &[AggregateRecord]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in aggregates.iter().filter(|a| !a.passed) {
+        let gate = a.regression_gate.as_ref().filter(|g| !g.held);
+        let bounds = a.thresholds.iter().any(|t| !t.held) || a.slices.iter().any(|s| !s.held);
+        if bounds || gate.is_none() {
+            let verdict = a
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .unwrap_or("aggregate failed");
+            let why = verdict
+                .strip_prefix("aggregate failed ")
+                .and_then(|rest| rest.split_once("): "))
+                .map_or(verdict, |(_, why)| why);
+            out.push((a.id.clone(), why.to_owned()));
+        }
+        if let Some(why) = gate.and_then(super::gate::gate_failure) {
+            out.push((
+                format!(
+                    "regression gate of {}",
+                    a.pipeline.as_deref().unwrap_or(&a.id)
+                ),
+                why.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
+    }
+    out
 }
 
 fn pipelines_table(
@@ -571,10 +636,34 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
     out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
-fn notes(out: &mut String, notes: &Notes) {
+/// Regressions and improvements of tests against their baselines. A run whose regression gate
+/// failed never reads "none" here.
+fn notes(out: &mut String, notes: &Notes, cases: &[TestRecord]) {
     out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
     if notes.regressions.is_empty() && notes.improvements.is_empty() {
-        out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
+        let failed: Vec<&str> = notes
+            .gates
+            .iter()
+            .filter(|(_, g)| !g.held)
+            .map(|(p, _)| p.as_deref().unwrap_or("its cases"))
+            .collect();
+        let with_baseline = !notes.gates.is_empty()
+            || !notes.baseline_errors.is_empty()
+            || !notes.new_cases.is_empty()
+            || cases
+                .iter()
+                .any(|c| c.baseline.is_some() || c.baseline_file.is_some());
+        if !failed.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"fail\">No test moved beyond its own tolerance, but the regression gate failed for {}: see <b>Regression gate</b> above.</p>",
+                escape(&failed.join(", "))
+            );
+        } else if with_baseline {
+            out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
+        } else {
+            out.push_str("<p class=\"none\">No suite declares a baseline: nothing is compared with an earlier run.</p>\n");
+        }
     }
     for (title, list, class) in [
         ("regressed", notes.regressions, "removed"),

@@ -228,7 +228,13 @@ pub(super) fn forest_plots(out: &mut String, comparisons: &[Paired], headline: O
 }
 
 pub(super) fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"calibration\">\n<h2>Calibration</h2>\n<div class=\"diagrams\">\n");
+    out.push_str("<section id=\"calibration\">\n<h2>Calibration</h2>\n");
+    if pipelines.iter().all(|(_, a)| a.bins.is_empty()) {
+        // Said once, not in a figure per pipeline.
+        out.push_str("<p class=\"none\">No prediction gives a confidence: nothing to calibrate.</p>\n</section>\n");
+        return;
+    }
+    out.push_str("<div class=\"diagrams\">\n");
     for (name, a) in pipelines {
         reliability_diagram(out, name, a);
     }
