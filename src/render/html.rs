@@ -67,6 +67,7 @@ summary .v { font-weight:400; color:var(--bad); }
 pre { white-space:break-spaces; overflow-wrap:anywhere; }
 pre.message { margin:0; padding:10px 14px; border-top:1px solid var(--line); background:#fbfbfc; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 svg { max-width:100%; height:auto; }
+@media screen { .failing pre.message, .failing pre.diff { max-height:24em; overflow-y:auto; } }
 del { background:#ffe1e1; color:#9b1c1c; text-decoration:line-through; }
 ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .removed { color:#9b1c1c; } .added { color:#14532d; }
@@ -93,7 +94,7 @@ svg.chart .significant text { fill:var(--ink); font-weight:600; }
 .key-significant { color:var(--accent); font-weight:600; }
 .matrices { display:flex; flex-wrap:wrap; gap:6px 28px; align-items:flex-start; }
 table.matrix td.cell { min-width:4.2em; }
-table.matrix tbody td:first-child { font-weight:600; }
+table.matrix tbody td:first-child { font-weight:600; overflow-wrap:break-word; }
 .legend { display:flex; flex-wrap:wrap; align-items:center; gap:2px; margin:4px 0 8px; font-size:12px; font-variant-numeric:tabular-nums; }
 .legend span { padding:1px 6px; } .legend .words { color:var(--muted); }
 details.perfect > summary { font-weight:400; }
@@ -179,33 +180,18 @@ fn header(out: &mut String, page: &Page) {
     let m = &s.metrics;
     let gates = failed_gates(page.aggregates);
     let verdict = if s.failed == 0 && gates.is_empty() {
-        "<span class=\"pass\">all passed</span>".to_owned()
+        "<span class=\"pass\">all passed</span>"
     } else {
-        let mut parts = Vec::new();
-        if s.failed > 0 {
-            parts.push(format!(
-                "{} of {} case tests",
-                s.failed,
-                s.cases - s.ignored
-            ));
-        }
-        match gates.len() {
-            0 => {}
-            1 => parts.push("1 gate".to_owned()),
-            n => parts.push(format!("{n} gates")),
-        }
-        format!(
-            "<span class=\"fail\">failed</span>: {}",
-            parts.join(" and ")
-        )
+        "<span class=\"fail\">failed</span>"
     };
+    let held = page.aggregates.iter().filter(|a| a.passed).count();
     let aggregates = match page.aggregates.len() {
         0 => String::new(),
-        n => format!(
-            " · {n} aggregate {}, {} held",
-            if n == 1 { "test" } else { "tests" },
-            page.aggregates.iter().filter(|a| a.passed).count()
+        1 => format!(
+            " · 1 aggregate test, {}",
+            if held == 1 { "held" } else { "failed" }
         ),
+        n => format!(" · {n} aggregate tests: {held} held, {} failed", n - held),
     };
     let _ = writeln!(
         out,
@@ -330,12 +316,6 @@ fn comparisons(
         interval_column("ANLS", "anls"),
         super::table::Column::count("passed only by reference / pipeline", 0),
         super::table::Column::count("McNemar p", 0),
-        super::table::Column {
-            heading: "without interval",
-            kind: super::table::Kind::Text,
-            width: 0,
-            empty: Some("".into()),
-        },
     ];
     let shared: Vec<Option<String>> = ["score", "exact_match", "anls"]
         .iter()
@@ -344,12 +324,6 @@ fn comparisons(
     let rows = comparisons
         .iter()
         .map(|c| {
-            let own: Vec<String> = c
-                .unmeasured
-                .iter()
-                .map(super::compare::unmeasured_text)
-                .filter(|t| !shared.iter().any(|s| s.as_ref() == Some(t)))
-                .collect();
             vec![
                 c.pipeline.clone(),
                 c.reference.clone(),
@@ -359,11 +333,6 @@ fn comparisons(
                 interval_text(c.anls.as_ref()),
                 format!("{} / {}", c.mcnemar.only_reference, c.mcnemar.only_pipeline),
                 format!("{:.4}", c.mcnemar.p_value),
-                if own.is_empty() {
-                    super::table::ABSENT.to_owned()
-                } else {
-                    own.join("; ")
-                },
             ]
         })
         .collect();
@@ -372,6 +341,25 @@ fn comparisons(
         &super::table::Table::new(columns, rows),
         "compare intervals",
     );
+    // The pairs that lack an interval for a reason the others do not share, beneath the table
+    // (a column of sentences would squeeze the figures).
+    for c in comparisons {
+        let own: Vec<String> = c
+            .unmeasured
+            .iter()
+            .map(super::compare::unmeasured_text)
+            .filter(|t| !shared.iter().any(|s| s.as_ref() == Some(t)))
+            .collect();
+        if !own.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"left-out\">{} against {}: {}</p>",
+                escape(&c.pipeline),
+                escape(&c.reference),
+                escape(&own.join("; "))
+            );
+        }
+    }
     out.push_str("</section>\n");
 }
 

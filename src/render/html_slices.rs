@@ -92,7 +92,13 @@ fn matrices(out: &mut String, slices: &[SliceRow], metric: Metric, ranked: &[&st
             escape(tag)
         );
         for p in &pipelines {
-            let _ = write!(out, "<th class=\"pipeline name\">{}</th>", escape(p));
+            // A folder's row (`cases/invoices/fr/`) may break after a `/`; a pipeline's name
+            // never breaks.
+            let _ = write!(
+                out,
+                "<th class=\"pipeline name\">{}</th>",
+                escape(p).replace('/', "/<wbr>")
+            );
         }
         out.push_str("<th class=\"num\">spread</th></tr></thead>\n<tbody>\n");
         for v in rows {

@@ -137,13 +137,16 @@ pub(super) const STEPS: [(&str, &str); 7] = [
     ("#fef0d9", "#1d232b"),
 ];
 
-/// The style sheet's classes of [`STEPS`].
+/// The style sheet's classes of [`STEPS`], printed in colour too (a browser leaves backgrounds
+/// out of print unless told).
 pub(super) fn step_classes() -> String {
     STEPS
         .iter()
         .enumerate()
         .map(|(i, (background, ink))| {
-            format!(".c{i} {{ background:{background}; color:{ink}; }}\n")
+            format!(
+                ".c{i} {{ background:{background}; color:{ink}; -webkit-print-color-adjust:exact; print-color-adjust:exact; }}\n"
+            )
         })
         .collect()
 }
