@@ -785,8 +785,10 @@ fn suites_pipelines_aggregates_and_the_comparison_table() {
     );
     assert!(failure_block(&text, "invoices::aggregate::all_in_one")
         .starts_with("aggregate failed over 2 case tests (0 passed): min_anls failed: 0.8875 < 0.9; min_pass_rate failed: 0.0000 < 1"));
-    assert!(text.contains("pipeline         EM     ANLS  crit.EM   c.ANLS    Brier      ECE   p50 ms   p95 ms   cost/case   pass"), "{text}");
-    assert!(text.contains("guided       1.0000   1.0000   1.0000   1.0000        -        -     1000     1180   $0.000925   100%"), "{text}");
+    // No prediction gives a confidence: Brier and ECE are not drawn, and that is said once.
+    assert!(text.contains("pipeline    cases       EM     ANLS  crit.EM   c.ANLS   p50 ms   p95 ms   cost/case   pass\n"), "{text}");
+    assert!(text.contains("guided          2   1.0000   1.0000   1.0000   1.0000     1000     1180   $0.000925   100%\n"), "{text}");
+    assert!(text.contains("not measured: Brier, ECE (no prediction gives a confidence); gate, score (no case has rubrics)"), "{text}");
 
     let acme = case(&r, "invoices/acme::guided");
     assert_eq!(acme["pipeline"], "guided");

@@ -447,9 +447,9 @@ fn the_html_page_shows_the_attempts_and_the_gate() {
     );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h2>Repeated attempts</h2>"), "{html}");
-    assert!(html.contains("<tr><td>llm</td><td>0.0000</td><td>1.0000</td><td>0.3333</td><td>total 0.3333, date 0.0000</td></tr>"));
-    assert!(html.contains("<tr><td>a::llm</td><td>2 of 3</td><td>all</td><td>failed</td><td>total 0.3333, date 0.0000</td></tr>"));
-    assert!(html.contains("<tr><td>2 (shown)</td><td>failed</td><td>total &quot;9.99&quot; (0); date &quot;2024-01-01&quot; (1)</td></tr>"), "{html}");
+    assert!(html.contains("<tr><td class=\"name\">llm</td><td class=\"num\">0.0000</td><td class=\"num\">1.0000</td><td class=\"num\">0.3333</td><td class=\"text\">total 0.3333, date 0.0000</td></tr>"), "{html}");
+    assert!(html.contains("<tr><td class=\"text\">a::llm</td><td class=\"num\">2 of 3</td><td class=\"text\">all</td><td class=\"text\">failed</td><td class=\"text\">total 0.3333, date 0.0000</td></tr>"), "{html}");
+    assert!(html.contains("<tr><td class=\"num\">2 (shown)</td><td class=\"text\">failed</td><td class=\"text\">total &quot;9.99&quot; (0); date &quot;2024-01-01&quot; (1)</td></tr>"), "{html}");
     let gated = gated(|i| usize::from(i <= 30), "");
     let page = gated.path().join("page.html");
     goldgate(
@@ -458,8 +458,28 @@ fn the_html_page_shows_the_attempts_and_the_gate() {
     );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h2>Regression gate</h2>"));
-    assert!(html.contains("<td>exact_match</td><td>40</td>"), "{html}");
-    assert!(html.contains("<td>0.02</td><td>failed</td>"), "{html}");
+    assert!(
+        html.contains("<td class=\"text\">exact_match</td><td class=\"num\">40</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td class=\"num\">0.02</td><td class=\"text\">failed</td>"),
+        "{html}"
+    );
+    // One verdict: the headline names the failed gate, and the regressions never read "none"
+    // beside it.
+    let header = &html[html.find("<header>").unwrap()..html.find("</header>").unwrap()];
+    assert!(
+        header.contains("<span class=\"fail\">failed</span> · 40 case tests: 40 passed, 0 failed, 0 ignored · 1 aggregate test, failed</p>\n<ul class=\"failed-gates\">\n<li><b>regression gate of cases::aggregate</b>: regression against the baseline `cases/baseline.json`: exact match dropped"),
+        "{header}"
+    );
+    assert!(
+        !html.contains("None beyond the baselines' tolerance"),
+        "{html}"
+    );
+    assert!(
+        html.contains("No test moved beyond its own tolerance, but the regression gate failed")
+    );
 }
 
 #[test]

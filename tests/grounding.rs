@@ -276,9 +276,9 @@ fn every_field_that_is_not_exact_is_one_kind_of_miss() {
     );
     let html = std::fs::read_to_string(&page).unwrap();
     for row in [
-        "<tr><td>(all fields)</td><td>ocr</td><td>1</td><td>2</td><td>1</td><td>1</td></tr>",
-        "<tr><td>total</td><td>ocr</td><td>0</td><td>0</td><td>1</td><td>0</td></tr>",
-        "<tr><td>lang=fr</td><td>ocr</td><td>1</td><td>2</td><td>1</td><td>1</td></tr>",
+        "<tr><td class=\"text\">(all fields)</td><td class=\"name\">ocr</td><td class=\"num\">1</td><td class=\"num\">2</td><td class=\"num\">1</td><td class=\"num\">1</td></tr>",
+        "<tr><td class=\"text\">total</td><td class=\"name\">ocr</td><td class=\"num\">0</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">0</td></tr>",
+        "<tr><td class=\"text\">lang=fr</td><td class=\"name\">ocr</td><td class=\"num\">1</td><td class=\"num\">2</td><td class=\"num\">1</td><td class=\"num\">1</td></tr>",
     ] {
         assert!(html.contains(row), "{row} in {html}");
     }
@@ -526,7 +526,7 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
         "{text}"
     );
     assert!(
-        html.contains("<tr><td>total</td><td>ocr</td><td>1</td><td>0.01</td><td>none</td><td>0.0000</td><td>-</td></tr>"),
+        html.contains("<tr><td class=\"text\">total</td><td class=\"name\">ocr</td><td class=\"num\">1</td><td class=\"num\">0.01</td><td class=\"num\">none</td><td class=\"num\">0.0000</td><td class=\"num\">-</td></tr>"),
         "{html}"
     );
 }
@@ -891,7 +891,7 @@ fn acceptance_pools_every_field_at_chosen_thresholds_from_a_sibling_confidence_m
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains(
-            "<td>nn</td><td>conf &gt; 0.99</td><td>3</td><td>6 labels</td><td>0.500000</td>"
+            "<td class=\"name\">nn</td><td class=\"num\">conf &gt; 0.99</td><td class=\"num\">3</td><td class=\"num\">6 labels</td><td class=\"num\">0.500000</td>"
         ),
         "{page}"
     );

@@ -659,9 +659,9 @@ fn two_shards_merged_equal_one_run() {
     assert_eq!(
         table,
         [
-            "pipeline         EM     ANLS  crit.EM   c.ANLS    Brier      ECE   p50 ms   p95 ms   cost/case   pass     gate    score   MR acc   EW acc",
-            "all_in_one   0.7500   0.9458   0.5000   0.8875        -        -      420      451           -    50%   0.5000   0.5000   0.5000        -",
-            "guided       0.8333   0.9111   0.7500   0.7500   0.0962   0.0858      905     1118           -    75%   0.7500   0.7500   0.7500        -",
+            "pipeline    cases       EM     ANLS  crit.EM   c.ANLS    Brier      ECE   p50 ms   p95 ms   pass     gate    score   MR acc",
+            "all_in_one      4   0.7500   0.9458   0.5000   0.8875        -        -      420      451    50%   0.5000   0.5000   0.5000",
+            "guided          4   0.8333   0.9111   0.7500   0.7500   0.0962   0.0858      905     1118    75%   0.7500   0.7500   0.7500",
         ]
     );
     assert_eq!(run_end(&printed), (summary, table));

@@ -11,6 +11,7 @@ pub mod field;
 pub mod finding;
 pub mod gate;
 pub mod grounding;
+pub mod headline;
 pub mod judge;
 mod kieval;
 pub mod miss;

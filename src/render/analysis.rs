@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::table::{Column, Table};
 use crate::evaluate::analysis::{MissRow, MissScope};
 
 /// What a row of the misses counts over, as the table names it: `(all fields)`, a field's
@@ -129,15 +130,6 @@ pub fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> Strin
     out
 }
 
-/// A table built once, for the terminal, Markdown and HTML writers to print.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Table {
-    /// The column headers.
-    pub headers: Vec<&'static str>,
-    /// The cells, a row at a time.
-    pub rows: Vec<Vec<String>>,
-}
-
 /// Every field's values accepted at each `acceptance` threshold, pooled: a row per pipeline
 /// and threshold.
 pub(crate) fn pooled_table(all: &[crate::evaluate::analysis::PooledAcceptance]) -> Table {
@@ -168,50 +160,17 @@ pub(crate) fn pooled_table(all: &[crate::evaluate::analysis::PooledAcceptance]) 
             })
         })
         .collect();
-    Table {
-        headers: vec![
-            "pooled acceptance",
-            "accept when",
-            "accepted",
-            "of",
-            "approval",
-            "errors",
-            "precision",
-            "error bound 95%",
+    Table::new(
+        vec![
+            Column::name("pooled acceptance"),
+            Column::count("accept when", 1),
+            Column::count("accepted", 1),
+            Column::count("of", 1),
+            Column::count("approval", 1),
+            Column::count("errors", 1),
+            Column::count("precision", 1),
+            Column::count("error bound 95%", 1),
         ],
         rows,
-    }
-}
-
-/// A table as the terminal prints it: the first column left-aligned, the others right.
-pub(crate) fn table_text(table: &Table) -> String {
-    if table.rows.is_empty() {
-        return String::new();
-    }
-    let widths: Vec<usize> = (0..table.headers.len())
-        .map(|i| {
-            let cells = table
-                .rows
-                .iter()
-                .filter_map(|r| r.get(i))
-                .map(String::as_str);
-            super::column_width(cells.chain([table.headers[i]]), 1)
-        })
-        .collect();
-    let line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut out = String::new();
-        for (i, (cell, width)) in cells.zip(&widths).enumerate() {
-            let pad = width.saturating_sub(cell.chars().count());
-            match i {
-                0 => out.push_str(&format!("{cell}{}", " ".repeat(pad))),
-                _ => out.push_str(&format!("  {}{cell}", " ".repeat(pad))),
-            }
-        }
-        out.trim_end().to_owned() + "\n"
-    };
-    let mut out = line(&mut table.headers.iter().copied());
-    for row in &table.rows {
-        out.push_str(&line(&mut row.iter().map(String::as_str)));
-    }
-    out
+    )
 }

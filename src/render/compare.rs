@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::num;
+use super::table::{Column, Table};
 use crate::evaluate::aggregate::{Aggregated, SliceRow, SliceVerdict};
 use crate::evaluate::outcome::ThresholdVerdict;
 use crate::evaluate::paired::{Interval, Paired, Pairing, Unmeasured, Unpaired};
@@ -109,6 +110,11 @@ fn ms(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.0}"))
 }
 
+/// A pass rate: `94%`.
+fn percent(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0))
+}
+
 fn usd(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("${v:.6}"))
 }
@@ -127,8 +133,7 @@ pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 14] {
         ms(a.latency_p50),
         ms(a.latency_p95),
         usd(a.cost_usd),
-        a.pass_rate
-            .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
+        percent(a.pass_rate),
         num(a.gate_pass_rate),
         num(a.mean_score),
         num(a.must_right_accuracy),
@@ -136,53 +141,49 @@ pub(crate) fn comparison_cells(a: &Aggregated) -> [String; 14] {
     ]
 }
 
-/// One row per pipeline: mean EM, ANLS, critical EM and ANLS, Brier, ECE, p50/p95 latency, cost,
-/// pass rate.
-pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
-    let width = super::column_width(rows.iter().map(|(n, _)| n.as_str()), 8);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}",
-        "pipeline",
-        "EM",
-        "ANLS",
-        "crit.EM",
-        "c.ANLS",
-        "Brier",
-        "ECE",
-        "p50 ms",
-        "p95 ms",
+/// The columns of the comparison of pipelines after the pipeline's name and its cases, in the
+/// order of [`comparison_cells`], each with why it would be empty.
+const METRIC_COLUMNS: [Column; 14] = [
+    Column::figure("EM", 7, "no case was scored"),
+    Column::figure("ANLS", 7, "no case was scored"),
+    Column::figure("crit.EM", 7, "no case names a critical field"),
+    Column::figure("c.ANLS", 7, "no case names a critical field"),
+    Column::figure("Brier", 7, "no prediction gives a confidence"),
+    Column::figure("ECE", 7, "no prediction gives a confidence"),
+    Column::figure("p50 ms", 7, "no prediction gives its latency"),
+    Column::figure("p95 ms", 7, "no prediction gives its latency"),
+    Column::figure(
         "cost/case",
-        "pass",
-        "gate",
-        "score",
-        "MR acc",
-        "EW acc"
-    );
-    for (name, a) in rows {
-        let [
-            em,
-            anls,
-            cem,
-            canls,
-            brier,
-            ece,
-            p50,
-            p95,
-            cost,
-            pass,
-            gate,
-            score,
-            mr,
-            ew,
-        ] = comparison_cells(a);
-        let _ = writeln!(
-            out,
-            "{name:<width$}  {em:>7}  {anls:>7}  {cem:>7}  {canls:>7}  {brier:>7}  {ece:>7}  {p50:>7}  {p95:>7}  {cost:>10}  {pass:>5}  {gate:>7}  {score:>7}  {mr:>7}  {ew:>7}",
-        );
-    }
-    out
+        10,
+        "no prediction gives a cost or a priced usage",
+    ),
+    Column::figure("pass", 5, "no case was scored"),
+    Column::figure("gate", 7, "no case has rubrics"),
+    Column::figure("score", 7, "no case has rubrics"),
+    Column::figure("MR acc", 7, "no case has a Must-Right rubric"),
+    Column::figure("EW acc", 7, "no case has an Easy-Wrong rubric"),
+];
+
+/// The comparison of pipelines, one row per pipeline: its cases, mean EM, ANLS, critical EM
+/// and ANLS, Brier, ECE, p50/p95 latency, cost, pass rate and the gate's aggregates; a column
+/// no pipeline has a value in is left out.
+pub(crate) fn pipelines_table(rows: &[(String, Aggregated)]) -> Table {
+    let mut columns = vec![Column::name("pipeline"), Column::count("cases", 5)];
+    columns.extend(METRIC_COLUMNS);
+    let rows = rows
+        .iter()
+        .map(|(name, a)| {
+            let mut row = vec![name.clone(), a.cases.to_string()];
+            row.extend(comparison_cells(a));
+            row
+        })
+        .collect();
+    Table::new(columns, rows)
+}
+
+/// The comparison of pipelines as the terminal prints it.
+pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
+    pipelines_table(rows).text()
 }
 
 /// One row per pipeline that grounds its values (a prediction gives pages or boxes where gold
@@ -245,61 +246,47 @@ pub fn kieval_table(rows: &[(String, Aggregated)]) -> String {
     out
 }
 
-/// A slice's cells, whatever the page: its `tag=value`, its row of the comparison of pipelines,
-/// cases, pass rate, EM, ANLS, critical EM and ANLS, Brier, ECE, cost per case.
-pub(crate) fn slice_cells(s: &SliceRow) -> [String; 11] {
-    let a = &s.metrics;
-    [
-        format!("{}={}", s.tag, s.value),
-        s.pipeline.clone(),
-        a.cases.to_string(),
-        a.pass_rate
-            .map_or_else(|| "-".into(), |r| format!("{:.0}%", r * 100.0)),
-        num(a.exact_match),
-        num(a.anls),
-        num(a.exact_critical),
-        num(a.anls_critical),
-        num(a.brier),
-        num(a.ece),
-        usd(a.cost_usd),
-    ]
+/// One row per slice (`tag=value`) and pipeline: its cases, pass rate, EM, ANLS, critical EM
+/// and ANLS, Brier, ECE, cost per case; a column no slice has a value in is left out.
+pub(crate) fn slices_table(rows: &[SliceRow]) -> Table {
+    let columns = vec![
+        Column::text("slice"),
+        Column::name("pipeline"),
+        Column::count("cases", 5),
+        METRIC_COLUMNS[9].clone(),
+        METRIC_COLUMNS[0].clone(),
+        METRIC_COLUMNS[1].clone(),
+        METRIC_COLUMNS[2].clone(),
+        METRIC_COLUMNS[3].clone(),
+        METRIC_COLUMNS[4].clone(),
+        METRIC_COLUMNS[5].clone(),
+        METRIC_COLUMNS[8].clone(),
+    ];
+    let rows = rows
+        .iter()
+        .map(|s| {
+            let a = &s.metrics;
+            vec![
+                format!("{}={}", s.tag, s.value),
+                s.pipeline.clone(),
+                a.cases.to_string(),
+                percent(a.pass_rate),
+                num(a.exact_match),
+                num(a.anls),
+                num(a.exact_critical),
+                num(a.anls_critical),
+                num(a.brier),
+                num(a.ece),
+                usd(a.cost_usd),
+            ]
+        })
+        .collect();
+    Table::new(columns, rows)
 }
 
-/// The headings of [`slice_cells`].
-pub(crate) const SLICE_HEADINGS: [&str; 11] = [
-    "slice",
-    "pipeline",
-    "cases",
-    "pass",
-    "EM",
-    "ANLS",
-    "crit.EM",
-    "c.ANLS",
-    "Brier",
-    "ECE",
-    "cost/case",
-];
-
-/// One row per slice (`tag=value`) and pipeline, with the metrics of the table of pipelines.
+/// One row per slice (`tag=value`) and pipeline, as the terminal prints it.
 pub fn slice_table(rows: &[SliceRow]) -> String {
-    let cells: Vec<[String; 11]> = rows.iter().map(slice_cells).collect();
-    let width =
-        |i: usize, least: usize| super::column_width(cells.iter().map(|c| c[i].as_str()), least);
-    let (w0, w1) = (width(0, 5), width(1, 8));
-    let mut out = String::new();
-    let line = |out: &mut String, c: &[&str]| {
-        let _ = writeln!(
-            out,
-            "{:<w0$}  {:<w1$}  {:>5}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
-        );
-    };
-    line(&mut out, &SLICE_HEADINGS);
-    for c in &cells {
-        let c: Vec<&str> = c.iter().map(String::as_str).collect();
-        line(&mut out, &c);
-    }
-    out
+    slices_table(rows).text()
 }
 
 /// `min_anls failed: 0.8800 < 0.92` for each threshold that failed.

@@ -5,10 +5,9 @@
 
 use std::fmt::Write;
 
-use super::compare::{comparison_cells, interval_text};
-use super::num;
+use super::compare::interval_text;
 use super::summary::Notes;
-use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, percentile};
+use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
 use crate::record::{AggregateRecord, TestRecord};
 
 /// Everything the page shows.
@@ -17,6 +16,8 @@ pub struct Page<'a> {
     pub summary: &'a RunSummary,
     /// Each pipeline's aggregate (bins and latencies included).
     pub pipelines: &'a [(String, Aggregated)],
+    /// Each pipeline's headline metric with its interval, best first.
+    pub headlines: &'a [crate::evaluate::headline::Headline],
     /// The field × pipeline table.
     pub fields: &'a [FieldStat],
     /// Every case test.
@@ -39,12 +40,21 @@ h2 { font-size:17px; margin:28px 0 10px; }
 main { padding:0 32px 40px; max-width:1200px; overflow-wrap:anywhere; }
 .verdict { font-size:16px; margin:4px 0 10px; }
 .verdict .pass { color:var(--good); font-weight:600; } .verdict .fail { color:var(--bad); font-weight:600; }
+.failed-gates { margin:0 0 10px; padding-left:20px; color:var(--bad); }
+.failed-gates b { color:var(--ink); }
+p.fail { color:var(--bad); }
 .chips { display:flex; flex-wrap:wrap; gap:8px; margin:0; padding:0; list-style:none; }
 .chips li { background:#fff; border:1px solid var(--line); border-radius:6px; padding:4px 10px; font-size:13px; }
 .chips b { font-variant-numeric:tabular-nums; }
 table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:13.5px; max-width:100%; }
-th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; overflow-wrap:anywhere; }
-th:first-child, td:first-child { text-align:left; }
+th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right; overflow-wrap:anywhere; vertical-align:top; }
+th { overflow-wrap:normal; }
+th:first-child, td:first-child, th.name, td.name, th.text, td.text { text-align:left; }
+td.num, td.name, .num, .bounds { white-space:nowrap; font-variant-numeric:tabular-nums; }
+th.num, th.name { white-space:normal; }
+@media print, (max-width: 1000px) { td.interval { white-space:normal; } }
+td .bounds { color:var(--muted); }
+.left-out { color:var(--muted); font-size:13px; margin:6px 0 0; }
 thead th { background:var(--bg); font-weight:600; }
 .diagrams { display:flex; flex-wrap:wrap; gap:18px; }
 figure { margin:0; max-width:100%; min-width:0; background:#fff; border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
@@ -57,6 +67,7 @@ summary .v { font-weight:400; color:var(--bad); }
 pre { white-space:break-spaces; overflow-wrap:anywhere; }
 pre.message { margin:0; padding:10px 14px; border-top:1px solid var(--line); background:#fbfbfc; font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 svg { max-width:100%; height:auto; }
+@media screen { .failing pre.message, .failing pre.diff { max-height:24em; overflow-y:auto; } }
 del { background:#ffe1e1; color:#9b1c1c; text-decoration:line-through; }
 ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .removed { color:#9b1c1c; } .added { color:#14532d; }
@@ -69,6 +80,37 @@ rect.gold, rect.predicted { fill:none; stroke-width:2.5; vector-effect:non-scali
 rect.gold { stroke:var(--good); } rect.predicted { stroke:var(--bad); stroke-dasharray:6 3; }
 .key-gold { color:var(--good); font-weight:600; } .key-predicted { color:var(--bad); font-weight:600; }
 .none { color:var(--muted); }
+figure.headline, figure.forest { display:block; width:fit-content; margin:6px 0 14px; }
+svg.chart { display:block; }
+svg.chart .tick { stroke:#e6e9ee; }
+svg.chart .tick.zero { stroke:#1d232b; stroke-dasharray:4 3; }
+svg.chart .interval { stroke:#8a96a3; stroke-width:2; }
+svg.chart .point { fill:#fff; stroke:#5b6673; stroke-width:1.6; }
+svg.chart .pipeline .interval, svg.chart .significant .interval { stroke:var(--accent); stroke-width:3; }
+svg.chart .pipeline .point, svg.chart .significant .point { fill:var(--accent); stroke:var(--accent); }
+svg.chart text.label { fill:var(--ink); font-size:12px; }
+svg.chart text.figures { font-size:12px; font-variant-numeric:tabular-nums; }
+svg.chart .significant text { fill:var(--ink); font-weight:600; }
+.key-significant { color:var(--accent); font-weight:600; }
+.matrices { display:flex; flex-wrap:wrap; gap:6px 28px; align-items:flex-start; }
+table.matrix td.cell { min-width:4.2em; }
+table.matrix tbody td:first-child { font-weight:600; overflow-wrap:break-word; }
+.legend { display:flex; flex-wrap:wrap; align-items:center; gap:2px; margin:4px 0 8px; font-size:12px; font-variant-numeric:tabular-nums; }
+.legend span { padding:1px 6px; } .legend .words { color:var(--muted); }
+details.perfect > summary { font-weight:400; }
+details.perfect .names { margin:0; padding:0 12px 10px; color:var(--muted); font-size:13px; }
+.failing { margin:8px 0; border-top:1px solid var(--line); }
+.failing .row { display:grid; grid-template-columns:var(--columns); gap:0 12px; align-items:baseline; padding:4px 10px; font-size:13.5px; }
+.failing .head { font-weight:600; background:var(--bg); }
+.failing .head .num { text-align:right; }
+.failing details { margin:0; border:0; border-bottom:1px solid var(--line); border-radius:0; }
+.failing summary.row { font-weight:400; list-style:none; }
+.failing summary::-webkit-details-marker { display:none; }
+.failing summary .test::before { content:"\25B8\00A0"; color:var(--muted); }
+.failing details[open] > summary .test::before { content:"\25BE\00A0"; }
+.failing .why { color:var(--bad); }
+.failing .num { text-align:right; }
+.failing .test, .failing .field, .failing .why { min-width:0; overflow-wrap:anywhere; }
 footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
 .scroll { max-width:100%; }
 @media (max-width: 700px) { header, main, footer { padding-left:14px; padding-right:14px; } th, td { padding:4px 5px; } }
@@ -80,7 +122,6 @@ footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
   pre.message { font-size:10.5px; }
   header { background:none; }
   details { break-inside:avoid; }
-  details:not([open]) > pre, details:not([open]) > p { display:block; }
   summary { list-style:none; }
 }
 "#;
@@ -91,25 +132,37 @@ pub fn html_page(page: &Page) -> String {
     let s = page.summary;
     let _ = writeln!(
         out,
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}</style>\n</head>\n<body>",
-        s.cases, s.failed
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}{}</style>\n</head>\n<body>",
+        s.cases,
+        s.failed,
+        super::svg::step_classes()
     );
     header(&mut out, page);
     out.push_str("<main>\n");
-    pipelines_table(&mut out, page.pipelines);
-    comparisons(&mut out, page.notes.comparisons);
+    pipelines_table(&mut out, page.pipelines, page.headlines);
+    comparisons(
+        &mut out,
+        page.notes.comparisons,
+        page.headlines.first().map(|h| h.metric),
+    );
     gates(&mut out, page.notes.gates);
     repeats(&mut out, page.pipelines, page.cases);
-    slices_table(&mut out, page.notes.slices);
+    let ranked: Vec<&str> = page.headlines.iter().map(|h| h.pipeline.as_str()).collect();
+    super::html_slices::slices(
+        &mut out,
+        page.notes.slices,
+        page.headlines.first().map(|h| h.metric),
+        &ranked,
+    );
     fields_table(&mut out, page.fields, page.pipelines);
     super::html_analysis::grounding_table(&mut out, page.pipelines);
     super::html_analysis::misses_table(&mut out, page.notes.misses);
     super::html_analysis::acceptance(&mut out, page.notes.acceptance);
     super::html_analysis::pooled(&mut out, page.notes.pooled);
-    calibration(&mut out, page.pipelines);
-    latency(&mut out, page.pipelines);
-    failures(&mut out, page.cases, page.aggregates, page.documents);
-    notes(&mut out, page.notes);
+    super::html_charts::calibration(&mut out, page.pipelines);
+    super::html_charts::latency(&mut out, page.pipelines);
+    super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
+    notes(&mut out, page.notes, page.cases);
     out.push_str("</main>\n");
     let _ = writeln!(
         out,
@@ -119,27 +172,40 @@ pub fn html_page(page: &Page) -> String {
     out
 }
 
+/// The page's one verdict: whether everything passed, the case tests that failed, and every
+/// gate that failed by name with why (an aggregate's bounds or slices, a regression gate); then
+/// the run's means that were measured.
 fn header(out: &mut String, page: &Page) {
     let s = page.summary;
     let m = &s.metrics;
-    let failing_aggregates = page.aggregates.iter().filter(|a| !a.passed).count();
-    let verdict = if s.failed == 0 && failing_aggregates == 0 {
-        "<span class=\"pass\">all passed</span>".to_owned()
+    let gates = failed_gates(page.aggregates);
+    let verdict = if s.failed == 0 && gates.is_empty() {
+        "<span class=\"pass\">all passed</span>"
     } else {
-        format!(
-            "<span class=\"fail\">{} failed</span>",
-            s.failed + failing_aggregates
-        )
+        "<span class=\"fail\">failed</span>"
     };
-    let _ = write!(
+    let held = page.aggregates.iter().filter(|a| a.passed).count();
+    let aggregates = match page.aggregates.len() {
+        0 => String::new(),
+        1 => format!(
+            " · 1 aggregate test, {}",
+            if held == 1 { "held" } else { "failed" }
+        ),
+        n => format!(" · {n} aggregate tests: {held} held, {} failed", n - held),
+    };
+    let _ = writeln!(
         out,
-        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored · {} aggregate tests</p>\n<ul class=\"chips\">",
-        s.cases,
-        s.passed,
-        s.failed,
-        s.ignored,
-        page.aggregates.len()
+        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored{aggregates}</p>",
+        s.cases, s.passed, s.failed, s.ignored,
     );
+    if !gates.is_empty() {
+        out.push_str("<ul class=\"failed-gates\">\n");
+        for (name, why) in &gates {
+            let _ = writeln!(out, "<li><b>{}</b>: {}</li>", escape(name), escape(why));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("<ul class=\"chips\">");
     for (label, value) in [
         ("EM", m.exact_match),
         ("ANLS", m.anls),
@@ -148,162 +214,345 @@ fn header(out: &mut String, page: &Page) {
         ("Brier", m.brier),
         ("ECE", m.ece),
     ] {
-        let _ = write!(out, "<li>{label} <b>{}</b></li>", num(value));
+        // A mean no case measures is left out, as a column of the tables is.
+        if let Some(value) = value {
+            let _ = write!(out, "<li>{label} <b>{value:.4}</b></li>");
+        }
     }
     out.push_str("</ul>\n</header>\n");
 }
 
-fn pipelines_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>cases</th><th>EM</th><th>ANLS</th><th>crit. EM</th><th>crit. ANLS</th><th>Brier</th><th>ECE</th><th>p50 ms</th><th>p95 ms</th><th>cost/case</th><th>pass</th><th>gate</th><th>score</th><th>MR acc.</th><th>EW acc.</th></tr></thead>\n<tbody>\n");
-    for (name, a) in pipelines {
-        let cells: String = comparison_cells(a)
-            .iter()
-            .map(|c| format!("<td>{}</td>", escape(c)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td>{cells}</tr>",
-            escape(name),
-            a.cases
-        );
+/// Every gate that failed, named, with why: a failing aggregate test's bounds or slices (its
+/// verdict), and each regression gate that failed (its first line).
+fn failed_gates(aggregates: &[AggregateRecord]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in aggregates.iter().filter(|a| !a.passed) {
+        let gate = a.regression_gate.as_ref().filter(|g| !g.held);
+        let bounds = a.thresholds.iter().any(|t| !t.held) || a.slices.iter().any(|s| !s.held);
+        if bounds || gate.is_none() {
+            let verdict = a
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .unwrap_or("aggregate failed");
+            let why = verdict
+                .strip_prefix("aggregate failed ")
+                .and_then(|rest| rest.split_once("): "))
+                .map_or(verdict, |(_, why)| why);
+            out.push((a.id.clone(), why.to_owned()));
+        }
+        if let Some(why) = gate.and_then(super::gate::gate_failure) {
+            out.push((
+                format!(
+                    "regression gate of {}",
+                    a.pipeline.as_deref().unwrap_or(&a.id)
+                ),
+                why.lines().next().unwrap_or_default().to_owned(),
+            ));
+        }
     }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out
 }
 
-/// Each pipeline against its reference, with intervals and McNemar's p-value.
-fn comparisons(out: &mut String, comparisons: &[crate::evaluate::paired::Paired]) {
+fn pipelines_table(
+    out: &mut String,
+    pipelines: &[(String, Aggregated)],
+    headlines: &[crate::evaluate::headline::Headline],
+) {
+    out.push_str("<section id=\"pipelines\">\n<h2>Pipelines</h2>\n");
+    super::html_charts::headline_chart(out, headlines);
+    table_html(out, &super::compare::pipelines_table(pipelines), "compare");
+    out.push_str("</section>\n");
+}
+
+/// Each pipeline against its reference, with intervals and McNemar's p-value. A metric no pair
+/// has an interval of, for one reason, is left out and the reason said once; the other reasons
+/// stay on their row.
+fn comparisons(
+    out: &mut String,
+    comparisons: &[crate::evaluate::paired::Paired],
+    headline: Option<crate::model::metric::Metric>,
+) {
     if comparisons.is_empty() {
         return;
     }
-    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n<p>Differences of means of each pipeline against the one it is compared with, over the cases both ran, with a 95 % paired bootstrap interval (10,000 resamples, seeded); McNemar's exact test on pass/fail.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>against</th><th>cases</th><th>score</th><th>EM</th><th>ANLS</th><th>passed only by the reference</th><th>passed only by the pipeline</th><th>McNemar p</th><th>without interval</th></tr></thead>\n<tbody>\n");
-    for c in comparisons {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td></tr>",
-            escape(&c.pipeline),
-            escape(&c.reference),
-            c.cases,
-            escape(&interval_text(c.score.as_ref())),
-            escape(&interval_text(c.exact_match.as_ref())),
-            escape(&interval_text(c.anls.as_ref())),
-            c.mcnemar.only_reference,
-            c.mcnemar.only_pipeline,
-            c.mcnemar.p_value,
-            escape(
-                &c.unmeasured
+    out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n");
+    super::html_charts::forest_plots(out, comparisons, headline);
+    out.push_str("<p>The same differences of means, over the cases both ran, with their 95 % paired bootstrap interval (10,000 resamples, seeded), and McNemar's exact test on pass/fail.</p>\n");
+    // The reason shared by every pair that lacks a metric, when every pair lacks it.
+    let said_once = |metric: &str| -> Option<String> {
+        let reasons: Vec<String> = comparisons
+            .iter()
+            .map(|c| {
+                c.unmeasured
                     .iter()
+                    .find(|u| u.metric == metric)
                     .map(super::compare::unmeasured_text)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
+            })
+            .collect::<Option<_>>()?;
+        reasons
+            .iter()
+            .all(|r| *r == reasons[0])
+            .then(|| reasons[0].clone())
+    };
+    let interval_column = |heading: &'static str, metric: &str| super::table::Column {
+        heading,
+        kind: super::table::Kind::Figure,
+        width: 0,
+        empty: said_once(metric).map(|why| {
+            // `no score: no case of the pair has rubrics` -> `no case of any pair has rubrics`
+            let why = why
+                .split_once(": ")
+                .map_or(why.clone(), |(_, w)| w.to_owned());
+            std::borrow::Cow::Owned(why.replace("of the pair", "of any pair"))
+        }),
+    };
+    let columns = vec![
+        super::table::Column::name("pipeline"),
+        super::table::Column::name("against"),
+        super::table::Column::count("cases", 0),
+        interval_column("score", "score"),
+        interval_column("EM", "exact_match"),
+        interval_column("ANLS", "anls"),
+        super::table::Column::count("passed only by reference / pipeline", 0),
+        super::table::Column::count("McNemar p", 0),
+    ];
+    let shared: Vec<Option<String>> = ["score", "exact_match", "anls"]
+        .iter()
+        .map(|m| said_once(m))
+        .collect();
+    let rows = comparisons
+        .iter()
+        .map(|c| {
+            vec![
+                c.pipeline.clone(),
+                c.reference.clone(),
+                c.cases.to_string(),
+                interval_text(c.score.as_ref()),
+                interval_text(c.exact_match.as_ref()),
+                interval_text(c.anls.as_ref()),
+                format!("{} / {}", c.mcnemar.only_reference, c.mcnemar.only_pipeline),
+                format!("{:.4}", c.mcnemar.p_value),
+            ]
+        })
+        .collect();
+    table_html(
+        out,
+        &super::table::Table::new(columns, rows),
+        "compare intervals",
+    );
+    // The pairs that lack an interval for a reason the others do not share, beneath the table
+    // (a column of sentences would squeeze the figures).
+    for c in comparisons {
+        let own: Vec<String> = c
+            .unmeasured
+            .iter()
+            .map(super::compare::unmeasured_text)
+            .filter(|t| !shared.iter().any(|s| s.as_ref() == Some(t)))
+            .collect();
+        if !own.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"left-out\">{} against {}: {}</p>",
+                escape(&c.pipeline),
+                escape(&c.reference),
+                escape(&own.join("; "))
+            );
+        }
+    }
+    out.push_str("</section>\n");
+}
+
+/// A table as HTML: figures and names never broken, text wrapped where it must, and the columns
+/// left out said once beneath.
+pub(super) fn table_html(out: &mut String, table: &super::table::Table, class: &str) {
+    use super::table::Kind;
+    let class_of = |kind: Kind| match kind {
+        Kind::Figure => "num",
+        Kind::Name => "name",
+        Kind::Text => "text",
+    };
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table class=\"{class}\">\n<thead><tr>"
+    );
+    for c in &table.columns {
+        let _ = write!(
+            out,
+            "<th class=\"{}\">{}</th>",
+            class_of(c.kind),
+            escape(c.heading)
         );
     }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (cell, c) in row.iter().zip(&table.columns) {
+            match (c.kind, cell.split_once(" [")) {
+                // An interval (`+0.0125 [+0.0010, +0.0261]`) may break between its difference
+                // and its bounds, never inside a number.
+                (Kind::Figure, Some((difference, bounds))) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"num interval\"><span class=\"num\">{}</span> <span class=\"num bounds\">[{}</span></td>",
+                        escape(difference),
+                        escape(bounds)
+                    );
+                }
+                _ => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"{}\">{}</td>",
+                        class_of(c.kind),
+                        escape(cell)
+                    );
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    if let Some(left_out) = table.left_out_line() {
+        let _ = writeln!(out, "<p class=\"left-out\">{}</p>", escape(&left_out));
+    }
 }
 
 /// Each pipeline's regression gate: the paired difference against the baseline, its interval,
 /// the verdict, the smallest drop it detects and the false alarms between repeated attempts.
 fn gates(out: &mut String, gates: &[(Option<String>, crate::record::RegressionGateRecord)]) {
+    use super::table::{ABSENT, Column, Table};
     if gates.is_empty() {
         return;
     }
-    out.push_str("<section id=\"gates\">\n<h2>Regression gate</h2>\n<p>This run against the baseline over the cases both have: the mean difference with its seeded paired bootstrap interval; the gate fails on a mean drop of at least <code>min_effect</code> whose interval lies wholly beyond zero.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>metric</th><th>cases</th><th>difference</th><th>min_effect</th><th>verdict</th><th>detectable drop (80 % power)</th><th>false alarms between attempts</th></tr></thead>\n<tbody>\n");
-    for (pipeline, g) in gates {
-        let verdict = match (&g.baseline_error, g.held) {
-            (Some(why), _) => why.clone(),
-            (None, true) => "held".to_owned(),
-            (None, false) => "failed".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(pipeline.as_deref().unwrap_or("-")),
-            escape(&g.metric),
-            g.difference.map_or(0, |d| d.cases),
-            escape(&interval_text(g.difference.as_ref())),
-            g.min_effect,
-            escape(&verdict),
-            g.power
-                .map_or_else(|| "-".to_owned(), |p| format!("{:.4}", p.detectable_drop)),
-            g.false_alarms.map_or_else(
-                || "-".to_owned(),
-                |f| format!("{} of {} pairs ({:.2})", f.alarms, f.pairs, f.rate)
+    out.push_str("<section id=\"gates\">\n<h2>Regression gate</h2>\n<p>This run against the baseline over the cases both have: the mean difference with its seeded paired bootstrap interval; the gate fails on a mean drop of at least <code>min_effect</code> whose interval lies wholly beyond zero.</p>\n");
+    let rows = gates
+        .iter()
+        .map(|(pipeline, g)| {
+            let verdict = match (&g.baseline_error, g.held) {
+                (Some(why), _) => why.clone(),
+                (None, true) => "held".to_owned(),
+                (None, false) => "failed".to_owned(),
+            };
+            vec![
+                pipeline.as_deref().unwrap_or(ABSENT).to_owned(),
+                g.metric.clone(),
+                g.difference.map_or(0, |d| d.cases).to_string(),
+                interval_text(g.difference.as_ref()),
+                g.min_effect.to_string(),
+                verdict,
+                g.power.map_or_else(
+                    || ABSENT.to_owned(),
+                    |p| format!("{:.4}", p.detectable_drop),
+                ),
+                g.false_alarms.map_or_else(
+                    || ABSENT.to_owned(),
+                    |f| format!("{} of {} pairs ({:.2})", f.alarms, f.pairs, f.rate),
+                ),
+            ]
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::name("pipeline"),
+            Column::text("metric"),
+            Column::count("cases", 0),
+            Column::figure("difference", 0, "no case is paired with the baseline"),
+            Column::count("min_effect", 0),
+            Column::text("verdict"),
+            Column::figure(
+                "detectable drop (80 % power)",
+                0,
+                "no value to measure a spread from",
             ),
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+            Column::figure(
+                "false alarms between attempts",
+                0,
+                "no pipeline repeats its cases",
+            ),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
 /// Repeated cases: per pipeline pass^k, pass@k and the fields that flipped; per case its pass
 /// count and flip rates.
 fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRecord]) {
+    use super::table::{Column, Table};
     let repeated: Vec<&TestRecord> = cases.iter().filter(|c| c.repeat.is_some()).collect();
     if repeated.is_empty() {
         return;
     }
-    out.push_str("<section id=\"repeats\">\n<h2>Repeated attempts</h2>\n<p>Each case ran several times: pass^k is the share of cases every attempt of which passed, pass@k the share one attempt of which did; a field's flip rate is the share of attempts whose exact match differs from the majority.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>pass^k</th><th>pass@k</th><th>largest flip rate</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
-    for (name, a) in pipelines.iter().filter(|(_, a)| a.pass_all_k.is_some()) {
-        let flips: Vec<String> = a
-            .flip_rates
-            .iter()
-            .map(|(f, r)| format!("{f} {r:.4}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(name),
-            super::num(a.pass_all_k),
-            super::num(a.pass_any_k),
-            super::num(a.max_flip_rate),
-            escape(&flips.join(", "))
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>test</th><th>attempts passed</th><th>pass</th><th>verdict</th><th>flip rate by field</th></tr></thead>\n<tbody>\n");
-    for case in repeated {
-        let Some(r) = &case.repeat else { continue };
-        let flips: Vec<String> = r
-            .flip_rates
-            .iter()
-            .map(|f| format!("{} {:.4}", f.field, f.rate))
-            .collect();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{} of {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&case.id),
-            r.passed,
-            r.attempts,
-            escape(&r.pass),
-            if case.passed == Some(true) {
-                "passed"
-            } else {
-                "failed"
-            },
-            escape(&flips.join(", "))
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"repeats\">\n<h2>Repeated attempts</h2>\n<p>Each case ran several times: pass^k is the share of cases every attempt of which passed, pass@k the share one attempt of which did; a field's flip rate is the share of attempts whose exact match differs from the majority.</p>\n");
+    let rows = pipelines
+        .iter()
+        .filter(|(_, a)| a.pass_all_k.is_some())
+        .map(|(name, a)| {
+            let flips: Vec<String> = a
+                .flip_rates
+                .iter()
+                .map(|(f, r)| format!("{f} {r:.4}"))
+                .collect();
+            vec![
+                name.clone(),
+                super::num(a.pass_all_k),
+                super::num(a.pass_any_k),
+                super::num(a.max_flip_rate),
+                flips.join(", "),
+            ]
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::name("pipeline"),
+            Column::count("pass^k", 0),
+            Column::count("pass@k", 0),
+            Column::count("largest flip rate", 0),
+            Column::text("flip rate by field"),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    let rows = repeated
+        .iter()
+        .filter_map(|case| {
+            let r = case.repeat.as_ref()?;
+            let flips: Vec<String> = r
+                .flip_rates
+                .iter()
+                .map(|f| format!("{} {:.4}", f.field, f.rate))
+                .collect();
+            Some(vec![
+                case.id.clone(),
+                format!("{} of {}", r.passed, r.attempts),
+                r.pass.clone(),
+                if case.passed == Some(true) {
+                    "passed"
+                } else {
+                    "failed"
+                }
+                .to_owned(),
+                flips.join(", "),
+            ])
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::text("test"),
+            Column::count("attempts passed", 0),
+            Column::text("pass"),
+            Column::text("verdict"),
+            Column::text("flip rate by field"),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
-/// The slice table: one row per tag value and pipeline (only when some case has a tag).
-fn slices_table(out: &mut String, slices: &[crate::evaluate::aggregate::SliceRow]) {
-    if slices.is_empty() {
-        return;
-    }
-    out.push_str("<section id=\"slices\">\n<h2>Slices</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>");
-    for h in super::compare::SLICE_HEADINGS {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in slices {
-        let cells: String = super::compare::slice_cells(row)
-            .iter()
-            .map(|c| format!("<td>{}</td>", escape(c)))
-            .collect();
-        let _ = writeln!(out, "<tr>{cells}</tr>");
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
-}
-
+/// The field × pipeline table: the fields exact for every pipeline on one line (their names
+/// folded), the others worst first.
 fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Aggregated)]) {
     out.push_str("<section id=\"fields\">\n<h2>Fields × pipelines</h2>\n");
     if fields.is_empty() {
@@ -311,36 +560,63 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
         return;
     }
     let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
-    out.push_str("<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th>field</th>");
+    let rows = super::fields::field_rows(fields, &names);
+    if let Some(line) = super::fields::perfect_line(&rows.perfect, names.len()) {
+        let _ = writeln!(
+            out,
+            "<details class=\"perfect\"><summary>{}</summary>\n<p class=\"names\">{}</p>\n</details>",
+            escape(&line),
+            escape(&rows.perfect.join(", "))
+        );
+    }
+    if rows.rows.is_empty() {
+        out.push_str("</section>\n");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>{} not exact for some pipeline, worst first: the mean EM and ANLS of each pipeline over its cases with the field.</p>",
+        match rows.rows.len() {
+            1 => "The field".to_owned(),
+            n => format!("The {n} fields"),
+        }
+    );
+    let lo = super::svg::heat_floor(
+        rows.rows
+            .iter()
+            .flat_map(|(_, stats)| stats.iter().flatten().flat_map(|s| [s.em, s.anls])),
+    );
+    out.push_str(&super::svg::legend(lo));
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th class=\"text\">field</th>",
+    );
     for name in &names {
-        let _ = write!(out, "<th colspan=\"2\">{}</th>", escape(name));
+        let _ = write!(
+            out,
+            "<th colspan=\"2\" class=\"name\">{}</th>",
+            escape(name)
+        );
     }
     out.push_str("</tr><tr><th></th>");
     for _ in &names {
-        out.push_str("<th>EM</th><th>ANLS</th>");
+        out.push_str("<th class=\"num\">EM</th><th class=\"num\">ANLS</th>");
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    let mut fields_in_order: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
-    fields_in_order.dedup();
-    for field in fields_in_order {
-        let _ = write!(out, "<tr><td>{}</td>", escape(field));
-        for name in &names {
-            match fields
-                .iter()
-                .find(|f| f.field == field && f.pipeline == *name)
-            {
+    for (field, stats) in &rows.rows {
+        let _ = write!(out, "<tr><td class=\"text\">{}</td>", escape(field));
+        for stat in stats {
+            match stat {
                 Some(f) => {
                     let _ = write!(
                         out,
-                        "<td class=\"cell\" style=\"background:{}\" title=\"{} cases\">{:.4}</td><td class=\"cell\" style=\"background:{}\">{:.4}</td>",
-                        shade(f.em),
-                        f.cases,
+                        "<td class=\"num c{}\">{:.4}</td><td class=\"num c{}\">{:.4}</td>",
+                        super::svg::step_of(f.em, lo, 1.0),
                         f.em,
-                        shade(f.anls),
+                        super::svg::step_of(f.anls, lo, 1.0),
                         f.anls
                     );
                 }
-                None => out.push_str("<td>-</td><td>-</td>"),
+                None => out.push_str("<td class=\"num\">-</td><td class=\"num\">-</td>"),
             }
         }
         out.push_str("</tr>\n");
@@ -348,353 +624,34 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
     out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
-/// A soft background from red (0) to green (1).
-fn shade(value: f64) -> String {
-    let hue = (value.clamp(0.0, 1.0) * 120.0).round();
-    format!("hsl({hue}, 70%, 92%)")
-}
-
-fn calibration(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"calibration\">\n<h2>Calibration</h2>\n<div class=\"diagrams\">\n");
-    for (name, a) in pipelines {
-        reliability_diagram(out, name, a);
-    }
-    out.push_str("</div>\n</section>\n");
-}
-
-/// The plot's side and margin, in pixels.
-const SIZE: f64 = 220.0;
-const PAD: f64 = 34.0;
-
-/// A reliability diagram's frame: the square, its ticks, the diagonal, the accuracy label.
-fn frame(out: &mut String) {
-    let (x, y) = (
-        |v: f64| PAD + v * SIZE,
-        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
-    );
-    // Frame, ticks and the diagonal.
-    let _ = writeln!(
-        out,
-        "<rect x=\"{}\" y=\"{}\" width=\"{SIZE}\" height=\"{SIZE}\" fill=\"#fafbfc\" stroke=\"#c9d0d8\"/>",
-        x(0.0),
-        y(1.0)
-    );
-    for t in [0.0, 0.5, 1.0] {
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{t}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{t}</text>",
-            x(t),
-            y(0.0) + 14.0,
-            x(0.0) - 4.0,
-            y(t) + 4.0
-        );
-    }
-    let _ = writeln!(
-        out,
-        "<line class=\"diagonal\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#8a96a3\" stroke-dasharray=\"4 3\"/>",
-        x(0.0),
-        y(0.0),
-        x(1.0),
-        y(1.0)
-    );
-    let _ = writeln!(
-        out,
-        "<text x=\"10\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 10 {})\">accuracy</text>",
-        y(0.5),
-        y(0.5)
-    );
-}
-
-/// A reliability diagram: each non-empty bin's accuracy (bar) and mean confidence (dot)
-/// against the diagonal of perfect calibration, with its count.
-fn reliability_diagram(out: &mut String, name: &str, a: &Aggregated) {
-    if a.bins.is_empty() {
-        let _ = writeln!(
-            out,
-            "<figure class=\"reliability empty\" data-pipeline=\"{}\"><figcaption><b>{}</b> · no field carries a confidence: nothing to calibrate</figcaption></figure>",
-            escape(name),
-            escape(name)
-        );
-        return;
-    }
-    let (x, y) = (
-        |v: f64| PAD + v * SIZE,
-        |v: f64| PAD / 2.0 + (1.0 - v) * SIZE,
-    );
-    let n: usize = a.bins.iter().map(|b| b.count).sum();
-    let _ = writeln!(
-        out,
-        "<figure class=\"reliability\" data-pipeline=\"{}\">\n<svg role=\"img\" aria-label=\"reliability diagram of {}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
-        escape(name),
-        escape(name),
-        w = SIZE + PAD + 12.0,
-        h = SIZE + PAD + 26.0,
-    );
-    frame(out);
-    for b in &a.bins {
-        let (left, right) = (x(b.lower), x(b.upper));
-        // The bin's whole column, faint, so that a bin with no correct answer still shows.
-        let _ = writeln!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{SIZE}\" fill=\"#2f5fa7\" fill-opacity=\"0.06\"/>",
-            left + 1.0,
-            y(1.0),
-            (right - left - 2.0).max(1.0)
-        );
-        let _ = writeln!(
-            out,
-            "<rect class=\"bin\" data-count=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#2f5fa7\" fill-opacity=\"0.28\" stroke=\"#2f5fa7\"><title>({:.2}, {:.2}]: {} confidences, mean {:.3}, accuracy {:.3}</title></rect>",
-            b.count,
-            left + 1.0,
-            y(b.accuracy),
-            (right - left - 2.0).max(1.0),
-            y(0.0) - y(b.accuracy),
-            b.lower,
-            b.upper,
-            b.count,
-            b.confidence,
-            b.accuracy
-        );
-        let _ = writeln!(
-            out,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"#c62828\"/><text class=\"count\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            x(b.confidence),
-            y(b.accuracy),
-            (left + right) / 2.0,
-            (y(b.accuracy) - 5.0).max(10.0),
-            b.count
-        );
-    }
-    let _ = writeln!(
-        out,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">confidence</text>\n</svg>\n<figcaption><b>{}</b> · ECE {} · Brier {} · {n} confidences</figcaption>\n</figure>",
-        x(0.5),
-        y(0.0) + 30.0,
-        escape(name),
-        num(a.ece),
-        num(a.brier)
-    );
-}
-
-fn latency(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    out.push_str("<section id=\"latency\">\n<h2>Latency</h2>\n");
-    let max = pipelines
-        .iter()
-        .filter_map(|(_, a)| a.latencies.last().copied())
-        .fold(0.0f64, f64::max);
-    if max <= 0.0 {
-        out.push_str("<p class=\"none\">No latency measured.</p>\n</section>\n");
-        return;
-    }
-    const WIDTH: f64 = 520.0;
-    const LABEL: f64 = 120.0;
-    let row = 30.0;
-    let height = row * pipelines.len() as f64 + 30.0;
-    let x = |v: f64| LABEL + v / max * WIDTH;
-    let _ = writeln!(
-        out,
-        "<figure class=\"latency\">\n<svg role=\"img\" aria-label=\"latency distribution per pipeline\" width=\"{}\" height=\"{height}\" viewBox=\"0 0 {} {height}\">",
-        LABEL + WIDTH + 60.0,
-        LABEL + WIDTH + 60.0
-    );
-    for (i, (name, a)) in pipelines.iter().enumerate() {
-        let mid = 14.0 + row * i as f64;
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            LABEL - 8.0,
-            mid + 4.0,
-            escape(name)
-        );
-        let l = &a.latencies;
-        let Some((&lo, &hi)) = l.first().zip(l.last()) else {
-            let _ = writeln!(
-                out,
-                "<text x=\"{LABEL}\" y=\"{}\">no latency measured</text>",
-                mid + 4.0
-            );
-            continue;
-        };
-        let q = |p: f64| percentile(l, p).unwrap_or(lo);
-        let _ = writeln!(
-            out,
-            "<g class=\"box\"><line x1=\"{:.1}\" y1=\"{mid}\" x2=\"{:.1}\" y2=\"{mid}\" stroke=\"#8a96a3\"/><rect x=\"{:.1}\" y=\"{}\" width=\"{:.1}\" height=\"14\" fill=\"#2f5fa7\" fill-opacity=\"0.25\" stroke=\"#2f5fa7\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#1d232b\" stroke-width=\"2\"/><line x1=\"{:.1}\" y1=\"{}\" x2=\"{:.1}\" y2=\"{}\" stroke=\"#c62828\"/><title>{}: min {lo:.0}, p25 {:.0}, p50 {:.0}, p75 {:.0}, p95 {:.0}, max {hi:.0} ms over {} cases</title></g>",
-            x(lo),
-            x(hi),
-            x(q(0.25)),
-            mid - 7.0,
-            (x(q(0.75)) - x(q(0.25))).max(1.0),
-            x(q(0.5)),
-            mid - 7.0,
-            x(q(0.5)),
-            mid + 7.0,
-            x(q(0.95)),
-            mid - 9.0,
-            x(q(0.95)),
-            mid + 9.0,
-            escape(name),
-            q(0.25),
-            q(0.5),
-            q(0.75),
-            q(0.95),
-            l.len()
-        );
-    }
-    let axis = 14.0 + row * pipelines.len() as f64;
-    for t in [0.0, 0.5, 1.0] {
-        let _ = writeln!(
-            out,
-            "<text x=\"{:.1}\" y=\"{axis}\" text-anchor=\"middle\">{:.0} ms</text>",
-            x(t * max),
-            t * max
-        );
-    }
-    out.push_str("</svg>\n<figcaption>box: p25 to p75, black: median, red: p95, whiskers: min to max</figcaption>\n</figure>\n</section>\n");
-}
-
-fn failures(
-    out: &mut String,
-    cases: &[TestRecord],
-    aggregates: &[AggregateRecord],
-    documents: &[(String, super::html_analysis::DocumentImage)],
-) {
-    let failing: Vec<&TestRecord> = cases.iter().filter(|c| c.passed == Some(false)).collect();
-    let failing_aggregates: Vec<&AggregateRecord> =
-        aggregates.iter().filter(|a| !a.passed).collect();
-    let _ = writeln!(
-        out,
-        "<section id=\"failures\">\n<h2>Failing tests ({})</h2>",
-        failing.len() + failing_aggregates.len()
-    );
-    if failing.is_empty() && failing_aggregates.is_empty() {
-        out.push_str("<p class=\"none\">None.</p>\n");
-    }
-    for case in failing {
-        let at = case
-            .place()
-            .map(|(file, line)| {
-                if line > 0 {
-                    format!("{file}:{line}")
-                } else {
-                    file
-                }
-            })
-            .unwrap_or_default();
-        failure(
-            out,
-            &case.id,
-            case.message.as_deref().unwrap_or("case failed"),
-            &at,
-        );
-        field_diffs(out, &case.fields);
-        attempts_table(out, case);
-        if let Some((_, image)) = documents.iter().find(|(id, _)| *id == case.id) {
-            super::html_analysis::document_view(out, case, image);
-        }
-    }
-    for a in failing_aggregates {
-        failure(
-            out,
-            &a.id,
-            a.message.as_deref().unwrap_or("aggregate failed"),
-            &a.place(),
-        );
-    }
-    out.push_str("</section>\n");
-}
-
-/// Every attempt of a repeated case: its verdict and each field's prediction and exact match.
-fn attempts_table(out: &mut String, case: &TestRecord) {
-    let Some(r) = &case.repeat else { return };
-    out.push_str("<table class=\"attempts\">\n<thead><tr><th>attempt</th><th>verdict</th><th>fields (prediction, EM)</th></tr></thead>\n<tbody>\n");
-    for a in &r.each {
-        let fields: Vec<String> = a
-            .fields
-            .iter()
-            .map(|f| format!("{} {} ({})", f.name, f.prediction, f.em))
-            .collect();
-        let verdict = match (&a.error, a.passed) {
-            (Some(why), _) => why.lines().next().unwrap_or("").to_owned(),
-            (None, true) => "passed".to_owned(),
-            (None, false) => "failed".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>",
-            a.attempt,
-            if a.attempt == r.shown { " (shown)" } else { "" },
-            escape(&verdict),
-            escape(&fields.join("; "))
-        );
-    }
-    out.push_str("</tbody>\n</table>\n");
-}
-
-fn failure(out: &mut String, id: &str, message: &str, at: &str) {
-    let verdict = message.lines().next().unwrap_or("");
-    let _ = writeln!(
-        out,
-        "<details class=\"failure\" open>\n<summary>{} <span class=\"v\">— {}</span></summary>\n<pre class=\"message\">{}</pre>\n<p class=\"at\">{}</p>\n</details>",
-        escape(id),
-        escape(verdict),
-        escape(message),
-        escape(at)
-    );
-}
-
-/// Each field's diff, coloured from the record's diff data: characters as `<del>` and `<ins>`,
-/// the lines of a nested value's diff as removed and added lines.
-fn field_diffs(out: &mut String, fields: &[crate::record::FieldRecord]) {
-    use crate::record::DiffOp;
-    let with_diff: Vec<_> = fields
-        .iter()
-        .filter_map(|f| f.diff.as_ref().map(|d| (f, d)))
-        .collect();
-    if with_diff.is_empty() {
-        return;
-    }
-    out.push_str("<table class=\"diffs\">\n");
-    for (field, diff) in with_diff {
-        let mut cell = String::new();
-        for span in &diff.spans {
-            let text = escape(&span.text);
-            match (diff.lines, span.op) {
-                (false, DiffOp::Equal) => cell.push_str(&text),
-                (false, DiffOp::Removed) => {
-                    let _ = write!(cell, "<del>{text}</del>");
-                }
-                (false, DiffOp::Added) => {
-                    let _ = write!(cell, "<ins>{text}</ins>");
-                }
-                (true, DiffOp::Equal) => {
-                    let _ = writeln!(cell, "  {text}");
-                }
-                (true, DiffOp::Removed) => {
-                    let _ = writeln!(cell, "<span class=\"removed\">- {text}</span>");
-                }
-                (true, DiffOp::Added) => {
-                    let _ = writeln!(cell, "<span class=\"added\">+ {text}</span>");
-                }
-            }
-        }
-        let label = if diff.as_compared {
-            "diff as compared"
-        } else {
-            "diff"
-        };
-        let _ = writeln!(
-            out,
-            "<tr><th><code>{}</code> {label}</th><td><pre class=\"diff\">{cell}</pre></td></tr>",
-            escape(&field.name)
-        );
-    }
-    out.push_str("</table>\n");
-}
-
-fn notes(out: &mut String, notes: &Notes) {
+/// Regressions and improvements of tests against their baselines. A run whose regression gate
+/// failed never reads "none" here.
+fn notes(out: &mut String, notes: &Notes, cases: &[TestRecord]) {
     out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
     if notes.regressions.is_empty() && notes.improvements.is_empty() {
-        out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
+        let failed: Vec<&str> = notes
+            .gates
+            .iter()
+            .filter(|(_, g)| !g.held)
+            .map(|(p, _)| p.as_deref().unwrap_or("its cases"))
+            .collect();
+        let with_baseline = !notes.gates.is_empty()
+            || !notes.baseline_errors.is_empty()
+            || !notes.new_cases.is_empty()
+            || cases
+                .iter()
+                .any(|c| c.baseline.is_some() || c.baseline_file.is_some());
+        if !failed.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"fail\">No test moved beyond its own tolerance, but the regression gate failed for {}: see <b>Regression gate</b> above.</p>",
+                escape(&failed.join(", "))
+            );
+        } else if with_baseline {
+            out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
+        } else {
+            out.push_str("<p class=\"none\">No suite declares a baseline: nothing is compared with an earlier run.</p>\n");
+        }
     }
     for (title, list, class) in [
         ("regressed", notes.regressions, "removed"),
@@ -729,49 +686,4 @@ pub(super) fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diffs_are_coloured_from_the_records_data_and_text_escaped() {
-        use crate::record::{DiffOp, DiffSpan, FieldDiff, TestRecord};
-        let span = |op, text: &str| DiffSpan {
-            op,
-            text: text.into(),
-        };
-        let mut field = TestRecord::named("a", "a.yaml");
-        field.fields = vec![crate::record::FieldRecord {
-            name: "n<o>".into(),
-            gold: vec!["1234".into()],
-            prediction: "1334".into(),
-            predicted: true,
-            em: 0.0,
-            anls: 0.75,
-            confidence: None,
-            critical: false,
-            note: None,
-            metadata: Default::default(),
-            closest: 0,
-            compared: None,
-            items: Vec::new(),
-            diff: Some(FieldDiff {
-                lines: false,
-                as_compared: false,
-                spans: vec![
-                    span(DiffOp::Equal, "1"),
-                    span(DiffOp::Removed, "2"),
-                    span(DiffOp::Added, "<3>"),
-                    span(DiffOp::Equal, "34"),
-                ],
-            }),
-            grounding: None,
-            miss: None,
-        }];
-        let mut out = String::new();
-        field_diffs(&mut out, &field.fields);
-        assert!(out.contains("<code>n&lt;o&gt;</code> diff</th><td><pre class=\"diff\">1<del>2</del><ins>&lt;3&gt;</ins>34</pre>"), "{out}");
-    }
 }

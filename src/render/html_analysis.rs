@@ -3,53 +3,90 @@
 
 use std::fmt::Write;
 
-use super::html::escape;
+use super::html::{escape, table_html};
 use super::num;
+use super::table::{Column, Table};
 use crate::evaluate::aggregate::Aggregated;
 
 /// Grounding per pipeline, when a pipeline grounds its values.
 pub(super) fn grounding_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    let rows: Vec<_> = pipelines
+    let rows: Vec<Vec<String>> = pipelines
         .iter()
         .filter(|(_, a)| a.grounded.is_some())
+        .map(|(name, a)| vec![name.clone(), num(a.grounded), num(a.iou), num(a.page_match)])
         .collect();
     if rows.is_empty() {
         return;
     }
-    out.push_str("<section id=\"grounding\">\n<h2>Grounding</h2>\n<p>Where each value was found: the share of gold fields with a place found on the right page with a box overlapping gold's enough (IoU at least the suite's <code>grounded_iou</code>, 0.5 by default), the mean IoU and the share on the right page.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>pipeline</th><th>grounded</th><th>IoU</th><th>page match</th></tr></thead>\n<tbody>\n");
-    for (name, a) in rows {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(name),
-            num(a.grounded),
-            num(a.iou),
-            num(a.page_match)
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"grounding\">\n<h2>Grounding</h2>\n<p>Where each value was found: the share of gold fields with a place found on the right page with a box overlapping gold's enough (IoU at least the suite's <code>grounded_iou</code>, 0.5 by default), the mean IoU and the share on the right page.</p>\n");
+    let table = Table::new(
+        vec![
+            Column::name("pipeline"),
+            Column::count("grounded", 0),
+            Column::figure("IoU", 0, "no prediction gives a box"),
+            Column::figure("page match", 0, "no prediction gives a page"),
+        ],
+        rows,
+    );
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
-/// The misses by kind per pipeline, field and tag value, when anything missed.
+/// The misses by kind per pipeline, when anything missed; per field and tag value, most misses
+/// first, folded beneath.
 pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::MissRow]) {
+    use crate::evaluate::analysis::MissScope;
     if rows.iter().all(|r| r.counts.total() == 0) {
         return;
     }
-    out.push_str("<section id=\"misses\">\n<h2>Misses</h2>\n<p>Each field that is not an exact match, by kind: <b>missing</b> (gold has a value, the prediction none), <b>invented</b> (the prediction has a value, gold none), <b>format</b> (equal read as a number, a date or an identifier, but not as the field's rule compares), <b>wrong</b> (the rest).</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>over</th><th>pipeline</th><th>missing</th><th>invented</th><th>format</th><th>wrong</th></tr></thead>\n<tbody>\n");
-    for r in rows {
+    out.push_str("<section id=\"misses\">\n<h2>Misses</h2>\n<p>Each field that is not an exact match, by kind: <b>missing</b> (gold has a value, the prediction none), <b>invented</b> (the prediction has a value, gold none), <b>format</b> (equal read as a number, a date or an identifier, but not as the field's rule compares), <b>wrong</b> (the rest).</p>\n");
+    let columns = || {
+        vec![
+            Column::text("over"),
+            Column::name("pipeline"),
+            Column::count("missing", 0),
+            Column::count("invented", 0),
+            Column::count("format", 0),
+            Column::count("wrong", 0),
+        ]
+    };
+    let row = |r: &crate::evaluate::analysis::MissRow| {
         let c = r.counts;
+        vec![
+            super::analysis::scope_text(&r.scope),
+            r.pipeline.clone(),
+            c.missing.to_string(),
+            c.invented.to_string(),
+            c.format.to_string(),
+            c.wrong.to_string(),
+        ]
+    };
+    let (pipelines, parts): (Vec<_>, Vec<_>) = rows
+        .iter()
+        .filter(|r| r.counts.total() > 0)
+        .partition(|r| matches!(r.scope, MissScope::Pipeline));
+    table_html(
+        out,
+        &Table::new(columns(), pipelines.iter().map(|r| row(r)).collect()),
+        "compare",
+    );
+    if !parts.is_empty() {
+        let mut parts = parts;
+        // Most misses first; the report's order between equals.
+        parts.sort_by_key(|r| std::cmp::Reverse(r.counts.total()));
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&super::analysis::scope_text(&r.scope)),
-            escape(&r.pipeline),
-            c.missing,
-            c.invented,
-            c.format,
-            c.wrong
+            "<details class=\"more\"><summary>By field and by slice, most misses first ({} rows)</summary>",
+            parts.len()
         );
+        table_html(
+            out,
+            &Table::new(columns(), parts.iter().map(|r| row(r)).collect()),
+            "compare",
+        );
+        out.push_str("</details>\n");
     }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("</section>\n");
 }
 
 /// Per pipeline and field with confidences: the advised threshold and its automation rate,
@@ -58,41 +95,76 @@ pub(super) fn acceptance(out: &mut String, rows: &[crate::evaluate::analysis::Fi
     if rows.is_empty() {
         return;
     }
-    out.push_str("<section id=\"acceptance\">\n<h2>Accepting values automatically</h2>\n<p>\"Accept when the confidence is at least t\": for each field, the smallest t whose error rate among the values it accepts has a 95 % Wilson upper bound at most the suite's <code>target_error</code>, and the share of values it accepts. Each curve lists every distinct t.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>field</th><th>pipeline</th><th>values</th><th>target error</th><th>threshold</th><th>automation rate</th><th>error bound</th></tr></thead>\n<tbody>\n");
+    out.push_str("<section id=\"acceptance\">\n<h2>Accepting values automatically</h2>\n<p>\"Accept when the confidence is at least t\": for each field, the smallest t whose error rate among the values it accepts has a 95 % Wilson upper bound at most the suite's <code>target_error</code>, and the share of values it accepts. Each curve lists every distinct t.</p>\n");
+    let advice = rows
+        .iter()
+        .map(|r| {
+            let (threshold, automation, bound) = match r.advised {
+                Some(p) => (
+                    p.threshold.to_string(),
+                    format!("{:.4}", p.share),
+                    format!("{:.4}", p.error_upper),
+                ),
+                None => ("none".to_owned(), "0.0000".to_owned(), "-".to_owned()),
+            };
+            vec![
+                r.field.clone(),
+                r.pipeline.clone(),
+                r.values().to_string(),
+                r.target_error.to_string(),
+                threshold,
+                automation,
+                bound,
+            ]
+        })
+        .collect();
+    let table = Table::new(
+        vec![
+            Column::text("field"),
+            Column::name("pipeline"),
+            Column::count("values", 0),
+            Column::count("target error", 0),
+            Column::count("threshold", 0),
+            Column::count("automation rate", 0),
+            Column::count("error bound", 0),
+        ],
+        advice,
+    );
+    table_html(out, &table, "compare");
     for r in rows {
-        let values = r.values();
-        let (threshold, automation, bound) = match r.advised {
-            Some(p) => (
-                p.threshold.to_string(),
-                format!("{:.4}", p.share),
-                format!("{:.4}", p.error_upper),
-            ),
-            None => ("none".to_owned(), "0.0000".to_owned(), "-".to_owned()),
-        };
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{values}</td><td>{}</td><td>{threshold}</td><td>{automation}</td><td>{bound}</td></tr>",
-            escape(&r.field),
-            escape(&r.pipeline),
-            r.target_error
-        );
-    }
-    out.push_str("</tbody>\n</table></div>\n");
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "<details class=\"curve\"><summary>{} · {}: acceptance curve</summary>\n<table class=\"compare\">\n<thead><tr><th>t</th><th>accepted</th><th>share</th><th>errors</th><th>error rate</th><th>95 % upper bound</th></tr></thead>\n<tbody>",
+            "<details class=\"curve\"><summary>{} · {}: acceptance curve</summary>",
             escape(&r.field),
             escape(&r.pipeline)
         );
-        for p in &r.curve {
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{:.4}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td></tr>",
-                p.threshold, p.accepted, p.share, p.errors, p.error_rate, p.error_upper
-            );
-        }
-        out.push_str("</tbody>\n</table>\n</details>\n");
+        let curve = r
+            .curve
+            .iter()
+            .map(|p| {
+                vec![
+                    p.threshold.to_string(),
+                    p.accepted.to_string(),
+                    format!("{:.4}", p.share),
+                    p.errors.to_string(),
+                    format!("{:.4}", p.error_rate),
+                    format!("{:.4}", p.error_upper),
+                ]
+            })
+            .collect();
+        let table = Table::new(
+            vec![
+                Column::count("t", 0),
+                Column::count("accepted", 0),
+                Column::count("share", 0),
+                Column::count("errors", 0),
+                Column::count("error rate", 0),
+                Column::count("95 % upper bound", 0),
+            ],
+            curve,
+        );
+        table_html(out, &table, "compare");
+        out.push_str("</details>\n");
     }
     out.push_str("</section>\n");
 }
@@ -103,19 +175,9 @@ pub(super) fn pooled(out: &mut String, rows: &[crate::evaluate::analysis::Pooled
     if table.rows.is_empty() {
         return;
     }
-    out.push_str("<section id=\"pooled-acceptance\">\n<h2>Accepting values at chosen thresholds</h2>\n<p>Every field's values pooled at each of the suite's <code>acceptance</code> thresholds: the values accepted, their share of the values with a confidence or of every gold field (as <code>share_of</code> says), the precision among them and the 95 % Wilson upper bound of their error rate.</p>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>");
-    for h in &table.headers {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &table.rows {
-        out.push_str("<tr>");
-        for cell in row {
-            let _ = write!(out, "<td>{}</td>", escape(cell));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table></div>\n</section>\n");
+    out.push_str("<section id=\"pooled-acceptance\">\n<h2>Accepting values at chosen thresholds</h2>\n<p>Every field's values pooled at each of the suite's <code>acceptance</code> thresholds: the values accepted, their share of the values with a confidence or of every gold field (as <code>share_of</code> says), the precision among them and the 95 % Wilson upper bound of their error rate.</p>\n");
+    table_html(out, &table, "compare");
+    out.push_str("</section>\n");
 }
 
 /// A failing test's document, as the page embeds it.

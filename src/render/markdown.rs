@@ -2,9 +2,9 @@
 //! comparison of pipelines, the failing tests with their verdict and `file:line`, regressions and
 //! improvements; at most 1 MiB, as GitHub takes no more.
 
-use super::compare::comparison_cells;
 use super::num;
 use super::summary::Notes;
+use super::table::{Kind, Table};
 use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
 use crate::record::{AggregateRecord, TestRecord};
 
@@ -15,6 +15,7 @@ pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 pub fn step_summary(
     summary: &RunSummary,
     pipelines: &[(String, Aggregated)],
+    fields: &[crate::evaluate::aggregate::FieldStat],
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
     notes: &Notes,
@@ -48,11 +49,12 @@ pub fn step_summary(
         ));
     }
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
-        page.push_str(&pipelines_table(pipelines));
+        page.push_str(&table_markdown(&super::compare::pipelines_table(pipelines)));
     }
     if !notes.slices.is_empty() {
-        page.push_str(&slices_table(notes.slices));
+        page.push_str(&table_markdown(&super::compare::slices_table(notes.slices)));
     }
+    page.push_str(&fields_table(fields, pipelines));
     page.push_str(&grounding_table(pipelines));
     page.push_str(&misses_table(notes.misses));
     page.push_str(&advice_table(notes.acceptance));
@@ -153,34 +155,58 @@ fn listed(
     items
 }
 
-/// The comparison of pipelines as a Markdown table.
-fn pipelines_table(pipelines: &[(String, Aggregated)]) -> String {
+/// The most fields the step summary lists; the HTML page and the report have every one.
+const FIELD_ROWS: usize = 30;
+
+/// The fields not exact for every pipeline, worst first, as the HTML page orders them (EM and
+/// ANLS per pipeline), after the count of those that are; empty without fields.
+fn fields_table(
+    fields: &[crate::evaluate::aggregate::FieldStat],
+    pipelines: &[(String, Aggregated)],
+) -> String {
+    let names: Vec<&str> = pipelines.iter().map(|(n, _)| n.as_str()).collect();
+    let rows = super::fields::field_rows(fields, &names);
     let mut page = String::new();
-    page.push_str("\n| pipeline | EM | ANLS | crit. EM | crit. ANLS | Brier | ECE | p50 ms | p95 ms | cost/case | pass | gate | score | MR acc. | EW acc. |\n");
-    page.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (name, a) in pipelines {
+    if let Some(line) = super::fields::perfect_line(&rows.perfect, names.len()) {
+        page.push_str(&format!("\n{}.\n", escaped(&line)));
+    }
+    if rows.rows.is_empty() {
+        return page;
+    }
+    page.push_str(&format!(
+        "\n{} not exact for some pipeline, worst first (EM / ANLS):\n\n| field | {} |\n|---|{}\n",
+        match rows.rows.len() {
+            1 => "The field".to_owned(),
+            n => format!("The {n} fields"),
+        },
+        names
+            .iter()
+            .map(|n| escaped(&one_line(n)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---:|".repeat(names.len())
+    ));
+    for (field, stats) in rows.rows.iter().take(FIELD_ROWS) {
+        let cells: Vec<String> = stats
+            .iter()
+            .map(|s| {
+                s.map_or_else(
+                    || "-".to_owned(),
+                    |s| format!("{:.4} / {:.4}", s.em, s.anls),
+                )
+            })
+            .collect();
         page.push_str(&format!(
             "| {} | {} |\n",
-            // No code spans in a cell: GitHub splits a row on `|` even inside one.
-            escaped(&one_line(name)),
-            comparison_cells(a).join(" | ")
+            escaped(&one_line(field)),
+            cells.join(" | ")
         ));
     }
-    page
-}
-
-/// The slice table: one row per tag value and pipeline.
-fn slices_table(slices: &[crate::evaluate::aggregate::SliceRow]) -> String {
-    let mut page = format!(
-        "\n| {} |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        super::compare::SLICE_HEADINGS.join(" | ")
-    );
-    for row in slices {
-        let cells: Vec<String> = super::compare::slice_cells(row)
-            .iter()
-            .map(|c| escaped(&one_line(c)))
-            .collect();
-        page.push_str(&format!("| {} |\n", cells.join(" | ")));
+    if rows.rows.len() > FIELD_ROWS {
+        page.push_str(&format!(
+            "\n… and {} more fields: the HTML page and the report have every one.\n",
+            rows.rows.len() - FIELD_ROWS
+        ));
     }
     page
 }
@@ -233,17 +259,27 @@ fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
     page
 }
 
-/// A table as Markdown: the first column left-aligned, the others right; empty without rows.
-fn table_markdown(table: &super::analysis::Table) -> String {
+/// A table as Markdown: figures right-aligned, names and text left, and the columns left out
+/// said once beneath; empty without rows.
+fn table_markdown(table: &Table) -> String {
     if table.rows.is_empty() {
         return String::new();
     }
-    let mut page = format!("\n| {} |\n|---|", table.headers.join(" | "));
-    page.push_str(&"---:|".repeat(table.headers.len().saturating_sub(1)));
+    let headings: Vec<&str> = table.columns.iter().map(|c| c.heading).collect();
+    let mut page = format!("\n| {} |\n|", headings.join(" | "));
+    for c in &table.columns {
+        page.push_str(match c.kind {
+            Kind::Figure => "---:|",
+            Kind::Name | Kind::Text => "---|",
+        });
+    }
     page.push('\n');
     for row in &table.rows {
         let cells: Vec<String> = row.iter().map(|c| escaped(&one_line(c))).collect();
         page.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    if let Some(left_out) = table.left_out_line() {
+        page.push_str(&format!("\n{}\n", escaped(&left_out)));
     }
     page
 }
@@ -398,7 +434,7 @@ mod tests {
             pooled: &[],
         };
         let summary = RunSummary::default();
-        let page = step_summary(&summary, &[], &cases, &[], &notes, 64 * 1024);
+        let page = step_summary(&summary, &[], &[], &cases, &[], &notes, 64 * 1024);
         assert!(page.len() <= 64 * 1024, "{} bytes", page.len());
         let listed = page.matches("\n- `invoices/").count();
         assert!(listed > 100 && listed < 5000, "{listed}");
@@ -411,7 +447,7 @@ mod tests {
             &page[page.len() - 300..]
         );
         assert!(page.contains("- `invoices/case-00000::guided` — case failed: gate closed by must_right `total` (score 0.0000) — `cases/invoices/suite.yaml:7`\n"));
-        let whole = step_summary(&summary, &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
+        let whole = step_summary(&summary, &[], &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
         assert_eq!(whole.matches("\n- `invoices/").count(), 5000);
     }
 

@@ -152,7 +152,7 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         out.push('\n');
         out.push_str(&advice);
     }
-    let pooled = super::analysis::table_text(&super::analysis::pooled_table(notes.pooled));
+    let pooled = super::analysis::pooled_table(notes.pooled).text();
     if !pooled.is_empty() {
         out.push('\n');
         out.push_str(&pooled);

@@ -413,6 +413,7 @@ pub(crate) fn write_files(
         let page = html_page(&Page {
             summary: &records.summary(),
             pipelines: &pipeline_rows(numbers),
+            headlines: &crate::evaluate::headline::headlines(numbers),
             fields: &field_table(numbers),
             cases,
             aggregates: &aggregates,
@@ -651,6 +652,7 @@ fn append_step_summary(
     let page = step_summary(
         &records.summary(),
         &pipeline_rows(&records.numbers),
+        &field_table(&records.numbers),
         cases,
         aggregates,
         &notes.borrowed(),
