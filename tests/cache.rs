@@ -169,6 +169,21 @@ fn a_second_run_makes_no_call() {
         serde_json::json!({"called": 0, "cached": 6, "retries": 0, "errors": 0, "saved_latency_ms": 1500.0, "saved_cost_usd": 0.0, "spent_cost_usd": 0.0})
     );
     assert_eq!(case(&report, "a::fast")["calls"]["cached"], 1);
+    // And the HTML page.
+    let html = dir.path().join("page.html");
+    command(
+        dir.path(),
+        &["test", "cases", "--html", html.to_str().unwrap()],
+        &[],
+    )
+    .output()
+    .unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<p class=\"calls\" id=\"calls\">calls: 0 made, 6 outputs from the cache (their calls took 1.5 s when they were made)</p>"),
+        "{}",
+        &page[..page.len().min(4000)]
+    );
     // And the step summary of a CI run.
     let summary = dir.path().join("summary.md");
     command(

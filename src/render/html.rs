@@ -219,7 +219,16 @@ fn header(out: &mut String, page: &Page) {
             let _ = write!(out, "<li>{label} <b>{value:.4}</b></li>");
         }
     }
-    out.push_str("</ul>\n</header>\n");
+    out.push_str("</ul>\n");
+    // What the run's live pipelines cost: the calls made, and the outputs the cache gave.
+    if let Some(calls) = &s.calls {
+        let _ = writeln!(
+            out,
+            "<p class=\"calls\" id=\"calls\">{}</p>",
+            escape(&super::summary::calls_line(calls))
+        );
+    }
+    out.push_str("</header>\n");
 }
 
 /// Every gate that failed, named, with why: a failing aggregate test's bounds or slices (its
