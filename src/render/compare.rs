@@ -354,6 +354,15 @@ pub(crate) fn interval_text(i: Option<&Interval>) -> String {
 pub fn paired_lines(comparisons: &[Paired]) -> String {
     let mut out = String::new();
     let mut heading = None;
+    // A reason every pair shares is said once, after them, not on every line.
+    let shared: Vec<&Unmeasured> = match comparisons.split_first() {
+        Some((first, rest)) if !rest.is_empty() => first
+            .unmeasured
+            .iter()
+            .filter(|u| rest.iter().all(|c| c.unmeasured.contains(u)))
+            .collect(),
+        _ => Vec::new(),
+    };
     for c in comparisons {
         let head = match c.pairing {
             Pairing::Reference => format!("compared with {}", c.reference),
@@ -394,11 +403,23 @@ pub fn paired_lines(comparisons: &[Paired]) -> String {
             c.mcnemar.only_pipeline,
             c.mcnemar.p_value
         );
-        if !c.unmeasured.is_empty() {
-            let why: Vec<String> = c.unmeasured.iter().map(unmeasured_text).collect();
-            let _ = write!(out, " ({})", why.join("; "));
+        let own: Vec<String> = c
+            .unmeasured
+            .iter()
+            .filter(|u| !shared.contains(u))
+            .map(unmeasured_text)
+            .collect();
+        if !own.is_empty() {
+            let _ = write!(out, " ({})", own.join("; "));
         }
         out.push('\n');
+    }
+    if !shared.is_empty() {
+        let why: Vec<String> = shared
+            .iter()
+            .map(|u| unmeasured_text(u).replace("of the pair", "of any pair"))
+            .collect();
+        let _ = writeln!(out, "  for every pair: {}", why.join("; "));
     }
     out
 }
@@ -500,6 +521,53 @@ fn slice_failure(s: &SliceVerdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reason every compared pair shares is said once, after the pairs; a pair's own reason
+    /// stays on its line.
+    #[test]
+    fn a_reason_every_pair_shares_is_said_once() {
+        use crate::evaluate::paired::McNemar;
+        let no_score = Unmeasured {
+            metric: "score".into(),
+            because: Unpaired::NoRubrics,
+        };
+        let pair = |pipeline: &str, reference: &str, extra: Option<Unmeasured>| Paired {
+            pairing: Pairing::Neighbours(crate::model::metric::Metric::Anls),
+            unmeasured: std::iter::once(no_score.clone()).chain(extra).collect(),
+            pipeline: pipeline.into(),
+            reference: reference.into(),
+            cases: 4,
+            score: None,
+            exact_match: None,
+            anls: None,
+            mcnemar: McNemar {
+                only_reference: 0,
+                only_pipeline: 0,
+                p_value: 1.0,
+            },
+        };
+        let no_em = Unmeasured {
+            metric: "exact_match".into(),
+            because: Unpaired::NotMeasured,
+        };
+        let text = paired_lines(&[pair("b", "a", None), pair("c", "b", Some(no_em))]);
+        assert_eq!(text.matches("no score").count(), 1, "{text}");
+        assert!(text.contains("p = 1.0000\n"), "{text}");
+        assert!(
+            text.contains("p = 1.0000 (no EM: no case of the pair measures it for both)\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("  for every pair: no score: no case of any pair has rubrics\n"),
+            "{text}"
+        );
+        // One pair alone keeps its reason on its line.
+        let one = paired_lines(&[pair("b", "a", None)]);
+        assert!(
+            one.contains("p = 1.0000 (no score: no case of the pair has rubrics)\n"),
+            "{one}"
+        );
+    }
     use crate::model::metric::Metric;
 
     #[test]
