@@ -380,8 +380,10 @@ fn a_score_no_case_measures_gets_no_interval_and_says_why() {
         text.contains("  beta over 4 cases: EM -0.2500 [-1.0000, +0.5000]  ANLS +0.1250 ["),
         "{text}"
     );
+    // Every pair lacks it for one reason: said once, after the pairs.
+    assert_eq!(text.matches("no score").count(), 1, "{text}");
     assert!(
-        text.contains("p = 1.0000 (no score: no case of the pair has rubrics)\n"),
+        text.contains("p = 1.0000\n  for every pair: no score: no case of any pair has rubrics\n"),
         "{text}"
     );
 }
