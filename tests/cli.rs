@@ -6,25 +6,15 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+mod support;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Runs `goldgate ARGS` in `dir`, with colour off.
+/// Runs `goldgate ARGS` in `dir`, with colour off and none of the caller's run settings.
 fn goldgate(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_JUNIT")
-        .env_remove("GOLDGATE_HTML")
-        .env_remove("GOLDGATE_UPDATE")
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_STEP_SUMMARY")
+    support::command(dir, args)
         .output()
         .expect("the goldgate binary runs")
 }

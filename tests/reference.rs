@@ -6,6 +6,8 @@ use goldgate::metrics::anls_star::{Tree, anls_star};
 use goldgate::metrics::{brier, calibration_bins, ece, score_variants};
 use serde_json::Value;
 
+mod support;
+
 const TOLERANCE: f64 = 1e-12;
 
 fn reference_lines(name: &str) -> Vec<Value> {
@@ -536,13 +538,13 @@ fn every_kieval_document_and_set_counts_as_its_scorer_counts_them() {
         );
     }
     let report = dir.path().join("report.json");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .args(["test", "cases", "--report", report.to_str().unwrap()])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .env_remove("GOLDGATE_UPDATE")
-        .output()
-        .unwrap();
+    // Its own run, whatever runs this test (`cargo goldgate test --nextest` sets a run id).
+    let out = support::command(
+        dir.path(),
+        &["test", "cases", "--report", report.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|e| {
             panic!("no report ({e}):\n{}", String::from_utf8_lossy(&out.stdout))

@@ -9,18 +9,17 @@ use std::process::{Command, Output};
 /// `goldgate ARGS` in `dir`, with colour off and none of the caller's run settings.
 pub fn command(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-        .env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_JUNIT")
-        .env_remove("GOLDGATE_HTML")
-        .env_remove("GOLDGATE_UPDATE")
-        .env_remove("GOLDGATE_CACHE")
-        .env_remove("GITHUB_ACTIONS")
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
+    // None of the caller's goldgate or nextest settings: a run of this crate's tests under
+    // `cargo goldgate test --nextest` sets `NEXTEST_RUN_ID`, `GOLDGATE_RUN_END=later` and more,
+    // which would make the fixtures' runs one run and keep their ends unsaid.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("GOLDGATE_") || name.starts_with("NEXTEST") {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd.env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY");
     cmd
 }
