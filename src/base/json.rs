@@ -159,17 +159,26 @@ fn reader(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
 /// Reads back JSON goldgate wrote itself (records, reports): without serde_json's bound of 128
 /// levels, since a record holds a prediction read up to [`JSON_DEPTH`] levels deep a few levels
 /// down; what it wrote is no deeper than that.
-///
-/// The text is read into a `serde_json::Value` first. Read straight into `T`, a float inside an
-/// internally tagged enum (a finding's `anls`) would fail: serde buffers such an enum, and
-/// serde_json, which keeps numbers as written (`arbitrary_precision`), hands the buffer each
-/// number as a map. A `Value`'s number is handed over as the float it is.
 pub(crate) fn read_back<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    use serde::Deserialize;
     let mut de = reader(text);
-    let value = serde_json::Value::deserialize(&mut de)?;
+    let value = T::deserialize(&mut de)?;
     de.end()?;
-    T::deserialize(value)
+    Ok(value)
+}
+
+/// Reads a value through a `serde_json::Value`: for a field that holds an internally tagged enum
+/// (a finding, a note, a problem). Read straight, a float inside one (a finding's `anls`) would
+/// fail: serde buffers such an enum, and serde_json, which keeps numbers as written
+/// (`arbitrary_precision`), hands the buffer each number as a map. A `Value`'s number is handed
+/// over as the float it is. Only these fields pay for the detour, not the whole record.
+pub(crate) fn through_a_value<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::Deserialize;
+    let value = serde_json::Value::deserialize(d)?;
+    T::deserialize(value).map_err(serde::de::Error::custom)
 }
 
 /// Parses JSON text strictly.
@@ -376,7 +385,9 @@ impl<'de> serde::de::Visitor<'de> for Tree<'_> {
 
 #[cfg(test)]
 mod tests {
-    /// A float inside an internally tagged enum, as a finding holds one, reads back as written.
+    /// A float inside an internally tagged enum, as a finding holds one, reads back as written
+    /// through a `Value`; read straight, it does not (which is why record fields holding such an
+    /// enum say `through_a_value`).
     #[test]
     fn a_float_in_a_tagged_enum_reads_back() {
         #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -384,13 +395,24 @@ mod tests {
         enum Found {
             Close { anls: f64, least: f64, n: u64 },
         }
-        let found = vec![Found::Close {
-            anls: 0.8571428571428571,
-            least: 1e-7,
-            n: 3,
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        struct Rubric {
+            #[serde(deserialize_with = "through_a_value")]
+            finding: Found,
+            penalty: f64,
+        }
+        let rubrics = vec![Rubric {
+            finding: Found::Close {
+                anls: 0.8571428571428571,
+                least: 1e-7,
+                n: 3,
+            },
+            penalty: 0.1,
         }];
-        let text = serde_json::to_string(&found).unwrap();
-        assert_eq!(read_back::<Vec<Found>>(&text).unwrap(), found);
+        let text = serde_json::to_string(&rubrics).unwrap();
+        assert_eq!(read_back::<Vec<Rubric>>(&text).unwrap(), rubrics);
+        let bare = serde_json::to_string(&rubrics[0].finding).unwrap();
+        assert!(read_back::<Found>(&bare).is_err());
     }
 
     use super::*;

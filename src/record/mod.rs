@@ -117,7 +117,7 @@ pub struct TestRecord {
     #[serde(default)]
     pub extra_fields: Vec<ExtraField>,
     /// What fails the case besides its checks (a model the suite's `pricing` lacks).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::base::json::through_a_value")]
     pub problems: Vec<Problem>,
     /// Every mistake that kept the case from loading, located.
     #[serde(default)]
@@ -290,6 +290,7 @@ pub struct FieldRecord {
     /// Whether the field is critical.
     pub critical: bool,
     /// How a comparison other than text was made, or why it could not be (`render` says it).
+    #[serde(deserialize_with = "crate::base::json::through_a_value")]
     pub note: Option<Note>,
     /// The value object's other keys (`page`, `bbox`…), never scored.
     pub metadata: serde_json::Map<String, Json>,
@@ -358,6 +359,7 @@ pub struct RubricRecord {
     /// The penalty of an Easy-Wrong rubric.
     pub penalty: f64,
     /// What the check found, as data (`render` says it).
+    #[serde(deserialize_with = "crate::base::json::through_a_value")]
     pub finding: Finding,
     /// The file it is written in.
     pub file: String,
@@ -384,6 +386,7 @@ pub struct ThresholdRecord {
     /// Whether it held.
     pub held: bool,
     /// Why an absent metric could not be measured.
+    #[serde(deserialize_with = "crate::base::json::through_a_value")]
     pub absent_because: Option<Absent>,
     /// The file it is written in.
     pub file: String,
