@@ -821,3 +821,44 @@ fn a_killed_run_resumes_where_it_stopped() {
         calls_line(&out)
     );
 }
+
+/// In a project (a folder with `.git` or `Cargo.toml`), every suite keeps its outputs in one
+/// folder at its root, `.goldgate/cache`; two suites' cases of one name are two calls there.
+#[test]
+fn a_project_keeps_one_cache_at_its_root() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let suite = "run:\n  command: [sh, ../extract.sh, \"{document}\", one]\nprediction_format:\n  fields: fields\n  latency_ms: latency_ms\n  ok: { ok: true }\ndefaults:\n  thresholds: { min_exact_match: 1.0 }\n";
+    let mut files: Vec<(String, String)> = vec![("cases/extract.sh".into(), EXTRACT.into())];
+    for s in ["x", "y"] {
+        files.push((format!("cases/{s}/suite.yaml"), suite.into()));
+        files.push((format!("cases/{s}/docs/a.txt"), format!("{s}1")));
+        files.push((
+            format!("cases/{s}/a.yaml"),
+            format!("document: docs/a.txt\ngold:\n  total: \"{s}1\"\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir.path(), &files);
+    let (out, calls) = run(dir.path(), &[]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(calls, ["one docs/a.txt", "one docs/a.txt"]);
+    let root = dir.path().join(".goldgate/cache");
+    assert!(root.join("goldgate-cache.json").is_file());
+    assert!(!dir.path().join("cases/x/.goldgate").exists());
+    assert_eq!(run(dir.path(), &[]).1, Vec::<String>::new());
+    std::fs::write(dir.path().join("cases/y/docs/a.txt"), "y1").unwrap();
+    assert_eq!(run(dir.path(), &[]).1, Vec::<String>::new());
+    std::fs::write(dir.path().join("cases/y/docs/a.txt"), "y2").unwrap();
+    let (out, calls) = run(dir.path(), &[("GOLDGATE_CACHE", "replay")]);
+    assert_eq!(calls, Vec::<String>::new());
+    let text = stdout(&out);
+    assert_eq!(verdict_of(&text, "x/a"), "test x/a ... ok");
+    assert!(
+        text.contains("no output of the call for `cases/y/a.yaml` is kept in `.goldgate/cache` (the document `docs/a.txt` changed)"),
+        "{text}"
+    );
+}

@@ -30,6 +30,14 @@ struct Entry {
 pub(crate) fn tidy(dir: &Path, what: &Tidy) -> Result<String, String> {
     let folders: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
+        // A build's output and other tools' hidden folders hold no cache of goldgate's.
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(name == "target"
+                    || name == "node_modules"
+                    || (name.starts_with('.') && name != ".goldgate"))
+        })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.file_name() == MARKER)
         .filter_map(|e| e.path().parent().map(Path::to_path_buf))

@@ -164,8 +164,8 @@ enum CacheAction {
     /// Remove the outputs not used for a while, then the least recently used ones beyond a size.
     Prune {
         /// The folder whose cache folders to prune (every folder holding goldgate's marker,
-        /// `goldgate-cache.json`, under it).
-        #[arg(default_value = "cases")]
+        /// `goldgate-cache.json`, under it; `target` and hidden folders but `.goldgate` skipped).
+        #[arg(default_value = ".")]
         dir: PathBuf,
         /// Remove the outputs not written or used for this many days.
         #[arg(long, value_name = "DAYS", default_value_t = 30)]
@@ -177,7 +177,7 @@ enum CacheAction {
     /// Remove every kept output (the next run calls every command again).
     Clear {
         /// The folder whose cache folders to clear.
-        #[arg(default_value = "cases")]
+        #[arg(default_value = ".")]
         dir: PathBuf,
     },
 }

@@ -719,6 +719,24 @@ fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCom
     })
 }
 
+/// The cache folder of a suite in `dir` that names none: `.goldgate/cache` at the root of its
+/// project (the nearest folder up with `Cargo.toml` or `.git`), written as `dir` is (`cases/x` run
+/// from the crate gives `.goldgate/cache`), else beside the suite.
+fn default_cache_folder(dir: &Path) -> PathBuf {
+    let cache = |root: &Path| root.join(".goldgate").join("cache");
+    for up in dir.ancestors() {
+        let here = if up.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            up
+        };
+        if is_project(here) {
+            return cache(up);
+        }
+    }
+    crate::base::fs::project_root(dir).map_or_else(|| cache(dir), |root| cache(&root))
+}
+
 /// `run.retries`, `run.call_errors` and `run.concurrency`.
 fn call_policy(here: &Here, r: &RunSpec) -> Result<crate::model::suite::CallPolicy, LoadError> {
     let mut policy = crate::model::suite::CallPolicy::default();
@@ -802,7 +820,7 @@ fn call_cache(
         })?,
     };
     let folder = match &r.cache_folder {
-        None => dir.join(".goldgate").join("cache"),
+        None => default_cache_folder(dir),
         Some(f) => {
             let folder = dir.join(&f.value);
             crate::base::fs::inside_the_project(

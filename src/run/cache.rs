@@ -137,8 +137,10 @@ impl Call<'_> {
         }
         let case = crate::base::fs::relative_to(self.case_file, self.dir)
             .unwrap_or_else(|| self.case_file.to_path_buf());
+        // Named from the cache folder: two suites' `a.yaml` are two calls in one shared folder.
         let call = format!(
-            "{} {} {}",
+            "{} {} {} {}",
+            shown(&folder),
             shown(&case),
             self.pipeline.unwrap_or("-"),
             self.attempt

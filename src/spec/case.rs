@@ -334,8 +334,8 @@ pub struct RunSpec {
     #[serde(default)]
     #[schemars(schema_with = "crate::spec::schema::cache_mode")]
     pub cache: Option<Spanned<String>>,
-    /// The folder outputs are kept in, relative to this folder (`.goldgate/cache` by default);
-    /// commit it to replay them where the pipeline cannot be called.
+    /// The folder outputs are kept in, relative to this folder (`.goldgate/cache` at the project's
+    /// root by default); commit it to replay them where the pipeline cannot be called.
     #[schemars(with = "Option<String>")]
     pub cache_folder: Option<Spanned<String>>,
     /// Files beyond the command's own arguments whose bytes decide the output (globs relative
