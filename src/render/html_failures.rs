@@ -40,41 +40,18 @@ pub(super) fn failures(
     }
     let open = if count <= OPEN_UP_TO { " open" } else { "" };
     // The numbers of the rows: a column no failing test has is not drawn.
-    let with_score = failing.iter().any(|c| !c.rubrics.is_empty());
-    let with_metrics = failing.iter().any(|c| c.metrics.is_some());
-    let mut columns = vec!["test", "pipeline", "first field not exact"];
-    if with_metrics {
-        columns.extend(["EM", "ANLS"]);
-    }
-    if with_score {
-        columns.push("score");
-    }
-    columns.push("why");
-    // The same columns on every row: fractions of the width for text, fixed widths for
-    // figures and pipelines' names (which never break).
-    let longest_pipeline = failing
-        .iter()
-        .filter_map(|c| c.pipeline.as_deref())
-        .chain(
-            failing_aggregates
-                .iter()
-                .filter_map(|a| a.pipeline.as_deref()),
-        )
-        .map(|p| p.chars().count())
-        .max()
-        .unwrap_or(1)
-        .max("pipeline".len());
-    let template = columns
-        .iter()
-        .map(|c| match *c {
-            "test" => "minmax(0,2.2fr)".to_owned(),
-            "pipeline" => format!("{:.1}ch", longest_pipeline as f64 * 1.2 + 1.0),
-            "first field not exact" => "minmax(0,1.4fr)".to_owned(),
-            "why" => "minmax(0,3fr)".to_owned(),
-            _ => "4.6em".to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let shown = Shown {
+        metrics: failing.iter().any(|c| c.metrics.is_some()),
+        score: failing.iter().any(|c| !c.rubrics.is_empty()),
+        open,
+    };
+    let columns = shown.columns();
+    let pipelines = failing.iter().filter_map(|c| c.pipeline.as_deref()).chain(
+        failing_aggregates
+            .iter()
+            .filter_map(|a| a.pipeline.as_deref()),
+    );
+    let template = grid_template(&columns, pipelines);
     let _ = writeln!(
         out,
         "<p>One row each; open a row for its message and diffs{}.</p>\n<div class=\"failing\" style=\"--columns:{template}\">\n<div class=\"row head\">{}</div>",
@@ -96,76 +73,132 @@ pub(super) fn failures(
             .collect::<String>()
     );
     for case in failing {
-        let mut row = vec![
-            format!("<span class=\"test\">{}</span>", escape(&case_name(case))),
-            format!(
-                "<span class=\"name\">{}</span>",
-                escape(case.pipeline.as_deref().unwrap_or("-"))
-            ),
-            format!(
-                "<span class=\"field\">{}</span>",
-                escape(
-                    case.fields
-                        .iter()
-                        .find(|f| f.em < 1.0)
-                        .map_or("-", |f| f.name.as_str())
-                )
-            ),
-        ];
-        if with_metrics {
-            let m = case.metrics.as_ref();
-            row.push(format!(
-                "<span class=\"num\">{}</span>",
-                num(m.and_then(|m| m.exact_match))
-            ));
-            row.push(format!(
-                "<span class=\"num\">{}</span>",
-                num(m.and_then(|m| m.anls))
-            ));
-        }
-        if with_score {
-            let score = (!case.rubrics.is_empty()).then_some(case.score).flatten();
-            row.push(format!("<span class=\"num\">{}</span>", num(score)));
-        }
-        row.push(format!(
-            "<span class=\"why\">{}</span>",
-            escape(&why(case.verdict_line().unwrap_or("failed")))
-        ));
-        let _ = write!(
-            out,
-            "<details class=\"failure\" id=\"{}\"{open}>\n<summary class=\"row\">{}</summary>\n",
-            escape(&anchor(&case.id)),
-            row.concat()
-        );
-        message(out, case.message.as_deref().unwrap_or("case failed"));
-        field_diffs(out, &case.fields);
-        attempts_table(out, case);
-        if let Some((_, image)) = documents.iter().find(|(id, _)| *id == case.id) {
-            super::html_analysis::document_view(out, case, image);
-        }
-        let _ = writeln!(out, "<p class=\"at\">{}</p>\n</details>", escape(&at(case)));
+        failing_case(out, case, &shown, documents);
     }
-    let blanks = columns.len() - 4;
     for a in failing_aggregates {
-        let message_text = a.message.as_deref().unwrap_or("aggregate failed");
-        let _ = write!(
-            out,
-            "<details class=\"failure aggregate\" id=\"{}\"{open}>\n<summary class=\"row\"><span class=\"test\">{}</span><span class=\"name\">{}</span>{}<span class=\"why\">{}</span></summary>\n",
-            escape(&anchor(&a.id)),
-            escape(&a.id),
-            escape(a.pipeline.as_deref().unwrap_or("-")),
-            "<span class=\"field\">-</span>".to_owned()
-                + &"<span class=\"num\"></span>".repeat(blanks),
-            escape(&why(message_text.lines().next().unwrap_or("")))
-        );
-        message(out, message_text);
-        let _ = writeln!(
-            out,
-            "<p class=\"at\">{}</p>\n</details>",
-            escape(&a.place())
-        );
+        failing_aggregate(out, a, columns.len() - 4, open);
     }
     out.push_str("</div>\n</section>\n");
+}
+
+/// Which of a failing test's numbers the rows show, and whether they start open.
+struct Shown {
+    metrics: bool,
+    score: bool,
+    open: &'static str,
+}
+
+impl Shown {
+    fn columns(&self) -> Vec<&'static str> {
+        let mut columns = vec!["test", "pipeline", "first field not exact"];
+        if self.metrics {
+            columns.extend(["EM", "ANLS"]);
+        }
+        if self.score {
+            columns.push("score");
+        }
+        columns.push("why");
+        columns
+    }
+}
+
+/// The same columns on every row: fractions of the width for text, fixed widths for figures and
+/// pipelines' names (which never break).
+fn grid_template<'a>(columns: &[&str], pipelines: impl Iterator<Item = &'a str>) -> String {
+    let longest_pipeline = pipelines
+        .map(|p| p.chars().count())
+        .max()
+        .unwrap_or(1)
+        .max("pipeline".len());
+    columns
+        .iter()
+        .map(|c| match *c {
+            "test" => "minmax(0,2.2fr)".to_owned(),
+            "pipeline" => format!("{:.1}ch", longest_pipeline as f64 * 1.2 + 1.0),
+            "first field not exact" => "minmax(0,1.4fr)".to_owned(),
+            "why" => "minmax(0,3fr)".to_owned(),
+            _ => "4.6em".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A failing case test's row, and its message, diffs, attempts and document beneath it.
+fn failing_case(
+    out: &mut String,
+    case: &TestRecord,
+    shown: &Shown,
+    documents: &[(String, DocumentImage)],
+) {
+    let mut row = vec![
+        format!("<span class=\"test\">{}</span>", escape(&case_name(case))),
+        format!(
+            "<span class=\"name\">{}</span>",
+            escape(case.pipeline.as_deref().unwrap_or("-"))
+        ),
+        format!(
+            "<span class=\"field\">{}</span>",
+            escape(
+                case.fields
+                    .iter()
+                    .find(|f| f.em < 1.0)
+                    .map_or("-", |f| f.name.as_str())
+            )
+        ),
+    ];
+    if shown.metrics {
+        let m = case.metrics.as_ref();
+        row.push(format!(
+            "<span class=\"num\">{}</span>",
+            num(m.and_then(|m| m.exact_match))
+        ));
+        row.push(format!(
+            "<span class=\"num\">{}</span>",
+            num(m.and_then(|m| m.anls))
+        ));
+    }
+    if shown.score {
+        let score = (!case.rubrics.is_empty()).then_some(case.score).flatten();
+        row.push(format!("<span class=\"num\">{}</span>", num(score)));
+    }
+    row.push(format!(
+        "<span class=\"why\">{}</span>",
+        escape(&why(case.verdict_line().unwrap_or("failed")))
+    ));
+    let _ = write!(
+        out,
+        "<details class=\"failure\" id=\"{}\"{}>\n<summary class=\"row\">{}</summary>\n",
+        escape(&anchor(&case.id)),
+        shown.open,
+        row.concat()
+    );
+    message(out, case.message.as_deref().unwrap_or("case failed"));
+    field_diffs(out, &case.fields);
+    attempts_table(out, case);
+    if let Some((_, image)) = documents.iter().find(|(id, _)| *id == case.id) {
+        super::html_analysis::document_view(out, case, image);
+    }
+    let _ = writeln!(out, "<p class=\"at\">{}</p>\n</details>", escape(&at(case)));
+}
+
+/// A failing aggregate test's row (`blanks` empty number cells), and its message beneath it.
+fn failing_aggregate(out: &mut String, a: &AggregateRecord, blanks: usize, open: &str) {
+    let message_text = a.message.as_deref().unwrap_or("aggregate failed");
+    let _ = write!(
+        out,
+        "<details class=\"failure aggregate\" id=\"{}\"{open}>\n<summary class=\"row\"><span class=\"test\">{}</span><span class=\"name\">{}</span>{}<span class=\"why\">{}</span></summary>\n",
+        escape(&anchor(&a.id)),
+        escape(&a.id),
+        escape(a.pipeline.as_deref().unwrap_or("-")),
+        "<span class=\"field\">-</span>".to_owned() + &"<span class=\"num\"></span>".repeat(blanks),
+        escape(&why(message_text.lines().next().unwrap_or("")))
+    );
+    message(out, message_text);
+    let _ = writeln!(
+        out,
+        "<p class=\"at\">{}</p>\n</details>",
+        escape(&a.place())
+    );
 }
 
 /// The case a test belongs to: its name without `::pipeline`.
