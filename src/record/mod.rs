@@ -290,7 +290,7 @@ pub struct FieldRecord {
     /// Whether the field is critical.
     pub critical: bool,
     /// How a comparison other than text was made, or why it could not be (`render` says it).
-    #[serde(deserialize_with = "crate::base::json::through_a_value")]
+    #[serde(default, deserialize_with = "crate::base::json::through_a_value")]
     pub note: Option<Note>,
     /// The value object's other keys (`page`, `bbox`…), never scored.
     pub metadata: serde_json::Map<String, Json>,
@@ -386,7 +386,7 @@ pub struct ThresholdRecord {
     /// Whether it held.
     pub held: bool,
     /// Why an absent metric could not be measured.
-    #[serde(deserialize_with = "crate::base::json::through_a_value")]
+    #[serde(default, deserialize_with = "crate::base::json::through_a_value")]
     pub absent_because: Option<Absent>,
     /// The file it is written in.
     pub file: String,
@@ -984,5 +984,24 @@ impl AggregateRecord {
             Some((file, line)) if line > 0 => format!("{file}:{line}"),
             _ => self.file.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A threshold whose metric was measured reads back without `absent_because`, as one written
+    /// with it `null` does: the field read through a `Value` keeps serde's default for a missing
+    /// `Option`.
+    #[test]
+    fn a_record_without_its_optional_tagged_fields_reads_back() {
+        let written = r#"{"name": "min_anls", "limit": 0.9, "value": 0.95, "held": true, "file": "a.yaml", "line": 3, "column": 1}"#;
+        let t: ThresholdRecord = crate::base::json::read_back(written).unwrap();
+        assert_eq!((t.absent_because, t.value), (None, Some(0.95)));
+        let with_null =
+            written.replace("\"held\": true", "\"held\": true, \"absent_because\": null");
+        let t: ThresholdRecord = crate::base::json::read_back(&with_null).unwrap();
+        assert_eq!(t.absent_because, None);
     }
 }
