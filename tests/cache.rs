@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod support;
-use support::{case, stdout, verdict_of, write_files};
+use support::{case, stdout, verdict_of, write_files, write_owned};
 
 /// The command: appends `PIPELINE DOCUMENT` to `$COUNTER`, then prints the document's text as
 /// the field `total` (a document starting `fail` exits 3, one starting `text` prints no JSON,
@@ -50,11 +50,7 @@ fn project(extra_run: &str) -> tempfile::TempDir {
             format!("document: docs/{c}.txt\ngold:\n  total: \"1{c}\"\n"),
         ));
     }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    write_files(dir.path(), &files);
+    write_owned(dir.path(), &files);
     dir
 }
 
@@ -753,11 +749,7 @@ fn timed(n: usize, run: &str) -> tempfile::TempDir {
             format!("document: docs/{i}.txt\ngold:\n  total: t{i}\n"),
         ));
     }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    write_files(dir.path(), &files);
+    write_owned(dir.path(), &files);
     dir
 }
 
@@ -838,11 +830,7 @@ fn a_project_keeps_one_cache_at_its_root() {
             format!("document: docs/a.txt\ngold:\n  total: \"{s}1\"\n"),
         ));
     }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    write_files(dir.path(), &files);
+    write_owned(dir.path(), &files);
     let (out, calls) = run(dir.path(), &[]);
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(calls, ["one docs/a.txt", "one docs/a.txt"]);

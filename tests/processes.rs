@@ -20,6 +20,7 @@ use serde_json::Value;
 
 #[path = "support/e2e.rs"]
 mod e2e;
+mod support;
 
 /// Every case test of the fixture and whether it passes.
 const CASES: [(&str, bool); 14] = [
@@ -156,16 +157,8 @@ impl Fixture {
 /// Colour off, and none of the outer environment's goldgate or nextest settings: a test of this
 /// file may itself run under nextest (`NEXTEST_RUN_ID`) or in CI (`GITHUB_STEP_SUMMARY`).
 fn clean_env(cmd: &mut Command) {
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if name.starts_with("GOLDGATE_") || name.starts_with("NEXTEST") {
-            cmd.env_remove(name.as_ref());
-        }
-    }
-    cmd.env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("GITHUB_ACTIONS")
-        .env("NO_COLOR", "1")
-        .env("CARGO_TERM_COLOR", "never");
+    support::clear_run_settings(cmd);
+    cmd.env("NO_COLOR", "1").env("CARGO_TERM_COLOR", "never");
 }
 
 /// A run id no other test or earlier run uses (command outputs are shared by run id).

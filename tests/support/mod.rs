@@ -10,9 +10,14 @@ use std::process::{Command, Output};
 pub fn command(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
     cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
-    // None of the caller's goldgate or nextest settings: a run of this crate's tests under
-    // `cargo goldgate test --nextest` sets `NEXTEST_RUN_ID`, `GOLDGATE_RUN_END=later` and more,
-    // which would make the fixtures' runs one run and keep their ends unsaid.
+    clear_run_settings(&mut cmd);
+    cmd
+}
+
+/// Removes the caller's goldgate, nextest and GitHub settings from `cmd`: a run of this crate's
+/// tests under `cargo goldgate test --nextest` sets `NEXTEST_RUN_ID`, `GOLDGATE_RUN_END=later`
+/// and more, which would make the fixtures' runs one run and keep their ends unsaid.
+pub fn clear_run_settings(cmd: &mut Command) {
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
         if name.starts_with("GOLDGATE_") || name.starts_with("NEXTEST") {
@@ -21,7 +26,6 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
     }
     cmd.env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY");
-    cmd
 }
 
 /// Runs `goldgate ARGS` in `dir` with `envs` set.
@@ -52,6 +56,15 @@ pub fn write_files(root: &Path, files: &[(&str, &str)]) {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
+}
+
+/// [`write_files`] for files whose paths and texts were made.
+pub fn write_owned(root: &Path, files: &[(String, String)]) {
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(root, &borrowed);
 }
 
 /// `tests/fixtures/FOLDER` of this crate.
