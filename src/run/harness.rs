@@ -146,8 +146,13 @@ impl Harness {
         };
         // Calls that wait on a provider need threads, not cores: a suite's `run.concurrency`
         // raises the default (never `--test-threads`).
+        // A process of one test (nextest's, `--exact`) has no calls to run at once: it does not
+        // read every suite for them.
         let threads = args.test_threads.unwrap_or_else(|| {
             let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            if env.under_nextest || args.exact {
+                return cores;
+            }
             let calls = crate::load::suite::most_concurrent_calls(&self.cases).unwrap_or(0);
             cores.max(calls as usize)
         });
