@@ -62,6 +62,42 @@ pub const DIFF_SECONDS: f64 = 0.5;
 /// there are; the report holds them all.
 pub const MESSAGE_ITEMS: usize = 20;
 
+/// The largest PDF document goldgate reads pages from: a page scanned at 300 dpi is a few MiB, a
+/// long report of scans some tens.
+pub const DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// The width a PDF page is drawn at for the HTML page, in pixels: 1,000 pixels across an A4 or
+/// Letter page (about 120 dpi) shows its text sharp on a screen, in some 50–200 KB of PNG.
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))] // drawn only with the feature
+pub const PDF_PAGE_WIDTH: u32 = 1_000;
+
+/// The most pixels one drawn PDF page may have: a page far longer than wide is drawn narrower.
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))] // drawn only with the feature
+pub const PDF_PAGE_PIXELS: u64 = 4_000_000;
+
+/// The most pixels one image inside a PDF may declare: a reader allocates an image at the size
+/// its dictionary says (a 300 dpi A0 scan is 100 million).
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))] // drawn only with the feature
+pub const PDF_IMAGE_PIXELS: u64 = 150_000_000;
+
+/// The most bytes one compressed stream of a PDF may decode to, and all of them together: a
+/// few kilobytes of deflate can claim gigabytes. Real documents' pages are far below (a scanned
+/// page decodes to some 25 MiB).
+pub const PDF_STREAM_BYTES: u64 = 128 << 20;
+
+/// See [`PDF_STREAM_BYTES`].
+pub const PDF_STREAMS_BYTES: u64 = 512 << 20;
+
+/// How long drawing one PDF page may take: a real page takes 10–200 ms.
+pub const PDF_PAGE_SECONDS: f64 = 10.0;
+
+/// How many PDF pages one run's HTML page draws, and how long it may spend on them: the
+/// failing grounded fields of a run's first 60 such pages are drawn, the rest said not shown.
+pub const PDF_RUN_PAGES: usize = 60;
+
+/// See [`PDF_RUN_PAGES`].
+pub const PDF_RUN_SECONDS: f64 = 60.0;
+
 /// The first place in `value` over [`TEXT_CHARS`] or [`LIST_ITEMS`]: its path below the value
 /// (`[3].description`) and what is wrong, for a located error.
 pub fn oversized(value: &Value) -> Option<(String, String)> {

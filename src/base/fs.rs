@@ -41,6 +41,17 @@ pub(crate) fn read_bytes(file: &Path, limit: u64) -> Result<Vec<u8>, LoadError> 
     read_within(file, limit, "it is goldgate's own: remove it and run again").map_err(|u| u.error)
 }
 
+/// A document's bytes (a PDF whose pages are read or drawn), at most `limit` of them, through the
+/// same checks as [`read_text`].
+pub(crate) fn read_document(file: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
+    read_within(
+        file,
+        limit,
+        "goldgate reads a document's pages from a file of this size at most: split the document, or give its boxes as fractions of the page (`bbox_units: normalized`)",
+    )
+    .map_err(|u| u.error)
+}
+
 /// A file opened to be read in pieces (a table of millions of records, of which a few are kept),
 /// through the same checks as [`read_text`]: a regular file, within the budget (more is refused
 /// as it is read, not cut), a leading byte-order mark skipped. Its text is UTF-8 as its reader

@@ -12,6 +12,7 @@ pub mod inert;
 pub mod json;
 pub mod location;
 pub mod normalize;
+pub mod pdf;
 pub mod shell;
 pub mod state;
 pub mod typed;

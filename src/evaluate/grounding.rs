@@ -2,27 +2,29 @@
 
 use crate::evaluate::outcome::{FieldGrounding, FieldRow};
 use crate::metrics::grounding::{BoundingBox, iou};
-use crate::model::case::{BoxUnits, Grounding, Place};
+use crate::model::case::{BoxUnits, Grounding, POINT_SLACK, Place};
 
 /// A field's grounding, when gold gives its place: the page agrees or not, the boxes' IoU
 /// (0 on another page, or with no predicted box), and whether both hold (`grounded`).
 pub fn field_grounding(
     gold: Option<Place>,
     predicted: Option<Place>,
-    settings: Grounding,
+    settings: &Grounding,
 ) -> Option<FieldGrounding> {
     let gold = gold.filter(|g| g.page.is_some() || g.bbox.is_some())?;
     let predicted = predicted.unwrap_or_default();
-    let in_fractions = |b: [f64; 4]| {
+    // Each box in fractions of its own page: PDF pages may differ in size. A box with no page
+    // is on gold's page (the page, or its absence, is scored apart).
+    let in_fractions = |b: [f64; 4], page: Option<u32>| {
         let b = BoundingBox::from_corners(b);
-        match (settings.units, settings.page_size) {
-            (BoxUnits::Pixels, Some((w, h))) => b.scaled(w, h),
-            _ => b,
+        match settings.page_extent(page.or(gold.page)) {
+            Some((w, h)) => b.scaled(w, h),
+            None => b,
         }
     };
     let (gold_box, predicted_box) = (
-        gold.bbox.map(in_fractions),
-        predicted.bbox.map(in_fractions),
+        gold.bbox.map(|b| in_fractions(b, gold.page)),
+        predicted.bbox.map(|b| in_fractions(b, predicted.page)),
     );
     let page_match = gold
         .page
@@ -49,9 +51,27 @@ pub fn field_grounding(
 
 /// What is wrong with a predicted box its case's units place beyond the page, and the fix:
 /// a coordinate above 1 in fractions of the page, or beyond the page's width or height in
-/// pixels. `None` for a box on the page, or in pixels of a page of unknown size.
-pub fn beyond_the_page(b: [f64; 4], settings: Grounding) -> Option<(String, String)> {
+/// pixels or points. `None` for a box on the page, or in pixels or points of a page of unknown
+/// size.
+pub fn beyond_the_page(
+    b: [f64; 4],
+    page: Option<u32>,
+    settings: &Grounding,
+) -> Option<(String, String)> {
     let ordinal = ["1st", "2nd", "3rd", "4th"];
+    if settings.units == BoxUnits::Points {
+        let (w, h) = settings.page_extent(page)?;
+        let i = (0..4).find(|&i| b[i] > if i % 2 == 0 { w } else { h } + POINT_SLACK)?;
+        return Some((
+            format!(
+                "the box's {} edge {} is beyond page {} of the PDF, {w} x {h} points",
+                ordinal[i],
+                b[i],
+                page.unwrap_or(1)
+            ),
+            "did the pipeline write pixels or fractions of the page? write PDF points from the page's top-left corner, or change the suite's `bbox_units`".to_owned(),
+        ));
+    }
     match (settings.units, settings.page_size) {
         (BoxUnits::Normalized, _) => {
             let i = b.iter().position(|&c| c > 1.0)?;
@@ -85,7 +105,7 @@ pub fn beyond_the_page(b: [f64; 4], settings: Grounding) -> Option<(String, Stri
                 "give the box in pixels of the page, or the page's real size in the case's `page_size`".to_owned(),
             ))
         }
-        (BoxUnits::Pixels, None) => None,
+        (BoxUnits::Pixels, None) | (BoxUnits::Points, _) => None,
     }
 }
 
@@ -124,49 +144,81 @@ mod tests {
         let settings = Grounding::default();
         let gold = place(Some(1), Some([0.0, 0.0, 0.5, 0.25]));
         // Half the gold box, on its page: IoU 1/2, grounded at 0.5.
-        let g =
-            field_grounding(gold, place(Some(1), Some([0.0, 0.0, 0.25, 0.25])), settings).unwrap();
+        let g = field_grounding(
+            gold,
+            place(Some(1), Some([0.0, 0.0, 0.25, 0.25])),
+            &settings,
+        )
+        .unwrap();
         assert_eq!(
             (g.page_match, g.iou, g.grounded),
             (Some(1.0), Some(0.5), 1.0)
         );
         // The same box on page 2: nothing shared.
         let g =
-            field_grounding(gold, place(Some(2), Some([0.0, 0.0, 0.5, 0.25])), settings).unwrap();
+            field_grounding(gold, place(Some(2), Some([0.0, 0.0, 0.5, 0.25])), &settings).unwrap();
         assert_eq!(
             (g.page_match, g.iou, g.grounded),
             (Some(0.0), Some(0.0), 0.0)
         );
         // No place predicted: wrong page, no overlap.
-        let g = field_grounding(gold, None, settings).unwrap();
+        let g = field_grounding(gold, None, &settings).unwrap();
         assert_eq!(
             (g.page_match, g.iou, g.grounded),
             (Some(0.0), Some(0.0), 0.0)
         );
         // Gold without a place is not grounded at all.
-        assert_eq!(field_grounding(None, gold, settings), None);
+        assert_eq!(field_grounding(None, gold, &settings), None);
         // In pixels of a 1000 x 500 page: the boxes become fractions of it.
         let pixels = Grounding {
             units: BoxUnits::Pixels,
             page_size: Some((1000.0, 500.0)),
-            ..settings
+            ..settings.clone()
         };
         let g = field_grounding(
             place(None, Some([100.0, 50.0, 300.0, 150.0])),
             place(None, Some([200.0, 100.0, 400.0, 200.0])),
-            pixels,
+            &pixels,
         )
         .unwrap();
         assert_eq!(g.gold_bbox, Some([0.1, 0.1, 0.3, 0.3]));
         assert_eq!((g.page_match, g.grounded), (None, 0.0));
         assert!((g.iou.unwrap() - 1.0 / 7.0).abs() < 1e-15);
+        // In points of a PDF whose two pages differ: each box in fractions of its own page.
+        let points = Grounding {
+            units: BoxUnits::Points,
+            pdf_pages: Some(vec![(612.0, 792.0), (792.0, 612.0)].into()),
+            ..settings
+        };
+        let g = field_grounding(
+            place(Some(2), Some([79.2, 61.2, 396.0, 306.0])),
+            place(Some(2), Some([79.2, 61.2, 396.0, 306.0])),
+            &points,
+        )
+        .unwrap();
+        assert_eq!(g.gold_bbox, Some([0.1, 0.1, 0.5, 0.5]));
+        assert_eq!(
+            (g.page_match, g.iou, g.grounded),
+            (Some(1.0), Some(1.0), 1.0)
+        );
+        // The same box on page 1 (portrait) is another box of the page: and another page.
+        let g = field_grounding(
+            place(None, Some([61.2, 79.2, 306.0, 396.0])),
+            place(Some(1), Some([61.2, 79.2, 306.0, 396.0])),
+            &points,
+        )
+        .unwrap();
+        assert_eq!(g.predicted_bbox, Some([0.1, 0.1, 0.5, 0.5]));
     }
 
     #[test]
     fn a_box_beyond_the_page_its_units_allow() {
         let fractions = Grounding::default();
-        assert_eq!(beyond_the_page([0.1, 0.1, 0.2, 1.0], fractions), None);
-        let (message, _) = beyond_the_page([0.1, 0.1, 0.2, 5.0], fractions).unwrap();
+        assert_eq!(
+            beyond_the_page([0.1, 0.1, 0.2, 1.0], None, &fractions),
+            None
+        );
+        let (message, _) = beyond_the_page([0.1, 0.1, 0.2, 5.0], None, &fractions).unwrap();
         assert!(
             message.starts_with("the box's 4th edge 5 is beyond the page"),
             "{message}"
@@ -174,17 +226,20 @@ mod tests {
         let pixels = Grounding {
             units: BoxUnits::Pixels,
             page_size: Some((1000.0, 500.0)),
-            ..fractions
+            ..fractions.clone()
         };
-        assert_eq!(beyond_the_page([0.0, 0.0, 1000.0, 500.0], pixels), None);
-        assert_eq!(beyond_the_page([0.0, 0.0, 1.0, 1.0], pixels), None);
-        let (message, _) = beyond_the_page([10.0, 10.0, 1001.0, 20.0], pixels).unwrap();
+        assert_eq!(
+            beyond_the_page([0.0, 0.0, 1000.0, 500.0], None, &pixels),
+            None
+        );
+        assert_eq!(beyond_the_page([0.0, 0.0, 1.0, 1.0], None, &pixels), None);
+        let (message, _) = beyond_the_page([10.0, 10.0, 1001.0, 20.0], None, &pixels).unwrap();
         assert!(
             message.starts_with("the box's 3rd edge 1001 is beyond the page of 1000 x 500 pixels"),
             "{message}"
         );
         assert!(
-            beyond_the_page([0.1, 0.1, 0.2, 0.3], pixels)
+            beyond_the_page([0.1, 0.1, 0.2, 0.3], None, &pixels)
                 .unwrap()
                 .0
                 .contains("first pixel")
@@ -194,6 +249,33 @@ mod tests {
             page_size: None,
             ..pixels
         };
-        assert_eq!(beyond_the_page([0.0, 0.0, 5000.0, 5000.0], unknown), None);
+        assert_eq!(
+            beyond_the_page([0.0, 0.0, 5000.0, 5000.0], None, &unknown),
+            None
+        );
+        // Points are measured against the page the box is on, with half a point of slack.
+        let points = Grounding {
+            units: BoxUnits::Points,
+            pdf_pages: Some(vec![(612.0, 792.0), (792.0, 612.0)].into()),
+            ..fractions
+        };
+        assert_eq!(
+            beyond_the_page([0.0, 0.0, 612.4, 792.0], None, &points),
+            None
+        );
+        assert_eq!(
+            beyond_the_page([0.0, 0.0, 792.0, 612.0], Some(2), &points),
+            None
+        );
+        let (message, _) = beyond_the_page([0.0, 0.0, 700.0, 700.0], Some(2), &points).unwrap();
+        assert_eq!(
+            message,
+            "the box's 4th edge 700 is beyond page 2 of the PDF, 792 x 612 points"
+        );
+        // A page the PDF does not have is a wrong page, not a box to check.
+        assert_eq!(
+            beyond_the_page([0.0, 0.0, 9e9, 9e9], Some(3), &points),
+            None
+        );
     }
 }

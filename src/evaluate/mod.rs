@@ -404,7 +404,7 @@ fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
         grounding: grounding::field_grounding(
             g.place,
             predicted.and_then(|p| p.place),
-            case.grounding,
+            &case.grounding,
         ),
         misnamed: predicted
             .is_none()
@@ -542,8 +542,9 @@ fn off_the_page(case: &Case, prediction: &Prediction) -> Vec<Problem> {
         .iter()
         .filter(|p| boxed.contains(p.name.as_str()))
         .filter_map(|p| {
-            let bbox = p.place?.bbox?;
-            let (message, hint) = grounding::beyond_the_page(bbox, case.grounding)?;
+            let place = p.place?;
+            let (message, hint) =
+                grounding::beyond_the_page(place.bbox?, place.page, &case.grounding)?;
             let at = p.bbox_at.as_ref()?;
             Some(Problem::OffThePage {
                 at: Spot {

@@ -428,7 +428,7 @@ impl CaseIn<'_> {
         let (file, spec, suite) = (self.file, self.spec, self.suite);
         let mut errors: Vec<LoadError> = Vec::new();
         let grounding = self.grounding(&mut errors);
-        let gold = self.gold_with_rules(grounding, &mut errors);
+        let gold = self.gold_with_rules(&grounding, &mut errors);
         let scoring = self.scoring(&mut errors);
         let profile = self.profile(&mut errors);
         let critical = self.critical(gold.as_deref(), &mut errors);
@@ -539,13 +539,49 @@ impl CaseIn<'_> {
                 );
             }
         }
+        if self.places_any() {
+            match self.document() {
+                Some(document) => match place::pdf_pages(&document, grounding.units) {
+                    Ok(pages) => grounding.pdf_pages = pages,
+                    Err(e) => errors.push(e),
+                },
+                None if grounding.units == BoxUnits::Points => errors.push(self.no_pdf()),
+                None => {}
+            }
+        }
         grounding
+    }
+
+    /// Whether the case's gold places any value on the document (a `page` or a `bbox`): only
+    /// then is its document read for its pages.
+    fn places_any(&self) -> bool {
+        self.spec
+            .gold
+            .as_ref()
+            .and_then(Node::as_map)
+            .is_some_and(|m| m.iter().any(|(_, v)| grounded_value(v).is_some()))
+    }
+
+    /// The mistake of boxes in PDF points in a case that names no document to measure them on.
+    fn no_pdf(&self) -> LoadError {
+        let gold = self
+            .spec
+            .gold
+            .as_ref()
+            .map_or(Mark { line: 1, column: 1 }, |g| g.mark);
+        self.at("gold")
+            .err(
+                gold,
+                "gold",
+                "this case's boxes are in PDF points (`bbox_units: points`), but it names no `document:` to read its pages' sizes from",
+            )
+            .hint("name the PDF the boxes are on: `document: scans/acme.pdf` (in the case, or `{case}` in the suite's `defaults`)")
     }
 
     /// The gold fields, with the case's own `fields` rules applied and then its suites'.
     fn gold_with_rules(
         &self,
-        grounding: Grounding,
+        grounding: &Grounding,
         errors: &mut Vec<LoadError>,
     ) -> Option<Vec<GoldField>> {
         let spec = self.spec;
@@ -1438,7 +1474,7 @@ impl Here<'_> {
         Ok(skip.value.clone())
     }
 
-    fn gold(&self, node: &Node, grounding: Grounding) -> Result<Vec<GoldField>, LoadError> {
+    fn gold(&self, node: &Node, grounding: &Grounding) -> Result<Vec<GoldField>, LoadError> {
         let entries = node.as_map().ok_or_else(|| {
             self.err(
                 node.mark,
@@ -1520,7 +1556,7 @@ impl Here<'_> {
         page: Option<&Node>,
         bbox: Option<&Node>,
         path: &str,
-        grounding: Grounding,
+        grounding: &Grounding,
     ) -> Result<Place, LoadError> {
         let text = |n: &Node| match &n.kind {
             NodeKind::Text(t) => t.clone(),
@@ -1530,6 +1566,7 @@ impl Here<'_> {
             self.err(n.mark, &format!("{path}.{key}"), message)
                 .hint(hint)
         };
+        let page_node = page;
         let page = page
             .map(|n| place::page(&text(n)).map_err(|e| mistake(n, "page", e)))
             .transpose()?;
@@ -1568,11 +1605,20 @@ impl Here<'_> {
                             ),
                         ));
                     }
+                    (BoxUnits::Points, _) => {
+                        if let Some(extent) = grounding.page_extent(page) {
+                            place::on_pdf_page(b, page.unwrap_or(1), extent)
+                                .map_err(|e| mistake(n, "bbox", e))?;
+                        }
+                    }
                     (BoxUnits::Normalized, _) => {}
                 }
                 Some(b)
             }
         };
+        if let (Some(p), Some(pages), Some(n)) = (page, &grounding.pdf_pages, page_node) {
+            place::within_the_document(p, pages.len()).map_err(|e| mistake(n, "page", e))?;
+        }
         Ok(Place { page, bbox })
     }
 

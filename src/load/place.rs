@@ -90,6 +90,86 @@ pub(crate) fn on_page(b: [f64; 4], (width, height): (f64, f64)) -> Result<(), Mi
     Ok(())
 }
 
+/// A box in PDF points against its page's size (in points, as the page is shown): within it, by
+/// half a point (readers round a word's box outward).
+pub(crate) fn on_pdf_page(
+    b: [f64; 4],
+    page: u32,
+    (width, height): (f64, f64),
+) -> Result<(), Mistake> {
+    let slack = crate::model::case::POINT_SLACK;
+    if b[2] > width + slack || b[3] > height + slack {
+        return Err((
+            format!(
+                "`bbox` [{}, {}, {}, {}] lies outside page {page} of the PDF, {width} x {height} points",
+                b[0], b[1], b[2], b[3]
+            ),
+            "give the box in PDF points from the page's top-left corner (pdfplumber's `x0, top, x1, bottom`), or change the suite's `bbox_units`".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// A page against the number of pages of the case's PDF.
+pub(crate) fn within_the_document(page: u32, pages: usize) -> Result<(), Mistake> {
+    if usize::try_from(page).is_ok_and(|p| p <= pages) {
+        return Ok(());
+    }
+    Err((
+        format!(
+            "`page: {page}` is beyond the document, which has {pages} page{}",
+            if pages == 1 { "" } else { "s" }
+        ),
+        "pages count from 1, as a PDF reader numbers them: give the page the value is on"
+            .to_owned(),
+    ))
+}
+
+/// The sizes of the pages of a case's document, when it is a PDF (known by its bytes): read
+/// only for a case that places values, to measure boxes in points and to check pages against
+/// the count. A document that is missing is said so elsewhere (`document:`); one that is not a
+/// PDF, or that cannot be read, is a mistake only when the boxes are in points, which cannot be
+/// placed without it (the HTML page says why it shows no page otherwise).
+pub(crate) fn pdf_pages(
+    document: &crate::model::case::Document,
+    units: crate::model::case::BoxUnits,
+) -> Result<Option<crate::model::case::PdfPageSizes>, crate::base::location::LoadError> {
+    use crate::base::location::LoadError;
+    let points = units == crate::model::case::BoxUnits::Points;
+    let (file, mark) = &document.at;
+    let shown = document.path.display();
+    let mistake = |message: String| {
+        LoadError::at(file, *mark, "document", message).hint(
+            "boxes in points are measured on the PDF's pages: name a PDF goldgate can read, or write the boxes as fractions of the page (`bbox_units: normalized`)",
+        )
+    };
+    if !document.path.is_file() {
+        return Ok(None);
+    }
+    let bytes =
+        match crate::base::fs::read_document(&document.path, crate::base::budget::DOCUMENT_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if points => return Err(e),
+            Err(_) => return Ok(None),
+        };
+    if !crate::base::pdf::is_pdf(&bytes) {
+        return if points {
+            Err(mistake(format!(
+                "this case's boxes are in PDF points (`bbox_units: points`), but its document `{shown}` is not a PDF"
+            )))
+        } else {
+            Ok(None)
+        };
+    }
+    match crate::base::pdf::page_sizes(&bytes) {
+        Ok(sizes) => Ok(Some(sizes.iter().map(|s| (s.width, s.height)).collect())),
+        Err(why) if points => Err(mistake(format!(
+            "the pages of the PDF `{shown}` cannot be read: {why}"
+        ))),
+        Err(_) => Ok(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

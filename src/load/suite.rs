@@ -1083,7 +1083,7 @@ fn grounding(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), Loa
             match closest(&units.value, BoxUnits::NAMES) {
                 Some(best) => e.hint(format!("did you mean `{best}`?")),
                 None => e.hint(
-                    "boxes are `normalized` (fractions of the page, the default) or `pixels`",
+                    "boxes are `normalized` (fractions of the page, the default), `pixels` or PDF `points`",
                 ),
             }
         })?);

@@ -233,31 +233,61 @@ pub enum BoxUnits {
     Normalized,
     /// Pixels of the page, whose size the case's `page_size` gives.
     Pixels,
+    /// PDF points (1/72 inch) from the page's top-left corner, as pdfplumber gives them: the
+    /// page's size is read from the case's PDF `document:`.
+    Points,
 }
 
 impl BoxUnits {
     /// The names `bbox_units` accepts.
-    pub const NAMES: [&'static str; 2] = ["normalized", "pixels"];
+    pub const NAMES: [&'static str; 3] = ["normalized", "pixels", "points"];
 
     /// The units of a name.
     pub fn from_name(name: &str) -> Option<BoxUnits> {
         match name {
             "normalized" => Some(BoxUnits::Normalized),
             "pixels" => Some(BoxUnits::Pixels),
+            "points" => Some(BoxUnits::Points),
             _ => None,
         }
     }
 }
 
+/// How far past a PDF page's edge a box in points may reach and still be on it: readers round
+/// a word's box outward, by a fraction of a point.
+pub const POINT_SLACK: f64 = 0.5;
+
+/// The width and height of each page of a PDF in points, page 1 first.
+pub type PdfPageSizes = std::sync::Arc<[(f64, f64)]>;
+
 /// How a case's places are read and scored.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Grounding {
     /// The units of the boxes, gold and predicted alike.
     pub units: BoxUnits,
     /// The page's width and height in pixels (`page_size`), for boxes in pixels.
     pub page_size: Option<(f64, f64)>,
+    /// The width and height of each page of the case's PDF document in points, page 1 first,
+    /// when its places needed them: boxes in points, or pages to check against the count.
+    pub pdf_pages: Option<PdfPageSizes>,
     /// The IoU from which a value counts as grounded (`grounded_iou`, 0.5 by default).
     pub min_iou: f64,
+}
+
+impl Grounding {
+    /// The width and height of the page a box on `page` (page 1 when none is said) is measured
+    /// against: the case's `page_size` for pixels, the PDF's page for points; `None` for boxes
+    /// in fractions of the page, or a page the document does not have.
+    pub fn page_extent(&self, page: Option<u32>) -> Option<(f64, f64)> {
+        match self.units {
+            BoxUnits::Normalized => None,
+            BoxUnits::Pixels => self.page_size,
+            BoxUnits::Points => {
+                let index = usize::try_from(page.unwrap_or(1)).ok()?.checked_sub(1)?;
+                self.pdf_pages.as_ref()?.get(index).copied()
+            }
+        }
+    }
 }
 
 impl Default for Grounding {
@@ -265,6 +295,7 @@ impl Default for Grounding {
         Grounding {
             units: BoxUnits::Normalized,
             page_size: None,
+            pdf_pages: None,
             min_iou: crate::metrics::grounding::DEFAULT_GROUNDED_IOU,
         }
     }

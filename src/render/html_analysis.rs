@@ -190,6 +190,14 @@ pub enum DocumentImage {
         /// The bytes, as base64.
         base64: String,
     },
+    /// A PDF's pages that the failing fields are on, each drawn as a PNG (base64), or why it is
+    /// not shown; by page number, from 1.
+    Pages {
+        /// The document's path.
+        path: String,
+        /// The pages, in the order the fields name them.
+        pages: Vec<(u32, Result<String, String>)>,
+    },
     /// A document that cannot be shown, and why (not an image, unreadable, too large).
     NotShown {
         /// The document's path.
@@ -201,8 +209,8 @@ pub enum DocumentImage {
 
 /// A failing test's fields not found where gold says, drawn on its document: gold's boxes and
 /// the prediction's over the page image, the boxes in SVG (fractions of the page, so they
-/// follow the image however it is scaled). A box on another page than the image's first is
-/// named in the caption, not drawn.
+/// follow the image however it is scaled). An image is page 1; a PDF shows each page a box is
+/// on. A box on a page not shown is named in the caption, not drawn.
 pub(super) fn document_view(
     out: &mut String,
     case: &crate::record::TestRecord,
@@ -220,8 +228,29 @@ pub(super) fn document_view(
     if missed.is_empty() {
         return;
     }
-    let (media_type, base64) = match image {
-        DocumentImage::Embedded { media_type, base64 } => (media_type, base64),
+    match image {
+        DocumentImage::Embedded { media_type, base64 } => {
+            let src = format!("data:{media_type};base64,{base64}");
+            page_figure(out, &case.id, &missed, (1, None), &src);
+        }
+        DocumentImage::Pages { path, pages } => {
+            for (page, drawn) in pages {
+                match drawn {
+                    Ok(base64) => {
+                        let src = format!("data:image/png;base64,{base64}");
+                        page_figure(out, &case.id, &missed, (*page, Some(path)), &src);
+                    }
+                    Err(why) => {
+                        let _ = writeln!(
+                            out,
+                            "<p class=\"at\">page {page} of the document <code>{}</code> is not shown: {}</p>",
+                            escape(path),
+                            escape(why)
+                        );
+                    }
+                }
+            }
+        }
         DocumentImage::NotShown { path, why } => {
             let _ = writeln!(
                 out,
@@ -229,42 +258,32 @@ pub(super) fn document_view(
                 escape(path),
                 escape(why)
             );
-            return;
         }
-    };
-    let on_the_image = |page: Option<u32>| page.is_none_or(|p| p == 1);
+    }
+}
+
+/// One page with the boxes on it: `shown` is the page's number and, for a page of a PDF, the
+/// document's path (its caption names the page).
+fn page_figure(
+    out: &mut String,
+    id: &str,
+    missed: &[(&str, crate::evaluate::outcome::FieldGrounding)],
+    (shown, pdf): (u32, Option<&String>),
+    src: &str,
+) {
+    let on_this_page = |page: Option<u32>| page.unwrap_or(1) == shown;
     let mut boxes = String::new();
     // The field's name by each gold box, in an SVG of the image's pixels (the boxes' SVG is
     // stretched to the page, which would stretch text): above the box, or below one at the top.
     let mut labels = String::new();
     let mut notes = Vec::new();
-    for (name, g) in &missed {
+    for (name, g) in missed {
         for (class, page, bbox) in [
             ("gold", g.gold_page, g.gold_bbox),
             ("predicted", g.predicted_page, g.predicted_bbox),
         ] {
             match bbox {
-                Some([x0, y0, x1, y1]) if on_the_image(page) => {
-                    let _ = writeln!(
-                        boxes,
-                        "<rect class=\"{class}\" data-field=\"{}\" x=\"{x0:.6}\" y=\"{y0:.6}\" width=\"{:.6}\" height=\"{:.6}\"><title>{} {class}</title></rect>",
-                        escape(name),
-                        x1 - x0,
-                        y1 - y0,
-                        escape(name)
-                    );
-                    if class == "gold" {
-                        let (y, dy) = if y0 < 0.04 { (y1, 11) } else { (y0, -3) };
-                        let _ = writeln!(
-                            labels,
-                            "<text class=\"gold\" data-field=\"{}\" style=\"fill:var(--good);font-weight:600\" x=\"{:.4}%\" y=\"{:.4}%\" dy=\"{dy}\">{}</text>",
-                            escape(name),
-                            x0 * 100.0,
-                            y * 100.0,
-                            escape(name)
-                        );
-                    }
-                }
+                Some(b) if on_this_page(page) => drawn_box(&mut boxes, &mut labels, name, class, b),
                 Some(_) => notes.push(format!(
                     "{} {class} on page {}",
                     name,
@@ -290,12 +309,43 @@ pub(super) fn document_view(
     } else {
         format!("; {}", notes.join(", "))
     };
+    let (data_page, caption) = match pdf {
+        Some(path) => (
+            format!(" data-page=\"{shown}\""),
+            format!("page {shown} of <code>{}</code>: ", escape(path)),
+        ),
+        None => (String::new(), String::new()),
+    };
     let _ = writeln!(
         out,
-        "<figure class=\"page\" data-test=\"{}\">\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"data:{media_type};base64,{base64}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg>\n<svg class=\"boxes labels\" aria-hidden=\"true\">\n{labels}</svg></div>\n<figcaption>not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
-        escape(&case.id),
-        escape(&case.id),
+        "<figure class=\"page\" data-test=\"{}\"{data_page}>\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"{src}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg>\n<svg class=\"boxes labels\" aria-hidden=\"true\">\n{labels}</svg></div>\n<figcaption>{caption}not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
+        escape(id),
+        escape(id),
         escape(&names.join(", ")),
         escape(&notes)
     );
+}
+
+/// A box drawn in fractions of the page, and gold's labelled with its field.
+fn drawn_box(boxes: &mut String, labels: &mut String, name: &str, class: &str, b: [f64; 4]) {
+    let [x0, y0, x1, y1] = b;
+    let _ = writeln!(
+        boxes,
+        "<rect class=\"{class}\" data-field=\"{}\" x=\"{x0:.6}\" y=\"{y0:.6}\" width=\"{:.6}\" height=\"{:.6}\"><title>{} {class}</title></rect>",
+        escape(name),
+        x1 - x0,
+        y1 - y0,
+        escape(name)
+    );
+    if class == "gold" {
+        let (y, dy) = if y0 < 0.04 { (y1, 11) } else { (y0, -3) };
+        let _ = writeln!(
+            labels,
+            "<text class=\"gold\" data-field=\"{}\" style=\"fill:var(--good);font-weight:600\" x=\"{:.4}%\" y=\"{:.4}%\" dy=\"{dy}\">{}</text>",
+            escape(name),
+            x0 * 100.0,
+            y * 100.0,
+            escape(name)
+        );
+    }
 }

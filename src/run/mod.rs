@@ -4,6 +4,7 @@ mod ahead;
 pub(crate) mod baseline_file;
 pub(crate) mod cache;
 pub mod command;
+mod documents;
 pub mod env;
 pub mod exit;
 pub mod harness;

@@ -418,7 +418,7 @@ pub(crate) fn write_files(
             cases,
             aggregates: &aggregates,
             notes: &notes.borrowed(),
-            documents: &document_images(cases),
+            documents: &super::documents::document_images(cases),
         });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;
@@ -427,55 +427,6 @@ pub(crate) fn write_files(
         append_step_summary(path, records, cases, &aggregates, &notes)?;
     }
     Ok(())
-}
-
-/// The largest document the HTML page embeds: a page scanned at 300 dpi is a few MiB.
-const LARGEST_EMBEDDED: u64 = 16 * 1024 * 1024;
-
-/// The documents the HTML page shows: those of the failing tests with a field not found where
-/// gold says, read once each, PNG and JPEG embedded, others said not shown.
-fn document_images(cases: &[TestRecord]) -> Vec<(String, crate::render::DocumentImage)> {
-    use crate::render::DocumentImage;
-    let mut read: std::collections::HashMap<&str, DocumentImage> = Default::default();
-    cases
-        .iter()
-        .filter(|c| c.passed == Some(false))
-        .filter(|c| {
-            c.fields
-                .iter()
-                .any(|f| f.grounding.is_some_and(|g| g.grounded < 1.0))
-        })
-        .filter_map(|c| {
-            let path = c.document.as_deref()?;
-            let image = read.entry(path).or_insert_with(|| {
-                let not_shown = |why: String| DocumentImage::NotShown {
-                    path: path.to_owned(),
-                    why,
-                };
-                match std::fs::metadata(path) {
-                    Err(e) => return not_shown(format!("it cannot be read ({e})")),
-                    Ok(m) if m.len() > LARGEST_EMBEDDED => {
-                        return not_shown(format!(
-                            "it is {} MiB, more than the page embeds",
-                            m.len() / (1024 * 1024)
-                        ));
-                    }
-                    Ok(_) => {}
-                }
-                match std::fs::read(path) {
-                    Err(e) => not_shown(format!("it cannot be read ({e})")),
-                    Ok(bytes) => match crate::base::image::image_type(&bytes) {
-                        Some(media_type) => DocumentImage::Embedded {
-                            media_type,
-                            base64: crate::base::image::base64(&bytes),
-                        },
-                        None => not_shown("it is not a PNG or JPEG image".to_owned()),
-                    },
-                }
-            });
-            Some((c.id.clone(), image.clone()))
-        })
-        .collect()
 }
 
 /// Writes the report: the summary and pipelines computed from the records' numbers, the cases

@@ -143,8 +143,8 @@ pub(crate) fn rubrics(generator: &mut SchemaGenerator) -> Schema {
 /// `bbox_units:` how boxes are written.
 pub(crate) fn bbox_units(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
-        "description": "The units of the boxes of gold and predictions: fractions of the page (0 to 1) or pixels of the page whose `page_size` a case gives.",
-        "enum": ["normalized", "pixels"]
+        "description": "The units of the boxes of gold and predictions: fractions of the page (0 to 1), pixels of the page whose `page_size` a case gives, or PDF points from the page's top-left corner (the page's size read from the case's PDF `document`).",
+        "enum": ["normalized", "pixels", "points"]
     })
 }
 
