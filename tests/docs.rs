@@ -24,6 +24,9 @@ use std::process::Command;
 use serde_json::Value;
 
 mod support;
+
+#[path = "support/pdf.rs"]
+mod pdf;
 use support::goldgate;
 
 /// The Rust samples of the book, compiled here against goldgate: a sample that stops compiling
@@ -249,6 +252,17 @@ fn yaml_problems(block: &Block, validators: &BTreeMap<&str, Schema>) -> Vec<Stri
     )]
 }
 
+/// A document as a page's sample names it: a PDF of two blank Letter pages (its pages are read
+/// for boxes in points), else nothing.
+fn blank_document(path: &Path) -> Vec<u8> {
+    if path.extension().is_some_and(|e| e == "pdf") {
+        let page = pdf::Page::new(612.0, 792.0);
+        pdf::pdf(&[page.clone(), page], &[])
+    } else {
+        Vec::new()
+    }
+}
+
 /// The project files of one page, linted together: `(path, block)` pairs.
 fn lint_problems(page: &str, files: &[(String, &Block)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
@@ -269,7 +283,7 @@ fn lint_problems(page: &str, files: &[(String, &Block)]) -> Vec<String> {
                     .join(document.trim().trim_matches('"'));
                 if !to.exists() {
                     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-                    std::fs::write(&to, "").unwrap();
+                    std::fs::write(&to, blank_document(&to)).unwrap();
                 }
             }
         }

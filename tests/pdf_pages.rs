@@ -502,3 +502,57 @@ document.getElementById("f").onload = () => {
         "image true 1000x773; gold 400,412,600,512; predicted 400,300,600,350"
     );
 }
+
+/// The fixture `tests/fixtures/grounding_pdf` (an invoice printed to two PDF pages by Chromium,
+/// boxes in points as pdfplumber gives them) run with `--html`, in a copy: output and page.
+fn invoice_pages(dir: &std::path::Path) -> (String, String) {
+    let from = support::fixtures("grounding_pdf");
+    for file in [
+        "invoice.pdf",
+        "cases/suite.yaml",
+        "cases/invoice.yaml",
+        "cases/out/invoice.json",
+    ] {
+        let to = dir.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(file), to).unwrap();
+    }
+    run_with_page(dir)
+}
+
+#[test]
+fn a_real_pdf_shows_the_page_gold_names_and_the_one_the_prediction_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, html) = invoice_pages(dir.path());
+    // `total` is on page 2; the pipeline placed it on page 1, on the line item's amount.
+    assert!(
+        out.contains("  gold place  page 2, box [0.7843, 0.1929, 0.8943, 0.2131]\n  predicted   page 1, box [0.7843, 0.2933, 0.8405, 0.3085]\n  grounded 0   page match 0   IoU 0.0000\n"),
+        "{out}"
+    );
+    let pages = embedded_pages(&html);
+    assert_eq!(pages.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [2, 1]);
+    // Each page 1,000 x 1,294 pixels (612 x 792 points), with dark text where pdfplumber found
+    // the words gold and the prediction name, and white around them.
+    for (page, (x0, top, x1, bottom)) in [
+        (&pages[0].1, (480.0, 152.8, 547.3, 168.8)),
+        (&pages[1].1, (480.0, 232.3, 514.4, 244.3)),
+    ] {
+        let image = decode_png(page);
+        assert_eq!((image.0, image.1), (1000, 1294));
+        let inked = (0..40)
+            .flat_map(|i| (0..10).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
+                let fx = (x0 + (x1 - x0) * f64::from(i) / 40.0) / 612.0;
+                let fy = (top + (bottom - top) * f64::from(j) / 10.0) / 792.0;
+                pixel(&image, fx, fy).iter().all(|&c| c < 128)
+            })
+            .count();
+        assert!(inked >= 20, "{inked} dark pixels of 400 in the word's box");
+        assert!(is_white(pixel(&image, 300.0 / 612.0, 700.0 / 792.0)));
+    }
+    // The page of gold's box says so, the prediction's box noted as on page 1.
+    assert!(
+        html.contains("<figcaption>page 2 of <code>cases/../invoice.pdf</code>: not found where gold says: total (IoU 0.0000). <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed; total predicted on page 1</figcaption>"),
+        "{html}"
+    );
+}

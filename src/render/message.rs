@@ -354,10 +354,29 @@ fn place_lines(out: &mut String, g: &crate::evaluate::outcome::FieldGrounding) {
     );
 }
 
-/// A page and a box as the message shows them (`page 1, box [0.1, 0.2, 0.3, 0.25]`).
+/// A page and a box as the message shows them (`page 1, box [0.1, 0.2, 0.3, 0.25]`): the box
+/// in fractions of the page to 4 decimals (a ten-thousandth of an A4 page is 0.08 points), as a
+/// box in pixels or points divided by its page's size has many more.
 pub(crate) fn place_text(page: Option<u32>, bbox: Option<[f64; 4]>) -> String {
     let page = page.map(|p| format!("page {p}"));
-    let bbox = bbox.map(|b| format!("box [{}, {}, {}, {}]", b[0], b[1], b[2], b[3]));
+    let edge = |x: f64| {
+        let text = format!("{x:.4}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        if text == "-0" {
+            "0".to_owned()
+        } else {
+            text.to_owned()
+        }
+    };
+    let bbox = bbox.map(|b| {
+        format!(
+            "box [{}, {}, {}, {}]",
+            edge(b[0]),
+            edge(b[1]),
+            edge(b[2]),
+            edge(b[3])
+        )
+    });
     match (page, bbox) {
         (Some(p), Some(b)) => format!("{p}, {b}"),
         (Some(one), None) | (None, Some(one)) => one,
