@@ -444,8 +444,10 @@ pub fn plan_folder(
 /// A folder's plan as it is made, case by case.
 struct Plan<'a> {
     suites: Suites,
-    /// Every case of a folder has that folder's suites.
-    suite_of: HashMap<PathBuf, Result<Arc<Suite>, LoadError>>,
+    /// Every case of a folder has that folder's suites; when they do not load, their mistakes,
+    /// read once for all the folder's cases (each bound of a broken `aggregate` is found by
+    /// reading the suite again).
+    suite_of: HashMap<PathBuf, Result<Arc<Suite>, Vec<LoadError>>>,
     entries: Vec<Planned>,
     uses: SuiteUses,
     pending: Vec<Arc<Pending>>,
@@ -461,12 +463,14 @@ struct Plan<'a> {
 
 impl Plan<'_> {
     /// The suites of the folder of `case_file`, read once for all its cases.
-    fn suite(&mut self, case_file: &Path) -> Result<Arc<Suite>, LoadError> {
+    fn suite(&mut self, case_file: &Path) -> &Result<Arc<Suite>, Vec<LoadError>> {
         let folder = case_file.parent().unwrap_or(Path::new("")).to_path_buf();
-        self.suite_of
-            .entry(folder)
-            .or_insert_with(|| self.suites.for_case(case_file).map(Arc::new))
-            .clone()
+        self.suite_of.entry(folder).or_insert_with(|| {
+            self.suites
+                .for_case(case_file)
+                .map(Arc::new)
+                .map_err(super::with_every_bound)
+        })
     }
 
     /// Notes the prediction files every case's pipelines name, before any case is planned.
@@ -475,15 +479,15 @@ impl Plan<'_> {
             if let Found::Case { path, .. } = f
                 && let Ok(s) = self.suite(path)
             {
-                self.named_by_pipelines
-                    .extend(pipeline_predictions(path, &s));
+                let named = pipeline_predictions(path, s);
+                self.named_by_pipelines.extend(named);
             }
         }
     }
 
     /// The tests of a case file: left to its tests to load when it can wait, else loaded now.
     fn case(&mut self, id: &str, path: &Path) {
-        let suite = self.suite(path);
+        let suite = self.suite(path).clone();
         let pipelines = pipelines_of(&suite);
         let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
         if let Ok(s) = &suite
@@ -496,7 +500,7 @@ impl Plan<'_> {
         }
         let loaded = suite
             .as_ref()
-            .map_err(|e| super::with_every_bound(e.clone()))
+            .map_err(Clone::clone)
             .and_then(|s| load_case_in(path, id, self.rubrics, s))
             .map_err(|e| set_broken_above(&self.broken, path).map_or(e, |set| vec![set]));
         if let Ok(s) = &suite {
@@ -549,12 +553,12 @@ impl Plan<'_> {
 
     /// The tests of a case of a gold set's `cases:`, loaded now.
     fn listed(&mut self, listed: &super::cases::Listed) {
-        let suite = self.suite(&listed.case_file);
+        let suite = self.suite(&listed.case_file).clone();
         let pipelines = pipelines_of(&suite);
         let test_id = |pipeline: &Option<String>| test_name(&listed.id, pipeline.as_deref());
         let loaded = suite
             .as_ref()
-            .map_err(|e| super::with_every_bound(e.clone()))
+            .map_err(Clone::clone)
             .and_then(|s| super::cases::load_listed(listed, self.rubrics, s));
         if let Ok(s) = &suite {
             self.uses
@@ -627,7 +631,7 @@ fn set_broken_above(broken: &[(&Path, &LoadError)], case: &Path) -> Option<LoadE
 fn push_loaded(
     entries: &mut Vec<Planned>,
     (path, named_by, formerly): (&Path, &Path, Option<&Path>),
-    suite: &Result<Arc<Suite>, LoadError>,
+    suite: &Result<Arc<Suite>, Vec<LoadError>>,
     pipelines: Vec<Option<String>>,
     test_id: &dyn Fn(&Option<String>) -> String,
     loaded: Result<Vec<Case>, Vec<LoadError>>,
