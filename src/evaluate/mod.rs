@@ -172,7 +172,7 @@ fn scored(
     let names = Names::of(case, prediction);
     let mut fields = match field_rows(case, &names, last_field) {
         Ok(fields) => fields,
-        Err(over_budget) => return over_budget,
+        Err(field) => return over_budget(case, Some(field)),
     };
     // Under `docubench` the document is scored whole, and each field is its part of that score.
     let document = (case.profile == crate::model::case::Profile::DocuBench)
@@ -193,9 +193,8 @@ fn scored(
     {
         kieval::apply(&mut metrics, gold, prediction, case.kieval_keys.as_deref());
     }
-    let rubrics = match rubric_verdicts(case, prediction, judgments) {
-        Ok(rubrics) => rubrics,
-        Err(over_budget) => return over_budget,
+    let Some(rubrics) = rubric_verdicts(case, prediction, judgments) else {
+        return over_budget(case, None);
     };
     let (gate_open, score) = gated_score_by(
         &rubrics
@@ -232,13 +231,13 @@ fn scored(
     }
 }
 
-/// Each gold field scored, in order; the over-budget outcome when the case runs out of steps
-/// (`last_field` says where, for `within`).
-fn field_rows(
-    case: &Case,
+/// Each gold field scored, in order; the field the case ran out of steps on, if it did
+/// (`last_field` says where too, for `within`).
+fn field_rows<'a>(
+    case: &'a Case,
     names: &Names,
     last_field: &mut Option<usize>,
-) -> Result<Vec<FieldRow>, Outcome> {
+) -> Result<Vec<FieldRow>, &'a str> {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
     for (i, g) in gold.iter().enumerate() {
@@ -249,7 +248,7 @@ fn field_rows(
         fields.push(field_row(g, case, names));
         // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
         if effort::exhausted() {
-            return Err(over_budget(case, Some(&g.name)));
+            return Err(&g.name);
         }
     }
     *last_field = None;
@@ -273,12 +272,12 @@ fn rescore_as_parts(fields: &mut [FieldRow], document: &docubench::Scored) {
     }
 }
 
-/// Each rubric judged, in order; the over-budget outcome when the case runs out of steps.
+/// Each rubric judged, in order; `None` when the case runs out of steps.
 fn rubric_verdicts(
     case: &Case,
     prediction: &Prediction,
     judgments: &Judgments,
-) -> Result<Vec<RubricVerdict>, Outcome> {
+) -> Option<Vec<RubricVerdict>> {
     let cx = Context {
         prediction,
         judgments,
@@ -296,10 +295,10 @@ fn rubric_verdicts(
         });
         // One budget for the whole case: the rubrics spend what the fields left.
         if effort::exhausted() {
-            return Err(over_budget(case, None));
+            return None;
         }
     }
-    Ok(rubrics)
+    Some(rubrics)
 }
 
 /// What fails a case besides its checks: places off the page, confidences out of range, a
