@@ -391,6 +391,7 @@ pub fn plan_folder(
     let mut plan = Plan {
         suites: Suites::new(root),
         suite_of: HashMap::new(),
+        broken_suites: Vec::new(),
         entries: Vec::new(),
         uses: SuiteUses::default(),
         pending: Vec::new(),
@@ -448,6 +449,9 @@ struct Plan<'a> {
     /// read once for all the folder's cases (each bound of a broken `aggregate` is found by
     /// reading the suite again).
     suite_of: HashMap<PathBuf, Result<Arc<Suite>, Vec<LoadError>>>,
+    /// Each suite mistake met, with every bound it stands for: the same for every folder under
+    /// the broken suite.
+    broken_suites: Vec<(LoadError, Vec<LoadError>)>,
     entries: Vec<Planned>,
     uses: SuiteUses,
     pending: Vec<Arc<Pending>>,
@@ -457,6 +461,7 @@ struct Plan<'a> {
     /// known as a prediction before the run (no test of its own) without reading the cases
     /// that name it.
     named_by_pipelines: HashSet<PathBuf>,
+    /// The gold sets whose `cases:` could not be read, by folder.
     broken: Vec<(&'a Path, &'a LoadError)>,
     when: When,
 }
@@ -469,7 +474,7 @@ impl Plan<'_> {
             self.suites
                 .for_case(case_file)
                 .map(Arc::new)
-                .map_err(super::with_every_bound)
+                .map_err(|e| every_bound(&mut self.broken_suites, e))
         })
     }
 
@@ -579,6 +584,17 @@ impl Plan<'_> {
             loaded,
         );
     }
+}
+
+/// A suite's mistake with the other bounds of its `aggregate` (see
+/// [`super::with_every_bound`]), read from the suite once whatever the folders under it.
+fn every_bound(read: &mut Vec<(LoadError, Vec<LoadError>)>, e: LoadError) -> Vec<LoadError> {
+    if let Some((_, all)) = read.iter().find(|(first, _)| *first == e) {
+        return all.clone();
+    }
+    let all = super::with_every_bound(e.clone());
+    read.push((e, all.clone()));
+    all
 }
 
 impl Planned {
