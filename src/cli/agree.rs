@@ -302,6 +302,18 @@ fn label(
         .get("test")
         .and_then(Json::as_str)
         .ok_or("a label needs `test`, the name of a test")?;
+    let outcome = labelled_test(test, by_test)?;
+    match j.get("rating") {
+        Some(rating) => rating_label(test, rating, outcome),
+        None => verdict_label(&j, test, outcome),
+    }
+}
+
+/// The outcome of the test a label names, or why there is none to set the label beside.
+fn labelled_test<'a>(
+    test: &str,
+    by_test: &HashMap<&str, (&'a Option<Outcome>, &Option<String>)>,
+) -> Result<&'a Outcome, Why> {
     let Some((outcome, error)) = by_test.get(test) else {
         let mut names: Vec<&&str> = by_test.keys().collect();
         names.sort();
@@ -316,25 +328,32 @@ fn label(
         )
         .into());
     };
-    if let Some(rating) = j.get("rating") {
-        let rating = rating
-            .as_f64()
-            .ok_or("`rating` must be a number (a grade, such as 4)")?;
-        // The score of a test with an unchecked rubric is no measure to grade.
-        if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
-            return Ok(Label::Unchecked(Skipped {
-                at: String::new(),
-                test: test.to_owned(),
-                rubric: None,
-                why: format!(
-                    "its score is no measure to grade, as its rubric `{}` {}",
-                    r.rubric.label,
-                    unchecked(r)
-                ),
-            }));
-        }
-        return Ok(Label::Rating(rating, outcome.score));
+    Ok(outcome)
+}
+
+/// A person's grade of a test, beside its score.
+fn rating_label(test: &str, rating: &Json, outcome: &Outcome) -> Result<Label, Why> {
+    let rating = rating
+        .as_f64()
+        .ok_or("`rating` must be a number (a grade, such as 4)")?;
+    // The score of a test with an unchecked rubric is no measure to grade.
+    if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
+        return Ok(Label::Unchecked(Skipped {
+            at: String::new(),
+            test: test.to_owned(),
+            rubric: None,
+            why: format!(
+                "its score is no measure to grade, as its rubric `{}` {}",
+                r.rubric.label,
+                unchecked(r)
+            ),
+        }));
     }
+    Ok(Label::Rating(rating, outcome.score))
+}
+
+/// A person's verdict on a rubric of a test, beside goldgate's.
+fn verdict_label(j: &Json, test: &str, outcome: &Outcome) -> Result<Label, Why> {
     let rubric = j
         .get("rubric")
         .and_then(Json::as_str)

@@ -3,14 +3,14 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::evaluate::before_scoring;
 use crate::load::discover::{Found, NoCases, discover};
 use crate::load::prediction::{check_command, read_prediction};
 use crate::load::{Entry, Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
-use crate::model::case::PredictionSource;
+use crate::model::case::{Case, PredictionSource};
 use crate::model::metric::Metric;
 use crate::model::suite::Aggregate;
 
@@ -33,7 +33,7 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
     // its prediction, which is known once every case is read.
     let mut errors: Vec<(usize, String)> = Vec::new();
     let mut not_cases: Vec<(usize, &Path)> = Vec::new();
-    let mut predictions: Vec<std::path::PathBuf> = Vec::new();
+    let mut predictions: Vec<PathBuf> = Vec::new();
     let mut judges: Vec<Arc<crate::model::suite::Judge>> = Vec::new();
     let mut gates = Gates::default();
     for (i, entry) in plan.iter().enumerate() {
@@ -48,56 +48,13 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         {
             judges.push(Arc::clone(judge));
         }
-        if let Ok(case) = &*loaded
-            && let PredictionSource::File { path, .. } = &case.prediction
-        {
-            predictions.push(path.clone());
+        predictions.extend(files_read(entry, &loaded));
+        if matches!(&*loaded, Err(Problem::Load(_))) {
+            not_cases.push((i, &entry.file));
         }
-        // A YAML gold file among the cases is read by its case (a mistake located in it, too).
-        match &*loaded {
-            Ok(case) => predictions.extend(case.gold_file.iter().cloned()),
-            Err(Problem::Load(all)) => predictions.extend(
-                all.iter()
-                    .filter(|e| e.file != entry.file)
-                    .map(|e| e.file.clone()),
-            ),
-            Err(_) => {}
-        }
-        let mut say = |message: String| errors.push((i, message));
-        match &*loaded {
-            Err(Problem::Load(all)) => {
-                not_cases.push((i, &entry.file));
-                all.iter().map(ToString::to_string).for_each(&mut say);
-            }
-            Err(problem) => say(problem.to_string()),
-            // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
-            // and a command may cost money or write files.
-            Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => {
-                check_command(&case.prediction)
-                    .iter()
-                    .map(ToString::to_string)
-                    .for_each(&mut say)
-            }
-            // A skipped case is not run: `test` reports it ignored, so lint leaves its prediction.
-            Ok(case) if case.skip.is_some() => {}
-            Ok(case) => match read_prediction(&case.prediction, &case.file) {
-                Err(e) => say(e.to_string()),
-                // What `test` finds before scoring: misspelt rubric fields, an unpriced model.
-                Ok(prediction) => before_scoring(case, &prediction)
-                    .iter()
-                    .map(crate::render::before_scoring)
-                    .for_each(say),
-            },
-        }
+        errors.extend(mistakes(&loaded).into_iter().map(|message| (i, message)));
     }
-    // A YAML prediction among the cases does not load as a case: it is no case of its own.
-    let failed: Vec<&Path> = not_cases.iter().map(|(_, f)| *f).collect();
-    let predictions_read = is_a_prediction(&failed, &predictions);
-    let dropped: HashSet<usize> = not_cases
-        .iter()
-        .filter(|(_, f)| predictions_read.contains(*f))
-        .map(|(i, _)| *i)
-        .collect();
+    let dropped = predictions_among(&not_cases, &predictions);
     let mut errors: Vec<String> = errors
         .into_iter()
         .filter(|(i, _)| !dropped.contains(i))
@@ -119,6 +76,67 @@ pub fn lint(cases: &Path, rubrics: &Path) -> Result<Lint, NoCases> {
         cases: case_files(&entries),
         errors,
     })
+}
+
+/// The files a case reads besides its own: its prediction and its YAML gold file; of one that
+/// does not load, the other files its mistakes are in.
+fn files_read(entry: &Planned, loaded: &Result<Case, Problem>) -> Vec<PathBuf> {
+    let mut read = Vec::new();
+    if let Ok(case) = loaded
+        && let PredictionSource::File { path, .. } = &case.prediction
+    {
+        read.push(path.clone());
+    }
+    // A YAML gold file among the cases is read by its case (a mistake located in it, too).
+    match loaded {
+        Ok(case) => read.extend(case.gold_file.iter().cloned()),
+        Err(Problem::Load(all)) => read.extend(
+            all.iter()
+                .filter(|e| e.file != entry.file)
+                .map(|e| e.file.clone()),
+        ),
+        Err(_) => {}
+    }
+    read
+}
+
+/// The mistakes of a case file: why it does not load, else what its prediction or its `run`
+/// command gets wrong.
+fn mistakes(loaded: &Result<Case, Problem>) -> Vec<String> {
+    match loaded {
+        Err(Problem::Load(all)) => all.iter().map(ToString::to_string).collect(),
+        Err(problem) => vec![problem.to_string()],
+        // A suite's `run` command is checked, never run: lint may sit in a pre-commit hook,
+        // and a command may cost money or write files.
+        Ok(case) if matches!(case.prediction, PredictionSource::Run { .. }) => {
+            check_command(&case.prediction)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        }
+        // A skipped case is not run: `test` reports it ignored, so lint leaves its prediction.
+        Ok(case) if case.skip.is_some() => Vec::new(),
+        Ok(case) => match read_prediction(&case.prediction, &case.file) {
+            Err(e) => vec![e.to_string()],
+            // What `test` finds before scoring: misspelt rubric fields, an unpriced model.
+            Ok(prediction) => before_scoring(case, &prediction)
+                .iter()
+                .map(crate::render::before_scoring)
+                .collect(),
+        },
+    }
+}
+
+/// The entries (by index) of the files that do not load as cases because they are YAML
+/// predictions a case reads: no cases of their own, so their mistakes are none.
+fn predictions_among(not_cases: &[(usize, &Path)], predictions: &[PathBuf]) -> HashSet<usize> {
+    let failed: Vec<&Path> = not_cases.iter().map(|(_, f)| *f).collect();
+    let predictions_read = is_a_prediction(&failed, predictions);
+    not_cases
+        .iter()
+        .filter(|(_, f)| predictions_read.contains(*f))
+        .map(|(i, _)| *i)
+        .collect()
 }
 
 /// `lint --explain CASE`: the case named `case` (a test name, `invoices/acme` or

@@ -100,31 +100,83 @@ pub struct Aggregated {
 /// be scored and counts as failed.
 pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggregated {
     let results: Vec<&CaseNumbers> = results.into_iter().collect();
+    let passed = results
+        .iter()
+        .filter(|r| r.status == Status::Passed)
+        .count();
+    let mut all = Aggregated {
+        cases: results.len(),
+        passed,
+        pass_rate: (!results.is_empty()).then(|| passed as f64 / results.len() as f64),
+        ..Aggregated::default()
+    };
+    scores(&results, &mut all);
+    calibration(&results, &mut all);
+    latency_and_cost(&results, &mut all);
+    gate(&results, &mut all);
+    attempts(&results, &mut all);
+    acceptance_curves(&results, &mut all);
+    all
+}
+
+/// The scores: case means (each case weighs the same), but KIEval's F1, precision, recall and
+/// aligned score of the counts pooled over the cases that have them.
+fn scores(results: &[&CaseNumbers], all: &mut Aggregated) {
     let scored: Vec<&Metrics> = results.iter().filter_map(|r| r.metrics.as_ref()).collect();
     let mean = |get: &dyn Fn(&Metrics) -> Option<f64>| {
         let values: Vec<f64> = scored.iter().filter_map(|m| get(m)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
+    let kieval = scored.iter().filter_map(|m| m.kieval).reduce(|mut sum, c| {
+        sum.add(&c);
+        sum
+    });
+    let pooled_kieval =
+        |get: fn(&crate::metrics::kieval::Tally) -> f64| kieval.map(|c| get(&c.total));
+    all.exact_match = mean(&|m| m.exact_match);
+    all.anls = mean(&|m| m.anls);
+    all.exact_critical = mean(&|m| m.exact_critical);
+    all.anls_critical = mean(&|m| m.anls_critical);
+    all.grounded = mean(&|m| m.grounded);
+    all.iou = mean(&|m| m.iou);
+    all.page_match = mean(&|m| m.page_match);
+    all.f1 = pooled_kieval(crate::metrics::kieval::Tally::f1).or_else(|| mean(&|m| m.f1));
+    all.precision =
+        pooled_kieval(crate::metrics::kieval::Tally::precision).or_else(|| mean(&|m| m.precision));
+    all.recall =
+        pooled_kieval(crate::metrics::kieval::Tally::recall).or_else(|| mean(&|m| m.recall));
+    all.aligned = pooled_kieval(crate::metrics::kieval::Tally::aligned);
+    all.kieval = kieval;
+}
+
+/// Brier, ECE and the reliability diagram, over every field with a confidence.
+fn calibration(results: &[&CaseNumbers], all: &mut Aggregated) {
     // Pooled as they come: a run of 100,000 cases has two million confidences.
     let mut pooled = Pooled::new(DEFAULT_ECE_BINS);
     for (p, o) in results.iter().flat_map(|r| r.confidences.iter()) {
         pooled.add(p, o);
     }
-    let mut latencies: Vec<f64> = scored.iter().filter_map(|m| m.latency_ms).collect();
+    all.brier = pooled.brier();
+    all.ece = pooled.ece();
+    all.bins = pooled.bins();
+}
+
+/// The latency percentiles and the cost of a case and of all, over the scored cases.
+fn latency_and_cost(results: &[&CaseNumbers], all: &mut Aggregated) {
+    let scored = || results.iter().filter_map(|r| r.metrics.as_ref());
+    let mut latencies: Vec<f64> = scored().filter_map(|m| m.latency_ms).collect();
     latencies.sort_by(f64::total_cmp);
-    let costs: Vec<f64> = scored.iter().filter_map(|m| m.cost_usd).collect();
-    let passed = results
-        .iter()
-        .filter(|r| r.status == Status::Passed)
-        .count();
-    let kieval = scored.iter().filter_map(|m| m.kieval).reduce(|mut all, c| {
-        all.add(&c);
-        all
-    });
-    let pooled_kieval =
-        |get: fn(&crate::metrics::kieval::Tally) -> f64| kieval.map(|c| get(&c.total));
-    // The gate's aggregates (PerceptionRubrics): a case that could not be scored has a closed
-    // gate and a score of 0, as it fails; rubric items count only where they were judged.
+    let costs: Vec<f64> = scored().filter_map(|m| m.cost_usd).collect();
+    all.latency_p50 = percentile(&latencies, 0.50);
+    all.latency_p95 = percentile(&latencies, 0.95);
+    all.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64);
+    all.cost_total_usd = (!costs.is_empty()).then(|| costs.iter().sum());
+    all.latencies = latencies;
+}
+
+/// The gate's aggregates (PerceptionRubrics): a case that could not be scored has a closed
+/// gate and a score of 0, as it fails; rubric items count only where they were judged.
+fn gate(results: &[&CaseNumbers], all: &mut Aggregated) {
     let tallies: Vec<_> = results
         .iter()
         .map(|r| r.rubrics.unwrap_or_default())
@@ -141,14 +193,24 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         .filter(|t| t.must_right + t.easy_wrong > 0)
         .count();
     let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
+    all.with_rubrics = with_rubrics;
+    all.gate_pass_rate = share(tallies.iter().filter(|t| t.gate_open).count(), cases);
+    all.mean_score =
+        (cases > 0).then(|| tallies.iter().map(|t| t.score).sum::<f64>() / cases as f64);
+    all.must_right_accuracy = share(sum(|t| t.must_right_held), sum(|t| t.must_right));
+    all.easy_wrong_accuracy = share(sum(|t| t.easy_wrong_held), sum(|t| t.easy_wrong));
+}
+
+/// pass^k, pass@k and the flip rates, when a case was repeated.
+fn attempts(results: &[&CaseNumbers], all: &mut Aggregated) {
     // A case run once is one attempt: its verdict is both pass^1 and pass@1.
     let repeated: Vec<&crate::evaluate::repeat::Attempts> =
         results.iter().filter_map(|r| r.attempts.as_ref()).collect();
-    let of_attempts = |all: bool| {
+    let of_attempts = |every: bool| {
         let held = results
             .iter()
             .filter(|r| match &r.attempts {
-                Some(a) if all => a.passed() == a.each.len(),
+                Some(a) if every => a.passed() == a.each.len(),
                 Some(a) => a.passed() > 0,
                 None => r.status == Status::Passed,
             })
@@ -156,10 +218,19 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         (!repeated.is_empty()).then(|| held as f64 / results.len() as f64)
     };
     let flip_rates = crate::evaluate::repeat::pooled_flip_rates(repeated.iter().copied());
+    all.pass_all_k = of_attempts(true);
+    all.pass_any_k = of_attempts(false);
+    all.max_flip_rate = flip_rates.iter().map(|(_, r)| *r).reduce(f64::max);
+    all.flip_rates = flip_rates;
+}
+
+/// The misses by kind, and each field's acceptance curve, with what automatic acceptance
+/// would take at the first case's suite's `target_error` and `acceptance` thresholds.
+fn acceptance_curves(results: &[&CaseNumbers], all: &mut Aggregated) {
     let mut misses = crate::evaluate::miss::MissCounts::default();
     let mut acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally> =
         std::collections::BTreeMap::new();
-    for r in &results {
+    for r in results {
         misses.add_all(&r.misses);
         for f in &r.fields {
             if let Some(c) = f.confidence {
@@ -178,54 +249,16 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
         });
     // The labels queried: every gold field of the scored cases, with a confidence or not.
     let labels: usize = results.iter().map(|r| r.fields.len()).sum();
-    let pooled_points = results
+    all.pooled = results
         .first()
         .and_then(|r| r.acceptance.as_ref())
         .map_or_else(Vec::new, |pooling| {
             crate::metrics::acceptance::pooled(acceptance.values(), labels, pooling)
         });
-    Aggregated {
-        pooled: pooled_points,
-        pass_all_k: of_attempts(true),
-        pass_any_k: of_attempts(false),
-        max_flip_rate: flip_rates.iter().map(|(_, r)| *r).reduce(f64::max),
-        flip_rates,
-        automation_rate: automation_rate(&acceptance, target_error),
-        acceptance,
-        target_error,
-        misses,
-        with_rubrics,
-        gate_pass_rate: share(tallies.iter().filter(|t| t.gate_open).count(), cases),
-        mean_score: (cases > 0)
-            .then(|| tallies.iter().map(|t| t.score).sum::<f64>() / cases as f64),
-        must_right_accuracy: share(sum(|t| t.must_right_held), sum(|t| t.must_right)),
-        easy_wrong_accuracy: share(sum(|t| t.easy_wrong_held), sum(|t| t.easy_wrong)),
-        cases: results.len(),
-        passed,
-        exact_match: mean(&|m| m.exact_match),
-        anls: mean(&|m| m.anls),
-        exact_critical: mean(&|m| m.exact_critical),
-        anls_critical: mean(&|m| m.anls_critical),
-        grounded: mean(&|m| m.grounded),
-        iou: mean(&|m| m.iou),
-        page_match: mean(&|m| m.page_match),
-        f1: pooled_kieval(crate::metrics::kieval::Tally::f1).or_else(|| mean(&|m| m.f1)),
-        precision: pooled_kieval(crate::metrics::kieval::Tally::precision)
-            .or_else(|| mean(&|m| m.precision)),
-        recall: pooled_kieval(crate::metrics::kieval::Tally::recall)
-            .or_else(|| mean(&|m| m.recall)),
-        aligned: pooled_kieval(crate::metrics::kieval::Tally::aligned),
-        kieval,
-        brier: pooled.brier(),
-        ece: pooled.ece(),
-        latency_p50: percentile(&latencies, 0.50),
-        latency_p95: percentile(&latencies, 0.95),
-        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
-        cost_total_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
-        pass_rate: (!results.is_empty()).then(|| passed as f64 / results.len() as f64),
-        bins: pooled.bins(),
-        latencies,
-    }
+    all.automation_rate = automation_rate(&acceptance, target_error);
+    all.acceptance = acceptance;
+    all.target_error = target_error;
+    all.misses = misses;
 }
 
 /// The share of the values accepted automatically when each field accepts from its advised

@@ -469,16 +469,7 @@ fn against_gold(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -
 fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Judged {
     let raw = t.value.as_text();
     let norm = cx.normalized(t, &raw, normalize);
-    // A search of the text costs a step per 8 bytes and needle; a pattern, a step a byte (a
-    // Unicode class such as `\w{20}` runs at a few nanoseconds a byte).
-    let steps = match check {
-        Check::OneOf(v) | Check::Contains(v) | Check::NotContains(v) => {
-            (raw.len() as u64 / 8 + 1) * v.len() as u64
-        }
-        Check::Matches(_) => raw.len() as u64 + 1,
-        _ => raw.len() as u64 / 8 + 1,
-    };
-    effort::spend(steps);
+    effort::spend(text_steps(check, &raw));
     let norm = &*norm;
     let value = Excerpt::of(&raw);
     let (held, finding) = match check {
@@ -507,13 +498,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
             )
         }
         Check::Contains(needles) => {
-            let missing: Vec<String> = needles
-                .iter()
-                .filter(|s| !norm.contains(&normalize.apply_visible(s)))
-                .cloned()
-                .collect();
-            let held = missing.is_empty();
-            let needles = if held { needles.clone() } else { missing };
+            let (held, needles) = needles_said(needles, norm, normalize, true);
             (
                 held,
                 Finding::Contains {
@@ -524,13 +509,7 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
             )
         }
         Check::NotContains(needles) => {
-            let found: Vec<String> = needles
-                .iter()
-                .filter(|s| norm.contains(&normalize.apply_visible(s)))
-                .cloned()
-                .collect();
-            let held = found.is_empty();
-            let needles = if held { needles.clone() } else { found };
+            let (held, needles) = needles_said(needles, norm, normalize, false);
             (
                 held,
                 Finding::NotContains {
@@ -560,6 +539,35 @@ fn on_text(check: &Check, t: &Target, cx: &Context, normalize: Normalize) -> Jud
         _ => unreachable!("judge_at sends only text checks here"),
     };
     (held.into(), finding)
+}
+
+/// What a check of the text costs: a search a step per 8 bytes and needle; a pattern, a step
+/// a byte (a Unicode class such as `\w{20}` runs at a few nanoseconds a byte).
+fn text_steps(check: &Check, raw: &str) -> u64 {
+    match check {
+        Check::OneOf(v) | Check::Contains(v) | Check::NotContains(v) => {
+            (raw.len() as u64 / 8 + 1) * v.len() as u64
+        }
+        Check::Matches(_) => raw.len() as u64 + 1,
+        _ => raw.len() as u64 / 8 + 1,
+    }
+}
+
+/// Whether a `contains` (`wanted` in the text) or `not_contains` held, and the needles its
+/// finding names: every needle when it held, else those that failed it (missing or found).
+fn needles_said(
+    needles: &[String],
+    norm: &str,
+    normalize: Normalize,
+    wanted: bool,
+) -> (bool, Vec<String>) {
+    let failing: Vec<String> = needles
+        .iter()
+        .filter(|s| norm.contains(&normalize.apply_visible(s)) != wanted)
+        .cloned()
+        .collect();
+    let held = failing.is_empty();
+    (held, if held { needles.to_vec() } else { failing })
 }
 
 /// Checks that read the value as something: `number`, `date`, `min_confidence`, `count`.

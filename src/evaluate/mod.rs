@@ -170,36 +170,15 @@ fn scored(
 ) -> Outcome {
     let gold = case.gold.as_deref().unwrap_or(&[]);
     let names = Names::of(case, prediction);
-    let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
-    for (i, g) in gold.iter().enumerate() {
-        *last_field = Some(i);
-        // Every field costs its share, however cheap its comparison: a case of 100,000 short
-        // fields is bounded by the steps too.
-        effort::spend(FIELD_STEPS);
-        fields.push(field_row(g, case, &names));
-        // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
-        if effort::exhausted() {
-            return over_budget(case, Some(&g.name));
-        }
-    }
-    *last_field = None;
-
+    let mut fields = match field_rows(case, &names, last_field) {
+        Ok(fields) => fields,
+        Err(field) => return over_budget(case, Some(field)),
+    };
     // Under `docubench` the document is scored whole, and each field is its part of that score.
     let document = (case.profile == crate::model::case::Profile::DocuBench)
         .then(|| docubench::document(case, prediction));
     if let Some(Ok(document)) = &document {
-        let parts: HashMap<&str, _> = document
-            .fields
-            .iter()
-            .rev()
-            .map(|p| (p.name.as_str(), p))
-            .collect();
-        for row in &mut fields {
-            if let Some(part) = parts.get(row.name.as_str()) {
-                row.anls = part.score;
-                row.em = if part.score == 1.0 { 1.0 } else { 0.0 };
-            }
-        }
+        rescore_as_parts(&mut fields, document);
     }
     for row in &mut fields {
         row.miss = miss::miss_of(row.em, &row.gold, &row.prediction);
@@ -214,27 +193,9 @@ fn scored(
     {
         kieval::apply(&mut metrics, gold, prediction, case.kieval_keys.as_deref());
     }
-
-    let cx = Context {
-        prediction,
-        judgments,
-        gold,
-        profile: case.profile,
-        normalize: case.normalize,
-        whole_text: std::cell::OnceCell::new(),
-        whole_normalized: Default::default(),
+    let Some(rubrics) = rubric_verdicts(case, prediction, judgments) else {
+        return over_budget(case, None);
     };
-    let mut rubrics: Vec<RubricVerdict> = Vec::with_capacity(case.rubrics.len());
-    for rubric in &case.rubrics {
-        rubrics.push(RubricVerdict {
-            rubric: rubric.clone(),
-            verdict: rubric.judge(&cx),
-        });
-        // One budget for the whole case: the rubrics spend what the fields left.
-        if effort::exhausted() {
-            return over_budget(case, None);
-        }
-    }
     let (gate_open, score) = gated_score_by(
         &rubrics
             .iter()
@@ -242,7 +203,6 @@ fn scored(
             .collect::<Vec<_>>(),
         case.scoring,
     );
-
     let thresholds: Vec<ThresholdVerdict> = case
         .thresholds
         .iter()
@@ -254,16 +214,7 @@ fn scored(
             ThresholdVerdict::of(t, value, || why_absent(t.metric, case, prediction))
         })
         .collect();
-
-    let mut problems: Vec<Problem> = off_the_page(case, prediction);
-    problems.extend(confidences_out_of_range(prediction));
-    problems.extend(unpriced(prediction, case));
-    if let Some(Err(why)) = document {
-        problems.push(Problem::Unscorable {
-            file: case.file.display().to_string(),
-            why: why.to_string(),
-        });
-    }
+    let problems = problems_of(case, prediction, document);
     let passed = gate_open && thresholds.iter().all(|t| t.held) && problems.is_empty();
     Outcome {
         problems,
@@ -278,6 +229,95 @@ fn scored(
         target_error: case.target_error,
         acceptance: case.acceptance.clone(),
     }
+}
+
+/// Each gold field scored, in order; the field the case ran out of steps on, if it did
+/// (`last_field` says where too, for `within`).
+fn field_rows<'a>(
+    case: &'a Case,
+    names: &Names,
+    last_field: &mut Option<usize>,
+) -> Result<Vec<FieldRow>, &'a str> {
+    let gold = case.gold.as_deref().unwrap_or(&[]);
+    let mut fields: Vec<FieldRow> = Vec::with_capacity(gold.len());
+    for (i, g) in gold.iter().enumerate() {
+        *last_field = Some(i);
+        // Every field costs its share, however cheap its comparison: a case of 100,000 short
+        // fields is bounded by the steps too.
+        effort::spend(FIELD_STEPS);
+        fields.push(field_row(g, case, names));
+        // Out of steps: stop scoring now (`within` reports it, and the outcome is rebuilt there).
+        if effort::exhausted() {
+            return Err(&g.name);
+        }
+    }
+    *last_field = None;
+    Ok(fields)
+}
+
+/// Each field's ANLS and EM as its part of the DocuBench document's score (the last part of a
+/// name, where several share one).
+fn rescore_as_parts(fields: &mut [FieldRow], document: &docubench::Scored) {
+    let parts: HashMap<&str, _> = document
+        .fields
+        .iter()
+        .rev()
+        .map(|p| (p.name.as_str(), p))
+        .collect();
+    for row in fields {
+        if let Some(part) = parts.get(row.name.as_str()) {
+            row.anls = part.score;
+            row.em = if part.score == 1.0 { 1.0 } else { 0.0 };
+        }
+    }
+}
+
+/// Each rubric judged, in order; `None` when the case runs out of steps.
+fn rubric_verdicts(
+    case: &Case,
+    prediction: &Prediction,
+    judgments: &Judgments,
+) -> Option<Vec<RubricVerdict>> {
+    let cx = Context {
+        prediction,
+        judgments,
+        gold: case.gold.as_deref().unwrap_or(&[]),
+        profile: case.profile,
+        normalize: case.normalize,
+        whole_text: std::cell::OnceCell::new(),
+        whole_normalized: Default::default(),
+    };
+    let mut rubrics: Vec<RubricVerdict> = Vec::with_capacity(case.rubrics.len());
+    for rubric in &case.rubrics {
+        rubrics.push(RubricVerdict {
+            rubric: rubric.clone(),
+            verdict: rubric.judge(&cx),
+        });
+        // One budget for the whole case: the rubrics spend what the fields left.
+        if effort::exhausted() {
+            return None;
+        }
+    }
+    Some(rubrics)
+}
+
+/// What fails a case besides its checks: places off the page, confidences out of range, a
+/// model without a price, a document DocuBench cannot score.
+fn problems_of(
+    case: &Case,
+    prediction: &Prediction,
+    document: Option<Result<docubench::Scored, crate::metrics::docubench::SchemaError>>,
+) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = off_the_page(case, prediction);
+    problems.extend(confidences_out_of_range(prediction));
+    problems.extend(unpriced(prediction, case));
+    if let Some(Err(why)) = document {
+        problems.push(Problem::Unscorable {
+            file: case.file.display().to_string(),
+            why: why.to_string(),
+        });
+    }
+    problems
 }
 
 /// A case's field names, looked up once: a search of the prediction (or the gold) for each
@@ -323,19 +363,7 @@ impl<'a> Names<'a> {
 /// One gold field scored against the prediction: its row of the outcome.
 fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
     let predicted = names.predicted.get(g.name.as_str()).copied();
-    // A gold that is itself a mapping with a `value` key compares the value object whole.
-    let whole = g
-        .variants
-        .iter()
-        .any(|v| matches!(v, Value::Map(_)) && v.get("value").is_some());
-    let value = match predicted {
-        Some(p) if whole => p
-            .whole
-            .clone()
-            .map_or_else(|| p.value.clone(), crate::base::json::Json::into_value),
-        Some(p) => p.value.clone(),
-        None => Value::Null,
-    };
+    let (whole, value) = predicted_value(g, predicted);
     // Rules on paths inside the value: its leaves there are compared as the rules say (without
     // rules, as they are: nothing is copied).
     let (variants, compared): (Cow<[Value]>, Cow<Value>) = if g.path_rules.is_empty() {
@@ -350,33 +378,14 @@ fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
         note,
         closest,
     } = score_field(&variants, g.rule, &compared, case.normalize, case.profile);
-    let note = note.or_else(|| {
-        (!g.path_rules.is_empty()).then(|| Note::Inside {
-            rules: g
-                .path_rules
-                .iter()
-                .map(|(path, c)| PathRule {
-                    path: path.to_string(),
-                    reading: (*c).into(),
-                })
-                .collect(),
-        })
-    });
+    let note = note.or_else(|| compared_inside(g));
     let resolved = (em < 1.0 && has_alternatives(&variants[closest]))
         .then(|| resolved_gold(&variants[closest], &compared, case.normalize, case.profile));
     let shown_gold = resolved.as_ref().unwrap_or(&variants[closest]);
-    let items = match (shown_gold, &*compared) {
-        (Value::List(gold), Value::List(pred)) if em < 1.0 => {
-            matched_items(gold, pred, case.normalize, case.profile)
-                .into_iter()
-                .map(|(gold, prediction, score)| MatchedItem {
-                    gold,
-                    prediction,
-                    score,
-                })
-                .collect()
-        }
-        _ => Vec::new(),
+    let items = if em < 1.0 {
+        items_matched(shown_gold, &compared, case)
+    } else {
+        Vec::new()
     };
     let compared =
         (em < 1.0 && !g.path_rules.is_empty()).then(|| (shown_gold.clone(), compared.into_owned()));
@@ -411,6 +420,59 @@ fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
             .then(|| crate::evaluate::field::misnamed_among(&g.name, &names.unlisted))
             .flatten()
             .map(str::to_owned),
+    }
+}
+
+/// The predicted value of a gold field, and whether it is compared whole: a gold that is
+/// itself a mapping with a `value` key compares the value object whole.
+fn predicted_value(
+    g: &GoldField,
+    predicted: Option<&crate::model::prediction::PredictedField>,
+) -> (bool, Value) {
+    let whole = g
+        .variants
+        .iter()
+        .any(|v| matches!(v, Value::Map(_)) && v.get("value").is_some());
+    let value = match predicted {
+        Some(p) if whole => p
+            .whole
+            .clone()
+            .map_or_else(|| p.value.clone(), crate::base::json::Json::into_value),
+        Some(p) => p.value.clone(),
+        None => Value::Null,
+    };
+    (whole, value)
+}
+
+/// How a field with rules on paths inside its value was compared, when no other note says.
+fn compared_inside(g: &GoldField) -> Option<Note> {
+    (!g.path_rules.is_empty()).then(|| Note::Inside {
+        rules: g
+            .path_rules
+            .iter()
+            .map(|(path, c)| PathRule {
+                path: path.to_string(),
+                reading: (*c).into(),
+            })
+            .collect(),
+    })
+}
+
+/// The items of a gold list paired with the prediction's, each with its score, for a list
+/// field that did not match exactly.
+fn items_matched(gold: &Value, compared: &Value, case: &Case) -> Vec<MatchedItem> {
+    match (gold, compared) {
+        (Value::List(gold), Value::List(pred)) => {
+            matched_items(gold, pred, case.normalize, case.profile)
+                .into_iter()
+                .map(|(gold, prediction, score)| MatchedItem {
+                    gold,
+                    prediction,
+                    score,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::gold_file::{GoldFile, fields_of_schema, read_gold_file, read_schema};
-use super::metadata::{Keep, Unmatched, read_table};
+use super::metadata::{Keep, Table, Unmatched, read_table};
 use crate::base::fs::{inside_the_project, read_text, relative_to, slashed};
 use crate::base::location::{LoadError, Mark, closest};
 use crate::load::discover::Found;
@@ -385,25 +385,7 @@ fn attributes(
     };
     let table = read_table(&path, &keep)?;
     let column = |name: &serde_saphyr::Spanned<String>, yaml_path: &str| {
-        if table.columns.contains(&name.value) {
-            return Ok(name.value.clone());
-        }
-        let e = LoadError::at(
-            file,
-            Mark::of(&name.referenced),
-            yaml_path,
-            format!(
-                "the metadata table `{}` has no column `{}`",
-                path.display(),
-                name.value
-            ),
-        );
-        Err(
-            match closest(&name.value, table.columns.iter().map(String::as_str)) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint(format!("its columns are `{}`", table.columns.join("`, `"))),
-            },
-        )
+        table_column(&table, (file, yaml_path), &path, name)
     };
     let Some(key) = &cases.key else {
         return Err(LoadError::at(
@@ -418,25 +400,7 @@ fn attributes(
         )));
     };
     let key = column(key, "cases.key")?;
-    let mut by_case: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    // The table kept only the records of known cases, each with its key.
-    for (line, row) in &table.rows {
-        let Some((_, name)) = row.iter().find(|(c, _)| *c == key) else {
-            continue;
-        };
-        if by_case.insert(name.clone(), row.clone()).is_some() {
-            return Err(LoadError::at(
-                &path,
-                Mark {
-                    line: *line,
-                    column: 1,
-                },
-                "",
-                format!("a second record names the case `{name}` by `{key}`"),
-            )
-            .hint("keep one record per case"));
-        }
-    }
+    let by_case = records_by_case(&table, &path, &key)?;
     let tags: Vec<String> = match &cases.tags {
         Some(tags) => tags
             .iter()
@@ -461,6 +425,63 @@ fn attributes(
         })
         .collect();
     Ok((attributes, table.unmatched))
+}
+
+/// The column of the metadata table a suite names (`cases.key`, `cases.tags[i]`, at `at`), or
+/// the error saying which columns there are.
+fn table_column(
+    table: &Table,
+    (file, yaml_path): (&Path, &str),
+    path: &Path,
+    name: &serde_saphyr::Spanned<String>,
+) -> Result<String, LoadError> {
+    if table.columns.contains(&name.value) {
+        return Ok(name.value.clone());
+    }
+    let e = LoadError::at(
+        file,
+        Mark::of(&name.referenced),
+        yaml_path,
+        format!(
+            "the metadata table `{}` has no column `{}`",
+            path.display(),
+            name.value
+        ),
+    );
+    Err(
+        match closest(&name.value, table.columns.iter().map(String::as_str)) {
+            Some(best) => e.hint(format!("did you mean `{best}`?")),
+            None => e.hint(format!("its columns are `{}`", table.columns.join("`, `"))),
+        },
+    )
+}
+
+/// The records of the metadata table at `path` by the case their `key` names: one per case.
+fn records_by_case(
+    table: &Table,
+    path: &Path,
+    key: &str,
+) -> Result<HashMap<String, Vec<(String, String)>>, LoadError> {
+    let mut by_case: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    // The table kept only the records of known cases, each with its key.
+    for (line, row) in &table.rows {
+        let Some((_, name)) = row.iter().find(|(c, _)| *c == key) else {
+            continue;
+        };
+        if by_case.insert(name.clone(), row.clone()).is_some() {
+            return Err(LoadError::at(
+                path,
+                Mark {
+                    line: *line,
+                    column: 1,
+                },
+                "",
+                format!("a second record names the case `{name}` by `{key}`"),
+            )
+            .hint("keep one record per case"));
+        }
+    }
+    Ok(by_case)
 }
 
 /// Whether some value of `column` is shared by two of `rows`: a column unique per case slices

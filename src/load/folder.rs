@@ -388,113 +388,31 @@ pub fn plan_folder(
     wanted: impl Fn(&str) -> bool,
     when: When,
 ) -> Vec<Planned> {
-    let mut suites = Suites::new(root);
-    // Every case of a folder has that folder's suites.
-    let mut suite_of: HashMap<PathBuf, Result<Arc<Suite>, LoadError>> = HashMap::new();
-    let mut entries: Vec<Planned> = Vec::new();
-    let mut uses = SuiteUses::default();
-    let mut pending: Vec<Arc<Pending>> = Vec::new();
-    let rubrics_dir: Arc<Path> = Arc::from(rubrics);
-    // The files pipelines name as predictions: loaded now, so that one that is no case is known
-    // as a prediction before the run (no test of its own) without reading the cases that name it.
-    let mut named_by_pipelines: HashSet<PathBuf> = HashSet::new();
-    let broken = broken_sets(found);
+    let mut plan = Plan {
+        suites: Suites::new(root),
+        suite_of: HashMap::new(),
+        broken_suites: Vec::new(),
+        entries: Vec::new(),
+        uses: SuiteUses::default(),
+        pending: Vec::new(),
+        rubrics,
+        rubrics_dir: Arc::from(rubrics),
+        named_by_pipelines: HashSet::new(),
+        broken: broken_sets(found),
+        when,
+    };
     if when == When::ByItsTest {
-        for f in found {
-            if let Found::Case { path, .. } = f {
-                let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-                let suite = suite_of
-                    .entry(folder)
-                    .or_insert_with(|| suites.for_case(path).map(Arc::new));
-                if let Ok(s) = suite {
-                    named_by_pipelines.extend(pipeline_predictions(path, s));
-                }
-            }
-        }
+        plan.note_pipeline_predictions(found);
     }
     for f in found {
         match f {
-            Found::Case { id, path } if wanted(id) => {
-                let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
-                let suite = suite_of
-                    .entry(folder)
-                    .or_insert_with(|| suites.for_case(path).map(Arc::new))
-                    .clone();
-                let pipelines = pipelines_of(&suite);
-                let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
-                if let Ok(s) = &suite
-                    && !named_by_pipelines.contains(&by_its_words(path))
-                    && set_broken_above(&broken, path).is_none()
-                    && let Some(own_prediction) = can_wait(path, s, when)
-                {
-                    let later = Arc::new(Pending {
-                        id: id.clone(),
-                        path: path.clone(),
-                        rubrics: Arc::clone(&rubrics_dir),
-                        suite: Arc::clone(s),
-                        cases: Mutex::new(None),
-                        expected: Mutex::new(Vec::new()),
-                    });
-                    pending.push(Arc::clone(&later));
-                    for pipeline in pipelines {
-                        entries.push(Planned {
-                            id: test_id(&pipeline),
-                            file: path.clone(),
-                            named_by: path.clone(),
-                            formerly_named_by: None,
-                            pipeline,
-                            aggregates: s.aggregates.clone(),
-                            baseline: s.baseline.clone(),
-                            runs_a_command: s.run.is_some() && !own_prediction,
-                            load: Load::Later(Arc::clone(&later)),
-                        });
-                    }
-                    continue;
-                }
-                let loaded = suite
-                    .as_ref()
-                    .map_err(|e| super::with_every_bound(e.clone()))
-                    .and_then(|s| load_case_in(path, id, rubrics, s))
-                    .map_err(|e| set_broken_above(&broken, path).map_or(e, |set| vec![set]));
-                if let Ok(s) = &suite {
-                    uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
-                }
-                let files = (path.as_path(), path.as_path(), None);
-                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
-            }
-            Found::Listed(listed) if wanted(&listed.id) => {
-                let folder = listed
-                    .case_file
-                    .parent()
-                    .unwrap_or(Path::new(""))
-                    .to_path_buf();
-                let suite = suite_of
-                    .entry(folder)
-                    .or_insert_with(|| suites.for_case(&listed.case_file).map(Arc::new))
-                    .clone();
-                let pipelines = pipelines_of(&suite);
-                let test_id =
-                    |pipeline: &Option<String>| test_name(&listed.id, pipeline.as_deref());
-                let loaded = suite
-                    .as_ref()
-                    .map_err(|e| super::with_every_bound(e.clone()))
-                    .and_then(|s| super::cases::load_listed(listed, rubrics, s));
-                if let Ok(s) = &suite {
-                    uses.note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
-                }
-                let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
-                let files = (
-                    file.as_path(),
-                    listed.case_file.as_path(),
-                    Some(listed.gold.as_path()),
-                );
-                push_loaded(&mut entries, files, &suite, pipelines, &test_id, loaded);
-            }
+            Found::Case { id, path } if wanted(id) => plan.case(id, path),
+            Found::Listed(listed) if wanted(&listed.id) => plan.listed(listed),
             Found::NoGold {
                 id,
                 pipeline,
                 reason,
-            } if wanted(id) => entries.push(Planned {
+            } if wanted(id) => plan.entries.push(Planned {
                 pipeline: Some(pipeline.clone()),
                 ..Planned::failed(
                     format!("{id}::{pipeline}"),
@@ -503,7 +421,7 @@ pub fn plan_folder(
                 )
             }),
             Found::Unreadable { id, reason } if wanted(id) => {
-                entries.push(Planned::failed(
+                plan.entries.push(Planned::failed(
                     id.clone(),
                     PathBuf::new(),
                     unreadable(reason),
@@ -515,13 +433,168 @@ pub fn plan_folder(
     finish_plan(
         found,
         root,
-        entries,
-        uses,
+        plan.entries,
+        plan.uses,
         when,
-        named_by_pipelines,
-        &pending,
+        plan.named_by_pipelines,
+        &plan.pending,
         wanted,
     )
+}
+
+/// A folder's plan as it is made, case by case.
+struct Plan<'a> {
+    suites: Suites,
+    /// Every case of a folder has that folder's suites; when they do not load, their mistakes,
+    /// read once for all the folder's cases (each bound of a broken `aggregate` is found by
+    /// reading the suite again).
+    suite_of: HashMap<PathBuf, Result<Arc<Suite>, Vec<LoadError>>>,
+    /// Each suite mistake met, with every bound it stands for: the same for every folder under
+    /// the broken suite.
+    broken_suites: Vec<(LoadError, Vec<LoadError>)>,
+    entries: Vec<Planned>,
+    uses: SuiteUses,
+    pending: Vec<Arc<Pending>>,
+    rubrics: &'a Path,
+    rubrics_dir: Arc<Path>,
+    /// The files pipelines name as predictions: loaded now, so that one that is no case is
+    /// known as a prediction before the run (no test of its own) without reading the cases
+    /// that name it.
+    named_by_pipelines: HashSet<PathBuf>,
+    /// The gold sets whose `cases:` could not be read, by folder.
+    broken: Vec<(&'a Path, &'a LoadError)>,
+    when: When,
+}
+
+impl Plan<'_> {
+    /// The suites of the folder of `case_file`, read once for all its cases.
+    fn suite(&mut self, case_file: &Path) -> &Result<Arc<Suite>, Vec<LoadError>> {
+        let folder = case_file.parent().unwrap_or(Path::new("")).to_path_buf();
+        self.suite_of.entry(folder).or_insert_with(|| {
+            self.suites
+                .for_case(case_file)
+                .map(Arc::new)
+                .map_err(|e| every_bound(&mut self.broken_suites, e))
+        })
+    }
+
+    /// Notes the prediction files every case's pipelines name, before any case is planned.
+    fn note_pipeline_predictions(&mut self, found: &[Found]) {
+        for f in found {
+            if let Found::Case { path, .. } = f
+                && let Ok(s) = self.suite(path)
+            {
+                let named = pipeline_predictions(path, s);
+                self.named_by_pipelines.extend(named);
+            }
+        }
+    }
+
+    /// The tests of a case file: left to its tests to load when it can wait, else loaded now.
+    fn case(&mut self, id: &str, path: &Path) {
+        let suite = self.suite(path).clone();
+        let pipelines = pipelines_of(&suite);
+        let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
+        if let Ok(s) = &suite
+            && !self.named_by_pipelines.contains(&by_its_words(path))
+            && set_broken_above(&self.broken, path).is_none()
+            && let Some(own_prediction) = can_wait(path, s, self.when)
+        {
+            self.later(id, path, s, own_prediction, pipelines);
+            return;
+        }
+        let loaded = suite
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|s| load_case_in(path, id, self.rubrics, s))
+            .map_err(|e| set_broken_above(&self.broken, path).map_or(e, |set| vec![set]));
+        if let Ok(s) = &suite {
+            self.uses
+                .note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
+        }
+        let files = (path, path, None);
+        push_loaded(
+            &mut self.entries,
+            files,
+            &suite,
+            pipelines,
+            &test_id,
+            loaded,
+        );
+    }
+
+    /// The tests of a case file its tests load, one per pipeline, sharing one load.
+    fn later(
+        &mut self,
+        id: &str,
+        path: &Path,
+        s: &Arc<Suite>,
+        own_prediction: bool,
+        pipelines: Vec<Option<String>>,
+    ) {
+        let later = Arc::new(Pending {
+            id: id.to_owned(),
+            path: path.to_path_buf(),
+            rubrics: Arc::clone(&self.rubrics_dir),
+            suite: Arc::clone(s),
+            cases: Mutex::new(None),
+            expected: Mutex::new(Vec::new()),
+        });
+        self.pending.push(Arc::clone(&later));
+        for pipeline in pipelines {
+            self.entries.push(Planned {
+                id: test_name(id, pipeline.as_deref()),
+                file: path.to_path_buf(),
+                named_by: path.to_path_buf(),
+                formerly_named_by: None,
+                pipeline,
+                aggregates: s.aggregates.clone(),
+                baseline: s.baseline.clone(),
+                runs_a_command: s.run.is_some() && !own_prediction,
+                load: Load::Later(Arc::clone(&later)),
+            });
+        }
+    }
+
+    /// The tests of a case of a gold set's `cases:`, loaded now.
+    fn listed(&mut self, listed: &super::cases::Listed) {
+        let suite = self.suite(&listed.case_file).clone();
+        let pipelines = pipelines_of(&suite);
+        let test_id = |pipeline: &Option<String>| test_name(&listed.id, pipeline.as_deref());
+        let loaded = suite
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|s| super::cases::load_listed(listed, self.rubrics, s));
+        if let Ok(s) = &suite {
+            self.uses
+                .note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
+        }
+        let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
+        let files = (
+            file.as_path(),
+            listed.case_file.as_path(),
+            Some(listed.gold.as_path()),
+        );
+        push_loaded(
+            &mut self.entries,
+            files,
+            &suite,
+            pipelines,
+            &test_id,
+            loaded,
+        );
+    }
+}
+
+/// A suite's mistake with the other bounds of its `aggregate` (see
+/// [`super::with_every_bound`]), read from the suite once whatever the folders under it.
+fn every_bound(read: &mut Vec<(LoadError, Vec<LoadError>)>, e: LoadError) -> Vec<LoadError> {
+    if let Some((_, all)) = read.iter().find(|(first, _)| *first == e) {
+        return all.clone();
+    }
+    let all = super::with_every_bound(e.clone());
+    read.push((e, all.clone()));
+    all
 }
 
 impl Planned {
@@ -574,7 +647,7 @@ fn set_broken_above(broken: &[(&Path, &LoadError)], case: &Path) -> Option<LoadE
 fn push_loaded(
     entries: &mut Vec<Planned>,
     (path, named_by, formerly): (&Path, &Path, Option<&Path>),
-    suite: &Result<Arc<Suite>, LoadError>,
+    suite: &Result<Arc<Suite>, Vec<LoadError>>,
     pipelines: Vec<Option<String>>,
     test_id: &dyn Fn(&Option<String>) -> String,
     loaded: Result<Vec<Case>, Vec<LoadError>>,

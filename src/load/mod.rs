@@ -435,11 +435,7 @@ impl CaseIn<'_> {
         let normalize = self.normalize(&mut errors);
         let rubrics = self.rubrics(rubrics_dir, gold.as_deref(), normalize, &mut errors);
         let thresholds = self.thresholds(&critical, &mut errors);
-        let ece_bins = keep(
-            &mut errors,
-            self.at("ece_bins").ece_bins(spec.ece_bins.as_ref()),
-            DEFAULT_ECE_BINS,
-        );
+        let ece_bins = self.ece_bins(&mut errors);
         let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
         errors.extend(self.missing_document());
         // Rubrics or thresholds that failed to load still meant to check something.
@@ -454,14 +450,7 @@ impl CaseIn<'_> {
         {
             errors.push(e);
         }
-        let skip = keep(
-            &mut errors,
-            spec.skip
-                .as_ref()
-                .map(|s| self.at("skip").skip_reason(s))
-                .transpose(),
-            None,
-        );
+        let skip = self.skip(&mut errors);
         if !errors.is_empty() {
             // In the order of the files and lines, so that the first is the first to fix.
             errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
@@ -492,10 +481,7 @@ impl CaseIn<'_> {
             pricing_at: suite.pricing_at.clone(),
             baseline: suite.baseline.clone(),
             aggregates: suite.aggregates.clone(),
-            suite_folder: suite
-                .folder
-                .clone()
-                .unwrap_or_else(|| file.parent().unwrap_or(Path::new("")).to_path_buf()),
+            suite_folder: self.suite_folder(),
             scoring,
             reference: None,
             judge: suite.judge.clone(),
@@ -511,6 +497,36 @@ impl CaseIn<'_> {
             kieval_keys: suite.kieval_keys.clone(),
         };
         Ok((case, prediction))
+    }
+
+    /// The bins of the case's ECE.
+    fn ece_bins(&self, errors: &mut Vec<LoadError>) -> u32 {
+        keep(
+            errors,
+            self.at("ece_bins").ece_bins(self.spec.ece_bins.as_ref()),
+            DEFAULT_ECE_BINS,
+        )
+    }
+
+    /// Why the case is skipped, if it is.
+    fn skip(&self, errors: &mut Vec<LoadError>) -> Option<String> {
+        keep(
+            errors,
+            self.spec
+                .skip
+                .as_ref()
+                .map(|s| self.at("skip").skip_reason(s))
+                .transpose(),
+            None,
+        )
+    }
+
+    /// The folder of the case's innermost suite, else its own.
+    fn suite_folder(&self) -> PathBuf {
+        self.suite
+            .folder
+            .clone()
+            .unwrap_or_else(|| self.file.parent().unwrap_or(Path::new("")).to_path_buf())
     }
 
     /// How the case's places are read: its suites' `bbox_units` and `grounded_iou`, its own

@@ -369,16 +369,16 @@ fn through_format(
     );
     let mut p = text_prediction(String::new());
     p.is_document = true;
-    let failed = |p: &mut Prediction, steps: &[String], because: CallFailure| {
+    let failed = |steps: &[String], because: CallFailure| {
         let e = locate(steps, String::new(), None);
-        p.failed = Some(FailedCall {
+        Some(FailedCall {
             file: file.to_path_buf(),
             at: Mark {
                 line: e.line,
                 column: e.column,
             },
             because,
-        });
+        })
     };
     if !matches!(doc, Json::Object(_)) {
         return Err(locate(
@@ -388,7 +388,7 @@ fn through_format(
         ));
     }
     if let Some((steps, because)) = format::not_ok(&doc, format) {
-        failed(&mut p, &steps, because);
+        p.failed = failed(&steps, because);
         return Ok(p);
     }
     let shown = format.fields.join(".");
@@ -407,25 +407,13 @@ fn through_format(
         }
         Some(Json::Null) => {
             let said = format::said(&doc);
-            failed(
-                &mut p,
+            p.failed = failed(
                 &format.fields,
                 CallFailure::NullFields { path: shown, said },
             );
             return Ok(p);
         }
-        Some(Json::Object(entries)) => {
-            for (name, value) in entries {
-                let mut field =
-                    predicted_field(name, value, true, false).map_err(|(at, m, h)| {
-                        let mut steps = format.fields.clone();
-                        steps.extend(at);
-                        locate(&steps, m, h)
-                    })?;
-                locate_box(&mut field, &format.fields, locate);
-                push_field(&mut p, field);
-            }
-        }
+        Some(Json::Object(entries)) => format_fields(&mut p, entries, format, locate)?,
         Some(other) => {
             return Err(locate(
                 &format.fields,
@@ -437,10 +425,41 @@ fn through_format(
             ));
         }
     }
-    // The other parts: a path reaching nothing, or `null`, is not reported.
+    other_parts(&mut p, &doc, format, locate)?;
+    Ok(p)
+}
+
+/// The fields a `prediction_format`'s `fields` path reached, each located below that path.
+fn format_fields(
+    p: &mut Prediction,
+    entries: Vec<(String, Json)>,
+    format: &PredictionFormat,
+    locate: &Locate,
+) -> Result<(), LoadError> {
+    for (name, value) in entries {
+        let mut field = predicted_field(name, value, true, false).map_err(|(at, m, h)| {
+            let mut steps = format.fields.clone();
+            steps.extend(at);
+            locate(&steps, m, h)
+        })?;
+        locate_box(&mut field, &format.fields, locate);
+        push_field(p, field);
+    }
+    Ok(())
+}
+
+/// The parts of a document besides its fields that a `prediction_format` says where to find:
+/// latency, usage, model, cost and confidences. A path reaching nothing, or `null`, is not
+/// reported.
+fn other_parts(
+    p: &mut Prediction,
+    doc: &Json,
+    format: &PredictionFormat,
+    locate: &Locate,
+) -> Result<(), LoadError> {
     let reported = |steps: Option<&Vec<String>>| {
         steps
-            .and_then(|s| format::at(&doc, s).map(|v| (s.clone(), v)))
+            .and_then(|s| format::at(doc, s).map(|v| (s.clone(), v)))
             .filter(|(_, v)| !matches!(v, Json::Null))
     };
     let in_json = |(at, m, h): EnvelopeError| locate(&at, m, h);
@@ -470,9 +489,9 @@ fn through_format(
             Some(number(value, steps, "cost_usd", 0.0, f64::INFINITY).map_err(in_json)?);
     }
     if let Some((steps, value)) = reported(format.confidence.as_ref()) {
-        sibling_confidences(&mut p, value, &steps, locate)?;
+        sibling_confidences(p, value, &steps, locate)?;
     }
-    Ok(p)
+    Ok(())
 }
 
 /// The confidences of a mapping beside the fields (`prediction_format.confidence`), given to
@@ -621,19 +640,18 @@ pub fn from_output(
     if stdout.trim().is_empty() {
         return Err(error(format!("`{shown}` printed nothing"), stderr_tail));
     }
+    // An error inside the output's document, at its path.
+    let locate = |p: &[String], msg: String, hint: Option<String>| {
+        let mut e = error(
+            format!("the output of `{shown}`: {}: {msg}", p.join(".")),
+            "",
+        );
+        e.hint = hint;
+        e
+    };
     let mut prediction = match (prediction_tree(&stdout), format) {
         // The pipeline's own document: its errors, and a failed call, are located at `run`.
-        (Ok(json), Some(format)) => {
-            let locate = |p: &[String], msg: String, hint: Option<String>| {
-                let mut e = error(
-                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
-                    "",
-                );
-                e.hint = hint;
-                e
-            };
-            through_format(json, format, &run_at.0, &locate)?
-        }
+        (Ok(json), Some(format)) => through_format(json, format, &run_at.0, &locate)?,
         (Err(e), Some(_)) => {
             return Err(error(
                 format!(
@@ -643,19 +661,9 @@ pub fn from_output(
                 stderr_tail,
             ));
         }
-        (Ok(json @ Json::Object(_)), None) => {
-            let locate = |p: &[String], msg: String, hint: Option<String>| {
-                let mut e = error(
-                    format!("the output of `{shown}`: {}: {msg}", p.join(".")),
-                    "",
-                );
-                e.hint = hint;
-                e
-            };
-            envelope(json, true)
-                .map(|p| located_boxes(p, &[], &locate))
-                .map_err(|(p, msg, hint)| locate(&p, msg, hint))?
-        }
+        (Ok(json @ Json::Object(_)), None) => envelope(json, true)
+            .map(|p| located_boxes(p, &[], &locate))
+            .map_err(|(p, msg, hint)| locate(&p, msg, hint))?,
         (Ok(_), None) if expect_fields => {
             return Err(error(
                 format!("the output of `{shown}` is JSON but not a field document"),

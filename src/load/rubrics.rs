@@ -222,6 +222,28 @@ fn rubric(
     default_penalty: f64,
     around: Around,
 ) -> Result<Rubric, LoadError> {
+    let (kind, label) = kind_and_label(here, path, mark, e)?;
+    let probe = probe(here, path, mark, e, around, false)?;
+    let penalty = penalty(here, path, e.penalty.as_ref(), kind, default_penalty)?;
+    Ok(Rubric {
+        label: label.value.clone(),
+        kind,
+        probe,
+        penalty,
+        file: here.file.to_path_buf(),
+        line: mark.line,
+        column: mark.column,
+        included_at: None,
+    })
+}
+
+/// A rubric's kind, by the key its label is given under, and the label, which says something.
+fn kind_and_label<'e>(
+    here: &Here,
+    path: &str,
+    mark: Mark,
+    e: &'e RubricEntry,
+) -> Result<(RubricKind, &'e Spanned<String>), LoadError> {
     let (kind, label) = match (&e.must_right, &e.easy_wrong) {
         (Some(l), None) => (RubricKind::MustRight, l),
         (None, Some(l)) => (RubricKind::EasyWrong, l),
@@ -250,8 +272,19 @@ fn rubric(
                 "say what the rubric checks, e.g. `must_right: total is the tax-inclusive amount`",
             ));
     }
-    let probe = probe(here, path, mark, e, around, false)?;
-    let penalty = match (&e.penalty, kind) {
+    Ok((kind, label))
+}
+
+/// What a failure of a rubric costs: nothing for a `must_right` (it closes the gate), its
+/// `penalty` or the default for an `easy_wrong`, a penalty a score can see.
+fn penalty(
+    here: &Here,
+    path: &str,
+    penalty: Option<&Spanned<f64>>,
+    kind: RubricKind,
+    default_penalty: f64,
+) -> Result<f64, LoadError> {
+    Ok(match (penalty, kind) {
         (Some(p), RubricKind::MustRight) => {
             return Err(here
                 .err(
@@ -284,16 +317,6 @@ fn rubric(
         (Some(p), RubricKind::EasyWrong) => p.value,
         (None, RubricKind::EasyWrong) => default_penalty,
         (None, RubricKind::MustRight) => 0.0,
-    };
-    Ok(Rubric {
-        label: label.value.clone(),
-        kind,
-        probe,
-        penalty,
-        file: here.file.to_path_buf(),
-        line: mark.line,
-        column: mark.column,
-        included_at: None,
     })
 }
 

@@ -549,6 +549,7 @@ pub(crate) fn lsap_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
     if rows == 0 || cols == 0 {
         return Vec::new();
     }
+    // SciPy solves the wide problem: more rows than columns is solved transposed.
     let transpose = cols < rows;
     let (nr, nc) = if transpose {
         (cols, rows)
@@ -567,85 +568,128 @@ pub(crate) fn lsap_max(profit: &[Vec<f64>]) -> Vec<(usize, usize)> {
         })
         .collect();
     super::effort::spend((nr * nc) as u64);
-    let mut u = vec![0.0; nr];
-    let mut v = vec![0.0; nc];
-    let mut shortest = vec![f64::INFINITY; nc];
-    let mut path: Vec<usize> = vec![usize::MAX; nc];
-    let mut col4row: Vec<usize> = vec![usize::MAX; nr];
-    let mut row4col: Vec<usize> = vec![usize::MAX; nc];
-    let mut sr = vec![false; nr];
-    let mut sc = vec![false; nc];
-    let mut remaining: Vec<usize> = vec![0; nc];
+    let mut lsap = Lsap {
+        nc,
+        cost,
+        u: vec![0.0; nr],
+        v: vec![0.0; nc],
+        shortest: vec![f64::INFINITY; nc],
+        path: vec![usize::MAX; nc],
+        col4row: vec![usize::MAX; nr],
+        row4col: vec![usize::MAX; nc],
+        sr: vec![false; nr],
+        sc: vec![false; nc],
+        remaining: vec![0; nc],
+    };
     for cur in 0..nr {
-        // The augmenting path from row `cur`.
+        // Finite costs always leave a column to reach.
+        let Some((sink, min_val)) = lsap.augmenting_path(cur) else {
+            return Vec::new();
+        };
+        lsap.update_duals(cur, min_val);
+        lsap.augment(cur, sink);
+    }
+    (0..nr)
+        .map(|r| {
+            if transpose {
+                (lsap.col4row[r], r)
+            } else {
+                (r, lsap.col4row[r])
+            }
+        })
+        .collect()
+}
+
+/// The state of SciPy's `solve` for a cost matrix of `nc` columns (row-major), named as there:
+/// the duals `u` and `v`, the shortest path lengths and predecessors, the assignment both ways,
+/// the rows and columns scanned and the columns left to scan.
+struct Lsap {
+    nc: usize,
+    cost: Vec<f64>,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    shortest: Vec<f64>,
+    path: Vec<usize>,
+    col4row: Vec<usize>,
+    row4col: Vec<usize>,
+    sr: Vec<bool>,
+    sc: Vec<bool>,
+    remaining: Vec<usize>,
+}
+
+impl Lsap {
+    /// SciPy's `augmenting_path`: the shortest path from row `cur` to an unassigned column (the
+    /// sink), and its length; `None` when no column can be reached.
+    fn augmenting_path(&mut self, cur: usize) -> Option<(usize, f64)> {
+        let nc = self.nc;
         let mut min_val = 0.0;
         let mut left = nc;
-        for (it, r) in remaining.iter_mut().enumerate() {
+        for (it, r) in self.remaining.iter_mut().enumerate() {
             *r = nc - it - 1;
         }
-        sr.fill(false);
-        sc.fill(false);
-        shortest.fill(f64::INFINITY);
+        self.sr.fill(false);
+        self.sc.fill(false);
+        self.shortest.fill(f64::INFINITY);
         let mut i = cur;
-        let sink = loop {
+        loop {
             let mut index = usize::MAX;
             let mut lowest = f64::INFINITY;
-            sr[i] = true;
-            for (it, &j) in remaining.iter().take(left).enumerate() {
-                let r = min_val + cost[i * nc + j] - u[i] - v[j];
-                if r < shortest[j] {
-                    path[j] = i;
-                    shortest[j] = r;
+            self.sr[i] = true;
+            for (it, &j) in self.remaining.iter().take(left).enumerate() {
+                let r = min_val + self.cost[i * nc + j] - self.u[i] - self.v[j];
+                if r < self.shortest[j] {
+                    self.path[j] = i;
+                    self.shortest[j] = r;
                 }
-                if shortest[j] < lowest || (shortest[j] == lowest && row4col[j] == usize::MAX) {
-                    lowest = shortest[j];
+                if self.shortest[j] < lowest
+                    || (self.shortest[j] == lowest && self.row4col[j] == usize::MAX)
+                {
+                    lowest = self.shortest[j];
                     index = it;
                 }
             }
             min_val = lowest;
-            // Finite costs always leave a column to reach.
             if index == usize::MAX {
-                return Vec::new();
+                return None;
             }
-            let j = remaining[index];
-            sc[j] = true;
+            let j = self.remaining[index];
+            self.sc[j] = true;
             left -= 1;
-            remaining[index] = remaining[left];
-            if row4col[j] == usize::MAX {
-                break j;
+            self.remaining[index] = self.remaining[left];
+            if self.row4col[j] == usize::MAX {
+                return Some((j, min_val));
             }
-            i = row4col[j];
-        };
-        u[cur] += min_val;
-        for r in 0..nr {
-            if sr[r] && r != cur {
-                u[r] += min_val - shortest[col4row[r]];
+            i = self.row4col[j];
+        }
+    }
+
+    /// The duals after a path of length `min_val` from row `cur`, as SciPy updates them.
+    fn update_duals(&mut self, cur: usize, min_val: f64) {
+        self.u[cur] += min_val;
+        for r in 0..self.u.len() {
+            if self.sr[r] && r != cur {
+                self.u[r] += min_val - self.shortest[self.col4row[r]];
             }
         }
-        for c in 0..nc {
-            if sc[c] {
-                v[c] -= min_val - shortest[c];
+        for c in 0..self.nc {
+            if self.sc[c] {
+                self.v[c] -= min_val - self.shortest[c];
             }
         }
+    }
+
+    /// The assignment along the path from the sink back to row `cur`.
+    fn augment(&mut self, cur: usize, sink: usize) {
         let mut j = sink;
         loop {
-            let r = path[j];
-            row4col[j] = r;
-            std::mem::swap(&mut col4row[r], &mut j);
+            let r = self.path[j];
+            self.row4col[j] = r;
+            std::mem::swap(&mut self.col4row[r], &mut j);
             if r == cur {
                 break;
             }
         }
     }
-    (0..nr)
-        .map(|r| {
-            if transpose {
-                (col4row[r], r)
-            } else {
-                (r, col4row[r])
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

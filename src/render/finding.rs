@@ -4,7 +4,7 @@
 use crate::base::budget::{MESSAGE_ITEMS, summarised};
 use crate::base::field_path::{Missing, Shape};
 use crate::evaluate::finding::{
-    Absent, BeforeScoring, Excerpt, Finding, Note, Place, Problem, Reading,
+    Absent, BeforeScoring, Excerpt, Finding, Note, Place, Problem, Reading, Votes,
 };
 
 /// A rubric's verdict in one sentence: what the check found, or why it could not be made.
@@ -16,10 +16,29 @@ pub fn verdict(checked: bool, finding: &Finding) -> String {
     }
 }
 
-/// What a check found, in one sentence.
+/// What a check found, in one sentence. Every finding is named here, grouped by what its
+/// sentence says, so that a new one does not compile until it has a sentence.
 pub fn sentence(finding: &Finding) -> String {
     use Finding as F;
     match finding {
+        F::Exact { .. }
+        | F::Equals { .. }
+        | F::OneOf { .. }
+        | F::Contains { .. }
+        | F::NotContains { .. }
+        | F::Matches { .. }
+        | F::Present { .. } => claim(finding),
+        F::Anls { .. }
+        | F::Number { .. }
+        | F::Date { .. }
+        | F::Confidence { .. }
+        | F::Count { .. }
+        | F::SumOf { .. } => measure(finding),
+        F::Judge {
+            held,
+            explanation,
+            votes,
+        } => judged(*held, explanation, votes.as_ref()),
         F::All { .. }
         | F::Any { .. }
         | F::Not { .. }
@@ -41,12 +60,11 @@ pub fn sentence(finding: &Finding) -> String {
         | F::NoJudge
         | F::JudgeFailed { .. }
         | F::NoVerdict { .. } => unchecked(finding),
-        _ => seen(finding),
     }
 }
 
-/// What a check saw, for the checks that read a value.
-fn seen(finding: &Finding) -> String {
+/// What a value is, or whether it holds what the check asked of it, as text.
+fn claim(finding: &Finding) -> String {
     use Finding as F;
     match finding {
         F::Exact { value, matched } => format!(
@@ -54,7 +72,6 @@ fn seen(finding: &Finding) -> String {
             shown(value),
             if *matched { "" } else { "not " }
         ),
-        F::Anls { anls, min } => format!("ANLS {anls:.4} against gold, needs at least {min}"),
         F::Equals {
             value,
             expected,
@@ -113,6 +130,15 @@ fn seen(finding: &Finding) -> String {
         ),
         F::Present { value: Some(value) } => format!("has the value `{}`", shown(value)),
         F::Present { value: None } => "is absent, null or empty".to_owned(),
+        _ => unreachable!("sentence sends only the claims about a value here"),
+    }
+}
+
+/// A value measured or read (a score, a number, a date, a count) against what the check bounds.
+fn measure(finding: &Finding) -> String {
+    use Finding as F;
+    match finding {
+        F::Anls { anls, min } => format!("ANLS {anls:.4} against gold, needs at least {min}"),
         F::Number {
             value,
             read,
@@ -140,34 +166,7 @@ fn seen(finding: &Finding) -> String {
         F::Confidence { confidence, min } => {
             format!("confidence {confidence}, needs at least {min}")
         }
-        F::Count { count, min, max } => {
-            let wanted = match max {
-                Some(max) if max == min => format!("{min}"),
-                Some(max) => format!("{min} to {max}"),
-                None => format!("at least {min}"),
-            };
-            format!(
-                "has {count} item{}, needs {wanted}",
-                if *count == 1 { "" } else { "s" }
-            )
-        }
-        F::Judge {
-            held,
-            explanation,
-            votes,
-        } => {
-            let votes = votes.map_or_else(String::new, |v| {
-                format!(
-                    " ({} of {} answers; flip rate {:.2})",
-                    v.agree, v.total, v.flip_rate
-                )
-            });
-            format!(
-                "the judge says {}: {}{votes}",
-                if *held { "yes" } else { "no" },
-                shown(explanation)
-            )
-        }
+        F::Count { count, min, max } => counted(*count, *min, *max),
         F::SumOf {
             value,
             total,
@@ -190,8 +189,36 @@ fn seen(finding: &Finding) -> String {
                 within(*tolerance)
             )
         }
-        _ => unreachable!("sentence sends only the findings of a value here"),
+        _ => unreachable!("sentence sends only the measured findings here"),
     }
+}
+
+/// A list's length against the bounds of `count`.
+fn counted(count: usize, min: usize, max: Option<usize>) -> String {
+    let wanted = match max {
+        Some(max) if max == min => format!("{min}"),
+        Some(max) => format!("{min} to {max}"),
+        None => format!("at least {min}"),
+    };
+    format!(
+        "has {count} item{}, needs {wanted}",
+        if count == 1 { "" } else { "s" }
+    )
+}
+
+/// The judge's recorded verdict, with how its answers split when it was asked more than once.
+fn judged(held: bool, explanation: &Excerpt, votes: Option<&Votes>) -> String {
+    let votes = votes.map_or_else(String::new, |v| {
+        format!(
+            " ({} of {} answers; flip rate {:.2})",
+            v.agree, v.total, v.flip_rate
+        )
+    });
+    format!(
+        "the judge says {}: {}{votes}",
+        if held { "yes" } else { "no" },
+        shown(explanation)
+    )
 }
 
 /// A number read exactly (`-1234.5`, as [`crate::base::decimal`] writes it), as a reader takes

@@ -290,70 +290,13 @@ fn comparisons(
     out.push_str("<section id=\"comparisons\">\n<h2>Compared with confidence</h2>\n");
     super::html_charts::forest_plots(out, comparisons, headline);
     out.push_str("<p>The same differences of means, over the cases both ran, with their 95 % paired bootstrap interval (10,000 resamples, seeded), and McNemar's exact test on pass/fail.</p>\n");
-    // The reason shared by every pair that lacks a metric, when every pair lacks it.
-    let said_once = |metric: &str| -> Option<String> {
-        let reasons: Vec<String> = comparisons
-            .iter()
-            .map(|c| {
-                c.unmeasured
-                    .iter()
-                    .find(|u| u.metric == metric)
-                    .map(super::compare::unmeasured_text)
-            })
-            .collect::<Option<_>>()?;
-        reasons
-            .iter()
-            .all(|r| *r == reasons[0])
-            .then(|| reasons[0].clone())
-    };
-    let interval_column = |heading: &'static str, metric: &str| super::table::Column {
-        heading,
-        kind: super::table::Kind::Figure,
-        width: 0,
-        empty: said_once(metric).map(|why| {
-            // `no score: no case of the pair has rubrics` -> `no case of any pair has rubrics`
-            let why = why
-                .split_once(": ")
-                .map_or(why.clone(), |(_, w)| w.to_owned());
-            std::borrow::Cow::Owned(why.replace("of the pair", "of any pair"))
-        }),
-    };
-    let columns = vec![
-        super::table::Column::name("pipeline"),
-        super::table::Column::name("against"),
-        super::table::Column::count("cases", 0),
-        interval_column("score", "score"),
-        interval_column("EM", "exact_match"),
-        interval_column("ANLS", "anls"),
-        super::table::Column::count("passed only by reference / pipeline", 0),
-        super::table::Column::count("McNemar p", 0),
-    ];
-    let shared: Vec<Option<String>> = ["score", "exact_match", "anls"]
-        .iter()
-        .map(|m| said_once(m))
-        .collect();
-    let rows = comparisons
-        .iter()
-        .map(|c| {
-            vec![
-                c.pipeline.clone(),
-                c.reference.clone(),
-                c.cases.to_string(),
-                interval_text(c.score.as_ref()),
-                interval_text(c.exact_match.as_ref()),
-                interval_text(c.anls.as_ref()),
-                format!("{} / {}", c.mcnemar.only_reference, c.mcnemar.only_pipeline),
-                format!("{:.4}", c.mcnemar.p_value),
-            ]
-        })
-        .collect();
-    table_html(
-        out,
-        &super::table::Table::new(columns, rows),
-        "compare intervals",
-    );
+    table_html(out, &intervals_table(comparisons), "compare intervals");
     // The pairs that lack an interval for a reason the others do not share, beneath the table
     // (a column of sentences would squeeze the figures).
+    let shared: Vec<Option<String>> = ["score", "exact_match", "anls"]
+        .iter()
+        .map(|m| said_once(comparisons, m))
+        .collect();
     for c in comparisons {
         let own: Vec<String> = c
             .unmeasured
@@ -372,6 +315,66 @@ fn comparisons(
         }
     }
     out.push_str("</section>\n");
+}
+
+/// The reason shared by every pair that lacks a metric, when every pair lacks it.
+fn said_once(comparisons: &[crate::evaluate::paired::Paired], metric: &str) -> Option<String> {
+    let reasons: Vec<String> = comparisons
+        .iter()
+        .map(|c| {
+            c.unmeasured
+                .iter()
+                .find(|u| u.metric == metric)
+                .map(super::compare::unmeasured_text)
+        })
+        .collect::<Option<_>>()?;
+    reasons
+        .iter()
+        .all(|r| *r == reasons[0])
+        .then(|| reasons[0].clone())
+}
+
+/// The table of the pairs: their intervals and McNemar's test, a column no pair has an interval
+/// of empty, with the reason they share.
+fn intervals_table(comparisons: &[crate::evaluate::paired::Paired]) -> super::table::Table {
+    let interval_column = |heading: &'static str, metric: &str| super::table::Column {
+        heading,
+        kind: super::table::Kind::Figure,
+        width: 0,
+        empty: said_once(comparisons, metric).map(|why| {
+            // `no score: no case of the pair has rubrics` -> `no case of any pair has rubrics`
+            let why = why
+                .split_once(": ")
+                .map_or(why.clone(), |(_, w)| w.to_owned());
+            std::borrow::Cow::Owned(why.replace("of the pair", "of any pair"))
+        }),
+    };
+    let columns = vec![
+        super::table::Column::name("pipeline"),
+        super::table::Column::name("against"),
+        super::table::Column::count("cases", 0),
+        interval_column("score", "score"),
+        interval_column("EM", "exact_match"),
+        interval_column("ANLS", "anls"),
+        super::table::Column::count("passed only by reference / pipeline", 0),
+        super::table::Column::count("McNemar p", 0),
+    ];
+    let rows = comparisons
+        .iter()
+        .map(|c| {
+            vec![
+                c.pipeline.clone(),
+                c.reference.clone(),
+                c.cases.to_string(),
+                interval_text(c.score.as_ref()),
+                interval_text(c.exact_match.as_ref()),
+                interval_text(c.anls.as_ref()),
+                format!("{} / {}", c.mcnemar.only_reference, c.mcnemar.only_pipeline),
+                format!("{:.4}", c.mcnemar.p_value),
+            ]
+        })
+        .collect();
+    super::table::Table::new(columns, rows)
 }
 
 /// A table as HTML: figures and names never broken, text wrapped where it must, and the columns

@@ -59,8 +59,7 @@ fn matrices(out: &mut String, slices: &[SliceRow], metric: Metric, ranked: &[&st
     pipelines.sort_unstable();
     pipelines.dedup();
     pipelines.sort_by_key(|p| ranked.iter().position(|r| r == p).unwrap_or(ranked.len()));
-    let value_of = |s: &SliceRow| s.metrics.get(metric);
-    let lo = heat_floor(slices.iter().filter_map(value_of));
+    let lo = heat_floor(slices.iter().filter_map(|s| s.metrics.get(metric)));
     let name = super::html_charts::metric_name(metric);
     let _ = writeln!(
         out,
@@ -68,79 +67,116 @@ fn matrices(out: &mut String, slices: &[SliceRow], metric: Metric, ranked: &[&st
         legend(lo)
     );
     out.push_str("<div class=\"matrices\">\n");
+    let columns = Columns {
+        pipelines: &pipelines,
+        metric,
+        lo,
+    };
     for (tag, values) in &tags {
-        let spread = |v: &Value| {
-            let all: Vec<f64> = v.by_pipeline.values().filter_map(|s| value_of(s)).collect();
-            let (min, max) = all
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-                    (a.min(*x), b.max(*x))
-                });
-            (all.len() > 1).then_some(max - min)
-        };
-        let mut rows: Vec<&Value> = values.values().collect();
-        rows.sort_by(|a, b| {
-            spread(b)
-                .unwrap_or(-1.0)
-                .total_cmp(&spread(a).unwrap_or(-1.0))
-                .then(a.value.cmp(b.value))
-        });
-        let _ = write!(
-            out,
-            "<div class=\"scroll\"><table class=\"matrix\" data-tag=\"{}\">\n<thead><tr><th class=\"text\">{}</th><th class=\"num\">cases</th>",
-            escape(tag),
-            escape(tag)
-        );
-        for p in &pipelines {
-            // A folder's row (`cases/invoices/fr/`) may break after a `/`; a pipeline's name
-            // never breaks.
-            let _ = write!(
-                out,
-                "<th class=\"pipeline name\">{}</th>",
-                escape(p).replace('/', "/<wbr>")
-            );
-        }
-        out.push_str("<th class=\"num\">spread</th></tr></thead>\n<tbody>\n");
-        for v in rows {
-            let cases = v
-                .by_pipeline
-                .values()
-                .map(|s| s.metrics.cases)
-                .max()
-                .unwrap_or(0);
-            let _ = write!(
-                out,
-                "<tr data-value=\"{}\"><td class=\"text\">{}</td><td class=\"num cases\">{cases}</td>",
-                escape(v.value),
-                escape(v.value)
-            );
-            for p in &pipelines {
-                match v.by_pipeline.get(p).and_then(|s| Some((s, value_of(s)?))) {
-                    Some((s, x)) => {
-                        let _ = write!(
-                            out,
-                            "<td class=\"num cell c{}\" data-pipeline=\"{}\"{}>{x:.4}</td>",
-                            step_of(x, lo, 1.0),
-                            escape(p),
-                            if s.metrics.cases == cases {
-                                String::new()
-                            } else {
-                                format!(" title=\"{} cases\"", s.metrics.cases)
-                            }
-                        );
-                    }
-                    None => {
-                        let _ = write!(
-                            out,
-                            "<td class=\"num cell\" data-pipeline=\"{}\">-</td>",
-                            escape(p)
-                        );
-                    }
-                }
-            }
-            let _ = writeln!(out, "<td class=\"num\">{}</td></tr>", super::num(spread(v)));
-        }
-        out.push_str("</tbody>\n</table></div>\n");
+        matrix(out, tag, values, &columns);
     }
     out.push_str("</div>\n");
+}
+
+/// What every matrix shares: the pipelines as columns, the metric of the cells and the floor of
+/// their colours.
+struct Columns<'a> {
+    pipelines: &'a [&'a str],
+    metric: Metric,
+    lo: f64,
+}
+
+/// The spread of the metric between the pipelines of a value, when two or more measure it.
+fn spread(v: &Value, metric: Metric) -> Option<f64> {
+    let all: Vec<f64> = v
+        .by_pipeline
+        .values()
+        .filter_map(|s| s.metrics.get(metric))
+        .collect();
+    let (min, max) = all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(*x), b.max(*x))
+        });
+    (all.len() > 1).then_some(max - min)
+}
+
+/// The matrix of one tag: its values as rows, widest spread first.
+fn matrix(out: &mut String, tag: &str, values: &BTreeMap<&str, Value>, columns: &Columns) {
+    let mut rows: Vec<&Value> = values.values().collect();
+    rows.sort_by(|a, b| {
+        spread(b, columns.metric)
+            .unwrap_or(-1.0)
+            .total_cmp(&spread(a, columns.metric).unwrap_or(-1.0))
+            .then(a.value.cmp(b.value))
+    });
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table class=\"matrix\" data-tag=\"{}\">\n<thead><tr><th class=\"text\">{}</th><th class=\"num\">cases</th>",
+        escape(tag),
+        escape(tag)
+    );
+    for p in columns.pipelines {
+        // A folder's row (`cases/invoices/fr/`) may break after a `/`; a pipeline's name
+        // never breaks.
+        let _ = write!(
+            out,
+            "<th class=\"pipeline name\">{}</th>",
+            escape(p).replace('/', "/<wbr>")
+        );
+    }
+    out.push_str("<th class=\"num\">spread</th></tr></thead>\n<tbody>\n");
+    for v in rows {
+        matrix_row(out, v, columns);
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+}
+
+/// A value's row: its cases (the most of any pipeline), each pipeline's cell, the spread.
+fn matrix_row(out: &mut String, v: &Value, columns: &Columns) {
+    let cases = v
+        .by_pipeline
+        .values()
+        .map(|s| s.metrics.cases)
+        .max()
+        .unwrap_or(0);
+    let _ = write!(
+        out,
+        "<tr data-value=\"{}\"><td class=\"text\">{}</td><td class=\"num cases\">{cases}</td>",
+        escape(v.value),
+        escape(v.value)
+    );
+    for p in columns.pipelines {
+        let measured = v
+            .by_pipeline
+            .get(p)
+            .and_then(|s| Some((s, s.metrics.get(columns.metric)?)));
+        match measured {
+            Some((s, x)) => {
+                let _ = write!(
+                    out,
+                    "<td class=\"num cell c{}\" data-pipeline=\"{}\"{}>{x:.4}</td>",
+                    step_of(x, columns.lo, 1.0),
+                    escape(p),
+                    if s.metrics.cases == cases {
+                        String::new()
+                    } else {
+                        format!(" title=\"{} cases\"", s.metrics.cases)
+                    }
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<td class=\"num cell\" data-pipeline=\"{}\">-</td>",
+                    escape(p)
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<td class=\"num\">{}</td></tr>",
+        super::num(spread(v, columns.metric))
+    );
 }

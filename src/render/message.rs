@@ -240,6 +240,38 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
             format!("field `{}`{critical}", one_line(&row.name))
         )
     );
+    gold_lines(out, row);
+    let prediction = match (&row.misnamed, row.predicted) {
+        (_, true) => indent_value(&row.prediction),
+        (Some(key), false) => format!(
+            "(absent; the prediction has `{}`, maybe a misnamed key)",
+            one_line(key)
+        ),
+        (None, false) => "(absent)".to_owned(),
+    };
+    let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
+    difference(out, row, case);
+    if let Some(note) = &row.note {
+        let _ = writeln!(out, "  {:<12}{}", "note", super::finding::note(note));
+    }
+    let em = if row.em == 1.0 {
+        paint(Styles::GOOD, "1")
+    } else {
+        paint(Styles::BAD, "0")
+    };
+    let _ = writeln!(
+        out,
+        "  EM {em}   ANLS {:.4}   confidence {}",
+        row.anls,
+        row.confidence.map_or("-".into(), |c| c.to_string())
+    );
+    if let Some(g) = &row.grounding {
+        place_lines(out, g);
+    }
+}
+
+/// A field's gold variants, as many as a message shows, the closest marked.
+fn gold_lines(out: &mut String, row: &FieldRow) {
     let closest = row.closest;
     for i in shown_variants(row.gold.len(), closest) {
         let label = if i == 0 { "gold" } else { "" };
@@ -258,18 +290,13 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
             row.gold.len() - MESSAGE_ITEMS
         );
     }
-    let prediction = match (&row.misnamed, row.predicted) {
-        (_, true) => indent_value(&row.prediction),
-        (Some(key), false) => format!(
-            "(absent; the prediction has `{}`, maybe a misnamed key)",
-            one_line(key)
-        ),
-        (None, false) => "(absent)".to_owned(),
-    };
-    let _ = writeln!(out, "  {:<12}{prediction}", "prediction");
+}
 
+/// How the prediction differs from the gold the score came from: a line diff of nested values
+/// (and their items), else the texts normalized and diffed inline.
+fn difference(out: &mut String, row: &FieldRow, case: &Case) {
     // The variant the score came from, its own alternatives resolved as the scoring chose them.
-    let gold = row.resolved.as_ref().unwrap_or(&row.gold[closest]);
+    let gold = row.resolved.as_ref().unwrap_or(&row.gold[row.closest]);
     if row.resolved.is_some() {
         let _ = writeln!(out, "  {:<12}{}", "closest", indent_value(gold));
     }
@@ -288,41 +315,24 @@ fn field_block(out: &mut String, row: &FieldRow, case: &Case) {
         {
             items_block(out, g, p, &row.items);
         }
-    } else {
-        let (g, p) = (gold.as_text(), prediction.as_text());
-        let (ng, np) = (
-            shown_normalize(case).apply(&g),
-            shown_normalize(case).apply(&p),
-        );
-        if ng != g || np != p {
-            let _ = writeln!(
-                out,
-                "  {:<12}gold `{}`, prediction `{}`",
-                "normalized",
-                cut(&ng),
-                cut(&np)
-            );
-        }
-        if g != p {
-            let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
-        }
+        return;
     }
-    if let Some(note) = &row.note {
-        let _ = writeln!(out, "  {:<12}{}", "note", super::finding::note(note));
-    }
-    let em = if row.em == 1.0 {
-        paint(Styles::GOOD, "1")
-    } else {
-        paint(Styles::BAD, "0")
-    };
-    let _ = writeln!(
-        out,
-        "  EM {em}   ANLS {:.4}   confidence {}",
-        row.anls,
-        row.confidence.map_or("-".into(), |c| c.to_string())
+    let (g, p) = (gold.as_text(), prediction.as_text());
+    let (ng, np) = (
+        shown_normalize(case).apply(&g),
+        shown_normalize(case).apply(&p),
     );
-    if let Some(g) = &row.grounding {
-        place_lines(out, g);
+    if ng != g || np != p {
+        let _ = writeln!(
+            out,
+            "  {:<12}gold `{}`, prediction `{}`",
+            "normalized",
+            cut(&ng),
+            cut(&np)
+        );
+    }
+    if g != p {
+        let _ = writeln!(out, "  {:<12}{}", "diff", inline_diff(&g, &p));
     }
 }
 

@@ -67,32 +67,7 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
             "gold",
             paint(Styles::HEADING, gold_shown(&item.gold))
         ));
-        let gold = item
-            .gold
-            .first()
-            .map(|g| shown(g, true))
-            .unwrap_or_default();
-        for (i, p) in item.predictions.iter().enumerate() {
-            let value = shown(&p.value, p.predicted);
-            let mark = if Some(i) == item.proposed { "›" } else { " " };
-            let value = if p.em >= 1.0 {
-                paint(Styles::GOOD, &value)
-            } else {
-                inline_diff(&gold, &value)
-            };
-            let confidence = p
-                .confidence
-                .map(|c| format!("  confidence {c:.2}"))
-                .unwrap_or_default();
-            out.push_str(&format!(
-                "{mark} {:<width$}  {value}   {}\n",
-                label(p),
-                paint(
-                    Styles::DIM,
-                    format!("EM {}  ANLS {:.2}{confidence}", p.em, p.anls)
-                )
-            ));
-        }
+        out.push_str(&prediction_lines(item, width));
     }
     for r in &item.regressions {
         let new = super::num(r.new);
@@ -103,6 +78,49 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
     }
     out.push_str(&what_blessing_writes(item, width));
     out.push('\n');
+    out.push_str(&format!("  {}\n", keys(item).join("  ")));
+    out.push_str(&format!(
+        "  {} to every remaining item\n",
+        ["A", "B", "S"].map(|k| paint(Styles::HEADING, k)).join(" ")
+    ));
+    out
+}
+
+/// Each pipeline's value of an item's field, against the gold, with its scores; `›` marks the
+/// one proposed.
+fn prediction_lines(item: &Item, width: usize) -> String {
+    let mut out = String::new();
+    let gold = item
+        .gold
+        .first()
+        .map(|g| shown(g, true))
+        .unwrap_or_default();
+    for (i, p) in item.predictions.iter().enumerate() {
+        let value = shown(&p.value, p.predicted);
+        let mark = if Some(i) == item.proposed { "›" } else { " " };
+        let value = if p.em >= 1.0 {
+            paint(Styles::GOOD, &value)
+        } else {
+            inline_diff(&gold, &value)
+        };
+        let confidence = p
+            .confidence
+            .map(|c| format!("  confidence {c:.2}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{mark} {:<width$}  {value}   {}\n",
+            label(p),
+            paint(
+                Styles::DIM,
+                format!("EM {}  ANLS {:.2}{confidence}", p.em, p.anls)
+            )
+        ));
+    }
+    out
+}
+
+/// The keys an item takes, each with what it does: `b` only where there is a baseline to bless.
+fn keys(item: &Item) -> Vec<String> {
     let keys: &[(&str, &str)] = if item.field.is_some() {
         &[
             ("a", "accept as gold"),
@@ -120,17 +138,10 @@ pub fn item_screen(item: &Item, n: usize, total: usize) -> String {
             ("q", "quit"),
         ]
     };
-    let keys: Vec<String> = keys
-        .iter()
+    keys.iter()
         .filter(|(k, _)| *k != "b" || item.baseline)
         .map(|(k, what)| format!("{} {what}", paint(Styles::HEADING, k)))
-        .collect();
-    out.push_str(&format!("  {}\n", keys.join("  ")));
-    out.push_str(&format!(
-        "  {} to every remaining item\n",
-        ["A", "B", "S"].map(|k| paint(Styles::HEADING, k)).join(" ")
-    ));
-    out
+        .collect()
 }
 
 /// What blessing an item without a field writes: its gate's verdict and its pipeline's tests,

@@ -133,50 +133,41 @@ impl Harness {
                 return Exit::Usage.into();
             }
         };
-        let outputs = self.outputs(&env);
+        self.run_with(&args, pipeline.as_deref(), &env)
+    }
+}
+
+impl Harness {
+    /// The run, once its arguments and environment are read: its trials planned, run, and
+    /// written where its outputs go.
+    fn run_with(self, args: &Arguments, pipeline: Option<&str>, env: &Env) -> ExitCode {
+        let outputs = self.outputs(env);
         let annotations = self.annotations.unwrap_or(env.github_actions);
         let rubrics = self
             .rubrics
             .clone()
             .unwrap_or_else(|| crate::load::discover::default_rubrics(&self.cases));
 
-        let found = match self.found(&args) {
+        let found = match self.found(args) {
             Ok(found) => found,
             Err(no_cases) => return fail_early(&no_cases.0),
         };
-        // Calls that wait on a provider need threads, not cores: a suite's `run.concurrency`
-        // raises the default (never `--test-threads`).
-        // A process of one test (nextest's, `--exact`) has no calls to run at once: it does not
-        // read every suite for them.
-        let threads = args.test_threads.unwrap_or_else(|| {
-            let cores = std::thread::available_parallelism().map_or(1, usize::from);
-            if env.under_nextest || args.exact {
-                return cores;
-            }
-            let calls = crate::load::suite::most_concurrent_calls(&self.cases).unwrap_or(0);
-            cores.max(calls as usize)
-        });
+        let threads = self.threads(args, env);
         let keeps = (env.run_id.is_none() && outputs.any()) || annotations;
-        let session = match self.session(&env, &args, threads, keeps) {
+        let session = match self.session(env, args, threads, keeps) {
             Ok(s) => s,
             Err(e) => return fail_early(&e),
         };
-        let filtered = filtered(&args, pipeline.as_deref());
+        let filtered = filtered(args, pipeline);
         if env.run_id.is_none() {
             session.kept().review_of = Some((self.cases.clone(), filtered));
         }
-        let selection = (&args, pipeline.as_deref(), filtered);
+        let selection = (args, pipeline, filtered);
         let trials = trials(&found, &self.cases, &rubrics, selection, &session);
-        if let Some(why) = selects_nothing(&args, pipeline.as_deref(), &trials) {
+        if let Some(why) = selects_nothing(args, pipeline, &trials) {
             return fail_early(&why);
         }
-        let gold_sets: Vec<GoldSetNote> = found
-            .iter()
-            .filter_map(|f| match f {
-                Found::Note(note) => Some(note.clone()),
-                _ => None,
-            })
-            .collect();
+        let gold_sets = gold_set_notes(&found);
         // What was found stays only for a listing of skipped tests: its paths are the trials'.
         let found = if args.list { found } else { Vec::new() };
         // A filter that matches no test runs nothing and libtest exits 0, as `cargo test FILTER`
@@ -184,19 +175,19 @@ impl Harness {
         let unmatched = args
             .filter
             .as_deref()
-            .filter(|_| !matches_a_test(&args, &trials));
-        if let Err(e) = note_listing(&args, &env, &session, &trials) {
+            .filter(|_| !matches_a_test(args, &trials));
+        if let Err(e) = note_listing(args, env, &session, &trials) {
             eprintln!("error: cannot note the run's tests: {e}");
             return Exit::TestFailed.into();
         }
-        let begun = match begin_process(&args, &session, &trials) {
+        let begun = match begin_process(args, &session, &trials) {
             Ok(begun) => begun,
             Err(e) => {
                 eprintln!("error: cannot note the run's tests: {e}");
                 return Exit::TestFailed.into();
             }
         };
-        let conclusion = run_trials(&args, trials, threads);
+        let conclusion = run_trials(args, trials, threads);
         session.end_progress();
         if args.list {
             // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
@@ -213,10 +204,10 @@ impl Harness {
 
         let ended = end_of_run(
             &session,
-            &env,
+            env,
             &outputs,
             annotations,
-            &args,
+            args,
             unmatched,
             &gold_sets,
         );
@@ -229,9 +220,24 @@ impl Harness {
         }
         conclusion.exit_code()
     }
-}
 
-impl Harness {
+    /// How many tests run at once: `--test-threads`, else the cores, or more when a suite's
+    /// calls wait on a provider.
+    fn threads(&self, args: &Arguments, env: &Env) -> usize {
+        // Calls that wait on a provider need threads, not cores: a suite's `run.concurrency`
+        // raises the default (never `--test-threads`).
+        // A process of one test (nextest's, `--exact`) has no calls to run at once: it does not
+        // read every suite for them.
+        args.test_threads.unwrap_or_else(|| {
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            if env.under_nextest || args.exact {
+                return cores;
+            }
+            let calls = crate::load::suite::most_concurrent_calls(&self.cases).unwrap_or(0);
+            cores.max(calls as usize)
+        })
+    }
+
     /// The files the run writes: the harness's own settings, else the environment's.
     fn outputs(&self, env: &Env) -> Outputs {
         Outputs {
@@ -309,6 +315,17 @@ impl Harness {
         };
         by_name.map_or_else(|| discover(&self.cases), Ok)
     }
+}
+
+/// The notes of the gold sets found, for the run's end.
+fn gold_set_notes(found: &[Found]) -> Vec<GoldSetNote> {
+    found
+        .iter()
+        .filter_map(|f| match f {
+            Found::Note(note) => Some(note.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether the run selects a part of its tests (a filter, `--skip`, `--ignored`, `--pipeline`):

@@ -111,39 +111,8 @@ fn not_loaded(
         Problem::Load(errors) => errors.iter().map(|e| bounded(&e.to_string())).collect(),
         Problem::Unreadable(reason) => vec![bounded(reason)],
     };
-    let mut lines: Vec<String> = errors
-        .iter()
-        .take(MESSAGE_ITEMS)
-        .map(|e| format!("error: {e}"))
-        .collect();
-    if errors.len() > MESSAGE_ITEMS {
-        lines.push(format!(
-            "… and {} more errors (the report has them all)",
-            errors.len() - MESSAGE_ITEMS
-        ));
-    }
-    let mut message = lines.join("\n");
-    if let Problem::Load(_) = problem {
-        message.push_str("\nthe case could not be loaded, so it was not run");
-    }
-    let problems = match problem {
-        Problem::Load(all) => all
-            .iter()
-            .zip(&errors)
-            .map(|(e, text)| Located {
-                file: e.file.display().to_string(),
-                line: e.line,
-                column: e.column,
-                message: text.clone(),
-            })
-            .collect(),
-        Problem::Unreadable(_) => vec![Located {
-            file: file.clone(),
-            line: 0,
-            column: 0,
-            message: errors.concat(),
-        }],
-    };
+    let message = not_loaded_message(problem, &errors);
+    let problems = located(problem, &errors, &file);
     let record = Record {
         id,
         pipeline,
@@ -178,6 +147,49 @@ fn not_loaded(
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
+}
+
+/// The message of a case that could not be loaded: its first errors, and how many more.
+fn not_loaded_message(problem: &Problem, errors: &[String]) -> String {
+    let mut lines: Vec<String> = errors
+        .iter()
+        .take(MESSAGE_ITEMS)
+        .map(|e| format!("error: {e}"))
+        .collect();
+    if errors.len() > MESSAGE_ITEMS {
+        lines.push(format!(
+            "… and {} more errors (the report has them all)",
+            errors.len() - MESSAGE_ITEMS
+        ));
+    }
+    let mut message = lines.join("\n");
+    if let Problem::Load(_) = problem {
+        message.push_str("\nthe case could not be loaded, so it was not run");
+    }
+    message
+}
+
+/// Each error of a case that could not be loaded (`errors`, as cut), where it is: an unreadable
+/// file's at the file.
+fn located(problem: &Problem, errors: &[String], file: &str) -> Vec<Located> {
+    match problem {
+        Problem::Load(all) => all
+            .iter()
+            .zip(errors)
+            .map(|(e, text)| Located {
+                file: e.file.display().to_string(),
+                line: e.line,
+                column: e.column,
+                message: text.clone(),
+            })
+            .collect(),
+        Problem::Unreadable(_) => vec![Located {
+            file: file.to_owned(),
+            line: 0,
+            column: 0,
+            message: errors.concat(),
+        }],
+    }
 }
 
 /// The record of a case's test before it runs (a skipped case's, as it stays).

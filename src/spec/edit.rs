@@ -125,37 +125,62 @@ pub(crate) fn add_variant(
     if found.node.kind == NodeKind::Null {
         return Err(EditError::NoValue(found.node.mark));
     }
-    let list = match &found.node.kind {
+    match &found.node.kind {
         NodeKind::Map(entries) if entries.len() == 1 && entries[0].0 == "any_of" => {
-            Some(&entries[0].1)
+            another_variant(source, &found, &entries[0].1, path, syntax, value)
         }
-        _ => None,
+        _ => first_variant(source, &found, syntax, value),
+    }
+}
+
+/// A value without variants becomes an `any_of` of itself and `value`, in flow style.
+fn first_variant(
+    source: &str,
+    found: &Found,
+    syntax: Syntax,
+    value: &Json,
+) -> Result<Edit, EditError> {
+    if found.node.to_value() == crate::base::value::Value::from_json(value) {
+        return Err(EditError::AlreadyAVariant(found.node.mark));
+    }
+    // A plain value moved into a flow list must still read the same there.
+    let end = found.end(source)?;
+    let old = &source[found.start..end];
+    let old = match syntax {
+        Syntax::Yaml if quote_of(old).is_none() && !plain_is_safe(old, true) => double_quoted(old),
+        _ => old.to_owned(),
     };
-    let Some(list) = list else {
-        if found.node.to_value() == crate::base::value::Value::from_json(value) {
-            return Err(EditError::AlreadyAVariant(found.node.mark));
-        }
-        // A plain value moved into a flow list must still read the same there.
-        let end = found.end(source)?;
-        let old = &source[found.start..end];
-        let old = match syntax {
-            Syntax::Yaml if quote_of(old).is_none() && !plain_is_safe(old, true) => {
-                double_quoted(old)
-            }
-            _ => old.to_owned(),
-        };
-        let new = written(value, syntax, true, quote_of(old.as_str()));
-        let after = match syntax {
-            Syntax::Yaml => format!("{{ any_of: [{old}, {new}] }}"),
-            Syntax::Json => format!("{{\"any_of\": [{old}, {new}]}}"),
-        };
-        return Ok(Edit {
-            text: spliced(source, found.start, end, &after),
-            line: found.node.mark.line,
-            before: Some(source[found.start..end].to_owned()),
-            after,
-        });
+    let new = written(value, syntax, true, quote_of(old.as_str()));
+    let after = match syntax {
+        Syntax::Yaml => format!("{{ any_of: [{old}, {new}] }}"),
+        Syntax::Json => format!("{{\"any_of\": [{old}, {new}]}}"),
     };
+    Ok(Edit {
+        text: spliced(source, found.start, end, &after),
+        line: found.node.mark.line,
+        before: Some(source[found.start..end].to_owned()),
+        after,
+    })
+}
+
+/// The last item of an `any_of` list, after which a new one goes.
+struct LastItem {
+    start: usize,
+    end: usize,
+    /// Where its line starts.
+    line_start: usize,
+    mark: Mark,
+}
+
+/// One more item, `value`, at the end of the `any_of` list `list`.
+fn another_variant(
+    source: &str,
+    found: &Found,
+    list: &Node,
+    path: &[&str],
+    syntax: Syntax,
+    value: &Json,
+) -> Result<Edit, EditError> {
     let NodeKind::List(items) = &list.kind else {
         return Err(EditError::Unsupported {
             mark: list.mark,
@@ -177,50 +202,18 @@ pub(crate) fn add_variant(
     let list_start = offset(source, list.mark).ok_or(EditError::NotFound(path.join(".")))?;
     let last_start = offset(source, last.mark).ok_or(EditError::NotFound(path.join(".")))?;
     let flow = source[list_start..].starts_with('[');
-    let last_end = extent(source, last_start, flow || found.in_flow, last.mark)?;
-    let last_text = &source[last_start..last_end];
+    let last = LastItem {
+        start: last_start,
+        end: extent(source, last_start, flow || found.in_flow, last.mark)?,
+        line_start: line_start(source, last_start),
+        mark: last.mark,
+    };
+    let last_text = &source[last.start..last.end];
     let new = written(value, syntax, flow || found.in_flow, quote_of(last_text));
-    let eol = line_ending(source, last_start);
-    let line_of_last = line_start(source, last_start);
-    // The last item's line up to the item (`      - `), its dashes kept and the rest blank.
-    let indent: String = source[line_of_last..last_start]
-        .chars()
-        .map(|c| if c == '-' { '-' } else { ' ' })
-        .collect();
     let (at, inserted) = if flow {
-        // The list's own layout: one item a line, or all on one.
-        let own_line = source[line_of_last..last_start].trim().is_empty()
-            && !source[list_start..last_start]
-                .lines()
-                .next()
-                .unwrap_or("")
-                .contains(',');
-        if own_line && source[list_start..last_start].contains('\n') {
-            let indent = &source[line_of_last..last_start];
-            (last_end, format!(",{eol}{indent}{new}"))
-        } else {
-            (last_end, format!(", {new}"))
-        }
+        flow_item(source, list_start, &last, &new)
     } else {
-        // A block list: a new `- item` line under the last one, at its indentation.
-        if !source[line_of_last..last_start]
-            .trim_start()
-            .starts_with('-')
-        {
-            return Err(EditError::Unsupported {
-                mark: last.mark,
-                what: "a block list item on a line of its own",
-            });
-        }
-        let end_of_line = source[last_end..]
-            .find('\n')
-            .map_or(source.len(), |i| last_end + i + 1);
-        let lead = if end_of_line == source.len() && !source.ends_with('\n') {
-            eol
-        } else {
-            ""
-        };
-        (end_of_line, format!("{lead}{indent}{new}{eol}"))
+        block_item(source, &last, &new)?
     };
     let text = spliced(source, at, at, &inserted);
     // The line the new item is on.
@@ -232,6 +225,53 @@ pub(crate) fn add_variant(
         before: None,
         after: new,
     })
+}
+
+/// Where a new item `new` of a flow list goes and what is inserted there, in the list's own
+/// layout: one item a line, or all on one.
+fn flow_item(source: &str, list_start: usize, last: &LastItem, new: &str) -> (usize, String) {
+    let eol = line_ending(source, last.start);
+    let own_line = source[last.line_start..last.start].trim().is_empty()
+        && !source[list_start..last.start]
+            .lines()
+            .next()
+            .unwrap_or("")
+            .contains(',');
+    if own_line && source[list_start..last.start].contains('\n') {
+        let indent = &source[last.line_start..last.start];
+        (last.end, format!(",{eol}{indent}{new}"))
+    } else {
+        (last.end, format!(", {new}"))
+    }
+}
+
+/// Where a new item `new` of a block list goes and what is inserted there: a new `- item` line
+/// under the last one, at its indentation.
+fn block_item(source: &str, last: &LastItem, new: &str) -> Result<(usize, String), EditError> {
+    let eol = line_ending(source, last.start);
+    // The last item's line up to the item (`      - `), its dashes kept and the rest blank.
+    let indent: String = source[last.line_start..last.start]
+        .chars()
+        .map(|c| if c == '-' { '-' } else { ' ' })
+        .collect();
+    if !source[last.line_start..last.start]
+        .trim_start()
+        .starts_with('-')
+    {
+        return Err(EditError::Unsupported {
+            mark: last.mark,
+            what: "a block list item on a line of its own",
+        });
+    }
+    let end_of_line = source[last.end..]
+        .find('\n')
+        .map_or(source.len(), |i| last.end + i + 1);
+    let lead = if end_of_line == source.len() && !source.ends_with('\n') {
+        eol
+    } else {
+        ""
+    };
+    Ok((end_of_line, format!("{lead}{indent}{new}{eol}")))
 }
 
 fn spliced(source: &str, start: usize, end: usize, with: &str) -> String {

@@ -3,9 +3,7 @@
 
 mod acceptance;
 mod case;
-// Used by `goldgate review` (the next commit).
 mod cases;
-#[allow(dead_code)]
 pub(crate) mod edit;
 mod kieval;
 mod node;

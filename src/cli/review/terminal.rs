@@ -19,114 +19,169 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
     if !term.is_term() {
         return Err("the review takes keys on a terminal: without one, list the queue with `--list` and act with `--accept ID`, `--variant ID` or `--bless ID`".to_owned());
     }
-    let cannot = |e: std::io::Error| format!("cannot use the terminal: {e}");
-    let show = |screen: &str| -> Result<(), String> {
-        term.clear_screen().map_err(cannot)?;
-        // Through anstream, so that `NO_COLOR` gets plain text.
-        let mut out = anstream::stdout();
-        write!(out, "{}", crate::render::inert(screen)).map_err(cannot)?;
-        out.flush().map_err(cannot)
+    let mut review = Review {
+        items,
+        term,
+        steps: Vec::new(),
+        note: String::new(),
+        i: 0,
     };
-    // Each step is one key's decisions: one item's, or every remaining item's (`A`, `B`, `S`),
-    // so that `u` undoes what one key did.
-    let mut steps: Vec<Vec<(usize, Action)>> = Vec::new();
-    let mut note = String::new();
-    let mut i = 0;
     loop {
-        let undo =
-            |steps: &mut Vec<Vec<(usize, Action)>>, i: &mut usize, note: &mut String| match steps
-                .pop()
-            {
-                Some(step) => {
-                    let (j, action) = step[0];
-                    *note = if step.len() == 1 {
-                        format!("undone: {} of {}", action.flag(), items[j].id)
-                    } else {
-                        format!(
-                            "undone: {} of the {} items from {}",
-                            action.flag(),
-                            step.len(),
-                            items[j].id
-                        )
-                    };
-                    *i = j;
-                }
-                None => *note = "nothing to undo".to_owned(),
-            };
-        if i == items.len() {
-            // Every item decided: nothing is written before the reviewer says so.
-            let decided: Vec<(usize, Action)> = steps.iter().flatten().copied().collect();
-            show(&format!(
-                "{}\n\n  Enter or q writes them, u undoes the last, Ctrl-C leaves without writing anything\n",
-                crate::render::session_line(decided.len(), items.len(), &counts(&decided))
-            ))?;
-            match term.read_key().map_err(cannot)? {
-                Key::Enter | Key::Char('q') => break,
-                Key::Char('u') => undo(&mut steps, &mut i, &mut note),
-                Key::CtrlC => return Ok(abandoned(&term)),
-                _ => {}
-            }
-            continue;
-        }
-        let item = &items[i];
-        let mut screen = crate::render::item_screen(item, i + 1, items.len());
-        if !note.is_empty() {
-            screen.push_str(&format!("\n  {note}\n"));
-        }
-        show(&screen)?;
-        note.clear();
-        let field = item.field.is_some();
-        let one = match term.read_key().map_err(cannot)? {
-            Key::Char('a') if field => Action::Accept,
-            Key::Char('v') if field => Action::Variant,
-            Key::Char('b') if item.baseline => Action::Bless,
-            Key::Char('b') => {
-                note = "no baseline to bless: the suite names no `baseline:` file".to_owned();
-                continue;
-            }
-            Key::Char('s') => Action::Skip,
-            Key::Char('u') => {
-                undo(&mut steps, &mut i, &mut note);
-                continue;
-            }
-            Key::Char('q') | Key::Escape => break,
-            // Ctrl-C abandons the session: nothing decided is carried out.
-            Key::CtrlC => return Ok(abandoned(&term)),
-            Key::Char(all @ ('A' | 'B' | 'S')) => {
-                let action = match all {
-                    'A' => Action::Accept,
-                    'B' => Action::Bless,
-                    _ => Action::Skip,
-                };
-                let step = (i..items.len())
-                    .map(|j| match action {
-                        Action::Accept if items[j].field.is_none() => (j, Action::Skip),
-                        a => (j, a),
-                    })
-                    .collect();
-                steps.push(step);
-                i = items.len();
-                continue;
-            }
-            _ => {
-                note = if field {
-                    "keys: a v b s u q, or A B S".to_owned()
-                } else {
-                    "a test, not a field: b bless, s skip, u undo, q quit".to_owned()
-                };
-                continue;
-            }
+        let next = if review.i == items.len() {
+            review.confirm()?
+        } else {
+            review.decide()?
         };
-        steps.push(vec![(i, one)]);
-        i += 1;
+        match next {
+            Next::Key => {}
+            Next::Write => break,
+            // Ctrl-C abandons the session: nothing decided is carried out.
+            Next::Abandon => return Ok(abandoned(&review.term)),
+        }
     }
-    term.clear_screen().map_err(cannot)?;
-    let decisions: Vec<(usize, Action)> = steps.into_iter().flatten().collect();
+    review.term.clear_screen().map_err(cannot)?;
+    let decisions: Vec<(usize, Action)> = review.steps.into_iter().flatten().collect();
     println!(
         "{}",
         crate::render::session_line(decisions.len(), items.len(), &counts(&decisions))
     );
     Ok(Some(decisions))
+}
+
+/// A review under way on the terminal.
+struct Review<'a> {
+    items: &'a [Item],
+    term: Term,
+    /// Each step is one key's decisions: one item's, or every remaining item's (`A`, `B`, `S`),
+    /// so that `u` undoes what one key did.
+    steps: Vec<Vec<(usize, Action)>>,
+    /// What the last key did not do, or undid, shown under the next screen.
+    note: String,
+    /// The item on the screen; every item decided at `items.len()`.
+    i: usize,
+}
+
+/// What the session does after a key.
+enum Next {
+    /// Reads the next key.
+    Key,
+    /// Ends, to write the decisions.
+    Write,
+    /// Ends with nothing written.
+    Abandon,
+}
+
+fn cannot(e: std::io::Error) -> String {
+    format!("cannot use the terminal: {e}")
+}
+
+impl Review<'_> {
+    fn show(&self, screen: &str) -> Result<(), String> {
+        self.term.clear_screen().map_err(cannot)?;
+        // Through anstream, so that `NO_COLOR` gets plain text.
+        let mut out = anstream::stdout();
+        write!(out, "{}", crate::render::inert(screen)).map_err(cannot)?;
+        out.flush().map_err(cannot)
+    }
+
+    /// Every item decided: nothing is written before the reviewer says so.
+    fn confirm(&mut self) -> Result<Next, String> {
+        let decided: Vec<(usize, Action)> = self.steps.iter().flatten().copied().collect();
+        self.show(&format!(
+            "{}\n\n  Enter or q writes them, u undoes the last, Ctrl-C leaves without writing anything\n",
+            crate::render::session_line(decided.len(), self.items.len(), &counts(&decided))
+        ))?;
+        match self.term.read_key().map_err(cannot)? {
+            Key::Enter | Key::Char('q') => return Ok(Next::Write),
+            Key::Char('u') => self.undo(),
+            Key::CtrlC => return Ok(Next::Abandon),
+            _ => {}
+        }
+        Ok(Next::Key)
+    }
+
+    /// The item on the screen, and the key that decides it.
+    fn decide(&mut self) -> Result<Next, String> {
+        let items = self.items;
+        let item = &items[self.i];
+        let mut screen = crate::render::item_screen(item, self.i + 1, items.len());
+        if !self.note.is_empty() {
+            screen.push_str(&format!("\n  {}\n", self.note));
+        }
+        self.show(&screen)?;
+        self.note.clear();
+        let field = item.field.is_some();
+        let one = match self.term.read_key().map_err(cannot)? {
+            Key::Char('a') if field => Action::Accept,
+            Key::Char('v') if field => Action::Variant,
+            Key::Char('b') if item.baseline => Action::Bless,
+            Key::Char('b') => {
+                self.note = "no baseline to bless: the suite names no `baseline:` file".to_owned();
+                return Ok(Next::Key);
+            }
+            Key::Char('s') => Action::Skip,
+            Key::Char('u') => {
+                self.undo();
+                return Ok(Next::Key);
+            }
+            Key::Char('q') | Key::Escape => return Ok(Next::Write),
+            Key::CtrlC => return Ok(Next::Abandon),
+            Key::Char(all @ ('A' | 'B' | 'S')) => {
+                self.every_remaining(all);
+                return Ok(Next::Key);
+            }
+            _ => {
+                self.note = if field {
+                    "keys: a v b s u q, or A B S".to_owned()
+                } else {
+                    "a test, not a field: b bless, s skip, u undo, q quit".to_owned()
+                };
+                return Ok(Next::Key);
+            }
+        };
+        self.steps.push(vec![(self.i, one)]);
+        self.i += 1;
+        Ok(Next::Key)
+    }
+
+    /// `A`, `B` or `S`: one decision for every item from this one on, as one step (an accept
+    /// skips the items that are tests, not fields).
+    fn every_remaining(&mut self, key: char) {
+        let action = match key {
+            'A' => Action::Accept,
+            'B' => Action::Bless,
+            _ => Action::Skip,
+        };
+        let step = (self.i..self.items.len())
+            .map(|j| match action {
+                Action::Accept if self.items[j].field.is_none() => (j, Action::Skip),
+                a => (j, a),
+            })
+            .collect();
+        self.steps.push(step);
+        self.i = self.items.len();
+    }
+
+    /// `u`: undoes the last step, back to its first item.
+    fn undo(&mut self) {
+        match self.steps.pop() {
+            Some(step) => {
+                let (j, action) = step[0];
+                self.note = if step.len() == 1 {
+                    format!("undone: {} of {}", action.flag(), self.items[j].id)
+                } else {
+                    format!(
+                        "undone: {} of the {} items from {}",
+                        action.flag(),
+                        step.len(),
+                        self.items[j].id
+                    )
+                };
+                self.i = j;
+            }
+            None => self.note = "nothing to undo".to_owned(),
+        }
+    }
 }
 
 /// How many decisions of each kind.
