@@ -360,6 +360,35 @@ fn run_end(out: &str) -> (String, Vec<String>) {
 /// nextest's way, by hand: the list, then one `--exact` process per test, four at a time, all of
 /// one run. Nothing is lost: the report holds every test, the baseline every entry, and each live
 /// command ran once per case and pipeline, the aggregates reading what the case tests produced.
+/// The calls of a split run are counted once, as made, whichever process made them: here every
+/// aggregate test runs first, scoring its cases (and calling their commands) for its numbers,
+/// and the case tests after it find the outputs it kept. The summary still says each call made
+/// in the run, none taken from a cache: what one process says of the same run.
+#[test]
+fn a_split_run_counts_its_calls_as_made_whichever_process_made_them() {
+    let fx = Fixture::new();
+    let id = run_id("aggregates-first");
+    let report = fx.path("report.json");
+    let ordered: Vec<String> = aggregate_tests().into_iter().chain(case_tests()).collect();
+    let outputs = run_each(&ordered, 1, |name| {
+        let mut cmd = fx.test(&["--exact", name, "--nocapture"]);
+        cmd.env("GOLDGATE_RUN_ID", &id)
+            .env("GOLDGATE_REPORT", &report)
+            .env("GOLDGATE_UPDATE", "always");
+        cmd
+    });
+    assert_eq!(outputs.len(), ordered.len());
+    fx.end_run(&id);
+    let r = read_json(&report);
+    assert_eq!(calls(&fx.counter()), one_call_each());
+    let calls = &r["summary"]["calls"];
+    assert_eq!(
+        (&calls["called"], &calls["cached"]),
+        (&one_call_each().len().into(), &0.into()),
+        "{calls}"
+    );
+}
+
 #[test]
 fn processes_of_one_run_lose_nothing() {
     let fx = Fixture::new();

@@ -248,7 +248,7 @@ impl Folder {
 
     /// The output kept for `key`, if a whole entry of this layout is there; its time is set to
     /// now, so that `goldgate cache prune` removes what no run uses, not what is old.
-    pub(crate) fn kept(&self, key: &CallKey) -> Option<Ran> {
+    pub(crate) fn kept(&self, key: &CallKey) -> Option<(Ran, Option<String>)> {
         let path = self.entry(key);
         let bytes = read_bytes(&path, ENTRY_BYTES).ok()?;
         if let Ok(file) = std::fs::File::options().append(true).open(&path) {
@@ -260,16 +260,19 @@ impl Folder {
         {
             return None;
         }
-        Some(Ran {
+        let ran = Ran {
             stdout: json.get("stdout")?.as_str()?.to_owned(),
             latency_ms: json.get("latency_ms")?.as_f64()?,
             stderr_tail: json.get("stderr_tail")?.as_str()?.to_owned(),
-        })
+        };
+        let run = json.get("run").and_then(|r| r.as_str()).map(str::to_owned);
+        Some((ran, run))
     }
 
     /// Keeps a successful output, and names its key in the index of its case's call.
-    pub(crate) fn keep(&self, key: &CallKey, ran: &Ran) -> std::io::Result<()> {
-        let entry = json!({
+    /// `run` names the run that made it (a digest, never a path), when it spans processes.
+    pub(crate) fn keep(&self, key: &CallKey, ran: &Ran, run: Option<&str>) -> std::io::Result<()> {
+        let mut entry = json!({
             "goldgate_cache": VERSION,
             "key": key.digest,
             "call": key.call,
@@ -277,6 +280,9 @@ impl Folder {
             "latency_ms": ran.latency_ms,
             "stderr_tail": ran.stderr_tail,
         });
+        if let Some(run) = run {
+            entry["run"] = json!(run);
+        }
         write_atomically(&self.entry(key), entry.to_string().as_bytes())?;
         let parts: serde_json::Map<String, serde_json::Value> = key
             .parts

@@ -90,13 +90,14 @@ pub(crate) type Output = (Ran, CallSource, Option<Keep>);
 pub(crate) struct Keep {
     folder: cache::Folder,
     key: cache::CallKey,
+    run: Option<String>,
     _held: std::io::Result<crate::base::fs::Held>,
 }
 
 impl Keep {
     /// Keeps `ran`; an output that cannot be kept is still right, only called again next time.
     fn keep(self, ran: &Ran) {
-        let _ = self.folder.keep(&self.key, ran);
+        let _ = self.folder.keep(&self.key, ran, self.run.as_deref());
     }
 }
 
@@ -163,9 +164,16 @@ impl Commands {
         // One call per key, whatever the processes and runs: the others wait, then read it.
         let _held = folder.lock(&key);
         if mode != CacheMode::Refresh
-            && let Some(kept) = folder.kept(&key)
+            && let Some((kept, made_by)) = folder.kept(&key)
         {
-            return Ok((kept, CallSource::Cached, None));
+            // Made by another process of this run (an aggregate's, scoring the case for its
+            // numbers): a call of the run, as it is when one process makes it, not a hit.
+            let source = if made_by.is_some() && made_by == self.run() {
+                CallSource::Called
+            } else {
+                CallSource::Cached
+            };
+            return Ok((kept, source, None));
         }
         if mode == CacheMode::Replay {
             return Err(Uncalled::NotKept {
@@ -174,7 +182,27 @@ impl Commands {
             });
         }
         let ran = self.in_this_run(call)?;
-        Ok((ran, CallSource::Called, Some(Keep { folder, key, _held })))
+        let run = self.run();
+        Ok((
+            ran,
+            CallSource::Called,
+            Some(Keep {
+                folder,
+                key,
+                run,
+                _held,
+            }),
+        ))
+    }
+
+    /// The run that spans processes, named by a digest of its shared folder (private to this
+    /// machine, so never written into a cache a team may commit); `None` for a run in one
+    /// process.
+    fn run(&self) -> Option<String> {
+        let shared = self.shared.as_ref()?;
+        Some(crate::base::fs::hash_hex(&[shared
+            .as_os_str()
+            .as_encoded_bytes()]))
     }
 
     /// A place among the calls of the suite's command running at once, when its suite bounds
