@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::compare::interval_text;
+use super::markdown::{code, escaped, table_markdown};
 use super::table::{Column, Table};
 use crate::record::compare::{
     ChangeKind, FailedGate, FieldChange, GoldChange, PipelineChange, RunComparison, TestChange,
@@ -69,17 +70,17 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
     let mut out = format!("{}\n\n", markdown_verdict(c));
     let _ = writeln!(
         out,
-        "BASE `{}` → HEAD `{}` · {}\n",
-        c.base,
-        c.head,
-        gold_line(&c.gold)
+        "BASE {} → HEAD {} · {}\n",
+        code(&c.base),
+        code(&c.head),
+        escaped(&gold_line(&c.gold))
     );
     for p in &c.pipelines {
         let _ = write!(
             out,
             "#### {}\n\n{}\n",
-            pipeline_heading(p),
-            pipeline_table(p).markdown()
+            escaped(&pipeline_heading(p)),
+            table_markdown(&pipeline_table(p)).trim_start()
         );
     }
     let sections: Vec<(ChangeKind, Vec<String>)> = KINDS
@@ -89,7 +90,7 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
                 .tests
                 .iter()
                 .filter(|t| t.kind == kind)
-                .map(|t| Table::markdown_row(&test_cells(t)))
+                .map(|t| markdown_row(&test_cells(t)))
                 .collect();
             (kind, rows)
         })
@@ -234,7 +235,7 @@ fn markdown_verdict(c: &RunComparison) -> String {
     } else {
         "❌"
     };
-    format!("{mark} **goldgate**: {}", verdict_text(c))
+    format!("{mark} **goldgate**: {}", escaped(&verdict_text(c)))
 }
 
 /// `cases::aggregate::llm (regression gate: ANLS -0.1177 [-0.1600, -0.0800])`.
@@ -311,16 +312,14 @@ fn pipeline_table(p: &PipelineChange) -> Table {
 }
 
 fn tests_table_head() -> String {
-    Table::new(
-        vec![
-            Column::name("test"),
-            Column::text("verdict"),
-            Column::text("metric"),
-            Column::text("fields: BASE → HEAD"),
-        ],
-        Vec::new(),
-    )
-    .markdown_head()
+    "| test | verdict | metric | fields: BASE → HEAD |\n|---|---|---|---|\n".to_owned()
+}
+
+/// A row of a table of tests: its cells are Markdown already (code spans, `<br>` between
+/// fields); a `|` in them is escaped, which GFM undoes inside a code span too.
+fn markdown_row(cells: &[String]) -> String {
+    let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+    format!("| {} |\n", cells.join(" | "))
 }
 
 fn verdict_word(v: Option<bool>) -> &'static str {
@@ -382,8 +381,8 @@ fn test_cells(t: &TestChange) -> Vec<String> {
     }
     vec![
         code(&t.test),
-        verdict,
-        metric_change(t).unwrap_or_else(|| "-".to_owned()),
+        escaped(&verdict),
+        escaped(&metric_change(t).unwrap_or_else(|| "-".to_owned())),
         if fields.is_empty() {
             "-".to_owned()
         } else {
@@ -418,28 +417,9 @@ fn shortened(text: &str) -> String {
     cut
 }
 
-/// Text as a Markdown code span, whatever backticks it holds.
-fn code(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_code_span_outlasts_the_backticks_it_holds() {
-        assert_eq!(code("a"), "`a`");
-        assert_eq!(code("a`b"), "``a`b``");
-        assert_eq!(code("`a"), "`` `a ``");
-    }
 
     #[test]
     fn the_left_out_line_names_where_the_whole_is() {

@@ -200,48 +200,6 @@ impl Table {
         }
         out
     }
-
-    /// The table as GitHub-flavoured Markdown: figures right-aligned, a cell's `|` escaped and
-    /// its line breaks made spaces (a row is one line); then the line that says which columns
-    /// were left out. Empty without rows.
-    pub(crate) fn markdown(&self) -> String {
-        if self.rows.is_empty() {
-            return String::new();
-        }
-        let mut out = self.markdown_head();
-        for row in &self.rows {
-            out.push_str(&Table::markdown_row(row));
-        }
-        if let Some(left_out) = self.left_out_line() {
-            let _ = writeln!(out, "\n{left_out}");
-        }
-        out
-    }
-
-    /// The heading and alignment rows of [`Table::markdown`].
-    pub(crate) fn markdown_head(&self) -> String {
-        let headings: Vec<String> = self.columns.iter().map(|c| c.heading.to_owned()).collect();
-        let mut out = Table::markdown_row(&headings);
-        let align: Vec<&str> = self
-            .columns
-            .iter()
-            .map(|c| match c.kind {
-                Kind::Figure => "--:",
-                Kind::Name | Kind::Text => "---",
-            })
-            .collect();
-        let _ = writeln!(out, "|{}|", align.join("|"));
-        out
-    }
-
-    /// One row of [`Table::markdown`].
-    pub(crate) fn markdown_row(cells: &[String]) -> String {
-        let cells: Vec<String> = cells
-            .iter()
-            .map(|c| c.replace('|', "\\|").replace(['\n', '\r'], " "))
-            .collect();
-        format!("| {} |\n", cells.join(" | "))
-    }
 }
 
 #[cfg(test)]
