@@ -622,6 +622,17 @@ fn command_problems(
         let Some(sub) = words.get(1) else {
             return Vec::new();
         };
+        // `goldgate --version`: a flag of the program itself.
+        if sub.starts_with('-') {
+            let help = support::stdout(&goldgate(root(), &["--help"]));
+            return if names_flag(&help, sub) {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "{at}: `goldgate` has no flag `{sub}` (its --help does not list it)"
+                )]
+            };
+        }
         if !known.contains(sub) {
             return vec![format!(
                 "{at}: `goldgate {sub}` is no subcommand (`goldgate --help` lists {known:?})"
