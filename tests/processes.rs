@@ -489,6 +489,10 @@ fn the_shipped_gold_set_split_by_test_reports_what_one_process_reports() {
     ]));
 
     let (split, single) = (read_json(&split), read_json(&single));
+    // The gold set's digest, over every test's: the same whichever way the run went.
+    let digest = single["gold_digest"].as_str().unwrap_or_default();
+    assert_eq!(digest.len(), 64, "{}", single["gold_digest"]);
+    assert_eq!(split["gold_digest"], single["gold_digest"]);
     let cases = ids(&single, "cases");
     assert!(cases.len() >= 35, "{cases:?}");
     assert_eq!(ids(&split, "cases"), cases);

@@ -269,6 +269,9 @@ pub struct RunSummary {
     /// The calls of the suites' `run:` commands behind the run's tests, when any made a
     /// prediction: made, or taken from the cache.
     pub calls: Option<crate::model::prediction::CallTally>,
+    /// The digest of the run's gold set ([`crate::evaluate::digest::run_digest`]), when a test
+    /// has one.
+    pub gold_digest: Option<String>,
 }
 
 /// The processes of a run that were killed before their end, as its journal shows them.
@@ -296,7 +299,22 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
             all.add(&c);
             all
         }),
+        // Its aggregates' digests count too: the run's end gives it (`gold_digest`).
+        gold_digest: None,
     }
+}
+
+/// The digest of a run's gold set: its case tests' and its aggregate tests' (name, digest).
+pub fn gold_digest<'a>(
+    cases: &'a [CaseNumbers],
+    aggregates: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<String> {
+    crate::evaluate::digest::run_digest(
+        cases
+            .iter()
+            .filter_map(|c| Some((c.id.as_str(), c.gold_digest.as_deref()?)))
+            .chain(aggregates),
+    )
 }
 
 /// The row name of cases without pipelines nor a known folder in the comparison of pipelines.
@@ -583,6 +601,7 @@ mod examples {
             slices: Vec::new(),
             attempts: None,
             calls: None,
+            gold_digest: None,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod aggregate;
 pub mod analysis;
 pub mod baseline;
 pub mod checks;
+pub mod digest;
 mod docubench;
 pub mod field;
 pub mod finding;

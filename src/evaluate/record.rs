@@ -101,6 +101,8 @@ pub struct Record {
     pub repeated: Option<crate::evaluate::repeat::Repeated>,
     /// The calls of its `run:` command (every attempt), when a command made its prediction.
     pub calls: Option<crate::model::prediction::CallTally>,
+    /// The digest of its gold and rules, when the case loaded.
+    pub gold_digest: Option<String>,
 }
 
 /// A mistake in a file, where it is.
@@ -171,6 +173,8 @@ pub struct CaseNumbers {
     pub attempts: Option<crate::evaluate::repeat::Attempts>,
     /// The calls of its `run:` command (every attempt), when a command made its prediction.
     pub calls: Option<crate::model::prediction::CallTally>,
+    /// The digest of its gold and rules ([`crate::evaluate::digest`]), when the case loaded.
+    pub gold_digest: Option<String>,
 }
 
 /// What the run's tables need of one gold field of a case test.
@@ -314,6 +318,7 @@ impl CaseNumbers {
             slices: Vec::new(),
             attempts: None,
             calls: None,
+            gold_digest: None,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -358,6 +363,7 @@ impl Record {
             slices: slices_of(tags, &self.attributes),
             attempts: self.repeated.as_ref().map(|r| r.numbers()),
             calls: self.calls,
+            gold_digest: self.gold_digest.clone(),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),
@@ -388,6 +394,8 @@ pub struct AggregateRecord {
     /// The verdict of the suite's `regression_gate`, when it has one and the run does not
     /// bless its baseline.
     pub gate: Option<super::gate::GateVerdict>,
+    /// The digest of its bounds and gate ([`crate::evaluate::digest::aggregate_digest`]).
+    pub gold_digest: String,
 }
 
 #[cfg(test)]

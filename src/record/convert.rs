@@ -58,6 +58,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         message: record.message.clone(),
         repeat: record.repeated.as_ref().map(repeat),
         calls: record.calls,
+        gold_digest: record.gold_digest.clone(),
     };
     if let Some(o) = &record.outcome {
         scored(&mut out, o);
@@ -292,6 +293,7 @@ pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecor
             && a.slices.iter().all(|s| s.held)
             && a.gate.as_ref().is_none_or(|g| g.held),
         regression_gate: a.gate.as_ref().map(gate_record),
+        gold_digest: Some(a.gold_digest.clone()),
         message: a.message.clone(),
         metrics: (&a.metrics).into(),
         thresholds: a.thresholds.iter().map(threshold).collect(),

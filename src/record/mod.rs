@@ -163,6 +163,10 @@ pub struct TestRecord {
     /// taken from the cache with what they saved; absent for a recorded prediction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calls: Option<crate::model::prediction::CallTally>,
+    /// The SHA-256 of the case's gold values and rules as loaded (not of its files' bytes),
+    /// when it loaded: two runs' values of a test are comparable where it is the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_digest: Option<String>,
 }
 
 /// The attempts of a repeated case and what they make.
@@ -444,6 +448,9 @@ pub struct AggregateRecord {
     /// The suite's `regression_gate` over this pipeline's cases, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regression_gate: Option<RegressionGateRecord>,
+    /// The SHA-256 of its bounds, its slices' bounds and its regression gate's rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_digest: Option<String>,
 }
 
 /// The regression gate of one pipeline: this run against the baseline over the paired cases.
@@ -757,6 +764,10 @@ pub struct Report {
     pub goldgate: String,
     /// The version of the records' shape (1).
     pub record_version: u32,
+    /// The SHA-256 of the gold set as loaded: over every test's name and `gold_digest`, in name
+    /// order. Two runs' scores are comparable where it is the same.
+    #[serde(default)]
+    pub gold_digest: Option<String>,
     /// The run's summary (computed from the cases: a reader may leave it out).
     #[serde(default)]
     pub summary: Option<RunSummaryRecord>,
@@ -842,6 +853,7 @@ impl TestRecord {
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
             attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
             calls: self.calls,
+            gold_digest: self.gold_digest.clone(),
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
@@ -945,6 +957,7 @@ impl TestRecord {
             message: None,
             repeat: None,
             calls: None,
+            gold_digest: None,
         }
     }
 }

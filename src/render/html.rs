@@ -62,6 +62,7 @@ figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
 figcaption b { color:var(--ink); }
 svg text { font:11px system-ui,sans-serif; fill:var(--muted); }
 details { border:1px solid var(--line); border-radius:8px; margin:10px 0; background:#fff; }
+.gold-digest { color:var(--muted); font-size:12px; margin:4px 0 0; }
 summary { cursor:pointer; padding:8px 12px; font-weight:600; }
 summary .v { font-weight:400; color:var(--bad); }
 pre { white-space:break-spaces; overflow-wrap:anywhere; }
@@ -226,6 +227,14 @@ fn header(out: &mut String, page: &Page) {
             out,
             "<p class=\"calls\" id=\"calls\">{}</p>",
             escape(&super::summary::calls_line(calls))
+        );
+    }
+    // The gold set's identity, quiet: whole on hover, short as git shortens a commit.
+    if let Some(digest) = &s.gold_digest {
+        let _ = writeln!(
+            out,
+            "<p class=\"gold-digest\" id=\"gold-digest\" title=\"SHA-256 of the gold values and rules: {digest}\">gold digest <code>{}</code></p>",
+            crate::evaluate::digest::short(digest)
         );
     }
     out.push_str("</header>\n");

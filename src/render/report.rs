@@ -12,6 +12,8 @@ use crate::record::{
 
 /// What a report holds besides its cases.
 pub struct ReportParts<'a> {
+    /// The digest of the run's gold set, when a test has one.
+    pub gold_digest: Option<&'a str>,
     /// The run's summary.
     pub summary: &'a RunSummaryRecord,
     /// Each pipeline's metrics.
@@ -42,6 +44,11 @@ pub fn write_report(
         serde_json::to_string(env!("CARGO_PKG_VERSION"))?
     )?;
     writeln!(out, "  \"record_version\": {RECORD_VERSION},")?;
+    writeln!(
+        out,
+        "  \"gold_digest\": {},",
+        serde_json::to_string(&parts.gold_digest)?
+    )?;
     writeln!(out, "  \"summary\": {},", indented(parts.summary, 1))?;
     write!(out, "  \"cases\": [")?;
     let mut first = true;

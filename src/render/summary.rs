@@ -186,8 +186,20 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     if let Some(line) = failed_calls_scored(notes.failed_calls_scored) {
         out.push_str(&line);
     }
+    if let Some(digest) = &summary.gold_digest {
+        out.push_str(&gold_digest_line(digest));
+    }
     out.push('\n');
     out
+}
+
+/// The gold set's identity, short as git shortens a commit: runs on another digest were scored
+/// against other gold.
+pub fn gold_digest_line(digest: &str) -> String {
+    format!(
+        "gold digest: {} (of the gold values and rules; the report has it whole)\n",
+        crate::evaluate::digest::short(digest)
+    )
 }
 
 /// How many calls of the suites' `run:` commands the run made, and how many outputs it took from

@@ -459,6 +459,12 @@ fn end_of_run(
     let mut kept = session.kept();
     kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
     let mut summary = summarize(&kept.numbers);
+    summary.gold_digest = crate::evaluate::aggregate::gold_digest(
+        &kept.numbers,
+        kept.aggregates
+            .iter()
+            .map(|a| (a.id.as_str(), a.gold_digest.as_str())),
+    );
     summary.unmatched_filter = unmatched.map(str::to_owned);
     let pipelines = pipeline_rows(&kept.numbers);
     let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));

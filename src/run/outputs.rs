@@ -254,6 +254,12 @@ impl Records {
     /// or ran one partition of them, and failed nothing says nothing).
     pub(crate) fn summary(&self) -> crate::evaluate::aggregate::RunSummary {
         let mut summary = summarize(&self.numbers);
+        summary.gold_digest = crate::evaluate::aggregate::gold_digest(
+            &self.numbers,
+            self.aggregates
+                .values()
+                .filter_map(|a| Some((a.id.as_str(), a.gold_digest.as_deref()?))),
+        );
         let failed = summary.failed > 0 || self.aggregates.values().any(|a| !a.passed);
         if failed {
             summary.never_ran = self.without_record(&self.listed);
@@ -482,7 +488,8 @@ fn document_images(cases: &[TestRecord]) -> Vec<(String, crate::render::Document
 /// copied from their lines, the aggregates, in name order.
 pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
     let numbers = &records.numbers;
-    let summary = RunSummaryRecord::from(&records.summary());
+    let run = records.summary();
+    let summary = RunSummaryRecord::from(&run);
     let rows = pipeline_rows(numbers);
     let pipelines: Vec<PipelineMetrics> = rows
         .iter()
@@ -508,6 +515,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         pooled: crate::evaluate::analysis::pooled_rows(&rows),
     };
     let parts = ReportParts {
+        gold_digest: run.gold_digest.as_deref(),
         analysis: &analysis,
         summary: &summary,
         pipelines: &pipelines,

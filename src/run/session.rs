@@ -830,6 +830,7 @@ impl Session {
                 suite: case.suite_folder.display().to_string(),
                 slices: slices_of(&case.tags, &case.attributes),
                 attempts,
+                gold_digest: Some(crate::evaluate::digest::case_digest(case)),
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
             full: Mutex::new(Some(Box::new(Full {
@@ -1177,6 +1178,7 @@ fn unscored(
             suite: case.suite_folder.display().to_string(),
             slices: slices_of(&case.tags, &case.attributes),
             attempts,
+            gold_digest: Some(crate::evaluate::digest::case_digest(case)),
             ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
         },
         full: Mutex::new(Some(Box::new(Full {

@@ -175,6 +175,7 @@ fn not_loaded(
         problems,
         repeated: None,
         calls: None,
+        gold_digest: None,
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
@@ -203,6 +204,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         problems: Vec::new(),
         repeated: None,
         calls: None,
+        gold_digest: Some(crate::evaluate::digest::case_digest(case)),
     }
 }
 
@@ -317,6 +319,7 @@ pub(crate) fn aggregate_trial(
             message: message.as_deref().map(plain),
             file: aggregate.file.display().to_string(),
             gate,
+            gold_digest: crate::evaluate::digest::aggregate_digest(&aggregate, pipeline.as_deref()),
         });
         let Some(message) = message else {
             return Ok(Completion::Completed);

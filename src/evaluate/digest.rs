@@ -1,0 +1,322 @@
+//! The gold set's digest: a SHA-256 over the gold values and the rules a test is judged by, as
+//! loaded. A score is only comparable with another computed on the same gold, so every report
+//! carries the digest of each test and of the run; the run's history and `report --compare` say
+//! when two runs differ in it.
+//!
+//! The digest is taken over the loaded model, never over the files' bytes: written text is kept
+//! (`0173` is not `173`), but a mapping's keys are taken in name order and places in files
+//! (lines, columns, which file a rule comes from) are left out, so that reformatting YAML or
+//! reordering a mapping's keys changes nothing, and changing a gold value, a rule, a threshold
+//! or a rubric changes it.
+
+use sha2::{Digest, Sha256};
+
+use crate::base::value::Value;
+use crate::model::case::{Case, GoldField};
+use crate::model::metric::Threshold;
+use crate::model::rubric::{Check, Probe, Rubric};
+use crate::model::suite::Aggregate;
+
+/// The canonical text of what is digested: every token written so that no two different
+/// sequences of tokens read alike (texts quoted as JSON strings, lists and maps bracketed).
+struct Canon(Sha256);
+
+impl Canon {
+    fn new(kind: &str) -> Canon {
+        let mut canon = Canon(Sha256::new());
+        canon.key(kind);
+        canon
+    }
+
+    /// A key or a text, quoted.
+    fn key(&mut self, text: &str) -> &mut Canon {
+        self.0
+            .update(serde_json::to_string(text).unwrap_or_default().as_bytes());
+        self.0.update(b" ");
+        self
+    }
+
+    /// A number, in its shortest form that reads back the same.
+    fn number(&mut self, n: f64) -> &mut Canon {
+        self.0.update(format!("{n:?} ").as_bytes());
+        self
+    }
+
+    /// Anything whose `Debug` form holds no place in a file (a profile, a comparison rule).
+    fn debug(&mut self, thing: &impl std::fmt::Debug) -> &mut Canon {
+        self.0.update(format!("{thing:?} ").as_bytes());
+        self
+    }
+
+    fn open(&mut self, bracket: &str) -> &mut Canon {
+        self.0.update(bracket.as_bytes());
+        self
+    }
+
+    /// A list of items each digested alone, sorted: a mapping whose written order means nothing.
+    fn unordered(&mut self, mut items: Vec<String>) -> &mut Canon {
+        items.sort();
+        self.open("{");
+        for item in &items {
+            self.key(item);
+        }
+        self.open("}")
+    }
+
+    fn finish(self) -> String {
+        hex(&self.0.finalize())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digest of a case test: its gold (values, variants, places, field rules), its critical
+/// fields, normalization, profile and scoring, rubrics, thresholds and `pass` rule.
+pub fn case_digest(case: &Case) -> String {
+    let mut canon = Canon::new("case");
+    canon.key("gold");
+    match &case.gold {
+        None => canon.open("none "),
+        Some(fields) => canon.unordered(fields.iter().map(gold_field).collect()),
+    };
+    canon.key("gold_json");
+    match &case.gold_json {
+        None => {
+            canon.open("none ");
+        }
+        Some(json) => json_value(&mut canon, json),
+    }
+    canon
+        .key("critical")
+        .unordered(case.critical.clone())
+        .key("normalize")
+        .debug(&case.normalize)
+        .key("profile")
+        .debug(&case.profile)
+        .key("scoring")
+        .debug(&case.scoring)
+        .key("pass")
+        .debug(&case.pass)
+        .key("grounding")
+        .debug(&case.grounding)
+        .key("kieval_keys")
+        .debug(&case.kieval_keys)
+        .key("rubrics")
+        .open("[");
+    for rubric in &case.rubrics {
+        rubric_part(&mut canon, rubric);
+    }
+    canon
+        .open("]")
+        .key("thresholds")
+        .unordered(case.thresholds.iter().map(threshold).collect());
+    canon.finish()
+}
+
+/// The digest of an aggregate test: its suite's bounds for the pipeline, its slices' bounds and
+/// its regression gate's rule.
+pub fn aggregate_digest(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
+    let mut canon = Canon::new("aggregate");
+    canon
+        .key("bounds")
+        .unordered(aggregate.bounds(pipeline).iter().map(threshold).collect());
+    let slices = aggregate
+        .slices
+        .iter()
+        .map(|s| {
+            let mut part = Canon::new("slice");
+            part.key(&s.tag)
+                .key(&s.value)
+                .unordered(s.thresholds.iter().map(threshold).collect());
+            part.finish()
+        })
+        .collect();
+    canon.key("slices").unordered(slices).key("gate");
+    match &aggregate.gate {
+        None => canon.open("none "),
+        Some(g) => canon
+            .debug(&g.metric)
+            .number(g.min_effect)
+            .number(g.confidence),
+    };
+    canon.finish()
+}
+
+/// The digest of a run: over each test's name and digest, in name order, so that a run split
+/// over processes has the digest of the same run in one. `None` when no test has one.
+pub fn run_digest<'a>(tests: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<String> {
+    let mut tests: Vec<(&str, &str)> = tests.into_iter().collect();
+    if tests.is_empty() {
+        return None;
+    }
+    tests.sort_unstable();
+    let mut canon = Canon::new("run");
+    for (name, digest) in tests {
+        canon.key(name).key(digest);
+    }
+    Some(canon.finish())
+}
+
+/// The short form a page or a terminal shows: the first 12 hex digits, as git shortens a commit.
+pub fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
+}
+
+fn gold_field(field: &GoldField) -> String {
+    let mut canon = Canon::new("field");
+    canon.key(&field.name).open("[");
+    for variant in &field.variants {
+        value(&mut canon, variant);
+    }
+    canon.open("]").debug(&field.rule);
+    let rules = field
+        .path_rules
+        .iter()
+        .map(|(path, rule)| format!("{path} {rule:?}"))
+        .collect();
+    canon.unordered(rules).debug(&field.place);
+    canon.finish()
+}
+
+fn value(canon: &mut Canon, value: &Value) {
+    match value {
+        Value::Null => {
+            canon.open("null ");
+        }
+        Value::Text(text) => {
+            canon.key(text);
+        }
+        Value::List(items) => {
+            canon.open("[");
+            for item in items {
+                self::value(canon, item);
+            }
+            canon.open("]");
+        }
+        Value::Map(entries) => {
+            let mut sorted: Vec<&(String, Value)> = entries.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            canon.open("{");
+            for (key, item) in sorted {
+                canon.key(key);
+                self::value(canon, item);
+            }
+            canon.open("}");
+        }
+    }
+}
+
+fn json_value(canon: &mut Canon, json: &serde_json::Value) {
+    use serde_json::Value as Json;
+    match json {
+        Json::Null => canon.open("null "),
+        Json::Bool(b) => canon.debug(b),
+        Json::Number(n) => canon.open("#").key(&n.to_string()),
+        Json::String(s) => canon.key(s),
+        Json::Array(items) => {
+            canon.open("[");
+            for item in items {
+                json_value(canon, item);
+            }
+            canon.open("]")
+        }
+        Json::Object(map) => {
+            let mut sorted: Vec<(&String, &Json)> = map.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
+            canon.open("{");
+            for (key, item) in sorted {
+                canon.key(key);
+                json_value(canon, item);
+            }
+            canon.open("}")
+        }
+    };
+}
+
+fn threshold(t: &Threshold) -> String {
+    format!("{} {:?}", t.name, t.limit)
+}
+
+fn rubric_part(canon: &mut Canon, rubric: &Rubric) {
+    canon
+        .open("(")
+        .key(&rubric.label)
+        .key(rubric.kind.key())
+        .number(rubric.penalty);
+    probe(canon, &rubric.probe);
+    canon.open(")");
+}
+
+fn probe(canon: &mut Canon, probe: &Probe) {
+    canon
+        .key(
+            &probe
+                .field
+                .as_ref()
+                .map(|f| f.to_string())
+                .unwrap_or_default(),
+        )
+        .debug(&probe.normalize)
+        .key(probe.check.key());
+    match &probe.check {
+        Check::All(probes) | Check::Any(probes) => {
+            canon.open("[");
+            for p in probes {
+                self::probe(canon, p);
+            }
+            canon.open("]");
+        }
+        Check::Not(inner) => self::probe(canon, inner),
+        Check::Matches(regex) => {
+            canon.key(regex.as_str());
+        }
+        Check::SumOf { fields, tolerance } => {
+            for f in fields {
+                canon.key(&f.to_string());
+            }
+            canon.number(*tolerance);
+        }
+        // The other checks hold numbers, texts and dates only, and no place in a file.
+        other => {
+            canon.debug(other);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_digest_is_the_same_whatever_order_its_tests_come_in() {
+        let one = run_digest([("a", "1"), ("b", "2")]);
+        assert_eq!(one, run_digest([("b", "2"), ("a", "1")]));
+        assert_ne!(one, run_digest([("a", "1"), ("b", "3")]));
+        assert_eq!(run_digest([]), None);
+    }
+
+    #[test]
+    fn a_mapping_digests_alike_in_any_key_order_and_a_changed_text_does_not() {
+        let map = |entries: &[(&str, &str)]| {
+            let mut canon = Canon::new("t");
+            value(
+                &mut canon,
+                &Value::Map(
+                    entries
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), Value::Text(v.to_string())))
+                        .collect(),
+                ),
+            );
+            canon.finish()
+        };
+        let written = map(&[("a", "1"), ("b", "2")]);
+        assert_eq!(written, map(&[("b", "2"), ("a", "1")]));
+        assert_ne!(written, map(&[("a", "1"), ("b", "02")]));
+        // A key and a value never read as each other.
+        assert_ne!(map(&[("a", "b")]), map(&[("ab", "")]));
+        assert_eq!(written.len(), 64);
+    }
+}
