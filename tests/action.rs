@@ -673,3 +673,32 @@ fn a_command_runs_instead_of_the_binary_on_a_folder() {
     assert_eq!(report["cases"].as_array().unwrap().len(), 1);
     assert!(runner.path("workspace/out/gate/report.html").is_file());
 }
+
+/// A base report `goldgate report --compare` cannot read: the comment says so, with goldgate's own
+/// error, and the gate's verdict stands.
+#[test]
+fn a_comparison_that_fails_is_said_in_the_comment() {
+    let runner = Runner::new("pull_request");
+    write_project(&runner.path("workspace"));
+    runner.publish_release("0.1.0", "x86_64-unknown-linux-musl");
+    let artifact = runner.path("gh/artifacts/2222/goldgate-report");
+    std::fs::create_dir_all(&artifact).unwrap();
+    std::fs::write(artifact.join("report.json"), "{\"not\": \"a report\"").unwrap();
+    std::fs::write(runner.path("gh/runs.json"), r#"[{"databaseId": 2222}]"#).unwrap();
+    let run = runner.run(&[]);
+    assert_eq!(
+        run.exit_of("Comment on the pull request"),
+        Some(0),
+        "{}",
+        run.log
+    );
+    assert_eq!(run.exit_of("Verdict"), Some(0), "{}", run.log);
+    let comments = runner.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    let body = comments[0]["body"].as_str().unwrap();
+    let head = "<!-- goldgate: goldgate-report -->\n\
+                goldgate could not compare with the report of `main` (this run's report and page: \
+                https://github.com/acme/extractor/actions/runs/4242):\n\n```text\nerror: ";
+    assert!(body.starts_with(head), "{body}");
+    assert!(body.ends_with("\n```\n"), "{body}");
+}
