@@ -2444,19 +2444,24 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["pipeline"] == "report.json b")
+        .find(|c| c["pipeline"] == "HEAD b")
         .unwrap();
-    assert_eq!(b["reference"], "old.json b");
+    // The runs are named by their side, not by their files' paths.
+    assert_eq!(b["reference"], "BASE b");
     assert_eq!(b["score"]["difference"], 0.5);
     assert_eq!(b["mcnemar"]["only_pipeline"], 1);
     let text = stdout(&goldgate(
         dir.path(),
         &["report", "--compare", "old.json", "report.json"],
     ));
-    assert!(
-        text.contains("report.json b over 2 cases: score +0.5000 [+0.0000, +1.0000]"),
-        "{text}"
-    );
+    // A table per pipeline: the score's paired difference and its interval, not significant.
+    let b = text
+        .split("\nb, 2 tests in both runs:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let score = b.lines().find(|l| l.starts_with("score")).unwrap();
+    assert!(score.contains("+0.5000 [+0.0000, +1.0000]"), "{text}");
+    assert!(score.ends_with("  no"), "{text}");
 
     // `lint` finds a verdict file that does not read, located at the suite's judge.
     std::fs::write(&verdicts, "{\"goldgate_verdicts\": 1, \"verdicts\": [").unwrap();

@@ -131,12 +131,21 @@ enum Command {
         /// The newest run's records.
         #[arg(long)]
         last: bool,
-        /// Compare two runs: each test in both, NEW against OLD, with confidence.
-        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with_all = ["files", "output", "html", "junit", "run", "last"])]
+        /// Compare two runs, each a report file or a run id: each pipeline and each test, HEAD
+        /// against BASE, with confidence.
+        #[arg(long, num_args = 2, value_names = ["BASE", "HEAD"], conflicts_with_all = ["files", "output", "html", "junit", "run", "last"])]
         compare: Option<Vec<PathBuf>>,
-        /// With `--compare`: print the comparison as JSON.
-        #[arg(long, requires = "compare")]
+        /// With `--compare`: print each pipeline's paired comparison as JSON.
+        #[arg(long, requires = "compare", conflicts_with = "markdown")]
         json: bool,
+        /// With `--compare`: write a pull-request comment (GitHub Markdown, at most 65,536
+        /// characters, regressions first).
+        #[arg(long, requires = "compare")]
+        markdown: bool,
+        /// With `--markdown`: the page the comment links to for the rows it leaves out (the
+        /// run's HTML page, as CI publishes it).
+        #[arg(long, value_name = "URL", requires = "markdown")]
+        page_url: Option<String>,
         /// Write the merged report there.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
@@ -246,8 +255,17 @@ pub fn main() -> ExitCode {
         Command::Report {
             compare: Some(runs),
             json,
+            markdown,
+            page_url,
             ..
-        } => printed(report::compare_runs(&runs[0], &runs[1], json)),
+        } => {
+            let format = match (json, markdown) {
+                (true, _) => report::CompareFormat::Json,
+                (_, true) => report::CompareFormat::Markdown { page_url },
+                _ => report::CompareFormat::Text,
+            };
+            printed(report::compare_runs(&runs[0], &runs[1], &format))
+        }
         Command::Report {
             files,
             run,

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::evaluate::aggregate::pipeline_rows;
 use crate::evaluate::paired::compare_pairs;
 use crate::evaluate::record::{CaseNumbers, Status};
+use crate::record::compare::RunSide;
 use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
-use crate::render::{paired_lines, run_end};
+use crate::render::{FullComparison, comparison_markdown, comparison_text, run_end};
 use crate::run::journal::Journal;
 use crate::run::outputs::{Outputs, Records, RunNotes, aggregate_line, case_line, write_files};
 
@@ -77,22 +78,129 @@ pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
     })
 }
 
-/// `goldgate report --compare OLD NEW`: each pipeline's tests in both runs, NEW against OLD:
-/// differences of mean score, EM and ANLS with a 95 % paired bootstrap interval, and McNemar's
-/// exact p-value on pass/fail.
-pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String> {
-    let (before, after) = (
-        Merged::read(&[old.to_path_buf()])?,
-        Merged::read(&[new.to_path_buf()])?,
+/// How `report --compare` writes the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompareFormat {
+    /// For the terminal.
+    Text,
+    /// Each pipeline's paired comparison as JSON.
+    Json,
+    /// A pull-request comment, with the page it links to for what it leaves out.
+    Markdown {
+        /// `--page-url`.
+        page_url: Option<String>,
+    },
+}
+
+/// One side of a comparison: a report file, or a run of this project by id.
+struct Side {
+    records: Records,
+    label: String,
+    /// Where the whole of it is, for the comment's line about rows left out.
+    whole: FullComparison,
+}
+
+impl Side {
+    /// `which` is a report file when one is there, else the id of a run of this project.
+    fn read(which: &Path) -> Result<Side, String> {
+        if which.is_file() {
+            let report = read_report(which)?;
+            let records = Merged::read(&[which.to_path_buf()])?.records;
+            let name = which.file_name().map_or_else(
+                || which.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            // A run is named by its commit; a report written outside git by its file's name.
+            let label = report
+                .commit
+                .as_deref()
+                .map_or(name, |c| format!("commit {}", c.get(..12).unwrap_or(c)));
+            return Ok(Side {
+                records,
+                label,
+                whole: FullComparison::Report(which.display().to_string()),
+            });
+        }
+        let id = which.to_string_lossy().into_owned();
+        let here = crate::base::state::Project::find(Path::new(".")).map_err(|e| e.to_string())?;
+        let journal = Journal::existing(&id, &here)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "`{id}` is neither a report file nor a run of this project: give a report (`--report FILE`, `GOLDGATE_REPORT`) or a run id (nextest's run id, or GOLDGATE_RUN_ID)"
+                )
+            })?;
+        let records = journal
+            .read()
+            .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+        Ok(Side {
+            records,
+            label: format!("run {id}"),
+            whole: FullComparison::Run(id),
+        })
+    }
+}
+
+/// `goldgate report --compare BASE HEAD`: each pipeline in both runs (means, and HEAD minus
+/// BASE over the tests both ran, with a 95 % paired bootstrap interval and McNemar's exact test),
+/// the tests that regressed, improved, appeared or went, and whether the gold is the same; as
+/// text, JSON (the pipelines' paired comparisons) or a pull-request comment.
+pub fn compare_runs(base: &Path, head: &Path, format: &CompareFormat) -> Result<String, String> {
+    let (before, after) = (Side::read(base)?, Side::read(head)?);
+    let (base_cases, head_cases) = (before.records.cases()?, after.records.cases()?);
+    let (base_aggregates, head_aggregates) = (
+        before.records.aggregate_list(),
+        after.records.aggregate_list(),
     );
-    let before: BTreeMap<&str, &CaseNumbers> = before
-        .records
-        .numbers
-        .iter()
-        .map(|n| (n.id.as_str(), n))
-        .collect();
+    let (base_summary, head_summary) = (before.records.summary(), after.records.summary());
+    let comparison = crate::record::compare::compare_runs(
+        &RunSide {
+            label: before.label.clone(),
+            cases: &base_cases,
+            numbers: &before.records.numbers,
+            aggregates: &base_aggregates,
+            gold_digest: base_summary.gold_digest.as_deref(),
+        },
+        &RunSide {
+            label: after.label.clone(),
+            cases: &head_cases,
+            numbers: &after.records.numbers,
+            aggregates: &head_aggregates,
+            gold_digest: head_summary.gold_digest.as_deref(),
+        },
+    );
+    if comparison.pipelines.iter().all(|p| p.paired == 0) && comparison.tests.is_empty() {
+        return Err(format!(
+            "`{}` and `{}` have no test to compare",
+            base.display(),
+            head.display()
+        ));
+    }
+    match format {
+        CompareFormat::Text => Ok(comparison_text(&comparison)),
+        CompareFormat::Markdown { page_url } => {
+            let whole = page_url.clone().map_or(after.whole, FullComparison::Page);
+            Ok(comparison_markdown(&comparison, &whole))
+        }
+        CompareFormat::Json => {
+            let paired: Vec<ComparisonRecord> = paired_by_pipeline(&before.records, &after.records)
+                .iter()
+                .map(Into::into)
+                .collect();
+            Ok(format!(
+                "{}\n",
+                serde_json::to_string_pretty(&paired).unwrap_or_default()
+            ))
+        }
+    }
+}
+
+/// Each pipeline's tests in both runs, HEAD against BASE (the JSON of `--compare --json`).
+fn paired_by_pipeline(base: &Records, head: &Records) -> Vec<crate::evaluate::paired::Paired> {
+    let before: BTreeMap<&str, &CaseNumbers> =
+        base.numbers.iter().map(|n| (n.id.as_str(), n)).collect();
     let mut groups: BTreeMap<Option<String>, Vec<(&CaseNumbers, &CaseNumbers)>> = BTreeMap::new();
-    for n in &after.records.numbers {
+    for n in &head.numbers {
         if let Some(b) = before.get(n.id.as_str())
             && n.status != Status::Ignored
             && b.status != Status::Ignored
@@ -100,29 +208,16 @@ pub fn compare_runs(old: &Path, new: &Path, json: bool) -> Result<String, String
             groups.entry(n.pipeline.clone()).or_default().push((b, n));
         }
     }
-    if groups.is_empty() {
-        return Err(format!(
-            "`{}` and `{}` have no test in common to compare",
-            old.display(),
-            new.display()
-        ));
-    }
-    let label = |path: &Path, pipeline: &Option<String>| match pipeline {
-        Some(p) => format!("{} {p}", path.display()),
-        None => path.display().to_string(),
+    let label = |side: &str, pipeline: &Option<String>| match pipeline {
+        Some(p) => format!("{side} {p}"),
+        None => side.to_owned(),
     };
-    let comparisons: Vec<_> = groups
+    groups
         .iter()
-        .map(|(pipeline, pairs)| compare_pairs(&label(new, pipeline), &label(old, pipeline), pairs))
-        .collect();
-    if json {
-        let list: Vec<ComparisonRecord> = comparisons.iter().map(Into::into).collect();
-        return Ok(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&list).unwrap_or_default()
-        ));
-    }
-    Ok(paired_lines(&comparisons).trim_start().to_owned())
+        .map(|(pipeline, pairs)| {
+            compare_pairs(&label("HEAD", pipeline), &label("BASE", pipeline), pairs)
+        })
+        .collect()
 }
 
 /// Where `goldgate report` reads a run's records from.

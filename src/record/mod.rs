@@ -4,6 +4,7 @@
 //! and from nothing else. The JSON report is the records, sorted, with the run's summary: its
 //! schema is [`Report`]'s (`goldgate schema --kind report`).
 
+pub mod compare;
 mod convert;
 pub mod diff;
 
@@ -768,6 +769,10 @@ pub struct Report {
     /// order. Two runs' scores are comparable where it is the same.
     #[serde(default)]
     pub gold_digest: Option<String>,
+    /// The commit the report was written at (`GITHUB_SHA`, else the checkout's `HEAD`), when
+    /// there is one: how `report --compare` names the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     /// The run's summary (computed from the cases: a reader may leave it out).
     #[serde(default)]
     pub summary: Option<RunSummaryRecord>,

@@ -261,7 +261,7 @@ fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
 
 /// A table as Markdown: figures right-aligned, names and text left, and the columns left out
 /// said once beneath; empty without rows.
-fn table_markdown(table: &Table) -> String {
+pub(super) fn table_markdown(table: &Table) -> String {
     if table.rows.is_empty() {
         return String::new();
     }
@@ -336,7 +336,7 @@ fn text(raw: &str) -> String {
 /// makes links, images, emphasis, tables and spans backslash-escaped. An underscore inside a
 /// word (`must_right`) emphasises nothing and stays as it is, and so do `(`, `)` and `!`: with
 /// `[` and `]` escaped they make no link or image.
-fn escaped(text: &str) -> String {
+pub(super) fn escaped(text: &str) -> String {
     // Control characters shown first (`\u{1b}`); their backslash is then escaped as any other.
     let chars: Vec<char> = super::visible(text).chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -361,7 +361,7 @@ fn escaped(text: &str) -> String {
 /// A code span of any text: its fence one backtick longer than the longest run inside, padded
 /// with a space when the text starts or ends with a backtick or a space (CommonMark strips one
 /// from each side).
-fn code(raw: &str) -> String {
+pub(super) fn code(raw: &str) -> String {
     let raw = one_line(raw);
     if raw.is_empty() {
         return String::new();

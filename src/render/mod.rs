@@ -4,6 +4,7 @@
 mod analysis;
 mod annotations;
 mod compare;
+mod comparison;
 mod diff;
 mod explain;
 mod fields;
@@ -27,7 +28,8 @@ mod table;
 mod visible;
 
 pub use annotations::{annotations, workflow_command};
-pub use compare::{aggregate_message, comparison_table, paired_lines};
+pub use compare::{aggregate_message, comparison_table};
+pub use comparison::{FullComparison, comparison_markdown, comparison_text};
 pub use diff::{inline_diff, line_diff};
 pub use explain::explain;
 pub use finding::{before_scoring, verdict};

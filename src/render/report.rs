@@ -14,6 +14,8 @@ use crate::record::{
 pub struct ReportParts<'a> {
     /// The digest of the run's gold set, when a test has one.
     pub gold_digest: Option<&'a str>,
+    /// The commit the report is written at, when there is one.
+    pub commit: Option<&'a str>,
     /// The run's summary.
     pub summary: &'a RunSummaryRecord,
     /// Each pipeline's metrics.
@@ -49,6 +51,9 @@ pub fn write_report(
         "  \"gold_digest\": {},",
         serde_json::to_string(&parts.gold_digest)?
     )?;
+    if let Some(commit) = parts.commit {
+        writeln!(out, "  \"commit\": {},", serde_json::to_string(commit)?)?;
+    }
     writeln!(out, "  \"summary\": {},", indented(parts.summary, 1))?;
     write!(out, "  \"cases\": [")?;
     let mut first = true;

@@ -135,6 +135,22 @@ impl Env {
     }
 }
 
+/// The commit a run's report is written at: `GITHUB_SHA` in GitHub Actions, else the `HEAD` of
+/// the git checkout around the current folder; `None` outside one (or without git).
+pub(crate) fn commit() -> Option<String> {
+    if let Some(sha) = std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()) {
+        return Some(sha);
+    }
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(sha)
+}
+
 #[cfg(test)]
 mod examples {
     use super::*;

@@ -514,8 +514,10 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
             .collect(),
         pooled: crate::evaluate::analysis::pooled_rows(&rows),
     };
+    let commit = super::env::commit();
     let parts = ReportParts {
         gold_digest: run.gold_digest.as_deref(),
+        commit: commit.as_deref(),
         analysis: &analysis,
         summary: &summary,
         pipelines: &pipelines,
