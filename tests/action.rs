@@ -702,3 +702,86 @@ fn a_comparison_that_fails_is_said_in_the_comment() {
     assert!(body.starts_with(head), "{body}");
     assert!(body.ends_with("\n```\n"), "{body}");
 }
+/// A pull request whose base branch has a report: the comment is `goldgate report --compare BASE
+/// HEAD --markdown` under the marker, BASE the artifact of the newest finished run of the workflow
+/// on `main` that has it; a later push rewrites that one comment with the new comparison.
+#[test]
+fn the_comment_compares_with_the_base_branchs_last_report() {
+    let runner = Runner::new("pull_request");
+    let workspace = runner.path("workspace");
+    write_project(&workspace);
+    runner.publish_release("0.1.0", "x86_64-unknown-linux-musl");
+    // The run on `main`: its report is the artifact of run 2222; run 3333, newer, has none.
+    let base_run = support::goldgate(&workspace, &["test", "cases", "--report", "base.json"]);
+    assert!(base_run.status.success(), "{}", support::stdout(&base_run));
+    let artifact = runner.path("gh/artifacts/2222/goldgate-report");
+    std::fs::create_dir_all(&artifact).unwrap();
+    std::fs::rename(workspace.join("base.json"), artifact.join("report.json")).unwrap();
+    std::fs::write(
+        runner.path("gh/runs.json"),
+        r#"[{"databaseId": 3333}, {"databaseId": 2222}]"#,
+    )
+    .unwrap();
+
+    let compare = |head: &Path| -> String {
+        let base = runner.path("temp/goldgate-comment/base/report.json");
+        let out = support::goldgate(
+            &workspace,
+            &[
+                "report",
+                "--compare",
+                base.to_str().unwrap(),
+                head.to_str().unwrap(),
+                "--markdown",
+                "--page-url",
+                "https://github.com/acme/extractor/actions/runs/4242",
+            ],
+        );
+        format!(
+            "<!-- goldgate: goldgate-report -->\n{}",
+            support::stdout(&out)
+        )
+    };
+
+    // The pull request breaks b's number.
+    std::fs::write(
+        workspace.join("cases/inv/outputs/b.json"),
+        r#"{"fields": {"number": "B-3", "total": 20}}"#,
+    )
+    .unwrap();
+    let first = runner.run(&[]);
+    assert_eq!(first.exit_of("Verdict"), Some(101), "{}", first.log);
+    let head = PathBuf::from(&first.gate["report"]);
+    let comments = runner.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    let body = comments[0]["body"].as_str().unwrap();
+    assert_eq!(body, compare(&head));
+    assert!(body.contains("inv/b"), "{body}");
+    // Run 3333 was tried first, then 2222's artifact was taken.
+    let gh = runner.calls("gh");
+    let downloads: Vec<&str> = gh
+        .iter()
+        .filter(|c| c[..2] == ["run", "download"])
+        .map(|c| c[2].as_str())
+        .collect();
+    assert_eq!(downloads, ["3333", "2222"]);
+
+    // A later push fixes b and breaks a: the one comment now says that.
+    std::fs::write(
+        workspace.join("cases/inv/outputs/b.json"),
+        r#"{"fields": {"number": "B-2", "total": 20}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        workspace.join("cases/inv/outputs/a.json"),
+        r#"{"fields": {"number": "A-1", "total": 11.5}}"#,
+    )
+    .unwrap();
+    let second = runner.run(&[]);
+    assert_eq!(second.exit_of("Verdict"), Some(101), "{}", second.log);
+    let comments = runner.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    let updated = comments[0]["body"].as_str().unwrap();
+    assert_eq!(updated, compare(&head));
+    assert_ne!(updated, body);
+}
