@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "support/action_runner.rs"]
+mod action_runner;
 #[path = "support/e2e.rs"]
 mod e2e;
 mod support;
@@ -92,7 +94,8 @@ fn venv(dir: &Path) -> PathBuf {
 
 /// `maturin build --release` (maturin from PyPI, in a scratch environment), then `pip install` of
 /// the wheel into a fresh one: its `goldgate` and `cargo-goldgate` are there and run the shipped
-/// gold set.
+/// gold set. The GitHub Action's install step, with no release archive to download, takes the
+/// same wheel through pip (from the wheel's folder instead of PyPI) and runs the gate with it.
 #[test]
 #[ignore = "builds goldgate in release with maturin from PyPI (minutes of CPU): `cargo test --test install -- --ignored wheel`"]
 fn the_wheel_installs_the_binaries_that_run_the_shipped_gold_set() {
@@ -130,6 +133,23 @@ fn the_wheel_installs_the_binaries_that_run_the_shipped_gold_set() {
         "{out:?}"
     );
     assert_runs_like_the_crates_binary(&user.join("goldgate"));
+
+    let mut runner = action_runner::Runner::new("push");
+    runner.env = vec![
+        ("PIP_NO_INDEX".into(), "1".into()),
+        ("PIP_FIND_LINKS".into(), wheels.display().to_string()),
+    ];
+    action_runner::write_project(&runner.path("workspace"));
+    let run = runner.run(&[]);
+    assert_eq!(run.exit_of("Install goldgate"), Some(0), "{}", run.log);
+    assert!(
+        run.log.contains("goldgate 0.1.0: the wheel from PyPI"),
+        "{}",
+        run.log
+    );
+    assert_eq!(runner.calls("curl").len(), 1, "{}", run.log);
+    assert_eq!(run.gate["exit-code"], "0", "{}", run.log);
+    assert!(run.log.contains("test inv/a ... ok"), "{}", run.log);
 }
 
 /// The static Linux build: no program interpreter (the dynamic loader a glibc binary names), so it
