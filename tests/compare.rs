@@ -324,3 +324,63 @@ fn headless_chromium_draws_the_comment_with_its_tables() {
         std::fs::write(book, &png).unwrap();
     }
 }
+
+/// BASE and HEAD may be runs of this project by id, or reports; a report is named by the commit
+/// it was written at (`GITHUB_SHA` here), never by its path; HEAD's failed gate heads the comment.
+#[test]
+fn runs_are_named_by_their_id_or_commit_and_a_failed_gate_heads_the_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    // A project of its own (its state is keyed by the folder with `.git`), with a gate.
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    write_run(dir.path(), 4, |_| "1.00", "Acme");
+    let id = format!("compare-{}", std::process::id());
+    let base = support::goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_RUN_ID", id.as_str())],
+    );
+    assert!(base.status.success(), "{}", stdout(&base));
+    write_run(dir.path(), 4, |i| if i < 2 { "9" } else { "1.00" }, "Acme");
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "pipelines:\n  llm: out/{case}.json\naggregate:\n  min_anls: 0.9\n",
+    )
+    .unwrap();
+    let head = support::goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", "head.json"],
+        &[("GITHUB_SHA", "9e07aa41c5d2b7e3f1a0c4d5e6f708192a3b4c5d")],
+    );
+    assert_eq!(head.status.code(), Some(101), "{}", stdout(&head));
+    let out = goldgate(dir.path(), &["report", "--compare", &id, "head.json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!(
+            "comparing BASE `run {id}` with HEAD `commit 9e07aa41c5d2`\nthe same gold for every test both runs hold (the gold sets differ by the tests added or removed)\nHEAD: 1 of 1 aggregate gate failed: cases::aggregate::llm (min_anls 0.9, got 0.7500); 2 of 4 case tests failed\n"
+        )),
+        "{text}"
+    );
+    let comment = stdout(&goldgate(
+        dir.path(),
+        &["report", "--compare", &id, "head.json", "--markdown"],
+    ));
+    assert_eq!(
+        comment.lines().next().unwrap(),
+        "❌ **goldgate**: 1 of 1 aggregate gate failed: cases::aggregate::llm (min_anls 0.9, got 0.7500); 2 of 4 case tests failed"
+    );
+    // A name that is neither a report nor a run says which it looked for.
+    let out = goldgate(dir.path(), &["report", "--compare", "nope", "head.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "`nope` is neither a report file nor a run of this project: give a report (`--report FILE`, `GOLDGATE_REPORT`) or a run id (nextest's run id, or GOLDGATE_RUN_ID)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -259,7 +259,7 @@ fn one_slipped_case_of_forty_passes_the_gate_and_its_power_is_the_references() {
     );
     assert!(
         out.contains(&format!(
-            "\nwith 40 cases, drops of {drop:.4} exact match or more are detected 80% of the time (gate at 95% confidence, min_effect 0.02; spread of the paired differences)\n"
+            "\nwith 40 cases, a drop of {drop:.4} exact match or more is caught 80% of the time, a smaller one less often (gate at 95% confidence, min_effect 0.02; spread of the paired differences)\n"
         )),
         "{out}"
     );
@@ -432,7 +432,7 @@ fn repeated_attempts_measure_the_gates_false_alarms() {
     // the differences nor the baseline's values vary: the figure is min_effect, a lower bound.
     assert_eq!(gate["held"], true);
     assert!(
-        out.contains("llm: with 10 cases, drops of 0.0200 exact match or more are detected 80% of the time (gate at 95% confidence, min_effect 0.02; neither the paired differences nor the baseline's values vary yet: a lower bound); between repeated attempts the gate called 2 of 3 pairs different (false-alarm rate 0.67)\n"),
+        out.contains("llm: with 10 cases, a drop of 0.0200 exact match or more is caught 80% of the time, a smaller one less often (gate at 95% confidence, min_effect 0.02; neither the paired differences nor the baseline's values vary yet: a lower bound); between repeated attempts the gate called 2 of 3 pairs different (false-alarm rate 0.67)\n"),
         "{out}"
     );
 }
@@ -519,9 +519,9 @@ fn a_rise_of_a_metric_better_low_is_what_the_power_line_names() {
     files.push(("cases/baseline.json".into(), baseline(&entries)));
     write_owned(dir.path(), &files);
     let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
-    assert!(out.contains("\nwith 10 cases, rises of "), "{out}");
+    assert!(out.contains("\nwith 10 cases, a rise of "), "{out}");
     assert!(
-        out.contains(" Brier or more are detected 80% of the time"),
+        out.contains(" Brier or more is caught 80% of the time, a smaller one less often"),
         "{out}"
     );
 }
@@ -572,4 +572,125 @@ fn a_pass_rule_without_repeated_attempts_is_refused() {
         );
         assert!(out.contains("and no `run` here or above repeats its command (repeat the suite's command, `run: { command: […], repeat: 3 }`, or remove `pass`)"), "{out}");
     }
+}
+
+/// The lines of `::error` annotations a run printed on standard error.
+fn annotation_lines(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A failed regression gate is a GitHub annotation at the suite's `regression_gate` line, the
+/// JUnit message and the step summary's section say the drop with its interval, the cases that
+/// dropped most and the accept command, and the power line beside it reads as a chance.
+#[test]
+fn a_failed_gate_is_an_annotation_a_junit_reason_and_a_step_summary_section() {
+    let dir = gated(|i| usize::from(i <= 30), "");
+    let summary = dir.path().join("summary.md");
+    let junit = dir.path().join("junit.xml");
+    let out = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--junit", junit.to_str().unwrap()],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            ("GITHUB_WORKSPACE", dir.path().to_str().unwrap()),
+        ],
+    );
+    let report_dir = tempfile::tempdir().unwrap();
+    let report_path = report_dir.path().join("r.json");
+    goldgate(
+        dir.path(),
+        &["test", "cases", "--report", report_path.to_str().unwrap()],
+    );
+    let report = read_report(&report_path, &out);
+    let d = &report["aggregates"][0]["regression_gate"]["difference"];
+    let (low, high) = (d["low"].as_f64().unwrap(), d["high"].as_f64().unwrap());
+    let drop = report["aggregates"][0]["regression_gate"]["power"]["detectable_drop"]
+        .as_f64()
+        .unwrap();
+    let headline = format!(
+        "regression gate failed: exact match dropped 0.1875 (95% interval {low:+.4} to {high:+.4})"
+    );
+    let lines = annotation_lines(&out);
+    let gate = lines
+        .iter()
+        .find(|l| l.contains("title=cases%3A%3Aaggregate"))
+        .unwrap_or_else(|| panic!("no annotation of the gate: {lines:#?}"));
+    // First of all, at the gate's line; its text gives the drop and never its own place.
+    assert_eq!(&lines[0], gate);
+    let title = headline.replace('%', "%25").replace(':', "%3A");
+    assert!(
+        gate.starts_with(&format!(
+            "::error file=cases/suite.yaml,line=2,title=cases%3A%3Aaggregate%3A {title}::regression against the baseline `cases/baseline.json`: exact match dropped 0.1875"
+        )),
+        "{gate}"
+    );
+    assert!(
+        gate.contains("%0Acases that dropped most: c01 1.0000 -> 0.7500, "),
+        "{gate}"
+    );
+    assert!(!gate.contains("suite.yaml:2"), "{gate}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(&format!("<failure message=\"{headline}\"")),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&summary).unwrap();
+    let section = page
+        .split("**Regression gate**\n\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        section.starts_with(&format!(
+            "- **{headline}**\n  - cases that dropped most: `c01` 1.0000 → 0.7500, `c02` 1.0000 → 0.7500, `c03` 1.0000 → 0.7500, `c04` 1.0000 → 0.7500, `c05` 1.0000 → 0.7500\n  - accept the new values with: `GOLDGATE_UPDATE=always goldgate test cases`\n  - with 40 cases, a drop of {drop:.4} exact match or more is caught 80% of the time, a smaller one less often (gate at 95% confidence, min_effect 0.02; spread of the paired differences)\n"
+        )),
+        "{section}"
+    );
+}
+
+/// A repeated case that fails says why in its headlines (JUnit message, step summary line,
+/// annotation title), the count of attempts after it, not instead of it.
+#[test]
+fn a_repeated_case_fails_under_its_reason_not_its_count_of_attempts() {
+    let dir = flaky("majority", "1\n3\n");
+    let summary = dir.path().join("summary.md");
+    let junit = dir.path().join("junit.xml");
+    let out = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--junit", junit.to_str().unwrap()],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+        ],
+    );
+    let reason = "case failed: min_exact_match failed: 0.5000 < 1 (score 1.0000); 1 of 3 attempts passed (pass: majority)";
+    // XML and the step summary's Markdown write `<` as `&lt;`.
+    let escaped = reason.replace('<', "&lt;");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(&format!("<failure message=\"{escaped}\"")),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        page.contains(&format!("- `a::llm` — {escaped} — ")),
+        "{page}"
+    );
+    let lines = annotation_lines(&out);
+    let title = reason.replace(':', "%3A");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(&format!("title=a%3A%3Allm%3A {title}::"))
+                || !l.contains("a%3A%3Allm")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("title=a%3A%3Allm")),
+        "{lines:#?}"
+    );
 }

@@ -383,6 +383,8 @@ fn field_row(g: &GoldField, case: &Case, names: &Names) -> FieldRow {
         (em < 1.0 && !g.path_rules.is_empty()).then(|| (shown_gold.clone(), compared.into_owned()));
     FieldRow {
         name: g.name.clone(),
+        // A line of the case file; a gold file's lines are not where a reader of the case looks.
+        line: if case.gold_file.is_none() { g.line } else { 0 },
         gold: g.variants.clone(),
         prediction: value,
         predicted: predicted.is_some(),

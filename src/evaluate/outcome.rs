@@ -36,6 +36,9 @@ pub struct Outcome {
 pub struct FieldRow {
     /// The field name.
     pub name: String,
+    /// The line of the field in its gold (the case file, or the gold file it names), 0 when
+    /// not known.
+    pub line: u64,
     /// Its gold variants.
     pub gold: Vec<Value>,
     /// The predicted value (`Null` when absent).

@@ -220,6 +220,7 @@ fn change(c: &Change) -> MetricChange {
 fn field(f: &FieldRow) -> FieldRecord {
     FieldRecord {
         name: f.name.clone(),
+        line: (f.line > 0).then_some(f.line),
         gold: f.gold.iter().map(Value::to_json).collect(),
         prediction: f.prediction.to_json(),
         predicted: f.predicted,

@@ -279,6 +279,9 @@ pub struct Gate {
 pub struct FieldRecord {
     /// The field name.
     pub name: String,
+    /// The line of the field in its gold, when known: where an annotation about it points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
     /// Its gold variants (scalars as the text written: `0173` is `"0173"`).
     pub gold: Vec<Json>,
     /// The predicted value (`null` when absent).

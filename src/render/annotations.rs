@@ -1,10 +1,13 @@
-//! GitHub Actions annotations: one `::error` line per failing Must-Right rubric, load
-//! error, threshold and Easy-Wrong rubric, in that order (GitHub shows 10 a step), at the file
-//! and line where it is written.
+//! GitHub Actions annotations: one `::error` line per failed regression gate, failing
+//! Must-Right rubric, load error, threshold and Easy-Wrong rubric, in that order (GitHub shows 10
+//! a step). Each is placed where its cause is: a rule a case breaks at the case's own file (at its
+//! field's gold line when known), with where a suite writes the rule as a second location; a
+//! suite's own bound or gate at its line. The title is the test and the reason it failed; no
+//! text repeats its own location.
 
 use std::path::Path;
 
-use crate::record::{AggregateRecord, TestRecord, ThresholdRecord};
+use crate::record::{AggregateRecord, RubricRecord, TestRecord, ThresholdRecord};
 
 /// One annotation: where, for which test, what.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,12 +18,34 @@ pub struct Annotation {
     pub line: u64,
     /// 1-based column, 0 when unknown.
     pub column: u64,
-    /// The test.
+    /// The test and why it failed.
     pub title: String,
     /// What failed.
     pub message: String,
-    /// Must-Right and load errors come first.
+    /// Regression gates, Must-Right and load errors come first.
     pub rank: u8,
+}
+
+/// The reason a case test failed, as its headline says it (the JUnit message, the step
+/// summary's line, the annotation's title): its failure message's first line, after the count
+/// of attempts of a repeated case, which it then ends with.
+pub fn case_headline(case: &TestRecord) -> String {
+    // Each load error is placed where it is; the headline counts them.
+    match case.errors.len() {
+        0 => {}
+        1 => return "the case could not be loaded (1 error)".to_owned(),
+        n => return format!("the case could not be loaded ({n} errors)"),
+    }
+    let message = case.message.as_deref().unwrap_or("case failed");
+    let mut lines = message.lines();
+    match (&case.repeat, lines.next(), lines.next()) {
+        (Some(r), Some(_), Some(reason)) => format!(
+            "{reason}; {} of {} attempts passed (pass: {})",
+            r.passed, r.attempts, r.pass
+        ),
+        (_, Some(first), _) => first.to_owned(),
+        _ => "case failed".to_owned(),
+    }
 }
 
 /// The annotations of failed tests and aggregates, most important first.
@@ -31,69 +56,154 @@ pub fn annotations(
 ) -> Vec<Annotation> {
     let mut out = Vec::new();
     for case in cases.iter().filter(|c| c.passed == Some(false)) {
-        let before = out.len();
-        let mut add = |file: &str, line: u64, column: u64, message: String, rank: u8| {
-            out.push(Annotation {
-                file: relative(file, workspace),
-                line,
-                column,
-                title: case.id.clone(),
-                message,
-                rank,
-            });
-        };
-        for e in &case.errors {
-            add(&e.file, e.line, e.column, e.message.clone(), 0);
-        }
-        for r in case.rubrics.iter().filter(|r| !r.held) {
-            let rank = if r.kind == "must_right" { 0 } else { 2 };
-            let message = format!(
-                "{} `{}` failed: {}",
-                r.kind,
-                one_line(&r.label),
-                super::finding::verdict(r.checked, &r.finding)
-            );
-            add(&r.file, r.line, r.column, message, rank);
-        }
-        for t in case.thresholds.iter().filter(|t| !t.held) {
-            add(&t.file, t.line, t.column, threshold_message(t), 1);
-        }
-        if let Some(changes) = regressions(case) {
-            add(
-                &case.file,
-                0,
-                0,
-                format!("regression against the baseline: {changes}"),
-                1,
-            );
-        }
-        if out.len() == before {
-            // Failed for a reason without a place of its own: the case file, with the verdict.
-            let message = case.verdict_line().unwrap_or("case failed").to_owned();
-            out.push(Annotation {
-                file: relative(&case.file, workspace),
-                line: 0,
-                column: 0,
-                title: case.id.clone(),
-                message,
-                rank: 1,
-            });
-        }
+        case_annotations(case, workspace, &mut out);
     }
     for a in aggregates.iter().filter(|a| !a.passed) {
-        for t in a.thresholds.iter().filter(|t| !t.held) {
-            out.push(Annotation {
-                file: relative(&t.file, workspace),
-                line: t.line,
-                column: t.column,
-                title: a.id.clone(),
-                message: threshold_message(t),
-                rank: 1,
-            });
-        }
+        aggregate_annotations(a, workspace, &mut out);
     }
     out.sort_by_key(|a| a.rank);
     out
+}
+
+/// Where a case's broken rule is reported: at the rule, when the case file writes it; else at
+/// the case (its field's gold line when known), the rule's place said after the message.
+fn at_the_case(
+    case: &TestRecord,
+    rule: (&str, u64, u64),
+    field: Option<&str>,
+    message: String,
+) -> ((String, u64, u64), String) {
+    let (file, line, column) = rule;
+    if file == case.file {
+        return ((file.to_owned(), line, column), message);
+    }
+    let root = field.map(|f| f.split(['.', '[']).next().unwrap_or(f));
+    let gold_line = root
+        .and_then(|r| case.fields.iter().find(|f| f.name == r))
+        .and_then(|f| f.line)
+        .unwrap_or(0);
+    let written = if line > 0 {
+        format!("{file}:{line}")
+    } else {
+        file.to_owned()
+    };
+    (
+        (case.file.clone(), gold_line, 0),
+        format!("{message} (the rule is written at {written})"),
+    )
+}
+
+fn case_annotations(case: &TestRecord, workspace: Option<&Path>, out: &mut Vec<Annotation>) {
+    let title = format!("{}: {}", case.id, case_headline(case));
+    let mut add = |(file, line, column): (String, u64, u64), message: String, rank: u8| {
+        out.push(Annotation {
+            file: relative(&file, workspace),
+            line,
+            column,
+            title: title.clone(),
+            message,
+            rank,
+        });
+    };
+    for e in &case.errors {
+        add(
+            (e.file.clone(), e.line, e.column),
+            without_place(&e.message, &e.file, e.line, e.column),
+            0,
+        );
+    }
+    for r in case.rubrics.iter().filter(|r| !r.held) {
+        let rank = if r.kind == "must_right" { 0 } else { 2 };
+        let (at, message) = at_the_case(
+            case,
+            (&r.file, r.line, r.column),
+            r.field.as_deref(),
+            rubric_message(r),
+        );
+        add(at, message, rank);
+    }
+    for t in case.thresholds.iter().filter(|t| !t.held) {
+        let (at, message) = at_the_case(
+            case,
+            (&t.file, t.line, t.column),
+            None,
+            threshold_message(t),
+        );
+        add(at, message, 1);
+    }
+    if let Some(changes) = regressions(case) {
+        add(
+            (case.file.clone(), 0, 0),
+            format!("regression against the baseline: {changes}"),
+            1,
+        );
+    }
+    let placed = case.errors.len()
+        + case.rubrics.iter().filter(|r| !r.held).count()
+        + case.thresholds.iter().filter(|t| !t.held).count()
+        + usize::from(regressions(case).is_some());
+    if placed == 0 {
+        // Failed for a reason without a place of its own: the case file, with the headline.
+        add((case.file.clone(), 0, 0), case_headline(case), 1);
+    }
+}
+
+fn rubric_message(r: &RubricRecord) -> String {
+    format!(
+        "{} `{}` failed: {}",
+        r.kind,
+        one_line(&r.label),
+        super::finding::verdict(r.checked, &r.finding)
+    )
+}
+
+fn aggregate_annotations(a: &AggregateRecord, workspace: Option<&Path>, out: &mut Vec<Annotation>) {
+    let headline = a
+        .message
+        .as_deref()
+        .and_then(|m| m.lines().next())
+        .unwrap_or("aggregate failed");
+    if let Some(g) = &a.regression_gate
+        && let (Some(reason), Some(head)) =
+            (super::gate::gate_reason(g), super::gate::gate_headline(g))
+    {
+        let mut message = reason;
+        if let Some(power) = super::gate::power_line(None, g) {
+            message.push_str(&format!("\n{power}"));
+        }
+        out.push(Annotation {
+            file: relative(&g.file, workspace),
+            line: g.line,
+            column: 0,
+            title: format!("{}: {head}", a.id),
+            message,
+            rank: 0,
+        });
+    }
+    for t in a.thresholds.iter().filter(|t| !t.held) {
+        out.push(Annotation {
+            file: relative(&t.file, workspace),
+            line: t.line,
+            column: t.column,
+            title: format!("{}: {headline}", a.id),
+            message: threshold_message(t),
+            rank: 1,
+        });
+    }
+}
+
+/// A load error's text without the `file:line:column: ` it starts with: the annotation is
+/// placed there already.
+fn without_place(message: &str, file: &str, line: u64, column: u64) -> String {
+    [
+        format!("{file}:{line}:{column}: "),
+        format!("{file}:{line}: "),
+        format!("{file}: "),
+    ]
+    .iter()
+    .find_map(|prefix| message.strip_prefix(prefix.as_str()))
+    .unwrap_or(message)
+    .to_owned()
 }
 
 fn threshold_message(t: &ThresholdRecord) -> String {

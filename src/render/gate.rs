@@ -23,25 +23,57 @@ fn percent(level: f64) -> String {
     p.strip_suffix(".0").map_or(p.clone(), str::to_owned)
 }
 
-/// Why the gate failed, or `None` when it held.
+/// Why the gate failed and where it is written, or `None` when it held.
 pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
+    Some(format!(
+        "{}\nat {}:{} (regression_gate)",
+        gate_reason(g)?,
+        g.file,
+        g.line
+    ))
+}
+
+/// The one line that heads a failed gate (the title of its annotation, its line in the step
+/// summary): its first line, shortened to the difference and its interval where it has one.
+pub fn gate_headline(g: &RegressionGateRecord) -> Option<String> {
+    let reason = gate_reason(g)?;
+    Some(match &g.difference {
+        Some(d) if g.baseline_error.is_none() && g.lacking.is_empty() => format!(
+            "regression gate failed: {} {} {:.4} ({}% interval {:+.4} to {:+.4})",
+            label(&g.metric),
+            if matches!(g.metric.as_str(), "brier" | "ece") {
+                "rose"
+            } else {
+                "dropped"
+            },
+            d.difference.abs(),
+            percent(g.confidence),
+            d.low,
+            d.high
+        ),
+        _ => reason.lines().next().unwrap_or_default().to_owned(),
+    })
+}
+
+/// Why the gate failed, without where it is written (an annotation is placed there), or `None`
+/// when it held.
+pub fn gate_reason(g: &RegressionGateRecord) -> Option<String> {
     if g.held {
         return None;
     }
-    let place = format!("at {}:{} (regression_gate)", g.file, g.line);
     if let Some(why) = &g.baseline_error {
         return Some(format!(
-            "regression gate: {why}\ncreate it with: {}\n{place}",
+            "regression gate: {why}\ncreate it with: {}",
             g.accept
         ));
     }
     if let Some(lacking) = lacking_metric(g) {
-        return Some(format!("{lacking}\n{place}"));
+        return Some(lacking);
     }
     let Some(d) = &g.difference else {
         if g.measured == 0 {
             return Some(format!(
-                "regression gate: no case of this run measures `{}`, so the gate compared nothing{}\n{place}",
+                "regression gate: no case of this run measures `{}`, so the gate compared nothing{}",
                 g.metric,
                 match g.metric.as_str() {
                     "brier" | "ece" =>
@@ -53,7 +85,7 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
             ));
         }
         return Some(format!(
-            "regression gate: no case of this run has a `{}` value in the baseline `{}` ({} unpaired), so the gate compared nothing\naccept this run's values with: {}\n{place}",
+            "regression gate: no case of this run has a `{}` value in the baseline `{}` ({} unpaired), so the gate compared nothing\naccept this run's values with: {}",
             g.metric, g.baseline, g.unpaired, g.accept
         ));
     };
@@ -90,10 +122,7 @@ pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
             if g.unpaired == 1 { "was" } else { "were" }
         ));
     }
-    out.push_str(&format!(
-        "\naccept the new values with: {}\n{place}",
-        g.accept
-    ));
+    out.push_str(&format!("\naccept the new values with: {}", g.accept));
     Some(out)
 }
 
@@ -120,20 +149,21 @@ fn lacking_metric(g: &RegressionGateRecord) -> Option<String> {
     ))
 }
 
-/// The power line of a pipeline: `guided: with 50 cases, drops of 0.0310 ANLS or more are
-/// detected 80 % of the time (at 95 % confidence, min_effect 0.02)`, and the measured
-/// false-alarm rate when attempts were repeated.
+/// The power line of a pipeline: `guided: with 50 cases, a drop of 0.0310 ANLS or more is
+/// caught 80% of the time, a smaller one less often (gate at 95% confidence, min_effect 0.02;
+/// …)`, and the measured false-alarm rate when attempts were repeated. Worded so that beside a
+/// smaller drop the gate did catch, it reads as a chance, not as a bound.
 pub fn power_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<String> {
     use crate::evaluate::gate::Spread;
     let who = pipeline.map(|p| format!("{p}: ")).unwrap_or_default();
     // A metric better low gets worse as it rises.
-    let drops = match g.metric.as_str() {
-        "brier" | "ece" => "rises",
-        _ => "drops",
+    let drop = match g.metric.as_str() {
+        "brier" | "ece" => "rise",
+        _ => "drop",
     };
     let mut line = match &g.power {
         Some(p) => format!(
-            "{who}with {} cases, {drops} of {:.4} {} or more are detected {}% of the time (gate at {}% confidence, min_effect {}; {})",
+            "{who}with {} cases, a {drop} of {:.4} {} or more is caught {}% of the time, a smaller one less often (gate at {}% confidence, min_effect {}; {})",
             p.cases,
             p.detectable_drop,
             label(&g.metric),
@@ -150,7 +180,7 @@ pub fn power_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<St
         ),
         None if g.baseline_error.is_none() => format!(
             "{who}the smallest detectable {} of {} is unknown: {} paired cases, and it takes two",
-            &drops[..drops.len() - 1],
+            drop,
             label(&g.metric),
             g.difference.map_or(0, |d| d.cases)
         ),

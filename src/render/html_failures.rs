@@ -414,6 +414,7 @@ mod tests {
         case.message = Some(format!("case failed: min_anls failed: 0 < 1\n{long}"));
         let field = |name: &str| crate::record::FieldRecord {
             name: name.into(),
+            line: None,
             gold: vec!["x".into()],
             prediction: "y".into(),
             predicted: true,
@@ -460,6 +461,7 @@ mod tests {
         let mut field = TestRecord::named("a", "a.yaml");
         field.fields = vec![crate::record::FieldRecord {
             name: "n<o>".into(),
+            line: None,
             gold: vec!["1234".into()],
             prediction: "1334".into(),
             predicted: true,

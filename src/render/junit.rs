@@ -30,10 +30,13 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
         let status = if aggregate.passed {
             TestCaseStatus::success()
         } else {
-            failure(
-                NonSuccessKind::Failure,
-                aggregate.message.as_deref().unwrap_or("aggregate failed"),
-            )
+            let message = aggregate.message.as_deref().unwrap_or("aggregate failed");
+            let headline = aggregate
+                .regression_gate
+                .as_ref()
+                .and_then(super::gate::gate_headline)
+                .unwrap_or_else(|| message.lines().next().unwrap_or(message).to_owned());
+            failure(NonSuccessKind::Failure, &headline, message)
         };
         let mut test = TestCase::new(xml(&aggregate.id), status);
         let folder = std::path::Path::new(&aggregate.file)
@@ -95,15 +98,20 @@ fn case_status(case: &TestRecord) -> TestCaseStatus {
                 }
                 _ => NonSuccessKind::Failure,
             };
-            failure(kind, case.message.as_deref().unwrap_or("case failed"))
+            failure(
+                kind,
+                &super::annotations::case_headline(case),
+                case.message.as_deref().unwrap_or("case failed"),
+            )
         }
     }
 }
 
-/// A failure (or an error): the verdict line as its message, the whole plain message as its text.
-fn failure(kind: NonSuccessKind, message: &str) -> TestCaseStatus {
+/// A failure (or an error): its headline (the reason) as its message, the whole plain message as
+/// its text.
+fn failure(kind: NonSuccessKind, headline: &str, message: &str) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(kind);
-    status.set_message(xml(message.lines().next().unwrap_or(message)));
+    status.set_message(xml(headline));
     status.set_description(xml(message));
     status
 }

@@ -61,16 +61,7 @@ pub fn step_summary(
     page.push_str(&table_markdown(&super::analysis::pooled_table(
         notes.pooled,
     )));
-    let power: Vec<String> = notes
-        .gates
-        .iter()
-        .filter_map(|(p, g)| super::gate::power_line(p.as_deref(), g))
-        .map(|line| format!("- {line}\n"))
-        .collect();
-    if !power.is_empty() {
-        page.push_str("\n**Regression gate**\n\n");
-        page.push_str(&power.concat());
-    }
+    page.push_str(&gate_section(notes.gates));
     let items = listed(cases, aggregates, notes);
     let mut heading = String::new();
     for (i, (section, item)) in items.iter().enumerate() {
@@ -93,6 +84,56 @@ pub fn step_summary(
     }
     page.push('\n');
     page
+}
+
+/// Each pipeline's regression gate: its verdict (a failure with the difference, its interval and
+/// the cases that dropped most), then how large a drop it catches; empty without gates.
+fn gate_section(gates: &[(Option<String>, crate::record::RegressionGateRecord)]) -> String {
+    let mut page = String::new();
+    for (pipeline, g) in gates {
+        let who = pipeline
+            .as_deref()
+            .map(|p| format!("{}: ", code(p)))
+            .unwrap_or_default();
+        let verdict = match super::gate::gate_headline(g) {
+            Some(head) => format!("**{}**", text(&head)),
+            None => match &g.difference {
+                Some(d) => format!(
+                    "held: {} {:+.4} ({:+.4} to {:+.4})",
+                    text(&g.metric),
+                    d.difference,
+                    d.low,
+                    d.high
+                ),
+                None => "held".to_owned(),
+            },
+        };
+        page.push_str(&format!("- {who}{verdict}\n"));
+        if !g.held && !g.dropped_most.is_empty() {
+            let cases: Vec<String> = g
+                .dropped_most
+                .iter()
+                .map(|c| format!("{} {:.4} → {:.4}", code(&c.test), c.old, c.new))
+                .collect();
+            page.push_str(&format!(
+                "  - cases that dropped most: {}\n",
+                cases.join(", ")
+            ));
+        }
+        if !g.held {
+            page.push_str(&format!(
+                "  - accept the new values with: {}\n",
+                code(&g.accept)
+            ));
+        }
+        if let Some(power) = super::gate::power_line(None, g) {
+            page.push_str(&format!("  - {}\n", text(&power)));
+        }
+    }
+    if page.is_empty() {
+        return page;
+    }
+    format!("\n**Regression gate**\n\n{page}")
 }
 
 /// The page's list items, each with its section: baselines that could not be compared with,
@@ -123,7 +164,7 @@ fn listed(
             format!(
                 "- {} — {}{at}\n",
                 code(&case.id),
-                text(case.verdict_line().unwrap_or("failed"))
+                text(&super::annotations::case_headline(case))
             ),
         ));
     }

@@ -187,6 +187,8 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         out.push_str(&line);
     }
     if let Some(digest) = &summary.gold_digest {
+        // A line of its own, apart from the tables and notes above.
+        out.push('\n');
         out.push_str(&gold_digest_line(digest));
     }
     out.push('\n');

@@ -479,6 +479,7 @@ mod tests {
     fn field(name: &str, gold: &str, pred: &str, confidence: Option<f64>) -> FieldRecord {
         FieldRecord {
             name: name.into(),
+            line: None,
             gold: vec![Json::from(gold)],
             prediction: Json::from(pred),
             predicted: true,
