@@ -7,6 +7,8 @@
 //!   mistake in them.
 //! - ```` ```yaml ```` whose first line is `# suite.yaml`: a whole suite file, valid against the
 //!   suite schema.
+//! - ```` ```yaml ```` whose first line is `# .github/workflows/…` (a workflow) or `- uses:` (its
+//!   steps): it must parse, and a step that uses goldgate's Action gives only inputs of `action.yml`.
 //! - any other ```` ```yaml ````: a fragment; it must parse, and a mapping must be valid against the
 //!   case, suite or rubric set schema with no key required.
 //! - ```` ```json ````, ```` ```toml ````: must parse.
@@ -263,6 +265,68 @@ fn blank_document(path: &Path) -> Vec<u8> {
     }
 }
 
+/// A GitHub workflow (`# .github/workflows/….yml` first) or a list of a workflow's steps.
+fn is_workflow(block: &Block) -> bool {
+    block.first_line().starts_with("# .github/workflows/")
+        || block.first_line().starts_with("- uses:")
+}
+
+/// The problems of a workflow block: it parses, a whole workflow has `on` and `jobs`, and each step
+/// that uses goldgate's Action (`…/goldgate@…`) gives only inputs `action.yml` declares.
+fn workflow_problems(block: &Block) -> Vec<String> {
+    let value = match yaml(&block.text) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("{}: the YAML does not parse: {e}", block.at())],
+    };
+    let mut problems = Vec::new();
+    let steps: Vec<&Value> = match &value {
+        Value::Array(steps) => steps.iter().collect(),
+        Value::Object(workflow) => {
+            for key in ["on", "jobs"] {
+                if !workflow.contains_key(key) {
+                    problems.push(format!("{}: a workflow without `{key}`", block.at()));
+                }
+            }
+            workflow
+                .get("jobs")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|jobs| jobs.values())
+                .filter_map(|job| job["steps"].as_array())
+                .flatten()
+                .collect()
+        }
+        _ => {
+            return vec![format!(
+                "{}: a workflow is a mapping or a list of steps",
+                block.at()
+            )];
+        }
+    };
+    let action: Value = yaml(&std::fs::read_to_string(root().join("action.yml")).unwrap()).unwrap();
+    let inputs = action["inputs"].as_object().unwrap();
+    let ours = steps
+        .iter()
+        .filter(|s| s["uses"].as_str().is_some_and(|u| u.contains("/goldgate@")));
+    let mut used = 0;
+    for step in ours {
+        used += 1;
+        for key in step["with"].as_object().into_iter().flat_map(|w| w.keys()) {
+            if !inputs.contains_key(key) {
+                problems.push(format!(
+                    "{}: action.yml has no input `{key}` (it has {:?})",
+                    block.at(),
+                    inputs.keys().collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    if used == 0 {
+        problems.push(format!("{}: no step uses goldgate's Action", block.at()));
+    }
+    problems
+}
+
 /// The project files of one page, linted together: `(path, block)` pairs.
 fn lint_problems(page: &str, files: &[(String, &Block)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
@@ -359,6 +423,10 @@ fn every_yaml_json_and_toml_sample_loads() {
             continue;
         }
         match block.language() {
+            "yaml" if is_workflow(block) => {
+                *counts.entry("workflow").or_default() += 1;
+                problems.extend(workflow_problems(block));
+            }
             "yaml" => {
                 *counts.entry("yaml").or_default() += 1;
                 problems.extend(yaml_problems(block, &validators));
@@ -383,7 +451,7 @@ fn every_yaml_json_and_toml_sample_loads() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // A change that made the reader find no block would check nothing.
-    for kind in ["project files", "yaml", "toml"] {
+    for kind in ["project files", "yaml", "toml", "workflow"] {
         assert!(
             counts.get(kind).is_some_and(|&n| n > 0),
             "no {kind} block found: {counts:?}"
@@ -636,6 +704,17 @@ fn command_problems(
         let Some(sub) = words.get(1) else {
             return Vec::new();
         };
+        // `goldgate --version`: a flag of the program itself.
+        if sub.starts_with('-') {
+            let help = support::stdout(&goldgate(root(), &["--help"]));
+            return if names_flag(&help, sub) {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "{at}: `goldgate` has no flag `{sub}` (its --help does not list it)"
+                )]
+            };
+        }
         if !known.contains(sub) {
             return vec![format!(
                 "{at}: `goldgate {sub}` is no subcommand (`goldgate --help` lists {known:?})"
