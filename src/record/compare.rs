@@ -155,6 +155,9 @@ pub struct FieldChange {
     pub new: Option<String>,
     /// EM in BASE and HEAD, where kept.
     pub em: (Option<f64>, Option<f64>),
+    /// Gold's value (its first variant), as compact JSON text, from whichever run kept the
+    /// field: what a side that kept none matched, when it passed.
+    pub gold: Option<String>,
 }
 
 /// Whether BASE and HEAD were scored against the same gold.
@@ -391,11 +394,18 @@ fn field_changes(base: &[FieldRecord], head: &[FieldRecord]) -> Vec<FieldChange>
                 (None, Some(em)) | (Some(em), None) => em < 1.0,
                 (None, None) => false,
             };
+            let gold = head
+                .iter()
+                .chain(base)
+                .find(|f| f.name == name)
+                .and_then(|f| f.gold.first())
+                .map(ToString::to_string);
             changed.then(|| FieldChange {
                 field: name.to_owned(),
                 old,
                 new,
                 em: (old_em, new_em),
+                gold,
             })
         })
         .collect();

@@ -392,7 +392,7 @@ fn test_cells(t: &TestChange) -> Vec<String> {
 }
 
 /// `total: "10.00" → "10.0"`; in Markdown each value as code. A side that kept no fields (its
-/// test passed) reads `passed`.
+/// test passed) reads `passed`, and gold's value follows, which that side matched or came near.
 fn field_text(f: &FieldChange, markdown: bool) -> String {
     let side = |v: &Option<String>| match v {
         None if markdown => "_passed_".to_owned(),
@@ -405,7 +405,11 @@ fn field_text(f: &FieldChange, markdown: bool) -> String {
     } else {
         f.field.clone()
     };
-    format!("{name}: {} → {}", side(&f.old), side(&f.new))
+    let gold = match (&f.gold, f.old.is_none() || f.new.is_none()) {
+        (Some(gold), true) => format!(" (gold {})", side(&Some(gold.clone()))),
+        _ => String::new(),
+    };
+    format!("{name}: {} → {}{gold}", side(&f.old), side(&f.new))
 }
 
 fn shortened(text: &str) -> String {
