@@ -557,6 +557,10 @@ fn own_files(
     }
     if env.run_id.is_none() {
         kept.finish_review_records();
+        // A run of one process appends to its suites' histories; a split run's end step does.
+        let filtered = kept.review_of.as_ref().is_some_and(|(_, f)| *f);
+        let facts = super::history::RunFacts::single(None, filtered || env.subset);
+        super::history::append(&kept.numbers, &facts)?;
     }
     let own = (env.run_id.is_none() && outputs.any()) || annotations;
     if !own {

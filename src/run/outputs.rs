@@ -291,6 +291,15 @@ impl Records {
         names
     }
 
+    /// Whether a split run ran a part of its tests only: its runner listed none (a partition
+    /// notes no listing), or some test it listed has no record (a filter, an early stop, a
+    /// killed process).
+    pub(crate) fn partial(&self) -> bool {
+        self.listed.is_empty()
+            || !self.without_record(&self.listed).is_empty()
+            || !self.without_record(&self.unended.tests).is_empty()
+    }
+
     /// How many case tests.
     pub(crate) fn len(&self) -> usize {
         self.index.len()
@@ -425,6 +434,7 @@ pub(crate) fn write_files(
             aggregates: &aggregates,
             notes: &notes.borrowed(),
             documents: &super::documents::document_images(cases),
+            trends: &super::history::trends_of(numbers),
         });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;

@@ -145,6 +145,7 @@ fn not_loaded(
         repeated: None,
         calls: None,
         gold_digest: None,
+        history: None,
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
@@ -217,6 +218,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         repeated: None,
         calls: None,
         gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        history: case.history.as_ref().map(|h| h.display().to_string()),
     }
 }
 
