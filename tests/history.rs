@@ -246,6 +246,25 @@ fn a_filtered_run_is_partial() {
     );
 }
 
+/// A case that cannot be loaded is a failed test of its suite's pipelines, counted in the
+/// history as the report counts it.
+#[test]
+fn a_case_that_cannot_load_counts_as_failed() {
+    let dir = fixture();
+    let d = dir.path();
+    fs::write(d.join("cases/invoices/broken.yaml"), "gold: [\n").unwrap();
+    test_at(d, "1796400000", &[]);
+    let lines = records(d);
+    let counts: Vec<(u64, u64, u64)> = lines
+        .iter()
+        .map(|l| {
+            let n = |k: &str| l[k].as_u64().unwrap();
+            (n("cases"), n("passed"), n("failed"))
+        })
+        .collect();
+    assert_eq!(counts, [(5, 2, 3), (5, 3, 2)]);
+}
+
 /// Runs at once append whole lines, each run's two records: none torn, none lost.
 #[test]
 fn concurrent_runs_never_tear_a_line() {
