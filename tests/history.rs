@@ -232,6 +232,57 @@ fn a_split_run_appends_one_record_per_pipeline_at_its_end() {
     }
 }
 
+/// A run under a run id that no runner listed (`cargo goldgate test` over `cargo test`: one
+/// process a test target) is whole when its process ran every test, and partial when it ran a
+/// part (a filter).
+#[test]
+fn a_run_id_without_a_listing_is_partial_only_when_filtered() {
+    for (args, partial) in [(&[][..], false), (&["delta"][..], true)] {
+        let dir = fixture();
+        let d = dir.path();
+        let id = format!("history-unlisted-{partial}-{}", std::process::id());
+        let mut all = vec!["test", "cases"];
+        all.extend_from_slice(args);
+        goldgate_with(d, &all, &[("GOLDGATE_RUN_ID", id.as_str())]);
+        assert!(!history_file(d).exists(), "a process of the run appended");
+        let end = goldgate_with(d, &["report", "--run", &id], &[]);
+        assert!(end.status.success(), "{}", stderr(&end));
+        let lines = records(d);
+        assert_eq!(lines.len(), 2);
+        let marked: Vec<bool> = lines.iter().map(|l| l["partial"] == true).collect();
+        assert_eq!(marked, [partial, partial], "{args:?}");
+    }
+}
+
+/// The run's page shows each pipeline's trend beside its table of pipelines: a small chart of
+/// its last runs and the change since the last comparable one.
+#[test]
+fn the_run_page_shows_each_pipelines_trend() {
+    let dir = fixture();
+    let d = dir.path();
+    test_at(d, "1796400000", &[]);
+    edit(
+        d,
+        "cases/invoices/outputs/guided/delta.json",
+        "\"D-41\"",
+        "\"D-14\"",
+    );
+    test_at(d, "1796403600", &["--html", "run.html"]);
+    let page = fs::read_to_string(d.join("run.html")).unwrap();
+    let trends = &page[page
+        .find("<section id=\"trends\">")
+        .expect("a trends section")..];
+    let trends = &trends[..trends.find("</section>").unwrap()];
+    assert_eq!(trends.matches("<svg class=\"trend\"").count(), 2);
+    assert_eq!(trends.matches("<circle class=\"point\"").count(), 4);
+    assert!(
+        trends.contains("<td>all_in_one</td><td>ANLS</td>"),
+        "{trends}"
+    );
+    assert!(trends.contains("<td>±0.0000 since the last comparable run</td>"));
+    assert!(trends.contains("<td>+0.0833 since the last comparable run</td>"));
+}
+
 /// A run of a part of the tests says so in its records.
 #[test]
 fn a_filtered_run_is_partial() {

@@ -242,11 +242,13 @@ pub(crate) struct Reported {
 }
 
 /// The end step of a split run appends the run to its suites' histories, once.
-fn append_history(run_id: Option<String>, records: &Records) -> Result<(), String> {
-    let Some(run) = run_id else { return Ok(()) };
+fn append_history(run: Option<(String, bool)>, records: &Records) -> Result<(), String> {
+    let Some((run, noted)) = run else {
+        return Ok(());
+    };
     let facts = crate::run::history::RunFacts {
         run,
-        partial: records.partial(),
+        partial: records.partial(noted),
     };
     crate::run::history::append(&records.numbers, &facts)
 }
@@ -283,8 +285,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
                 .read()
                 .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
             let outputs = outputs.or(journal.outputs());
-            let from = format!("of the run `{id}`");
-            (records, Vec::new(), from, outputs, Some(id))
+            let (from, noted) = (format!("of the run `{id}`"), journal.partial_noted());
+            (records, Vec::new(), from, outputs, Some((id, noted)))
         }
     };
     let cases = records.cases()?;

@@ -291,12 +291,13 @@ impl Records {
         names
     }
 
-    /// Whether a split run ran a part of its tests only: its runner listed none (a partition
-    /// notes no listing), or some test it listed has no record (a filter, an early stop, a
-    /// killed process).
-    pub(crate) fn partial(&self) -> bool {
-        self.listed.is_empty()
-            || !self.without_record(&self.listed).is_empty()
+    /// Whether a split run ran a part of its tests only: some test its runner listed has no
+    /// record (nextest's filter, an early stop), a killed process left tests without one, or,
+    /// with no listing, a process noted that it ran a part (`noted`: a filter, a partition).
+    pub(crate) fn partial(&self, noted: bool) -> bool {
+        let listed = !self.listed.is_empty();
+        (listed && !self.without_record(&self.listed).is_empty())
+            || (!listed && noted)
             || !self.without_record(&self.unended.tests).is_empty()
     }
 
