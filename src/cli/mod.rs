@@ -5,6 +5,7 @@ pub mod agree;
 mod cache;
 pub mod cargo;
 pub mod fuzz;
+pub mod history;
 pub mod init;
 pub mod lint;
 pub mod report;
@@ -118,6 +119,19 @@ enum Command {
         /// Print the same as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Each pipeline's trend in its suite's run history (`history:`): a line per run and a
+    /// sparkline of its headline metric; runs on other gold are marked not comparable.
+    History {
+        /// The cases folder.
+        #[arg(default_value = "cases")]
+        dir: PathBuf,
+        /// Print the trends as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write an offline HTML page with a chart per pipeline.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
     /// The end of a run (summary, comparison of pipelines, regressions, improvements) from its
     /// report, or from the reports of its shards, merged.
@@ -251,6 +265,9 @@ pub fn main() -> ExitCode {
         } => {
             let rubrics = rubrics.unwrap_or_else(|| crate::load::discover::default_rubrics(&dir));
             printed(agree::agree(&human, &dir, &rubrics, json))
+        }
+        Command::History { dir, json, html } => {
+            printed(history::history(&dir, json, html.as_deref()))
         }
         Command::Report {
             compare: Some(runs),

@@ -241,8 +241,20 @@ pub(crate) struct Reported {
     pub(crate) complete: bool,
 }
 
+/// The end step of a split run appends the run to its suites' histories, once.
+fn append_history(run: Option<(String, bool)>, records: &Records) -> Result<(), String> {
+    let Some((run, noted)) = run else {
+        return Ok(());
+    };
+    let facts = crate::run::history::RunFacts {
+        run,
+        partial: records.partial(noted),
+    };
+    crate::run::history::append(&records.numbers, &facts)
+}
+
 pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, String> {
-    let (records, conflicts, from, outputs) = match source {
+    let (records, conflicts, from, outputs, run_id) = match source {
         Source::Files(files) => {
             let merged = Merged::read(files)?;
             let from = format!(
@@ -250,7 +262,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
                 files.len(),
                 if files.len() == 1 { "" } else { "s" }
             );
-            (merged.records, merged.conflicts, from, outputs)
+            (merged.records, merged.conflicts, from, outputs, None)
         }
         Source::Run(_) | Source::Last => {
             // The project of the current folder, and the projects inside it.
@@ -273,7 +285,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
                 .read()
                 .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
             let outputs = outputs.or(journal.outputs());
-            (records, Vec::new(), format!("of the run `{id}`"), outputs)
+            let (from, noted) = (format!("of the run `{id}`"), journal.partial_noted());
+            (records, Vec::new(), from, outputs, Some((id, noted)))
         }
     };
     let cases = records.cases()?;
@@ -300,6 +313,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
             conflicts.join(", ")
         ));
     }
+    // Before the page, which shows each pipeline's trend with this run.
+    append_history(run_id, &records)?;
     write_files(&outputs, &records, &cases)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(

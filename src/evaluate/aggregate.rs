@@ -635,6 +635,7 @@ mod examples {
             attempts: None,
             calls: None,
             gold_digest: None,
+            history: None,
         }
     }
 

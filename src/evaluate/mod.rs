@@ -767,6 +767,7 @@ mod tests {
             pricing: Vec::new(),
             pricing_at: None,
             baseline: None,
+            history: None,
             aggregates: Vec::new(),
             suite_folder: ".".into(),
             scoring: Default::default(),

@@ -103,6 +103,8 @@ pub struct Record {
     pub calls: Option<crate::model::prediction::CallTally>,
     /// The digest of its gold and rules, when the case loaded.
     pub gold_digest: Option<String>,
+    /// The run history its suite appends to (`history:`, absolute), when the case loaded.
+    pub history: Option<String>,
 }
 
 /// A mistake in a file, where it is.
@@ -175,6 +177,8 @@ pub struct CaseNumbers {
     pub calls: Option<crate::model::prediction::CallTally>,
     /// The digest of its gold and rules ([`crate::evaluate::digest`]), when the case loaded.
     pub gold_digest: Option<String>,
+    /// The run history its suite appends to (`history:`), when the case loaded.
+    pub history: Option<String>,
 }
 
 /// What the run's tables need of one gold field of a case test.
@@ -319,6 +323,7 @@ impl CaseNumbers {
             attempts: None,
             calls: None,
             gold_digest: None,
+            history: None,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -364,6 +369,7 @@ impl Record {
             attempts: self.repeated.as_ref().map(|r| r.numbers()),
             calls: self.calls,
             gold_digest: self.gold_digest.clone(),
+            history: self.history.clone(),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),

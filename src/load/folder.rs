@@ -170,6 +170,9 @@ pub struct Planned {
     pub aggregates: Vec<Arc<Aggregate>>,
     /// The baseline of its suite.
     pub baseline: Option<Arc<BaselineSpec>>,
+    /// The run history of its suite (`history:`): a case that cannot be loaded is still
+    /// counted in it.
+    pub history: Option<PathBuf>,
     /// Whether its prediction is the output of the suite's `run` command.
     pub runs_a_command: bool,
     /// The case.
@@ -282,6 +285,11 @@ impl Pending {
     }
 
     /// The case file.
+    /// The run history of its suite.
+    pub fn history(&self) -> Option<&Path> {
+        self.suite.history.as_deref()
+    }
+
     pub fn file(&self) -> &Path {
         &self.path
     }
@@ -550,6 +558,7 @@ impl Plan<'_> {
                 pipeline,
                 aggregates: s.aggregates.clone(),
                 baseline: s.baseline.clone(),
+                history: s.history.clone(),
                 runs_a_command: s.run.is_some() && !own_prediction,
                 load: Load::Later(Arc::clone(&later)),
             });
@@ -609,6 +618,7 @@ impl Planned {
             pipeline: None,
             aggregates: Vec::new(),
             baseline: None,
+            history: None,
             runs_a_command: false,
             load: Load::Now(Box::new(loaded)),
         }
@@ -661,14 +671,15 @@ fn push_loaded(
             pipeline: case.pipeline.clone(),
             aggregates: case.aggregates.clone(),
             baseline: case.baseline.clone(),
+            history: case.history.clone(),
             runs_a_command: matches!(case.prediction, PredictionSource::Run { .. }),
             load: Load::Now(Box::new(Ok(case))),
         })),
         Err(error) => {
             // One failing test per pipeline, as the case would have had.
-            let (aggregates, baseline) = match &suite {
-                Ok(s) => (s.aggregates.clone(), s.baseline.clone()),
-                Err(_) => (Vec::new(), None),
+            let (aggregates, baseline, history) = match &suite {
+                Ok(s) => (s.aggregates.clone(), s.baseline.clone(), s.history.clone()),
+                Err(_) => (Vec::new(), None, None),
             };
             for pipeline in pipelines {
                 entries.push(Planned {
@@ -679,6 +690,7 @@ fn push_loaded(
                     pipeline,
                     aggregates: aggregates.clone(),
                     baseline: baseline.clone(),
+                    history: history.clone(),
                     runs_a_command: false,
                     load: Load::Now(Box::new(Err(Problem::Load(error.clone())))),
                 });

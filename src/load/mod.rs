@@ -480,6 +480,7 @@ impl CaseIn<'_> {
             pricing: suite.pricing.clone(),
             pricing_at: suite.pricing_at.clone(),
             baseline: suite.baseline.clone(),
+            history: suite.history.clone(),
             aggregates: suite.aggregates.clone(),
             suite_folder: self.suite_folder(),
             scoring,

@@ -43,6 +43,8 @@ pub struct Suite {
     pub pricing_at: Option<(PathBuf, Mark)>,
     /// The baseline the case is compared with.
     pub baseline: Option<Arc<BaselineSpec>>,
+    /// The run history the case's tests are appended to (`history:`), absolute.
+    pub history: Option<PathBuf>,
     /// The command that produces predictions.
     pub run: Option<Arc<RunCommand>>,
     /// How the attempts of a repeated case make its verdict (`pass`).
@@ -162,6 +164,30 @@ pub fn most_concurrent_calls(root: &Path) -> Option<u32> {
             Some(spec.run?.value.concurrency?.value)
         })
         .max()
+}
+
+/// The history files the suites under `root` declare (`history:`), each with its suite file, in
+/// the order of the suite files' paths; a suite file that does not read is an error (`goldgate
+/// lint` shows all its mistakes).
+pub fn histories(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>, LoadError> {
+    let mut found = Vec::new();
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| SUITE_FILES.contains(&e.file_name().to_string_lossy().as_ref()))
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    files.sort();
+    for file in files {
+        let text = read_text(&file)?;
+        let spec = super::parse::<SuiteFile>(&file, &text)?;
+        if let Some(h) = spec.history {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            found.push((file.clone(), dir.join(&h.value)));
+        }
+    }
+    Ok(found)
 }
 
 /// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them),
@@ -975,6 +1001,7 @@ fn apply(
     let tolerance = tolerance(&here, spec.tolerance.as_ref())?;
     suite.tolerance_written |= tolerance.is_some();
     baseline(&here, suite, spec.baseline.as_ref(), tolerance, dir)?;
+    suite.history = history(&here, spec.history.as_ref(), dir)?.or(suite.history.take());
     let gate = match &spec.regression_gate {
         Some(g) => {
             // Without a tolerance written, the gate replaces the per-case comparison.
@@ -1282,6 +1309,31 @@ fn baseline(
         }));
     }
     Ok(())
+}
+
+/// `history`: a file inside the project, by its absolute path (a split run's end step may run
+/// in another folder).
+fn history(
+    here: &Here,
+    h: Option<&Spanned<String>>,
+    dir: &Path,
+) -> Result<Option<PathBuf>, LoadError> {
+    let Some(h) = h else { return Ok(None) };
+    if let Some(root) = outside_the_project(dir, &h.value) {
+        return Err(here
+            .err(
+                Mark::of(&h.referenced),
+                "history",
+                format!(
+                    "the history `{}` is outside the project `{}`: goldgate appends histories only inside it",
+                    h.value,
+                    root.display()
+                ),
+            )
+            .hint("keep it beside the suite, as `history: history.jsonl`"));
+    }
+    let file = dir.join(&h.value);
+    Ok(Some(std::path::absolute(&file).unwrap_or(file)))
 }
 
 /// `pass`: `all`, `majority` or `any`.

@@ -51,6 +51,8 @@ pub struct Case {
     pub pricing_at: Option<(PathBuf, crate::base::location::Mark)>,
     /// The baseline of the suite, if it declares one.
     pub baseline: Option<std::sync::Arc<super::suite::BaselineSpec>>,
+    /// The run history its suite appends to (`history:`), absolute.
+    pub history: Option<PathBuf>,
     /// The aggregates of the suites above the case.
     pub aggregates: Vec<std::sync::Arc<super::suite::Aggregate>>,
     /// The folder of its nearest suite, else its own folder: where JUnit groups its tests.

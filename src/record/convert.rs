@@ -59,6 +59,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         repeat: record.repeated.as_ref().map(repeat),
         calls: record.calls,
         gold_digest: record.gold_digest.clone(),
+        history: record.history.clone(),
     };
     if let Some(o) = &record.outcome {
         scored(&mut out, o);

@@ -7,6 +7,7 @@
 pub mod compare;
 mod convert;
 pub mod diff;
+pub mod history;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -168,6 +169,10 @@ pub struct TestRecord {
     /// when it loaded: two runs' values of a test are comparable where it is the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_digest: Option<String>,
+    /// The run history its suite appends to (`history:`, an absolute path), when it declares
+    /// one: the step that ends the run appends the run's record there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
 }
 
 /// The attempts of a repeated case and what they make.
@@ -862,6 +867,7 @@ impl TestRecord {
             attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
             calls: self.calls,
             gold_digest: self.gold_digest.clone(),
+            history: self.history.clone(),
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
@@ -966,6 +972,7 @@ impl TestRecord {
             repeat: None,
             calls: None,
             gold_digest: None,
+            history: None,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct Page<'a> {
     pub notes: &'a Notes<'a>,
     /// The documents of the failing tests whose fields were not found where gold says, by test.
     pub documents: &'a [(String, super::html_analysis::DocumentImage)],
+    /// Each pipeline's trend in its suite's history (its last runs), when the suite keeps one.
+    pub trends: &'a [crate::record::history::Trend],
 }
 
 const STYLE: &str = r#"
@@ -135,14 +137,16 @@ pub fn html_page(page: &Page) -> String {
     let s = page.summary;
     let _ = writeln!(
         out,
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}{}</style>\n</head>\n<body>",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}{}{}</style>\n</head>\n<body>",
         s.cases,
         s.failed,
-        super::svg::step_classes()
+        super::svg::step_classes(),
+        super::history::TREND_STYLE
     );
     header(&mut out, page);
     out.push_str("<main>\n");
     pipelines_table(&mut out, page.pipelines, page.headlines);
+    super::history::trends_section(&mut out, page.trends);
     comparisons(
         &mut out,
         page.notes.comparisons,

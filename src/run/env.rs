@@ -135,6 +135,24 @@ impl Env {
     }
 }
 
+/// The branch a run is made on: `GITHUB_HEAD_REF` (a pull request's) or `GITHUB_REF_NAME` in
+/// GitHub Actions, else the branch checked out around the current folder; `None` outside git or
+/// on a detached `HEAD`.
+pub(crate) fn branch() -> Option<String> {
+    for name in ["GITHUB_HEAD_REF", "GITHUB_REF_NAME"] {
+        if let Some(v) = std::env::var(name).ok().filter(|s| !s.is_empty()) {
+            return Some(v);
+        }
+    }
+    let out = std::process::Command::new("git")
+        .args(["symbolic-ref", "--quiet", "--short", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let name = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !name.is_empty()).then_some(name)
+}
+
 /// The commit a run's report is written at: `GITHUB_SHA` in GitHub Actions, else the `HEAD` of
 /// the git checkout around the current folder; `None` outside one (or without git).
 pub(crate) fn commit() -> Option<String> {

@@ -176,7 +176,7 @@ impl Harness {
             .filter
             .as_deref()
             .filter(|_| !matches_a_test(args, &trials));
-        if let Err(e) = note_listing(args, env, &session, &trials) {
+        if let Err(e) = note_the_run(args, env, &session, (&trials, filtered)) {
             eprintln!("error: cannot note the run's tests: {e}");
             return Exit::TestFailed.into();
         }
@@ -557,6 +557,10 @@ fn own_files(
     }
     if env.run_id.is_none() {
         kept.finish_review_records();
+        // A run of one process appends to its suites' histories; a split run's end step does.
+        let filtered = kept.review_of.as_ref().is_some_and(|(_, f)| *f);
+        let facts = super::history::RunFacts::single(None, filtered || env.subset);
+        super::history::append(&kept.numbers, &facts)?;
     }
     let own = (env.run_id.is_none() && outputs.any()) || annotations;
     if !own {
@@ -632,6 +636,33 @@ fn note_listing(
         .flat_map(|t| journal.line_of(&super::outputs::listed_line(t.name())))
         .collect();
     journal.note_listed(&lines)
+}
+
+/// Under a run id, what the run's end step needs to know of this process: the tests a listing
+/// lists, and whether the process runs a part of them.
+fn note_the_run(
+    args: &Arguments,
+    env: &Env,
+    session: &Session,
+    (trials, filtered): (&[Job], bool),
+) -> std::io::Result<()> {
+    note_listing(args, env, session, trials)?;
+    note_part(args, env, session, filtered)
+}
+
+/// Under a run id, notes that this process runs a part of the tests (a filter, a partition): the
+/// run's history then says the run is partial, unless the runner's listing says what ran
+/// (nextest runs one test a process, each by a filter).
+fn note_part(
+    args: &Arguments,
+    env: &Env,
+    session: &Session,
+    filtered: bool,
+) -> std::io::Result<()> {
+    match session.journal() {
+        Some(journal) if !args.list && (filtered || env.subset) => journal.note_partial(),
+        _ => Ok(()),
+    }
 }
 
 /// Under a run id, notes the tests this process runs (those its filter keeps, ignored ones only

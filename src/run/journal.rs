@@ -424,6 +424,23 @@ impl Journal {
         Ok(())
     }
 
+    /// Notes that a process of the run ran a part of its tests (a filter, a partition), for the
+    /// run's history: a file whose presence says it.
+    pub(crate) fn note_partial(&self) -> std::io::Result<()> {
+        let path = self.dir.join("partial");
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Ok(());
+        }
+        open_private(&path).map(drop)
+    }
+
+    /// Whether a process of the run noted that it ran a part of its tests.
+    pub(crate) fn partial_noted(&self) -> bool {
+        std::iter::once(&self.dir)
+            .chain(&self.others)
+            .any(|dir| std::fs::symlink_metadata(dir.join("partial")).is_ok())
+    }
+
     /// The files the run's processes were asked for.
     pub(crate) fn outputs(&self) -> Outputs {
         std::iter::once(&self.dir)

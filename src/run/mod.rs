@@ -9,6 +9,7 @@ pub mod env;
 pub mod exit;
 pub mod harness;
 pub mod help;
+pub(crate) mod history;
 pub(crate) mod journal;
 pub(crate) mod judge;
 pub(crate) mod outputs;

@@ -291,6 +291,16 @@ impl Records {
         names
     }
 
+    /// Whether a split run ran a part of its tests only: some test its runner listed has no
+    /// record (nextest's filter, an early stop), a killed process left tests without one, or,
+    /// with no listing, a process noted that it ran a part (`noted`: a filter, a partition).
+    pub(crate) fn partial(&self, noted: bool) -> bool {
+        let listed = !self.listed.is_empty();
+        (listed && !self.without_record(&self.listed).is_empty())
+            || (!listed && noted)
+            || !self.without_record(&self.unended.tests).is_empty()
+    }
+
     /// How many case tests.
     pub(crate) fn len(&self) -> usize {
         self.index.len()
@@ -425,6 +435,7 @@ pub(crate) fn write_files(
             aggregates: &aggregates,
             notes: &notes.borrowed(),
             documents: &super::documents::document_images(cases),
+            trends: &super::history::trends_of(numbers),
         });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
             .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;

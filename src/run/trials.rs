@@ -72,10 +72,17 @@ pub(crate) fn case_trial(
     let session = Arc::clone(session);
     session.runs_case(&entry.id);
     let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
+    let history = entry.history;
     match entry.load {
         Load::Now(loaded) => match *loaded {
             Err(problem) => Job::new(id.clone(), move || {
-                not_loaded(id, &file, pipeline, &problem, &session)
+                let test = NotLoaded {
+                    id,
+                    file: &file,
+                    pipeline,
+                    history: history.as_deref(),
+                };
+                not_loaded(test, &problem, &session)
             }),
             Ok(case) => {
                 let flagged = case.skip.is_some() && flag_skipped;
@@ -90,20 +97,34 @@ pub(crate) fn case_trial(
             Ok(case) => run_case(&case, &session, run_skipped),
             Err(problem) => {
                 let id = pending.test_id(pipeline.as_deref());
-                not_loaded(id, pending.file(), pipeline, &problem, &session)
+                let test = NotLoaded {
+                    id,
+                    file: pending.file(),
+                    pipeline,
+                    history: pending.history(),
+                };
+                not_loaded(test, &problem, &session)
             }
         }),
     }
 }
 
-/// The failing test of a case that could not be loaded.
-fn not_loaded(
+/// The test of a case that could not be loaded: its name, file, pipeline and suite's history.
+struct NotLoaded<'a> {
     id: String,
-    file: &Path,
+    file: &'a Path,
     pipeline: Option<String>,
-    problem: &Problem,
-    session: &Session,
-) -> Result<Completion, Failed> {
+    history: Option<&'a Path>,
+}
+
+/// The failing test of a case that could not be loaded.
+fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<Completion, Failed> {
+    let NotLoaded {
+        id,
+        file,
+        pipeline,
+        history,
+    } = test;
     let file = file.display().to_string();
     // Each error cut to a bound, in the message and the record alike: an error quotes the value
     // it is about, and 300 rubrics of 99,000 digits each would be 30 MB of message.
@@ -145,6 +166,7 @@ fn not_loaded(
         repeated: None,
         calls: None,
         gold_digest: None,
+        history: history.map(|h| h.display().to_string()),
     };
     session.finish_case(&record, None);
     Err(failed(message, session.plain))
@@ -217,6 +239,7 @@ pub(crate) fn case_record(case: &Case) -> Record {
         repeated: None,
         calls: None,
         gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        history: case.history.as_ref().map(|h| h.display().to_string()),
     }
 }
 

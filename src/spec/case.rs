@@ -117,6 +117,10 @@ pub struct SuiteFile {
     /// How far below its baseline a metric may drop (default 0).
     #[schemars(with = "Option<f64>")]
     pub tolerance: Option<Spanned<f64>>,
+    /// The run history (JSON Lines, relative to this folder): every run appends one record per
+    /// pipeline of the suite's tests, for `goldgate history`.
+    #[schemars(with = "Option<String>")]
+    pub history: Option<Spanned<String>>,
     /// A command that produces each prediction instead of recorded files.
     #[schemars(with = "Option<RunSpec>")]
     pub run: Option<Spanned<RunSpec>>,
