@@ -231,24 +231,11 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Test { args } => test(args),
         Command::Score {
-            gold: Some(gold),
-            pred: Some(pred),
-            jsonl: None,
+            gold,
+            pred,
+            jsonl,
             profile,
-        } => printed(
-            score_pair_in(
-                profile_of(&profile),
-                &serde_json::Value::String(gold),
-                &serde_json::Value::String(pred),
-            )
-            .map(|v| format!("{v}\n")),
-        ),
-        Command::Score {
-            jsonl: Some(file),
-            profile,
-            ..
-        } => score_lines(&file, profile_of(&profile)),
-        Command::Score { .. } => usage("give GOLD and PRED, or --jsonl FILE"),
+        } => score(gold, pred, jsonl, &profile),
         Command::Calibrate { jsonl } => lines(&jsonl, calibrate_line),
         Command::Cache { action } => tidy_cache(action),
         Command::Lint {
@@ -275,14 +262,7 @@ pub fn main() -> ExitCode {
             markdown,
             page_url,
             ..
-        } => {
-            let format = match (json, markdown) {
-                (true, _) => report::CompareFormat::Json,
-                (_, true) => report::CompareFormat::Markdown { page_url },
-                _ => report::CompareFormat::Text,
-            };
-            printed(report::compare_runs(&runs[0], &runs[1], &format))
-        }
+        } => compare(&runs, json, markdown, page_url),
         Command::Report {
             files,
             run,
@@ -310,32 +290,71 @@ pub fn main() -> ExitCode {
             branch,
             tag,
             rev,
-        } => {
-            use init::{GitPin, Source};
-            let pin = [
-                (GitPin::Branch, branch),
-                (GitPin::Tag, tag),
-                (GitPin::Rev, rev),
-            ]
-            .into_iter()
-            .find_map(|(pin, value)| Some((pin, value?)));
-            let source = match (path, git) {
-                (Some(path), _) => Some(Source::Path(path)),
-                (None, Some(url)) => Some(Source::Git { url, pin }),
-                (None, None) => None,
-            };
-            printed(
-                init::init(std::path::Path::new("."), source.as_ref())
-                    .map(|r| r.to_string())
-                    .map_err(|e| e.to_string()),
-            )
-        }
+        } => init_here(path, git, [branch, tag, rev]),
         Command::Review(args) => review::review(args, review::Runner::Goldgate),
         Command::Schema { kind } => {
             print!("{}", schema(&kind));
             Exit::Success.into()
         }
     }
+}
+
+/// `score GOLD PRED` (one pair) or `score --jsonl FILE` (a pair a line).
+fn score(
+    gold: Option<String>,
+    pred: Option<String>,
+    jsonl: Option<PathBuf>,
+    profile: &str,
+) -> ExitCode {
+    match (gold, pred, jsonl) {
+        (Some(gold), Some(pred), None) => printed(
+            score_pair_in(
+                profile_of(profile),
+                &serde_json::Value::String(gold),
+                &serde_json::Value::String(pred),
+            )
+            .map(|v| format!("{v}\n")),
+        ),
+        (_, _, Some(file)) => score_lines(&file, profile_of(profile)),
+        _ => usage("give GOLD and PRED, or --jsonl FILE"),
+    }
+}
+
+/// `report --compare BASE HEAD`, as text, JSON or a pull-request comment.
+fn compare(runs: &[PathBuf], json: bool, markdown: bool, page_url: Option<String>) -> ExitCode {
+    let format = match (json, markdown) {
+        (true, _) => report::CompareFormat::Json,
+        (_, true) => report::CompareFormat::Markdown { page_url },
+        _ => report::CompareFormat::Text,
+    };
+    printed(report::compare_runs(&runs[0], &runs[1], &format))
+}
+
+/// `goldgate init` in the current folder: goldgate from a path, or from a git URL pinned by
+/// the first of its branch, tag and revision given.
+fn init_here(
+    path: Option<PathBuf>,
+    git: Option<String>,
+    [branch, tag, rev]: [Option<String>; 3],
+) -> ExitCode {
+    use init::{GitPin, Source};
+    let pin = [
+        (GitPin::Branch, branch),
+        (GitPin::Tag, tag),
+        (GitPin::Rev, rev),
+    ]
+    .into_iter()
+    .find_map(|(pin, value)| Some((pin, value?)));
+    let source = match (path, git) {
+        (Some(path), _) => Some(Source::Path(path)),
+        (None, Some(url)) => Some(Source::Git { url, pin }),
+        (None, None) => None,
+    };
+    printed(
+        init::init(std::path::Path::new("."), source.as_ref())
+            .map(|r| r.to_string())
+            .map_err(|e| e.to_string()),
+    )
 }
 
 fn explain(dir: &std::path::Path, rubrics: Option<PathBuf>, case: &str) -> ExitCode {
