@@ -59,18 +59,52 @@ impl Normalize {
     /// assert_eq!(Normalize::NONE.apply(" É "), " É ");
     /// ```
     pub fn apply(&self, text: &str) -> String {
-        self.in_one_pass(text)
-            .unwrap_or_else(|| self.in_steps(text))
+        let mut out = String::with_capacity(text.len());
+        self.apply_into(text, &mut out);
+        out
+    }
+
+    /// [`apply`](Self::apply) into `out`, which is cleared first: a caller scoring many texts
+    /// keeps one buffer rather than allocating a string per text.
+    pub(crate) fn apply_into(&self, text: &str, out: &mut String) {
+        out.clear();
+        if text.is_ascii() {
+            self.ascii_into(text, out);
+        } else if !self.in_one_pass(text, out) {
+            *out = self.in_steps(text);
+        }
+    }
+
+    /// The one pass on ASCII text, byte by byte: no accent to strip, each letter lowercases to one,
+    /// and its white space is what `char::is_whitespace` says (U+000B included, unlike
+    /// `u8::is_ascii_whitespace`). Most values of a document are ASCII.
+    fn ascii_into(&self, text: &str, out: &mut String) {
+        let mut space = false;
+        for b in text.bytes() {
+            if self.collapse_whitespace && matches!(b, b'\t'..=b'\r' | b' ') {
+                space = !out.is_empty();
+                continue;
+            }
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(char::from(if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            }));
+        }
     }
 
     /// The three steps at once, character by character, for text where that is the same as one
     /// after the other: each character lowercases to one character (not `İ`), none is a Σ
     /// (lowercased by its place in the word) and, when accents go, each is below U+0250 (one
-    /// lookup, see [`latin_without_accents`]). `None` for any other text. A character is white
-    /// space before the steps exactly when it is after them.
-    fn in_one_pass(&self, text: &str) -> Option<String> {
+    /// lookup, see [`latin_without_accents`]), written into `out` (empty); false for any other
+    /// text, `out` then left partly written. A character is white space before the steps exactly
+    /// when it is after them.
+    fn in_one_pass(&self, text: &str, out: &mut String) -> bool {
         let table = self.strip_accents.then(latin_table);
-        let mut out = String::with_capacity(text.len());
         let mut space = false;
         for c in text.chars() {
             if self.collapse_whitespace && c.is_whitespace() {
@@ -87,11 +121,16 @@ impl Normalize {
                 let mut lower = c.to_lowercase();
                 match (lower.next(), lower.next()) {
                     (Some(one), None) if c != 'Σ' => one,
-                    _ => return None,
+                    _ => return false,
                 }
             };
             let base = match table {
-                Some(table) if !lower.is_ascii() => table.get(lower as usize).copied().flatten()?,
+                Some(table) if !lower.is_ascii() => {
+                    match table.get(lower as usize).copied().flatten() {
+                        Some(base) => base,
+                        None => return false,
+                    }
+                }
                 _ => lower,
             };
             if space {
@@ -100,7 +139,7 @@ impl Normalize {
             }
             out.push(base);
         }
-        Some(out)
+        true
     }
 
     /// The steps one after the other, on any text.
@@ -256,19 +295,39 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_ascii_pass_equals_the_steps_on_any_ascii_text(text in "[\\x00-\\x7F]*") {
+            for n in every_setting() {
+                let mut out = String::new();
+                n.ascii_into(&text, &mut out);
+                prop_assert_eq!(&out, &n.in_steps(&text), "{:?}", n);
+            }
+        }
+    }
+
+    /// The one pass alone: its text, or `None` where it leaves the text to the steps.
+    fn one_pass(n: Normalize, text: &str) -> Option<String> {
+        let mut out = String::new();
+        n.in_one_pass(text, &mut out).then_some(out)
+    }
+
     #[test]
     fn one_pass_leaves_what_it_cannot_do_to_the_steps() {
         let n = Normalize::ALL;
         // A final sigma, a dotted capital I, a mark written apart, a letter beyond Latin.
         for text in ["ΟΔΟΣ", "İstanbul", "e\u{301}", "Ǝ日本"] {
-            assert_eq!(n.in_one_pass(text), None, "{text}");
+            assert_eq!(one_pass(n, text), None, "{text}");
             assert_eq!(n.apply(text), n.in_steps(text));
         }
         assert_eq!(n.apply("ΟΔΟΣ"), "οδος");
         assert_eq!(
-            n.in_one_pass("  Société\u{a0}Générale "),
+            one_pass(n, "  Société\u{a0}Générale "),
             Some("societe generale".into())
         );
+        // Every ASCII white space of `char::is_whitespace`, vertical tab included; not U+001F.
+        assert_eq!(n.apply("\tA\x0Bb\x0C\rC\n \x1FD "), "a b c \x1fd");
     }
 
     #[test]

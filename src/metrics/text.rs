@@ -16,6 +16,11 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     if !super::effort::spend(super::effort::levenshtein_steps(a.len(), b.len())) {
         return a.len().max(b.len());
     }
+    // In ASCII a byte is a code point: the bytes need no decoding, and rapidfuzz matches them
+    // in a table where it hashes a `char`.
+    if a.is_ascii() && b.is_ascii() {
+        return rapidfuzz::distance::levenshtein::distance(a.bytes(), b.bytes());
+    }
     rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
 }
 
