@@ -159,7 +159,7 @@ pub(crate) fn each_line_or(
     input: impl BufRead,
     out: impl Write,
     name: &str,
-    mut quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
+    mut quick: impl FnMut(&[u8], &mut Vec<u8>) -> bool,
     f: impl Fn(&Json) -> Result<Json, String>,
 ) -> std::io::Result<bool> {
     use std::io::Read;
@@ -191,7 +191,7 @@ pub(crate) fn each_line_or(
                     break;
                 }
             }
-        } else if std::str::from_utf8(&line).is_ok_and(|text| quick(text, &mut io.pending)) {
+        } else if quick(&line, &mut io.pending) {
             io.written_when_full()?;
             continue;
         }
@@ -305,9 +305,11 @@ impl TextPairs {
     /// The scores of a line `{"gold": TEXT, "pred": TEXT}` in the default profile, written to
     /// `out` as [`score_pair`] and [`each_line`] write them; false, with nothing written, for any
     /// other line (a number, a list, `gt`, a duplicate or unknown key, a text over the budgets,
-    /// a line that is no JSON), which the general path reads with its messages.
-    pub(crate) fn score(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        let Ok(pair) = serde_json::from_str::<TextPair>(line) else {
+    /// a line that is no JSON or no UTF-8), which the general path reads with its messages.
+    pub(crate) fn score(&mut self, line: &[u8], out: &mut Vec<u8>) -> bool {
+        // serde_json checks the UTF-8 of the texts as it reads them: a line that is not UTF-8
+        // fails here and is read the general way, its bad bytes replaced.
+        let Ok(pair) = serde_json::from_slice::<TextPair>(line) else {
             return false;
         };
         // A byte count bounds the character count (the budget `oversized` checks).
