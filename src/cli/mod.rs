@@ -370,7 +370,7 @@ fn profile_of(name: &str) -> Profile {
 /// `f` (after `quick`, see [`each_line_or`]) on every line of `file`, `-` for standard input.
 fn lines(
     file: &PathBuf,
-    quick: impl FnMut(&[u8], &mut Vec<u8>) -> bool,
+    quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
     f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>,
 ) -> ExitCode {
     let name = file.display().to_string();
@@ -506,8 +506,7 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
     // The common line, two texts in the default profile, is read and scored without building
     // its JSON tree; any other goes the general way.
     let mut pairs = TextPairs::default();
-    let quick =
-        |line: &[u8], out: &mut Vec<u8>| profile == Profile::Dream && pairs.score(line, out);
+    let quick = |line: &str, out: &mut Vec<u8>| profile == Profile::Dream && pairs.score(line, out);
     lines(file, quick, |j| {
         // `gt` is the anls-star reference's name for gold.
         let gold = j
