@@ -418,8 +418,8 @@ fn usage_errors_exit_2() {
 }
 
 /// `score --jsonl` writes the same bytes whichever way a line is read: two texts go a quick way
-/// in the default profile (ASCII byte by byte, Latin accents by a lookup, other text by the
-/// Unicode steps), any other line the general way. `scores.jsonl` was written by goldgate before
+/// in the default profile (texts written alike, ASCII a word at a time, accents by a lookup or a
+/// decomposition in one pass, other text by the Unicode steps), any other line the general way. `scores.jsonl` was written by goldgate before
 /// the quick way existed; the pairs cover each way, characters NFKC would fold (goldgate does
 /// not), empty texts, numbers and the lines that are errors.
 #[test]
