@@ -59,22 +59,58 @@ impl Normalize {
     /// assert_eq!(Normalize::NONE.apply(" É "), " É ");
     /// ```
     pub fn apply(&self, text: &str) -> String {
-        self.in_one_pass(text)
-            .unwrap_or_else(|| self.in_steps(text))
+        let mut out = String::with_capacity(text.len());
+        self.apply_into(text, &mut out);
+        out
+    }
+
+    /// [`apply`](Self::apply) into `out`, which is cleared first: a caller scoring many texts
+    /// keeps one buffer rather than allocating a string per text.
+    pub(crate) fn apply_into(&self, text: &str, out: &mut String) {
+        out.clear();
+        if text.is_ascii() {
+            self.ascii_into(text, out);
+        } else if !self.in_one_pass(text, out) {
+            *out = self.in_steps(text);
+        }
+    }
+
+    /// The one pass on ASCII text, a word at a time: no accent to strip, each letter lowercases
+    /// to one, and its white space is what `char::is_whitespace` says (U+000B included, unlike
+    /// `u8::is_ascii_whitespace`). Most values of a document are ASCII.
+    fn ascii_into(&self, text: &str, out: &mut String) {
+        if self.collapse_whitespace {
+            let space = |c: char| matches!(c, '\t'..='\r' | ' ');
+            for word in text.split(space).filter(|w| !w.is_empty()) {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+            }
+        } else {
+            out.push_str(text);
+        }
+        if self.lowercase {
+            out.make_ascii_lowercase();
+        }
     }
 
     /// The three steps at once, character by character, for text where that is the same as one
     /// after the other: each character lowercases to one character (not `İ`), none is a Σ
-    /// (lowercased by its place in the word) and, when accents go, each is below U+0250 (one
-    /// lookup, see [`latin_without_accents`]). `None` for any other text. A character is white
-    /// space before the steps exactly when it is after them.
-    fn in_one_pass(&self, text: &str) -> Option<String> {
+    /// (lowercased by its place in the word) and, when accents go, each is one character without
+    /// them (below U+0250 one lookup, see [`latin_without_accents`]; beyond, see
+    /// [`without_accents`]) that composes with none beside it; written into `out` (empty); false
+    /// for any other text, `out` then left partly written. A character is white space before the
+    /// steps exactly when it is after them.
+    fn in_one_pass(&self, text: &str, out: &mut String) -> bool {
         let table = self.strip_accents.then(latin_table);
-        let mut out = String::with_capacity(text.len());
         let mut space = false;
+        // The character before, as NFC would see it: two that compose are left to the steps.
+        let mut before = ' ';
         for c in text.chars() {
             if self.collapse_whitespace && c.is_whitespace() {
                 space = !out.is_empty();
+                before = ' ';
                 continue;
             }
             let lower = if !self.lowercase || c.is_ascii() {
@@ -87,20 +123,30 @@ impl Normalize {
                 let mut lower = c.to_lowercase();
                 match (lower.next(), lower.next()) {
                     (Some(one), None) if c != 'Σ' => one,
-                    _ => return None,
+                    _ => return false,
                 }
             };
             let base = match table {
-                Some(table) if !lower.is_ascii() => table.get(lower as usize).copied().flatten()?,
+                Some(table) if !lower.is_ascii() => {
+                    let base = match table.get(lower as usize) {
+                        Some(base) => *base,
+                        None => without_accents(lower),
+                    };
+                    match base {
+                        Some(base) if !composes(before, base) => base,
+                        _ => return false,
+                    }
+                }
                 _ => lower,
             };
+            before = base;
             if space {
                 out.push(' ');
                 space = false;
             }
             out.push(base);
         }
-        Some(out)
+        true
     }
 
     /// The steps one after the other, on any text.
@@ -150,6 +196,30 @@ fn latin_without_accents(text: &str) -> Option<String> {
     text.chars()
         .map(|c| table.get(c as usize).copied().flatten())
         .collect()
+}
+
+/// A character from U+0250 on without its accents, when that is one character that NFC leaves
+/// alone where nothing composes with it (no combining mark: a Hangul syllable, a letter with a
+/// Devanagari nukta, a mark outside the accent blocks give `None`), and as white space as the
+/// character was. U+212B ANGSTROM SIGN gives `A`, U+1EC5 `e`, U+2000 EN QUAD U+2002 EN SPACE.
+fn without_accents(c: char) -> Option<char> {
+    use unicode_normalization::char::{canonical_combining_class, decompose_canonical};
+    let (mut base, mut more) = (None, false);
+    decompose_canonical(c, |part| {
+        if !is_accent(part) {
+            more |= base.replace(part).is_some();
+        }
+    });
+    base.filter(|b| {
+        !more && canonical_combining_class(*b) == 0 && b.is_whitespace() == c.is_whitespace()
+    })
+}
+
+/// Whether NFC composes `second` with `first` before it (both without a combining mark). Below
+/// U+0250 no two characters compose: only the pairs beyond it are looked up.
+fn composes(first: char, second: char) -> bool {
+    (u32::from(first) >= 0x250 || u32::from(second) >= 0x250)
+        && unicode_normalization::char::compose(first, second).is_some()
 }
 
 /// Each character below U+0250 without its accents (`None` where that is not one character).
@@ -243,6 +313,24 @@ mod tests {
         }
 
         #[test]
+        fn one_pass_equals_the_steps_on_text_beyond_latin(
+            text in proptest::collection::vec(
+                prop_oneof![
+                    0x250u32..0x370, 0x370u32..0x400, 0x900u32..0x980, 0xB00u32..0xB80,
+                    0x1100u32..0x1200, 0x1E00u32..0x2000, 0x2000u32..0x2200, 0x3000u32..0x3100,
+                    0xAC00u32..0xAC40, 0xFB00u32..0xFB10, 0xFF00u32..0xFFF0, 0x1D400u32..0x1D420,
+                    0u32..0x250, Just(0x20)
+                ],
+                0..24,
+            )
+            .prop_map(|codes| codes.into_iter().filter_map(char::from_u32).collect::<String>())
+        ) {
+            for n in every_setting() {
+                prop_assert_eq!(n.apply(&text), n.in_steps(&text), "{:?}", n);
+            }
+        }
+
+        #[test]
         fn one_pass_equals_the_steps_on_latin_text_with_spaces(
             text in proptest::collection::vec(
                 prop_oneof![0u32..0x250, Just(0x20), Just(0xA0), Just(0x2003), Just(0x3A3), Just(0x130), Just(0x301)],
@@ -256,19 +344,59 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_ascii_pass_equals_the_steps_on_any_ascii_text(text in "[\\x00-\\x7F]*") {
+            for n in every_setting() {
+                let mut out = String::new();
+                n.ascii_into(&text, &mut out);
+                prop_assert_eq!(&out, &n.in_steps(&text), "{:?}", n);
+            }
+        }
+    }
+
+    /// The one pass alone: its text, or `None` where it leaves the text to the steps.
+    fn one_pass(n: Normalize, text: &str) -> Option<String> {
+        let mut out = String::new();
+        n.in_one_pass(text, &mut out).then_some(out)
+    }
+
     #[test]
     fn one_pass_leaves_what_it_cannot_do_to_the_steps() {
         let n = Normalize::ALL;
-        // A final sigma, a dotted capital I, a mark written apart, a letter beyond Latin.
-        for text in ["ΟΔΟΣ", "İstanbul", "e\u{301}", "Ǝ日本"] {
-            assert_eq!(n.in_one_pass(text), None, "{text}");
+        // A final sigma, a dotted capital I, a mark written apart, a mark outside the accent
+        // blocks, a Hangul syllable (NFD splits it), two Oriya letters NFC composes.
+        for text in [
+            "ΟΔΟΣ",
+            "İstanbul",
+            "e\u{301}",
+            "\u{627}\u{654}",
+            "한국",
+            "\u{B47}\u{B3E}",
+        ] {
+            assert_eq!(one_pass(n, text), None, "{text}");
             assert_eq!(n.apply(text), n.in_steps(text));
         }
         assert_eq!(n.apply("ΟΔΟΣ"), "οδος");
         assert_eq!(
-            n.in_one_pass("  Société\u{a0}Générale "),
+            one_pass(n, "  Société\u{a0}Générale "),
             Some("societe generale".into())
         );
+        // Beyond Latin: Vietnamese, the Angstrom sign, CJK, full-width forms (NFKC would fold
+        // them, goldgate does not), an en quad kept as the space NFD makes it.
+        assert_eq!(one_pass(n, "Nguyễn Ǝ日本"), Some("nguyen ǝ日本".into()));
+        assert_eq!(one_pass(n, "\u{212B}ｎｏ"), Some("aｎｏ".into()));
+        let keep_space = Normalize {
+            collapse_whitespace: false,
+            ..n
+        };
+        assert_eq!(
+            one_pass(keep_space, "a\u{2000}b"),
+            Some("a\u{2002}b".into())
+        );
+        // Every ASCII white space of `char::is_whitespace`, vertical tab included; not U+001F.
+        assert_eq!(n.apply("\tA\x0Bb\x0C\rC\n \x1FD "), "a b c \x1fd");
     }
 
     #[test]

@@ -16,6 +16,11 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     if !super::effort::spend(super::effort::levenshtein_steps(a.len(), b.len())) {
         return a.len().max(b.len());
     }
+    // In ASCII a byte is a code point: the bytes need no decoding, and rapidfuzz matches them
+    // in a table where it hashes a `char`.
+    if a.is_ascii() && b.is_ascii() {
+        return rapidfuzz::distance::levenshtein::distance(a.bytes(), b.bytes());
+    }
     rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars())
 }
 
@@ -58,6 +63,21 @@ pub(crate) fn anls_normalized(a: &str, b: &str) -> f64 {
     }
     let nl = levenshtein(a, b) as f64 / longest as f64;
     if nl < TAU { 1.0 - nl } else { 0.0 }
+}
+
+/// EM and ANLS of a prediction against one variant, the texts normalized into `scratch`: what
+/// [`score_variants`] gives for one variant, with no string allocated per pair (`score --jsonl`
+/// scores a hundred thousand of them).
+pub(crate) fn score_one(
+    gold: &str,
+    pred: &str,
+    normalize: Normalize,
+    scratch: &mut [String; 2],
+) -> (f64, f64) {
+    let [a, b] = scratch;
+    normalize.apply_into(gold, a);
+    normalize.apply_into(pred, b);
+    (if a == b { 1.0 } else { 0.0 }, anls_normalized(a, b))
 }
 
 /// The scores of one field: the best over its variants, and which variant came closest.
