@@ -556,3 +556,23 @@ fn a_real_pdf_shows_the_page_gold_names_and_the_one_the_prediction_names() {
         "{html}"
     );
 }
+
+#[test]
+fn a_predicted_box_beyond_its_pdf_page_fails_its_case_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    write_case(
+        dir.path(),
+        "points",
+        &two_pages(),
+        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
+        r#"{"total": {"value": "12.50", "page": 2, "bbox": [400, 412, 600, 700]}}"#,
+    );
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    let text = stdout(&out);
+    assert_eq!(verdict_of(&text, "inv::ocr"), "test inv::ocr ... FAILED");
+    assert!(
+        text.contains("the box's 4th edge 700 is beyond page 2 of the PDF, 792 x 612 points"),
+        "{text}"
+    );
+    assert!(text.contains("cases/out/inv.json:1:"), "{text}");
+}
