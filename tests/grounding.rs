@@ -540,14 +540,11 @@ fn headless_chromium_draws_the_boxes_on_the_document() {
     let chromium = chromium::require();
     let dir = tempfile::tempdir().unwrap();
     let (_, page) = invoice_page(dir.path());
-    let probe = dir.path().join("probe.html");
-    std::fs::write(
-        &probe,
-        r#"<!doctype html><body><iframe id="f" src="page.html" style="width:1280px;height:4000px"></iframe>
-<script>
-document.getElementById("f").onload = () => {
-  const d = document.getElementById("f").contentDocument;
-  const img = d.querySelector("figure.page img");
+    assert!(page.is_file());
+    let result = chromium::probe(
+        &chromium,
+        dir.path(),
+        r#"  const img = d.querySelector("figure.page img");
   const at = img.getBoundingClientRect();
   const boxes = [...d.querySelectorAll("figure.page rect")].map(r => {
     const b = r.getBoundingClientRect();
@@ -558,31 +555,8 @@ document.getElementById("f").onload = () => {
     const bottom = (b.bottom - at.top) / at.height * 500;
     return `label ${t.textContent} at ${Math.round((b.left - at.left) / at.width * 800)} ${bottom <= 400 ? "above" : "over"} the box, ${b.width > 0 && b.height > 0 ? "shown" : "not shown"}`;
   });
-  const out = document.createElement("pre");
-  out.id = "result";
-  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.concat(labels).join("; ");
-  document.body.appendChild(out);
-};
-</script>"#,
-    )
-    .unwrap();
-    assert!(page.is_file());
-    let dom = chromium::headless(&chromium, &dir.path().join("profile"), 1280, 1000)
-        .args([
-            "--allow-file-access-from-files",
-            "--disable-web-security",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", probe.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
-    let result = dom
-        .split("<pre id=\"result\">")
-        .nth(1)
-        .and_then(|r| r.split("</pre>").next())
-        .unwrap_or_else(|| panic!("no result in:\n{dom}"));
+  const result = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight} shown ${Math.round(at.width)}x${Math.round(at.height)}; ` + boxes.concat(labels).join("; ");"#,
+    );
     assert_eq!(
         result,
         "image true 800x500 shown 800x500; gold total 600,400,720,450; predicted total 600,280,640,300; label total at 600 above the box, shown"

@@ -31,6 +31,18 @@ fn two_pages() -> Vec<u8> {
     )
 }
 
+/// The case of [`write_case`] in points on [`two_pages`], gold's `total` in the blue rectangle
+/// of page 2, and the pipeline's `total` as `prediction` gives it.
+fn total_on_page_two(dir: &std::path::Path, prediction: &str) {
+    write_case(
+        dir,
+        "points",
+        &two_pages(),
+        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
+        prediction,
+    );
+}
+
 /// A suite in `units` whose case `inv` reads `doc.pdf`, with `gold` (YAML lines under `gold:`)
 /// and the pipeline's output `prediction` (JSON fields).
 fn write_case(dir: &std::path::Path, units: &str, document: &[u8], gold: &str, prediction: &str) {
@@ -123,11 +135,8 @@ fn run_with_page(dir: &std::path::Path) -> (String, String) {
 #[test]
 fn boxes_in_points_are_measured_on_the_pdfs_own_page_without_a_page_size() {
     let dir = tempfile::tempdir().unwrap();
-    write_case(
+    total_on_page_two(
         dir.path(),
-        "points",
-        &two_pages(),
-        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
         r#"{"total": {"value": "12.50", "page": 2, "bbox": [400, 462, 600, 562]}}"#,
     );
     let (out, report) = goldgate_report(dir.path(), &["test", "cases"]);
@@ -157,11 +166,8 @@ fn boxes_in_points_are_measured_on_the_pdfs_own_page_without_a_page_size() {
 #[test]
 fn the_page_gold_names_is_drawn_from_the_pdf_with_its_ink_where_the_pdf_puts_it() {
     let dir = tempfile::tempdir().unwrap();
-    write_case(
+    total_on_page_two(
         dir.path(),
-        "points",
-        &two_pages(),
-        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
         r#"{"total": {"value": "12.50", "page": 2, "bbox": [400, 300, 600, 350]}}"#,
     );
     let (out, html) = run_with_page(dir.path());
@@ -202,11 +208,8 @@ fn the_page_gold_names_is_drawn_from_the_pdf_with_its_ink_where_the_pdf_puts_it(
 #[test]
 fn a_prediction_on_another_page_shows_both_pages_each_with_its_box() {
     let dir = tempfile::tempdir().unwrap();
-    write_case(
+    total_on_page_two(
         dir.path(),
-        "points",
-        &two_pages(),
-        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
         r#"{"total": {"value": "12.50", "page": 1, "bbox": [100, 92, 300, 192]}}"#,
     );
     let (_, html) = run_with_page(dir.path());
@@ -451,51 +454,22 @@ fn a_huge_page_is_drawn_small() {
 fn headless_chromium_draws_the_boxes_on_the_pdf_page() {
     let chromium = chromium::require();
     let dir = tempfile::tempdir().unwrap();
-    write_case(
+    total_on_page_two(
         dir.path(),
-        "points",
-        &two_pages(),
-        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
         r#"{"total": {"value": "12.50", "page": 2, "bbox": [400, 300, 600, 350]}}"#,
     );
     run_with_page(dir.path());
-    let probe = dir.path().join("probe.html");
-    std::fs::write(
-        &probe,
-        r#"<!doctype html><body><iframe id="f" src="page.html" style="width:1280px;height:4000px"></iframe>
-<script>
-document.getElementById("f").onload = () => {
-  const d = document.getElementById("f").contentDocument;
-  const img = d.querySelector("figure.page img");
+    let result = chromium::probe(
+        &chromium,
+        dir.path(),
+        r#"  const img = d.querySelector("figure.page img");
   const at = img.getBoundingClientRect();
   const boxes = [...d.querySelectorAll("figure.page rect")].map(r => {
     const b = r.getBoundingClientRect();
     return `${r.getAttribute("class")} ${Math.round((b.left - at.left) / at.width * 792)},${Math.round((b.top - at.top) / at.height * 612)},${Math.round((b.right - at.left) / at.width * 792)},${Math.round((b.bottom - at.top) / at.height * 612)}`;
   });
-  const out = document.createElement("pre");
-  out.id = "result";
-  out.textContent = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight}; ` + boxes.join("; ");
-  document.body.appendChild(out);
-};
-</script>"#,
-    )
-    .unwrap();
-    let dom = chromium::headless(&chromium, &dir.path().join("profile"), 1280, 1000)
-        .args([
-            "--allow-file-access-from-files",
-            "--disable-web-security",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", probe.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
-    let result = dom
-        .split("<pre id=\"result\">")
-        .nth(1)
-        .and_then(|r| r.split("</pre>").next())
-        .unwrap_or_else(|| panic!("no result in:\n{dom}"));
+  const result = `image ${img.complete} ${img.naturalWidth}x${img.naturalHeight}; ` + boxes.join("; ");"#,
+    );
     // In points of page 2, as gold and the prediction wrote them.
     assert_eq!(
         result,
@@ -560,11 +534,8 @@ fn a_real_pdf_shows_the_page_gold_names_and_the_one_the_prediction_names() {
 #[test]
 fn a_predicted_box_beyond_its_pdf_page_fails_its_case_where_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    write_case(
+    total_on_page_two(
         dir.path(),
-        "points",
-        &two_pages(),
-        "  total: { value: \"12.50\", page: 2, bbox: [400, 412, 600, 512] }\n",
         r#"{"total": {"value": "12.50", "page": 2, "bbox": [400, 412, 600, 700]}}"#,
     );
     let out = goldgate(dir.path(), &["test", "cases"]);

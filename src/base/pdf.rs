@@ -53,15 +53,11 @@ pub fn page_sizes(bytes: &[u8]) -> Result<Vec<PageSize>, NotReadable> {
     imp::page_sizes(bytes)
 }
 
-/// A page drawn: a PNG of the page as shown, and its size in pixels.
+/// A page drawn: a PNG of the page as shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DrawnPage {
     /// The PNG's bytes.
     pub png: Vec<u8>,
-    /// The width in pixels.
-    pub width: u32,
-    /// The height in pixels.
-    pub height: u32,
 }
 
 /// What a run may still spend on drawing pages: their number and the time they take. One
@@ -353,11 +349,10 @@ mod imp {
                 bg_color: WHITE,
             },
         );
-        let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
         let png = pixmap
             .into_png()
             .map_err(|_| NotReadable("its drawing could not be written as a PNG".to_owned()))?;
-        Ok(super::DrawnPage { png, width, height })
+        Ok(super::DrawnPage { png })
     }
 }
 

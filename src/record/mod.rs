@@ -807,6 +807,14 @@ pub struct Report {
 }
 
 impl TestRecord {
+    /// The case this test belongs to: its name without `::pipeline`.
+    pub fn case_name(&self) -> &str {
+        self.pipeline
+            .as_ref()
+            .and_then(|p| self.id.strip_suffix(&format!("::{p}")))
+            .unwrap_or(&self.id)
+    }
+
     /// Whether this test is a failed call that was scored all the same: a prediction that could
     /// not be scored has no metrics, except a failed call under `profile: docubench`, which is
     /// scored as its benchmark scores it and counts in its pipeline's mean.

@@ -131,7 +131,7 @@ fn failing_case(
     documents: &[(String, DocumentImage)],
 ) {
     let mut row = vec![
-        format!("<span class=\"test\">{}</span>", escape(&case_name(case))),
+        format!("<span class=\"test\">{}</span>", escape(case.case_name())),
         format!(
             "<span class=\"name\">{}</span>",
             escape(case.pipeline.as_deref().unwrap_or("-"))
@@ -199,18 +199,6 @@ fn failing_aggregate(out: &mut String, a: &AggregateRecord, blanks: usize, open:
         "<p class=\"at\">{}</p>\n</details>",
         escape(&a.place())
     );
-}
-
-/// The case a test belongs to: its name without `::pipeline`.
-fn case_name(case: &TestRecord) -> String {
-    match &case.pipeline {
-        Some(p) => case
-            .id
-            .strip_suffix(&format!("::{p}"))
-            .unwrap_or(&case.id)
-            .to_owned(),
-        None => case.id.clone(),
-    }
 }
 
 /// The id of a test's row, for a link to it (`#fail-invoices/acme::guided`).

@@ -167,18 +167,6 @@ impl Item {
     }
 }
 
-/// The case a test belongs to: its name without `::pipeline`.
-fn case_of(record: &TestRecord) -> String {
-    match &record.pipeline {
-        Some(p) => record
-            .id
-            .strip_suffix(&format!("::{p}"))
-            .unwrap_or(&record.id)
-            .to_owned(),
-        None => record.id.clone(),
-    }
-}
-
 /// How the rule of a field read its values, when not as text.
 fn reading_of(f: &FieldRecord) -> Option<Reading> {
     match f.note.as_ref()? {
@@ -256,7 +244,7 @@ fn case_items(records: &[TestRecord]) -> Vec<Item> {
         .collect();
     let mut by_case: BTreeMap<String, Vec<&TestRecord>> = BTreeMap::new();
     for r in &sorted {
-        by_case.entry(case_of(r)).or_default().push(r);
+        by_case.entry(r.case_name().to_owned()).or_default().push(r);
     }
     sorted.sort_by(|a, b| a.id.cmp(&b.id));
     let fields = sorted
@@ -325,7 +313,7 @@ impl<'a> Scored<'a> {
         field: Option<&str>,
         tests: Vec<String>,
     ) -> Item {
-        let case = case_of(r);
+        let case = r.case_name().to_owned();
         let (gold, predictions) = match field {
             Some(name) => (
                 self.field(r, name)

@@ -40,6 +40,47 @@ pub fn headless(chromium: &Path, profile: &Path, width: u32, height: u32) -> Com
     cmd
 }
 
+/// The report `page.html` in `dir` laid out by Chromium in a frame of 1,280 pixels, and what
+/// `script` finds in it: run once the frame has loaded, with the report's document as `d`, it
+/// leaves its finding in a `result` string (the report has no script of its own: this one is
+/// in a page that frames it).
+pub fn probe(chromium: &Path, dir: &Path, script: &str) -> String {
+    let probe = dir.join("probe.html");
+    std::fs::write(
+        &probe,
+        format!(
+            r#"<!doctype html><body><iframe id="f" src="page.html" style="width:1280px;height:4000px"></iframe>
+<script>
+document.getElementById("f").onload = () => {{
+  const d = document.getElementById("f").contentDocument;
+{script}
+  const out = document.createElement("pre");
+  out.id = "result";
+  out.textContent = result;
+  document.body.appendChild(out);
+}};
+</script>"#
+        ),
+    )
+    .unwrap();
+    let dom = headless(chromium, &dir.join("profile"), 1280, 1000)
+        .args([
+            "--allow-file-access-from-files",
+            "--disable-web-security",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    dom.split("<pre id=\"result\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no result in:\n{dom}"))
+        .to_owned()
+}
+
 /// Lays the page out as the browser does and writes what it found into the DOM as JSON, which
 /// `--dump-dom` then prints. The page has no script of its own: this one is put in a copy, for
 /// the test alone. It reports:
