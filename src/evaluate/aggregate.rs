@@ -127,10 +127,13 @@ fn scores(results: &[&CaseNumbers], all: &mut Aggregated) {
         let values: Vec<f64> = scored.iter().filter_map(|m| get(m)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let kieval = scored.iter().filter_map(|m| m.kieval).reduce(|mut sum, c| {
-        sum.add(&c);
-        sum
-    });
+    let kieval = scored
+        .iter()
+        .filter_map(|m| m.kieval.as_deref().copied())
+        .reduce(|mut sum, c| {
+            sum.add(&c);
+            sum
+        });
     let pooled_kieval =
         |get: fn(&crate::metrics::kieval::Tally) -> f64| kieval.map(|c| get(&c.total));
     all.exact_match = mean(&|m| m.exact_match);
@@ -204,8 +207,10 @@ fn gate(results: &[&CaseNumbers], all: &mut Aggregated) {
 /// pass^k, pass@k and the flip rates, when a case was repeated.
 fn attempts(results: &[&CaseNumbers], all: &mut Aggregated) {
     // A case run once is one attempt: its verdict is both pass^1 and pass@1.
-    let repeated: Vec<&crate::evaluate::repeat::Attempts> =
-        results.iter().filter_map(|r| r.attempts.as_ref()).collect();
+    let repeated: Vec<&crate::evaluate::repeat::Attempts> = results
+        .iter()
+        .filter_map(|r| r.attempts.as_deref())
+        .collect();
     let of_attempts = |every: bool| {
         let held = results
             .iter()
@@ -233,12 +238,12 @@ fn acceptance_curves(results: &[&CaseNumbers], all: &mut Aggregated) {
     for r in results {
         misses.add_all(&r.misses);
         for f in &r.fields {
-            if let Some(c) = f.confidence {
-                let tally = match acceptance.get_mut(&f.name) {
+            if let Some(c) = f.confidence() {
+                let tally = match acceptance.get_mut(f.name.as_str()) {
                     Some(t) => t,
-                    None => acceptance.entry(f.name.clone()).or_default(),
+                    None => acceptance.entry(f.name.as_str().to_owned()).or_default(),
                 };
-                tally.add(c, f.em == 1.0);
+                tally.add(c, f.em() == 1.0);
             }
         }
     }
@@ -328,10 +333,13 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         unmatched_filter: None,
         never_ran: Vec::new(),
         never_ended: None,
-        calls: records.iter().filter_map(|r| r.calls).reduce(|mut all, c| {
-            all.add(&c);
-            all
-        }),
+        calls: records
+            .iter()
+            .filter_map(|r| r.calls.as_deref().copied())
+            .reduce(|mut all, c| {
+                all.add(&c);
+                all
+            }),
         // Its aggregates' digests count too: the run's end gives it (`gold_digest`).
         gold_digest: None,
     }
@@ -521,7 +529,7 @@ pub fn field_table(records: &[CaseNumbers]) -> Vec<FieldStat> {
         let pipeline = row_of(r);
         for f in &r.fields {
             let s = sums.entry((f.name.as_str(), pipeline.clone())).or_default();
-            *s = (s.0 + 1, s.1 + f.em, s.2 + f.anls);
+            *s = (s.0 + 1, s.1 + f.em(), s.2 + f.anls);
         }
     }
     sums.into_iter()
@@ -623,14 +631,14 @@ mod examples {
             status: Status::Passed,
             metrics: Some(Metrics::default()),
             confidences: Default::default(),
-            fields: Vec::new(),
-            missed: Vec::new(),
+            fields: Box::default(),
+            missed: Box::default(),
             misses: Default::default(),
             target_error: 0.01,
             acceptance: None,
             rubrics: tally,
             reference: None,
-            suite: String::new(),
+            suite: crate::base::name::Name::of(""),
             slices: Vec::new(),
             attempts: None,
             calls: None,

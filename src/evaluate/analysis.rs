@@ -49,7 +49,7 @@ pub fn miss_rows(
         let pipeline = row_of(r).into_owned();
         for (name, miss) in &r.missed {
             by_field
-                .entry((pipeline.clone(), name.clone()))
+                .entry((pipeline.clone(), name.as_str().to_owned()))
                 .or_default()
                 .add(*miss);
         }

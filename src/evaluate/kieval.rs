@@ -40,5 +40,5 @@ pub(crate) fn set(metrics: &mut Metrics, counts: Counts) {
     metrics.recall = Some(t.recall());
     metrics.f1 = Some(t.f1());
     metrics.aligned = Some(t.aligned());
-    metrics.kieval = Some(counts);
+    metrics.kieval = Some(Box::new(counts));
 }

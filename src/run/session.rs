@@ -14,6 +14,7 @@ use super::judge::{self, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
 use crate::base::fs::lock_for;
+use crate::base::name::Name;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
 use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
@@ -726,7 +727,7 @@ impl Session {
             _ => None,
         };
         let with_calls = |mut scored: Scored| {
-            scored.numbers.calls = calls;
+            scored.numbers.calls = calls.map(Box::new);
             scored
         };
         if attempts.len() == 1 {
@@ -827,10 +828,10 @@ impl Session {
             passed,
             numbers: CaseNumbers {
                 reference: case.reference.clone(),
-                suite: case.suite_folder.display().to_string(),
+                suite: Name::of(&case.suite_folder.display().to_string()),
                 slices: slices_of(&case.tags, &case.attributes),
-                attempts,
-                gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+                attempts: attempts.map(Box::new),
+                gold_digest: Some(crate::evaluate::digest::case_digest(case).into()),
                 ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
             },
             full: Mutex::new(Some(Box::new(Full {
@@ -955,7 +956,7 @@ impl Session {
         // Aggregates read each field's confidences (the acceptance of confidences), and so do
         // the pooled rows of a suite's `acceptance:` at the end of the run.
         if !self.keeps_records && !self.has_aggregates() && numbers.acceptance.is_none() {
-            numbers.fields = Vec::new();
+            numbers.fields = Box::default();
         }
         kept.numbers.push(numbers);
         // The test's scored result goes: its numbers are kept once, here, and found by name
@@ -1175,10 +1176,10 @@ fn unscored(
         passed: skipped,
         numbers: CaseNumbers {
             reference: case.reference.clone(),
-            suite: case.suite_folder.display().to_string(),
+            suite: Name::of(&case.suite_folder.display().to_string()),
             slices: slices_of(&case.tags, &case.attributes),
-            attempts,
-            gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+            attempts: attempts.map(Box::new),
+            gold_digest: Some(crate::evaluate::digest::case_digest(case).into()),
             ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
         },
         full: Mutex::new(Some(Box::new(Full {

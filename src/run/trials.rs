@@ -218,6 +218,15 @@ fn located(problem: &Problem, errors: &[String], file: &str) -> Vec<Located> {
 /// The record of a case's test before it runs (a skipped case's, as it stays).
 pub(crate) fn case_record(case: &Case) -> Record {
     Record {
+        gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        ..unhashed_record(case)
+    }
+}
+
+/// [`case_record`] without the gold digest, for a case whose scoring takes it (once per case:
+/// it hashes every gold value).
+fn unhashed_record(case: &Case) -> Record {
+    Record {
         id: case.id.clone(),
         pipeline: case.pipeline.clone(),
         reference: case.reference.clone(),
@@ -238,19 +247,21 @@ pub(crate) fn case_record(case: &Case) -> Record {
         problems: Vec::new(),
         repeated: None,
         calls: None,
-        gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        gold_digest: None,
         history: case.history.as_ref().map(|h| h.display().to_string()),
     }
 }
 
 fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Completion, Failed> {
-    let mut record = case_record(case);
     if let (Some(reason), false) = (&case.skip, run_skipped) {
+        let mut record = case_record(case);
         record.status = Status::Ignored;
         session.finish_case(&record, None);
         return Ok(Completion::ignored_with(reason));
     }
+    let mut record = unhashed_record(case);
     let scored = session.score(case);
+    record.gold_digest = scored.numbers.gold_digest.as_deref().map(str::to_owned);
     let full = scored.take().unwrap_or_default();
     record.status = scored.numbers.status;
     if record.status == Status::Ignored {
@@ -264,7 +275,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         record.error = full.error;
         record.skip = Some(reason.clone());
         record.problems = full.problems;
-        record.calls = scored.numbers.calls;
+        record.calls = scored.numbers.calls.as_deref().copied();
         session.finish_case(&record, None);
         return Ok(Completion::ignored_with(reason));
     }
@@ -276,7 +287,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.baseline = full.baseline;
     record.problems = full.problems;
     record.repeated = full.repeated;
-    record.calls = scored.numbers.calls;
+    record.calls = scored.numbers.calls.as_deref().copied();
     // The record's copy of the message, without colour, is for the run's files only.
     record.message = (!scored.passed && session.keeps_records())
         .then(|| plain(full.message.as_deref().unwrap_or("case failed")));
