@@ -2,7 +2,7 @@
 
 use crate::evaluate::finding::Absent;
 use crate::evaluate::outcome::{Metrics, ThresholdVerdict};
-use crate::evaluate::record::{CaseNumbers, Status};
+use crate::evaluate::record::{CaseNumbers, KeptMetrics, Status};
 use crate::metrics::{Bin, Pooled};
 use crate::model::metric::DEFAULT_ECE_BINS;
 use crate::model::metric::{Metric, Threshold};
@@ -122,13 +122,17 @@ pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a CaseNumbers>) -> Aggr
 /// The scores: case means (each case weighs the same), but KIEval's F1, precision, recall and
 /// aligned score of the counts pooled over the cases that have them.
 fn scores(results: &[&CaseNumbers], all: &mut Aggregated) {
-    let scored: Vec<&Metrics> = results.iter().filter_map(|r| r.metrics.as_ref()).collect();
+    // Read back once per metric, never all held at once: a run keeps its cases' metrics compact.
+    let scored = || {
+        results
+            .iter()
+            .filter_map(|r| r.metrics.as_ref().map(KeptMetrics::metrics))
+    };
     let mean = |get: &dyn Fn(&Metrics) -> Option<f64>| {
-        let values: Vec<f64> = scored.iter().filter_map(|m| get(m)).collect();
+        let values: Vec<f64> = scored().filter_map(|m| get(&m)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let kieval = scored
-        .iter()
+    let kieval = scored()
         .filter_map(|m| m.kieval.as_deref().copied())
         .reduce(|mut sum, c| {
             sum.add(&c);
@@ -166,7 +170,11 @@ fn calibration(results: &[&CaseNumbers], all: &mut Aggregated) {
 
 /// The latency percentiles and the cost of a case and of all, over the scored cases.
 fn latency_and_cost(results: &[&CaseNumbers], all: &mut Aggregated) {
-    let scored = || results.iter().filter_map(|r| r.metrics.as_ref());
+    let scored = || {
+        results
+            .iter()
+            .filter_map(|r| r.metrics.as_ref().map(KeptMetrics::metrics))
+    };
     let mut latencies: Vec<f64> = scored().filter_map(|m| m.latency_ms).collect();
     latencies.sort_by(f64::total_cmp);
     let costs: Vec<f64> = scored().filter_map(|m| m.cost_usd).collect();
@@ -629,7 +637,7 @@ mod examples {
             id: "c".into(),
             pipeline: None,
             status: Status::Passed,
-            metrics: Some(Metrics::default()),
+            metrics: Some(KeptMetrics::default()),
             confidences: Default::default(),
             fields: Box::default(),
             missed: Box::default(),

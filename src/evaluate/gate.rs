@@ -120,7 +120,7 @@ pub struct GateVerdict {
 pub fn case_value(numbers: &CaseNumbers, metric: Metric) -> Option<f64> {
     match metric {
         Metric::Score => numbers.rubrics.map(|t| t.score),
-        m => numbers.metrics.as_ref().and_then(|x| x.get(m)),
+        m => numbers.metrics.as_ref().and_then(|x| x.metrics().get(m)),
     }
 }
 

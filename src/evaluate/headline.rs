@@ -3,7 +3,7 @@
 
 use crate::evaluate::aggregate::{is_pipeline_row, row_of};
 use crate::evaluate::paired::{Interval, bootstrap};
-use crate::evaluate::record::{CaseNumbers, Status};
+use crate::evaluate::record::{CaseNumbers, KeptMetrics, Status};
 use crate::model::metric::Metric;
 use crate::model::suite::CompareTo;
 
@@ -56,7 +56,7 @@ fn per_case(metric: Metric) -> bool {
 /// A case's value of a per-case metric (a case without rubrics scores 0 under the mean score,
 /// as the aggregate counts it).
 fn value(metric: Metric, r: &CaseNumbers) -> Option<f64> {
-    let m = r.metrics.as_ref();
+    let m = r.metrics.as_ref().map(KeptMetrics::metrics);
     match metric {
         Metric::ExactMatch => m?.exact_match,
         Metric::Anls => m?.anls,
@@ -108,11 +108,11 @@ mod tests {
 
     fn case(id: &str, pipeline: &str, anls: f64) -> CaseNumbers {
         let mut r = CaseNumbers::of(id, Some(pipeline), Status::Passed, None);
-        r.metrics = Some(crate::evaluate::outcome::Metrics {
+        r.metrics = Some(KeptMetrics::from(&crate::evaluate::outcome::Metrics {
             anls: Some(anls),
             exact_match: Some(f64::from(u8::from(anls == 1.0))),
             ..Default::default()
-        });
+        }));
         r
     }
 

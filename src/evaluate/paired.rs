@@ -231,8 +231,10 @@ pub fn compare_pairs(
             .filter(|t| t.must_right + t.easy_wrong > 0)
             .map(|t| t.score)
     });
-    let exact_match = metric("exact_match", &|r| r.metrics.as_ref()?.exact_match);
-    let anls = metric("anls", &|r| r.metrics.as_ref()?.anls);
+    let exact_match = metric("exact_match", &|r| {
+        r.metrics.as_ref()?.metrics().exact_match
+    });
+    let anls = metric("anls", &|r| r.metrics.as_ref()?.metrics().anls);
     let passed = |r: &CaseNumbers| r.status == Status::Passed;
     let only_reference = pairs
         .iter()

@@ -846,7 +846,10 @@ impl TestRecord {
             id: self.id.clone(),
             pipeline: self.pipeline.clone(),
             status: self.status,
-            metrics: self.metrics.clone(),
+            metrics: self
+                .metrics
+                .as_ref()
+                .map(crate::evaluate::record::KeptMetrics::from),
             confidences: self
                 .fields
                 .iter()

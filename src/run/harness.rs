@@ -474,7 +474,9 @@ fn end_of_run(
     gold_sets: &[GoldSetNote],
 ) -> bool {
     let mut kept = session.kept();
-    kept.numbers.sort_by(|a, b| a.id.cmp(&b.id));
+    // In place: a stable sort copies every case's numbers aside (54 MB at 100,000 cases), and
+    // no two tests share a name.
+    kept.numbers.sort_unstable_by(|a, b| a.id.cmp(&b.id));
     let mut summary = summarize(&kept.numbers);
     summary.gold_digest = crate::evaluate::aggregate::gold_digest(
         &kept.numbers,
