@@ -169,7 +169,14 @@ impl Harness {
         }
         let gold_sets = gold_set_notes(&found);
         // What was found stays only for a listing of skipped tests: its paths are the trials'.
-        let found = if args.list { found } else { Vec::new() };
+        // Dropped here, not shadowed (a shadowed binding lives to the end of the run: 12 MB of
+        // paths at 100,000 cases).
+        let found = if args.list {
+            found
+        } else {
+            drop(found);
+            Vec::new()
+        };
         // A filter that matches no test runs nothing and libtest exits 0, as `cargo test FILTER`
         // needs of a filter meant for another test target: the summary line says so instead.
         let unmatched = args
