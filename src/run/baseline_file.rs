@@ -58,7 +58,7 @@ fn read_as_written(path: &Path) -> Result<Option<(Baseline, String)>, String> {
     let Some(text) = text else {
         return Ok(None);
     };
-    let base = parse(&text, &path.display().to_string())?;
+    let base = parse(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
     Ok(Some((base, text)))
 }
 
