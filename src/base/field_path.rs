@@ -476,7 +476,10 @@ mod examples {
         );
         let e = FieldPath::parse("items[x]").unwrap_err();
         assert_eq!(e.to_string(), "`[x]` in `items[x]` is not an index");
-        assert!(std::error::Error::source(&e).is_some(), "the number's error is its source");
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "the number's error is its source"
+        );
         assert_eq!(
             FieldPath::parse("a.").unwrap_err().kind,
             PathFault::EndsWithDot

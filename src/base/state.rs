@@ -24,9 +24,7 @@ pub(crate) fn state_dir() -> io::Result<PathBuf> {
     CHECKED
         .get_or_init(|| {
             let dir = std::env::temp_dir().join(format!("goldgate-{}", user_id()));
-            private_dir(&dir)
-                .map(|()| dir)
-                .map_err(std::sync::Arc::new)
+            private_dir(&dir).map(|()| dir).map_err(std::sync::Arc::new)
         })
         .clone()
         .map_err(|e| io::Error::new(e.kind(), e))
