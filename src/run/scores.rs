@@ -26,7 +26,7 @@ pub(crate) fn score_folder(cases: &Path, rubrics: &Path) -> Result<Vec<Scored>, 
     let env = Env {
         update: Update::No,
         judge: JudgeMode::Replay,
-        ..Env::from_process()?
+        ..Env::from_process().map_err(|e| e.to_string())?
     };
     let invocation = format!("goldgate test {}", cases.display());
     let session = Session::new(&env, invocation, true, 1, false, Progress::None, None)?;
