@@ -327,7 +327,7 @@ fn baseline_errors(entries: &[&Planned], cases: &Path) -> Vec<String> {
                 spec.file.display(),
                 cases.display()
             ),
-            Err(why) => why,
+            Err(why) => why.to_string(),
         };
         errors.push(format!(
             "{}:{}:{}: baseline: {why}",

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::baseline_file;
+use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
 use super::journal::Journal;
 use super::judge::{self, Recorded, Verdicts};
@@ -33,7 +33,7 @@ use crate::render::{describe, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 /// Shared: every case test of a suite reads it, and a copy per test would cost the whole map.
-type BaselineRead = Result<Option<Arc<Baseline>>, String>;
+type BaselineRead = Result<Option<Arc<Baseline>>, Arc<BaselineFileError>>;
 
 /// A case test in this process: being scored (or scored), or finished with its numbers kept.
 enum Slot {
@@ -476,8 +476,12 @@ impl Session {
     /// A baseline file, read once per process.
     pub(crate) fn baseline(&self, file: &std::path::Path) -> BaselineRead {
         let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
-        cell.get_or_init(|| baseline_file::read(file).map(|b| b.map(Arc::new)))
-            .clone()
+        cell.get_or_init(|| {
+            baseline_file::read(file)
+                .map(|b| b.map(Arc::new))
+                .map_err(Arc::new)
+        })
+        .clone()
     }
 
     /// The command that records the verdicts a test lacks.
@@ -890,6 +894,7 @@ impl Session {
         against.compared.file = Some(spec.file.clone());
         match self.baseline(&spec.file) {
             Err(why) => {
+                let why = why.to_string();
                 against.passed = false;
                 against.problems.push(at_suite(&spec.suite_file, &why));
                 against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
