@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
 use super::journal::Journal;
-use super::judge::{self, Recorded, Verdicts};
+use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
 use crate::base::fs::lock_for;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
-use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
+use crate::evaluate::judge::{JudgeFailed, JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
@@ -504,7 +504,7 @@ impl Session {
                 .entry(judge.verdicts.clone())
                 .or_insert_with(|| {
                     Arc::new(Mutex::new(VerdictStore {
-                        read: judge::read(&judge.verdicts),
+                        read: judge::read(&judge.verdicts).map_err(Arc::new),
                         ..VerdictStore::default()
                     }))
                 }),
@@ -512,7 +512,7 @@ impl Session {
         let mode = self.judge_mode;
         let record_command = self.record_command(&case.id);
         let lookup = |key: &str| lock(&store).lookup(key, mode);
-        let judged = |lookup: &dyn Fn(&str) -> Option<Result<JudgeVerdict, String>>| {
+        let judged = |lookup: &dyn Fn(&str) -> Option<Result<JudgeVerdict, JudgeFailed>>| {
             let judgments = Judgments {
                 command: Some(&judge.command),
                 case: &case.id,
@@ -542,13 +542,13 @@ impl Session {
         let mut store = lock(store);
         let _file = match lock_for(&judge.verdicts) {
             Ok(held) => held,
-            Err(e) => {
-                let why = format!(
-                    "cannot lock the verdicts `{}`: {e}",
-                    judge.verdicts.display()
-                );
+            Err(source) => {
+                let why = Arc::new(JudgeError::NotLocked {
+                    path: judge.verdicts.clone(),
+                    source,
+                });
                 for question in missing {
-                    store.failed.insert(question.key, why.clone());
+                    store.failed.insert(question.key, Arc::clone(&why));
                 }
                 return;
             }
@@ -575,15 +575,16 @@ impl Session {
                     recorded.push(r);
                 }
                 Err(e) => {
-                    store.failed.insert(question.key, e);
+                    store.failed.insert(question.key, Arc::new(e));
                 }
             }
         }
         if !recorded.is_empty()
             && let Err(e) = judge::merge_held(&judge.verdicts, &recorded)
         {
+            let e = Arc::new(e);
             for r in &recorded {
-                store.failed.insert(r.question.key.clone(), e.clone());
+                store.failed.insert(r.question.key.clone(), Arc::clone(&e));
             }
         }
     }
@@ -1066,11 +1067,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 struct VerdictStore {
     /// The file as read (its verdicts, with those this process recorded), or why it could not be.
-    read: Result<Verdicts, String>,
+    read: Result<Verdicts, Arc<JudgeError>>,
     /// The keys asked in this run (`refresh` asks each once).
     refreshed: HashSet<String>,
     /// The keys whose judge failed in this run, with why.
-    failed: HashMap<String, String>,
+    failed: HashMap<String, Arc<JudgeError>>,
 }
 
 impl Default for VerdictStore {
@@ -1086,13 +1087,13 @@ impl Default for VerdictStore {
 impl VerdictStore {
     /// The verdict under `key`, as the mode sees it: `refresh` ignores what this run has not
     /// asked; a judge that failed, or a file that cannot be read, is the reason there is none.
-    fn lookup(&self, key: &str, mode: JudgeMode) -> Option<Result<JudgeVerdict, String>> {
+    fn lookup(&self, key: &str, mode: JudgeMode) -> Option<Result<JudgeVerdict, JudgeFailed>> {
         if let Some(e) = self.failed.get(key) {
-            return Some(Err(e.clone()));
+            return Some(Err(Arc::clone(e) as JudgeFailed));
         }
         let known = match &self.read {
             Ok(known) => known,
-            Err(e) => return Some(Err(e.clone())),
+            Err(e) => return Some(Err(Arc::clone(e) as JudgeFailed)),
         };
         if mode == JudgeMode::Refresh && !self.refreshed.contains(key) {
             return None;
