@@ -5,14 +5,14 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
 use crate::base::fs::read_text;
 use crate::evaluate::outcome::Outcome;
 use crate::metrics::agreement::{Confusion, kendall_tau_b, pearson, spearman};
-use crate::run::scores::score_folder;
+use crate::run::scores::{ScoringError, score_folder};
 
 /// A rubric verdict of a person set beside goldgate's.
 struct Pair {
@@ -26,16 +26,21 @@ struct Pair {
 }
 
 /// The agreement of people's labels with goldgate on the cases under `cases`, as text or JSON.
-pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Result<String, String> {
-    let text = read_text(labels).map_err(|e| e.to_string())?;
-    let scored = score_folder(cases, rubrics)?;
+pub fn agree(
+    labels: &Path,
+    cases: &Path,
+    rubrics: &Path,
+    as_json: bool,
+) -> Result<String, AgreeError> {
+    let text = read_text(labels).map_err(AgreeError::Labels)?;
+    let scored = score_folder(cases, rubrics).map_err(AgreeError::Scoring)?;
     let by_test: HashMap<&str, (&Option<Outcome>, &Option<String>)> = scored
         .iter()
         .map(|s| (s.id.as_str(), (&s.outcome, &s.error)))
         .collect();
     let mut pairs: Vec<Pair> = Vec::new();
     let mut ratings: Vec<(f64, f64)> = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
+    let mut refused: Vec<(usize, Why)> = Vec::new();
     // Labels of rubrics goldgate could not check: no verdict to set beside them, but no reason
     // to throw away the others either.
     let mut skipped: Vec<Skipped> = Vec::new();
@@ -43,35 +48,33 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
         if line.trim().is_empty() {
             continue;
         }
-        let at = format!("{}:{}", labels.display(), i + 1);
         match label(line, &by_test) {
             Ok(Label::Verdict(pair)) => pairs.push(pair),
             Ok(Label::Rating(rating, score)) => ratings.push((rating, score)),
             Ok(Label::Unchecked(mut label)) => {
-                label.at = at;
+                label.at = format!("{}:{}", labels.display(), i + 1);
                 skipped.push(label);
             }
-            // serde_json counts lines and columns within the one line it was given.
-            Err(Why::Json { column, message }) => {
-                errors.push(format!("{at}:{column}: invalid JSON: {message}"))
-            }
-            Err(Why::Label(why)) => errors.push(format!("{at}: {why}")),
+            Err(why) => refused.push((i + 1, why)),
         }
     }
-    if !errors.is_empty() {
-        return Err(errors.join("\nerror: "));
+    if !refused.is_empty() {
+        return Err(AgreeError::Refused {
+            labels: labels.to_path_buf(),
+            lines: refused,
+        });
     }
     if pairs.is_empty() && ratings.is_empty() {
         if skipped.is_empty() {
-            return Err(format!("{}: no labels", labels.display()));
+            return Err(AgreeError::NoLabels {
+                labels: labels.to_path_buf(),
+            });
         }
         // Nothing left to compare: no agreement to print, only what to fix.
-        let lines: Vec<String> = skipped.iter().map(|s| format!("  {}", s.line())).collect();
-        return Err(format!(
-            "{}: no label could be compared, as goldgate could not check a rubric each needs (fix it to count them):\n{}",
-            labels.display(),
-            lines.join("\n")
-        ));
+        return Err(AgreeError::NoneCompared {
+            labels: labels.to_path_buf(),
+            skipped,
+        });
     }
     let groups: Vec<(&str, Confusion)> = ["all", "must_right", "easy_wrong"]
         .into_iter()
@@ -226,7 +229,8 @@ fn confusion_json(c: &Confusion) -> Json {
 }
 
 /// A label set aside: goldgate could not check a rubric it needs.
-struct Skipped {
+#[derive(Debug)]
+pub struct Skipped {
     /// `labels.jsonl:3`.
     at: String,
     test: String,
@@ -265,8 +269,83 @@ enum Label {
     Unchecked(Skipped),
 }
 
+/// Why `goldgate agree` has no agreement to print.
+#[derive(Debug)]
+pub enum AgreeError {
+    /// The labels cannot be read.
+    Labels(crate::base::location::LoadError),
+    /// The cases cannot be scored.
+    Scoring(ScoringError),
+    /// Lines of labels refused: each line's number (from 1), and why.
+    Refused {
+        /// The labels file.
+        labels: PathBuf,
+        /// The lines refused.
+        lines: Vec<(usize, Why)>,
+    },
+    /// The file holds no label.
+    NoLabels {
+        /// The labels file.
+        labels: PathBuf,
+    },
+    /// Every label needs a rubric goldgate could not check.
+    NoneCompared {
+        /// The labels file.
+        labels: PathBuf,
+        /// The labels set aside.
+        skipped: Vec<Skipped>,
+    },
+}
+
+impl std::fmt::Display for AgreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgreeError::Labels(e) => e.fmt(f),
+            AgreeError::Scoring(e) => e.fmt(f),
+            AgreeError::Refused { labels, lines } => {
+                for (n, (line, why)) in lines.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str("\nerror: ")?;
+                    }
+                    let at = format!("{}:{line}", labels.display());
+                    match why {
+                        // serde_json counts lines and columns within the one line it was given.
+                        Why::Json { column, message } => {
+                            write!(f, "{at}:{column}: invalid JSON: {message}")?
+                        }
+                        Why::Label(why) => write!(f, "{at}: {why}")?,
+                    }
+                }
+                Ok(())
+            }
+            AgreeError::NoLabels { labels } => write!(f, "{}: no labels", labels.display()),
+            AgreeError::NoneCompared { labels, skipped } => {
+                let lines: Vec<String> =
+                    skipped.iter().map(|s| format!("  {}", s.line())).collect();
+                write!(
+                    f,
+                    "{}: no label could be compared, as goldgate could not check a rubric each needs (fix it to count them):\n{}",
+                    labels.display(),
+                    lines.join("\n")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for AgreeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AgreeError::Labels(e) => Some(e),
+            AgreeError::Scoring(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
 /// Why a line of labels is refused.
-enum Why {
+#[derive(Debug)]
+pub enum Why {
     /// Not JSON: the column in the line and serde_json's message without its position.
     Json { column: usize, message: String },
     /// JSON, but no label goldgate can read.

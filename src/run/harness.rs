@@ -14,9 +14,10 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
+use super::history::AppendError;
 use super::journal::Journal;
-use super::outputs::{Outputs, Records, write_outputs};
-use super::session::{Blessed, ExpectedEntries, Progress, Session};
+use super::outputs::{OutputError, Outputs, Records, write_outputs};
+use super::session::{Blessed, ExpectedEntries, Progress, RecordNotKept, Session, SessionError};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::{Entry as BaselineEntry, EntryName};
@@ -156,7 +157,7 @@ impl Harness {
         let keeps = (env.run_id.is_none() && outputs.any()) || annotations;
         let session = match self.session(env, args, threads, keeps) {
             Ok(s) => s,
-            Err(e) => return fail_early(&e),
+            Err(e) => return fail_early(&e.to_string()),
         };
         let filtered = filtered(args, pipeline);
         if env.run_id.is_none() {
@@ -256,13 +257,13 @@ impl Harness {
         args: &Arguments,
         threads: usize,
         keeps_records: bool,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, StartError> {
         let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
         let journal = match env.run_id.as_deref() {
-            Some(id) => Some(Journal::for_run(id, &self.cases).map_err(|e| e.to_string())?),
+            Some(id) => Some(Journal::for_run(id, &self.cases).map_err(StartError::Journal)?),
             None => None,
         };
-        Session::new(
+        Ok(Session::new(
             env,
             invocation,
             args.format == Some(FormatSetting::Json),
@@ -270,7 +271,7 @@ impl Harness {
             keeps_records,
             progress_shown(env, args),
             journal,
-        )
+        )?)
     }
 
     /// libtest's arguments, with a thread count that can run.
@@ -285,7 +286,7 @@ impl Harness {
 
     /// libtest's arguments, and the pipeline `--pipeline NAME` selects (goldgate's own flag,
     /// taken out before libtest reads the rest).
-    fn arguments(&self) -> Result<(Arguments, Option<String>), String> {
+    fn arguments(&self) -> Result<(Arguments, Option<String>), ArgumentsError> {
         let given: Vec<OsString> = match &self.args {
             Some(a) => a.iter().map(OsString::from).collect(),
             None => std::env::args_os().collect(),
@@ -293,13 +294,11 @@ impl Harness {
         let (given, pipeline) = pipeline_flag(given)?;
         let args = Arguments::from_iter(name_after_exact(given));
         if args.test_threads == Some(0) {
-            return Err("`--test-threads` must be at least 1".into());
+            return Err(ArgumentsError::NoThreads);
         }
         // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
         if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
-            return Err(format!(
-                "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
-            ));
+            return Err(ArgumentsError::TooManyThreads(n));
         }
         Ok((args, pipeline))
     }
@@ -355,7 +354,9 @@ fn selects_nothing(args: &Arguments, pipeline: Option<&str>, trials: &[Job]) -> 
 /// `--pipeline NAME` (or `--pipeline=NAME`) taken out of the arguments before any `--`: the tests
 /// of that pipeline alone, named exactly (a filter `::NAME` would also take a pipeline whose
 /// name starts with NAME).
-fn pipeline_flag(mut args: Vec<OsString>) -> Result<(Vec<OsString>, Option<String>), String> {
+fn pipeline_flag(
+    mut args: Vec<OsString>,
+) -> Result<(Vec<OsString>, Option<String>), ArgumentsError> {
     let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
     let Some(at) = args[..end]
         .iter()
@@ -370,7 +371,7 @@ fn pipeline_flag(mut args: Vec<OsString>) -> Result<(Vec<OsString>, Option<Strin
         None => String::new(),
     };
     if name.is_empty() || name.starts_with('-') {
-        return Err("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)".into());
+        return Err(ArgumentsError::NoPipelineName);
     }
     Ok((args, Some(name)))
 }
@@ -548,12 +549,10 @@ fn own_files(
     outputs: &Outputs,
     annotations: bool,
     env: &Env,
-) -> Result<(), String> {
+) -> Result<(), EndError> {
     kept.take_error()?;
     if let Some(journal) = session.journal() {
-        journal
-            .note_outputs(outputs)
-            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+        journal.note_outputs(outputs).map_err(EndError::NotNoted)?;
     }
     if env.run_id.is_none() {
         kept.finish_review_records();
@@ -568,14 +567,14 @@ fn own_files(
     }
     let cases = kept
         .take_records()
-        .map_err(|e| format!("cannot keep the run's records: {e}"))?
-        .ok_or("the run kept no records")?;
+        .map_err(EndError::NotTaken)?
+        .ok_or(EndError::NoRecords)?;
     let records = Records::own(
         cases,
         std::mem::take(&mut kept.numbers),
         kept.aggregates.iter().map(aggregate_record).collect(),
     )
-    .map_err(|e| format!("cannot read back the run's records: {e}"))?;
+    .map_err(EndError::NotReadBack)?;
     if annotations {
         print_annotations(&records, env.github_workspace.as_deref())?;
     }
@@ -593,7 +592,7 @@ fn record_skipped(
     root: &Path,
     rubrics: &Path,
     outputs: &Outputs,
-) -> Result<(), String> {
+) -> Result<(), EndError> {
     for entry in load_folder(found, root, rubrics, |_| true) {
         if let Ok(case) = &entry.loaded
             && case.skip.is_some()
@@ -607,9 +606,7 @@ fn record_skipped(
     kept.take_error()?;
     // The listing's records are in the run's journal, for its end step; the outputs too.
     if let Some(journal) = session.journal() {
-        journal
-            .note_outputs(outputs)
-            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+        journal.note_outputs(outputs).map_err(EndError::NotNoted)?;
     }
     Ok(())
 }
@@ -766,7 +763,7 @@ fn vanished_entries(
 /// GitHub annotations of this process's failed tests, Must-Right and load errors first, on
 /// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
 /// JSON included).
-fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), String> {
+fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), OutputError> {
     let cases = records.cases()?;
     let aggregates = records.aggregate_list();
     let mut err = std::io::stderr().lock();
@@ -803,6 +800,130 @@ fn cargo_invocation() -> String {
     // Cargo names test binaries `NAME-HASH`.
     let name = stem.rsplit_once('-').map_or(stem.as_str(), |(n, _)| n);
     format!("cargo test --test {name} --")
+}
+
+/// Why a run could not start its state.
+#[derive(Debug)]
+enum StartError {
+    /// The run's journal (a run that spans processes) cannot be opened.
+    Journal(std::io::Error),
+    /// The session cannot be made.
+    Session(SessionError),
+}
+
+impl From<SessionError> for StartError {
+    fn from(e: SessionError) -> Self {
+        StartError::Session(e)
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Journal(e) => e.fmt(f),
+            StartError::Session(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for StartError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StartError::Journal(e) => Some(e),
+            StartError::Session(e) => e.source(),
+        }
+    }
+}
+
+/// Arguments of a run that it does not take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ArgumentsError {
+    /// `--pipeline` without a name.
+    NoPipelineName,
+    /// `--test-threads 0`.
+    NoThreads,
+    /// `--test-threads` over [`MAX_TEST_THREADS`].
+    TooManyThreads(usize),
+}
+
+impl std::fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgumentsError::NoPipelineName => {
+                f.write_str("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)")
+            }
+            ArgumentsError::NoThreads => f.write_str("`--test-threads` must be at least 1"),
+            ArgumentsError::TooManyThreads(n) => write!(
+                f,
+                "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ArgumentsError {}
+
+/// Why the end of a run could not make what it owes: its records, its notes, its files.
+#[derive(Debug)]
+enum EndError {
+    /// A test's record could not be kept.
+    RecordNotKept(Arc<RecordNotKept>),
+    /// The run's files could not be noted in its journal.
+    NotNoted(std::io::Error),
+    /// The records could not be taken from where they were kept.
+    NotTaken(std::io::Error),
+    /// The run kept no records.
+    NoRecords,
+    /// The records kept could not be read back.
+    NotReadBack(std::io::Error),
+    /// The run could not be appended to a history.
+    History(AppendError),
+    /// The run's files could not be made.
+    Output(OutputError),
+}
+
+impl From<Arc<RecordNotKept>> for EndError {
+    fn from(e: Arc<RecordNotKept>) -> Self {
+        EndError::RecordNotKept(e)
+    }
+}
+
+impl From<AppendError> for EndError {
+    fn from(e: AppendError) -> Self {
+        EndError::History(e)
+    }
+}
+
+impl From<OutputError> for EndError {
+    fn from(e: OutputError) -> Self {
+        EndError::Output(e)
+    }
+}
+
+impl std::fmt::Display for EndError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EndError::RecordNotKept(e) => e.fmt(f),
+            EndError::NotNoted(e) => write!(f, "cannot note the run's files: {e}"),
+            EndError::NotTaken(e) => write!(f, "cannot keep the run's records: {e}"),
+            EndError::NoRecords => f.write_str("the run kept no records"),
+            EndError::NotReadBack(e) => write!(f, "cannot read back the run's records: {e}"),
+            EndError::History(e) => e.fmt(f),
+            EndError::Output(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for EndError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EndError::RecordNotKept(e) => e.source(),
+            EndError::NotNoted(e) | EndError::NotTaken(e) | EndError::NotReadBack(e) => Some(e),
+            EndError::NoRecords => None,
+            EndError::History(e) => e.source(),
+            EndError::Output(e) => e.source(),
+        }
+    }
 }
 
 fn fail_early(message: &str) -> ExitCode {

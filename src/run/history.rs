@@ -83,13 +83,6 @@ impl std::error::Error for AppendError {
     }
 }
 
-/// For the end of a run in the harness, whose errors are still its messages.
-impl From<AppendError> for String {
-    fn from(e: AppendError) -> String {
-        e.to_string()
-    }
-}
-
 /// Appends one record per pipeline to each history the run's case tests name.
 pub(crate) fn append(numbers: &[CaseNumbers], facts: &RunFacts) -> Result<(), AppendError> {
     let mut by_history: BTreeMap<&str, Vec<CaseNumbers>> = BTreeMap::new();

@@ -468,13 +468,6 @@ impl std::error::Error for OutputError {
     }
 }
 
-/// For the end of a run in the harness, whose errors are still its messages.
-impl From<OutputError> for String {
-    fn from(e: OutputError) -> String {
-        e.to_string()
-    }
-}
-
 /// Writes the run's files from its records (read back only when a page needs them).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
     let pages = outputs.junit.is_some() || outputs.html.is_some() || outputs.step_summary.is_some();

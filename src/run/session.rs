@@ -98,7 +98,7 @@ pub(crate) struct Kept {
     /// Case records as JSON lines, when a report is written (on disk, not in memory).
     spool: Option<std::fs::File>,
     /// Why a record could not be kept (a full disk): the report would miss it.
-    spool_error: Option<String>,
+    spool_error: Option<Arc<RecordNotKept>>,
     /// Aggregate tests.
     pub(crate) aggregates: Vec<AggregateRecord>,
     /// Baseline entries to write, by baseline file.
@@ -175,11 +175,64 @@ impl ExpectedEntries {
     }
 }
 
+/// A test's record the run could not keep (a full disk): the run's files would miss it.
+#[derive(Debug)]
+pub(crate) struct RecordNotKept {
+    /// The test.
+    test: String,
+    /// The system's error.
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for RecordNotKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot keep the record of `{}` for the run: {}",
+            self.test, self.source
+        )
+    }
+}
+
+impl std::error::Error for RecordNotKept {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Why a run's state could not be made.
+#[derive(Debug)]
+pub enum SessionError {
+    /// No temporary file to keep the records of the report in.
+    NoSpool(std::io::Error),
+    /// The folder where the run's processes share their commands' outputs cannot be used.
+    SharedOutputs(std::io::Error),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::NoSpool(e) => {
+                write!(f, "cannot make a temporary file for the report: {e}")
+            }
+            SessionError::SharedOutputs(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SessionError::NoSpool(e) | SessionError::SharedOutputs(e) => Some(e),
+        }
+    }
+}
+
 impl Kept {
     /// Why a record could not be kept, if one could not.
-    pub(crate) fn take_error(&self) -> Result<(), String> {
+    pub(crate) fn take_error(&self) -> Result<(), Arc<RecordNotKept>> {
         match &self.spool_error {
-            Some(why) => Err(why.clone()),
+            Some(why) => Err(Arc::clone(why)),
             None => Ok(()),
         }
     }
@@ -257,7 +310,7 @@ impl Kept {
     /// The file of case records kept for the report (as lines), or why one is missing.
     pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
-            return Err(std::io::Error::other(why.clone()));
+            return Err(std::io::Error::other(Arc::clone(why)));
         }
         Ok(self.spool.take())
     }
@@ -344,12 +397,9 @@ impl Session {
         report: bool,
         progress_shown: Progress,
         journal: Option<Journal>,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, SessionError> {
         let spool = if report {
-            Some(
-                tempfile::tempfile()
-                    .map_err(|e| format!("cannot make a temporary file for the report: {e}"))?,
-            )
+            Some(tempfile::tempfile().map_err(SessionError::NoSpool)?)
         } else {
             None
         };
@@ -361,7 +411,8 @@ impl Session {
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(journal.as_ref(), env.cache).map_err(|e| e.to_string())?,
+            commands: Commands::for_run(journal.as_ref(), env.cache)
+                .map_err(SessionError::SharedOutputs)?,
             journal,
             scored: Mutex::default(),
             keeps_records,
@@ -1000,9 +1051,12 @@ impl Session {
                 .journal
                 .as_ref()
                 .map_or(Ok(()), |j| j.append(&j.line_of(&line)));
-            if let Err(e) = spooled.and(journaled) {
+            if let Err(source) = spooled.and(journaled) {
                 kept.spool_error.get_or_insert_with(|| {
-                    format!("cannot keep the record of `{}` for the run: {e}", record.id)
+                    Arc::new(RecordNotKept {
+                        test: record.id.clone(),
+                        source,
+                    })
                 });
             }
         }
@@ -1026,11 +1080,14 @@ impl Session {
     pub(crate) fn finish_aggregate(&self, record: AggregateRecord) {
         let mut kept = lock(&self.kept);
         if let Some(journal) = &self.journal
-            && let Err(e) =
+            && let Err(source) =
                 journal.append(&journal.line_of(&aggregate_line(&aggregate_record(&record))))
         {
             kept.spool_error.get_or_insert_with(|| {
-                format!("cannot keep the record of `{}` for the run: {e}", record.id)
+                Arc::new(RecordNotKept {
+                    test: record.id.clone(),
+                    source,
+                })
             });
         }
         kept.aggregates.push(record);
