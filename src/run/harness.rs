@@ -14,10 +14,10 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
-use super::history::AppendError;
+use super::errors::{ArgumentsError, EndError, StartError};
 use super::journal::Journal;
 use super::outputs::{OutputError, Outputs, Records, write_outputs};
-use super::session::{Blessed, ExpectedEntries, Progress, RecordNotKept, Session, SessionError};
+use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
 use crate::evaluate::baseline::{Entry as BaselineEntry, EntryName};
@@ -298,7 +298,10 @@ impl Harness {
         }
         // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
         if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
-            return Err(ArgumentsError::TooManyThreads(n));
+            return Err(ArgumentsError::TooManyThreads {
+                asked: n,
+                most: MAX_TEST_THREADS,
+            });
         }
         Ok((args, pipeline))
     }
@@ -800,130 +803,6 @@ fn cargo_invocation() -> String {
     // Cargo names test binaries `NAME-HASH`.
     let name = stem.rsplit_once('-').map_or(stem.as_str(), |(n, _)| n);
     format!("cargo test --test {name} --")
-}
-
-/// Why a run could not start its state.
-#[derive(Debug)]
-enum StartError {
-    /// The run's journal (a run that spans processes) cannot be opened.
-    Journal(std::io::Error),
-    /// The session cannot be made.
-    Session(SessionError),
-}
-
-impl From<SessionError> for StartError {
-    fn from(e: SessionError) -> Self {
-        StartError::Session(e)
-    }
-}
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::Journal(e) => e.fmt(f),
-            StartError::Session(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for StartError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StartError::Journal(e) => Some(e),
-            StartError::Session(e) => e.source(),
-        }
-    }
-}
-
-/// Arguments of a run that it does not take.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ArgumentsError {
-    /// `--pipeline` without a name.
-    NoPipelineName,
-    /// `--test-threads 0`.
-    NoThreads,
-    /// `--test-threads` over [`MAX_TEST_THREADS`].
-    TooManyThreads(usize),
-}
-
-impl std::fmt::Display for ArgumentsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ArgumentsError::NoPipelineName => {
-                f.write_str("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)")
-            }
-            ArgumentsError::NoThreads => f.write_str("`--test-threads` must be at least 1"),
-            ArgumentsError::TooManyThreads(n) => write!(
-                f,
-                "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ArgumentsError {}
-
-/// Why the end of a run could not make what it owes: its records, its notes, its files.
-#[derive(Debug)]
-enum EndError {
-    /// A test's record could not be kept.
-    RecordNotKept(Arc<RecordNotKept>),
-    /// The run's files could not be noted in its journal.
-    NotNoted(std::io::Error),
-    /// The records could not be taken from where they were kept.
-    NotTaken(std::io::Error),
-    /// The run kept no records.
-    NoRecords,
-    /// The records kept could not be read back.
-    NotReadBack(std::io::Error),
-    /// The run could not be appended to a history.
-    History(AppendError),
-    /// The run's files could not be made.
-    Output(OutputError),
-}
-
-impl From<Arc<RecordNotKept>> for EndError {
-    fn from(e: Arc<RecordNotKept>) -> Self {
-        EndError::RecordNotKept(e)
-    }
-}
-
-impl From<AppendError> for EndError {
-    fn from(e: AppendError) -> Self {
-        EndError::History(e)
-    }
-}
-
-impl From<OutputError> for EndError {
-    fn from(e: OutputError) -> Self {
-        EndError::Output(e)
-    }
-}
-
-impl std::fmt::Display for EndError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EndError::RecordNotKept(e) => e.fmt(f),
-            EndError::NotNoted(e) => write!(f, "cannot note the run's files: {e}"),
-            EndError::NotTaken(e) => write!(f, "cannot keep the run's records: {e}"),
-            EndError::NoRecords => f.write_str("the run kept no records"),
-            EndError::NotReadBack(e) => write!(f, "cannot read back the run's records: {e}"),
-            EndError::History(e) => e.fmt(f),
-            EndError::Output(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for EndError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            EndError::RecordNotKept(e) => e.source(),
-            EndError::NotNoted(e) | EndError::NotTaken(e) | EndError::NotReadBack(e) => Some(e),
-            EndError::NoRecords => None,
-            EndError::History(e) => e.source(),
-            EndError::Output(e) => e.source(),
-        }
-    }
 }
 
 fn fail_early(message: &str) -> ExitCode {

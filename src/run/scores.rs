@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::env::{Env, EnvError, JudgeMode, Update};
-use super::session::{Progress, Session, SessionError};
+use super::errors::SessionError;
+use super::session::{Progress, Session};
 use crate::evaluate::outcome::Outcome;
 use crate::load::discover::{NoCases, discover};
 use crate::load::load_folder;

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
+use super::errors::{RecordNotKept, SessionError};
 use super::journal::Journal;
 use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
@@ -171,59 +172,6 @@ impl ExpectedEntries {
                 Some(at) => stem = stem[..at].trim_end_matches(':'),
                 None => return false,
             }
-        }
-    }
-}
-
-/// A test's record the run could not keep (a full disk): the run's files would miss it.
-#[derive(Debug)]
-pub(crate) struct RecordNotKept {
-    /// The test.
-    test: String,
-    /// The system's error.
-    source: std::io::Error,
-}
-
-impl std::fmt::Display for RecordNotKept {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "cannot keep the record of `{}` for the run: {}",
-            self.test, self.source
-        )
-    }
-}
-
-impl std::error::Error for RecordNotKept {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
-
-/// Why a run's state could not be made.
-#[derive(Debug)]
-pub enum SessionError {
-    /// No temporary file to keep the records of the report in.
-    NoSpool(std::io::Error),
-    /// The folder where the run's processes share their commands' outputs cannot be used.
-    SharedOutputs(std::io::Error),
-}
-
-impl std::fmt::Display for SessionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SessionError::NoSpool(e) => {
-                write!(f, "cannot make a temporary file for the report: {e}")
-            }
-            SessionError::SharedOutputs(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SessionError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SessionError::NoSpool(e) | SessionError::SharedOutputs(e) => Some(e),
         }
     }
 }
