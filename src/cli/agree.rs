@@ -309,11 +309,9 @@ impl std::fmt::Display for AgreeError {
                     }
                     let at = format!("{}:{line}", labels.display());
                     match why {
-                        // serde_json counts lines and columns within the one line it was given.
-                        Why::Json { column, message } => {
-                            write!(f, "{at}:{column}: invalid JSON: {message}")?
-                        }
-                        Why::Label(why) => write!(f, "{at}: {why}")?,
+                        // serde_json counts columns within the one line it was given.
+                        Why::Json(e) => write!(f, "{at}:{}: {why}", e.column())?,
+                        _ => write!(f, "{at}: {why}")?,
                     }
                 }
                 Ok(())
@@ -346,21 +344,103 @@ impl std::error::Error for AgreeError {
 /// Why a line of labels is refused.
 #[derive(Debug)]
 pub enum Why {
-    /// Not JSON: the column in the line and serde_json's message without its position.
-    Json { column: usize, message: String },
-    /// JSON, but no label goldgate can read.
-    Label(String),
+    /// Not JSON.
+    Json(serde_json::Error),
+    /// No `test`.
+    NoTest,
+    /// `test` names no test of the folder.
+    UnknownTest {
+        /// The name given.
+        test: String,
+        /// The closest name, to suggest.
+        closest: Option<String>,
+    },
+    /// The test has no outcome to set a label beside.
+    NotScored {
+        /// The test.
+        test: String,
+        /// Why, as the run says it.
+        why: Option<String>,
+    },
+    /// `rating` is not a number.
+    RatingNotANumber,
+    /// Neither `rubric` and `held`, nor `rating`.
+    NoRubric,
+    /// `held` is not a boolean.
+    HeldNotABoolean,
+    /// The test has no rubric of that label.
+    UnknownRubric {
+        /// The test.
+        test: String,
+        /// The label given.
+        rubric: String,
+        /// The closest label, to suggest.
+        closest: Option<String>,
+    },
+    /// The test has several rubrics of that label.
+    AmbiguousRubric {
+        /// The test.
+        test: String,
+        /// The label given.
+        rubric: String,
+        /// How many rubrics have it.
+        count: usize,
+    },
 }
 
-impl From<&str> for Why {
-    fn from(why: &str) -> Why {
-        Why::Label(why.to_owned())
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hint = |closest: &Option<String>| {
+            closest
+                .as_ref()
+                .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"))
+        };
+        match self {
+            // serde_json's message without its position, which counts within the one line.
+            Why::Json(e) => {
+                let text = e.to_string();
+                let position = format!(" at line {} column {}", e.line(), e.column());
+                write!(
+                    f,
+                    "invalid JSON: {}",
+                    text.strip_suffix(&position).unwrap_or(&text)
+                )
+            }
+            Why::NoTest => f.write_str("a label needs `test`, the name of a test"),
+            Why::UnknownTest { test, closest } => {
+                write!(f, "no test is named `{test}`{}", hint(closest))
+            }
+            Why::NotScored { test, why } => write!(
+                f,
+                "`{test}` could not be scored: {}",
+                why.as_deref().unwrap_or("no outcome")
+            ),
+            Why::RatingNotANumber => f.write_str("`rating` must be a number (a grade, such as 4)"),
+            Why::NoRubric => f.write_str("a label needs `rubric` and `held`, or `rating`"),
+            Why::HeldNotABoolean => f.write_str("`held` must be true or false"),
+            Why::UnknownRubric {
+                test,
+                rubric,
+                closest,
+            } => write!(f, "`{test}` has no rubric `{rubric}`{}", hint(closest)),
+            Why::AmbiguousRubric {
+                test,
+                rubric,
+                count,
+            } => write!(
+                f,
+                "`{test}` has {count} rubrics labelled `{rubric}`: give them labels of their own"
+            ),
+        }
     }
 }
 
-impl From<String> for Why {
-    fn from(why: String) -> Why {
-        Why::Label(why)
+impl std::error::Error for Why {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Why::Json(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -369,18 +449,8 @@ fn label(
     line: &str,
     by_test: &HashMap<&str, (&Option<Outcome>, &Option<String>)>,
 ) -> Result<Label, Why> {
-    let j: Json = serde_json::from_str(line).map_err(|e| {
-        let text = e.to_string();
-        let position = format!(" at line {} column {}", e.line(), e.column());
-        Why::Json {
-            column: e.column(),
-            message: text.strip_suffix(&position).unwrap_or(&text).to_owned(),
-        }
-    })?;
-    let test = j
-        .get("test")
-        .and_then(Json::as_str)
-        .ok_or("a label needs `test`, the name of a test")?;
+    let j: Json = serde_json::from_str(line).map_err(Why::Json)?;
+    let test = j.get("test").and_then(Json::as_str).ok_or(Why::NoTest)?;
     let outcome = labelled_test(test, by_test)?;
     match j.get("rating") {
         Some(rating) => rating_label(test, rating, outcome),
@@ -396,25 +466,24 @@ fn labelled_test<'a>(
     let Some((outcome, error)) = by_test.get(test) else {
         let mut names: Vec<&&str> = by_test.keys().collect();
         names.sort();
-        let hint = crate::base::location::closest(test, names.iter().map(|n| **n))
-            .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-        return Err(format!("no test is named `{test}`{hint}").into());
+        return Err(Why::UnknownTest {
+            test: test.to_owned(),
+            closest: crate::base::location::closest(test, names.iter().map(|n| **n))
+                .map(str::to_owned),
+        });
     };
     let Some(outcome) = outcome else {
-        return Err(format!(
-            "`{test}` could not be scored: {}",
-            error.as_deref().unwrap_or("no outcome")
-        )
-        .into());
+        return Err(Why::NotScored {
+            test: test.to_owned(),
+            why: (*error).clone(),
+        });
     };
     Ok(outcome)
 }
 
 /// A person's grade of a test, beside its score.
 fn rating_label(test: &str, rating: &Json, outcome: &Outcome) -> Result<Label, Why> {
-    let rating = rating
-        .as_f64()
-        .ok_or("`rating` must be a number (a grade, such as 4)")?;
+    let rating = rating.as_f64().ok_or(Why::RatingNotANumber)?;
     // The score of a test with an unchecked rubric is no measure to grade.
     if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
         return Ok(Label::Unchecked(Skipped {
@@ -436,11 +505,11 @@ fn verdict_label(j: &Json, test: &str, outcome: &Outcome) -> Result<Label, Why> 
     let rubric = j
         .get("rubric")
         .and_then(Json::as_str)
-        .ok_or("a label needs `rubric` and `held`, or `rating`")?;
+        .ok_or(Why::NoRubric)?;
     let held = j
         .get("held")
         .and_then(Json::as_bool)
-        .ok_or("`held` must be true or false")?;
+        .ok_or(Why::HeldNotABoolean)?;
     let matching: Vec<_> = outcome
         .rubrics
         .iter()
@@ -464,16 +533,19 @@ fn verdict_label(j: &Json, test: &str, outcome: &Outcome) -> Result<Label, Why> 
                 .iter()
                 .map(|r| r.rubric.label.as_str())
                 .collect();
-            let hint = crate::base::location::closest(rubric, labels.iter().copied())
-                .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-            return Err(format!("`{test}` has no rubric `{rubric}`{hint}").into());
+            return Err(Why::UnknownRubric {
+                test: test.to_owned(),
+                rubric: rubric.to_owned(),
+                closest: crate::base::location::closest(rubric, labels.iter().copied())
+                    .map(str::to_owned),
+            });
         }
         _ => {
-            return Err(format!(
-                "`{test}` has {} rubrics labelled `{rubric}`: give them labels of their own",
-                matching.len()
-            )
-            .into());
+            return Err(Why::AmbiguousRubric {
+                test: test.to_owned(),
+                rubric: rubric.to_owned(),
+                count: matching.len(),
+            });
         }
     };
     Ok(Label::Verdict(Pair {

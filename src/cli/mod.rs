@@ -350,11 +350,7 @@ fn init_here(
         (None, Some(url)) => Some(Source::Git { url, pin }),
         (None, None) => None,
     };
-    printed(
-        init::init(std::path::Path::new("."), source.as_ref())
-            .map(|r| r.to_string())
-            .map_err(|e| e.to_string()),
-    )
+    printed(init::init(std::path::Path::new("."), source.as_ref()).map(|r| r.to_string()))
 }
 
 fn explain(dir: &std::path::Path, rubrics: Option<PathBuf>, case: &str) -> ExitCode {
