@@ -17,8 +17,8 @@ pub(crate) enum BaselineFileError {
     Unreadable {
         /// The file.
         path: PathBuf,
-        /// Why.
-        error: LoadError,
+        /// Why (boxed: a load error is large, and a baseline is read on every test's path).
+        error: Box<LoadError>,
     },
     /// Its text is not a baseline.
     Invalid(BaselineError),
@@ -121,7 +121,7 @@ impl std::fmt::Display for BaselineFileError {
 impl std::error::Error for BaselineFileError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            BaselineFileError::Unreadable { error, .. } => Some(error),
+            BaselineFileError::Unreadable { error, .. } => Some(&**error),
             BaselineFileError::Invalid(e) => e.source(),
             BaselineFileError::NotWritten { source, .. } => Some(source),
             BaselineFileError::EmptyEntry { .. } | BaselineFileError::OutOfRange { .. } => None,
@@ -163,7 +163,7 @@ fn read_as_written(path: &Path) -> Result<Option<(Baseline, String)>, BaselineFi
     let text =
         read_text_if_present(path, too_large).map_err(|error| BaselineFileError::Unreadable {
             path: path.to_path_buf(),
-            error,
+            error: Box::new(error),
         })?;
     let Some(text) = text else {
         return Ok(None);

@@ -127,8 +127,8 @@ pub(crate) enum CallError {
     Document {
         /// The document.
         path: PathBuf,
-        /// Why.
-        error: LoadError,
+        /// Why (boxed: a load error is large, and a call's result is returned on every case).
+        error: Box<LoadError>,
     },
     /// Another process of the run made the call and it failed: the message as that process
     /// wrote it beside the run's shared outputs (its error's type stayed in that process).
@@ -163,7 +163,7 @@ impl std::error::Error for CallError {
             CallError::Command(e) => e.source(),
             CallError::CacheFolder { source, .. } => Some(source),
             CallError::Key(e) => e.source(),
-            CallError::Document { error, .. } => Some(error),
+            CallError::Document { error, .. } => Some(&**error),
             CallError::Elsewhere(_) => None,
         }
     }
@@ -298,7 +298,7 @@ impl Commands {
             Some(d) => document_digest(d).map_err(|error| {
                 Uncalled::Failed(CallError::Document {
                     path: d.to_path_buf(),
-                    error,
+                    error: Box::new(error),
                 })
             })?,
             None => String::new(),
