@@ -32,29 +32,8 @@ pub fn run_with_input(
     timeout: Duration,
     input: Option<&[u8]>,
 ) -> Result<Ran, CommandError> {
-    let (program, args) = command.split_first().ok_or(CommandError::Empty)?;
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // Its own process group, so that a timeout kills its children too.
-        cmd.process_group(0);
-    }
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| CommandError::NotStarted {
-        command: command.to_vec(),
-        dir: dir.to_path_buf(),
-        source,
-    })?;
+    let mut child = started(command, dir, input.is_some())?;
     // Written on a thread of its own: a command that does not read its input must not block us.
     if let (Some(bytes), Some(stdin)) = (input, child.stdin.take()) {
         feed(stdin, bytes.to_vec());
@@ -107,6 +86,32 @@ pub fn run_with_input(
         }
     }
     finished(command, status, stdout.bytes, latency_ms, tail, timeout)
+}
+
+/// The command started in `dir`, its outputs piped, its input too when `input`.
+fn started(
+    command: &[String],
+    dir: &Path,
+    input: bool,
+) -> Result<std::process::Child, CommandError> {
+    let (program, args) = command.split_first().ok_or(CommandError::Empty)?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(if input { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group, so that a timeout kills its children too.
+        cmd.process_group(0);
+    }
+    cmd.spawn().map_err(|source| CommandError::NotStarted {
+        command: command.to_vec(),
+        dir: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes `bytes` to a command's standard input on a thread of its own, then closes it.

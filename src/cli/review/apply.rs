@@ -580,7 +580,6 @@ pub(crate) enum Refused {
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::base::fs::io_reason;
         match self {
             Refused::NotAField => f.write_str("this item is a test, not a field"),
             Refused::NoLongerLoads => f.write_str("its case no longer loads: run the tests again"),
@@ -604,6 +603,43 @@ impl std::fmt::Display for Refused {
                 "`{field}` of `{}` is already edited in this session",
                 shown_path(file)
             ),
+            Refused::NotRead(e) => e.fmt(f),
+            Refused::FileChanged { file } => {
+                write!(f, "`{}` changed since the run: {RERUN}", shown_path(file))
+            }
+            Refused::NoGoldNow { at: (file, field) } => write!(
+                f,
+                "`{}` has no gold `{field}` now: {RERUN}",
+                shown_path(file)
+            ),
+            Refused::GoldChanged { at: (file, field) } => write!(
+                f,
+                "the gold of `{field}` in `{}` changed since the run: {RERUN}",
+                shown_path(file)
+            ),
+            Refused::NotEdited {
+                file,
+                source: source @ EditError::NotFound(_),
+            } => write!(f, "`{}`: {source}", shown_path(file)),
+            Refused::NotEdited { file, source } => write!(f, "{}:{source}", shown_path(file)),
+            Refused::MoreThanTheField {
+                at: (file, field),
+                line,
+            } => write!(
+                f,
+                "{}:{line}: the edit would change more than `{field}`: edit it by hand",
+                shown_path(file)
+            ),
+            _ => self.fmt_file(f),
+        }
+    }
+}
+
+impl Refused {
+    /// The messages of a file review may not, or cannot, write.
+    fn fmt_file(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::base::fs::io_reason;
+        match self {
             Refused::NotFound { file, source } => {
                 write!(
                     f,
@@ -634,36 +670,11 @@ impl std::fmt::Display for Refused {
                 shown_path(file),
                 io_reason(source)
             ),
-            Refused::NotRead(e) => e.fmt(f),
-            Refused::FileChanged { file } => {
-                write!(f, "`{}` changed since the run: {RERUN}", shown_path(file))
-            }
-            Refused::NoGoldNow { at: (file, field) } => write!(
-                f,
-                "`{}` has no gold `{field}` now: {RERUN}",
-                shown_path(file)
-            ),
-            Refused::GoldChanged { at: (file, field) } => write!(
-                f,
-                "the gold of `{field}` in `{}` changed since the run: {RERUN}",
-                shown_path(file)
-            ),
-            Refused::NotEdited {
-                file,
-                source: source @ EditError::NotFound(_),
-            } => write!(f, "`{}`: {source}", shown_path(file)),
-            Refused::NotEdited { file, source } => write!(f, "{}:{source}", shown_path(file)),
-            Refused::MoreThanTheField {
-                at: (file, field),
-                line,
-            } => write!(
-                f,
-                "{}:{line}: the edit would change more than `{field}`: edit it by hand",
-                shown_path(file)
-            ),
             Refused::NotWritten { file, source } => {
                 write!(f, "cannot write `{}`: {source}", shown_path(file))
             }
+            // The others are said by `fmt`, which asks this of these alone.
+            other => std::fmt::Display::fmt(other, f),
         }
     }
 }
