@@ -23,9 +23,72 @@ pub struct FieldPath {
     pub steps: Vec<Step>,
 }
 
+/// Why a field path does not parse: the path as written, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPathError {
+    /// The path as written.
+    pub text: String,
+    /// What is wrong with it.
+    pub kind: PathFault,
+}
+
+/// What is wrong with a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathFault {
+    /// A `[` is never closed.
+    Unclosed,
+    /// A `]` closes no `[`.
+    Unopened,
+    /// What is inside `[…]` is neither a number nor `*`.
+    NotAnIndex {
+        /// The text between the brackets.
+        inside: String,
+        /// Why it is not a number.
+        source: std::num::ParseIntError,
+    },
+    /// A `]` is followed by something else than `.` or `[`.
+    NoStepAfterIndex,
+    /// A step has no name (`a..b`, `.a`).
+    EmptyName,
+    /// The path ends with `.`.
+    EndsWithDot,
+    /// The path starts with an index, or is empty.
+    NoFieldFirst,
+}
+
+impl fmt::Display for FieldPathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = &self.text;
+        match &self.kind {
+            PathFault::Unclosed => write!(f, "`[` without `]` in `{text}`"),
+            PathFault::Unopened => write!(f, "`]` without `[` in `{text}`"),
+            PathFault::NotAnIndex { inside, .. } => {
+                write!(f, "`[{inside}]` in `{text}` is not an index")
+            }
+            PathFault::NoStepAfterIndex => write!(f, "expected `.` or `[` after `]` in `{text}`"),
+            PathFault::EmptyName => write!(f, "an empty name in `{text}`"),
+            PathFault::EndsWithDot => write!(f, "`{text}` ends with `.`"),
+            PathFault::NoFieldFirst => write!(f, "`{text}` must start with a field name"),
+        }
+    }
+}
+
+impl std::error::Error for FieldPathError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            PathFault::NotAnIndex { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 impl FieldPath {
     /// Parses `a.b[0].c[*]`; `Err` says what is wrong.
-    pub fn parse(text: &str) -> Result<FieldPath, String> {
+    pub fn parse(text: &str) -> Result<FieldPath, FieldPathError> {
+        let error = |kind| FieldPathError {
+            text: text.to_owned(),
+            kind,
+        };
         let mut steps = Vec::new();
         let mut rest = text;
         let mut expect_key = true;
@@ -33,13 +96,15 @@ impl FieldPath {
             if let Some(after) = rest.strip_prefix('[') {
                 let (inside, after) = after
                     .split_once(']')
-                    .ok_or_else(|| format!("`[` without `]` in `{text}`"))?;
+                    .ok_or_else(|| error(PathFault::Unclosed))?;
                 steps.push(match inside.trim() {
                     "*" => Step::Every,
-                    n => Step::Index(
-                        n.parse()
-                            .map_err(|_| format!("`[{inside}]` in `{text}` is not an index"))?,
-                    ),
+                    n => Step::Index(n.parse().map_err(|source| {
+                        error(PathFault::NotAnIndex {
+                            inside: inside.to_owned(),
+                            source,
+                        })
+                    })?),
                 });
                 rest = after;
                 expect_key = false;
@@ -47,15 +112,15 @@ impl FieldPath {
                 if !expect_key {
                     rest = rest
                         .strip_prefix('.')
-                        .ok_or_else(|| format!("expected `.` or `[` after `]` in `{text}`"))?;
+                        .ok_or_else(|| error(PathFault::NoStepAfterIndex))?;
                 }
                 let end = rest.find(['.', '[']).unwrap_or(rest.len());
                 let key = &rest[..end];
                 if key.is_empty() {
-                    return Err(format!("an empty name in `{text}`"));
+                    return Err(error(PathFault::EmptyName));
                 }
                 if key.contains(']') {
-                    return Err(format!("`]` without `[` in `{text}`"));
+                    return Err(error(PathFault::Unopened));
                 }
                 steps.push(Step::Key(key.to_owned()));
                 rest = &rest[end..];
@@ -63,7 +128,7 @@ impl FieldPath {
                     rest = after;
                     expect_key = true;
                     if rest.is_empty() {
-                        return Err(format!("`{text}` ends with `.`"));
+                        return Err(error(PathFault::EndsWithDot));
                     }
                 } else {
                     expect_key = false;
@@ -72,7 +137,7 @@ impl FieldPath {
         }
         match steps.first() {
             Some(Step::Key(_)) => Ok(FieldPath { steps }),
-            _ => Err(format!("`{text}` must start with a field name")),
+            _ => Err(error(PathFault::NoFieldFirst)),
         }
     }
 
@@ -409,6 +474,15 @@ mod examples {
                 Step::Key("quantity".into())
             ]
         );
-        assert!(FieldPath::parse("items[x]").is_err());
+        let e = FieldPath::parse("items[x]").unwrap_err();
+        assert_eq!(e.to_string(), "`[x]` in `items[x]` is not an index");
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "the number's error is its source"
+        );
+        assert_eq!(
+            FieldPath::parse("a.").unwrap_err().kind,
+            PathFault::EndsWithDot
+        );
     }
 }

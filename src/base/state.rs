@@ -17,14 +17,17 @@ pub(crate) const KEEP: Duration = Duration::from_secs(24 * 3600);
 
 /// The state folder, checked (and made, the first time) for this process.
 pub(crate) fn state_dir() -> io::Result<PathBuf> {
-    static CHECKED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    // Checked once; an `io::Error` is not `Clone`, so each caller gets one of the same kind
+    // around the shared first error.
+    static CHECKED: std::sync::OnceLock<Result<PathBuf, std::sync::Arc<io::Error>>> =
+        std::sync::OnceLock::new();
     CHECKED
         .get_or_init(|| {
             let dir = std::env::temp_dir().join(format!("goldgate-{}", user_id()));
-            private_dir(&dir).map(|()| dir).map_err(|e| e.to_string())
+            private_dir(&dir).map(|()| dir).map_err(std::sync::Arc::new)
         })
         .clone()
-        .map_err(io::Error::other)
+        .map_err(|e| io::Error::new(e.kind(), e))
 }
 
 #[cfg(unix)]

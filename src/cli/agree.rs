@@ -5,14 +5,14 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
 use crate::base::fs::read_text;
 use crate::evaluate::outcome::Outcome;
 use crate::metrics::agreement::{Confusion, kendall_tau_b, pearson, spearman};
-use crate::run::scores::score_folder;
+use crate::run::scores::{ScoringError, score_folder};
 
 /// A rubric verdict of a person set beside goldgate's.
 struct Pair {
@@ -26,16 +26,21 @@ struct Pair {
 }
 
 /// The agreement of people's labels with goldgate on the cases under `cases`, as text or JSON.
-pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Result<String, String> {
-    let text = read_text(labels).map_err(|e| e.to_string())?;
-    let scored = score_folder(cases, rubrics)?;
+pub fn agree(
+    labels: &Path,
+    cases: &Path,
+    rubrics: &Path,
+    as_json: bool,
+) -> Result<String, AgreeError> {
+    let text = read_text(labels).map_err(AgreeError::Labels)?;
+    let scored = score_folder(cases, rubrics).map_err(AgreeError::Scoring)?;
     let by_test: HashMap<&str, (&Option<Outcome>, &Option<String>)> = scored
         .iter()
         .map(|s| (s.id.as_str(), (&s.outcome, &s.error)))
         .collect();
     let mut pairs: Vec<Pair> = Vec::new();
     let mut ratings: Vec<(f64, f64)> = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
+    let mut refused: Vec<(usize, Why)> = Vec::new();
     // Labels of rubrics goldgate could not check: no verdict to set beside them, but no reason
     // to throw away the others either.
     let mut skipped: Vec<Skipped> = Vec::new();
@@ -43,35 +48,33 @@ pub fn agree(labels: &Path, cases: &Path, rubrics: &Path, as_json: bool) -> Resu
         if line.trim().is_empty() {
             continue;
         }
-        let at = format!("{}:{}", labels.display(), i + 1);
         match label(line, &by_test) {
             Ok(Label::Verdict(pair)) => pairs.push(pair),
             Ok(Label::Rating(rating, score)) => ratings.push((rating, score)),
             Ok(Label::Unchecked(mut label)) => {
-                label.at = at;
+                label.at = format!("{}:{}", labels.display(), i + 1);
                 skipped.push(label);
             }
-            // serde_json counts lines and columns within the one line it was given.
-            Err(Why::Json { column, message }) => {
-                errors.push(format!("{at}:{column}: invalid JSON: {message}"))
-            }
-            Err(Why::Label(why)) => errors.push(format!("{at}: {why}")),
+            Err(why) => refused.push((i + 1, why)),
         }
     }
-    if !errors.is_empty() {
-        return Err(errors.join("\nerror: "));
+    if !refused.is_empty() {
+        return Err(AgreeError::Refused {
+            labels: labels.to_path_buf(),
+            lines: refused,
+        });
     }
     if pairs.is_empty() && ratings.is_empty() {
         if skipped.is_empty() {
-            return Err(format!("{}: no labels", labels.display()));
+            return Err(AgreeError::NoLabels {
+                labels: labels.to_path_buf(),
+            });
         }
         // Nothing left to compare: no agreement to print, only what to fix.
-        let lines: Vec<String> = skipped.iter().map(|s| format!("  {}", s.line())).collect();
-        return Err(format!(
-            "{}: no label could be compared, as goldgate could not check a rubric each needs (fix it to count them):\n{}",
-            labels.display(),
-            lines.join("\n")
-        ));
+        return Err(AgreeError::NoneCompared {
+            labels: labels.to_path_buf(),
+            skipped,
+        });
     }
     let groups: Vec<(&str, Confusion)> = ["all", "must_right", "easy_wrong"]
         .into_iter()
@@ -226,7 +229,8 @@ fn confusion_json(c: &Confusion) -> Json {
 }
 
 /// A label set aside: goldgate could not check a rubric it needs.
-struct Skipped {
+#[derive(Debug)]
+pub struct Skipped {
     /// `labels.jsonl:3`.
     at: String,
     test: String,
@@ -265,23 +269,178 @@ enum Label {
     Unchecked(Skipped),
 }
 
-/// Why a line of labels is refused.
-enum Why {
-    /// Not JSON: the column in the line and serde_json's message without its position.
-    Json { column: usize, message: String },
-    /// JSON, but no label goldgate can read.
-    Label(String),
+/// Why `goldgate agree` has no agreement to print.
+#[derive(Debug)]
+pub enum AgreeError {
+    /// The labels cannot be read.
+    Labels(crate::base::location::LoadError),
+    /// The cases cannot be scored.
+    Scoring(ScoringError),
+    /// Lines of labels refused: each line's number (from 1), and why.
+    Refused {
+        /// The labels file.
+        labels: PathBuf,
+        /// The lines refused.
+        lines: Vec<(usize, Why)>,
+    },
+    /// The file holds no label.
+    NoLabels {
+        /// The labels file.
+        labels: PathBuf,
+    },
+    /// Every label needs a rubric goldgate could not check.
+    NoneCompared {
+        /// The labels file.
+        labels: PathBuf,
+        /// The labels set aside.
+        skipped: Vec<Skipped>,
+    },
 }
 
-impl From<&str> for Why {
-    fn from(why: &str) -> Why {
-        Why::Label(why.to_owned())
+impl std::fmt::Display for AgreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgreeError::Labels(e) => e.fmt(f),
+            AgreeError::Scoring(e) => e.fmt(f),
+            AgreeError::Refused { labels, lines } => {
+                for (n, (line, why)) in lines.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str("\nerror: ")?;
+                    }
+                    let at = format!("{}:{line}", labels.display());
+                    match why {
+                        // serde_json counts columns within the one line it was given.
+                        Why::Json(e) => write!(f, "{at}:{}: {why}", e.column())?,
+                        _ => write!(f, "{at}: {why}")?,
+                    }
+                }
+                Ok(())
+            }
+            AgreeError::NoLabels { labels } => write!(f, "{}: no labels", labels.display()),
+            AgreeError::NoneCompared { labels, skipped } => {
+                let lines: Vec<String> =
+                    skipped.iter().map(|s| format!("  {}", s.line())).collect();
+                write!(
+                    f,
+                    "{}: no label could be compared, as goldgate could not check a rubric each needs (fix it to count them):\n{}",
+                    labels.display(),
+                    lines.join("\n")
+                )
+            }
+        }
     }
 }
 
-impl From<String> for Why {
-    fn from(why: String) -> Why {
-        Why::Label(why)
+impl std::error::Error for AgreeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AgreeError::Labels(e) => Some(e),
+            AgreeError::Scoring(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+/// Why a line of labels is refused.
+#[derive(Debug)]
+pub enum Why {
+    /// Not JSON.
+    Json(serde_json::Error),
+    /// No `test`.
+    NoTest,
+    /// `test` names no test of the folder.
+    UnknownTest {
+        /// The name given.
+        test: String,
+        /// The closest name, to suggest.
+        closest: Option<String>,
+    },
+    /// The test has no outcome to set a label beside.
+    NotScored {
+        /// The test.
+        test: String,
+        /// Why, as the run says it.
+        why: Option<String>,
+    },
+    /// `rating` is not a number.
+    RatingNotANumber,
+    /// Neither `rubric` and `held`, nor `rating`.
+    NoRubric,
+    /// `held` is not a boolean.
+    HeldNotABoolean,
+    /// The test has no rubric of that label.
+    UnknownRubric {
+        /// The test.
+        test: String,
+        /// The label given.
+        rubric: String,
+        /// The closest label, to suggest.
+        closest: Option<String>,
+    },
+    /// The test has several rubrics of that label.
+    AmbiguousRubric {
+        /// The test.
+        test: String,
+        /// The label given.
+        rubric: String,
+        /// How many rubrics have it.
+        count: usize,
+    },
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hint = |closest: &Option<String>| {
+            closest
+                .as_ref()
+                .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"))
+        };
+        match self {
+            // serde_json's message without its position, which counts within the one line.
+            Why::Json(e) => {
+                let text = e.to_string();
+                let position = format!(" at line {} column {}", e.line(), e.column());
+                write!(
+                    f,
+                    "invalid JSON: {}",
+                    text.strip_suffix(&position).unwrap_or(&text)
+                )
+            }
+            Why::NoTest => f.write_str("a label needs `test`, the name of a test"),
+            Why::UnknownTest { test, closest } => {
+                write!(f, "no test is named `{test}`{}", hint(closest))
+            }
+            Why::NotScored { test, why } => write!(
+                f,
+                "`{test}` could not be scored: {}",
+                why.as_deref().unwrap_or("no outcome")
+            ),
+            Why::RatingNotANumber => f.write_str("`rating` must be a number (a grade, such as 4)"),
+            Why::NoRubric => f.write_str("a label needs `rubric` and `held`, or `rating`"),
+            Why::HeldNotABoolean => f.write_str("`held` must be true or false"),
+            Why::UnknownRubric {
+                test,
+                rubric,
+                closest,
+            } => write!(f, "`{test}` has no rubric `{rubric}`{}", hint(closest)),
+            Why::AmbiguousRubric {
+                test,
+                rubric,
+                count,
+            } => write!(
+                f,
+                "`{test}` has {count} rubrics labelled `{rubric}`: give them labels of their own"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Why {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Why::Json(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -290,18 +449,8 @@ fn label(
     line: &str,
     by_test: &HashMap<&str, (&Option<Outcome>, &Option<String>)>,
 ) -> Result<Label, Why> {
-    let j: Json = serde_json::from_str(line).map_err(|e| {
-        let text = e.to_string();
-        let position = format!(" at line {} column {}", e.line(), e.column());
-        Why::Json {
-            column: e.column(),
-            message: text.strip_suffix(&position).unwrap_or(&text).to_owned(),
-        }
-    })?;
-    let test = j
-        .get("test")
-        .and_then(Json::as_str)
-        .ok_or("a label needs `test`, the name of a test")?;
+    let j: Json = serde_json::from_str(line).map_err(Why::Json)?;
+    let test = j.get("test").and_then(Json::as_str).ok_or(Why::NoTest)?;
     let outcome = labelled_test(test, by_test)?;
     match j.get("rating") {
         Some(rating) => rating_label(test, rating, outcome),
@@ -317,25 +466,24 @@ fn labelled_test<'a>(
     let Some((outcome, error)) = by_test.get(test) else {
         let mut names: Vec<&&str> = by_test.keys().collect();
         names.sort();
-        let hint = crate::base::location::closest(test, names.iter().map(|n| **n))
-            .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-        return Err(format!("no test is named `{test}`{hint}").into());
+        return Err(Why::UnknownTest {
+            test: test.to_owned(),
+            closest: crate::base::location::closest(test, names.iter().map(|n| **n))
+                .map(str::to_owned),
+        });
     };
     let Some(outcome) = outcome else {
-        return Err(format!(
-            "`{test}` could not be scored: {}",
-            error.as_deref().unwrap_or("no outcome")
-        )
-        .into());
+        return Err(Why::NotScored {
+            test: test.to_owned(),
+            why: (*error).clone(),
+        });
     };
     Ok(outcome)
 }
 
 /// A person's grade of a test, beside its score.
 fn rating_label(test: &str, rating: &Json, outcome: &Outcome) -> Result<Label, Why> {
-    let rating = rating
-        .as_f64()
-        .ok_or("`rating` must be a number (a grade, such as 4)")?;
+    let rating = rating.as_f64().ok_or(Why::RatingNotANumber)?;
     // The score of a test with an unchecked rubric is no measure to grade.
     if let Some(r) = outcome.rubrics.iter().find(|r| !r.verdict.checked) {
         return Ok(Label::Unchecked(Skipped {
@@ -357,11 +505,11 @@ fn verdict_label(j: &Json, test: &str, outcome: &Outcome) -> Result<Label, Why> 
     let rubric = j
         .get("rubric")
         .and_then(Json::as_str)
-        .ok_or("a label needs `rubric` and `held`, or `rating`")?;
+        .ok_or(Why::NoRubric)?;
     let held = j
         .get("held")
         .and_then(Json::as_bool)
-        .ok_or("`held` must be true or false")?;
+        .ok_or(Why::HeldNotABoolean)?;
     let matching: Vec<_> = outcome
         .rubrics
         .iter()
@@ -385,16 +533,19 @@ fn verdict_label(j: &Json, test: &str, outcome: &Outcome) -> Result<Label, Why> 
                 .iter()
                 .map(|r| r.rubric.label.as_str())
                 .collect();
-            let hint = crate::base::location::closest(rubric, labels.iter().copied())
-                .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"));
-            return Err(format!("`{test}` has no rubric `{rubric}`{hint}").into());
+            return Err(Why::UnknownRubric {
+                test: test.to_owned(),
+                rubric: rubric.to_owned(),
+                closest: crate::base::location::closest(rubric, labels.iter().copied())
+                    .map(str::to_owned),
+            });
         }
         _ => {
-            return Err(format!(
-                "`{test}` has {} rubrics labelled `{rubric}`: give them labels of their own",
-                matching.len()
-            )
-            .into());
+            return Err(Why::AmbiguousRubric {
+                test: test.to_owned(),
+                rubric: rubric.to_owned(),
+                count: matching.len(),
+            });
         }
     };
     Ok(Label::Verdict(Pair {

@@ -18,6 +18,30 @@ pub(crate) enum Tidy {
     Clear,
 }
 
+/// A cache folder that could not be tidied: the folder, and the system's error.
+#[derive(Debug)]
+pub(crate) struct TidyError {
+    folder: PathBuf,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for TidyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot tidy `{}`: {}",
+            self.folder.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for TidyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// A kept output: its file, size and when it was last written or used.
 struct Entry {
     path: PathBuf,
@@ -27,7 +51,7 @@ struct Entry {
 
 /// Tidies every cache folder under `dir` (a folder holding goldgate's marker); what it did, a
 /// line per folder.
-pub(crate) fn tidy(dir: &Path, what: &Tidy) -> Result<String, String> {
+pub(crate) fn tidy(dir: &Path, what: &Tidy) -> Result<String, TidyError> {
     let folders: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
         // A build's output and other tools' hidden folders hold no cache of goldgate's.
@@ -55,8 +79,11 @@ pub(crate) fn tidy(dir: &Path, what: &Tidy) -> Result<String, String> {
     Ok(out)
 }
 
-fn tidy_folder(folder: &Path, what: &Tidy) -> Result<String, String> {
-    let cannot = |e: std::io::Error| format!("cannot tidy `{}`: {e}", folder.display());
+fn tidy_folder(folder: &Path, what: &Tidy) -> Result<String, TidyError> {
+    let cannot = |source| TidyError {
+        folder: folder.to_path_buf(),
+        source,
+    };
     let mut entries: Vec<Entry> = Vec::new();
     for e in std::fs::read_dir(folder).map_err(cannot)?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();

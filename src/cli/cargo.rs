@@ -40,23 +40,53 @@ struct Asked {
     runner_args: Vec<OsString>,
 }
 
-fn parse(args: &[OsString]) -> Result<Asked, String> {
+/// A command line `cargo goldgate` does not take; its message ends with the usage.
+#[derive(Debug, Clone, PartialEq)]
+enum UsageError {
+    /// No command: the usage alone.
+    NoCommand,
+    /// A command other than `test` (`review` is taken before).
+    UnknownCommand(String),
+    /// An option that names a file, without one.
+    NeedsAFile(&'static str),
+    /// An argument before `--` that is none of goldgate's.
+    Unexpected(OsString),
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UsageError::NoCommand => return f.write_str(USAGE),
+            UsageError::UnknownCommand(other) => write!(
+                f,
+                "unknown command `{other}`: `test` and `review` are known"
+            )?,
+            UsageError::NeedsAFile(name) => write!(f, "`{name}` needs a file")?,
+            UsageError::Unexpected(arg) => write!(
+                f,
+                "unexpected argument `{}`: arguments for the runner go after `--`",
+                arg.to_string_lossy()
+            )?,
+        }
+        write!(f, "\n\n{USAGE}")
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn parse(args: &[OsString]) -> Result<Asked, UsageError> {
     let mut args = args.iter();
     let mut asked = Asked::default();
     match args.next().and_then(|a| a.to_str()) {
         Some("test") => {}
-        Some(other) => {
-            return Err(format!(
-                "unknown command `{other}`: `test` and `review` are known\n\n{USAGE}"
-            ));
-        }
-        None => return Err(USAGE.to_owned()),
+        Some(other) => return Err(UsageError::UnknownCommand(other.to_owned())),
+        None => return Err(UsageError::NoCommand),
     }
     while let Some(arg) = args.next() {
-        let mut path = |name: &str| {
+        let mut path = |name: &'static str| {
             args.next()
                 .map(PathBuf::from)
-                .ok_or_else(|| format!("`{name}` needs a file\n\n{USAGE}"))
+                .ok_or(UsageError::NeedsAFile(name))
         };
         match arg.to_str() {
             Some("--") => {
@@ -67,12 +97,7 @@ fn parse(args: &[OsString]) -> Result<Asked, String> {
             Some("--report") => asked.outputs.report = Some(path("--report")?),
             Some("--junit") => asked.outputs.junit = Some(path("--junit")?),
             Some("--html") => asked.outputs.html = Some(path("--html")?),
-            _ => {
-                return Err(format!(
-                    "unexpected argument `{}`: arguments for the runner go after `--`\n\n{USAGE}",
-                    arg.to_string_lossy()
-                ));
-            }
+            _ => return Err(UsageError::Unexpected(arg.clone())),
         }
     }
     Ok(asked)
@@ -246,6 +271,7 @@ mod tests {
         assert!(
             parse(&args(&["test", "--partition"]))
                 .unwrap_err()
+                .to_string()
                 .starts_with(
                     "unexpected argument `--partition`: arguments for the runner go after `--`"
                 )
@@ -253,6 +279,7 @@ mod tests {
         assert!(
             parse(&args(&["revue"]))
                 .unwrap_err()
+                .to_string()
                 .starts_with("unknown command `revue`: `test` and `review` are known")
         );
     }

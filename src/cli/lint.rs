@@ -143,6 +143,8 @@ fn predictions_among(not_cases: &[(usize, &Path)], predictions: &[PathBuf]) -> H
 /// `invoices/acme::gpt` for one pipeline, or the path of its file) as its suites and its own keys
 /// merge, in plain text; else its mistakes, one `FILE:LINE:COL: …` line each, or why no case
 /// has that name.
+// Strings: each error is one line `lint` prints as is, the load problems' own messages deduplicated
+// by their text.
 pub fn explain(cases: &Path, rubrics: &Path, case: &str) -> Result<String, Vec<String>> {
     let found = discover(cases).map_err(|e| vec![e.0])?;
     let id = case_id(&found, case);
@@ -327,7 +329,7 @@ fn baseline_errors(entries: &[&Planned], cases: &Path) -> Vec<String> {
                 spec.file.display(),
                 cases.display()
             ),
-            Err(why) => why,
+            Err(why) => why.to_string(),
         };
         errors.push(format!(
             "{}:{}:{}: baseline: {why}",

@@ -350,11 +350,7 @@ fn init_here(
         (None, Some(url)) => Some(Source::Git { url, pin }),
         (None, None) => None,
     };
-    printed(
-        init::init(std::path::Path::new("."), source.as_ref())
-            .map(|r| r.to_string())
-            .map_err(|e| e.to_string()),
-    )
+    printed(init::init(std::path::Path::new("."), source.as_ref()).map(|r| r.to_string()))
 }
 
 fn explain(dir: &std::path::Path, rubrics: Option<PathBuf>, case: &str) -> ExitCode {
@@ -403,11 +399,12 @@ fn profile_of(name: &str) -> Profile {
     Profile::from_name(name).unwrap_or_default()
 }
 
-/// `f` (after `quick`, see [`each_line_or`]) on every line of `file`, `-` for standard input.
-fn lines(
+/// `f` (after `quick`, see [`each_line_or`]) on every line of `file`, `-` for standard input;
+/// a line `f` refuses is answered with its error's message.
+fn lines<E: std::fmt::Display>(
     file: &PathBuf,
     quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
-    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>,
+    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, E>,
 ) -> ExitCode {
     let name = file.display().to_string();
     let input: Box<dyn std::io::BufRead> = if name == "-" {
@@ -418,6 +415,7 @@ fn lines(
             Err(e) => return fail(&format!("cannot read `{name}`: {e}")),
         }
     };
+    let f = |line: &serde_json::Value| f(line).map_err(|e| e.to_string());
     match each_line_or(input, std::io::stdout().lock(), &name, quick, f) {
         Ok(true) => Exit::Success.into(),
         Ok(false) => Exit::Error.into(),
@@ -554,20 +552,21 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
     })
 }
 
-/// What a subcommand made, printed (exit 0), or its error (exit 1).
 /// The end of a run `goldgate report` made: a run that did not run every test it listed fails.
-fn reported(result: Result<report::Reported, String>) -> ExitCode {
+fn reported(result: Result<report::Reported, impl std::fmt::Display>) -> ExitCode {
     match result {
         Ok(r) if !r.complete => {
-            let _ = printed(Ok(r.text));
+            let _ = printed(Ok::<_, &str>(r.text));
             Exit::TestFailed.into()
         }
-        Ok(r) => printed(Ok(r.text)),
-        Err(e) => fail(&e),
+        Ok(r) => printed(Ok::<_, &str>(r.text)),
+        Err(e) => fail(&e.to_string()),
     }
 }
 
-fn printed(result: Result<String, String>) -> ExitCode {
+/// What a subcommand made, printed (exit 0), or its error (exit 1): the typed errors of the
+/// subcommands become their messages here.
+fn printed(result: Result<String, impl std::fmt::Display>) -> ExitCode {
     match result {
         Ok(text) => {
             use std::io::Write;
@@ -575,7 +574,7 @@ fn printed(result: Result<String, String>) -> ExitCode {
             let _ = write!(out, "{}", crate::render::inert(&text));
             Exit::Success.into()
         }
-        Err(e) => fail(&e),
+        Err(e) => fail(&e.to_string()),
     }
 }
 
@@ -682,8 +681,10 @@ fn loader_rules(schema: &mut serde_json::Value) {
 }
 
 /// The case files under `dir` that load without error (rubric sets from `rubrics` beside it).
-pub fn loading_case_files(dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
-    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+pub fn loading_case_files(
+    dir: &std::path::Path,
+) -> Result<Vec<PathBuf>, crate::load::discover::NoCases> {
+    let found = crate::load::discover::discover(dir)?;
     let rubrics = crate::load::discover::default_rubrics(dir);
     let mut files: Vec<PathBuf> = crate::load::load_folder(&found, dir, &rubrics, |_| true)
         .into_iter()
@@ -697,8 +698,8 @@ pub fn loading_case_files(dir: &std::path::Path) -> Result<Vec<PathBuf>, String>
 /// Loads every case under `dir`, reads its recorded prediction (commands are not run) and
 /// evaluates it: the whole path of a test but for the harness, for the benchmark. Returns how
 /// many cases were evaluated.
-pub fn evaluate_folder(dir: &std::path::Path) -> Result<usize, String> {
-    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+pub fn evaluate_folder(dir: &std::path::Path) -> Result<usize, crate::load::discover::NoCases> {
+    let found = crate::load::discover::discover(dir)?;
     let rubrics = crate::load::discover::default_rubrics(dir);
     let mut evaluated = 0;
     for entry in crate::load::load_folder(&found, dir, &rubrics, |_| true) {

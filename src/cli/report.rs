@@ -13,8 +13,11 @@ use crate::evaluate::record::{CaseNumbers, Status};
 use crate::record::compare::RunSide;
 use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
 use crate::render::{FullComparison, comparison_markdown, comparison_text, run_end};
+use crate::run::history::AppendError;
 use crate::run::journal::Journal;
-use crate::run::outputs::{Outputs, Records, RunNotes, aggregate_line, case_line, write_files};
+use crate::run::outputs::{
+    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_files,
+};
 
 /// Reports merged by test name: the last file's record of a test wins.
 struct Merged {
@@ -24,16 +27,17 @@ struct Merged {
 }
 
 impl Merged {
-    fn read(files: &[PathBuf]) -> Result<Merged, String> {
-        let mut lines =
-            tempfile::tempfile().map_err(|e| format!("cannot make a temporary file: {e}"))?;
+    fn read(files: &[PathBuf]) -> Result<Merged, RecordsError> {
+        let mut lines = tempfile::tempfile().map_err(RecordsError::NoTemporaryFile)?;
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut conflicts = Vec::new();
         for path in files {
             let report = read_report(path)?;
             let mut out = std::io::BufWriter::new(&mut lines);
-            let cannot =
-                |e: std::io::Error| format!("cannot keep the cases of `{}`: {e}", path.display());
+            let cannot = |source| RecordsError::NotKept {
+                path: path.clone(),
+                source,
+            };
             for case in &report.cases {
                 let line = case_line(case);
                 let fingerprint = crate::base::fs::hash_hex(&[line.as_bytes()]);
@@ -51,17 +55,17 @@ impl Merged {
             }
             out.flush().map_err(cannot)?;
         }
-        let records = Records::read(lines, true)
-            .map_err(|e| format!("cannot read back the merged cases: {e}"))?;
+        let records = Records::read(lines, true).map_err(RecordsError::MergedUnread)?;
         Ok(Merged { records, conflicts })
     }
 }
 
 /// A report file, read as the record's schema says.
-pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
-    let name = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the report `{name}`: {e}"))?;
+pub(crate) fn read_report(path: &Path) -> Result<Report, RecordsError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RecordsError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let version: Option<u32> = crate::base::json::read_back::<serde_json::Value>(&text)
         .ok()
         .and_then(|j| j.get("record_version")?.as_u64())
@@ -69,13 +73,194 @@ pub(crate) fn read_report(path: &Path) -> Result<Report, String> {
     if let Some(v) = version
         && v != RECORD_VERSION
     {
-        return Err(format!(
-            "`{name}` holds records of version {v}, and this goldgate reads version {RECORD_VERSION}: run the tests again with this goldgate"
-        ));
+        return Err(RecordsError::OtherVersion {
+            path: path.to_path_buf(),
+            version: v,
+        });
     }
-    crate::base::json::read_back(&text).map_err(|e| {
-        format!("`{name}` is not a goldgate report (`goldgate schema --kind report` gives its schema): {e}")
+    crate::base::json::read_back(&text).map_err(|source| RecordsError::NotAReport {
+        path: path.to_path_buf(),
+        source,
     })
+}
+
+/// Why a run's records could not be had: from report files, or from a run's journal.
+#[derive(Debug)]
+pub enum RecordsError {
+    /// A report cannot be read.
+    Unreadable {
+        /// The report.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A report holds records of another version.
+    OtherVersion {
+        /// The report.
+        path: PathBuf,
+        /// The version it holds.
+        version: u32,
+    },
+    /// A file does not read as a report.
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// serde's error.
+        source: serde_json::Error,
+    },
+    /// No temporary file to merge reports in.
+    NoTemporaryFile(std::io::Error),
+    /// A report's cases could not be kept in the merge.
+    NotKept {
+        /// The report.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The merged cases cannot be read back.
+    MergedUnread(std::io::Error),
+    /// The state folder (where runs keep their journals) cannot be used.
+    State(std::io::Error),
+    /// A side of `--compare` is neither a report file nor a run of this project.
+    NeitherReportNorRun {
+        /// What was given.
+        id: String,
+    },
+    /// `--run ID` names no run of this project.
+    NoSuchRun {
+        /// The run id.
+        id: String,
+    },
+    /// `--last`, and no run of this project has written records.
+    NoRunYet,
+    /// A run's journal cannot be read.
+    RunUnread {
+        /// The run id.
+        id: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordsError::Unreadable { path, source } => {
+                write!(f, "cannot read the report `{}`: {source}", path.display())
+            }
+            RecordsError::OtherVersion { path, version } => write!(
+                f,
+                "`{}` holds records of version {version}, and this goldgate reads version {RECORD_VERSION}: run the tests again with this goldgate",
+                path.display()
+            ),
+            RecordsError::NotAReport { path, source } => write!(
+                f,
+                "`{}` is not a goldgate report (`goldgate schema --kind report` gives its schema): {source}",
+                path.display()
+            ),
+            RecordsError::NoTemporaryFile(e) => write!(f, "cannot make a temporary file: {e}"),
+            RecordsError::NotKept { path, source } => {
+                write!(f, "cannot keep the cases of `{}`: {source}", path.display())
+            }
+            RecordsError::MergedUnread(e) => write!(f, "cannot read back the merged cases: {e}"),
+            RecordsError::State(e) => e.fmt(f),
+            RecordsError::NeitherReportNorRun { id } => write!(
+                f,
+                "`{id}` is neither a report file nor a run of this project: give a report (`--report FILE`, `GOLDGATE_REPORT`) or a run id (nextest's run id, or GOLDGATE_RUN_ID)"
+            ),
+            RecordsError::NoSuchRun { id } => write!(
+                f,
+                "the run `{id}` has written no records in this project (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes this project's newest run)"
+            ),
+            RecordsError::NoRunYet => f.write_str(
+                "no run of this project has written records yet (a run that spans processes keeps them: under nextest, or with GOLDGATE_RUN_ID set; the project is the folder with Cargo.toml or .git above the current one)",
+            ),
+            RecordsError::RunUnread { id, source } => {
+                write!(f, "cannot read the records of the run `{id}`: {source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RecordsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RecordsError::Unreadable { source, .. }
+            | RecordsError::NotKept { source, .. }
+            | RecordsError::RunUnread { source, .. }
+            | RecordsError::NoTemporaryFile(source)
+            | RecordsError::MergedUnread(source)
+            | RecordsError::State(source) => Some(source),
+            RecordsError::NotAReport { source, .. } => Some(source),
+            RecordsError::OtherVersion { .. }
+            | RecordsError::NeitherReportNorRun { .. }
+            | RecordsError::NoSuchRun { .. }
+            | RecordsError::NoRunYet => None,
+        }
+    }
+}
+
+/// Why `goldgate report` (or `--compare`) made nothing.
+#[derive(Debug)]
+pub enum ReportError {
+    /// The records could not be had.
+    Records(RecordsError),
+    /// The records could not be read back, or a run's file not written.
+    Output(OutputError),
+    /// The run could not be appended to a history.
+    History(AppendError),
+    /// `--compare`, and the two runs have no test in common.
+    NothingToCompare {
+        /// BASE, as given.
+        base: PathBuf,
+        /// HEAD, as given.
+        head: PathBuf,
+    },
+}
+
+impl From<RecordsError> for ReportError {
+    fn from(e: RecordsError) -> Self {
+        ReportError::Records(e)
+    }
+}
+
+impl From<OutputError> for ReportError {
+    fn from(e: OutputError) -> Self {
+        ReportError::Output(e)
+    }
+}
+
+impl From<AppendError> for ReportError {
+    fn from(e: AppendError) -> Self {
+        ReportError::History(e)
+    }
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::Records(e) => e.fmt(f),
+            ReportError::Output(e) => e.fmt(f),
+            ReportError::History(e) => e.fmt(f),
+            ReportError::NothingToCompare { base, head } => write!(
+                f,
+                "`{}` and `{}` have no test to compare",
+                base.display(),
+                head.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::Records(e) => e.source(),
+            ReportError::Output(e) => e.source(),
+            ReportError::History(e) => e.source(),
+            ReportError::NothingToCompare { .. } => None,
+        }
+    }
 }
 
 /// How `report --compare` writes the comparison.
@@ -102,7 +287,7 @@ struct Side {
 
 impl Side {
     /// `which` is a report file when one is there, else the id of a run of this project.
-    fn read(which: &Path) -> Result<Side, String> {
+    fn read(which: &Path) -> Result<Side, RecordsError> {
         if which.is_file() {
             let report = read_report(which)?;
             let records = Merged::read(&[which.to_path_buf()])?.records;
@@ -122,17 +307,15 @@ impl Side {
             });
         }
         let id = which.to_string_lossy().into_owned();
-        let here = crate::base::state::Project::find(Path::new(".")).map_err(|e| e.to_string())?;
-        let journal = Journal::existing(&id, &here)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| {
-                format!(
-                    "`{id}` is neither a report file nor a run of this project: give a report (`--report FILE`, `GOLDGATE_REPORT`) or a run id (nextest's run id, or GOLDGATE_RUN_ID)"
-                )
-            })?;
-        let records = journal
-            .read()
-            .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+        let here =
+            crate::base::state::Project::find(Path::new(".")).map_err(RecordsError::State)?;
+        let Some(journal) = Journal::existing(&id, &here).map_err(RecordsError::State)? else {
+            return Err(RecordsError::NeitherReportNorRun { id });
+        };
+        let records = journal.read().map_err(|source| RecordsError::RunUnread {
+            id: id.clone(),
+            source,
+        })?;
         Ok(Side {
             records,
             label: format!("run {id}"),
@@ -145,7 +328,11 @@ impl Side {
 /// BASE over the tests both ran, with a 95 % paired bootstrap interval and McNemar's exact test),
 /// the tests that regressed, improved, appeared or went, and whether the gold is the same; as
 /// text, JSON (the pipelines' paired comparisons) or a pull-request comment.
-pub fn compare_runs(base: &Path, head: &Path, format: &CompareFormat) -> Result<String, String> {
+pub fn compare_runs(
+    base: &Path,
+    head: &Path,
+    format: &CompareFormat,
+) -> Result<String, ReportError> {
     let (before, after) = (Side::read(base)?, Side::read(head)?);
     let (base_cases, head_cases) = (before.records.cases()?, after.records.cases()?);
     let (base_aggregates, head_aggregates) = (
@@ -170,11 +357,10 @@ pub fn compare_runs(base: &Path, head: &Path, format: &CompareFormat) -> Result<
         },
     );
     if comparison.pipelines.iter().all(|p| p.paired == 0) && comparison.tests.is_empty() {
-        return Err(format!(
-            "`{}` and `{}` have no test to compare",
-            base.display(),
-            head.display()
-        ));
+        return Err(ReportError::NothingToCompare {
+            base: base.to_path_buf(),
+            head: head.to_path_buf(),
+        });
     }
     match format {
         CompareFormat::Text => Ok(comparison_text(&comparison)),
@@ -242,7 +428,7 @@ pub(crate) struct Reported {
 }
 
 /// The end step of a split run appends the run to its suites' histories, once.
-fn append_history(run: Option<(String, bool)>, records: &Records) -> Result<(), String> {
+fn append_history(run: Option<(String, bool)>, records: &Records) -> Result<(), AppendError> {
     let Some((run, noted)) = run else {
         return Ok(());
     };
@@ -253,7 +439,7 @@ fn append_history(run: Option<(String, bool)>, records: &Records) -> Result<(), 
     crate::run::history::append(&records.numbers, &facts)
 }
 
-pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, String> {
+pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, ReportError> {
     let (records, conflicts, from, outputs, run_id) = match source {
         Source::Files(files) => {
             let merged = Merged::read(files)?;
@@ -267,23 +453,22 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Stri
         Source::Run(_) | Source::Last => {
             // The project of the current folder, and the projects inside it.
             let here =
-                crate::base::state::Project::find(Path::new(".")).map_err(|e| e.to_string())?;
+                crate::base::state::Project::find(Path::new(".")).map_err(RecordsError::State)?;
             let (journal, id) = match source {
                 Source::Run(id) => {
-                    let journal = Journal::existing(id, &here).map_err(|e| e.to_string())?.ok_or_else(|| {
-                        format!(
-                            "the run `{id}` has written no records in this project (its id is nextest's run id, or GOLDGATE_RUN_ID; `--last` takes this project's newest run)"
-                        )
-                    })?;
+                    let journal = Journal::existing(id, &here)
+                        .map_err(RecordsError::State)?
+                        .ok_or_else(|| RecordsError::NoSuchRun { id: id.clone() })?;
                     (journal, id.clone())
                 }
                 _ => Journal::last(&here)
-                    .map_err(|e| e.to_string())?
-                    .ok_or("no run of this project has written records yet (a run that spans processes keeps them: under nextest, or with GOLDGATE_RUN_ID set; the project is the folder with Cargo.toml or .git above the current one)")?,
+                    .map_err(RecordsError::State)?
+                    .ok_or(RecordsError::NoRunYet)?,
             };
-            let records = journal
-                .read()
-                .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+            let records = journal.read().map_err(|source| RecordsError::RunUnread {
+                id: id.clone(),
+                source,
+            })?;
             let outputs = outputs.or(journal.outputs());
             let (from, noted) = (format!("of the run `{id}`"), journal.partial_noted());
             (records, Vec::new(), from, outputs, Some((id, noted)))

@@ -192,45 +192,138 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
     (worse, better)
 }
 
+/// Why a baseline file's text is not a baseline: the file as messages name it, and what is wrong.
+#[derive(Debug)]
+pub struct BaselineError {
+    /// The file, as messages name it.
+    pub name: String,
+    /// What is wrong with it.
+    pub kind: BaselineFault,
+}
+
+/// What is wrong with a baseline file's text.
+#[derive(Debug)]
+pub enum BaselineFault {
+    /// It is not JSON (or holds a key twice).
+    NotJson(serde_json::Error),
+    /// It is of a version this goldgate does not read (`goldgate_baseline`).
+    NewerVersion(serde_json::Value),
+    /// It has no `cases` mapping.
+    NoCases,
+    /// A test's entry is not a mapping.
+    NotMetrics {
+        /// The test.
+        test: String,
+    },
+    /// A test's `fields` is not a mapping.
+    FieldsNotMapping {
+        /// The test.
+        test: String,
+    },
+    /// A metric's value is not a number.
+    NotANumber {
+        /// The test.
+        test: String,
+        /// The field, for a field's metric.
+        field: Option<String>,
+        /// The metric.
+        metric: String,
+    },
+}
+
+impl std::fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = &self.name;
+        match &self.kind {
+            BaselineFault::NotJson(e) => write!(f, "the baseline `{name}` is not valid JSON: {e}"),
+            BaselineFault::NewerVersion(version) => write!(
+                f,
+                "the baseline `{name}` is of version {version}, written by a newer goldgate: this one reads version 1"
+            ),
+            BaselineFault::NoCases => write!(f, "the baseline `{name}` has no `cases` mapping"),
+            BaselineFault::NotMetrics { test } => write!(
+                f,
+                "the baseline `{name}`: `{test}` is not a mapping of metrics"
+            ),
+            BaselineFault::FieldsNotMapping { test } => write!(
+                f,
+                "the baseline `{name}`: `{test}.fields` is not a mapping of fields"
+            ),
+            BaselineFault::NotANumber {
+                test,
+                field: Some(field),
+                metric,
+            } => write!(
+                f,
+                "the baseline `{name}`: `{test}.fields.{field}.{metric}` is not a number"
+            ),
+            BaselineFault::NotANumber {
+                test,
+                field: None,
+                metric,
+            } => write!(
+                f,
+                "the baseline `{name}`: `{test}.{metric}` is not a number"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BaselineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            BaselineFault::NotJson(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// Reads a baseline file's text; `name` names the file in messages.
-pub fn parse(text: &str, name: &str) -> Result<Baseline, String> {
-    let json: serde_json::Value = crate::base::json::strict_json(text)
-        .map_err(|e| format!("the baseline `{name}` is not valid JSON: {e}"))?;
+pub fn parse(text: &str, name: &str) -> Result<Baseline, BaselineError> {
+    let error = |kind| BaselineError {
+        name: name.to_owned(),
+        kind,
+    };
+    let json: serde_json::Value =
+        crate::base::json::strict_json(text).map_err(|e| error(BaselineFault::NotJson(e)))?;
     if let Some(version) = json.get("goldgate_baseline")
         && version != &serde_json::json!(1)
     {
-        return Err(format!(
-            "the baseline `{name}` is of version {version}, written by a newer goldgate: this one reads version 1"
-        ));
+        return Err(error(BaselineFault::NewerVersion(version.clone())));
     }
     let cases = json
         .get("cases")
         .and_then(|c| c.as_object())
-        .ok_or_else(|| format!("the baseline `{name}` has no `cases` mapping"))?;
+        .ok_or_else(|| error(BaselineFault::NoCases))?;
     let mut out = Baseline::default();
     for (test, entry) in cases {
-        let entry = entry.as_object().ok_or_else(|| {
-            format!("the baseline `{name}`: `{test}` is not a mapping of metrics")
-        })?;
+        let entry = entry
+            .as_object()
+            .ok_or_else(|| error(BaselineFault::NotMetrics { test: test.clone() }))?;
+        let not_a_number = |field: Option<&String>, metric: &String| {
+            error(BaselineFault::NotANumber {
+                test: test.clone(),
+                field: field.cloned(),
+                metric: metric.clone(),
+            })
+        };
         let mut metrics = Entry::new();
         for (k, v) in entry {
             if k == "fields" {
-                let fields = v.as_object().ok_or_else(|| {
-                    format!("the baseline `{name}`: `{test}.fields` is not a mapping of fields")
-                })?;
+                let fields = v
+                    .as_object()
+                    .ok_or_else(|| error(BaselineFault::FieldsNotMapping { test: test.clone() }))?;
                 for (field, scores) in fields {
                     for (metric, value) in scores.as_object().into_iter().flatten() {
-                        let value = value.as_f64().ok_or_else(|| {
-                            format!("the baseline `{name}`: `{test}.fields.{field}.{metric}` is not a number")
-                        })?;
+                        let value = value
+                            .as_f64()
+                            .ok_or_else(|| not_a_number(Some(field), metric))?;
                         metrics.insert(field_key(field, metric), value);
                     }
                 }
                 continue;
             }
-            let value = v
-                .as_f64()
-                .ok_or_else(|| format!("the baseline `{name}`: `{test}.{k}` is not a number"))?;
+            let value = v.as_f64().ok_or_else(|| not_a_number(None, k))?;
             metrics.insert(k.clone(), value);
         }
         out.cases.insert(test.clone(), metrics);
@@ -291,16 +384,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            e.starts_with("the baseline `b.json` is not valid JSON: duplicate key `a`"),
+            e.to_string()
+                .starts_with("the baseline `b.json` is not valid JSON: duplicate key `a`"),
             "{e}"
         );
+        // The parser's own error stays reachable, for its line and column.
+        let json = std::error::Error::source(&e).unwrap();
+        assert!(json.is::<serde_json::Error>(), "{json}");
     }
 
     #[test]
     fn a_baseline_of_a_newer_version_is_refused() {
         let e = parse(r#"{"goldgate_baseline": 2, "cases": {}}"#, "b.json").unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "the baseline `b.json` is of version 2, written by a newer goldgate: this one reads version 1"
         );
         assert!(parse(r#"{"goldgate_baseline": 1, "cases": {}}"#, "b.json").is_ok());

@@ -79,6 +79,11 @@ impl JudgeVerdict {
     }
 }
 
+/// Why a verdict could not be had (the judge failed, its verdict file does not read): the error
+/// of the run that asked, shared by every case that needs the verdict; a finding keeps its
+/// message.
+pub type JudgeFailed = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+
 /// The verdicts a case is evaluated with, and the questions it asked that had none.
 pub struct Judgments<'a> {
     /// The suite's judge command (its words are part of each key); `None` without a judge.
@@ -86,7 +91,7 @@ pub struct Judgments<'a> {
     /// The test's name, sent with each question.
     pub case: &'a str,
     /// A known verdict by key, or why it could not be had (the judge failed).
-    pub lookup: &'a dyn Fn(&str) -> Option<Result<JudgeVerdict, String>>,
+    pub lookup: &'a dyn Fn(&str) -> Option<Result<JudgeVerdict, JudgeFailed>>,
     /// The command that records missing verdicts, for the message of a missing one.
     pub record_command: &'a str,
     /// Questions whose verdict was not known, each once.
@@ -124,7 +129,9 @@ impl Judgments<'_> {
         });
         let key = key(command, question, text, gold.as_ref());
         match (self.lookup)(&key) {
-            Some(known) => known.map_err(|error| Finding::JudgeFailed { error }),
+            Some(known) => known.map_err(|error| Finding::JudgeFailed {
+                error: error.to_string(),
+            }),
             None => {
                 let mut missing = self.missing.borrow_mut();
                 if !missing.iter().any(|q| q.key == key) {

@@ -196,7 +196,7 @@ pub enum DocumentImage {
         /// The document's path.
         path: String,
         /// The pages, in the order the fields name them.
-        pages: Vec<(u32, Result<String, String>)>,
+        pages: Vec<(u32, Result<String, crate::base::pdf::NotReadable>)>,
     },
     /// A document that cannot be shown, and why (not an image, unreadable, too large).
     NotShown {
@@ -245,7 +245,7 @@ pub(super) fn document_view(
                             out,
                             "<p class=\"at\">page {page} of the document <code>{}</code> is not shown: {}</p>",
                             escape(path),
-                            escape(why)
+                            escape(&why.0)
                         );
                     }
                 }

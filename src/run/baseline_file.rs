@@ -2,63 +2,173 @@
 //! read-merge-write under a lock, so that concurrent processes (nextest, two `goldgate test`
 //! runs) each add their entries and none is lost.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::base::fs::{lock_for, read_text_if_present, write_atomically};
+use crate::base::location::LoadError;
 use crate::evaluate::baseline::{
-    Baseline, Entry, EntryName, field_of, out_of_range, parse, to_text,
+    Baseline, BaselineError, Entry, EntryName, field_of, out_of_range, parse, to_text,
 };
+
+/// Why a baseline file cannot be used.
+#[derive(Debug)]
+pub(crate) enum BaselineFileError {
+    /// It cannot be read (a FIFO, over the budget, not UTF-8…).
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why (boxed: a load error is large, and a baseline is read on every test's path).
+        error: Box<LoadError>,
+    },
+    /// Its text is not a baseline.
+    Invalid(BaselineError),
+    /// An entry, or a field of one, holds no number.
+    EmptyEntry {
+        /// The file.
+        path: PathBuf,
+        /// The entry's test.
+        test: String,
+        /// The field that holds none, when it is a field.
+        field: Option<String>,
+    },
+    /// A metric of [0, 1] holds a value outside it.
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The entry's test.
+        test: String,
+        /// The metric's key in the entry (`fields.NAME.METRIC` for a field's).
+        key: String,
+        /// The value.
+        value: f64,
+    },
+    /// It cannot be locked or written.
+    NotWritten {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// How a test's entry is written again, for the messages about one.
+fn write_again(test: &str) -> String {
+    format!(
+        "write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry"
+    )
+}
+
+impl std::fmt::Display for BaselineFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BaselineFileError::Unreadable { path, error } => {
+                write!(
+                    f,
+                    "cannot read the baseline `{}`: {}",
+                    path.display(),
+                    error.message
+                )?;
+                match &error.hint {
+                    Some(hint) => write!(f, " ({hint})"),
+                    None => Ok(()),
+                }
+            }
+            BaselineFileError::Invalid(e) => e.fmt(f),
+            BaselineFileError::EmptyEntry { path, test, field } => {
+                let what = match field {
+                    Some(field) => {
+                        format!("the field `{field}` of the entry `{test}` holds no metric")
+                    }
+                    None => format!("the entry `{test}` holds no metric"),
+                };
+                write!(
+                    f,
+                    "the baseline `{}`: {what}, so it would hide any regression of its test ({})",
+                    path.display(),
+                    write_again(test)
+                )
+            }
+            BaselineFileError::OutOfRange {
+                path,
+                test,
+                key,
+                value,
+            } => {
+                let what = match field_of(key) {
+                    Some((field, metric)) => format!(
+                        "the field `{field}` of the entry `{test}` holds `{metric}: {value}`"
+                    ),
+                    None => format!("the entry `{test}` holds `{key}: {value}`"),
+                };
+                write!(
+                    f,
+                    "the baseline `{}`: {what}, outside [0, 1] where the metric lies, so it compares with no score its test can have ({})",
+                    path.display(),
+                    write_again(test)
+                )
+            }
+            BaselineFileError::NotWritten { path, source } => {
+                write!(
+                    f,
+                    "cannot write the baseline `{}`: {source}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BaselineFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BaselineFileError::Unreadable { error, .. } => Some(&**error),
+            BaselineFileError::Invalid(e) => e.source(),
+            BaselineFileError::NotWritten { source, .. } => Some(source),
+            BaselineFileError::EmptyEntry { .. } | BaselineFileError::OutOfRange { .. } => None,
+        }
+    }
+}
 
 /// Reads a baseline; `Ok(None)` when the file does not exist. An entry that holds no number, or
 /// a metric of [0, 1] outside it, is an error: it would compare nothing, and so pass whatever its
 /// test scores (or fail whatever it scores).
-pub(crate) fn read(path: &Path) -> Result<Option<Baseline>, String> {
+pub(crate) fn read(path: &Path) -> Result<Option<Baseline>, BaselineFileError> {
     let Some((base, text)) = read_as_written(path)? else {
         return Ok(None);
     };
     if let Some((test, field)) = empty_entry(&text) {
-        let what = match field {
-            Some(field) => format!("the field `{field}` of the entry `{test}` holds no metric"),
-            None => format!("the entry `{test}` holds no metric"),
-        };
-        return Err(format!(
-            "the baseline `{}`: {what}, so it would hide any regression of its test (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry)",
-            path.display()
-        ));
+        return Err(BaselineFileError::EmptyEntry {
+            path: path.to_path_buf(),
+            test,
+            field,
+        });
     }
     // A value no run can score compares with nothing: below the metric's worst it hides every
     // regression, beyond its best it makes every run one.
     if let Some((test, key, value)) = out_of_range(&base) {
-        let what = match field_of(key) {
-            Some((field, metric)) => {
-                format!("the field `{field}` of the entry `{test}` holds `{metric}: {value}`")
-            }
-            None => format!("the entry `{test}` holds `{key}: {value}`"),
-        };
-        return Err(format!(
-            "the baseline `{}`: {what}, outside [0, 1] where the metric lies, so it compares with no score its test can have (write its numbers again with `GOLDGATE_UPDATE=always` and `--exact {test}`, or delete the entry)",
-            path.display()
-        ));
+        return Err(BaselineFileError::OutOfRange {
+            path: path.to_path_buf(),
+            test: test.to_owned(),
+            key: key.to_owned(),
+            value,
+        });
     }
     Ok(Some(base))
 }
 
 /// A baseline and its text, through the reader of every input file: within the input budget,
 /// and a FIFO or a device in its place refused at once instead of hanging the run.
-fn read_as_written(path: &Path) -> Result<Option<(Baseline, String)>, String> {
+fn read_as_written(path: &Path) -> Result<Option<(Baseline, String)>, BaselineFileError> {
     let too_large = "a baseline holds a few numbers per test, so goldgate did not write this one: remove it and bless the tests again with `GOLDGATE_UPDATE=always`";
-    let text = read_text_if_present(path, too_large).map_err(|e| {
-        let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
-        format!(
-            "cannot read the baseline `{}`: {}{hint}",
-            path.display(),
-            e.message
-        )
-    })?;
+    let text =
+        read_text_if_present(path, too_large).map_err(|error| BaselineFileError::Unreadable {
+            path: path.to_path_buf(),
+            error: Box::new(error),
+        })?;
     let Some(text) = text else {
         return Ok(None);
     };
-    let base = parse(&text, &path.display().to_string())?;
+    let base = parse(&text, &path.display().to_string()).map_err(BaselineFileError::Invalid)?;
     Ok(Some((base, text)))
 }
 
@@ -127,8 +237,11 @@ pub(crate) fn merge(
     path: &Path,
     entries: &[(EntryName, Entry)],
     drop: &[String],
-) -> Result<Written, String> {
-    let cannot = |e: std::io::Error| format!("cannot write the baseline `{}`: {e}", path.display());
+) -> Result<Written, BaselineFileError> {
+    let cannot = |source| BaselineFileError::NotWritten {
+        path: path.to_path_buf(),
+        source,
+    };
     let _held = lock_for(path).map_err(cannot)?;
     // An entry left empty does not stop the blessing that fills it again.
     let mut base = read_as_written(path)?.map(|(b, _)| b).unwrap_or_default();

@@ -83,7 +83,7 @@ pub(crate) struct Call<'a> {
 
 impl Call<'_> {
     /// The call's key: every part that decides its output, each digested.
-    pub(crate) fn key(&self) -> Result<CallKey, String> {
+    pub(crate) fn key(&self) -> Result<CallKey, CacheError> {
         let mut parts: Vec<(String, String)> = Vec::new();
         parts.push(("command".into(), sha256(self.command.join("\0").as_bytes())));
         // Where the command runs, from the cache folder: the same in every checkout, however
@@ -154,13 +154,16 @@ impl Call<'_> {
 }
 
 /// The files each glob of `run.inputs` matches (relative to `dir`), sorted.
-fn input_files(globs: &[String], dir: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, String> {
+fn input_files(globs: &[String], dir: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, CacheError> {
     globs
         .iter()
         .map(|written| {
             let pattern = dir.join(written);
-            let matched = glob::glob(&pattern.to_string_lossy())
-                .map_err(|e| format!("`run.inputs` `{written}` is not a glob: {}", e.msg))?;
+            let matched =
+                glob::glob(&pattern.to_string_lossy()).map_err(|source| CacheError::NotAGlob {
+                    written: written.clone(),
+                    source,
+                })?;
             let mut files: Vec<PathBuf> = matched
                 .filter_map(Result::ok)
                 .filter(|p| p.is_file())
@@ -195,8 +198,54 @@ fn shown(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
-fn digest_of(path: &Path) -> Result<String, String> {
-    file_digest(path).map_err(|e| format!("cannot read `{}` to key its call: {e}", path.display()))
+fn digest_of(path: &Path) -> Result<String, CacheError> {
+    file_digest(path).map_err(|source| CacheError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Why a call could not be keyed.
+#[derive(Debug)]
+pub(crate) enum CacheError {
+    /// A file that decides the call could not be read.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A glob of `run.inputs` does not parse.
+    NotAGlob {
+        /// The glob as written.
+        written: String,
+        /// The parser's error.
+        source: glob::PatternError,
+    },
+}
+
+impl std::fmt::Display for CacheError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheError::Unreadable { path, source } => write!(
+                f,
+                "cannot read `{}` to key its call: {source}",
+                path.display()
+            ),
+            CacheError::NotAGlob { written, source } => {
+                write!(f, "`run.inputs` `{written}` is not a glob: {}", source.msg)
+            }
+        }
+    }
+}
+
+impl std::error::Error for CacheError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CacheError::Unreadable { source, .. } => Some(source),
+            CacheError::NotAGlob { source, .. } => Some(source),
+        }
+    }
 }
 
 /// A cache folder, made ready to be used.

@@ -2,7 +2,7 @@
 //! measured around it, and a timeout kills it with its children.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ pub struct Ran {
 
 /// Runs `command` in `dir`. A non-zero exit, a timeout or output that is not UTF-8 is an error
 /// naming the command and ending with the last lines of its standard error.
-pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, String> {
+pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, CommandError> {
     run_with_input(command, dir, timeout, None)
 }
 
@@ -31,29 +31,9 @@ pub fn run_with_input(
     dir: &Path,
     timeout: Duration,
     input: Option<&[u8]>,
-) -> Result<Ran, String> {
-    let shown = shown(command);
-    let (program, args) = command.split_first().ok_or("the command is empty")?;
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // Its own process group, so that a timeout kills its children too.
-        cmd.process_group(0);
-    }
+) -> Result<Ran, CommandError> {
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("`{shown}` could not start in `{}`: {e}", dir.display()))?;
+    let mut child = started(command, dir, input.is_some())?;
     // Written on a thread of its own: a command that does not read its input must not block us.
     if let (Some(bytes), Some(stdin)) = (input, child.stdin.take()) {
         feed(stdin, bytes.to_vec());
@@ -78,7 +58,12 @@ pub fn run_with_input(
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("`{shown}`: cannot wait for it: {e}")),
+            Err(source) => {
+                return Err(CommandError::NotWaited {
+                    command: command.to_vec(),
+                    source,
+                });
+            }
         }
     };
     let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -89,17 +74,44 @@ pub fn run_with_input(
     let stderr = err_reader.take(deadline);
     let tail = stderr_tail(&stderr.bytes, stderr.cut);
     for (flooded, stream) in [
-        (stdout.overflowed, "standard output"),
-        (stderr.overflowed, "standard error"),
+        (stdout.overflowed, Stream::Output),
+        (stderr.overflowed, Stream::Error),
     ] {
         if flooded {
-            return Err(format!(
-                "`{shown}` printed more than {} MiB on its {stream}; goldgate keeps no more, and stopped it{tail}",
-                CAPTURE_LIMIT >> 20
-            ));
+            return Err(CommandError::Flooded {
+                command: command.to_vec(),
+                stream,
+                tail,
+            });
         }
     }
-    finished(&shown, status, stdout.bytes, latency_ms, tail, timeout)
+    finished(command, status, stdout.bytes, latency_ms, tail, timeout)
+}
+
+/// The command started in `dir`, its outputs piped, its input too when `input`.
+fn started(
+    command: &[String],
+    dir: &Path,
+    input: bool,
+) -> Result<std::process::Child, CommandError> {
+    let (program, args) = command.split_first().ok_or(CommandError::Empty)?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(if input { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own process group, so that a timeout kills its children too.
+        cmd.process_group(0);
+    }
+    cmd.spawn().map_err(|source| CommandError::NotStarted {
+        command: command.to_vec(),
+        dir: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes `bytes` to a command's standard input on a thread of its own, then closes it.
@@ -139,29 +151,174 @@ fn shown(command: &[String]) -> String {
 
 /// What came of a command that ran: its output, or why it failed.
 fn finished(
-    shown: &str,
+    command: &[String],
     status: Option<std::process::ExitStatus>,
     stdout: Vec<u8>,
     latency_ms: f64,
     tail: String,
     timeout: Duration,
-) -> Result<Ran, String> {
+) -> Result<Ran, CommandError> {
+    let command = command.to_vec();
     match status {
-        None => Err(format!(
-            "`{shown}` did not finish within {} s and was killed, with its children{tail}",
-            timeout.as_secs_f64()
-        )),
-        Some(s) if !s.success() => Err(format!("`{shown}` failed ({s}){tail}")),
+        None => Err(CommandError::TimedOut {
+            command,
+            after: timeout,
+            tail,
+        }),
+        Some(status) if !status.success() => Err(CommandError::Failed {
+            command,
+            status,
+            tail,
+        }),
+        // Only the UTF-8 error is kept, not the output it holds (up to the capture limit).
         Some(_) => match String::from_utf8(stdout) {
             Ok(stdout) => Ok(Ran {
                 stdout,
                 latency_ms,
                 stderr_tail: tail,
             }),
-            Err(_) => Err(format!(
-                "`{shown}` printed output that is not UTF-8 text{tail}"
-            )),
+            Err(e) => Err(CommandError::NotText {
+                command,
+                tail,
+                source: e.utf8_error(),
+            }),
         },
+    }
+}
+
+/// Why a command gave no output. Its message names the command as [`shown`] shows it, and ends
+/// with `tail`, the end of its standard error as [`Ran::stderr_tail`] shows it.
+#[derive(Debug)]
+pub enum CommandError {
+    /// The command has no words.
+    Empty,
+    /// The program could not be started.
+    NotStarted {
+        /// The command, its words.
+        command: Vec<String>,
+        /// The folder it was to run in.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The command could not be waited for.
+    NotWaited {
+        /// The command, its words.
+        command: Vec<String>,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The command printed more than goldgate keeps, and was stopped.
+    Flooded {
+        /// The command, its words.
+        command: Vec<String>,
+        /// Which of its outputs.
+        stream: Stream,
+        /// The end of its standard error.
+        tail: String,
+    },
+    /// The command ran longer than its timeout, and was killed with its children.
+    TimedOut {
+        /// The command, its words.
+        command: Vec<String>,
+        /// The timeout.
+        after: Duration,
+        /// The end of its standard error.
+        tail: String,
+    },
+    /// The command exited with a failure (a non-zero code, a signal).
+    Failed {
+        /// The command, its words.
+        command: Vec<String>,
+        /// How it exited.
+        status: std::process::ExitStatus,
+        /// The end of its standard error.
+        tail: String,
+    },
+    /// The command's standard output is not UTF-8 text.
+    NotText {
+        /// The command, its words.
+        command: Vec<String>,
+        /// The end of its standard error.
+        tail: String,
+        /// Where the output stops being UTF-8.
+        source: std::str::Utf8Error,
+    },
+}
+
+/// One of a command's outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Its standard output.
+    Output,
+    /// Its standard error.
+    Error,
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Empty => f.write_str("the command is empty"),
+            CommandError::NotStarted {
+                command,
+                dir,
+                source,
+            } => write!(
+                f,
+                "`{}` could not start in `{}`: {source}",
+                shown(command),
+                dir.display()
+            ),
+            CommandError::NotWaited { command, source } => {
+                write!(f, "`{}`: cannot wait for it: {source}", shown(command))
+            }
+            CommandError::Flooded {
+                command,
+                stream,
+                tail,
+            } => write!(
+                f,
+                "`{}` printed more than {} MiB on its {}; goldgate keeps no more, and stopped it{tail}",
+                shown(command),
+                CAPTURE_LIMIT >> 20,
+                match stream {
+                    Stream::Output => "standard output",
+                    Stream::Error => "standard error",
+                }
+            ),
+            CommandError::TimedOut {
+                command,
+                after,
+                tail,
+            } => write!(
+                f,
+                "`{}` did not finish within {} s and was killed, with its children{tail}",
+                shown(command),
+                after.as_secs_f64()
+            ),
+            CommandError::Failed {
+                command,
+                status,
+                tail,
+            } => write!(f, "`{}` failed ({status}){tail}", shown(command)),
+            CommandError::NotText { command, tail, .. } => write!(
+                f,
+                "`{}` printed output that is not UTF-8 text{tail}",
+                shown(command)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CommandError::NotStarted { source, .. } | CommandError::NotWaited { source, .. } => {
+                Some(source)
+            }
+            CommandError::NotText { source, .. } => Some(source),
+            _ => None,
+        }
     }
 }
 
@@ -375,6 +532,32 @@ mod tests {
         assert_eq!(tail, "\nend of its standard error:\n  whole");
         let tail = stderr_tail(b"xxxx", true);
         assert_eq!(tail, "\nend of its standard error:\n  \u{2026} xxxx");
+    }
+
+    #[test]
+    fn a_program_that_cannot_start_keeps_the_system_error_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = run(
+            &["goldgate-no-such-program".to_owned()],
+            dir.path(),
+            Duration::from_secs(5),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("`goldgate-no-such-program` could not start in `"),
+            "{e}"
+        );
+        let io = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(
+            run(&[], dir.path(), Duration::from_secs(5))
+                .unwrap_err()
+                .to_string(),
+            "the command is empty"
+        );
     }
 
     #[test]

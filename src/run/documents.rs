@@ -51,7 +51,7 @@ fn pages_shown(case: &TestRecord) -> Vec<u32> {
 #[derive(Default)]
 struct Documents {
     read: std::collections::HashMap<String, DocumentBytes>,
-    drawn: std::collections::HashMap<(String, u32), Result<String, String>>,
+    drawn: std::collections::HashMap<(String, u32), Result<String, crate::base::pdf::NotReadable>>,
     budget: crate::base::pdf::DrawingBudget,
 }
 
@@ -81,9 +81,7 @@ impl Documents {
             .filter(|&p| !self.drawn.contains_key(&(path.to_owned(), p)))
             .collect();
         for (page, drawn) in crate::base::pdf::draw_pages(&bytes, &missing, &mut self.budget) {
-            let drawn = drawn
-                .map(|p| crate::base::image::base64(&p.png))
-                .map_err(|why| why.to_string());
+            let drawn = drawn.map(|p| crate::base::image::base64(&p.png));
             self.drawn.insert((path.to_owned(), page), drawn);
         }
         DocumentImage::Pages {

@@ -62,14 +62,51 @@ pub struct Env {
     pub subset: bool,
 }
 
+/// A variable of goldgate's set to a value it does not take: the value as set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvError {
+    /// `GOLDGATE_UPDATE`.
+    Update(std::ffi::OsString),
+    /// `GOLDGATE_JUDGE`.
+    Judge(std::ffi::OsString),
+    /// `GOLDGATE_CACHE`.
+    Cache(std::ffi::OsString),
+}
+
+impl std::fmt::Display for EnvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvError::Update(v) => write!(
+                f,
+                "GOLDGATE_UPDATE=`{}` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it",
+                v.to_string_lossy()
+            ),
+            EnvError::Judge(v) => write!(
+                f,
+                "GOLDGATE_JUDGE=`{}` is not one of `replay`, `record`, `refresh`: set `GOLDGATE_JUDGE=record` to ask the judges for missing verdicts, or unset it",
+                v.to_string_lossy()
+            ),
+            EnvError::Cache(v) => write!(
+                f,
+                "GOLDGATE_CACHE=`{}` is not one of `use`, `refresh`, `replay`, `off`: set `GOLDGATE_CACHE=replay` to run on kept outputs alone, or unset it",
+                v.to_string_lossy()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EnvError {}
+
 impl Env {
     /// Reads the process environment.
-    pub fn from_process() -> Result<Env, String> {
+    pub fn from_process() -> Result<Env, EnvError> {
         Env::from_lookup(|name| std::env::var_os(name))
     }
 
     /// Reads variables through `lookup` (tests pass a map).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Env, String> {
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Env, EnvError> {
         let path = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let report = path("GOLDGATE_REPORT");
         let update = match lookup("GOLDGATE_UPDATE") {
@@ -77,12 +114,7 @@ impl Env {
             Some(v) => match v.to_str() {
                 Some("no") | Some("") => Update::No,
                 Some("always") => Update::Always,
-                _ => {
-                    return Err(format!(
-                        "GOLDGATE_UPDATE=`{}` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it",
-                        v.to_string_lossy()
-                    ));
-                }
+                _ => return Err(EnvError::Update(v)),
             },
         };
         let judge = match lookup("GOLDGATE_JUDGE") {
@@ -91,27 +123,19 @@ impl Env {
                 Some("replay") | Some("") => JudgeMode::Replay,
                 Some("record") => JudgeMode::Record,
                 Some("refresh") => JudgeMode::Refresh,
-                _ => {
-                    return Err(format!(
-                        "GOLDGATE_JUDGE=`{}` is not one of `replay`, `record`, `refresh`: set `GOLDGATE_JUDGE=record` to ask the judges for missing verdicts, or unset it",
-                        v.to_string_lossy()
-                    ));
-                }
+                _ => return Err(EnvError::Judge(v)),
             },
         };
         let cache = match lookup("GOLDGATE_CACHE") {
             None => None,
             Some(v) if v.is_empty() => None,
-            Some(v) => Some(
-                v.to_str()
-                    .and_then(crate::model::suite::CacheMode::from_name)
-                    .ok_or_else(|| {
-                        format!(
-                            "GOLDGATE_CACHE=`{}` is not one of `use`, `refresh`, `replay`, `off`: set `GOLDGATE_CACHE=replay` to run on kept outputs alone, or unset it",
-                            v.to_string_lossy()
-                        )
-                    })?,
-            ),
+            Some(v) => match v
+                .to_str()
+                .and_then(crate::model::suite::CacheMode::from_name)
+            {
+                Some(mode) => Some(mode),
+                None => return Err(EnvError::Cache(v)),
+            },
         };
         let run_id = ["GOLDGATE_RUN_ID", "NEXTEST_RUN_ID"]
             .iter()
@@ -189,10 +213,11 @@ mod examples {
         assert!(
             judge("always")
                 .unwrap_err()
+                .to_string()
                 .starts_with("GOLDGATE_JUDGE=`always` is not one of")
         );
         assert_eq!(
-            env("yes").unwrap_err(),
+            env("yes").unwrap_err().to_string(),
             "GOLDGATE_UPDATE=`yes` is not one of `always`, `no`: set `GOLDGATE_UPDATE=always` to rewrite the baselines, or unset it"
         );
     }

@@ -14,8 +14,9 @@ use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
 use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
+use super::errors::{ArgumentsError, EndError, StartError};
 use super::journal::Journal;
-use super::outputs::{Outputs, Records, write_outputs};
+use super::outputs::{OutputError, Outputs, Records, write_outputs};
 use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
 use crate::evaluate::aggregate::{pipeline_rows, summarize};
@@ -156,7 +157,7 @@ impl Harness {
         let keeps = (env.run_id.is_none() && outputs.any()) || annotations;
         let session = match self.session(env, args, threads, keeps) {
             Ok(s) => s,
-            Err(e) => return fail_early(&e),
+            Err(e) => return fail_early(&e.to_string()),
         };
         let filtered = filtered(args, pipeline);
         if env.run_id.is_none() {
@@ -263,13 +264,13 @@ impl Harness {
         args: &Arguments,
         threads: usize,
         keeps_records: bool,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, StartError> {
         let invocation = self.invocation.clone().unwrap_or_else(cargo_invocation);
         let journal = match env.run_id.as_deref() {
-            Some(id) => Some(Journal::for_run(id, &self.cases).map_err(|e| e.to_string())?),
+            Some(id) => Some(Journal::for_run(id, &self.cases).map_err(StartError::Journal)?),
             None => None,
         };
-        Session::new(
+        Ok(Session::new(
             env,
             invocation,
             args.format == Some(FormatSetting::Json),
@@ -277,7 +278,7 @@ impl Harness {
             keeps_records,
             progress_shown(env, args),
             journal,
-        )
+        )?)
     }
 
     /// libtest's arguments, with a thread count that can run.
@@ -292,7 +293,7 @@ impl Harness {
 
     /// libtest's arguments, and the pipeline `--pipeline NAME` selects (goldgate's own flag,
     /// taken out before libtest reads the rest).
-    fn arguments(&self) -> Result<(Arguments, Option<String>), String> {
+    fn arguments(&self) -> Result<(Arguments, Option<String>), ArgumentsError> {
         let given: Vec<OsString> = match &self.args {
             Some(a) => a.iter().map(OsString::from).collect(),
             None => std::env::args_os().collect(),
@@ -300,13 +301,14 @@ impl Harness {
         let (given, pipeline) = pipeline_flag(given)?;
         let args = Arguments::from_iter(name_after_exact(given));
         if args.test_threads == Some(0) {
-            return Err("`--test-threads` must be at least 1".into());
+            return Err(ArgumentsError::NoThreads);
         }
         // One thread each is started up front: a typo such as 10000000 would exhaust the machine.
         if let Some(n) = args.test_threads.filter(|&n| n > MAX_TEST_THREADS) {
-            return Err(format!(
-                "`--test-threads` {n} is more than {MAX_TEST_THREADS} (cases are scored on CPU; a few per core is plenty)"
-            ));
+            return Err(ArgumentsError::TooManyThreads {
+                asked: n,
+                most: MAX_TEST_THREADS,
+            });
         }
         Ok((args, pipeline))
     }
@@ -362,7 +364,9 @@ fn selects_nothing(args: &Arguments, pipeline: Option<&str>, trials: &[Job]) -> 
 /// `--pipeline NAME` (or `--pipeline=NAME`) taken out of the arguments before any `--`: the tests
 /// of that pipeline alone, named exactly (a filter `::NAME` would also take a pipeline whose
 /// name starts with NAME).
-fn pipeline_flag(mut args: Vec<OsString>) -> Result<(Vec<OsString>, Option<String>), String> {
+fn pipeline_flag(
+    mut args: Vec<OsString>,
+) -> Result<(Vec<OsString>, Option<String>), ArgumentsError> {
     let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
     let Some(at) = args[..end]
         .iter()
@@ -377,7 +381,7 @@ fn pipeline_flag(mut args: Vec<OsString>) -> Result<(Vec<OsString>, Option<Strin
         None => String::new(),
     };
     if name.is_empty() || name.starts_with('-') {
-        return Err("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)".into());
+        return Err(ArgumentsError::NoPipelineName);
     }
     Ok((args, Some(name)))
 }
@@ -557,12 +561,10 @@ fn own_files(
     outputs: &Outputs,
     annotations: bool,
     env: &Env,
-) -> Result<(), String> {
+) -> Result<(), EndError> {
     kept.take_error()?;
     if let Some(journal) = session.journal() {
-        journal
-            .note_outputs(outputs)
-            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+        journal.note_outputs(outputs).map_err(EndError::NotNoted)?;
     }
     if env.run_id.is_none() {
         kept.finish_review_records();
@@ -577,14 +579,14 @@ fn own_files(
     }
     let cases = kept
         .take_records()
-        .map_err(|e| format!("cannot keep the run's records: {e}"))?
-        .ok_or("the run kept no records")?;
+        .map_err(EndError::NotTaken)?
+        .ok_or(EndError::NoRecords)?;
     let records = Records::own(
         cases,
         std::mem::take(&mut kept.numbers),
         kept.aggregates.iter().map(aggregate_record).collect(),
     )
-    .map_err(|e| format!("cannot read back the run's records: {e}"))?;
+    .map_err(EndError::NotReadBack)?;
     if annotations {
         print_annotations(&records, env.github_workspace.as_deref())?;
     }
@@ -602,7 +604,7 @@ fn record_skipped(
     root: &Path,
     rubrics: &Path,
     outputs: &Outputs,
-) -> Result<(), String> {
+) -> Result<(), EndError> {
     for entry in load_folder(found, root, rubrics, |_| true) {
         if let Ok(case) = &entry.loaded
             && case.skip.is_some()
@@ -616,9 +618,7 @@ fn record_skipped(
     kept.take_error()?;
     // The listing's records are in the run's journal, for its end step; the outputs too.
     if let Some(journal) = session.journal() {
-        journal
-            .note_outputs(outputs)
-            .map_err(|e| format!("cannot note the run's files: {e}"))?;
+        journal.note_outputs(outputs).map_err(EndError::NotNoted)?;
     }
     Ok(())
 }
@@ -775,7 +775,7 @@ fn vanished_entries(
 /// GitHub annotations of this process's failed tests, Must-Right and load errors first, on
 /// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
 /// JSON included).
-fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), String> {
+fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), OutputError> {
     let cases = records.cases()?;
     let aggregates = records.aggregate_list();
     let mut err = std::io::stderr().lock();

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::evaluate::aggregate::{is_pipeline_row, pipeline_rows, row_of};
 use crate::evaluate::record::{CaseNumbers, Status};
@@ -59,8 +59,32 @@ impl RunFacts {
     }
 }
 
+/// A history the run could not be appended to: the history, and the system's error.
+#[derive(Debug)]
+pub struct AppendError {
+    history: PathBuf,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for AppendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot append the run to the history `{}`: {}",
+            self.history.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for AppendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// Appends one record per pipeline to each history the run's case tests name.
-pub(crate) fn append(numbers: &[CaseNumbers], facts: &RunFacts) -> Result<(), String> {
+pub(crate) fn append(numbers: &[CaseNumbers], facts: &RunFacts) -> Result<(), AppendError> {
     let mut by_history: BTreeMap<&str, Vec<CaseNumbers>> = BTreeMap::new();
     for n in numbers {
         if let Some(h) = &n.history {
@@ -73,8 +97,10 @@ pub(crate) fn append(numbers: &[CaseNumbers], facts: &RunFacts) -> Result<(), St
     let (time, commit, branch) = (now(), super::env::commit(), super::env::branch());
     for (path, tests) in by_history {
         let records = records_of(&tests, facts, (&time, &commit, &branch));
-        append_to(Path::new(path), &facts.run, &records)
-            .map_err(|e| format!("cannot append the run to the history `{path}`: {e}"))?;
+        append_to(Path::new(path), &facts.run, &records).map_err(|source| AppendError {
+            history: PathBuf::from(path),
+            source,
+        })?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ pub(crate) mod cache;
 pub mod command;
 mod documents;
 pub mod env;
+pub(crate) mod errors;
 pub mod exit;
 pub mod harness;
 pub mod help;

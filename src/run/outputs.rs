@@ -322,22 +322,22 @@ impl Records {
     /// Every case record as the pages of a run read it, sorted by test name: a test that did
     /// not fail keeps no field rows (no page shows them, and a run holds many), so that a run's
     /// pages cost about its failures, not its whole gold set.
-    pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, String> {
+    pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, OutputError> {
         self.read_cases(false)
     }
 
     /// Every case record whole, field rows of passing tests included (review finds there the
     /// values two pipelines predict alike), sorted by test name.
-    pub(crate) fn whole_cases(&self) -> Result<Vec<TestRecord>, String> {
+    pub(crate) fn whole_cases(&self) -> Result<Vec<TestRecord>, OutputError> {
         self.read_cases(true)
     }
 
-    fn read_cases(&self, whole: bool) -> Result<Vec<TestRecord>, String> {
+    fn read_cases(&self, whole: bool) -> Result<Vec<TestRecord>, OutputError> {
         self.lines()
             .map(|text| {
-                let text = text.map_err(|e| format!("cannot read back the run's records: {e}"))?;
+                let text = text.map_err(OutputError::ReadBack)?;
                 let mut record = crate::base::json::read_back::<TestRecord>(&text)
-                    .map_err(|e| format!("a record of the run cannot be read back: {e}"))?;
+                    .map_err(OutputError::BadRecord)?;
                 if !whole && record.passed != Some(false) {
                     record.fields = Vec::new();
                     record.extra_fields = Vec::new();
@@ -397,8 +397,80 @@ impl Outputs {
     }
 }
 
+/// Why a run's files could not be made from its records.
+#[derive(Debug)]
+pub enum OutputError {
+    /// The run's records could not be read back from where they were kept.
+    ReadBack(std::io::Error),
+    /// A record of the run does not read back as one.
+    BadRecord(serde_json::Error),
+    /// A file could not be written.
+    Write {
+        /// Which of the run's files.
+        file: OutputFile,
+        /// Where.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// One of the files a run writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFile {
+    /// The JSON report.
+    Report,
+    /// JUnit XML.
+    Junit,
+    /// The HTML page.
+    Html,
+    /// GitHub's step summary, appended to.
+    StepSummary,
+}
+
+impl OutputError {
+    fn write(file: OutputFile, path: &Path, source: std::io::Error) -> OutputError {
+        OutputError::Write {
+            file,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutputError::ReadBack(e) => write!(f, "cannot read back the run's records: {e}"),
+            OutputError::BadRecord(e) => write!(f, "a record of the run cannot be read back: {e}"),
+            OutputError::Write { file, path, source } => {
+                let path = path.display();
+                match file {
+                    OutputFile::Report => write!(f, "cannot write the report `{path}`: {source}"),
+                    OutputFile::Junit => {
+                        write!(f, "cannot write the JUnit file `{path}`: {source}")
+                    }
+                    OutputFile::Html => write!(f, "cannot write the HTML page `{path}`: {source}"),
+                    OutputFile::StepSummary => {
+                        write!(f, "cannot append to the step summary `{path}`: {source}")
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for OutputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OutputError::ReadBack(source) | OutputError::Write { source, .. } => Some(source),
+            OutputError::BadRecord(e) => Some(e),
+        }
+    }
+}
+
 /// Writes the run's files from its records (read back only when a page needs them).
-pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), String> {
+pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
     let pages = outputs.junit.is_some() || outputs.html.is_some() || outputs.step_summary.is_some();
     let cases = if pages { records.cases()? } else { Vec::new() };
     write_files(outputs, records, &cases)
@@ -410,7 +482,7 @@ pub(crate) fn write_files(
     outputs: &Outputs,
     records: &Records,
     cases: &[TestRecord],
-) -> Result<(), String> {
+) -> Result<(), OutputError> {
     if let Some(path) = &outputs.report {
         write(path, records)?;
     }
@@ -422,7 +494,7 @@ pub(crate) fn write_files(
         write_atomically_with(path, |out| {
             out.write_all(junit_xml(cases, &aggregates).as_bytes())
         })
-        .map_err(|e| format!("cannot write the JUnit file `{}`: {e}", path.display()))?;
+        .map_err(|e| OutputError::write(OutputFile::Junit, path, e))?;
     }
     let notes = RunNotes::of(cases, &records.numbers).with_gates(&aggregates);
     if let Some(path) = &outputs.html {
@@ -439,7 +511,7 @@ pub(crate) fn write_files(
             trends: &super::history::trends_of(numbers),
         });
         write_atomically_with(path, |out| out.write_all(page.as_bytes()))
-            .map_err(|e| format!("cannot write the HTML page `{}`: {e}", path.display()))?;
+            .map_err(|e| OutputError::write(OutputFile::Html, path, e))?;
     }
     if let Some(path) = &outputs.step_summary {
         append_step_summary(path, records, cases, &aggregates, &notes)?;
@@ -449,7 +521,7 @@ pub(crate) fn write_files(
 
 /// Writes the report: the summary and pipelines computed from the records' numbers, the cases
 /// copied from their lines, the aggregates, in name order.
-pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
+pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
     let numbers = &records.numbers;
     let run = records.summary();
     let summary = RunSummaryRecord::from(&run);
@@ -490,7 +562,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), String> {
         aggregates: &aggregates,
     };
     write_atomically_with(path, |out| write_report(out, &parts, &mut records.lines()))
-        .map_err(|e| format!("cannot write the report `{}`: {e}", path.display()))
+        .map_err(|e| OutputError::write(OutputFile::Report, path, e))
 }
 
 /// What the end of a run lists beyond its numbers, from the cases' records: regressions,
@@ -600,13 +672,8 @@ fn append_step_summary(
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
     notes: &RunNotes,
-) -> Result<(), String> {
-    let cannot = |e: std::io::Error| {
-        format!(
-            "cannot append to the step summary `{}`: {e}",
-            path.display()
-        )
-    };
+) -> Result<(), OutputError> {
+    let cannot = |e| OutputError::write(OutputFile::StepSummary, path, e);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

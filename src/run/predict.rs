@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::cache;
-use super::command::{Ran, run};
+use super::cache::{self, CacheError};
+use super::command::{CommandError, Ran, run};
 use crate::base::fs::{canonical, document_digest, hash_hex, read_bytes, write_atomically};
 use crate::base::location::LoadError;
 use crate::base::state;
@@ -103,10 +103,70 @@ impl Keep {
 
 /// Why a call gave no output.
 pub(crate) enum Uncalled {
-    /// The command failed (its message, the tail of its standard error last).
-    Failed(String),
+    /// The call failed (its message ends with the tail of the command's standard error).
+    Failed(CallError),
     /// `replay`, and no output of the call is kept: why, and the cache folder.
     NotKept { why: String, folder: PathBuf },
+}
+
+/// Why a call of a case's command gave no output.
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// The command failed.
+    Command(CommandError),
+    /// The suite's cache folder cannot be made or used.
+    CacheFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The call could not be keyed.
+    Key(CacheError),
+    /// The document could not be read to key the call.
+    Document {
+        /// The document.
+        path: PathBuf,
+        /// Why (boxed: a load error is large, and a call's result is returned on every case).
+        error: Box<LoadError>,
+    },
+    /// Another process of the run made the call and it failed: the message as that process
+    /// wrote it beside the run's shared outputs (its error's type stayed in that process).
+    Elsewhere(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Command(e) => e.fmt(f),
+            CallError::CacheFolder { folder, source } => write!(
+                f,
+                "cannot use the cache folder `{}`: {source}",
+                folder.display()
+            ),
+            CallError::Key(e) => e.fmt(f),
+            CallError::Document { path, error } => {
+                write!(f, "the document `{}`: {}", path.display(), error.message)?;
+                match &error.hint {
+                    Some(hint) => write!(f, " ({hint})"),
+                    None => Ok(()),
+                }
+            }
+            CallError::Elsewhere(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for CallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallError::Command(e) => e.source(),
+            CallError::CacheFolder { source, .. } => Some(source),
+            CallError::Key(e) => e.source(),
+            CallError::Document { error, .. } => Some(&**error),
+            CallError::Elsewhere(_) => None,
+        }
+    }
 }
 
 impl Commands {
@@ -143,11 +203,11 @@ impl Commands {
                 .in_this_run(call)
                 .map(|ran| (ran, CallSource::Called, None));
         }
-        let folder = cache::Folder::open(&call.cache.folder).map_err(|e| {
-            Uncalled::Failed(format!(
-                "cannot use the cache folder `{}`: {e}",
-                call.cache.folder.display()
-            ))
+        let folder = cache::Folder::open(&call.cache.folder).map_err(|source| {
+            Uncalled::Failed(CallError::CacheFolder {
+                folder: call.cache.folder.clone(),
+                source,
+            })
         })?;
         // Keyed once the folder is made: the key names the suite's folder from it.
         let key = cache::Call {
@@ -160,7 +220,7 @@ impl Commands {
             settings: call.cache,
         }
         .key()
-        .map_err(Uncalled::Failed)?;
+        .map_err(|e| Uncalled::Failed(CallError::Key(e)))?;
         // One call per key, whatever the processes and runs: the others wait, then read it.
         let _held = folder.lock(&key);
         if mode != CacheMode::Refresh
@@ -223,9 +283,9 @@ impl Commands {
     }
 
     /// The command run now, in its place among those running at once.
-    fn call_now(&self, call: &CallOf) -> Result<Ran, String> {
+    fn call_now(&self, call: &CallOf) -> Result<Ran, CallError> {
         let _slot = self.slot(call);
-        run(call.command, call.dir, call.timeout)
+        run(call.command, call.dir, call.timeout).map_err(CallError::Command)
     }
 
     /// The output of a call run now or taken from another process of the run.
@@ -235,13 +295,11 @@ impl Commands {
         };
         // Streamed and bounded: a scan of gigabytes is neither held in memory nor read whole.
         let document_digest = match call.document {
-            Some(d) => document_digest(d).map_err(|e| {
-                let hint = e.hint.map(|h| format!(" ({h})")).unwrap_or_default();
-                Uncalled::Failed(format!(
-                    "the document `{}`: {}{hint}",
-                    d.display(),
-                    e.message
-                ))
+            Some(d) => document_digest(d).map_err(|error| {
+                Uncalled::Failed(CallError::Document {
+                    path: d.to_path_buf(),
+                    error: Box::new(error),
+                })
             })?,
             None => String::new(),
         };
@@ -272,7 +330,7 @@ impl Commands {
             Ok(ran) => {
                 json!({"stdout": ran.stdout, "latency_ms": ran.latency_ms, "stderr_tail": ran.stderr_tail})
             }
-            Err(why) => json!({"error": why}),
+            Err(why) => json!({"error": why.to_string()}),
         };
         // Without the lock or the folder the output is still right, only not shared.
         if held.is_ok() {
@@ -286,11 +344,11 @@ impl Commands {
 /// budget), every byte of it escaped by JSON (`\u0000`, six bytes), and the rest of the entry.
 const KEPT_BYTES: u64 = 6 * crate::base::budget::FILE_BYTES + (1 << 20);
 
-fn read_kept(entry: &Path) -> Option<Result<Ran, String>> {
+fn read_kept(entry: &Path) -> Option<Result<Ran, CallError>> {
     let json: serde_json::Value =
         serde_json::from_slice(&read_bytes(entry, KEPT_BYTES).ok()?).ok()?;
     if let Some(why) = json.get("error").and_then(|e| e.as_str()) {
-        return Some(Err(why.to_owned()));
+        return Some(Err(CallError::Elsewhere(why.to_owned())));
     }
     Some(Ok(Ran {
         stdout: json.get("stdout")?.as_str()?.to_owned(),
@@ -419,7 +477,7 @@ enum Failure {
 fn one_call(commands: &Commands, call: &CallOf, run_of: &RunOf) -> Result<Prediction, Failure> {
     let (at, case_file) = (run_of.at, call.case_file);
     let (ran, source, keep) = commands.output(call).map_err(|uncalled| match uncalled {
-        Uncalled::Failed(why) => Failure::Again(failed(&why, at, case_file)),
+        Uncalled::Failed(why) => Failure::Again(failed(&why.to_string(), at, case_file)),
         Uncalled::NotKept { why, folder } => Failure::Final(not_kept(&why, &folder, at, case_file)),
     })?;
     let mut prediction = from_output(

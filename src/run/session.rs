@@ -7,17 +7,18 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::baseline_file;
+use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
+use super::errors::{RecordNotKept, SessionError};
 use super::journal::Journal;
-use super::judge::{self, Recorded, Verdicts};
+use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
 use crate::base::fs::lock_for;
 use crate::base::name::Name;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
-use crate::evaluate::judge::{JudgeVerdict, Judgments, Question};
+use crate::evaluate::judge::{JudgeFailed, JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
     AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
@@ -34,7 +35,7 @@ use crate::render::{describe, failure_message, field_blocks};
 
 /// A baseline file as read: its content, `None` when missing, or why it could not be read.
 /// Shared: every case test of a suite reads it, and a copy per test would cost the whole map.
-type BaselineRead = Result<Option<Arc<Baseline>>, String>;
+type BaselineRead = Result<Option<Arc<Baseline>>, Arc<BaselineFileError>>;
 
 /// A case test in this process: being scored (or scored), or finished with its numbers kept.
 enum Slot {
@@ -99,7 +100,7 @@ pub(crate) struct Kept {
     /// Case records as JSON lines, when a report is written (on disk, not in memory).
     spool: Option<std::fs::File>,
     /// Why a record could not be kept (a full disk): the report would miss it.
-    spool_error: Option<String>,
+    spool_error: Option<Arc<RecordNotKept>>,
     /// Aggregate tests.
     pub(crate) aggregates: Vec<AggregateRecord>,
     /// Baseline entries to write, by baseline file.
@@ -178,9 +179,9 @@ impl ExpectedEntries {
 
 impl Kept {
     /// Why a record could not be kept, if one could not.
-    pub(crate) fn take_error(&self) -> Result<(), String> {
+    pub(crate) fn take_error(&self) -> Result<(), Arc<RecordNotKept>> {
         match &self.spool_error {
-            Some(why) => Err(why.clone()),
+            Some(why) => Err(Arc::clone(why)),
             None => Ok(()),
         }
     }
@@ -258,7 +259,7 @@ impl Kept {
     /// The file of case records kept for the report (as lines), or why one is missing.
     pub(crate) fn take_records(&mut self) -> std::io::Result<Option<std::fs::File>> {
         if let Some(why) = &self.spool_error {
-            return Err(std::io::Error::other(why.clone()));
+            return Err(std::io::Error::other(Arc::clone(why)));
         }
         Ok(self.spool.take())
     }
@@ -345,12 +346,9 @@ impl Session {
         report: bool,
         progress_shown: Progress,
         journal: Option<Journal>,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, SessionError> {
         let spool = if report {
-            Some(
-                tempfile::tempfile()
-                    .map_err(|e| format!("cannot make a temporary file for the report: {e}"))?,
-            )
+            Some(tempfile::tempfile().map_err(SessionError::NoSpool)?)
         } else {
             None
         };
@@ -362,7 +360,8 @@ impl Session {
             invocation,
             plain,
             threads,
-            commands: Commands::for_run(journal.as_ref(), env.cache).map_err(|e| e.to_string())?,
+            commands: Commands::for_run(journal.as_ref(), env.cache)
+                .map_err(SessionError::SharedOutputs)?,
             journal,
             scored: Mutex::default(),
             keeps_records,
@@ -477,8 +476,12 @@ impl Session {
     /// A baseline file, read once per process.
     pub(crate) fn baseline(&self, file: &std::path::Path) -> BaselineRead {
         let cell = Arc::clone(lock(&self.baselines).entry(file.to_path_buf()).or_default());
-        cell.get_or_init(|| baseline_file::read(file).map(|b| b.map(Arc::new)))
-            .clone()
+        cell.get_or_init(|| {
+            baseline_file::read(file)
+                .map(|b| b.map(Arc::new))
+                .map_err(Arc::new)
+        })
+        .clone()
     }
 
     /// The command that records the verdicts a test lacks.
@@ -501,7 +504,7 @@ impl Session {
                 .entry(judge.verdicts.clone())
                 .or_insert_with(|| {
                     Arc::new(Mutex::new(VerdictStore {
-                        read: judge::read(&judge.verdicts),
+                        read: judge::read(&judge.verdicts).map_err(Arc::new),
                         ..VerdictStore::default()
                     }))
                 }),
@@ -509,7 +512,7 @@ impl Session {
         let mode = self.judge_mode;
         let record_command = self.record_command(&case.id);
         let lookup = |key: &str| lock(&store).lookup(key, mode);
-        let judged = |lookup: &dyn Fn(&str) -> Option<Result<JudgeVerdict, String>>| {
+        let judged = |lookup: &dyn Fn(&str) -> Option<Result<JudgeVerdict, JudgeFailed>>| {
             let judgments = Judgments {
                 command: Some(&judge.command),
                 case: &case.id,
@@ -539,13 +542,13 @@ impl Session {
         let mut store = lock(store);
         let _file = match lock_for(&judge.verdicts) {
             Ok(held) => held,
-            Err(e) => {
-                let why = format!(
-                    "cannot lock the verdicts `{}`: {e}",
-                    judge.verdicts.display()
-                );
+            Err(source) => {
+                let why = Arc::new(JudgeError::NotLocked {
+                    path: judge.verdicts.clone(),
+                    source,
+                });
                 for question in missing {
-                    store.failed.insert(question.key, why.clone());
+                    store.failed.insert(question.key, Arc::clone(&why));
                 }
                 return;
             }
@@ -572,15 +575,16 @@ impl Session {
                     recorded.push(r);
                 }
                 Err(e) => {
-                    store.failed.insert(question.key, e);
+                    store.failed.insert(question.key, Arc::new(e));
                 }
             }
         }
         if !recorded.is_empty()
             && let Err(e) = judge::merge_held(&judge.verdicts, &recorded)
         {
+            let e = Arc::new(e);
             for r in &recorded {
-                store.failed.insert(r.question.key.clone(), e.clone());
+                store.failed.insert(r.question.key.clone(), Arc::clone(&e));
             }
         }
     }
@@ -891,6 +895,7 @@ impl Session {
         against.compared.file = Some(spec.file.clone());
         match self.baseline(&spec.file) {
             Err(why) => {
+                let why = why.to_string();
                 against.passed = false;
                 against.problems.push(at_suite(&spec.suite_file, &why));
                 against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
@@ -995,9 +1000,12 @@ impl Session {
                 .journal
                 .as_ref()
                 .map_or(Ok(()), |j| j.append(&j.line_of(&line)));
-            if let Err(e) = spooled.and(journaled) {
+            if let Err(source) = spooled.and(journaled) {
                 kept.spool_error.get_or_insert_with(|| {
-                    format!("cannot keep the record of `{}` for the run: {e}", record.id)
+                    Arc::new(RecordNotKept {
+                        test: record.id.clone(),
+                        source,
+                    })
                 });
             }
         }
@@ -1021,11 +1029,14 @@ impl Session {
     pub(crate) fn finish_aggregate(&self, record: AggregateRecord) {
         let mut kept = lock(&self.kept);
         if let Some(journal) = &self.journal
-            && let Err(e) =
+            && let Err(source) =
                 journal.append(&journal.line_of(&aggregate_line(&aggregate_record(&record))))
         {
             kept.spool_error.get_or_insert_with(|| {
-                format!("cannot keep the record of `{}` for the run: {e}", record.id)
+                Arc::new(RecordNotKept {
+                    test: record.id.clone(),
+                    source,
+                })
             });
         }
         kept.aggregates.push(record);
@@ -1062,11 +1073,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 struct VerdictStore {
     /// The file as read (its verdicts, with those this process recorded), or why it could not be.
-    read: Result<Verdicts, String>,
+    read: Result<Verdicts, Arc<JudgeError>>,
     /// The keys asked in this run (`refresh` asks each once).
     refreshed: HashSet<String>,
     /// The keys whose judge failed in this run, with why.
-    failed: HashMap<String, String>,
+    failed: HashMap<String, Arc<JudgeError>>,
 }
 
 impl Default for VerdictStore {
@@ -1082,13 +1093,13 @@ impl Default for VerdictStore {
 impl VerdictStore {
     /// The verdict under `key`, as the mode sees it: `refresh` ignores what this run has not
     /// asked; a judge that failed, or a file that cannot be read, is the reason there is none.
-    fn lookup(&self, key: &str, mode: JudgeMode) -> Option<Result<JudgeVerdict, String>> {
+    fn lookup(&self, key: &str, mode: JudgeMode) -> Option<Result<JudgeVerdict, JudgeFailed>> {
         if let Some(e) = self.failed.get(key) {
-            return Some(Err(e.clone()));
+            return Some(Err(Arc::clone(e) as JudgeFailed));
         }
         let known = match &self.read {
             Ok(known) => known,
-            Err(e) => return Some(Err(e.clone())),
+            Err(e) => return Some(Err(Arc::clone(e) as JudgeFailed)),
         };
         if mode == JudgeMode::Refresh && !self.refreshed.contains(key) {
             return None;

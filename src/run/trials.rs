@@ -392,7 +392,7 @@ fn gate_verdict(
         .then_some(prefix.as_str());
     let accept = session.accept_filter(pipeline, folder);
     let base = match session.baseline(&gate.baseline.file) {
-        Err(why) => return gate::without_baseline(gate, why, accept),
+        Err(why) => return gate::without_baseline(gate, why.to_string(), accept),
         Ok(None) => {
             let why = format!(
                 "the baseline `{}` declared by `{}` does not exist",

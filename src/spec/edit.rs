@@ -68,6 +68,8 @@ impl std::fmt::Display for EditError {
     }
 }
 
+impl std::error::Error for EditError {}
+
 /// A value found in the file: its node, where its text lies, and whether it sits inside a flow
 /// collection (where `,` `[` `]` `{` `}` end a plain scalar).
 struct Found<'a> {

@@ -104,14 +104,12 @@ impl Visitor<'_> for ReplaceVisitor {
 mod tests {
     use super::*;
 
-    fn rubrics(yaml: &str) -> Result<RubricsSpec, String> {
+    fn rubrics(yaml: &str) -> Result<RubricsSpec, crate::base::location::LoadError> {
         #[derive(Deserialize)]
         struct Holder {
             rubrics: RubricsSpec,
         }
-        crate::spec::parse_yaml::<Holder>(std::path::Path::new("c.yaml"), yaml)
-            .map(|h| h.rubrics)
-            .map_err(|e| e.to_string())
+        crate::spec::parse_yaml::<Holder>(std::path::Path::new("c.yaml"), yaml).map(|h| h.rubrics)
     }
 
     #[test]
@@ -128,11 +126,13 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(
-            rubrics("rubrics: { replace: true }\n").unwrap_err(),
+            rubrics("rubrics: { replace: true }\n")
+                .unwrap_err()
+                .to_string(),
             "c.yaml:1:21: rubrics.replace: expected a list (write `[a, b]`, or one `- item` per line)"
         );
         assert_eq!(
-            rubrics("rubrics: {}\n").unwrap_err(),
+            rubrics("rubrics: {}\n").unwrap_err().to_string(),
             "c.yaml:1:10: rubrics: missing key `replace` (add `replace:`)"
         );
     }

@@ -11,9 +11,11 @@ use std::time::SystemTime;
 use serde_json::Value as Json;
 
 use super::{Place, Records, shown_path};
+use crate::base::location::LoadError;
 use crate::base::value::Value;
+use crate::cli::report::RecordsError;
 use crate::review::Item;
-use crate::spec::edit::{Syntax, add_variant, replace};
+use crate::spec::edit::{EditError, Syntax, add_variant, replace};
 use crate::spec::{Node, NodeKind, parse_yaml};
 
 /// UTF-8's byte-order mark.
@@ -65,12 +67,10 @@ const RUN_VARIABLES: [&str; 7] = [
 ];
 
 impl Runner {
-    fn command(self, dir: &Path, rubrics: Option<&Path>) -> Result<Command, String> {
+    fn command(self, dir: &Path, rubrics: Option<&Path>) -> Result<Command, RunError> {
         let mut command = match self {
             Runner::Goldgate => {
-                let exe = std::env::current_exe().map_err(|e| {
-                    format!("cannot find the goldgate program to run the tests: {e}")
-                })?;
+                let exe = std::env::current_exe().map_err(RunError::NoProgram)?;
                 let mut c = Command::new(exe);
                 c.arg("test").arg(dir);
                 if let Some(r) = rubrics {
@@ -98,25 +98,22 @@ impl Runner {
         dir: &Path,
         rubrics: Option<&Path>,
         json: bool,
-    ) -> Result<Records, String> {
-        let folder =
-            tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    ) -> Result<Records, RunError> {
+        let folder = tempfile::tempdir().map_err(RunError::NoTemporaryFolder)?;
         let report = folder.path().join("report.json");
         let mut command = self.command(dir, rubrics)?;
         command.env("GOLDGATE_REPORT", &report);
         if json {
             command.stdout(std::io::stderr());
         }
-        command
-            .status()
-            .map_err(|e| format!("cannot run the tests: {e}"))?;
+        command.status().map_err(RunError::NotRun)?;
         if !report.is_file() {
-            return Err("the tests wrote no report: see their output above".to_owned());
+            return Err(RunError::NoReport);
         }
-        let report_read = super::super::report::read_report(&report)?;
+        let report_read = super::super::report::read_report(&report).map_err(RunError::Report)?;
         let written_at = std::fs::metadata(&report)
             .and_then(|m| m.modified())
-            .map_err(|e| e.to_string())?;
+            .map_err(RunError::ReportTime)?;
         Ok(Records {
             cases: report_read.cases,
             aggregates: report_read.aggregates,
@@ -132,24 +129,20 @@ impl Runner {
         rubrics: Option<&Path>,
         selection: &[String],
         bless: bool,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, RunError> {
         let mut command = self.command(dir, rubrics)?;
         if self == Runner::Cargo {
             command.arg("--");
         }
-        // What the selection names, for an error: a test, or the tests of a gate.
-        let test = match selection {
-            [exact, name] if exact == "--exact" => format!("`{name}`"),
-            _ => format!("the tests of `{}`", selection.join(" ")),
-        };
         command
             .args(selection)
             .env("GOLDGATE_UPDATE", if bless { "always" } else { "no" })
             .stdin(Stdio::null())
             .stderr(Stdio::null());
-        let out = command
-            .output()
-            .map_err(|e| format!("cannot run `{test}` again: {e}"))?;
+        let out = command.output().map_err(|source| RunError::NotAgain {
+            selection: selection.to_vec(),
+            source,
+        })?;
         let text = String::from_utf8_lossy(&out.stdout);
         let verdicts: Vec<String> = text
             .lines()
@@ -157,7 +150,9 @@ impl Runner {
             .map(str::to_owned)
             .collect();
         if verdicts.is_empty() {
-            return Err(format!("{test} did not run again: no such test now"));
+            return Err(RunError::NoSuchTest {
+                selection: selection.to_vec(),
+            });
         }
         Ok(verdicts)
     }
@@ -168,13 +163,13 @@ pub(super) fn places(
     dir: &Path,
     rubrics: &Path,
     items: &[Item],
-) -> Result<BTreeMap<String, Place>, String> {
+) -> Result<BTreeMap<String, Place>, crate::load::discover::NoCases> {
     // The loader selects by case (its file's name), and gives one entry per case and pipeline.
     let wanted: BTreeSet<&str> = items.iter().map(|i| i.case.as_str()).collect();
     if wanted.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let found = crate::load::discover::discover(dir).map_err(|e| e.0)?;
+    let found = crate::load::discover::discover(dir)?;
     let mut places = BTreeMap::new();
     for entry in crate::load::load_folder(&found, dir, rubrics, |id| wanted.contains(id)) {
         let Ok(case) = entry.loaded else { continue };
@@ -339,11 +334,13 @@ impl Session {
 
     /// Writes an edited gold file atomically, keeping the byte-order mark it had (the reader
     /// drops it), and notes the text as this session's.
-    fn write(&mut self, file: &Path, name: &str, text: String) -> Result<(), String> {
+    fn write(&mut self, file: &Path, text: String) -> Result<(), Refused> {
         let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
         let bytes = [if bom { BOM } else { &[] }, text.as_bytes()].concat();
-        crate::base::fs::write_atomically(file, &bytes)
-            .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        crate::base::fs::write_atomically(file, &bytes).map_err(|source| Refused::NotWritten {
+            file: file.to_path_buf(),
+            source,
+        })?;
         self.written.insert(file.to_path_buf(), text);
         Ok(())
     }
@@ -356,47 +353,43 @@ impl Session {
         item: &Item,
         action: Action,
         pipeline: Option<&str>,
-    ) -> Result<String, String> {
-        let field = item
-            .field
-            .as_deref()
-            .ok_or("this item is a test, not a field")?;
+    ) -> Result<String, Refused> {
+        let field = item.field.as_deref().ok_or(Refused::NotAField)?;
         let place = item
             .tests
             .iter()
             .find_map(|t| self.places.get(t))
-            .ok_or("its case no longer loads: run the tests again")?
+            .ok_or(Refused::NoLongerLoads)?
             .clone();
         let value = taken(item, pipeline)?;
         not_in_csv(&place)?;
-        let (file, prefix, _) = place.of(field).ok_or_else(|| {
-            format!("no file of its case holds the gold `{field}` now: run the tests again")
+        let (file, prefix, _) = place.of(field).ok_or_else(|| Refused::NoFileHolds {
+            field: field.to_owned(),
         })?;
         let file = &file;
         let name = shown_path(file);
         let key = (file.clone(), field.to_owned());
         if self.edited.contains(&key) {
-            return Err(format!(
-                "`{field}` of `{name}` is already edited in this session"
-            ));
+            return Err(Refused::AlreadyEdited {
+                file: file.clone(),
+                field: field.to_owned(),
+            });
         }
-        editable(&self.dir, file, &name)?;
+        editable(&self.dir, file)?;
         // Another review may edit this file at once: whether it changed since the run is asked
         // under its lock, and the lock is held until the rename, so that neither edit is lost
         // (the second finds the file changed, and is refused).
-        let _lock = crate::base::fs::lock_in_place(file).map_err(|e| {
-            format!(
-                "cannot lock `{name}` to edit it: {}",
-                crate::base::fs::io_reason(&e)
-            )
+        let _lock = crate::base::fs::lock_in_place(file).map_err(|source| Refused::NotLocked {
+            file: file.clone(),
+            source,
         })?;
-        let text = crate::base::fs::read_text(file).map_err(|e| e.to_string())?;
+        let text = crate::base::fs::read_text(file).map_err(Refused::NotRead)?;
         if self.changed_since_the_run(file, &text) {
-            return Err(format!("`{name}` changed since the run: {RERUN}"));
+            return Err(Refused::FileChanged { file: file.clone() });
         }
         let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
-        let edit = edited(file, &name, &text, &path, item, (action, &value))?;
-        self.write(file, &name, edit.text)?;
+        let edit = edited(file, &text, &path, item, (action, &value))?;
+        self.write(file, edit.text)?;
         self.edited.insert(key);
         Ok(crate::render::edit_line(
             &name,
@@ -411,24 +404,309 @@ impl Session {
 /// What to do about an item whose gold is not as the run read it.
 const RERUN: &str = "run the tests again (`goldgate review --run`) and review what they find";
 
-/// The edit of the gold at `path` in `file`'s `text` (`name` as the user reads it): the gold
-/// checked to be what the run read, the new text checked to change that value alone.
+/// Why the tests could not be run for a review, or run again after it.
+#[derive(Debug)]
+pub(crate) enum RunError {
+    /// This program's own path is not known, to run `goldgate test` with.
+    NoProgram(std::io::Error),
+    /// No temporary folder for the run's report.
+    NoTemporaryFolder(std::io::Error),
+    /// The tests could not be started.
+    NotRun(std::io::Error),
+    /// The tests ran and wrote no report.
+    NoReport,
+    /// Their report does not read.
+    Report(RecordsError),
+    /// When their report was written is not known.
+    ReportTime(std::io::Error),
+    /// Tests to run again could not be started.
+    NotAgain {
+        /// libtest's and goldgate's arguments that select them.
+        selection: Vec<String>,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// Tests to run again ran none: they are gone.
+    NoSuchTest {
+        /// libtest's and goldgate's arguments that select them.
+        selection: Vec<String>,
+    },
+}
+
+/// What a selection names, for a message: a test, or the tests of a gate.
+fn selected(selection: &[String]) -> String {
+    match selection {
+        [exact, name] if exact == "--exact" => format!("`{name}`"),
+        _ => format!("the tests of `{}`", selection.join(" ")),
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::NoProgram(e) => {
+                write!(f, "cannot find the goldgate program to run the tests: {e}")
+            }
+            RunError::NoTemporaryFolder(e) => write!(f, "cannot make a temporary folder: {e}"),
+            RunError::NotRun(e) => write!(f, "cannot run the tests: {e}"),
+            RunError::NoReport => f.write_str("the tests wrote no report: see their output above"),
+            RunError::Report(e) => e.fmt(f),
+            RunError::ReportTime(e) => e.fmt(f),
+            RunError::NotAgain { selection, source } => {
+                write!(f, "cannot run `{}` again: {source}", selected(selection))
+            }
+            RunError::NoSuchTest { selection } => write!(
+                f,
+                "{} did not run again: no such test now",
+                selected(selection)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::NoProgram(e)
+            | RunError::NoTemporaryFolder(e)
+            | RunError::NotRun(e)
+            | RunError::ReportTime(e)
+            | RunError::NotAgain { source: e, .. } => Some(e),
+            RunError::Report(e) => e.source(),
+            RunError::NoReport | RunError::NoSuchTest { .. } => None,
+        }
+    }
+}
+
+/// Why a gold edit was refused. A file is named as the user reads its path.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The item is a test: there is no value to edit.
+    NotAField,
+    /// The item's case does not load now.
+    NoLongerLoads,
+    /// No value to take: of the pipeline named, or none proposed.
+    NoValue {
+        /// `--pipeline`, when given.
+        pipeline: Option<String>,
+    },
+    /// The gold is in a CSV file.
+    InCsv {
+        /// The CSV file.
+        file: PathBuf,
+    },
+    /// No file of the case holds the field now.
+    NoFileHolds {
+        /// The field.
+        field: String,
+    },
+    /// The field was edited already in this session.
+    AlreadyEdited {
+        /// The file.
+        file: PathBuf,
+        /// The field.
+        field: String,
+    },
+    /// The file is not there to be edited.
+    NotFound {
+        /// The file.
+        file: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file is a symbolic link.
+    Link {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The file is not a regular file.
+    NotARegularFile {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The file is outside the project.
+    OutsideTheProject {
+        /// The file.
+        file: PathBuf,
+        /// The project's root.
+        root: PathBuf,
+    },
+    /// The file could not be locked.
+    NotLocked {
+        /// The file.
+        file: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file could not be read, or does not parse.
+    NotRead(LoadError),
+    /// The file changed since the run.
+    FileChanged {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The file has no gold for the field now (file, field).
+    NoGoldNow {
+        /// The file and the field.
+        at: (PathBuf, String),
+    },
+    /// The field's gold changed since the run (file, field).
+    GoldChanged {
+        /// The file and the field.
+        at: (PathBuf, String),
+    },
+    /// The value cannot be edited in place.
+    NotEdited {
+        /// The file.
+        file: PathBuf,
+        /// Why, with where in the file.
+        source: EditError,
+    },
+    /// The edit, read back, changes more than the field.
+    MoreThanTheField {
+        /// The file and the field.
+        at: (PathBuf, String),
+        /// The line of the edit.
+        line: u64,
+    },
+    /// The edited file could not be written.
+    NotWritten {
+        /// The file.
+        file: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::NotAField => f.write_str("this item is a test, not a field"),
+            Refused::NoLongerLoads => f.write_str("its case no longer loads: run the tests again"),
+            Refused::NoValue {
+                pipeline: Some(name),
+            } => write!(f, "no value of the pipeline `{name}` for this field"),
+            Refused::NoValue { pipeline: None } => {
+                f.write_str("no prediction to take: name one with `--pipeline NAME`")
+            }
+            Refused::InCsv { file } => write!(
+                f,
+                "the gold is in the CSV file `{}`, which goldgate does not edit in place: edit it by hand",
+                shown_path(file)
+            ),
+            Refused::NoFileHolds { field } => write!(
+                f,
+                "no file of its case holds the gold `{field}` now: run the tests again"
+            ),
+            Refused::AlreadyEdited { file, field } => write!(
+                f,
+                "`{field}` of `{}` is already edited in this session",
+                shown_path(file)
+            ),
+            Refused::NotRead(e) => e.fmt(f),
+            Refused::FileChanged { file } => {
+                write!(f, "`{}` changed since the run: {RERUN}", shown_path(file))
+            }
+            Refused::NoGoldNow { at: (file, field) } => write!(
+                f,
+                "`{}` has no gold `{field}` now: {RERUN}",
+                shown_path(file)
+            ),
+            Refused::GoldChanged { at: (file, field) } => write!(
+                f,
+                "the gold of `{field}` in `{}` changed since the run: {RERUN}",
+                shown_path(file)
+            ),
+            Refused::NotEdited {
+                file,
+                source: source @ EditError::NotFound(_),
+            } => write!(f, "`{}`: {source}", shown_path(file)),
+            Refused::NotEdited { file, source } => write!(f, "{}:{source}", shown_path(file)),
+            Refused::MoreThanTheField {
+                at: (file, field),
+                line,
+            } => write!(
+                f,
+                "{}:{line}: the edit would change more than `{field}`: edit it by hand",
+                shown_path(file)
+            ),
+            _ => self.fmt_file(f),
+        }
+    }
+}
+
+impl Refused {
+    /// The messages of a file review may not, or cannot, write.
+    fn fmt_file(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::base::fs::io_reason;
+        match self {
+            Refused::NotFound { file, source } => {
+                write!(
+                    f,
+                    "cannot read `{}`: {}",
+                    shown_path(file),
+                    io_reason(source)
+                )
+            }
+            Refused::Link { file } => write!(
+                f,
+                "`{}` is a link, and review writes no file through a link (it could lead out of the project): edit the file it leads to by hand, or put that file in the link's place",
+                shown_path(file)
+            ),
+            Refused::NotARegularFile { file } => write!(
+                f,
+                "`{}` is not a regular file, so review does not write it",
+                shown_path(file)
+            ),
+            Refused::OutsideTheProject { file, root } => write!(
+                f,
+                "`{}` is outside the project `{}`, and review writes nothing outside it: move it into the project and name it from there",
+                shown_path(file),
+                root.display()
+            ),
+            Refused::NotLocked { file, source } => write!(
+                f,
+                "cannot lock `{}` to edit it: {}",
+                shown_path(file),
+                io_reason(source)
+            ),
+            Refused::NotWritten { file, source } => {
+                write!(f, "cannot write `{}`: {source}", shown_path(file))
+            }
+            // The others are said by `fmt`, which asks this of these alone.
+            other => std::fmt::Display::fmt(other, f),
+        }
+    }
+}
+
+impl std::error::Error for Refused {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Refused::NotFound { source, .. }
+            | Refused::NotLocked { source, .. }
+            | Refused::NotWritten { source, .. } => Some(source),
+            Refused::NotRead(e) => Some(e),
+            Refused::NotEdited { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The edit of the gold at `path` in `file`'s `text`: the gold checked to be what the run read,
+/// the new text checked to change that value alone.
 fn edited(
     file: &Path,
-    name: &str,
     text: &str,
     path: &[&str],
     item: &Item,
     (action, value): (Action, &Json),
-) -> Result<crate::spec::edit::Edit, String> {
+) -> Result<crate::spec::edit::Edit, Refused> {
     let field = path.last().copied().unwrap_or_default();
-    let root: Node = parse_yaml(file, text).map_err(|e| e.to_string())?;
-    let node =
-        at(&root, path).ok_or_else(|| format!("`{name}` has no gold `{field}` now: {RERUN}"))?;
+    let at_field = || (file.to_path_buf(), field.to_owned());
+    let root: Node = parse_yaml(file, text).map_err(Refused::NotRead)?;
+    let node = at(&root, path).ok_or_else(|| Refused::NoGoldNow { at: at_field() })?;
     if variants(node) != item.gold {
-        return Err(format!(
-            "the gold of `{field}` in `{name}` changed since the run: {RERUN}"
-        ));
+        return Err(Refused::GoldChanged { at: at_field() });
     }
     let syntax = if file.extension().is_some_and(|e| e == "json") {
         Syntax::Json
@@ -439,49 +717,48 @@ fn edited(
         Action::Accept => replace(text, &root, path, syntax, value),
         _ => add_variant(text, &root, path, syntax, value),
     }
-    .map_err(|e| match e {
-        crate::spec::edit::EditError::NotFound(_) => format!("`{name}`: {e}"),
-        _ => format!("{name}:{e}"),
+    .map_err(|source| Refused::NotEdited {
+        file: file.to_path_buf(),
+        source,
     })?;
     // Read back: the new text must be the old tree with this one value changed.
     let expected = edited_tree(&root, node, path, action, value);
     let read_back: Option<Node> = parse_yaml(file, &edit.text).ok();
     if read_back.map(|n| n.to_value()) != Some(expected) {
-        return Err(format!(
-            "{name}:{}: the edit would change more than `{field}`: edit it by hand",
-            edit.line
-        ));
+        return Err(Refused::MoreThanTheField {
+            at: at_field(),
+            line: edit.line,
+        });
     }
     Ok(edit)
 }
 
-/// Whether review may write `file` (`name` as the user reads it): a regular file, not a link,
-/// inside the project of the reviewed folder `dir`. Loading refuses a gold outside the project;
-/// this refuses it again where the write happens, since the file may have changed since.
-fn editable(dir: &Path, file: &Path, name: &str) -> Result<(), String> {
-    let meta = std::fs::symlink_metadata(file)
-        .map_err(|e| format!("cannot read `{name}`: {}", crate::base::fs::io_reason(&e)))?;
+/// Whether review may write `file`: a regular file, not a link, inside the project of the
+/// reviewed folder `dir`. Loading refuses a gold outside the project; this refuses it again
+/// where the write happens, since the file may have changed since.
+fn editable(dir: &Path, file: &Path) -> Result<(), Refused> {
+    let file_of = || file.to_path_buf();
+    let meta = std::fs::symlink_metadata(file).map_err(|source| Refused::NotFound {
+        file: file_of(),
+        source,
+    })?;
     if meta.file_type().is_symlink() {
-        return Err(format!(
-            "`{name}` is a link, and review writes no file through a link (it could lead out of the project): edit the file it leads to by hand, or put that file in the link's place"
-        ));
+        return Err(Refused::Link { file: file_of() });
     }
     if !meta.is_file() {
-        return Err(format!(
-            "`{name}` is not a regular file, so review does not write it"
-        ));
+        return Err(Refused::NotARegularFile { file: file_of() });
     }
     match crate::base::fs::outside_the_project(dir, file) {
-        Some(root) => Err(format!(
-            "`{name}` is outside the project `{}`, and review writes nothing outside it: move it into the project and name it from there",
-            root.display()
-        )),
+        Some(root) => Err(Refused::OutsideTheProject {
+            file: file_of(),
+            root,
+        }),
         None => Ok(()),
     }
 }
 
 /// Whether `result` is a success; an error is said on standard error.
-fn said(result: Result<(), String>) -> bool {
+fn said(result: Result<(), RunError>) -> bool {
     match result {
         Ok(()) => true,
         Err(e) => {
@@ -492,28 +769,24 @@ fn said(result: Result<(), String>) -> bool {
 }
 
 /// A gold in a CSV file (KIEval's layout) is not edited in place: said with its file.
-fn not_in_csv(place: &Place) -> Result<(), String> {
+fn not_in_csv(place: &Place) -> Result<(), Refused> {
     match place
         .sources
         .iter()
         .find(|(f, _)| f.extension().is_some_and(|e| e == "csv"))
     {
-        Some((csv, _)) => Err(format!(
-            "the gold is in the CSV file `{}`, which goldgate does not edit in place: edit it by hand",
-            shown_path(csv)
-        )),
+        Some((csv, _)) => Err(Refused::InCsv { file: csv.clone() }),
         None => Ok(()),
     }
 }
 
 /// The value an accept or a variant takes: `pipeline`'s, else the proposed one, as the gold
 /// writes it.
-fn taken(item: &Item, pipeline: Option<&str>) -> Result<Json, String> {
+fn taken(item: &Item, pipeline: Option<&str>) -> Result<Json, Refused> {
     match item.value_of(pipeline) {
         Some(p) => Ok(as_gold(item, p.value.clone())),
-        None => Err(match pipeline {
-            Some(name) => format!("no value of the pipeline `{name}` for this field"),
-            None => "no prediction to take: name one with `--pipeline NAME`".to_owned(),
+        None => Err(Refused::NoValue {
+            pipeline: pipeline.map(str::to_owned),
         }),
     }
 }
@@ -602,15 +875,21 @@ mod tests {
         }
         std::os::unix::fs::symlink(proj.join("cases/g.json"), proj.join("cases/l.json")).unwrap();
         let cases = proj.join("cases");
-        assert_eq!(editable(&cases, &cases.join("g.json"), "g.json"), Ok(()));
-        let link = editable(&cases, &cases.join("l.json"), "l.json").unwrap_err();
-        assert!(link.starts_with("`l.json` is a link"), "{link}");
-        let out = editable(&cases, &outside.join("g.json"), "o.json").unwrap_err();
+        editable(&cases, &cases.join("g.json")).unwrap();
+        let link = editable(&cases, &cases.join("l.json")).unwrap_err();
+        assert!(matches!(link, Refused::Link { .. }), "{link}");
+        assert!(link.to_string().ends_with("l.json` is a link, and review writes no file through a link (it could lead out of the project): edit the file it leads to by hand, or put that file in the link's place"), "{link}");
+        let out = editable(&cases, &outside.join("g.json")).unwrap_err();
         assert!(
-            out.starts_with("`o.json` is outside the project `"),
+            matches!(&out, Refused::OutsideTheProject { root, .. } if root.ends_with("proj")),
             "{out}"
         );
         let through = cases.join("../../outside/g.json");
-        assert!(editable(&cases, &through, "t.json").is_err());
+        assert!(editable(&cases, &through).is_err());
+        let gone = editable(&cases, &cases.join("none.json")).unwrap_err();
+        let io = std::error::Error::source(&gone)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     }
 }

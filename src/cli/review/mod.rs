@@ -18,7 +18,12 @@ use crate::run::exit::Exit;
 use crate::run::journal::Journal;
 
 pub(crate) use apply::Runner;
-use apply::{Action, Session};
+use apply::{Action, RunError, Session};
+use terminal::TerminalError;
+
+use super::report::RecordsError;
+use crate::load::discover::NoCases;
+use crate::run::outputs::OutputError;
 
 /// `goldgate review`'s arguments.
 #[derive(Args, Debug)]
@@ -92,34 +97,166 @@ struct Records {
     written_at: SystemTime,
 }
 
-fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, String> {
+fn records(args: &ReviewArgs, runner: &Runner) -> Result<Records, ReviewError> {
     if args.run {
-        return runner.run_all(&args.dir, args.rubrics.as_deref(), args.json);
+        return Ok(runner.run_all(&args.dir, args.rubrics.as_deref(), args.json)?);
     }
     if let Some(file) = &args.report {
         let report = super::report::read_report(file)?;
         let written_at = std::fs::metadata(file)
             .and_then(|m| m.modified())
-            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            .map_err(|source| ReviewError::ReportTime {
+                file: file.clone(),
+                source,
+            })?;
         return Ok(Records {
             cases: report.cases,
             aggregates: report.aggregates,
             written_at,
         });
     }
-    let project = crate::base::state::Project::find(&args.dir).map_err(|e| e.to_string())?;
-    let (journal, id) = Journal::to_review(&project).map_err(|e| e.to_string())?.ok_or(
-        "no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
-    )?;
-    let written_at = journal.written_at().map_err(|e| e.to_string())?;
+    let project = crate::base::state::Project::find(&args.dir).map_err(ReviewError::State)?;
+    let (journal, id) = Journal::to_review(&project)
+        .map_err(ReviewError::State)?
+        .ok_or(ReviewError::NoRunYet)?;
+    let written_at = journal.written_at().map_err(ReviewError::State)?;
     let read = journal
         .read()
-        .map_err(|e| format!("cannot read the records of the run `{id}`: {e}"))?;
+        .map_err(|source| RecordsError::RunUnread { id, source })?;
     Ok(Records {
         cases: read.whole_cases()?,
         aggregates: read.aggregate_list(),
         written_at,
     })
+}
+
+/// Why a review could not begin, or ended before its decisions were carried out.
+#[derive(Debug)]
+pub(crate) enum ReviewError {
+    /// The tests could not be run first (`--run`).
+    Run(RunError),
+    /// The run's records could not be had.
+    Records(RecordsError),
+    /// They could not be read back.
+    ReadBack(OutputError),
+    /// When the report given was written is not known.
+    ReportTime {
+        /// The report.
+        file: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The state folder (where runs keep their records) cannot be used.
+    State(std::io::Error),
+    /// No run of the project has written records.
+    NoRunYet,
+    /// The records hold no test of the cases folder.
+    NoTestOf {
+        /// The cases folder.
+        dir: PathBuf,
+    },
+    /// The cases folder cannot be searched for the tests' cases.
+    NoCases(NoCases),
+    /// The queue cannot be written as JSON.
+    Json(serde_json::Error),
+    /// `--all` without an action to take.
+    AllOfNothing,
+    /// An action without ids, and no `--all`.
+    NoIds {
+        /// The action.
+        action: Action,
+    },
+    /// An id that is no item of the queue.
+    NoItem {
+        /// The id.
+        id: String,
+    },
+    /// A test's id given to an action on fields.
+    NotAField {
+        /// The id.
+        id: String,
+    },
+    /// The terminal could not be used.
+    Terminal(TerminalError),
+}
+
+impl From<RunError> for ReviewError {
+    fn from(e: RunError) -> Self {
+        ReviewError::Run(e)
+    }
+}
+
+impl From<RecordsError> for ReviewError {
+    fn from(e: RecordsError) -> Self {
+        ReviewError::Records(e)
+    }
+}
+
+impl From<OutputError> for ReviewError {
+    fn from(e: OutputError) -> Self {
+        ReviewError::ReadBack(e)
+    }
+}
+
+impl From<TerminalError> for ReviewError {
+    fn from(e: TerminalError) -> Self {
+        ReviewError::Terminal(e)
+    }
+}
+
+impl std::fmt::Display for ReviewError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReviewError::Run(e) => e.fmt(f),
+            ReviewError::Records(e) => e.fmt(f),
+            ReviewError::ReadBack(e) => e.fmt(f),
+            ReviewError::ReportTime { file, source } => {
+                write!(f, "cannot read `{}`: {source}", file.display())
+            }
+            ReviewError::State(e) => e.fmt(f),
+            ReviewError::NoRunYet => f.write_str(
+                "no run of this project has written records yet: review with `--run` (runs the tests first), or give the report of a run with `--report FILE`",
+            ),
+            ReviewError::NoTestOf { dir } => write!(
+                f,
+                "the run's records hold no test of `{}`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`",
+                shown_path(dir)
+            ),
+            ReviewError::NoCases(e) => f.write_str(&e.0),
+            ReviewError::Json(e) => e.fmt(f),
+            ReviewError::AllOfNothing => f.write_str(
+                "`--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)",
+            ),
+            ReviewError::NoIds { action } => write!(
+                f,
+                "`--{}` needs item ids (from `goldgate review --list`), or `--all` for the whole queue",
+                action.flag()
+            ),
+            ReviewError::NoItem { id } => write!(
+                f,
+                "no item `{id}` in the queue of this run's records (`goldgate review --list` lists them)"
+            ),
+            ReviewError::NotAField { id } => write!(
+                f,
+                "the item `{id}` is a test, not a field: it can only be blessed (`--bless {id}`)"
+            ),
+            ReviewError::Terminal(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReviewError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReviewError::Run(e) => e.source(),
+            ReviewError::Records(e) => e.source(),
+            ReviewError::ReadBack(e) => e.source(),
+            ReviewError::Terminal(e) => e.source(),
+            ReviewError::ReportTime { source, .. } | ReviewError::State(source) => Some(source),
+            ReviewError::Json(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// `goldgate review`.
@@ -133,7 +270,7 @@ pub(crate) fn review(args: ReviewArgs, runner: Runner) -> ExitCode {
     }
 }
 
-fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
+fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, ReviewError> {
     let mut records = records(&args, &runner)?;
     // The newest run may be another folder's (or another project's): its tests are not these.
     let dir = crate::base::fs::by_its_words(&args.dir);
@@ -142,17 +279,14 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
         .cases
         .retain(|r| crate::base::fs::by_its_words(Path::new(&r.file)).starts_with(&dir));
     if had > 0 && records.cases.is_empty() {
-        return Err(format!(
-            "the run's records hold no test of `{}`: name the cases folder it ran (`goldgate review DIR`), or review with `--run`",
-            shown_path(&args.dir)
-        ));
+        return Err(ReviewError::NoTestOf { dir: args.dir });
     }
     let rubrics = args
         .rubrics
         .clone()
         .unwrap_or_else(|| crate::load::discover::default_rubrics(&args.dir));
     let mut items = queue(&records.cases, &records.aggregates);
-    let places = apply::places(&args.dir, &rubrics, &items)?;
+    let places = apply::places(&args.dir, &rubrics, &items).map_err(ReviewError::NoCases)?;
     // Each case's files read once, however many of its fields are in the queue.
     let mut golds: HashMap<String, Vec<GoldKeys>> = HashMap::new();
     for item in &mut items {
@@ -168,7 +302,7 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
     }
     if args.list {
         if args.json {
-            let text = serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(&items).map_err(ReviewError::Json)?;
             println!("{text}");
         } else {
             print!(
@@ -179,11 +313,7 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
         return Ok(Exit::Success.into());
     }
     let decisions = match (&args.accept, &args.variant, &args.bless) {
-        (None, None, None) if args.all => {
-            return Err(
-                "`--all` says which items `--accept`, `--variant` or `--bless` act on: give one of them (`goldgate review --bless --all`)".to_owned(),
-            );
-        }
+        (None, None, None) if args.all => return Err(ReviewError::AllOfNothing),
         (None, None, None) => match terminal::session(&items)? {
             Some(decisions) => decisions,
             None => return Ok(Exit::Success.into()),
@@ -206,7 +336,7 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, String> {
 }
 
 /// The decisions the command line names by id, every id checked first.
-fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, String> {
+fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, ReviewError> {
     let mut decisions = Vec::new();
     for (action, ids) in [
         (Action::Accept, &args.accept),
@@ -216,10 +346,7 @@ fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, Stri
         let Some(ids) = ids else { continue };
         if ids.is_empty() {
             if !args.all {
-                return Err(format!(
-                    "`--{}` needs item ids (from `goldgate review --list`), or `--all` for the whole queue",
-                    action.flag()
-                ));
+                return Err(ReviewError::NoIds { action });
             }
             decisions.extend(
                 (0..items.len())
@@ -230,14 +357,10 @@ fn by_id(args: &ReviewArgs, items: &[Item]) -> Result<Vec<(usize, Action)>, Stri
         }
         for id in ids {
             let Some(i) = items.iter().position(|item| &item.id == id) else {
-                return Err(format!(
-                    "no item `{id}` in the queue of this run's records (`goldgate review --list` lists them)"
-                ));
+                return Err(ReviewError::NoItem { id: id.clone() });
             };
             if action != Action::Bless && items[i].field.is_none() {
-                return Err(format!(
-                    "the item `{id}` is a test, not a field: it can only be blessed (`--bless {id}`)"
-                ));
+                return Err(ReviewError::NotAField { id: id.clone() });
             }
             decisions.push((i, action));
         }

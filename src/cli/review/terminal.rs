@@ -10,14 +10,14 @@ use crate::review::Item;
 
 /// Asks a decision for each item, in order; `None` when there is nothing to review. The
 /// decisions so far when the reviewer quits.
-pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, String> {
+pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, TerminalError> {
     if items.is_empty() {
         print!("{}", crate::render::queue_lines(items));
         return Ok(None);
     }
     let term = Term::stdout();
     if !term.is_term() {
-        return Err("the review takes keys on a terminal: without one, list the queue with `--list` and act with `--accept ID`, `--variant ID` or `--bless ID`".to_owned());
+        return Err(TerminalError::NotATerminal);
     }
     let mut review = Review {
         items,
@@ -39,7 +39,7 @@ pub(super) fn session(items: &[Item]) -> Result<Option<Vec<(usize, Action)>>, St
             Next::Abandon => return Ok(abandoned(&review.term)),
         }
     }
-    review.term.clear_screen().map_err(cannot)?;
+    review.term.clear_screen().map_err(TerminalError::Io)?;
     let decisions: Vec<(usize, Action)> = review.steps.into_iter().flatten().collect();
     println!(
         "{}",
@@ -71,27 +71,52 @@ enum Next {
     Abandon,
 }
 
-fn cannot(e: std::io::Error) -> String {
-    format!("cannot use the terminal: {e}")
+/// Why the review cannot go on on the terminal.
+#[derive(Debug)]
+pub(crate) enum TerminalError {
+    /// Standard output is not a terminal.
+    NotATerminal,
+    /// The terminal failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for TerminalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TerminalError::NotATerminal => f.write_str(
+                "the review takes keys on a terminal: without one, list the queue with `--list` and act with `--accept ID`, `--variant ID` or `--bless ID`",
+            ),
+            TerminalError::Io(e) => write!(f, "cannot use the terminal: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TerminalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TerminalError::NotATerminal => None,
+            TerminalError::Io(e) => Some(e),
+        }
+    }
 }
 
 impl Review<'_> {
-    fn show(&self, screen: &str) -> Result<(), String> {
-        self.term.clear_screen().map_err(cannot)?;
+    fn show(&self, screen: &str) -> Result<(), TerminalError> {
+        self.term.clear_screen().map_err(TerminalError::Io)?;
         // Through anstream, so that `NO_COLOR` gets plain text.
         let mut out = anstream::stdout();
-        write!(out, "{}", crate::render::inert(screen)).map_err(cannot)?;
-        out.flush().map_err(cannot)
+        write!(out, "{}", crate::render::inert(screen)).map_err(TerminalError::Io)?;
+        out.flush().map_err(TerminalError::Io)
     }
 
     /// Every item decided: nothing is written before the reviewer says so.
-    fn confirm(&mut self) -> Result<Next, String> {
+    fn confirm(&mut self) -> Result<Next, TerminalError> {
         let decided: Vec<(usize, Action)> = self.steps.iter().flatten().copied().collect();
         self.show(&format!(
             "{}\n\n  Enter or q writes them, u undoes the last, Ctrl-C leaves without writing anything\n",
             crate::render::session_line(decided.len(), self.items.len(), &counts(&decided))
         ))?;
-        match self.term.read_key().map_err(cannot)? {
+        match self.term.read_key().map_err(TerminalError::Io)? {
             Key::Enter | Key::Char('q') => return Ok(Next::Write),
             Key::Char('u') => self.undo(),
             Key::CtrlC => return Ok(Next::Abandon),
@@ -101,7 +126,7 @@ impl Review<'_> {
     }
 
     /// The item on the screen, and the key that decides it.
-    fn decide(&mut self) -> Result<Next, String> {
+    fn decide(&mut self) -> Result<Next, TerminalError> {
         let items = self.items;
         let item = &items[self.i];
         let mut screen = crate::render::item_screen(item, self.i + 1, items.len());
@@ -111,7 +136,7 @@ impl Review<'_> {
         self.show(&screen)?;
         self.note.clear();
         let field = item.field.is_some();
-        let one = match self.term.read_key().map_err(cannot)? {
+        let one = match self.term.read_key().map_err(TerminalError::Io)? {
             Key::Char('a') if field => Action::Accept,
             Key::Char('v') if field => Action::Variant,
             Key::Char('b') if item.baseline => Action::Bless,
