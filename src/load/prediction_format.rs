@@ -82,10 +82,28 @@ fn steps(file: &Path, key: &str, written: &Spanned<String>) -> Result<Vec<String
     })
 }
 
+/// Why a path of `prediction_format` has no steps to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathFault {
+    /// `''`.
+    Empty,
+    /// `meta..usage`, `.usage`.
+    EmptyStep,
+}
+
+impl std::fmt::Display for PathFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PathFault::Empty => "an empty path",
+            PathFault::EmptyStep => "a dotted path with an empty step",
+        })
+    }
+}
+
 /// The steps of a dotted path or a JSON pointer (`~1` is `/`, `~0` is `~`).
-fn split(written: &str) -> Result<Vec<String>, String> {
+fn split(written: &str) -> Result<Vec<String>, PathFault> {
     if written.is_empty() {
-        return Err("an empty path".into());
+        return Err(PathFault::Empty);
     }
     if let Some(pointer) = written.strip_prefix('/') {
         return Ok(pointer
@@ -95,7 +113,7 @@ fn split(written: &str) -> Result<Vec<String>, String> {
     }
     let parts: Vec<String> = written.split('.').map(str::to_owned).collect();
     if parts.iter().any(String::is_empty) {
-        return Err("a dotted path with an empty step".into());
+        return Err(PathFault::EmptyStep);
     }
     Ok(parts)
 }
@@ -185,10 +203,11 @@ mod tests {
         assert_eq!(split("/meta/usage").unwrap(), ["meta", "usage"]);
         assert_eq!(split("/a~1b/c~0d").unwrap(), ["a/b", "c~d"]);
         assert_eq!(
-            split("meta..usage").unwrap_err(),
+            split("meta..usage").unwrap_err().to_string(),
             "a dotted path with an empty step"
         );
-        assert_eq!(split("").unwrap_err(), "an empty path");
+        assert_eq!(split("").unwrap_err(), PathFault::Empty);
+        assert_eq!(split(".usage").unwrap_err(), PathFault::EmptyStep);
     }
 
     #[test]
