@@ -155,8 +155,8 @@ pub struct Metrics {
     #[serde(default)]
     pub aligned: Option<f64>,
     /// KIEval's counts (`profile: kieval`), from which its precision, recall, F1 and aligned are
-    /// computed. Boxed: 192 bytes that only KIEval's cases have, and a run keeps every case's
-    /// metrics.
+    /// computed.
+    // Boxed: 192 bytes that only KIEval's cases have, in every case's metrics.
     #[serde(default)]
     pub kieval: Option<Box<crate::metrics::kieval::Counts>>,
     /// Share of the gold fields with a place that the prediction found there: right page, IoU
