@@ -20,7 +20,7 @@ use crate::run::exit::Exit;
 
 use crate::model::case::Profile;
 use clap::{Parser, Subcommand};
-use score::{PROFILES, TextPairs, calibrate_line, each_line_or, score_pair_in};
+use score::{PROFILES, ScoreError, TextPairs, calibrate_line, each_line_or, score_pair_in};
 
 /// Test document-extraction outputs against YAML gold cases.
 #[derive(Parser)]
@@ -313,7 +313,8 @@ fn score(
                 &serde_json::Value::String(gold),
                 &serde_json::Value::String(pred),
             )
-            .map(|v| format!("{v}\n")),
+            .map(|v| format!("{v}\n"))
+            .map_err(|e| e.to_string()),
         ),
         (_, _, Some(file)) => score_lines(&file, profile_of(profile)),
         _ => usage("give GOLD and PRED, or --jsonl FILE"),
@@ -407,7 +408,7 @@ fn profile_of(name: &str) -> Profile {
 fn lines(
     file: &PathBuf,
     quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
-    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, String>,
+    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, ScoreError>,
 ) -> ExitCode {
     let name = file.display().to_string();
     let input: Box<dyn std::io::BufRead> = if name == "-" {
@@ -548,8 +549,8 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
         let gold = j
             .get("gold")
             .or_else(|| j.get("gt"))
-            .ok_or("the line has no `gold` key")?;
-        let pred = j.get("pred").ok_or("the line has no `pred` key")?;
+            .ok_or(ScoreError::NoGold)?;
+        let pred = j.get("pred").ok_or(ScoreError::NoPred)?;
         score_pair_in(profile, gold, pred)
     })
 }

@@ -17,24 +17,116 @@ use crate::model::case::Profile;
 /// The scoring profiles `--profile` accepts.
 pub const PROFILES: [&str; 4] = Profile::NAMES;
 
+/// Why a line of `score --jsonl` or `calibrate --jsonl` (or the pair of `score GOLD PRED`) has no
+/// scores. The message names the key or value at fault.
+#[derive(Debug)]
+pub enum ScoreError {
+    /// The line is longer than goldgate reads ([`FILE_BYTES`]).
+    LineTooLong,
+    /// The line is not JSON, or JSON over a budget of a prediction.
+    InvalidJson(serde_json::Error),
+    /// The line has neither `gold` nor `gt`.
+    NoGold,
+    /// The line has no `pred`.
+    NoPred,
+    /// A side of the pair is over a budget of a case ([`oversized`]).
+    Oversized {
+        /// `gold` or `pred`.
+        side: &'static str,
+        /// The path below the side (`[3].description`), empty for the side itself.
+        below: String,
+        /// What is over the budget.
+        why: String,
+    },
+    /// Scoring the pair needs more steps than a case gets ([`CASE_STEPS`]).
+    TooMuchWork,
+    /// Under `kieval`, a side that is not an object of fields.
+    NotADocument {
+        /// `gold` or `pred`.
+        side: &'static str,
+    },
+    /// `any_of` beside another key, or not a non-empty list.
+    BadAnyOf,
+    /// `p` is not a list.
+    NoConfidences,
+    /// A confidence that is not a number from 0 to 1, as written.
+    BadConfidence(Json),
+    /// `o` is not a list.
+    NoOutcomes,
+    /// An outcome that is not 0 or 1 (nor a boolean), as written.
+    BadOutcome(Json),
+    /// `p` and `o` differ in length.
+    Unpaired {
+        /// The length of `p`.
+        confidences: usize,
+        /// The length of `o`.
+        outcomes: usize,
+    },
+    /// `bins` is not a whole number from 1.
+    BadBins,
+}
+
+impl std::fmt::Display for ScoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScoreError::LineTooLong => write!(
+                f,
+                "the line is longer than goldgate reads ({} MiB)",
+                FILE_BYTES >> 20
+            ),
+            ScoreError::InvalidJson(cause) => write!(f, "invalid JSON: {cause}"),
+            ScoreError::NoGold => write!(f, "the line has no `gold` key"),
+            ScoreError::NoPred => write!(f, "the line has no `pred` key"),
+            ScoreError::Oversized { side, below, why } => write!(f, "`{side}{below}` is {why}"),
+            ScoreError::TooMuchWork => write!(
+                f,
+                "scoring the pair needs more work than goldgate spends on one case ({:.1} billion steps)",
+                CASE_STEPS as f64 / 1e9
+            ),
+            ScoreError::NotADocument { side } => write!(
+                f,
+                "under `kieval` the {side} is a document: an object of fields"
+            ),
+            ScoreError::BadAnyOf => {
+                write!(f, "`any_of` must be the only key, with a non-empty list")
+            }
+            ScoreError::NoConfidences => write!(f, "`p` must be a list of confidences"),
+            ScoreError::BadConfidence(x) => {
+                write!(f, "confidence {x} is not a number in [0, 1]")
+            }
+            ScoreError::NoOutcomes => write!(f, "`o` must be a list of 0/1 outcomes"),
+            ScoreError::BadOutcome(x) => write!(f, "outcome {x} is not 0 or 1"),
+            ScoreError::Unpaired {
+                confidences,
+                outcomes,
+            } => write!(f, "`p` has {confidences} values but `o` has {outcomes}"),
+            ScoreError::BadBins => write!(f, "`bins` must be a whole number from 1"),
+        }
+    }
+}
+
+impl std::error::Error for ScoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ScoreError::InvalidJson(cause) => Some(cause),
+            _ => None,
+        }
+    }
+}
+
 /// EM and ANLS of one gold/prediction pair as a JSON object, in a profile.
-pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
+pub fn score_pair_in(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, ScoreError> {
     // The budgets of a case hold for a line too (the command is a front door like any).
     for (side, value) in [("gold", gold), ("pred", pred)] {
         if let Some((below, why)) = oversized(&Value::from_json(value)) {
-            return Err(format!("`{side}{below}` is {why}"));
+            return Err(ScoreError::Oversized { side, below, why });
         }
     }
     crate::metrics::effort::within(CASE_STEPS, || score_unbounded(profile, gold, pred))
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "scoring the pair needs more work than goldgate spends on one case ({:.1} billion steps)",
-                CASE_STEPS as f64 / 1e9
-            ))
-        })
+        .unwrap_or(Err(ScoreError::TooMuchWork))
 }
 
-fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, String> {
+fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, ScoreError> {
     match profile {
         Profile::Dream => score_pair(gold, pred),
         Profile::AnlsStar => {
@@ -50,13 +142,11 @@ fn score_unbounded(profile: Profile, gold: &Json, pred: &Json) -> Result<Json, S
 }
 
 /// KIEval's counts and scores of one pair of documents (objects of fields).
-fn kieval_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
+fn kieval_pair(gold: &Json, pred: &Json) -> Result<Json, ScoreError> {
     use crate::metrics::kieval::{Document, score};
-    let document = |side: &str, json: &Json| match Value::from_json(json) {
+    let document = |side: &'static str, json: &Json| match Value::from_json(json) {
         Value::Map(fields) => Ok(fields),
-        _ => Err(format!(
-            "under `kieval` the {side} is a document: an object of fields"
-        )),
+        _ => Err(ScoreError::NotADocument { side }),
     };
     let (gold, pred) = (document("gold", gold)?, document("pred", pred)?);
     let of = |f: &[(String, Value)]| Document::of_fields(f.iter().map(|(k, v)| (k.as_str(), v)));
@@ -72,7 +162,7 @@ fn kieval_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
 }
 
 /// EM and ANLS of one gold/prediction pair as a JSON object (default profile).
-pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
+pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, ScoreError> {
     let mut variants = variants(gold)?;
     // Compatibility mode of the reference: a gold list of texts against a text is its variants.
     if let (Some(list), true) = (gold.as_array(), pred.is_string())
@@ -88,7 +178,7 @@ pub fn score_pair(gold: &Json, pred: &Json) -> Result<Json, String> {
 
 /// Gold variants: `{"any_of": [...]}`, or a list of texts scored against a text (the reference's
 /// compatibility mode), or one value.
-fn variants(gold: &Json) -> Result<Vec<Value>, String> {
+fn variants(gold: &Json) -> Result<Vec<Value>, ScoreError> {
     if let Some(map) = gold.as_object()
         && let Some(any_of) = map.get("any_of")
     {
@@ -96,48 +186,47 @@ fn variants(gold: &Json) -> Result<Vec<Value>, String> {
             Some(list) if map.len() == 1 && !list.is_empty() => {
                 Ok(list.iter().map(Value::from_json).collect())
             }
-            _ => Err("`any_of` must be the only key, with a non-empty list".into()),
+            _ => Err(ScoreError::BadAnyOf),
         };
     }
     Ok(vec![Value::from_json(gold)])
 }
 
 /// Brier and ECE of one `{"p": [...], "o": [...], "bins": M}` line.
-pub fn calibrate_line(line: &Json) -> Result<Json, String> {
+pub fn calibrate_line(line: &Json) -> Result<Json, ScoreError> {
     let p: Vec<f64> = line["p"]
         .as_array()
-        .ok_or("`p` must be a list of confidences")?
+        .ok_or(ScoreError::NoConfidences)?
         .iter()
         .map(|x| {
             x.as_f64()
                 .filter(|v| (0.0..=1.0).contains(v))
-                .ok_or_else(|| format!("confidence {x} is not a number in [0, 1]"))
+                .ok_or_else(|| ScoreError::BadConfidence(x.clone()))
         })
         .collect::<Result<_, _>>()?;
     let o: Vec<bool> = line["o"]
         .as_array()
-        .ok_or("`o` must be a list of 0/1 outcomes")?
+        .ok_or(ScoreError::NoOutcomes)?
         .iter()
         .map(|x| match x {
             Json::Bool(b) => Ok(*b),
             n if n.as_f64() == Some(1.0) => Ok(true),
             n if n.as_f64() == Some(0.0) => Ok(false),
-            other => Err(format!("outcome {other} is not 0 or 1")),
+            other => Err(ScoreError::BadOutcome(other.clone())),
         })
         .collect::<Result<_, _>>()?;
     if p.len() != o.len() {
-        return Err(format!(
-            "`p` has {} values but `o` has {}",
-            p.len(),
-            o.len()
-        ));
+        return Err(ScoreError::Unpaired {
+            confidences: p.len(),
+            outcomes: o.len(),
+        });
     }
     let bins = match &line["bins"] {
         Json::Null => 5,
         b => b
             .as_u64()
             .filter(|b| (1..=u64::from(u32::MAX)).contains(b))
-            .ok_or("`bins` must be a whole number from 1")? as u32,
+            .ok_or(ScoreError::BadBins)? as u32,
     };
     Ok(json!({ "brier": brier(&p, &o), "ece": ece(&p, &o, bins) }))
 }
@@ -148,7 +237,7 @@ pub fn each_line(
     input: impl BufRead,
     out: impl Write,
     name: &str,
-    f: impl Fn(&Json) -> Result<Json, String>,
+    f: impl Fn(&Json) -> Result<Json, ScoreError>,
 ) -> std::io::Result<bool> {
     each_line_or(input, out, name, |_, _| false, f)
 }
@@ -160,7 +249,7 @@ pub(crate) fn each_line_or(
     out: impl Write,
     name: &str,
     mut quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
-    f: impl Fn(&Json) -> Result<Json, String>,
+    f: impl Fn(&Json) -> Result<Json, ScoreError>,
 ) -> std::io::Result<bool> {
     use std::io::Read;
     let mut io = Exchange {
@@ -200,13 +289,10 @@ pub(crate) fn each_line_or(
             continue;
         }
         let result = if too_long {
-            Err(format!(
-                "the line is longer than goldgate reads ({} MiB)",
-                FILE_BYTES >> 20
-            ))
+            Err(ScoreError::LineTooLong)
         } else {
             crate::base::json::prediction_json(&text)
-                .map_err(|e| format!("invalid JSON: {e}"))
+                .map_err(ScoreError::InvalidJson)
                 .and_then(|j| f(&j))
         };
         match result {
@@ -344,5 +430,78 @@ impl TextPairs {
             b",\"em\":0}\n"
         });
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages are those the commands wrote when their errors were strings.
+    #[test]
+    fn every_error_says_what_it_said() {
+        let line = |text: &str| serde_json::from_str::<Json>(text).unwrap();
+        let calibrate = |text: &str| calibrate_line(&line(text)).unwrap_err().to_string();
+        assert_eq!(
+            calibrate(r#"{"o": []}"#),
+            "`p` must be a list of confidences"
+        );
+        assert_eq!(
+            calibrate(r#"{"p": [0.5, 1.5], "o": [0, 1]}"#),
+            "confidence 1.5 is not a number in [0, 1]"
+        );
+        assert_eq!(
+            calibrate(r#"{"p": []}"#),
+            "`o` must be a list of 0/1 outcomes"
+        );
+        assert_eq!(
+            calibrate(r#"{"p": [0.5], "o": ["yes"]}"#),
+            "outcome \"yes\" is not 0 or 1"
+        );
+        assert_eq!(
+            calibrate(r#"{"p": [0.5], "o": [1, 0]}"#),
+            "`p` has 1 values but `o` has 2"
+        );
+        assert_eq!(
+            calibrate(r#"{"p": [0.5], "o": [1], "bins": 0}"#),
+            "`bins` must be a whole number from 1"
+        );
+        let score = |profile, gold: &str, pred: &str| {
+            score_pair_in(profile, &line(gold), &line(pred))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            score(Profile::Dream, r#"{"any_of": []}"#, r#""a""#),
+            "`any_of` must be the only key, with a non-empty list"
+        );
+        assert_eq!(
+            score(Profile::KiEval, r#"{"a": "b"}"#, r#""a""#),
+            "under `kieval` the pred is a document: an object of fields"
+        );
+        let long = format!("\"{}\"", "a".repeat(TEXT_CHARS + 1));
+        assert_eq!(
+            score(Profile::Dream, &long, r#""a""#),
+            format!(
+                "`gold` is a text of {} characters, more than goldgate compares ({TEXT_CHARS})",
+                TEXT_CHARS + 1
+            )
+        );
+        assert_eq!(
+            ScoreError::TooMuchWork.to_string(),
+            "scoring the pair needs more work than goldgate spends on one case (1.2 billion steps)"
+        );
+        assert_eq!(
+            ScoreError::LineTooLong.to_string(),
+            "the line is longer than goldgate reads (64 MiB)"
+        );
+        let invalid = ScoreError::InvalidJson(serde_json::from_str::<Json>("{").unwrap_err());
+        assert_eq!(
+            invalid.to_string(),
+            "invalid JSON: EOF while parsing an object at line 1 column 1"
+        );
+        assert!(std::error::Error::source(&invalid).is_some());
+        assert_eq!(ScoreError::NoGold.to_string(), "the line has no `gold` key");
+        assert_eq!(ScoreError::NoPred.to_string(), "the line has no `pred` key");
     }
 }
