@@ -69,30 +69,65 @@ impl Normalize {
     pub(crate) fn apply_into(&self, text: &str, out: &mut String) {
         out.clear();
         if text.is_ascii() {
-            self.ascii_into(text, out);
+            self.apply_ascii_into(text.as_bytes(), out);
         } else if !self.in_one_pass(text, out) {
             *out = self.in_steps(text);
         }
     }
 
-    /// The one pass on ASCII text, a word at a time: no accent to strip, each letter lowercases
-    /// to one, and its white space is what `char::is_whitespace` says (U+000B included, unlike
-    /// `u8::is_ascii_whitespace`). Most values of a document are ASCII.
-    fn ascii_into(&self, text: &str, out: &mut String) {
-        if self.collapse_whitespace {
-            let space = |c: char| matches!(c, '\t'..='\r' | ' ');
-            for word in text.split(space).filter(|w| !w.is_empty()) {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(word);
+    /// [`apply_into`](Self::apply_into) for ASCII text, in one pass over its bytes (cleared
+    /// first): no accent to strip, each letter lowercases to one, and its white space is what
+    /// `char::is_whitespace` says (U+000B included, unlike `u8::is_ascii_whitespace`). Most
+    /// values of a document are ASCII.
+    pub(crate) fn apply_ascii_into(&self, text: &[u8], out: &mut String) {
+        debug_assert!(text.is_ascii());
+        out.clear();
+        out.reserve(text.len());
+        let mut space = false;
+        for &b in text {
+            if self.collapse_whitespace && matches!(b, b'\t'..=b'\r' | b' ') {
+                // A run of white space becomes one space, where a word follows one.
+                space = !out.is_empty();
+                continue;
             }
-        } else {
-            out.push_str(text);
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(char::from(if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            }));
         }
-        if self.lowercase {
-            out.make_ascii_lowercase();
+    }
+
+    /// [`apply_ascii_into`](Self::apply_ascii_into) into bytes.
+    pub(crate) fn apply_ascii_bytes_into(&self, text: &[u8], out: &mut Vec<u8>) {
+        debug_assert!(text.is_ascii());
+        // Written in place: the text never grows.
+        out.clear();
+        out.resize(text.len(), 0);
+        let mut written = 0;
+        let mut space = false;
+        for &b in text {
+            if self.collapse_whitespace && matches!(b, b'\t'..=b'\r' | b' ') {
+                space = written > 0;
+                continue;
+            }
+            if space {
+                out[written] = b' ';
+                written += 1;
+                space = false;
+            }
+            out[written] = if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            };
+            written += 1;
         }
+        out.truncate(written);
     }
 
     /// The three steps at once, character by character, for text where that is the same as one
@@ -104,6 +139,7 @@ impl Normalize {
     /// steps exactly when it is after them.
     fn in_one_pass(&self, text: &str, out: &mut String) -> bool {
         let table = self.strip_accents.then(latin_table);
+        let folded = (self.lowercase && self.strip_accents).then(latin_folded_table);
         let mut space = false;
         // The character before, as NFC would see it: two that compose are left to the steps.
         let mut before = ' ';
@@ -111,6 +147,20 @@ impl Normalize {
             if self.collapse_whitespace && c.is_whitespace() {
                 space = !out.is_empty();
                 before = ' ';
+                continue;
+            }
+            // A Latin letter lowercased and without accents in one lookup, where that is one
+            // character: what the steps below give it.
+            if let Some(base) = folded.and_then(|f| f.get(c as usize).copied().flatten()) {
+                if composes(before, base) {
+                    return false;
+                }
+                before = base;
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(base);
                 continue;
             }
             let lower = if !self.lowercase || c.is_ascii() {
@@ -240,6 +290,27 @@ fn latin_table() -> &'static [Option<char>] {
     })
 }
 
+/// Each character from U+0080 to U+024F lowercased then without its accents, as the one pass
+/// does it, where the lowercase is one character other than ASCII and below U+0250 (`None`
+/// elsewhere: the one pass looks such a character up step by step).
+fn latin_folded_table() -> &'static [Option<char>] {
+    const END: u32 = 0x250;
+    static TABLE: std::sync::OnceLock<Vec<Option<char>>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let table = latin_table();
+        (0..END)
+            .map(|code| {
+                let c = char::from_u32(code).filter(|c| !c.is_ascii())?;
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(one), None) if !one.is_ascii() => table.get(one as usize).copied()?,
+                    _ => None,
+                }
+            })
+            .collect()
+    })
+}
+
 /// The combining diacritical mark blocks normalization folds; marks elsewhere (dakuten, Indic vowel
 /// signs, Hebrew points) change the letter and are kept.
 fn is_accent(c: char) -> bool {
@@ -349,9 +420,12 @@ mod tests {
         #[test]
         fn the_ascii_pass_equals_the_steps_on_any_ascii_text(text in "[\\x00-\\x7F]*") {
             for n in every_setting() {
-                let mut out = String::new();
-                n.ascii_into(&text, &mut out);
+                let mut out = String::from("left over");
+                n.apply_ascii_into(text.as_bytes(), &mut out);
                 prop_assert_eq!(&out, &n.in_steps(&text), "{:?}", n);
+                let mut bytes = b"left over".to_vec();
+                n.apply_ascii_bytes_into(text.as_bytes(), &mut bytes);
+                prop_assert_eq!(&bytes, &n.in_steps(&text).into_bytes(), "{:?}", n);
             }
         }
     }

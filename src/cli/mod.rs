@@ -236,7 +236,7 @@ pub fn main() -> ExitCode {
             jsonl,
             profile,
         } => score(gold, pred, jsonl, &profile),
-        Command::Calibrate { jsonl } => lines(&jsonl, |_, _| false, calibrate_line),
+        Command::Calibrate { jsonl } => lines(&jsonl, |_, _, _| None, calibrate_line),
         Command::Cache { action } => tidy_cache(action),
         Command::Lint {
             dir,
@@ -407,7 +407,7 @@ fn profile_of(name: &str) -> Profile {
 /// `f` (after `quick`, see [`each_line_or`]) on every line of `file`, `-` for standard input.
 fn lines(
     file: &PathBuf,
-    quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
+    quick: impl FnMut(&[u8], bool, &mut Vec<u8>) -> Option<usize>,
     f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, ScoreError>,
 ) -> ExitCode {
     let name = file.display().to_string();
@@ -543,7 +543,11 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
     // The common line, two texts in the default profile, is read and scored without building
     // its JSON tree; any other goes the general way.
     let mut pairs = TextPairs::default();
-    let quick = |line: &str, out: &mut Vec<u8>| profile == Profile::Dream && pairs.score(line, out);
+    let quick = |held: &[u8], whole: bool, out: &mut Vec<u8>| {
+        (profile == Profile::Dream)
+            .then(|| pairs.score(held, whole, out))
+            .flatten()
+    };
     lines(file, quick, |j| {
         // `gt` is the anls-star reference's name for gold.
         let gold = j
