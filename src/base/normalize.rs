@@ -75,6 +75,16 @@ impl Normalize {
         }
     }
 
+    /// [`apply_into`](Self::apply_into) as code points: what `score --jsonl` compares texts
+    /// that are not ASCII as, with no string written and decoded again.
+    pub(crate) fn apply_chars_into(&self, text: &str, out: &mut Vec<char>) {
+        out.clear();
+        if !self.in_one_pass(text, out) {
+            out.clear();
+            out.extend(self.in_steps(text).chars());
+        }
+    }
+
     /// [`apply_into`](Self::apply_into) for ASCII text, in one pass over its bytes (cleared
     /// first): no accent to strip, each letter lowercases to one, and its white space is what
     /// `char::is_whitespace` says (U+000B included, unlike `u8::is_ascii_whitespace`). Most
@@ -137,13 +147,33 @@ impl Normalize {
     /// [`without_accents`]) that composes with none beside it; written into `out` (empty); false
     /// for any other text, `out` then left partly written. A character is white space before the
     /// steps exactly when it is after them.
-    fn in_one_pass(&self, text: &str, out: &mut String) -> bool {
+    fn in_one_pass(&self, text: &str, out: &mut impl Characters) -> bool {
         let table = self.strip_accents.then(latin_table);
         let folded = (self.lowercase && self.strip_accents).then(latin_folded_table);
         let mut space = false;
         // The character before, as NFC would see it: two that compose are left to the steps.
         let mut before = ' ';
         for c in text.chars() {
+            // ASCII first, as the steps below treat it: its white space is `\t` to `\r` and the
+            // space, a letter lowercases to one, there is no accent and nothing composes with it.
+            if c.is_ascii() {
+                if self.collapse_whitespace && matches!(c, '\t'..='\r' | ' ') {
+                    space = !out.is_empty();
+                    before = ' ';
+                    continue;
+                }
+                before = if self.lowercase {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                };
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(before);
+                continue;
+            }
             if self.collapse_whitespace && c.is_whitespace() {
                 space = !out.is_empty();
                 before = ' ';
@@ -223,6 +253,32 @@ impl Normalize {
             out = collapsed;
         }
         out
+    }
+}
+
+/// Where the one pass writes a text: a string, or its code points.
+trait Characters {
+    fn push(&mut self, c: char);
+    fn is_empty(&self) -> bool;
+}
+
+impl Characters for String {
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+
+    fn is_empty(&self) -> bool {
+        String::is_empty(self)
+    }
+}
+
+impl Characters for Vec<char> {
+    fn push(&mut self, c: char) {
+        Vec::push(self, c);
+    }
+
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
     }
 }
 
@@ -417,6 +473,17 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_code_points_are_those_of_the_text(
+            text in prop_oneof!["\\PC*", "[a-zA-Zé \t\u{a0}\u{130}\u{3a3}\u{301}\u{1ec5}]*"]
+        ) {
+            for n in every_setting() {
+                let mut chars = vec!['x'];
+                n.apply_chars_into(&text, &mut chars);
+                prop_assert_eq!(chars, n.apply(&text).chars().collect::<Vec<_>>(), "{:?}", n);
+            }
+        }
+
         #[test]
         fn the_ascii_pass_equals_the_steps_on_any_ascii_text(text in "[\\x00-\\x7F]*") {
             for n in every_setting() {

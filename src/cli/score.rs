@@ -402,9 +402,10 @@ pub(crate) struct TextPairs {
 /// The buffers two texts are scored with.
 #[derive(Default)]
 struct Scores {
-    normalized: [String; 2],
     /// Two ASCII texts normalized.
     normalized_ascii: [Vec<u8>; 2],
+    /// Two texts normalized, one of them at least not ASCII.
+    normalized: [Vec<char>; 2],
     distances: crate::metrics::Distances,
 }
 
@@ -444,16 +445,23 @@ impl Text<'_> {
         }
     }
 
-    /// The text normalized (`Normalize::ALL`) into `out`; false for a text that is not UTF-8.
-    fn normalize_into(&self, out: &mut String) -> bool {
-        match self {
-            Text::Ascii(bytes) => Normalize::ALL.apply_ascii_into(bytes, out),
+    /// The text normalized (`Normalize::ALL`) into `out` as code points, through `ascii` where
+    /// it is ASCII; false for a text that is not UTF-8.
+    fn normalize_into(&self, out: &mut Vec<char>, ascii: &mut Vec<u8>) -> bool {
+        let text = match self {
+            Text::Ascii(bytes) => {
+                Normalize::ALL.apply_ascii_bytes_into(bytes, ascii);
+                out.clear();
+                out.extend(ascii.iter().map(|&b| char::from(b)));
+                return true;
+            }
             Text::Unchecked(bytes) => match std::str::from_utf8(bytes) {
-                Ok(text) => Normalize::ALL.apply_into(text, out),
+                Ok(text) => text,
                 Err(_) => return false,
             },
-            Text::Utf8(text) => Normalize::ALL.apply_into(text, out),
-        }
+            Text::Utf8(text) => text,
+        };
+        Normalize::ALL.apply_chars_into(text, out);
         true
     }
 }
@@ -503,6 +511,11 @@ impl Scores {
         // The one distance is the only work the general path counts here: it is within the
         // steps of a case exactly when `effort::within(CASE_STEPS, ..)` lets it finish.
         let bounded = |a: usize, b: usize| levenshtein_steps(a, b) < CASE_STEPS;
+        // The same bound on texts as code points, whose UTF-8 is at most 4 bytes a character.
+        let bounded_chars = |a: &[char], b: &[char]| {
+            let bytes = |text: &[char]| text.iter().map(|c| c.len_utf8()).sum();
+            bounded(a.len() * 4, b.len() * 4) || bounded(bytes(a), bytes(b))
+        };
         let (em, anls) = if gold.bytes() == pred.bytes() {
             // One check of the UTF-8 serves both.
             if !gold.is_utf8() {
@@ -522,15 +535,16 @@ impl Scores {
             }
         } else {
             let [a, b] = &mut self.normalized;
-            if !gold.normalize_into(a) || !pred.normalize_into(b) {
+            let ascii = &mut self.normalized_ascii[0];
+            if !gold.normalize_into(a, ascii) || !pred.normalize_into(b, ascii) {
                 return false;
             }
             if a == b {
                 (true, 1.0)
-            } else if !bounded(a.len(), b.len()) {
+            } else if !bounded_chars(a, b) {
                 return false;
             } else {
-                (false, self.distances.anls(a, b))
+                (false, self.distances.anls_chars(a, b))
             }
         };
         out.extend_from_slice(b"{\"anls\":");
@@ -564,51 +578,47 @@ fn read_pair<'a>(
 ) -> Option<([Text<'a>; 2], usize)> {
     let mut at = 0;
     let mut texts: [Option<Written>; 2] = [None, None];
-    // JSON white space but the newline, which ends the line.
-    let skip = |at: &mut usize| {
-        while let Some(b' ' | b'\t' | b'\r') = held.get(*at) {
-            *at += 1;
+    // Moves past `token` and the JSON white space before it (but the newline, which ends the
+    // line); false where something else comes first.
+    let token = |at: &mut usize, token: u8| loop {
+        match held.get(*at) {
+            Some(&b) if b == token => {
+                *at += 1;
+                return true;
+            }
+            Some(b' ' | b'\t' | b'\r') => *at += 1,
+            _ => return false,
         }
     };
-    skip(&mut at);
-    if held.get(at) != Some(&b'{') {
+    if !token(&mut at, b'{') {
         return None;
     }
-    at += 1;
     for n in 0..2 {
-        skip(&mut at);
-        let k = match held.get(at..at + 6)? {
-            b"\"gold\"" => 0,
-            b"\"pred\"" => 1,
+        if !token(&mut at, b'"') {
+            return None;
+        }
+        let k = match held.get(at..at + 5)? {
+            b"gold\"" => 0,
+            b"pred\"" => 1,
             _ => return None,
         };
         if texts[k].is_some() {
             return None;
         }
-        at += 6;
-        skip(&mut at);
-        if held.get(at) != Some(&b':') {
+        at += 5;
+        if !token(&mut at, b':') || !token(&mut at, b'"') {
             return None;
         }
-        at += 1;
-        skip(&mut at);
-        if held.get(at) != Some(&b'"') {
-            return None;
-        }
-        at += 1;
         texts[k] = Some(read_text(held, &mut at, &mut decoded[k])?);
-        skip(&mut at);
-        if held.get(at) != Some(if n == 0 { &b',' } else { &b'}' }) {
+        if !token(&mut at, if n == 0 { b',' } else { b'}' }) {
             return None;
         }
-        at += 1;
     }
-    skip(&mut at);
-    let length = match held.get(at) {
-        Some(b'\n') => at + 1,
-        None if whole => at,
-        _ => return None,
-    };
+    // The line ends at its newline, or with what is held when that is the whole line.
+    if !(token(&mut at, b'\n') || (whole && at == held.len())) {
+        return None;
+    }
+    let length = at;
     let [Some(gold), Some(pred)] = texts else {
         return None;
     };
@@ -648,7 +658,7 @@ fn read_text(held: &[u8], at: &mut usize, decoded: &mut Vec<u8>) -> Option<Writt
             *at += 1;
             return Some(Written {
                 within: Some((start, *at - 1)),
-                ascii: high < 0x80,
+                ascii: high == 0,
             });
         }
         b'\\' => {}
@@ -683,7 +693,7 @@ fn read_text(held: &[u8], at: &mut usize, decoded: &mut Vec<u8>) -> Option<Writt
                 *at += 1;
                 return Some(Written {
                     within: None,
-                    ascii: high < 0x80,
+                    ascii: high == 0,
                 });
             }
             b'\\' => {}
@@ -693,8 +703,8 @@ fn read_text(held: &[u8], at: &mut usize, decoded: &mut Vec<u8>) -> Option<Writt
 }
 
 /// Moves `at` past the bytes of a JSON string that stand for themselves, to the next quote,
-/// backslash or control character (or the end of `held`); the bits of those bytes ORed, whose
-/// high bit says whether any is not ASCII. Eight bytes at a time.
+/// backslash or control character (or the end of `held`); 0 when those bytes are ASCII. Eight
+/// bytes at a time.
 fn plain_run(held: &[u8], at: &mut usize) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -715,7 +725,7 @@ fn plain_run(held: &[u8], at: &mut usize) -> u64 {
         let plain = stops.trailing_zeros() / 8;
         high |= word & ((1u64 << (8 * plain)) - 1);
         *at += plain as usize;
-        return fold(high);
+        return high & HIGHS;
     }
     while let Some(&b) = held.get(*at) {
         if b == b'"' || b == b'\\' || b < 0x20 {
@@ -724,14 +734,7 @@ fn plain_run(held: &[u8], at: &mut usize) -> u64 {
         high |= u64::from(b);
         *at += 1;
     }
-    fold(high)
-}
-
-/// The bytes of a word ORed into one.
-fn fold(word: u64) -> u64 {
-    word.to_le_bytes()
-        .iter()
-        .fold(0, |all, &b| all | u64::from(b))
+    high & HIGHS
 }
 
 /// The character of a `\uXXXX` escape from `at` (just past its `u`), two escapes for a
