@@ -70,7 +70,7 @@ impl Normalize {
         out.clear();
         if text.is_ascii() {
             self.apply_ascii_into(text.as_bytes(), out);
-        } else if !self.in_one_pass(text, out) {
+        } else if !self.in_one_pass(text.chars(), out) {
             *out = self.in_steps(text);
         }
     }
@@ -79,10 +79,22 @@ impl Normalize {
     /// that are not ASCII as, with no string written and decoded again.
     pub(crate) fn apply_chars_into(&self, text: &str, out: &mut Vec<char>) {
         out.clear();
-        if !self.in_one_pass(text, out) {
+        if !self.in_one_pass(text.chars(), out) {
             out.clear();
             out.extend(self.in_steps(text).chars());
         }
+    }
+
+    /// The one pass of [`apply_chars_into`](Self::apply_chars_into) alone, on the characters of a
+    /// text as they are decoded: false where the text needs the steps, `out` then left partly
+    /// written and `chars` not read to its end.
+    pub(crate) fn apply_one_pass_into(
+        &self,
+        chars: impl Iterator<Item = char>,
+        out: &mut Vec<char>,
+    ) -> bool {
+        out.clear();
+        self.in_one_pass(chars, out)
     }
 
     /// [`apply_into`](Self::apply_into) for ASCII text, in one pass over its bytes (cleared
@@ -147,13 +159,13 @@ impl Normalize {
     /// [`without_accents`]) that composes with none beside it; written into `out` (empty); false
     /// for any other text, `out` then left partly written. A character is white space before the
     /// steps exactly when it is after them.
-    fn in_one_pass(&self, text: &str, out: &mut impl Characters) -> bool {
+    fn in_one_pass(&self, text: impl Iterator<Item = char>, out: &mut impl Characters) -> bool {
         let table = self.strip_accents.then(latin_table);
         let folded = (self.lowercase && self.strip_accents).then(latin_folded_table);
         let mut space = false;
         // The character before, as NFC would see it: two that compose are left to the steps.
         let mut before = ' ';
-        for c in text.chars() {
+        for c in text {
             // ASCII first, as the steps below treat it: its white space is `\t` to `\r` and the
             // space, a letter lowercases to one, there is no accent and nothing composes with it.
             if c.is_ascii() {
@@ -500,7 +512,7 @@ mod tests {
     /// The one pass alone: its text, or `None` where it leaves the text to the steps.
     fn one_pass(n: Normalize, text: &str) -> Option<String> {
         let mut out = String::new();
-        n.in_one_pass(text, &mut out).then_some(out)
+        n.in_one_pass(text.chars(), &mut out).then_some(out)
     }
 
     #[test]

@@ -455,14 +455,83 @@ impl Text<'_> {
                 out.extend(ascii.iter().map(|&b| char::from(b)));
                 return true;
             }
-            Text::Unchecked(bytes) => match std::str::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(_) => return false,
-            },
+            Text::Unchecked(bytes) => {
+                // Checked as it is decoded, in the one pass; where the pass leaves the text to
+                // the steps, the steps check it whole.
+                let mut chars = Utf8::from(*bytes);
+                if Normalize::ALL.apply_one_pass_into(&mut chars, out) {
+                    return !chars.invalid;
+                }
+                match std::str::from_utf8(bytes) {
+                    Ok(text) => text,
+                    Err(_) => return false,
+                }
+            }
             Text::Utf8(text) => text,
         };
         Normalize::ALL.apply_chars_into(text, out);
         true
+    }
+}
+
+/// The characters of bytes read as UTF-8, as `str::from_utf8` reads them: at the first byte
+/// that is not UTF-8 they end, `invalid` set.
+struct Utf8<'a> {
+    bytes: &'a [u8],
+    invalid: bool,
+}
+
+impl<'a> From<&'a [u8]> for Utf8<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Utf8 {
+            bytes,
+            invalid: false,
+        }
+    }
+}
+
+impl Utf8<'_> {
+    fn invalid(&mut self) -> Option<char> {
+        self.invalid = true;
+        self.bytes = &[];
+        None
+    }
+}
+
+impl Iterator for Utf8<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        let (&first, rest) = self.bytes.split_first()?;
+        if first < 0x80 {
+            self.bytes = rest;
+            return Some(char::from(first));
+        }
+        // The length of the sequence and the range of its second byte (Unicode's table 3-7:
+        // no overlong form, no surrogate, nothing beyond U+10FFFF).
+        let (length, second) = match first {
+            0xC2..=0xDF => (2, 0x80..=0xBF),
+            0xE0 => (3, 0xA0..=0xBF),
+            0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80..=0xBF),
+            0xED => (3, 0x80..=0x9F),
+            0xF0 => (4, 0x90..=0xBF),
+            0xF1..=0xF3 => (4, 0x80..=0xBF),
+            0xF4 => (4, 0x80..=0x8F),
+            _ => return self.invalid(),
+        };
+        let Some(sequence) = self.bytes.get(..length) else {
+            return self.invalid();
+        };
+        if !second.contains(&sequence[1]) || sequence[2..].iter().any(|&b| b & 0xC0 != 0x80) {
+            return self.invalid();
+        }
+        let code = sequence[1..]
+            .iter()
+            .fold(u32::from(first) & (0x7F >> length), |code, &b| {
+                code << 6 | u32::from(b & 0x3F)
+            });
+        self.bytes = &self.bytes[length..];
+        char::from_u32(code).or_else(|| self.invalid())
     }
 }
 
@@ -1061,6 +1130,53 @@ mod tests {
                 input.push(b'\n');
             }
             prop_assert_eq!(scored(&input, capacity, true), scored(&input, capacity, false));
+        }
+    }
+
+    /// What [`Utf8`] reads from `bytes`: its characters, or `None` where they are not UTF-8.
+    fn decoded(bytes: &[u8]) -> Option<String> {
+        let mut chars = Utf8::from(bytes);
+        let text: String = chars.by_ref().collect();
+        (!chars.invalid).then_some(text)
+    }
+
+    #[test]
+    fn utf8_is_read_as_the_standard_library_reads_it() {
+        // Every sequence of one and two bytes, and of three and four from the edges of each range.
+        let edges = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+            0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ];
+        let mut cases: Vec<Vec<u8>> = (0..=0xFFFFu32)
+            .map(|n| n.to_be_bytes()[2..].to_vec())
+            .collect();
+        cases.extend((0..=0xFFu8).map(|b| vec![b]));
+        for &a in &edges {
+            for &b in &edges {
+                for &c in &edges {
+                    cases.push(vec![a, b, c]);
+                    for &d in &edges {
+                        cases.push(vec![a, b, c, d]);
+                    }
+                }
+            }
+        }
+        for bytes in cases {
+            let want = std::str::from_utf8(&bytes).ok().map(str::to_owned);
+            assert_eq!(decoded(&bytes), want, "{}", bytes.escape_ascii());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+        #[test]
+        fn any_bytes_are_read_as_the_standard_library_reads_them(
+            bytes in proptest::collection::vec(prop_oneof![any::<u8>(), 0x80u8..0xC0, 0xC0u8..], 0..16),
+            text in "\\PC{0,8}",
+        ) {
+            let want = std::str::from_utf8(&bytes).ok().map(str::to_owned);
+            prop_assert_eq!(decoded(&bytes), want);
+            prop_assert_eq!(decoded(text.as_bytes()), Some(text));
         }
     }
 
