@@ -69,30 +69,87 @@ impl Normalize {
     pub(crate) fn apply_into(&self, text: &str, out: &mut String) {
         out.clear();
         if text.is_ascii() {
-            self.ascii_into(text, out);
-        } else if !self.in_one_pass(text, out) {
+            self.apply_ascii_into(text.as_bytes(), out);
+        } else if !self.in_one_pass(text.chars(), out) {
             *out = self.in_steps(text);
         }
     }
 
-    /// The one pass on ASCII text, a word at a time: no accent to strip, each letter lowercases
-    /// to one, and its white space is what `char::is_whitespace` says (U+000B included, unlike
-    /// `u8::is_ascii_whitespace`). Most values of a document are ASCII.
-    fn ascii_into(&self, text: &str, out: &mut String) {
-        if self.collapse_whitespace {
-            let space = |c: char| matches!(c, '\t'..='\r' | ' ');
-            for word in text.split(space).filter(|w| !w.is_empty()) {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(word);
+    /// [`apply_into`](Self::apply_into) as code points: what `score --jsonl` compares texts
+    /// that are not ASCII as, with no string written and decoded again.
+    pub(crate) fn apply_chars_into(&self, text: &str, out: &mut Vec<char>) {
+        out.clear();
+        if !self.in_one_pass(text.chars(), out) {
+            out.clear();
+            out.extend(self.in_steps(text).chars());
+        }
+    }
+
+    /// The one pass of [`apply_chars_into`](Self::apply_chars_into) alone, on the characters of a
+    /// text as they are decoded: false where the text needs the steps, `out` then left partly
+    /// written and `chars` not read to its end.
+    pub(crate) fn apply_one_pass_into(
+        &self,
+        chars: impl Iterator<Item = char>,
+        out: &mut Vec<char>,
+    ) -> bool {
+        out.clear();
+        self.in_one_pass(chars, out)
+    }
+
+    /// [`apply_into`](Self::apply_into) for ASCII text, in one pass over its bytes (cleared
+    /// first): no accent to strip, each letter lowercases to one, and its white space is what
+    /// `char::is_whitespace` says (U+000B included, unlike `u8::is_ascii_whitespace`). Most
+    /// values of a document are ASCII.
+    pub(crate) fn apply_ascii_into(&self, text: &[u8], out: &mut String) {
+        debug_assert!(text.is_ascii());
+        out.clear();
+        out.reserve(text.len());
+        let mut space = false;
+        for &b in text {
+            if self.collapse_whitespace && matches!(b, b'\t'..=b'\r' | b' ') {
+                // A run of white space becomes one space, where a word follows one.
+                space = !out.is_empty();
+                continue;
             }
-        } else {
-            out.push_str(text);
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(char::from(if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            }));
         }
-        if self.lowercase {
-            out.make_ascii_lowercase();
+    }
+
+    /// [`apply_ascii_into`](Self::apply_ascii_into) into bytes.
+    pub(crate) fn apply_ascii_bytes_into(&self, text: &[u8], out: &mut Vec<u8>) {
+        debug_assert!(text.is_ascii());
+        // Written in place: the text never grows.
+        out.clear();
+        out.resize(text.len(), 0);
+        let mut written = 0;
+        let mut space = false;
+        for &b in text {
+            if self.collapse_whitespace && matches!(b, b'\t'..=b'\r' | b' ') {
+                space = written > 0;
+                continue;
+            }
+            if space {
+                out[written] = b' ';
+                written += 1;
+                space = false;
+            }
+            out[written] = if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            };
+            written += 1;
         }
+        out.truncate(written);
     }
 
     /// The three steps at once, character by character, for text where that is the same as one
@@ -102,15 +159,50 @@ impl Normalize {
     /// [`without_accents`]) that composes with none beside it; written into `out` (empty); false
     /// for any other text, `out` then left partly written. A character is white space before the
     /// steps exactly when it is after them.
-    fn in_one_pass(&self, text: &str, out: &mut String) -> bool {
+    fn in_one_pass(&self, text: impl Iterator<Item = char>, out: &mut impl Characters) -> bool {
         let table = self.strip_accents.then(latin_table);
+        let folded = (self.lowercase && self.strip_accents).then(latin_folded_table);
         let mut space = false;
         // The character before, as NFC would see it: two that compose are left to the steps.
         let mut before = ' ';
-        for c in text.chars() {
+        for c in text {
+            // ASCII first, as the steps below treat it: its white space is `\t` to `\r` and the
+            // space, a letter lowercases to one, there is no accent and nothing composes with it.
+            if c.is_ascii() {
+                if self.collapse_whitespace && matches!(c, '\t'..='\r' | ' ') {
+                    space = !out.is_empty();
+                    before = ' ';
+                    continue;
+                }
+                before = if self.lowercase {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                };
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(before);
+                continue;
+            }
             if self.collapse_whitespace && c.is_whitespace() {
                 space = !out.is_empty();
                 before = ' ';
+                continue;
+            }
+            // A Latin letter lowercased and without accents in one lookup, where that is one
+            // character: what the steps below give it.
+            if let Some(base) = folded.and_then(|f| f.get(c as usize).copied().flatten()) {
+                if composes(before, base) {
+                    return false;
+                }
+                before = base;
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(base);
                 continue;
             }
             let lower = if !self.lowercase || c.is_ascii() {
@@ -176,6 +268,32 @@ impl Normalize {
     }
 }
 
+/// Where the one pass writes a text: a string, or its code points.
+trait Characters {
+    fn push(&mut self, c: char);
+    fn is_empty(&self) -> bool;
+}
+
+impl Characters for String {
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+
+    fn is_empty(&self) -> bool {
+        String::is_empty(self)
+    }
+}
+
+impl Characters for Vec<char> {
+    fn push(&mut self, c: char) {
+        Vec::push(self, c);
+    }
+
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
 /// A character Unicode says to draw as nothing (Default_Ignorable_Code_Point, Unicode 16.0):
 /// zero-width spaces and joiners, the soft hyphen, the byte order mark, variation selectors, bidi
 /// controls, tags.
@@ -233,6 +351,27 @@ fn latin_table() -> &'static [Option<char>] {
                 let mut base = std::iter::once(c).nfd().filter(|c| !is_accent(*c));
                 match (base.next(), base.next()) {
                     (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            })
+            .collect()
+    })
+}
+
+/// Each character from U+0080 to U+024F lowercased then without its accents, as the one pass
+/// does it, where the lowercase is one character other than ASCII and below U+0250 (`None`
+/// elsewhere: the one pass looks such a character up step by step).
+fn latin_folded_table() -> &'static [Option<char>] {
+    const END: u32 = 0x250;
+    static TABLE: std::sync::OnceLock<Vec<Option<char>>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let table = latin_table();
+        (0..END)
+            .map(|code| {
+                let c = char::from_u32(code).filter(|c| !c.is_ascii())?;
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(one), None) if !one.is_ascii() => table.get(one as usize).copied()?,
                     _ => None,
                 }
             })
@@ -347,11 +486,25 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
+        fn the_code_points_are_those_of_the_text(
+            text in prop_oneof!["\\PC*", "[a-zA-Zé \t\u{a0}\u{130}\u{3a3}\u{301}\u{1ec5}]*"]
+        ) {
+            for n in every_setting() {
+                let mut chars = vec!['x'];
+                n.apply_chars_into(&text, &mut chars);
+                prop_assert_eq!(chars, n.apply(&text).chars().collect::<Vec<_>>(), "{:?}", n);
+            }
+        }
+
+        #[test]
         fn the_ascii_pass_equals_the_steps_on_any_ascii_text(text in "[\\x00-\\x7F]*") {
             for n in every_setting() {
-                let mut out = String::new();
-                n.ascii_into(&text, &mut out);
+                let mut out = String::from("left over");
+                n.apply_ascii_into(text.as_bytes(), &mut out);
                 prop_assert_eq!(&out, &n.in_steps(&text), "{:?}", n);
+                let mut bytes = b"left over".to_vec();
+                n.apply_ascii_bytes_into(text.as_bytes(), &mut bytes);
+                prop_assert_eq!(&bytes, &n.in_steps(&text).into_bytes(), "{:?}", n);
             }
         }
     }
@@ -359,7 +512,7 @@ mod tests {
     /// The one pass alone: its text, or `None` where it leaves the text to the steps.
     fn one_pass(n: Normalize, text: &str) -> Option<String> {
         let mut out = String::new();
-        n.in_one_pass(text, &mut out).then_some(out)
+        n.in_one_pass(text.chars(), &mut out).then_some(out)
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::run::exit::Exit;
 
 use crate::model::case::Profile;
 use clap::{Parser, Subcommand};
-use score::{PROFILES, TextPairs, calibrate_line, each_line_or, score_pair_in};
+use score::{PROFILES, ScoreError, TextPairs, calibrate_line, each_line_or, score_pair_in};
 
 /// Test document-extraction outputs against YAML gold cases.
 #[derive(Parser)]
@@ -236,7 +236,7 @@ pub fn main() -> ExitCode {
             jsonl,
             profile,
         } => score(gold, pred, jsonl, &profile),
-        Command::Calibrate { jsonl } => lines(&jsonl, |_, _| false, calibrate_line),
+        Command::Calibrate { jsonl } => lines(&jsonl, |_, _, _| None, calibrate_line),
         Command::Cache { action } => tidy_cache(action),
         Command::Lint {
             dir,
@@ -313,7 +313,8 @@ fn score(
                 &serde_json::Value::String(gold),
                 &serde_json::Value::String(pred),
             )
-            .map(|v| format!("{v}\n")),
+            .map(|v| format!("{v}\n"))
+            .map_err(|e| e.to_string()),
         ),
         (_, _, Some(file)) => score_lines(&file, profile_of(profile)),
         _ => usage("give GOLD and PRED, or --jsonl FILE"),
@@ -401,10 +402,10 @@ fn profile_of(name: &str) -> Profile {
 
 /// `f` (after `quick`, see [`each_line_or`]) on every line of `file`, `-` for standard input;
 /// a line `f` refuses is answered with its error's message.
-fn lines<E: std::fmt::Display>(
+fn lines(
     file: &PathBuf,
-    quick: impl FnMut(&str, &mut Vec<u8>) -> bool,
-    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, E>,
+    quick: impl FnMut(&[u8], bool, &mut Vec<u8>) -> Option<usize>,
+    f: impl Fn(&serde_json::Value) -> Result<serde_json::Value, ScoreError>,
 ) -> ExitCode {
     let name = file.display().to_string();
     let input: Box<dyn std::io::BufRead> = if name == "-" {
@@ -415,7 +416,6 @@ fn lines<E: std::fmt::Display>(
             Err(e) => return fail(&format!("cannot read `{name}`: {e}")),
         }
     };
-    let f = |line: &serde_json::Value| f(line).map_err(|e| e.to_string());
     match each_line_or(input, std::io::stdout().lock(), &name, quick, f) {
         Ok(true) => Exit::Success.into(),
         Ok(false) => Exit::Error.into(),
@@ -540,14 +540,18 @@ fn score_lines(file: &PathBuf, profile: Profile) -> ExitCode {
     // The common line, two texts in the default profile, is read and scored without building
     // its JSON tree; any other goes the general way.
     let mut pairs = TextPairs::default();
-    let quick = |line: &str, out: &mut Vec<u8>| profile == Profile::Dream && pairs.score(line, out);
+    let quick = |held: &[u8], whole: bool, out: &mut Vec<u8>| {
+        (profile == Profile::Dream)
+            .then(|| pairs.score(held, whole, out))
+            .flatten()
+    };
     lines(file, quick, |j| {
         // `gt` is the anls-star reference's name for gold.
         let gold = j
             .get("gold")
             .or_else(|| j.get("gt"))
-            .ok_or("the line has no `gold` key")?;
-        let pred = j.get("pred").ok_or("the line has no `pred` key")?;
+            .ok_or(ScoreError::NoGold)?;
+        let pred = j.get("pred").ok_or(ScoreError::NoPred)?;
         score_pair_in(profile, gold, pred)
     })
 }

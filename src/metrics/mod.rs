@@ -16,5 +16,5 @@ mod python_word;
 mod text;
 
 pub use calibration::{Bin, Pooled, brier, calibration_bins, ece};
-pub(crate) use text::score_one;
+pub(crate) use text::Distances;
 pub use text::{FieldScore, anls, exact_match, levenshtein, score_variants};
