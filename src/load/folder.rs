@@ -516,19 +516,7 @@ impl Plan<'_> {
             .map_err(Clone::clone)
             .and_then(|s| load_case_in(path, id, self.rubrics, s))
             .map_err(|e| set_broken_above(&self.broken, path).map_or(e, |set| vec![set]));
-        if let Ok(s) = &suite {
-            self.uses
-                .note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
-        }
-        let files = (path, path, None);
-        push_loaded(
-            &mut self.entries,
-            files,
-            &suite,
-            pipelines,
-            &test_id,
-            loaded,
-        );
+        self.loaded((path, path, None), &suite, pipelines, &test_id, loaded);
     }
 
     /// The tests of a case file its tests load, one per pipeline, sharing one load.
@@ -574,24 +562,29 @@ impl Plan<'_> {
             .as_ref()
             .map_err(Clone::clone)
             .and_then(|s| super::cases::load_listed(listed, self.rubrics, s));
-        if let Ok(s) = &suite {
-            self.uses
-                .note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
-        }
         let file = listed.overlay.as_ref().unwrap_or(&listed.gold);
         let files = (
             file.as_path(),
             listed.case_file.as_path(),
             Some(listed.gold.as_path()),
         );
-        push_loaded(
-            &mut self.entries,
-            files,
-            &suite,
-            pipelines,
-            &test_id,
-            loaded,
-        );
+        self.loaded(files, &suite, pipelines, &test_id, loaded);
+    }
+
+    /// The tests of a case loaded now, its suite's use of it noted.
+    fn loaded(
+        &mut self,
+        files: (&Path, &Path, Option<&Path>),
+        suite: &Result<Arc<Suite>, Vec<LoadError>>,
+        pipelines: Vec<Option<String>>,
+        test_id: &dyn Fn(&Option<String>) -> String,
+        loaded: Result<Vec<Case>, Vec<LoadError>>,
+    ) {
+        if let Ok(s) = suite {
+            self.uses
+                .note(s, loaded.as_ref().ok().and_then(|cases| cases.first()));
+        }
+        push_loaded(&mut self.entries, files, suite, pipelines, test_id, loaded);
     }
 }
 

@@ -830,14 +830,7 @@ impl Session {
         };
         Scored {
             passed,
-            numbers: CaseNumbers {
-                reference: case.reference.clone(),
-                suite: Name::of(&case.suite_folder.display().to_string()),
-                slices: slices_of(&case.tags, &case.attributes),
-                attempts: attempts.map(Box::new),
-                gold_digest: Some(crate::evaluate::digest::case_digest(case).into()),
-                ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, Some(&outcome))
-            },
+            numbers: case_numbers(case, status, Some(&outcome), attempts),
             full: Mutex::new(Some(Box::new(Full {
                 message,
                 repeated,
@@ -1185,14 +1178,7 @@ fn unscored(
     };
     Scored {
         passed: skipped,
-        numbers: CaseNumbers {
-            reference: case.reference.clone(),
-            suite: Name::of(&case.suite_folder.display().to_string()),
-            slices: slices_of(&case.tags, &case.attributes),
-            attempts: attempts.map(Box::new),
-            gold_digest: Some(crate::evaluate::digest::case_digest(case).into()),
-            ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, None)
-        },
+        numbers: case_numbers(case, status, None, attempts),
         full: Mutex::new(Some(Box::new(Full {
             message: Some(match attempts_line {
                 Some(line) => format!("{line}\n{message}"),
@@ -1231,6 +1217,24 @@ fn reached_its_command(attempt: &Result<(Prediction, Outcome), Box<Unscored>>) -
                 e.yaml_path.starts_with("run") && e.yaml_path != super::predict::NOT_KEPT
             }
         },
+    }
+}
+
+/// The numbers a run keeps of a case's test, its gold digest taken here once (the record takes
+/// it from them).
+fn case_numbers(
+    case: &Case,
+    status: Status,
+    outcome: Option<&Outcome>,
+    attempts: Option<Attempts>,
+) -> CaseNumbers {
+    CaseNumbers {
+        reference: case.reference.clone(),
+        suite: Name::of(&case.suite_folder.display().to_string()),
+        slices: slices_of(&case.tags, &case.attributes),
+        attempts: attempts.map(Box::new),
+        gold_digest: Some(crate::evaluate::digest::case_digest(case).into()),
+        ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, outcome)
     }
 }
 
