@@ -356,14 +356,17 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
 /// The digest of a run's gold set: its case tests' and its aggregate tests' (name, digest).
 pub fn gold_digest<'a>(
     cases: &'a [CaseNumbers],
-    aggregates: impl IntoIterator<Item = (&'a str, &'a str)>,
+    aggregates: impl IntoIterator<Item = (&'a str, &'a String)>,
 ) -> Option<String> {
-    crate::evaluate::digest::run_digest(
-        cases
-            .iter()
-            .filter_map(|c| Some((c.id.as_str(), c.gold_digest.as_deref()?)))
-            .chain(aggregates),
-    )
+    let cases = cases.iter().filter_map(|c| {
+        let digest: &dyn std::fmt::Display = c.gold_digest.as_ref()?;
+        Some((c.id.as_str(), digest))
+    });
+    let aggregates = aggregates.into_iter().map(|(name, digest)| {
+        let digest: &dyn std::fmt::Display = digest;
+        (name, digest)
+    });
+    crate::evaluate::digest::run_digest(cases.chain(aggregates))
 }
 
 /// The row name of cases without pipelines nor a known folder in the comparison of pipelines.

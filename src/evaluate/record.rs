@@ -179,7 +179,7 @@ pub struct CaseNumbers {
     /// The calls of its `run:` command (every attempt), when a command made its prediction.
     pub calls: Option<Box<crate::model::prediction::CallTally>>,
     /// The digest of its gold and rules ([`crate::evaluate::digest`]), when the case loaded.
-    pub gold_digest: Option<Box<str>>,
+    pub gold_digest: Option<crate::evaluate::digest::KeptDigest>,
     /// The run history its suite appends to (`history:`), when the case loaded.
     pub history: Option<Name>,
 }
@@ -505,7 +505,10 @@ impl Record {
             slices: slices_of(tags, &self.attributes),
             attempts: self.repeated.as_ref().map(|r| Box::new(r.numbers())),
             calls: self.calls.map(Box::new),
-            gold_digest: self.gold_digest.as_deref().map(Box::from),
+            gold_digest: self
+                .gold_digest
+                .as_deref()
+                .map(crate::evaluate::digest::KeptDigest::of),
             history: self.history.as_deref().map(Name::of),
             ..CaseNumbers::of(
                 &self.id,

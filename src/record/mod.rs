@@ -880,7 +880,10 @@ impl TestRecord {
             slices: crate::evaluate::record::slices_of(&self.tags, &self.attributes),
             attempts: self.repeat.as_ref().map(|r| Box::new(r.numbers())),
             calls: self.calls.map(Box::new),
-            gold_digest: self.gold_digest.as_deref().map(Box::from),
+            gold_digest: self
+                .gold_digest
+                .as_deref()
+                .map(crate::evaluate::digest::KeptDigest::of),
             history: self.history.as_deref().map(Name::of),
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))

@@ -1,10 +1,10 @@
-//! Tests worked on by a few threads ahead of libtest-mimic, which prints them from one thread.
+//! Tests worked on by a few threads ahead of the thread that prints them ([`super::libtest`]).
 //!
-//! libtest-mimic's own threads send each result to its printing thread and wake it: with as many
-//! workers as cores, the printing thread is one thread too many, and each test costs two context
-//! switches, a fifth of the CPU of a run of 10,000 cases. Here libtest-mimic runs on one thread,
-//! which works too: each of its tests takes the result that one of `threads - 1` workers (or the
-//! printing thread itself) computed, in the order it runs them. The printing thread works on the
+//! A pool whose threads send each result to a printing thread and wake it (libtest-mimic's) has,
+//! with as many workers as cores, one thread too many, and each test costs two context
+//! switches, a fifth of the CPU of a run of 10,000 cases. Here the printing thread works too:
+//! each of its tests takes the result that one of `threads - 1` workers (or the printing thread
+//! itself) computed, in the order it prints them. The printing thread works on the
 //! next test when its result is not in, and sleeps only while the others finish theirs; a worker
 //! sleeps only when it is [`WINDOW`] tests ahead (so that no more results wait in memory).
 
@@ -12,7 +12,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed};
+
+use super::libtest;
 
 /// How far ahead of the printing thread the workers may be.
 const WINDOW: usize = 64;
@@ -20,7 +22,7 @@ const WINDOW: usize = 64;
 /// What a test does.
 pub(crate) type Work = Box<dyn FnOnce() -> Result<Completion, Failed> + Send>;
 
-/// A test of the run, before it becomes a libtest-mimic trial.
+/// A test of the run.
 pub(crate) struct Job {
     name: String,
     ignored: bool,
@@ -56,12 +58,13 @@ impl Job {
         self.ignored
     }
 
-    fn trial(name: String, ignored: bool, runner: Work) -> Trial {
-        Trial::ignorable_test(name, runner).with_ignored_flag(ignored)
+    /// Its name, whether it is flagged as ignored, and its work.
+    pub(crate) fn into_parts(self) -> (String, bool, Work) {
+        (self.name, self.ignored, self.work)
     }
 }
 
-/// The results of the tests libtest-mimic will run, by their turn.
+/// The results of the tests that run, by their turn.
 struct Shared {
     /// Each turn's work until a worker takes it.
     works: Vec<Mutex<Option<Work>>>,
@@ -89,29 +92,21 @@ pub(crate) struct Ahead {
     threads: usize,
 }
 
-/// The trials for libtest-mimic, and the workers that compute them ahead when the run has
-/// `threads` threads and more than one test to run (libtest-mimic must then run on one thread).
+/// The tests for the printing thread, and the workers that compute them ahead when the run has
+/// `threads` threads and more than one test to run.
 /// The stack of a thread that works ahead: a main thread's (8 MiB), which a case nested as deep
 /// as goldgate reads needs in a debug build (2 MiB, a spawned thread's default, is not).
 pub(crate) const WORKER_STACK: usize = 8 << 20;
 
-pub(crate) fn plan(
-    args: &Arguments,
-    jobs: Vec<Job>,
-    threads: usize,
-) -> (Vec<Trial>, Option<Ahead>) {
-    // The tests libtest-mimic will run, as it decides: not filtered out, not ignored.
+pub(crate) fn plan(args: &Arguments, jobs: Vec<Job>, threads: usize) -> (Vec<Job>, Option<Ahead>) {
+    // The tests that will run: not filtered out, not ignored.
     let runs = |job: &Job| {
-        let probe = Trial::test(job.name.clone(), || Ok(())).with_ignored_flag(job.ignored);
-        !args.is_filtered_out(&probe) && !args.is_ignored(&probe)
+        !libtest::is_filtered_out(args, &job.name, job.ignored)
+            && !libtest::is_ignored(args, job.ignored)
     };
     let turns = jobs.iter().filter(|j| runs(j)).count();
     if threads <= 1 || turns <= 1 || args.list {
-        let trials = jobs
-            .into_iter()
-            .map(|j| Job::trial(j.name, j.ignored, j.work))
-            .collect();
-        return (trials, None);
+        return (jobs, None);
     }
     let mut works = Vec::with_capacity(turns);
     let mut trials = Vec::with_capacity(jobs.len());
@@ -119,7 +114,7 @@ pub(crate) fn plan(
     for job in jobs {
         if !runs(&job) {
             // Never run (a misjudged one would run here, on the printing thread).
-            trials.push(Job::trial(job.name, job.ignored, job.work));
+            trials.push(job);
             continue;
         }
         let turn = works.len();
@@ -129,7 +124,10 @@ pub(crate) fn plan(
             Some(shared) => shared.take(turn),
             None => Err(Failed::from("the run's workers were not started")),
         });
-        trials.push(Job::trial(job.name, job.ignored, runner));
+        trials.push(Job {
+            work: runner,
+            ..job
+        });
     }
     let shared = Arc::new(Shared {
         works,
@@ -149,7 +147,7 @@ pub(crate) fn plan(
 }
 
 impl Ahead {
-    /// Runs `print` (libtest-mimic on one thread) with the workers beside it.
+    /// Runs `print` (the printing thread's loop) with the workers beside it.
     pub(crate) fn run_beside<R>(self, print: impl FnOnce() -> R) -> R {
         std::thread::scope(|scope| {
             for _ in 1..self.threads {
@@ -165,7 +163,7 @@ impl Ahead {
                 }
             }
             let out = print();
-            // Whatever libtest-mimic did not take, the workers leave.
+            // Whatever the printing thread did not take, the workers leave.
             let mut state = self.shared.lock();
             state.stop = true;
             drop(state);
@@ -219,17 +217,8 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         let result = match work {
-            Some(work) => catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|payload| {
-                // As libtest-mimic says it of a test that panics on its own thread.
-                let message = payload
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| payload.downcast_ref::<&str>().copied());
-                Err(Failed::from(match message {
-                    Some(m) => format!("test panicked: {m}"),
-                    None => "test panicked".to_owned(),
-                }))
-            }),
+            Some(work) => catch_unwind(AssertUnwindSafe(work))
+                .unwrap_or_else(|payload| Err(Failed::from(libtest::panic_message(&*payload)))),
             None => Err(Failed::from("this test's work was taken twice")),
         };
         let mut state = self.lock();
@@ -380,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_or_one_test_leaves_libtest_mimic_as_it_is() {
+    fn one_thread_or_one_test_has_no_workers() {
         let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..5).map(|_| AtomicUsize::new(0)).collect());
         assert!(plan(&Arguments::default(), jobs(5, &runs), 1).1.is_none());
         let exact = Arguments {

@@ -9,13 +9,14 @@ use std::process::ExitCode;
 use super::exit::Exit;
 use std::sync::Arc;
 
-use libtest_mimic::{Arguments, ColorSetting, FormatSetting, Trial};
+use libtest_mimic::{Arguments, ColorSetting, FormatSetting};
 
 use super::ahead::{self, Job};
 use super::baseline_file;
 use super::env::{Env, Update};
 use super::errors::{ArgumentsError, EndError, StartError};
 use super::journal::Journal;
+use super::libtest::{self, Conclusion};
 use super::outputs::{OutputError, Outputs, Records, write_outputs};
 use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
@@ -197,6 +198,14 @@ impl Harness {
         };
         let conclusion = run_trials(args, trials, threads);
         session.end_progress();
+        let conclusion = match conclusion {
+            Ok(conclusion) => conclusion,
+            // The run's files are not written either: a run no one could read is not the run.
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Exit::Error.into();
+            }
+        };
         if args.list {
             // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
             // the run's id: the run's files learn its skipped cases here.
@@ -445,29 +454,20 @@ fn matches_a_test(args: &Arguments, trials: &[Job]) -> bool {
     };
     trials
         .iter()
-        .any(|t| !filter.is_filtered_out(&Trial::test(t.name(), || Ok(()))))
+        .any(|t| !libtest::is_filtered_out(&filter, t.name(), false))
 }
 
-/// Runs the trials with libtest-mimic: on one thread, the tests worked on ahead of it on
-/// `threads`, when the plan says so.
-fn run_trials(args: &Arguments, trials: Vec<Job>, threads: usize) -> libtest_mimic::Conclusion {
+/// Runs the tests, printed as libtest prints them from this thread, the tests worked on ahead
+/// of it on `threads`, when the plan says so.
+fn run_trials(
+    args: &Arguments,
+    trials: Vec<Job>,
+    threads: usize,
+) -> Result<Conclusion, libtest::PrintError> {
     match ahead::plan(args, trials, threads) {
-        // One test at most, or one thread: on this thread, whose stack is the main thread's
-        // (libtest-mimic's own threads would have a spawned thread's smaller one).
-        (trials, None) => {
-            let one = Arguments {
-                test_threads: Some(1),
-                ..args.clone()
-            };
-            libtest_mimic::run(&one, trials)
-        }
-        (trials, Some(workers)) => {
-            let one = Arguments {
-                test_threads: Some(1),
-                ..args.clone()
-            };
-            workers.run_beside(|| libtest_mimic::run(&one, trials))
-        }
+        // One test at most, or one thread: on this thread, whose stack is the main thread's.
+        (trials, None) => libtest::run(args, trials),
+        (trials, Some(workers)) => workers.run_beside(|| libtest::run(args, trials)),
     }
 }
 
@@ -493,7 +493,7 @@ fn end_of_run(
         &kept.numbers,
         kept.aggregates
             .iter()
-            .map(|a| (a.id.as_str(), a.gold_digest.as_str())),
+            .map(|a| (a.id.as_str(), &a.gold_digest)),
     );
     summary.unmatched_filter = unmatched.map(str::to_owned);
     let pipelines = pipeline_rows(&kept.numbers);
@@ -687,7 +687,7 @@ fn begin_process(
     };
     let runs = |t: &&Job| {
         (!t.is_ignored() || args.ignored || args.include_ignored)
-            && !args.is_filtered_out(&Trial::test(t.name(), || Ok(())))
+            && !libtest::is_filtered_out(args, t.name(), false)
     };
     let names: Vec<&str> = trials.iter().filter(runs).map(Job::name).collect();
     journal.begin_process(&names).map(Some)
@@ -844,7 +844,7 @@ fn trials(
     let (flag, run_skipped) = (args.ignored, args.ignored || args.include_ignored);
     // The commands this process will run, for the progress bar: those of the case tests that
     // pass the filters, and of the cases of the aggregates that do.
-    let runs = |name: &str| !args.is_filtered_out(&Trial::test(name, || Ok(())));
+    let runs = |name: &str| !libtest::is_filtered_out(args, name, false);
     let live = |e: &Planned| {
         e.runs_a_command
             && match &e.load {
@@ -1017,25 +1017,20 @@ pub(crate) fn end_quietly_when_the_reader_leaves() {
     fail_cleanly_when_output_fails();
 }
 
-/// `goldgate test > /dev/full`: a standard output that cannot be written (a full disk) ends the
-/// run with one line on standard error and exit code 1, instead of a panic and its backtrace in
-/// the test printer, which unwraps its writes. Any other panic is reported as before.
+/// `goldgate lint > /dev/full`: a standard output that cannot be written (a full disk) ends the
+/// command with one line on standard error and exit code 1, instead of the panic of std's
+/// `print!` and its backtrace. Any other panic is reported as before. (The test printer returns
+/// its errors: [`super::libtest::PrintError`].)
 fn fail_cleanly_when_output_fails() {
     let before = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        // A panic in the test printer, or std's own `print!` panic: if standard output cannot
-        // be written now, that is why, and the error is asked of the output itself (nothing is
-        // read back out of the panic's text).
-        let payload = info.payload();
-        let std_print = payload
+        // If standard output cannot be written now, that is why, and the error is asked of the
+        // output itself (nothing is read back out of the panic's text).
+        let std_print = info
+            .payload()
             .downcast_ref::<String>()
             .is_some_and(|m| m.starts_with("failed printing to stdout"));
-        let in_printer = info
-            .location()
-            .is_some_and(|l| l.file().contains("libtest-mimic"));
-        if (std_print || in_printer)
-            && let Err(e) = stdout_writes()
-        {
+        if std_print && let Err(e) = stdout_writes() {
             eprintln!(
                 "error: goldgate cannot write to its standard output: {}",
                 crate::base::fs::io_reason(&e)
@@ -1048,7 +1043,6 @@ fn fail_cleanly_when_output_fails() {
 
 /// Whether standard output takes a byte now (a full disk or a closed pipe says why not).
 fn stdout_writes() -> std::io::Result<()> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(b"\n")?;
     out.flush()

@@ -114,7 +114,7 @@ fn records_of(
     let gold_digest = crate::evaluate::digest::run_digest(
         tests
             .iter()
-            .filter_map(|t| Some((t.id.as_str(), t.gold_digest.as_deref()?))),
+            .filter_map(|t| Some((t.id.as_str(), t.gold_digest.as_ref()?))),
     );
     pipeline_rows(tests)
         .iter()

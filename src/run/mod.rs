@@ -13,6 +13,7 @@ pub mod help;
 pub(crate) mod history;
 pub(crate) mod journal;
 pub(crate) mod judge;
+mod libtest;
 pub(crate) mod outputs;
 mod predict;
 pub(crate) mod scores;

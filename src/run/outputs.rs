@@ -259,7 +259,7 @@ impl Records {
             &self.numbers,
             self.aggregates
                 .values()
-                .filter_map(|a| Some((a.id.as_str(), a.gold_digest.as_deref()?))),
+                .filter_map(|a| Some((a.id.as_str(), a.gold_digest.as_ref()?))),
         );
         let failed = summary.failed > 0 || self.aggregates.values().any(|a| !a.passed);
         if failed {

@@ -218,7 +218,7 @@ fn located(problem: &Problem, errors: &[String], file: &str) -> Vec<Located> {
 /// The record of a case's test before it runs (a skipped case's, as it stays).
 pub(crate) fn case_record(case: &Case) -> Record {
     Record {
-        gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        gold_digest: Some(crate::evaluate::digest::case_digest(case).to_string()),
         ..unhashed_record(case)
     }
 }
@@ -261,7 +261,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     }
     let mut record = unhashed_record(case);
     let scored = session.score(case);
-    record.gold_digest = scored.numbers.gold_digest.as_deref().map(str::to_owned);
+    record.gold_digest = scored.numbers.gold_digest.as_ref().map(ToString::to_string);
     let full = scored.take().unwrap_or_default();
     record.status = scored.numbers.status;
     if record.status == Status::Ignored {
