@@ -188,13 +188,11 @@ fn latency_and_cost(results: &[&CaseNumbers], all: &mut Aggregated) {
 /// The gate's aggregates (PerceptionRubrics): a case that could not be scored has a closed
 /// gate and a score of 0, as it fails; rubric items count only where they were judged.
 fn gate(results: &[&CaseNumbers], all: &mut Aggregated) {
-    let tallies: Vec<_> = results
-        .iter()
-        .map(|r| r.rubrics.unwrap_or_default())
-        .collect();
+    // Each case's tally read as it is summed, never all copied at once.
+    let tallies = || results.iter().map(|r| r.rubrics.unwrap_or_default());
     let share = |held: usize, of: usize| (of > 0).then(|| held as f64 / of as f64);
     let sum = |get: fn(&crate::evaluate::record::RubricTally) -> usize| {
-        tallies.iter().map(get).sum::<usize>()
+        tallies().map(|t| get(&t)).sum::<usize>()
     };
     // Over cases none of which has a rubric the gate measured nothing: a bound on it would
     // hold whatever the predictions say, so the metric is absent and the bound fails.
@@ -203,11 +201,10 @@ fn gate(results: &[&CaseNumbers], all: &mut Aggregated) {
         .filter_map(|r| r.rubrics)
         .filter(|t| t.must_right + t.easy_wrong > 0)
         .count();
-    let cases = if with_rubrics > 0 { tallies.len() } else { 0 };
+    let cases = if with_rubrics > 0 { results.len() } else { 0 };
     all.with_rubrics = with_rubrics;
-    all.gate_pass_rate = share(tallies.iter().filter(|t| t.gate_open).count(), cases);
-    all.mean_score =
-        (cases > 0).then(|| tallies.iter().map(|t| t.score).sum::<f64>() / cases as f64);
+    all.gate_pass_rate = share(tallies().filter(|t| t.gate_open).count(), cases);
+    all.mean_score = (cases > 0).then(|| tallies().map(|t| t.score).sum::<f64>() / cases as f64);
     all.must_right_accuracy = share(sum(|t| t.must_right_held), sum(|t| t.must_right));
     all.easy_wrong_accuracy = share(sum(|t| t.easy_wrong_held), sum(|t| t.easy_wrong));
 }
@@ -392,19 +389,48 @@ pub fn is_pipeline_row(name: &str) -> bool {
 /// The comparison of pipelines: every case test of each pipeline, aggregated, by name; then
 /// the cases without pipelines, by the folder of their suite.
 pub fn pipeline_rows(records: &[CaseNumbers]) -> Vec<(String, Aggregated)> {
-    let mut names: Vec<std::borrow::Cow<str>> = records.iter().map(row_of).collect();
+    rows_of(records.iter())
+}
+
+/// [`pipeline_rows`] of some of a run's case tests.
+fn rows_of<'a>(
+    records: impl Iterator<Item = &'a CaseNumbers> + Clone,
+) -> Vec<(String, Aggregated)> {
+    // The rows' names, each once: not one name per case (a folder's is a string of its own).
+    let mut seen = std::collections::HashSet::new();
+    let mut names: Vec<std::borrow::Cow<str>> = Vec::new();
+    for r in records.clone() {
+        let key = match &r.pipeline {
+            Some(p) => (Some(p.as_str()), None),
+            None => (None, Some(r.suite)),
+        };
+        if seen.insert(key) {
+            names.push(row_of(r));
+        }
+    }
     names.sort_unstable_by(|a, b| (!is_pipeline_row(a), a).cmp(&(!is_pipeline_row(b), b)));
+    // (Two folders, `x` and `x/`, are one row.)
     names.dedup();
     names
         .into_iter()
         .map(|name| {
             let rows = records
-                .iter()
-                .filter(|r| row_of(r) == name && r.status != Status::Ignored);
+                .clone()
+                .filter(|r| in_row(r, &name) && r.status != Status::Ignored);
             let aggregated = aggregate(rows);
             (name.into_owned(), aggregated)
         })
         .collect()
+}
+
+/// Whether a case test is counted in the row `name` ([`row_of`] without making the name).
+fn in_row(r: &CaseNumbers, name: &str) -> bool {
+    match (&r.pipeline, r.suite.as_str()) {
+        (Some(p), _) => p == name,
+        (None, "") => name == NO_PIPELINE,
+        (None, folder) if folder.ends_with('/') => folder == name,
+        (None, folder) => name.strip_suffix('/') == Some(folder),
+    }
 }
 
 /// One slice of the run for one row of the comparison of pipelines: the case tests tagged
@@ -432,12 +458,8 @@ pub fn slice_rows(records: &[CaseNumbers]) -> Vec<SliceRow> {
     slices.dedup();
     let mut out = Vec::new();
     for (tag, value) in slices {
-        let of_slice: Vec<CaseNumbers> = records
-            .iter()
-            .filter(|r| in_slice(r, tag, value))
-            .cloned()
-            .collect();
-        for (pipeline, metrics) in pipeline_rows(&of_slice) {
+        let of_slice = records.iter().filter(|r| in_slice(r, tag, value));
+        for (pipeline, metrics) in rows_of(of_slice) {
             out.push(SliceRow {
                 tag: tag.to_owned(),
                 value: value.to_owned(),
