@@ -11,6 +11,7 @@ pub mod image;
 pub mod inert;
 pub mod json;
 pub mod location;
+pub(crate) mod lock;
 pub mod name;
 pub mod normalize;
 pub mod pdf;

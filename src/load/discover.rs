@@ -1,8 +1,16 @@
 //! Finding case files: walkdir, sorted, symlinks followed with loops reported, never a crash.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use glob::Pattern;
+
+use super::cases::{Listed, gold_set, matching};
+use super::suite::Suites;
+use crate::base::fs::{read_text, relative_to, slashed};
+use crate::base::location::{LoadError, Mark};
+use crate::spec::{CasesSpec, SuiteFile};
 
 use crate::base::fs::{is_project, project_root};
 
@@ -125,7 +133,7 @@ pub fn discover(root: &Path) -> Result<Vec<Found>, NoCases> {
             Err(err) => found.push(unreadable(&err, root)),
         }
     }
-    super::cases::list_gold_sets(root, &suite_files, &mut found);
+    list_gold_sets(root, &suite_files, &mut found);
     merge_same_names(&mut found);
     if found.iter().all(|f| matches!(f, Found::Note(_))) {
         return Err(NoCases(format!(
@@ -384,6 +392,171 @@ fn shown_as_named(cases: &Path, up: usize, real: &Path) -> PathBuf {
         .ok()
         .is_some_and(|n| std::fs::canonicalize(&real).is_ok_and(|r| r == n));
     if same { named } else { real }
+}
+
+/// Adds to `found` the cases of every gold set among `suite_files` (found under `root`): one
+/// per gold file, each taking over the case YAML file of its name; a failing test per pipeline
+/// output with no gold, and per gold set whose pattern matches nothing; and the notes of their
+/// metadata tables.
+pub(crate) fn list_gold_sets(root: &Path, suite_files: &[PathBuf], found: &mut Vec<Found>) {
+    let mut suites = Suites::new(root);
+    for file in suite_files {
+        let Ok(text) = read_text(file) else { continue };
+        if !text.lines().any(|l| l.starts_with("cases:")) {
+            continue;
+        }
+        let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        let (cases, golds) = match gold_files_of(file, &text, &folder) {
+            Ok(Some(set)) => set,
+            Ok(None) => continue,
+            Err(e) => {
+                // The suite's test fails with it; so does each case below that does not load,
+                // instead of with its own errors, which may follow from it (an overlay then has
+                // no gold).
+                found.push(Found::Unreadable {
+                    id: relative_to(file, root)
+                        .map_or_else(|| file.display().to_string(), |r| slashed(&r)),
+                    reason: e.to_string(),
+                });
+                found.push(Found::BrokenSet {
+                    folder,
+                    error: Box::new(e),
+                });
+                continue;
+            }
+        };
+        let template = &cases.gold;
+        let names: Vec<&str> = golds.iter().map(|(n, _)| n.as_str()).collect();
+        let rel_folder = relative_to(&folder, root)
+            .map(|r| slashed(&r))
+            .unwrap_or_default();
+        let id_of = |name: &str| {
+            if rel_folder.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{rel_folder}/{name}")
+            }
+        };
+        let (set, notes) = gold_set(file, &folder, &cases, &names, &id_of);
+        let set = Arc::new(set);
+        found.extend(notes.into_iter().map(Found::Note));
+        let gold_paths: HashSet<&Path> = golds.iter().map(|(_, p)| p.as_path()).collect();
+        let mut yaml_cases: HashMap<String, PathBuf> = HashMap::new();
+        found.retain(|f| match f {
+            Found::Case { path, .. } if gold_paths.contains(path.as_path()) => false,
+            Found::Case { id, path } if names.iter().any(|n| id_of(n) == *id) => {
+                yaml_cases.insert(id.clone(), path.clone());
+                false
+            }
+            _ => true,
+        });
+        let mut case_files: HashSet<PathBuf> = HashSet::new();
+        for (name, gold) in &golds {
+            let id = id_of(name);
+            let case_file = folder.join(format!("{name}.yaml"));
+            case_files.insert(case_file.clone());
+            found.push(Found::Listed(Box::new(Listed {
+                overlay: yaml_cases.remove(&id),
+                id,
+                name: name.clone(),
+                gold: gold.clone(),
+                case_file,
+                set: Arc::clone(&set),
+            })));
+        }
+        found.extend(outputs_without_gold(
+            &mut suites,
+            &folder,
+            &case_files,
+            &id_of,
+            &template.value,
+        ));
+    }
+}
+
+/// A gold set's settings and the gold files its pattern matches (`{case}`, path).
+type GoldFiles = Option<(CasesSpec, Vec<(String, PathBuf)>)>;
+
+/// The gold set a suite file declares, `None` when it declares no `cases:`; or the mistake that
+/// leaves the set without cases (a suite that does not read, a pattern that matches nothing).
+fn gold_files_of(file: &Path, text: &str, folder: &Path) -> Result<GoldFiles, LoadError> {
+    let spec = super::parse::<SuiteFile>(file, text)?;
+    let Some(cases) = spec.cases else {
+        return Ok(None);
+    };
+    let template = &cases.value.gold;
+    if template.value.matches("{case}").count() != 1 {
+        return Err(LoadError::at(
+            file,
+            Mark::of(&template.referenced),
+            "cases.gold",
+            format!(
+                "`{}` must hold `{{case}}` once: the part of each file's path that names its case",
+                template.value
+            ),
+        )
+        .hint(
+            "write the path of the gold files with `{case}` for the name, `labels/{case}.json`",
+        ));
+    }
+    let golds = matching(folder, &template.value);
+    if golds.is_empty() {
+        return Err(LoadError::at(
+            file,
+            Mark::of(&template.referenced),
+            "cases.gold",
+            format!(
+                "`{}` matches no file in `{}`",
+                template.value,
+                folder.display()
+            ),
+        )
+        .hint("check the path, relative to the suite's folder"));
+    }
+    Ok(Some((cases.value, golds)))
+}
+
+/// A failing test per pipeline output of the set's folder that no gold file matches.
+fn outputs_without_gold(
+    suites: &mut Suites,
+    folder: &Path,
+    case_files: &HashSet<PathBuf>,
+    id_of: &dyn Fn(&str) -> String,
+    gold_template: &str,
+) -> Vec<Found> {
+    let Ok(suite) = suites.for_case(&folder.join("{case}.yaml")) else {
+        return Vec::new();
+    };
+    let Some(pipelines) = &suite.pipelines else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (pipeline, template) in &pipelines.list {
+        let Some(template) = template.as_ref().filter(|t| !t.contains("{document}")) else {
+            continue;
+        };
+        let template = template.replace("{pipeline}", pipeline);
+        for (name, path) in matching(&pipelines.dir, &template) {
+            let case_file = pipelines.dir.join(format!("{name}.yaml"));
+            if case_files.contains(&case_file) {
+                continue;
+            }
+            let case = relative_to(&case_file, folder)
+                .map_or_else(|| name.clone(), |r| slashed(&r.with_extension("")));
+            out.push(Found::NoGold {
+                id: id_of(&case),
+                pipeline: pipeline.clone(),
+                reason: format!(
+                    "`{}` is an output of the pipeline `{pipeline}` with no gold: no file `{}`",
+                    path.display(),
+                    folder
+                        .join(gold_template.replace("{case}", &case))
+                        .display()
+                ),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -14,55 +14,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use libtest_mimic::{Arguments, Completion, Failed};
 
-use super::libtest;
+use super::libtest::{self, Job, Work};
 
 /// How far ahead of the printing thread the workers may be.
 const WINDOW: usize = 64;
-
-/// What a test does.
-pub(crate) type Work = Box<dyn FnOnce() -> Result<Completion, Failed> + Send>;
-
-/// A test of the run.
-pub(crate) struct Job {
-    name: String,
-    ignored: bool,
-    work: Work,
-}
-
-impl Job {
-    /// A test named `name` that does `work`.
-    pub(crate) fn new(
-        name: impl Into<String>,
-        work: impl FnOnce() -> Result<Completion, Failed> + Send + 'static,
-    ) -> Job {
-        Job {
-            name: name.into(),
-            ignored: false,
-            work: Box::new(work),
-        }
-    }
-
-    /// Flags the test as ignored (libtest runs it only with `--ignored` or `--include-ignored`).
-    pub(crate) fn with_ignored_flag(mut self, ignored: bool) -> Job {
-        self.ignored = ignored;
-        self
-    }
-
-    /// The test's name.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Whether the test is flagged as ignored.
-    pub(crate) fn is_ignored(&self) -> bool {
-        self.ignored
-    }
-
-    /// Its name, whether it is flagged as ignored, and its work.
-    pub(crate) fn into_parts(self) -> (String, bool, Work) {
-        (self.name, self.ignored, self.work)
-    }
-}
 
 /// The results of the tests that run, by their turn.
 struct Shared {
@@ -101,8 +56,8 @@ pub(crate) const WORKER_STACK: usize = 8 << 20;
 pub(crate) fn plan(args: &Arguments, jobs: Vec<Job>, threads: usize) -> (Vec<Job>, Option<Ahead>) {
     // The tests that will run: not filtered out, not ignored.
     let runs = |job: &Job| {
-        !libtest::is_filtered_out(args, &job.name, job.ignored)
-            && !libtest::is_ignored(args, job.ignored)
+        !libtest::is_filtered_out(args, job.name(), job.is_ignored())
+            && !libtest::is_ignored(args, job.is_ignored())
     };
     let turns = jobs.iter().filter(|j| runs(j)).count();
     if threads <= 1 || turns <= 1 || args.list {
@@ -111,23 +66,20 @@ pub(crate) fn plan(args: &Arguments, jobs: Vec<Job>, threads: usize) -> (Vec<Job
     let mut works = Vec::with_capacity(turns);
     let mut trials = Vec::with_capacity(jobs.len());
     let shared_at = Arc::new(std::sync::OnceLock::<Arc<Shared>>::new());
-    for job in jobs {
+    for mut job in jobs {
         if !runs(&job) {
             // Never run (a misjudged one would run here, on the printing thread).
             trials.push(job);
             continue;
         }
         let turn = works.len();
-        works.push(Mutex::new(Some(job.work)));
         let shared_at = Arc::clone(&shared_at);
         let runner: Work = Box::new(move || match shared_at.get() {
             Some(shared) => shared.take(turn),
             None => Err(Failed::from("the run's workers were not started")),
         });
-        trials.push(Job {
-            work: runner,
-            ..job
-        });
+        works.push(Mutex::new(Some(job.replace_work(runner))));
+        trials.push(job);
     }
     let shared = Arc::new(Shared {
         works,

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::fs::{lock_for, read_text_if_present, write_atomically};
+use crate::base::fs::{read_text_if_present, write_atomically};
 use crate::base::location::LoadError;
+use crate::base::lock::lock_for;
 use crate::evaluate::baseline::{
     Baseline, BaselineError, Entry, EntryName, field_of, out_of_range, parse, to_text,
 };

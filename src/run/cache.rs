@@ -291,8 +291,8 @@ impl Folder {
     }
 
     /// Holds the lock of `key` until dropped: one call per key, whatever the processes.
-    pub(crate) fn lock(&self, key: &CallKey) -> std::io::Result<crate::base::fs::Held> {
-        crate::base::fs::lock_file(&self.dir.join(".locks").join(&key.digest))
+    pub(crate) fn lock(&self, key: &CallKey) -> std::io::Result<crate::base::lock::Held> {
+        crate::base::lock::lock_file(&self.dir.join(".locks").join(&key.digest))
     }
 
     /// The output kept for `key`, if a whole entry of this layout is there; its time is set to

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, ColorSetting, FormatSetting};
 
-use super::ahead::{self, Job};
+use super::ahead;
 use super::baseline_file;
 use super::env::{Env, Update};
 use super::errors::{ArgumentsError, EndError, StartError};
 use super::journal::Journal;
-use super::libtest::{self, Conclusion};
+use super::libtest::{self, Conclusion, Job};
 use super::outputs::{OutputError, Outputs, Records, write_outputs};
 use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::outputs::{Outputs, Records};
 use super::predict::run_dir;
-use crate::base::fs::lock_file;
+use crate::base::lock::lock_file;
 use crate::base::state::{Project, create_private, open_private};
 
 /// A journal being written whole, put in place when the run ends ([`Journal::begin`]).
@@ -183,7 +183,7 @@ impl Journal {
     }
 
     /// Holds the journal's lock, for a writer that replaces it whole.
-    pub(crate) fn hold(&self) -> std::io::Result<crate::base::fs::Held> {
+    pub(crate) fn hold(&self) -> std::io::Result<crate::base::lock::Held> {
         crate::base::state::sub_dir(&self.dir)?;
         lock_file(&self.lock())
     }

@@ -113,7 +113,7 @@ fn to_text(verdicts: &Verdicts) -> String {
 /// other one, as one atomic rewrite under the file's lock.
 #[cfg(test)]
 pub(crate) fn merge(path: &Path, new: &[Recorded]) -> Result<(), JudgeError> {
-    let _held = crate::base::fs::lock_for(path).map_err(|source| JudgeError::NotLocked {
+    let _held = crate::base::lock::lock_for(path).map_err(|source| JudgeError::NotLocked {
         path: path.to_path_buf(),
         source,
     })?;

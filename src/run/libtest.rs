@@ -16,15 +16,63 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Color, Style};
-use libtest_mimic::{Arguments, ColorSetting, Completion, FormatSetting};
-
-use super::ahead::Job;
+use libtest_mimic::{Arguments, ColorSetting, Completion, Failed, FormatSetting};
 
 /// The most bytes of failure messages kept in memory before they go to a temporary file.
 const KEPT_IN_MEMORY: usize = 1 << 20;
 
 /// How often buffered lines reach a standard output that is not a terminal.
 const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+/// What a test does.
+pub(crate) type Work = Box<dyn FnOnce() -> Result<Completion, Failed> + Send>;
+
+/// A test of the run.
+pub(crate) struct Job {
+    name: String,
+    ignored: bool,
+    work: Work,
+}
+
+impl Job {
+    /// A test named `name` that does `work`.
+    pub(crate) fn new(
+        name: impl Into<String>,
+        work: impl FnOnce() -> Result<Completion, Failed> + Send + 'static,
+    ) -> Job {
+        Job {
+            name: name.into(),
+            ignored: false,
+            work: Box::new(work),
+        }
+    }
+
+    /// Flags the test as ignored (libtest runs it only with `--ignored` or `--include-ignored`).
+    pub(crate) fn with_ignored_flag(mut self, ignored: bool) -> Job {
+        self.ignored = ignored;
+        self
+    }
+
+    /// The test's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the test is flagged as ignored.
+    pub(crate) fn is_ignored(&self) -> bool {
+        self.ignored
+    }
+
+    /// Makes the test do `work` instead of what it did, which it gives back.
+    pub(crate) fn replace_work(&mut self, work: Work) -> Work {
+        std::mem::replace(&mut self.work, work)
+    }
+
+    /// Its name, whether it is flagged as ignored, and its work.
+    pub(crate) fn into_parts(self) -> (String, bool, Work) {
+        (self.name, self.ignored, self.work)
+    }
+}
 
 /// What a run of tests came to, as libtest counts it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -195,7 +243,7 @@ fn print_run(
 }
 
 /// Runs one test's work, a panic failing it as libtest-mimic says it.
-fn run_one(work: super::ahead::Work) -> Outcome {
+fn run_one(work: Work) -> Outcome {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(Ok(Completion::Completed)) => Outcome::Passed,
         Ok(Ok(Completion::Ignored { reason })) => Outcome::IgnoredWith(reason),

@@ -91,7 +91,7 @@ pub(crate) struct Keep {
     folder: cache::Folder,
     key: cache::CallKey,
     run: Option<String>,
-    _held: std::io::Result<crate::base::fs::Held>,
+    _held: std::io::Result<crate::base::lock::Held>,
 }
 
 impl Keep {
@@ -321,7 +321,7 @@ impl Commands {
         }
         let key = hash_hex(&parts);
         let entry = shared.join(format!("{key}.json"));
-        let held = crate::base::fs::lock_file(&shared.join(format!("{key}.lock")));
+        let held = crate::base::lock::lock_file(&shared.join(format!("{key}.lock")));
         if let Some(kept) = read_kept(&entry) {
             return kept.map_err(Uncalled::Failed);
         }

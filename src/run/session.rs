@@ -14,7 +14,7 @@ use super::journal::Journal;
 use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
 use super::predict::{Commands, predict};
-use crate::base::fs::lock_for;
+use crate::base::lock::lock_for;
 use crate::base::name::Name;
 use crate::base::shell::shell_quote;
 use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Completion, Failed};
 
-use super::ahead::Job;
+use super::libtest::Job;
 
 use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;

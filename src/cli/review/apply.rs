@@ -379,10 +379,11 @@ impl Session {
         // Another review may edit this file at once: whether it changed since the run is asked
         // under its lock, and the lock is held until the rename, so that neither edit is lost
         // (the second finds the file changed, and is refused).
-        let _lock = crate::base::fs::lock_in_place(file).map_err(|source| Refused::NotLocked {
-            file: file.clone(),
-            source,
-        })?;
+        let _lock =
+            crate::base::lock::lock_in_place(file).map_err(|source| Refused::NotLocked {
+                file: file.clone(),
+                source,
+            })?;
         let text = crate::base::fs::read_text(file).map_err(Refused::NotRead)?;
         if self.changed_since_the_run(file, &text) {
             return Err(Refused::FileChanged { file: file.clone() });
