@@ -2,7 +2,8 @@
 
 use crate::evaluate::outcome::{FieldGrounding, FieldRow};
 use crate::metrics::grounding::{BoundingBox, iou};
-use crate::model::case::{BoxUnits, Grounding, POINT_SLACK, Place};
+use crate::model::case::{BoxUnits, Grounding, POINT_SLACK};
+use crate::model::place::Place;
 
 /// A field's grounding, when gold gives its place: the page agrees or not, the boxes' IoU
 /// (0 on another page, or with no predicted box), and whether both hold (`grounded`).

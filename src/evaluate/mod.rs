@@ -3,6 +3,7 @@
 //! Pure: knows nothing of terminals, files or processes.
 
 pub mod aggregate;
+pub mod aggregate_result;
 pub mod analysis;
 pub mod baseline;
 pub mod checks;
@@ -482,7 +483,7 @@ fn items_matched(gold: &Value, compared: &Value, case: &Case) -> Vec<MatchedItem
 
 /// Why a case metric a threshold bounds could not be measured.
 fn why_absent(metric: Metric, case: &Case, prediction: &Prediction) -> Absent {
-    let gold_places = |has: fn(&crate::model::case::Place) -> bool| {
+    let gold_places = |has: fn(&crate::model::place::Place) -> bool| {
         case.gold
             .iter()
             .flatten()

@@ -1,8 +1,7 @@
 //! The records of a run's tests: what reports, tables and baselines are made from.
 
-use super::aggregate::Aggregated;
 use super::baseline::Change;
-use super::outcome::{Metrics, Outcome, ThresholdVerdict};
+use super::outcome::{Metrics, Outcome};
 use crate::base::name::Name;
 use crate::model::prediction::Usage;
 use crate::model::rubric::RubricKind;
@@ -518,30 +517,6 @@ impl Record {
             )
         }
     }
-}
-
-/// An aggregate test's result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AggregateRecord {
-    /// The test name (`invoices::aggregate::guided`).
-    pub id: String,
-    /// The pipeline.
-    pub pipeline: Option<String>,
-    /// The aggregate metrics.
-    pub metrics: Aggregated,
-    /// The verdict of each aggregate threshold.
-    pub thresholds: Vec<ThresholdVerdict>,
-    /// The verdict of each slice's bounds.
-    pub slices: Vec<super::aggregate::SliceVerdict>,
-    /// The failure message, plain, when it failed.
-    pub message: Option<String>,
-    /// The suite file that declares it.
-    pub file: String,
-    /// The verdict of the suite's `regression_gate`, when it has one and the run does not
-    /// bless its baseline.
-    pub gate: Option<super::gate::GateVerdict>,
-    /// The digest of its bounds and gate ([`crate::evaluate::digest::aggregate_digest`]).
-    pub gold_digest: String,
 }
 
 #[cfg(test)]

@@ -33,12 +33,13 @@ use crate::base::normalize::Normalize;
 use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{
-    BoxUnits, Case, Document, FieldRule, GoldField, Grounding, Place, PredictionSource, Profile,
-    Scoring, WrittenIn,
+    BoxUnits, Case, Document, FieldRule, GoldField, Grounding, PredictionSource, Profile, Scoring,
+    WrittenIn,
 };
 use crate::model::metric::{
     DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
 };
+use crate::model::place::Place;
 use crate::model::rubric::RubricKind;
 use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
 use rubrics::Sets;

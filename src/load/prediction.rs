@@ -1096,7 +1096,7 @@ fn located_boxes(mut p: Prediction, prefix: &[String], locate: &Locate) -> Predi
 fn predicted_place(
     m: &[(String, Json)],
     at: &impl Fn() -> Vec<String>,
-) -> Result<Option<crate::model::case::Place>, EnvelopeError> {
+) -> Result<Option<crate::model::place::Place>, EnvelopeError> {
     let get = |key: &str| m.iter().find(|(k, _)| k == key).map(|(_, v)| v);
     let scalar = |v: &Json| match v {
         Json::Number(n) => Some(n.to_string()),
@@ -1137,7 +1137,7 @@ fn predicted_place(
             ));
         }
     };
-    Ok((page.is_some() || bbox.is_some()).then_some(crate::model::case::Place { page, bbox }))
+    Ok((page.is_some() || bbox.is_some()).then_some(crate::model::place::Place { page, bbox }))
 }
 
 /// A value object's `confidence`, in [0, 1]; `at` is the path of its field.

@@ -214,17 +214,7 @@ pub struct GoldField {
     /// leaves they reach are compared inside ANLS*.
     pub path_rules: Vec<(crate::base::field_path::FieldPath, Comparison)>,
     /// Where the value is on the document, when gold says (`{value: FA-1, page: 1, bbox: […]}`).
-    pub place: Option<Place>,
-}
-
-/// Where a value sits on the document: its page (from 1) and its box `[x0, y0, x1, y1]`, in
-/// the case's [`BoxUnits`]. Either may be left out.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Place {
-    /// The page, from 1.
-    pub page: Option<u32>,
-    /// The box, `[x0, y0, x1, y1]`.
-    pub bbox: Option<[f64; 4]>,
+    pub place: Option<super::place::Place>,
 }
 
 /// How a case's boxes are written (`bbox_units`).

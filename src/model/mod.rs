@@ -3,6 +3,7 @@
 
 pub mod case;
 pub mod metric;
+pub mod place;
 pub mod prediction;
 pub mod rubric;
 pub mod suite;

@@ -51,7 +51,7 @@ pub struct PredictedField {
     /// key (then the mapping is what is compared).
     pub whole: Option<crate::base::json::Json>,
     /// Where the value object says the value is (`page`, `bbox`), read and checked.
-    pub place: Option<crate::model::case::Place>,
+    pub place: Option<crate::model::place::Place>,
     /// Where its `bbox` is written: an error there whose message is [`BOX_MESSAGE`], to be
     /// replaced by what is wrong with the box, which only its case can tell (a box beyond the
     /// page its units allow).

@@ -286,7 +286,9 @@ pub(crate) fn threshold(t: &ThresholdVerdict) -> ThresholdRecord {
 }
 
 /// The record of an aggregate test.
-pub(crate) fn aggregate_record(a: &evaluated::AggregateRecord) -> AggregateRecord {
+pub(crate) fn aggregate_record(
+    a: &crate::evaluate::aggregate_result::AggregateRecord,
+) -> AggregateRecord {
     AggregateRecord {
         id: a.id.clone(),
         pipeline: a.pipeline.clone(),

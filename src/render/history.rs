@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::record::history::{BadLine, Headline, Trend, TrendRun};
 
-use super::html::escape;
+use super::markup::escape;
 
 /// The blocks of a sparkline, lowest first.
 const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];

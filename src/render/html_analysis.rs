@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::html::{escape, table_html};
+use super::markup::{escape, table_html};
 use super::num;
 use super::table::{Column, Table};
 use crate::evaluate::aggregate::Aggregated;

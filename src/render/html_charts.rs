@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::html::escape;
+use super::markup::escape;
 use super::num;
 use super::svg::{Scale, axis, interval};
 use crate::evaluate::aggregate::{Aggregated, percentile};

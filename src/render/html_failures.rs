@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use super::html::escape;
 use super::html_analysis::DocumentImage;
+use super::markup::escape;
 use super::num;
 use crate::record::{AggregateRecord, TestRecord};
 
@@ -304,7 +304,7 @@ fn attempts_table(out: &mut String, case: &TestRecord) {
         ],
         rows,
     );
-    super::html::table_html(out, &table, "attempts");
+    super::markup::table_html(out, &table, "attempts");
 }
 
 /// Each field's diff, coloured from the record's diff data: characters as `<del>` and `<ins>`,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::html::{escape, table_html};
+use super::markup::{escape, table_html};
 use super::svg::{heat_floor, legend, step_of};
 use crate::evaluate::aggregate::SliceRow;
 use crate::model::metric::Metric;

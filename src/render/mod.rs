@@ -18,6 +18,7 @@ mod html_failures;
 mod html_slices;
 mod junit;
 mod markdown;
+mod markup;
 mod message;
 pub mod prediction;
 mod repeat;

@@ -10,10 +10,10 @@
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::outputs::{Outputs, Records};
-use super::predict::run_dir;
+use super::outputs::{Outputs, Records, Unended};
+use crate::base::fs::hash_hex;
 use crate::base::lock::lock_file;
-use crate::base::state::{Project, create_private, open_private};
+use crate::base::state::{self, Project, create_private, open_private};
 
 /// A journal being written whole, put in place when the run ends ([`Journal::begin`]).
 #[derive(Debug)]
@@ -57,13 +57,31 @@ impl Begun {
     }
 }
 
-/// The processes of a run that began and never ended (killed before their end).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Unended {
-    /// How many.
-    pub(crate) processes: usize,
-    /// The keys (scope and name) of the tests they were to run.
-    pub(crate) tests: std::collections::BTreeSet<String>,
+/// The folder of the run `run_id` of `project` in the state folder (made 0700), where its
+/// journal and its commands' outputs are kept; the project's other runs older than a day are
+/// removed first.
+pub(crate) fn run_dir(project: &state::Project, run_id: &str) -> std::io::Result<PathBuf> {
+    let runs = project.dir().join("runs");
+    state::sub_dir(&runs)?;
+    let own = hash_hex(&[run_id.as_bytes()]);
+    static PRUNED: std::sync::Once = std::sync::Once::new();
+    PRUNED.call_once(|| forget_old_runs(&runs, &own));
+    let dir = runs.join(own);
+    state::sub_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Removes the folders of other runs older than a day; a run in progress keeps its own.
+fn forget_old_runs(runs: &Path, current: &str) {
+    let Ok(list) = std::fs::read_dir(runs) else {
+        return;
+    };
+    for entry in list.flatten() {
+        let old = entry.metadata().is_ok_and(|m| state::is_old(&m));
+        if old && entry.file_name().to_string_lossy() != current {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The journal of one run.
@@ -507,5 +525,33 @@ mod tests {
             let torn = usize::from(cut > 0 && ends.iter().all(|&e| e != cut && e - 1 != cut));
             assert_eq!(records.torn, torn, "cut at {cut}");
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod forgetting {
+    use super::*;
+
+    #[test]
+    fn runs_older_than_a_day_are_forgotten_but_the_current_one() {
+        let runs = tempfile::tempdir().unwrap();
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 24 * 3600);
+        for name in ["old", "current", "recent"] {
+            let dir = runs.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            if name != "recent" {
+                std::fs::File::open(&dir)
+                    .unwrap()
+                    .set_modified(past)
+                    .unwrap();
+            }
+        }
+        forget_old_runs(runs.path(), "current");
+        let mut left: Vec<String> = std::fs::read_dir(runs.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["current", "recent"]);
     }
 }

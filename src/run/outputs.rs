@@ -127,6 +127,15 @@ fn parts(text: &str) -> Option<(Kind, &str, String, &str)> {
     Some((kind, scope, id, json))
 }
 
+/// The processes of a run that began and never ended (killed before their end).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Unended {
+    /// How many.
+    pub(crate) processes: usize,
+    /// The keys (scope and name) of the tests they were to run.
+    pub(crate) tests: std::collections::BTreeSet<String>,
+}
+
 /// Every record of a run, whoever wrote them: the cases as lines of a file (by test name, the
 /// last line of a name winning), their numbers, the aggregates.
 pub(crate) struct Records {
@@ -141,7 +150,7 @@ pub(crate) struct Records {
     /// The tests the run's runner listed, by key (scope and name).
     listed: std::collections::BTreeSet<String>,
     /// The processes of the run that never ended, and the tests they were to run.
-    unended: super::journal::Unended,
+    unended: Unended,
 }
 
 /// A line a killed process left unfinished: its JSON ends early (or was cut mid-token). A whole
@@ -239,7 +248,7 @@ impl Records {
     }
 
     /// With the processes of the run that never ended.
-    pub(crate) fn with_unended(mut self, unended: super::journal::Unended) -> Records {
+    pub(crate) fn with_unended(mut self, unended: Unended) -> Records {
         self.unended = unended;
         self
     }

@@ -357,33 +357,6 @@ fn read_kept(entry: &Path) -> Option<Result<Ran, CallError>> {
     }))
 }
 
-/// The folder of the run `run_id` of `project` in the state folder (made 0700), where its
-/// journal and its commands' outputs are kept; the project's other runs older than a day are
-/// removed first.
-pub(crate) fn run_dir(project: &state::Project, run_id: &str) -> std::io::Result<PathBuf> {
-    let runs = project.dir().join("runs");
-    state::sub_dir(&runs)?;
-    let own = hash_hex(&[run_id.as_bytes()]);
-    static PRUNED: std::sync::Once = std::sync::Once::new();
-    PRUNED.call_once(|| forget_old_runs(&runs, &own));
-    let dir = runs.join(own);
-    state::sub_dir(&dir)?;
-    Ok(dir)
-}
-
-/// Removes the folders of other runs older than a day; a run in progress keeps its own.
-fn forget_old_runs(runs: &Path, current: &str) {
-    let Ok(list) = std::fs::read_dir(runs) else {
-        return;
-    };
-    for entry in list.flatten() {
-        let old = entry.metadata().is_ok_and(|m| state::is_old(&m));
-        if old && entry.file_name().to_string_lossy() != current {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
 /// Reads or produces a case's prediction; `attempt` (from 0) is the attempt of a case its suite
 /// runs `repeat` times.
 pub(crate) fn predict(
@@ -537,32 +510,4 @@ fn not_kept(
         "run it once where the pipeline can be called (`GOLDGATE_CACHE=use goldgate test`, or `cargo goldgate test`) and commit `{}`",
         folder.display()
     ))
-}
-
-#[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_older_than_a_day_are_forgotten_but_the_current_one() {
-        let runs = tempfile::tempdir().unwrap();
-        let past = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
-        for name in ["old", "current", "recent"] {
-            let dir = runs.path().join(name);
-            std::fs::create_dir(&dir).unwrap();
-            if name != "recent" {
-                std::fs::File::open(&dir)
-                    .unwrap()
-                    .set_modified(past)
-                    .unwrap();
-            }
-        }
-        forget_old_runs(runs.path(), "current");
-        let mut left: Vec<String> = std::fs::read_dir(runs.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["current", "recent"]);
-    }
 }

@@ -17,11 +17,12 @@ use super::predict::{Commands, predict};
 use crate::base::lock::lock_for;
 use crate::base::name::Name;
 use crate::base::shell::shell_quote;
+use crate::evaluate::aggregate_result::AggregateRecord;
 use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
 use crate::evaluate::judge::{JudgeFailed, JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
-    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
+    CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status, slices_of,
 };
 use crate::evaluate::repeat::{Attempt, Attempts, Repeated};
 use crate::evaluate::{evaluate, evaluate_judged};

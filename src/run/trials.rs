@@ -12,11 +12,10 @@ use super::libtest::Job;
 use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
+use crate::evaluate::aggregate_result::AggregateRecord;
 use crate::evaluate::baseline::EntryName;
 use crate::evaluate::gate::{self, GateVerdict};
-use crate::evaluate::record::{
-    AggregateRecord, CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status,
-};
+use crate::evaluate::record::{CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status};
 use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
 use crate::model::metric::Direction;
