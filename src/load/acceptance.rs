@@ -4,12 +4,12 @@
 use serde_saphyr::Spanned;
 
 use crate::base::location::{LoadError, Mark, closest};
-use crate::load::Here;
+use crate::load::in_file::InFile;
 use crate::metrics::acceptance::{Accept, Pooling, ShareOf};
 use crate::spec::AcceptanceSpec;
 
 /// The pooling a suite's `acceptance:` asks for.
-pub(crate) fn pooling(here: &Here, spec: &Spanned<AcceptanceSpec>) -> Result<Pooling, LoadError> {
+pub(crate) fn pooling(here: &InFile, spec: &Spanned<AcceptanceSpec>) -> Result<Pooling, LoadError> {
     let written = &spec.value;
     if written.thresholds.is_empty() {
         return Err(here
@@ -62,7 +62,7 @@ pub(crate) fn pooling(here: &Here, spec: &Spanned<AcceptanceSpec>) -> Result<Poo
 
 /// One of a key's names, or an error naming the closest and the others.
 fn named<T: Copy>(
-    here: &Here,
+    here: &InFile,
     written: &Spanned<String>,
     key: &str,
     names: &[(&str, T)],

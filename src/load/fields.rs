@@ -2,7 +2,7 @@
 
 use serde_saphyr::Spanned;
 
-use super::Here;
+use super::in_file::InFile;
 use crate::base::field_path::FieldPath;
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
@@ -11,7 +11,7 @@ use crate::base::value::Value;
 use crate::model::case::{Comparison, Correctness, FieldRule, GoldField};
 use crate::spec::{Compare, Correct, FieldRuleSpec, Node};
 
-impl Here<'_> {
+impl InFile<'_> {
     /// Applies `fields:` rules to the gold fields, checking that they fit.
     pub(super) fn rules(
         &self,

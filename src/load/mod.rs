@@ -7,16 +7,20 @@ pub mod discover;
 mod fields;
 mod folder;
 mod gold_file;
+pub(crate) mod in_file;
 mod kieval_csv;
 mod merge;
 mod metadata;
+mod per_pipeline;
 mod place;
 pub mod prediction;
 mod prediction_format;
 mod rubrics;
 mod shortlist;
 pub mod suite;
+mod template;
 mod usage;
+pub(crate) mod vacuous;
 
 pub use folder::{Entry, Load, Planned, Problem, When, is_a_prediction, load_folder, plan_folder};
 
@@ -25,24 +29,20 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
-use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::fs::read_text;
+use crate::base::location::LoadError;
 use crate::base::location::Mark;
-use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
-use crate::base::value::Value;
 use crate::load::suite::Suite;
 use crate::model::case::{
-    BoxUnits, Case, Document, FieldRule, GoldField, Grounding, PredictionSource, Profile, Scoring,
-    WrittenIn,
+    BoxUnits, Case, Document, GoldField, Grounding, PredictionSource, Profile, Scoring, WrittenIn,
 };
-use crate::model::metric::{
-    DEFAULT_ECE_BINS, DEFAULT_PENALTY, Direction, Metric, Range, Threshold,
-};
-use crate::model::place::Place;
-use crate::model::rubric::RubricKind;
-use crate::spec::{CaseFile, Node, NodeKind, ThresholdsSpec, parse_yaml};
+use crate::model::metric::{DEFAULT_ECE_BINS, DEFAULT_PENALTY, Metric, Threshold};
+use crate::spec::{CaseFile, Node, ThresholdsSpec, parse_yaml};
+use in_file::{InFile, grounded_value};
+use per_pipeline::{Sources, per_pipeline};
 use rubrics::Sets;
+use vacuous::{could_only_pass, judge_declared};
 
 /// Reads and checks one case file under its suites: one [`Case`] per pipeline (named
 /// `id::pipeline`), or one when the suites declare none.
@@ -92,7 +92,7 @@ fn load_spec(
     judge_declared(&case).map_err(|e| vec![e])?;
     let document = case_in.document();
     let sources = Sources {
-        here: &Here { file },
+        in_file: &InFile { file },
         named: given.case_file.as_deref().unwrap_or(file),
         spec: &spec,
         prediction: prediction.as_ref(),
@@ -136,7 +136,7 @@ fn read_through_formats(
             // A format with nothing to read through it would be a setting that does nothing.
             PredictionSource::Inline(..) | PredictionSource::Text(_) => {
                 if let Some(f) = &spec.prediction_format {
-                    return Err(Here { file }
+                    return Err(InFile { file }
                         .err(
                             Mark::of(&f.fields.referenced),
                             "prediction_format",
@@ -303,7 +303,7 @@ pub(crate) fn with_every_bound(e: LoadError) -> Vec<LoadError> {
         .ok()
         .and_then(|spec| {
             let agg = spec.aggregate.as_ref()?;
-            let here = Here { file: &e.file };
+            let here = InFile { file: &e.file };
             here.every_bound("aggregate", |key| agg.value.bound(key), None)
                 .err()
         });
@@ -322,39 +322,6 @@ struct CaseIn<'a> {
     spec: &'a CaseFile,
     suite: &'a Suite,
     origin: HashMap<&'static str, PathBuf>,
-}
-
-/// Where a mapping's key is written, from its value's mark: the key before the value on its
-/// line (a node keeps no mark of its key), else the value's own.
-fn key_mark(file: &Path, value: Mark, key: &str) -> Mark {
-    let column = std::fs::read_to_string(file).ok().and_then(|text| {
-        let line = text
-            .lines()
-            .nth(usize::try_from(value.line).ok()?.checked_sub(1)?)?;
-        let before: String = line
-            .chars()
-            .take(usize::try_from(value.column).ok()?.saturating_sub(1))
-            .collect();
-        let at = before.rfind(key)?;
-        Some(before[..at].chars().count() as u64 + 1)
-    });
-    column.map_or(value, |column| Mark {
-        line: value.line,
-        column,
-    })
-}
-
-/// A gold value that says where it is on the document: a mapping whose keys are `value` and
-/// only `page` and/or `bbox` (any other key makes it a tree, compared whole). Its value node,
-/// page and box.
-fn grounded_value(node: &Node) -> Option<(&Node, Option<&Node>, Option<&Node>)> {
-    let entries = node.as_map()?;
-    let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-    let only_place = entries
-        .iter()
-        .all(|(k, _)| matches!(k.as_str(), "value" | "page" | "bbox"));
-    let (value, page, bbox) = (get("value")?, get("page"), get("bbox"));
-    (only_place && (page.is_some() || bbox.is_some())).then_some((value, page, bbox))
 }
 
 /// A check's value, or `otherwise` with its mistake kept: past parsing, every mistake is
@@ -412,8 +379,8 @@ impl<'a> CaseIn<'a> {
 
 impl CaseIn<'_> {
     /// Checks for a key, located in the file it is written in: the case's, or a suite's.
-    fn at(&self, key: &str) -> Here<'_> {
-        Here {
+    fn at(&self, key: &str) -> InFile<'_> {
+        InFile {
             file: self.origin.get(key).map_or(self.file, PathBuf::as_path),
         }
     }
@@ -630,7 +597,7 @@ impl CaseIn<'_> {
             let one = std::collections::BTreeMap::from([(name.clone(), rule.clone())]);
             keep(
                 errors,
-                Here { file: from }
+                InFile { file: from }
                     .rules(&one, gold.as_mut(), spec.gold.as_ref())
                     .map_err(|e| as_applied_to(self.file, e)),
                 (),
@@ -753,7 +720,7 @@ impl CaseIn<'_> {
                     .map(|(_, _, v)| v)
             };
             // Every bound out of range is said, each where it is written.
-            match (Here { file: level.file }).every_bound("thresholds", bound, Some(critical)) {
+            match (InFile { file: level.file }).every_bound("thresholds", bound, Some(critical)) {
                 Ok(thresholds) => out.extend(thresholds),
                 Err(all) => errors.extend(all.into_iter().map(|e| {
                     if level.suite {
@@ -847,153 +814,6 @@ impl CaseIn<'_> {
     }
 }
 
-/// Why a case that loaded cleanly could only ever pass, if it could: it checks nothing, every
-/// check holds on any prediction, or only Easy-Wrong rubrics can lower a score nothing bounds.
-/// `gold` is the case's gold fields, which rubrics compare with.
-fn could_only_pass(
-    file: &Path,
-    suite: &Suite,
-    (rubrics, gold): (&[crate::model::rubric::Rubric], &[GoldField]),
-    thresholds: &[Threshold],
-    scoring: Scoring,
-) -> Option<LoadError> {
-    let gold: Vec<&str> = gold.iter().map(|g| g.name.as_str()).collect();
-    let cannot_fail =
-        |r: &crate::model::rubric::Rubric| rubrics::holds_on_anything(&r.probe, &gold);
-    if rubrics.is_empty() && thresholds.is_empty() {
-        return Some(LoadError::at(file, Mark { line: 1, column: 1 }, "", "this case checks nothing: it has no rubric and no threshold, so it could only ever pass")
-            .hint("add `rubrics:` or `thresholds:`, for example `thresholds: { min_exact_match: 1.0 }`"));
-    }
-    if rubrics.iter().all(&cannot_fail)
-        && thresholds
-            .iter()
-            .all(|t| bound_cannot_fail(t, rubrics.is_empty()))
-    {
-        // Located at its first check, the one to change.
-        let (at_file, mark) =
-            first_check(rubrics, thresholds).unwrap_or((file, Mark { line: 1, column: 1 }));
-        return Some(LoadError::at(at_file, mark, "", "every check of this case holds whatever the prediction says, so it could only ever pass")
-            .hint("bound a metric that can fail (`min_exact_match: 1.0`), or give a rubric a check that can fail"));
-    }
-    if suite.baseline.is_none()
-        && suite.aggregates.is_empty()
-        && only_easy_wrong_lowers_a_score_nothing_bounds(rubrics, &cannot_fail, thresholds, scoring)
-    {
-        let r = rubrics
-            .iter()
-            .find(|r| r.kind == RubricKind::EasyWrong && !cannot_fail(r))
-            .unwrap_or(&rubrics[0]);
-        return Some(LoadError::at(&r.file, Mark { line: r.line, column: r.column }, "", "no check of this case can fail it: its Easy-Wrong rubrics only lower the score, and no `min_score` (nor a baseline or an aggregate) holds the score they can lower it to, so it could only ever pass")
-            .hint("add `thresholds: { min_score: 0.9 }` above what the failed rubrics leave, or make a rubric `must_right`"));
-    }
-    None
-}
-
-/// Where a case's first check is written: its first rubric, else its first threshold.
-fn first_check<'a>(
-    rubrics: &'a [crate::model::rubric::Rubric],
-    thresholds: &'a [Threshold],
-) -> Option<(&'a Path, Mark)> {
-    rubrics
-        .first()
-        .map(|r| {
-            (
-                r.file.as_path(),
-                Mark {
-                    line: r.line,
-                    column: r.column,
-                },
-            )
-        })
-        .or_else(|| {
-            thresholds.first().map(|t| {
-                (
-                    t.file.as_path(),
-                    Mark {
-                        line: t.line,
-                        column: t.column,
-                    },
-                )
-            })
-        })
-}
-
-/// A `judge:` check with no judge to ask could never be checked: said now, where it is written.
-fn judge_declared(case: &Case) -> Result<(), LoadError> {
-    if case.judge.is_none()
-        && let Some(r) = case.rubrics.iter().find(|r| asks_a_judge(&r.probe.check))
-    {
-        return Err(LoadError::at(
-            &r.file,
-            Mark {
-                line: r.line,
-                column: r.column,
-            },
-            "rubrics",
-            format!(
-                "{} `{}` asks a judge, but no suite above the case declares one",
-                r.kind.key(),
-                r.label
-            ),
-        )
-        .hint("declare it in the suite: `judge: {command: [python3, judge.py], verdicts: verdicts.json}`"));
-    }
-    Ok(())
-}
-
-/// Whether a check (or one nested in it) is a `judge:` check.
-fn asks_a_judge(check: &crate::model::rubric::Check) -> bool {
-    use crate::model::rubric::Check;
-    match check {
-        Check::Judge(_) => true,
-        Check::All(probes) | Check::Any(probes) => probes.iter().any(|p| asks_a_judge(&p.check)),
-        Check::Not(probe) => asks_a_judge(&probe.check),
-        _ => false,
-    }
-}
-
-/// Whether the only checks that can fail are Easy-Wrong rubrics whose failures no threshold
-/// notices: every Must-Right rubric holds on any text, every threshold but `min_score` cannot
-/// fail, and `min_score` (if any) is at most the lowest score the Easy-Wrong rubrics can leave.
-fn only_easy_wrong_lowers_a_score_nothing_bounds(
-    rubrics: &[crate::model::rubric::Rubric],
-    cannot_fail: &dyn Fn(&crate::model::rubric::Rubric) -> bool,
-    thresholds: &[Threshold],
-    scoring: Scoring,
-) -> bool {
-    let failable: Vec<_> = rubrics.iter().filter(|r| !cannot_fail(r)).collect();
-    if failable.is_empty() || failable.iter().any(|r| r.kind == RubricKind::MustRight) {
-        return false;
-    }
-    let lowest = match scoring {
-        Scoring::Fraction => 0.0,
-        Scoring::Penalty => (1.0 - failable.iter().map(|r| r.penalty).sum::<f64>()).max(0.0),
-    };
-    thresholds.iter().all(|t| {
-        if t.metric == Metric::Score {
-            t.limit <= lowest
-        } else {
-            bound_cannot_fail(t, false)
-        }
-    })
-}
-
-/// A bound no value can break: `min_score` without a rubric (the score is then 1), or a bound
-/// that holds at the worst value its metric can take, 0 for a `min_` and 1 for a `max_` on a
-/// metric in [0, 1]. The bound's own comparison decides, slack of 1e-9 included, so that
-/// `min_exact_match: 1e-10` cannot fail any more than `min_exact_match: 0` can.
-fn bound_cannot_fail(t: &Threshold, no_rubric: bool) -> bool {
-    let about = t.metric.about();
-    let worst = match (about.direction, about.range) {
-        // Every metric bounded from below is 0 or more.
-        (Direction::Higher, _) => Some(0.0),
-        (Direction::Lower, Range::Unit) => Some(1.0),
-        // Latency, cost and counts have no worst value.
-        (Direction::Lower, _) => None,
-    };
-    (t.metric == Metric::Score && no_rubric) || worst.is_some_and(|w| t.holds(w))
-}
-
 /// The `fields` rules of a case's suites by field, a deeper suite's over an outer one's, each with
 /// the suite file it is written in.
 fn suite_rules(
@@ -1056,7 +876,7 @@ fn inherit_defaults(spec: &mut CaseFile, suite: &Suite) -> (HashMap<&'static str
 fn fields_of_a_text(
     spec: &CaseFile,
     rubrics: &[crate::model::rubric::Rubric],
-    gold_at: &Here,
+    gold_at: &InFile,
 ) -> Vec<LoadError> {
     let mut errors = Vec::new();
     if let Some(g) = &spec.gold {
@@ -1084,824 +904,11 @@ fn fields_of_a_text(
     errors
 }
 
-/// What decides where each pipeline's prediction comes from.
-struct Sources<'a> {
-    here: &'a Here<'a>,
-    /// The path `{case}` is the name of: the case file, or where a gold set's case file would be.
-    named: &'a Path,
-    spec: &'a CaseFile,
-    /// The prediction the case (or a suite's `defaults`) gives, if any.
-    prediction: Option<&'a PredictionSource>,
-    /// Whether the case file itself gives it: it then wins over the suite's.
-    own_prediction: bool,
-    document: Option<&'a Document>,
-}
-
-/// One case per pipeline (or one without pipelines), each with its prediction: the case's own,
-/// else the suite's `run` command, else the pipeline's recorded file.
-fn per_pipeline(case: Case, suite: &Suite, sources: &Sources) -> Result<Vec<Case>, LoadError> {
-    let pipelines: Vec<(Option<String>, Option<String>)> = match &suite.pipelines {
-        Some(p) => p
-            .list
-            .iter()
-            .map(|(n, t)| (Some(n.clone()), t.clone()))
-            .collect(),
-        None => vec![(None, None)],
-    };
-    // Under pipelines, a case's own prediction would be scored alike by each of them, and their
-    // outputs never read: a comparison that compares nothing.
-    if let (true, Some(p)) = (sources.own_prediction, &suite.pipelines) {
-        return Err(own_prediction_under_pipelines(sources, p));
-    }
-    let mut out = Vec::with_capacity(pipelines.len());
-    // The last pipeline (the only one, without pipelines) takes the case itself: a clone per
-    // case is memory and time a gold set of thousands pays for nothing.
-    let count = pipelines.len();
-    let mut base = Some(case);
-    for (i, (pipeline, template)) in pipelines.into_iter().enumerate() {
-        let next = if i + 1 < count {
-            base.clone()
-        } else {
-            base.take()
-        };
-        let Some(mut case) = next else { break };
-        if let Some(name) = &pipeline {
-            case.id = format!("{}::{name}", case.id);
-            case.reference = suite.pipelines.as_ref().map(|p| p.reference.clone());
-        }
-        case.prediction = pipeline_prediction(
-            &case,
-            suite,
-            sources,
-            i,
-            pipeline.as_deref(),
-            template.as_deref(),
-        )?;
-        case.pipeline = pipeline;
-        out.push(case);
-    }
-    Ok(out)
-}
-
-/// The mistake of a case that gives its own prediction under a suite's pipelines.
-fn own_prediction_under_pipelines(
-    sources: &Sources,
-    p: &crate::model::suite::Pipelines,
-) -> LoadError {
-    let mark = match (&sources.spec.prediction, &sources.spec.prediction_text) {
-        (Some(node), _) => node.mark,
-        (None, Some(text)) => Mark::of(&text.referenced),
-        (None, None) => Mark { line: 1, column: 1 },
-    };
-    let names: Vec<String> = p.list.iter().map(|(n, _)| format!("`{n}`")).collect();
-    sources
-        .here
-        .err(
-            mark,
-            "prediction",
-            format!(
-                "this case gives its own prediction, but `{}` declares pipelines ({}): each would score this one, and none its own",
-                p.at.0.display(),
-                names.join(", ")
-            ),
-        )
-        .hint("remove `prediction:` to score each pipeline's output, or move the case to a folder without pipelines")
-}
-
-/// The prediction of the case for its `i`th pipeline (`template` the path of its recorded
-/// outputs), filled in for the case.
-fn pipeline_prediction(
-    case: &Case,
-    suite: &Suite,
-    sources: &Sources,
-    i: usize,
-    pipeline: Option<&str>,
-    template: Option<&str>,
-) -> Result<PredictionSource, LoadError> {
-    let fill = |at: &(PathBuf, Mark), text: &str, dir: &Path, argument: Option<(usize, bool)>| {
-        expand(
-            (sources.here, at),
-            text,
-            sources.named,
-            dir,
-            pipeline,
-            sources.document,
-            argument,
-        )
-    };
-    Ok(
-        match (sources.prediction, &suite.run, template, &suite.pipelines) {
-            (Some(own), _, _, _)
-                if sources.own_prediction || suite.run.is_none() && template.is_none() =>
-            {
-                own.clone()
-            }
-            (_, Some(run), _, _) => PredictionSource::Run {
-                command: {
-                    let code = crate::base::shell::code_arguments(&run.command);
-                    run.command
-                        .iter()
-                        .zip(code)
-                        .enumerate()
-                        .map(|(i, (a, code))| fill(&run.at, a, &run.dir, Some((i, code))))
-                        .collect::<Result<_, _>>()?
-                },
-                dir: run.dir.clone(),
-                timeout: run.timeout,
-                repeat: run.repeat,
-                expect_fields: case.gold.is_some()
-                    || case.rubrics.iter().any(|r| r.field().is_some()),
-                document: sources.document.cloned(),
-                at: run.at.clone(),
-                format: None,
-                pipeline: pipeline.map(str::to_owned),
-                cache: std::sync::Arc::clone(&run.cache),
-                policy: run.policy,
-            },
-            (_, None, Some(template), Some(p)) => {
-                // This pipeline's own line, for errors in its path.
-                let at = (p.at.0.clone(), p.marks.get(i).copied().unwrap_or(p.at.1));
-                PredictionSource::File {
-                    path: p.dir.join(fill(&at, template, &p.dir, None)?),
-                    at: at.1,
-                    written_in: WrittenIn::Pipeline(at.0),
-                    format: None,
-                }
-            }
-            (Some(own), _, _, _) => own.clone(),
-            _ => sources.here.prediction(sources.spec, WrittenIn::Case)?,
-        },
-    )
-}
-
-/// Every `{name}` (letters and `_`) in a text, braces included.
-fn placeholders(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices('{').filter_map(|(i, _)| {
-        let rest = &text[i + 1..];
-        let end = rest.find(|c: char| !(c.is_ascii_alphabetic() || c == '_'))?;
-        (end > 0 && rest[end..].starts_with('}')).then(|| &text[i..i + end + 2])
-    })
-}
-
-/// Fills `{case}`, `{pipeline}` and `{document}` in a suite's path or command argument
-/// (`argument`, its index in `run.command` and whether a shell or interpreter there reads it as
-/// code, see [`crate::base::shell::code_arguments`]).
-///
-/// A command's argument takes a value only if no shell or interpreter reads a character of it
-/// specially: the suite's side (`suite::placeholder_may_stand`) keeps a placeholder out of
-/// scripts, but cannot know that the program itself takes its argument as code (`[sh, -c,
-/// "{case}"]`, `[awk, "{case}"]`, `[sed, -n, "{case}", f]`), so the value is checked too. One
-/// holding anything but letters, digits and `_ - . /` (a document's path may hold spaces too),
-/// or beginning the argument with `-` (an option), is refused for this case alone, at its file.
-/// A document's space is refused in a script alone (`[sh, -c, "{document}"]` would run a file
-/// named `touch PWNED` as a command), at the suite, whose command is what to change.
-/// A value of letters alone still reaches a program that takes that argument as code
-/// (`[node, -p, "{case}"]`): a placeholder belongs in a file argument, never in the code one. A path of recorded outputs is only read, and takes any value.
-fn expand(
-    (here, (suite_file, suite_mark)): (&Here, &(PathBuf, Mark)),
-    text: &str,
-    case_file: &Path,
-    suite_dir: &Path,
-    pipeline: Option<&str>,
-    document: Option<&Document>,
-    argument: Option<(usize, bool)>,
-) -> Result<String, LoadError> {
-    // A placeholder goldgate does not know would reach the command as literal text.
-    if let Some(unknown) =
-        placeholders(text).find(|p| !matches!(*p, "{case}" | "{pipeline}" | "{document}"))
-    {
-        return Err(Here { file: suite_file }
-            .err(
-                *suite_mark,
-                "",
-                format!("`{text}` has the unknown placeholder `{unknown}`"),
-            )
-            .hint("the placeholders are {case}, {pipeline} and {document}"));
-    }
-    if text.contains("{pipeline}") && pipeline.is_none() {
-        return Err(Here { file: suite_file }
-            .err(
-                *suite_mark,
-                "",
-                format!("`{text}` uses {{pipeline}}, but no suite declares `pipelines`"),
-            )
-            .hint("declare `pipelines:`, or remove {pipeline}"));
-    }
-    let mut values: Vec<(&str, String)> = Vec::new();
-    if text.contains("{case}") {
-        values.push(("{case}", crate::base::fs::case_name(case_file, suite_dir)));
-    }
-    if text.contains("{pipeline}") {
-        values.push(("{pipeline}", pipeline.unwrap_or("").to_owned()));
-    }
-    if text.contains("{document}") {
-        let Some(document) = document else {
-            return Err(here.err(Mark { line: 1, column: 1 }, "document", format!("the suite's `{text}` needs `{{document}}`, and this case has no `document:`"))
-                .hint("add `document: path/to/the/scan.pdf` (relative to the case file)"));
-        };
-        let shown = crate::base::fs::relative_to(&document.path, suite_dir)
-            .unwrap_or_else(|| document.path.clone());
-        values.push(("{document}", shown.to_string_lossy().into_owned()));
-    }
-    if let Some((i, code)) = argument {
-        for (placeholder, value) in &values {
-            let leads = text.starts_with(placeholder);
-            // Scans and exports name documents with spaces, and a document outside the suite's
-            // folder is named by its absolute path: a space is let through there alone, and
-            // never into a script, where it splits the value into a command and its arguments.
-            let spaces = *placeholder == "{document}" && !code;
-            if let Some(c) = special_in_an_argument(value, leads, spaces) {
-                return Err(special_value(
-                    (here, (suite_file, suite_mark)),
-                    (placeholder, value),
-                    c,
-                    (i, text, code),
-                    document,
-                ));
-            }
-        }
-    }
-    let mut out = text.to_owned();
-    for (placeholder, value) in &values {
-        out = out.replace(placeholder, value);
-    }
-    Ok(out)
-}
-
-/// The first character of a placeholder's value that a shell or interpreter reads specially
-/// (see [`expand`]); `leads` when the value begins its argument, where a `-` makes it an option.
-fn special_in_an_argument(value: &str, leads: bool, spaces: bool) -> Option<char> {
-    if leads && value.starts_with('-') {
-        return Some('-');
-    }
-    // An allow-list, as the argument's own is: letters, digits, `_ - . /` (and a document's
-    // spaces); every other character (`+ , % : @ ^` as much as `$ ; (`) some interpreter reads.
-    value.chars().find(|&c| {
-        // The path separator of `{document}` on Windows is `\`, which no shell there reads.
-        !(c.is_alphanumeric()
-            || "_-./".contains(c)
-            || c == std::path::MAIN_SEPARATOR
-            || (spaces && c == ' '))
-    })
-}
-
-/// The error of a value refused in a command's argument, at the file the value comes from: the
-/// case file for `{case}`, where `document:` is written for `{document}`, the `run` command for
-/// `{pipeline}` (a name the suite gives).
-fn special_value(
-    (here, (suite_file, suite_mark)): (&Here, (&PathBuf, &Mark)),
-    (placeholder, value): (&str, &str),
-    c: char,
-    (i, text, code): (usize, &str, bool),
-    document: Option<&Document>,
-) -> LoadError {
-    let what = match c {
-        ' ' => "a space".to_owned(),
-        '-' => "a leading `-`, which makes it an option".to_owned(),
-        '`' => "a backquote".to_owned(),
-        c if c.is_whitespace() || c.is_control() => {
-            format!("`{}`", c.escape_default())
-        }
-        c => format!("`{c}`"),
-    };
-    if code && placeholder == "{document}" && c == ' ' {
-        return script_space((suite_file, suite_mark), value, (i, text), here.file);
-    }
-    let (at, mark, path, whose, fix) = match placeholder {
-        "{case}" => (
-            here.file.to_path_buf(),
-            Mark { line: 1, column: 1 },
-            String::new(),
-            "this case's name",
-            "rename the case file with letters, digits and `_ - .` only, or pass the command its `document:` with `{document}` instead",
-        ),
-        "{document}" => {
-            let (file, mark) = document
-                .map(|d| d.at.clone())
-                .unwrap_or_else(|| (here.file.to_path_buf(), Mark { line: 1, column: 1 }));
-            (
-                file,
-                mark,
-                "document".to_owned(),
-                "the document's path",
-                "rename the document (and its `document:`) with letters, digits and `_ - . /` only, or pass the command `{case}` instead",
-            )
-        }
-        _ => (
-            suite_file.clone(),
-            *suite_mark,
-            format!("run.command[{i}]"),
-            "the pipeline's name",
-            "rename the pipeline with letters, digits and `_ - .` only",
-        ),
-    };
-    LoadError::at(
-        &at,
-        mark,
-        path,
-        format!(
-            "{whose} `{value}` would fill `{placeholder}` in `run.command[{i}]` (`{text}`) of `{}:{}:{}`, and it holds {what}: a shell or interpreter may read it as code (`[sh, -c, \"{placeholder}\"]` runs it), so no such value is passed to a command",
-            suite_file.display(),
-            suite_mark.line,
-            suite_mark.column
-        ),
-    )
-    .hint(fix)
-}
-
-/// The error of a document's path with a space that would fill a script (`[sh, -c,
-/// "{document}"]`): at the suite, since the fix is its command's, which should pass the path as
-/// an argument of its own, where a space is only part of a name.
-fn script_space(
-    (suite_file, suite_mark): (&PathBuf, &Mark),
-    value: &str,
-    (i, text): (usize, &str),
-    case_file: &Path,
-) -> LoadError {
-    LoadError::at(
-        suite_file,
-        *suite_mark,
-        format!("run.command[{i}]"),
-        format!(
-            "the document's path `{value}` (of `{}`) would fill `{{document}}` in `run.command[{i}]` (`{text}`), which a shell or interpreter reads as a script, and it holds a space: the script would run it as a command and its arguments, so a value with anything but letters, digits and `_ - . /` is never pasted into a script",
-            case_file.display()
-        ),
-    )
-    .hint("pass the path as an argument of its own and quote it in the script: `[sh, -c, 'extract \"$1\"', sh, \"{document}\"]`")
-}
-
 fn is_text(prediction: &PredictionSource) -> bool {
     match prediction {
         PredictionSource::Text(_) => true,
         PredictionSource::File { path, .. } => path.extension().is_some_and(|e| e == "txt"),
         PredictionSource::Inline(..) | PredictionSource::Run { .. } => false,
-    }
-}
-
-/// Checks over one file's nodes.
-pub(crate) struct Here<'a> {
-    pub(crate) file: &'a Path,
-}
-
-impl Here<'_> {
-    pub(crate) fn err(&self, mark: Mark, path: &str, message: impl Into<String>) -> LoadError {
-        LoadError::at(self.file, mark, path, message)
-    }
-
-    /// A scoring name.
-    pub(crate) fn scoring(&self, name: &Spanned<String>) -> Result<Scoring, LoadError> {
-        Scoring::from_name(&name.value).ok_or_else(|| {
-            let e = self.err(
-                Mark::of(&name.referenced),
-                "scoring",
-                format!("unknown scoring `{}`", name.value),
-            );
-            match closest(&name.value, Scoring::NAMES) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the scorings are `penalty` (the default) and `fraction`"),
-            }
-        })
-    }
-
-    /// A profile name.
-    pub(crate) fn profile(&self, name: &Spanned<String>) -> Result<Profile, LoadError> {
-        Profile::from_name(&name.value).ok_or_else(|| {
-            let e = self.err(
-                Mark::of(&name.referenced),
-                "profile",
-                format!("unknown profile `{}`", name.value),
-            );
-            match closest(&name.value, Profile::NAMES) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
-            }
-        })
-    }
-
-    /// `skip:` takes a reason; `false`, `no` or an empty value would hide the case silently.
-    fn skip_reason(&self, skip: &Spanned<String>) -> Result<String, LoadError> {
-        let text = skip.value.trim();
-        let looks_boolean = [
-            "true", "false", "yes", "no", "on", "off", "y", "n", "0", "1",
-        ]
-        .contains(&text.to_lowercase().as_str());
-        if text.is_empty() || looks_boolean {
-            return Err(self.err(Mark::of(&skip.referenced), "skip", format!("`skip` takes the reason the case is skipped, not `{text}`"))
-                .hint("to run the case, remove `skip`; to skip it, write why: `skip: vendor export is broken`"));
-        }
-        Ok(skip.value.clone())
-    }
-
-    fn gold(&self, node: &Node, grounding: &Grounding) -> Result<Vec<GoldField>, LoadError> {
-        let entries = node.as_map().ok_or_else(|| {
-            self.err(
-                node.mark,
-                "gold",
-                format!(
-                    "`gold` must be a mapping of field names to values, found {}",
-                    node.kind_name()
-                ),
-            )
-            .hint("write one `field: value` per line under `gold:`")
-        })?;
-        entries
-            .iter()
-            .map(|(name, written)| {
-                let path = format!("gold.{name}");
-                self.misspelt_place(written, &path)?;
-                let (value, place) = match grounded_value(written) {
-                    Some((value, page, bbox)) => {
-                        (value, Some(self.place(page, bbox, &path, grounding)?))
-                    }
-                    None => (written, None),
-                };
-                let variants = match value.as_map() {
-                    Some(m) if m.iter().any(|(k, _)| k == "any_of") => {
-                        self.any_of(value, m, &path)?
-                    }
-                    _ => vec![self.gold_value(value, &path)?],
-                };
-                if let Some((below, why)) = variants.iter().find_map(oversized) {
-                    return Err(self
-                        .err(value.mark, &path, format!("`{name}{below}` is {why}"))
-                        .hint(OVERSIZED_HINT));
-                }
-                Ok(GoldField {
-                    name: name.clone(),
-                    variants,
-                    line: value.mark.line,
-                    rule: FieldRule::default(),
-                    path_rules: Vec::new(),
-                    place,
-                })
-            })
-            .collect()
-    }
-
-    /// A gold mapping with `value` whose other keys are `page`, `bbox` or one edit from them
-    /// (`pag`) means a grounded value: the misspelt key would make it a tree, compared whole and
-    /// never matched.
-    fn misspelt_place(&self, node: &Node, path: &str) -> Result<(), LoadError> {
-        let Some(entries) = node.as_map() else {
-            return Ok(());
-        };
-        if !entries.iter().any(|(k, _)| k == "value") {
-            return Ok(());
-        }
-        let near = |k: &str| crate::base::location::closest_within(k, ["page", "bbox"], |_| 1);
-        let others: Vec<&(String, Node)> = entries
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "value" | "page" | "bbox"))
-            .collect();
-        if others.is_empty() || !others.iter().all(|(k, _)| near(k).is_some()) {
-            return Ok(());
-        }
-        let (key, at) = others[0];
-        let meant = near(key).unwrap_or("page");
-        Err(self
-            .err(
-                key_mark(self.file, at.mark, key),
-                &format!("{path}.{key}"),
-                format!("unknown key `{key}` in a grounded value: did you mean `{meant}`?"),
-            )
-            .hint("a grounded value holds `value`, `page` and `bbox`; with any other key the mapping is a tree, compared whole"))
-    }
-
-    /// A grounded value's `page` and `bbox`, checked: a page from 1, a box of four numbers
-    /// with its edges in order, on the page (0 to 1, or within `page_size` in pixels).
-    fn place(
-        &self,
-        page: Option<&Node>,
-        bbox: Option<&Node>,
-        path: &str,
-        grounding: &Grounding,
-    ) -> Result<Place, LoadError> {
-        let text = |n: &Node| match &n.kind {
-            NodeKind::Text(t) => t.clone(),
-            _ => n.kind_name().to_owned(),
-        };
-        let mistake = |n: &Node, key: &str, (message, hint): place::Mistake| {
-            self.err(n.mark, &format!("{path}.{key}"), message)
-                .hint(hint)
-        };
-        let page_node = page;
-        let page = page
-            .map(|n| place::page(&text(n)).map_err(|e| mistake(n, "page", e)))
-            .transpose()?;
-        let normalized = grounding.units == BoxUnits::Normalized;
-        let bbox = match bbox {
-            None => None,
-            Some(n) => {
-                let NodeKind::List(items) = &n.kind else {
-                    return Err(mistake(
-                        n,
-                        "bbox",
-                        (
-                            format!(
-                                "`bbox` must be a list of four numbers, found {}",
-                                n.kind_name()
-                            ),
-                            "write the box as `[x0, y0, x1, y1]`: left, top, right, bottom"
-                                .to_owned(),
-                        ),
-                    ));
-                };
-                let texts: Vec<String> = items.iter().map(text).collect();
-                let b = place::bbox(&texts, normalized).map_err(|e| mistake(n, "bbox", e))?;
-                place::has_area(b).map_err(|e| mistake(n, "bbox", e))?;
-                match (grounding.units, grounding.page_size) {
-                    (BoxUnits::Pixels, Some(size)) => {
-                        place::on_page(b, size).map_err(|e| mistake(n, "bbox", e))?;
-                    }
-                    (BoxUnits::Pixels, None) => {
-                        return Err(mistake(
-                            n,
-                            "bbox",
-                            (
-                                "this box is in pixels (`bbox_units: pixels`), but the case gives no `page_size`".to_owned(),
-                                "give the page's size in pixels: `page_size: { width: 1240, height: 1754 }` (in the case or the suite's `defaults`)".to_owned(),
-                            ),
-                        ));
-                    }
-                    (BoxUnits::Points, _) => {
-                        if let Some(extent) = grounding.page_extent(page) {
-                            place::on_pdf_page(b, page.unwrap_or(1), extent)
-                                .map_err(|e| mistake(n, "bbox", e))?;
-                        }
-                    }
-                    (BoxUnits::Normalized, _) => {}
-                }
-                Some(b)
-            }
-        };
-        if let (Some(p), Some(pages), Some(n)) = (page, &grounding.pdf_pages, page_node) {
-            place::within_the_document(p, pages.len()).map_err(|e| mistake(n, "page", e))?;
-        }
-        Ok(Place { page, bbox })
-    }
-
-    fn any_of(
-        &self,
-        node: &Node,
-        entries: &[(String, Node)],
-        path: &str,
-    ) -> Result<Vec<Value>, LoadError> {
-        if entries.len() != 1 {
-            return Err(self
-                .err(
-                    node.mark,
-                    path,
-                    "`any_of` must be the only key of its mapping",
-                )
-                .hint("move the other keys out, or write the variants as `{ any_of: [a, b] }`"));
-        }
-        let list = &entries[0].1;
-        let path = format!("{path}.any_of");
-        match &list.kind {
-            NodeKind::List(items) if !items.is_empty() => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| self.gold_value(item, &format!("{path}[{i}]")))
-                .collect(),
-            NodeKind::List(_) => Err(self
-                .err(list.mark, &path, "`any_of` is empty")
-                .hint("give at least one accepted variant")),
-            _ => Err(self
-                .err(
-                    list.mark,
-                    &path,
-                    format!(
-                        "`any_of` must be a list of variants, found {}",
-                        list.kind_name()
-                    ),
-                )
-                .hint("write `any_of: [variant1, variant2]`")),
-        }
-    }
-
-    /// A gold value; `any_of` is only allowed directly under a field.
-    fn gold_value(&self, node: &Node, path: &str) -> Result<Value, LoadError> {
-        match &node.kind {
-            NodeKind::Map(entries) => {
-                // Alternatives inside a value (`{ city: { any_of: [Paris, PARIS] } }`) are
-                // checked like a field's and kept in the tree, where ANLS* reads them.
-                if entries.iter().any(|(k, _)| k == "any_of") {
-                    self.any_of(node, entries, path)?;
-                    return Ok(node.to_value());
-                }
-                for (k, v) in entries {
-                    self.gold_value(v, &format!("{path}.{k}"))?;
-                }
-            }
-            NodeKind::List(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    self.gold_value(item, &format!("{path}[{i}]"))?;
-                }
-            }
-            _ => {}
-        }
-        Ok(node.to_value())
-    }
-
-    fn critical(
-        &self,
-        names: &[Spanned<String>],
-        gold: Option<&[GoldField]>,
-    ) -> Result<Vec<String>, LoadError> {
-        names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let fields: Vec<&str> = gold
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|f| f.name.as_str())
-                    .collect();
-                if fields.contains(&name.value.as_str()) {
-                    return Ok(name.value.clone());
-                }
-                let e = self.err(
-                    Mark::of(&name.referenced),
-                    &format!("critical[{i}]"),
-                    format!("critical field `{}` is not in `gold`", name.value),
-                );
-                Err(match closest(&name.value, fields.iter().copied()) {
-                    Some(best) => e.hint(format!("did you mean `{best}`?")),
-                    None => e.hint("a critical field must have a gold value; add it under `gold:`"),
-                })
-            })
-            .collect()
-    }
-
-    fn normalize(&self, node: &Node, path: &str) -> Result<Normalize, LoadError> {
-        match &node.kind {
-            NodeKind::Text(_) => Ok(if self.boolean(node, path)? {
-                Normalize::ALL
-            } else {
-                Normalize::NONE
-            }),
-            NodeKind::Map(entries) => {
-                let mut n = Normalize::ALL;
-                const KEYS: [&str; 3] = ["lowercase", "strip_accents", "collapse_whitespace"];
-                for (key, value) in entries {
-                    let step_path = format!("{path}.{key}");
-                    let on = match key.as_str() {
-                        "lowercase" | "strip_accents" | "collapse_whitespace" => {
-                            self.boolean(value, &step_path)?
-                        }
-                        _ => {
-                            let e = self.err(
-                                value.mark,
-                                &step_path,
-                                format!("unknown normalization step `{key}`"),
-                            );
-                            return Err(match closest(key, KEYS) {
-                                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                                None => e.hint("the steps are `lowercase`, `strip_accents`, `collapse_whitespace`"),
-                            });
-                        }
-                    };
-                    match key.as_str() {
-                        "lowercase" => n.lowercase = on,
-                        "strip_accents" => n.strip_accents = on,
-                        _ => n.collapse_whitespace = on,
-                    }
-                }
-                Ok(n)
-            }
-            _ => Err(self
-                .err(
-                    node.mark,
-                    path,
-                    format!(
-                        "`normalize` must be `true`, `false` or a mapping of steps, found {}",
-                        node.kind_name()
-                    ),
-                )
-                .hint("for example `normalize: { lowercase: true, strip_accents: false }`")),
-        }
-    }
-
-    fn boolean(&self, node: &Node, path: &str) -> Result<bool, LoadError> {
-        match &node.kind {
-            NodeKind::Text(t) if matches!(t.as_str(), "true" | "True" | "TRUE") => Ok(true),
-            NodeKind::Text(t) if matches!(t.as_str(), "false" | "False" | "FALSE") => Ok(false),
-            _ => Err(self.err(node.mark, path, "expected `true` or `false`")),
-        }
-    }
-
-    fn ece_bins(&self, bins: Option<&Spanned<u32>>) -> Result<u32, LoadError> {
-        match bins {
-            Some(b) if b.value == 0 => Err(self
-                .err(
-                    Mark::of(&b.referenced),
-                    "ece_bins",
-                    "`ece_bins` must be at least 1",
-                )
-                .hint("the default is 5")),
-            Some(b) => Ok(b.value),
-            None => Ok(DEFAULT_ECE_BINS),
-        }
-    }
-
-    /// Checks bounds on metrics: in [0, 1], a count, or (latency, cost) at least 0. `critical` is
-    /// the case's critical fields, `None` for a suite's aggregate. The first mistake, in line
-    /// order; [`Here::every_bound`] gives them all.
-    pub(crate) fn bounds<'s>(
-        &self,
-        section: &str,
-        bound: impl Fn(&str) -> Option<&'s Spanned<f64>>,
-        critical: Option<&[String]>,
-    ) -> Result<Vec<Threshold>, LoadError> {
-        self.every_bound(section, bound, critical)
-            .map_err(|mut all| all.remove(0))
-    }
-
-    /// As [`Here::bounds`], with every bound out of its metric's range (never none), in line order.
-    pub(crate) fn every_bound<'s>(
-        &self,
-        section: &str,
-        bound: impl Fn(&str) -> Option<&'s Spanned<f64>>,
-        critical: Option<&[String]>,
-    ) -> Result<Vec<Threshold>, Vec<LoadError>> {
-        let mut out = Vec::new();
-        let mut errors = Vec::new();
-        for metric in Metric::ALL
-            .into_iter()
-            .filter(|m| m.bounds_in(critical.is_none()))
-        {
-            let name = metric.threshold_key();
-            let Some(value) = bound(name) else { continue };
-            let mark = Mark::of(&value.referenced);
-            let path = format!("{section}.{name}");
-            let v = value.value;
-            let range = metric.about().range;
-            if !range.holds(v) {
-                errors.push(match range {
-                    Range::Unit => self
-                        .err(mark, &path, format!("`{name}` is {v}, outside [0, 1]"))
-                        .hint("metrics and the score lie between 0 and 1"),
-                    Range::Count => self
-                        .err(mark, &path, format!("`{name}` is {v}, not a count"))
-                        .hint("write a whole number such as 0"),
-                    Range::NonNegative => self.err(
-                        mark,
-                        &path,
-                        format!("`{name}` is {v}; it must be 0 or more"),
-                    ),
-                });
-                continue;
-            }
-            if matches!(metric, Metric::ExactCritical | Metric::AnlsCritical)
-                && critical.is_some_and(<[String]>::is_empty)
-            {
-                errors.push(self
-                    .err(mark, &path, format!("`{name}` bounds the critical fields, but `critical` is empty"))
-                    .hint("list the critical fields with `critical: [field, ...]`, or remove this threshold"));
-                continue;
-            }
-            out.push(Threshold {
-                is_max: metric.about().direction == Direction::Lower,
-                name: name.to_owned(),
-                metric,
-                limit: v,
-                file: self.file.to_path_buf(),
-                line: mark.line,
-                column: mark.column,
-            });
-        }
-        if errors.is_empty() {
-            return Ok(out);
-        }
-        errors.sort_by_key(|e| (e.line, e.column));
-        Err(errors)
-    }
-
-    /// The prediction `spec` gives, `written_in` the case file or a suite's `defaults`.
-    fn prediction(
-        &self,
-        spec: &CaseFile,
-        written_in: WrittenIn,
-    ) -> Result<PredictionSource, LoadError> {
-        match (&spec.prediction, &spec.prediction_text) {
-            (Some(node), Some(_)) => Err(self.err(node.mark, "prediction", "give either `prediction` or `prediction_text`, not both")),
-            (None, Some(text)) => Ok(PredictionSource::Text(text.value.clone())),
-            (None, None) => Err(self.err(Mark { line: 1, column: 1 }, "", "this case has no prediction")
-                .hint("add `prediction: outputs/NAME.json`, a path relative to this file, or an inline mapping, or `prediction_text:`")),
-            (Some(node), None) => match &node.kind {
-                NodeKind::Text(path) => {
-                    let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("");
-                    if !matches!(ext, "json" | "yaml" | "yml" | "txt") {
-                        return Err(self.err(node.mark, "prediction", format!("prediction file `{path}` must end in .json, .yaml, .yml or .txt"))
-                            .hint("a string under `prediction:` is always a path; for inline text use `prediction_text:`"));
-                    }
-                    let base = self.file.parent().unwrap_or(Path::new("."));
-                    Ok(PredictionSource::File { path: base.join(path), at: node.mark, written_in, format: None })
-                }
-                NodeKind::Map(_) => Ok(PredictionSource::Inline(node.clone(), written_in)),
-                _ => Err(self.err(node.mark, "prediction", format!("`prediction` must be a file path or a mapping, found {}", node.kind_name()))),
-            },
-        }
     }
 }
 
@@ -1931,11 +938,5 @@ mod tests {
         );
         assert_eq!(found("x: [[*].a]"), (vec!["[*].a".to_owned()], 10));
         assert_eq!(found("x: 'a[*]'"), (none, 9));
-    }
-
-    #[test]
-    fn placeholders_are_found_without_a_regex() {
-        let found: Vec<&str> = placeholders("a/{case}-{pipe_line}.{x1} {} {{document}}").collect();
-        assert_eq!(found, ["{case}", "{pipe_line}", "{document}"]);
     }
 }

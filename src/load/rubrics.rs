@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use regex::Regex;
 use serde_saphyr::Spanned;
 
-use super::Here;
+use super::in_file::InFile;
 use crate::base::field_path::FieldPath;
 use crate::base::fs::{by_its_words, outside_the_project, project_root, read_text};
 use crate::base::location::Mark;
@@ -44,7 +44,7 @@ impl Sets<'_> {
     ) -> Result<(), LoadError> {
         let mark = Mark::of(&entry.referenced);
         let e = &entry.value;
-        let here = Here { file };
+        let here = InFile { file };
         if let Some(name) = &e.include {
             return self.include(&here, path, mark, e, name, out);
         }
@@ -62,7 +62,7 @@ impl Sets<'_> {
     /// `include:` the rubrics of a set, resolved in turn, as if written where the include is.
     fn include(
         &mut self,
-        here: &Here,
+        here: &InFile,
         path: &str,
         mark: Mark,
         e: &RubricEntry,
@@ -101,7 +101,7 @@ impl Sets<'_> {
     /// A set already being included (`key`, its canonical path) would include itself forever.
     fn refuse_cycle(
         &self,
-        here: &Here,
+        here: &InFile,
         path: &str,
         name: &Spanned<String>,
         key: &Path,
@@ -125,7 +125,12 @@ impl Sets<'_> {
 }
 
 /// The error of an include whose set is not in the rubric sets folder, with the nearest name.
-fn set_not_found(here: &Here, rubrics_dir: &Path, path: &str, name: &Spanned<String>) -> LoadError {
+fn set_not_found(
+    here: &InFile,
+    rubrics_dir: &Path,
+    path: &str,
+    name: &Spanned<String>,
+) -> LoadError {
     let available = available_sets(rubrics_dir);
     let err = here.err(
         Mark::of(&name.referenced),
@@ -149,7 +154,7 @@ fn set_not_found(here: &Here, rubrics_dir: &Path, path: &str, name: &Spanned<Str
 /// An included set that leads out of the project is refused, unless the rubrics folder itself was
 /// named outside it.
 fn refuse_set_outside(
-    here: &Here,
+    here: &InFile,
     rubrics_dir: &Path,
     path: &str,
     name: &Spanned<String>,
@@ -215,7 +220,7 @@ fn check_keys(e: &RubricEntry) -> impl Iterator<Item = &'static str> + '_ {
 type Around<'a> = (&'a [&'a str], Normalize);
 
 fn rubric(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -239,7 +244,7 @@ fn rubric(
 
 /// A rubric's kind, by the key its label is given under, and the label, which says something.
 fn kind_and_label<'e>(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &'e RubricEntry,
@@ -278,7 +283,7 @@ fn kind_and_label<'e>(
 /// What a failure of a rubric costs: nothing for a `must_right` (it closes the gate), its
 /// `penalty` or the default for an `easy_wrong`, a penalty a score can see.
 fn penalty(
-    here: &Here,
+    here: &InFile,
     path: &str,
     penalty: Option<&Spanned<f64>>,
     kind: RubricKind,
@@ -322,7 +327,7 @@ fn penalty(
 
 /// A check with its field and normalization; `nested` for the entries of `all`, `any`, `not`.
 fn probe(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -357,7 +362,7 @@ fn probe(
 
 /// A nested check is only a check: the keys of a rubric have no meaning inside it.
 fn refuse_rubric_keys(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -382,7 +387,7 @@ fn refuse_rubric_keys(
 
 /// The key of the entry's one check: none, or several, is an error.
 fn only_check(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -419,7 +424,7 @@ fn only_check(
 }
 
 /// `field`: the path of the value checked, parsed now.
-fn field(here: &Here, path: &str, e: &RubricEntry) -> Result<Option<FieldPath>, LoadError> {
+fn field(here: &InFile, path: &str, e: &RubricEntry) -> Result<Option<FieldPath>, LoadError> {
     match &e.field {
         Some(f) => Some(FieldPath::parse(&f.value).map_err(|why| {
             here.err(Mark::of(&f.referenced), &format!("{path}.field"), format!("invalid field path: {why}"))
@@ -431,7 +436,7 @@ fn field(here: &Here, path: &str, e: &RubricEntry) -> Result<Option<FieldPath>, 
 
 /// `tolerance` and `day_first` given to a check that ignores them would be silently dropped.
 fn refuse_options_of_other_checks(
-    here: &Here,
+    here: &InFile,
     path: &str,
     e: &RubricEntry,
 ) -> Result<(), LoadError> {
@@ -458,7 +463,7 @@ fn refuse_options_of_other_checks(
 
 /// A rubric without `field:` whose check (`key`) compares with gold or reads a field.
 fn needs_field(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     key: &str,
@@ -490,7 +495,7 @@ fn needs_field(
 
 /// A check (`key`) that compares `field` with its gold needs the case's gold to have it.
 fn gold_has_field(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -525,7 +530,7 @@ pub(crate) fn misspelt_field<'a>(
 }
 
 fn check(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -604,7 +609,7 @@ fn check(
 }
 
 /// `exact: true`; `exact: false` is refused, as it would pass every value.
-fn exact_check(here: &Here, path: &str, exact: &Spanned<bool>) -> Result<Check, LoadError> {
+fn exact_check(here: &InFile, path: &str, exact: &Spanned<bool>) -> Result<Check, LoadError> {
     if !exact.value {
         return Err(here
             .err(
@@ -619,7 +624,7 @@ fn exact_check(here: &Here, path: &str, exact: &Spanned<bool>) -> Result<Check, 
 
 /// `min_anls: x`; 0 is refused as its field-rule twin is: ANLS is never below 0, so the check
 /// would hold on every value, an absent one included.
-fn min_anls_check(here: &Here, path: &str, min: &Spanned<f64>) -> Result<Check, LoadError> {
+fn min_anls_check(here: &InFile, path: &str, min: &Spanned<f64>) -> Result<Check, LoadError> {
     let x = unit(here, min, path)?;
     if x <= 0.0 {
         return Err(here
@@ -634,7 +639,7 @@ fn min_anls_check(here: &Here, path: &str, min: &Spanned<f64>) -> Result<Check, 
 }
 
 /// `one_of`: the values allowed, at least one.
-fn one_of_check(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
+fn one_of_check(here: &InFile, node: &Node, path: &str) -> Result<Check, LoadError> {
     match &node.kind {
         NodeKind::List(items) if !items.is_empty() => Ok(Check::OneOf(
             items
@@ -650,7 +655,7 @@ fn one_of_check(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError
 }
 
 /// `judge`: the yes/no question the judge answers about the field.
-fn judge_check(here: &Here, path: &str, question: &Spanned<String>) -> Result<Check, LoadError> {
+fn judge_check(here: &InFile, path: &str, question: &Spanned<String>) -> Result<Check, LoadError> {
     if question.value.trim().is_empty() {
         return Err(here
             .err(Mark::of(&question.referenced), path, "the question is empty")
@@ -686,7 +691,7 @@ fn compiled(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
 const PATTERNS_KEPT: usize = 4096;
 
 /// `matches`: a regular expression, checked now so that a broken one fails at load.
-fn pattern_check(here: &Here, path: &str, pattern: &Spanned<String>) -> Result<Check, LoadError> {
+fn pattern_check(here: &InFile, path: &str, pattern: &Spanned<String>) -> Result<Check, LoadError> {
     if pattern.value.is_empty() {
         return Err(here
             .err(Mark::of(&pattern.referenced), path, "an empty pattern matches everything")
@@ -711,7 +716,7 @@ fn pattern_check(here: &Here, path: &str, pattern: &Spanned<String>) -> Result<C
 }
 
 /// `number` and `date`: the expected value, read now so that an unreadable one fails at load.
-fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<Check, LoadError> {
+fn typed_check(here: &InFile, path: &str, mark: Mark, e: &RubricEntry) -> Result<Check, LoadError> {
     if let Some(node) = &e.number {
         let p = format!("{path}.number");
         let text = scalar(here, node, &p)?;
@@ -743,7 +748,7 @@ fn typed_check(here: &Here, path: &str, mark: Mark, e: &RubricEntry) -> Result<C
 
 /// `all`, `any` and `not`: checks nested at the same place.
 fn nested_check(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -793,7 +798,7 @@ fn nested_check(
 
 /// `sum_of`: the field paths that add up, parsed now.
 fn sum_check(
-    here: &Here,
+    here: &InFile,
     path: &str,
     mark: Mark,
     e: &RubricEntry,
@@ -823,7 +828,7 @@ fn sum_check(
     })
 }
 
-fn unit(here: &Here, value: &Spanned<f64>, path: &str) -> Result<f64, LoadError> {
+fn unit(here: &InFile, value: &Spanned<f64>, path: &str) -> Result<f64, LoadError> {
     if (0.0..=1.0).contains(&value.value) {
         Ok(value.value)
     } else {
@@ -835,7 +840,7 @@ fn unit(here: &Here, value: &Spanned<f64>, path: &str) -> Result<f64, LoadError>
     }
 }
 
-fn tolerance(here: &Here, e: &RubricEntry, path: &str) -> Result<f64, LoadError> {
+fn tolerance(here: &InFile, e: &RubricEntry, path: &str) -> Result<f64, LoadError> {
     match &e.tolerance {
         None => Ok(0.0),
         Some(t) if t.value >= 0.0 && t.value.is_finite() => Ok(t.value),
@@ -848,7 +853,7 @@ fn tolerance(here: &Here, e: &RubricEntry, path: &str) -> Result<f64, LoadError>
 }
 
 /// `count: N` or `count: { min: A, max: B }` (either bound may be left out).
-fn count(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
+fn count(here: &InFile, node: &Node, path: &str) -> Result<Check, LoadError> {
     let whole = |n: &Node, p: &str| -> Result<usize, LoadError> {
         match &n.kind {
             NodeKind::Text(t) => t.trim().parse().map_err(|_| {
@@ -907,7 +912,7 @@ fn count(here: &Here, node: &Node, path: &str) -> Result<Check, LoadError> {
     }
 }
 
-fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
+fn scalar(here: &InFile, node: &Node, path: &str) -> Result<String, LoadError> {
     match &node.kind {
         NodeKind::Text(t) => Ok(t.clone()),
         NodeKind::Null => Ok(String::new()),
@@ -919,7 +924,7 @@ fn scalar(here: &Here, node: &Node, path: &str) -> Result<String, LoadError> {
     }
 }
 
-fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
+fn texts(here: &InFile, node: &Node, path: &str) -> Result<Vec<String>, LoadError> {
     let texts = match &node.kind {
         NodeKind::List(items) if !items.is_empty() => items
             .iter()
@@ -950,7 +955,7 @@ fn texts(here: &Here, node: &Node, path: &str) -> Result<Vec<String>, LoadError>
 /// or `"\u0301"` with accents stripped) is in every value: `contains` would hold on anything and
 /// `not_contains` on nothing.
 fn needles(
-    here: &Here,
+    here: &InFile,
     node: &Node,
     path: &str,
     normalize: Normalize,

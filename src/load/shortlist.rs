@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_saphyr::Spanned;
 
 use crate::base::location::{LoadError, Mark};
-use crate::load::Here;
+use crate::load::in_file::InFile;
 use crate::metrics::kieval::Shortlist;
 use crate::spec::{KievalSpec, NodeKind};
 
@@ -15,7 +15,7 @@ const CORD: &str = "cord";
 
 /// The shortlist a suite's `kieval:` gives; a file it names is relative to `dir`.
 pub(crate) fn shortlist(
-    here: &Here,
+    here: &InFile,
     spec: &Spanned<KievalSpec>,
     dir: &Path,
 ) -> Result<Shortlist, LoadError> {
@@ -63,7 +63,7 @@ pub(crate) fn shortlist(
 
 /// The keys of the file `written` (relative to `dir`): one a line, blank lines and lines that
 /// start with `#` skipped, spaces around a key not part of it.
-fn from_file(here: &Here, at: Mark, written: &str, dir: &Path) -> Result<Shortlist, LoadError> {
+fn from_file(here: &InFile, at: Mark, written: &str, dir: &Path) -> Result<Shortlist, LoadError> {
     let path = dir.join(written);
     crate::base::fs::inside_the_project(&path, "file of keys", (here.file, at, "kieval.keys"))?;
     if !path.is_file() {

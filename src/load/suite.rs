@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::base::fs::{is_project, read_text};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
-use crate::load::Here;
+use crate::load::in_file::InFile;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::metric::{Metric, Threshold};
 use crate::model::prediction::PredictionFormat;
@@ -193,7 +193,7 @@ pub fn histories(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>, LoadError> {
 /// `pipelines`: names with their prediction paths, or names alone (a `run` command makes them),
 /// and the bounds and prediction format a pipeline gives its own.
 fn pipelines(
-    here: &Here,
+    here: &InFile,
     spec: &Spanned<PipelinesSpec>,
     dir: &Path,
 ) -> Result<Pipelines, LoadError> {
@@ -267,7 +267,7 @@ fn pipelines(
 }
 
 /// The `i`th name of a list of pipelines.
-fn pipeline_name(here: &Here, i: usize, v: &Spanned<PipelineName>) -> Result<String, LoadError> {
+fn pipeline_name(here: &InFile, i: usize, v: &Spanned<PipelineName>) -> Result<String, LoadError> {
     match &v.value {
         PipelineName::Text(t) => Ok(t.clone()),
         PipelineName::Other(kind) => Err(here
@@ -284,7 +284,7 @@ fn pipeline_name(here: &Here, i: usize, v: &Spanned<PipelineName>) -> Result<Str
 /// it is written (else the pipeline's `mark`); its own aggregate bounds and prediction format
 /// go to `bounds` and `formats`.
 fn pipeline_entry(
-    here: &Here,
+    here: &InFile,
     (name, entry, mark): (&str, &PipelineSpec, Mark),
     bounds: &mut Vec<(String, PipelineBounds)>,
     formats: &mut Vec<(String, Arc<PredictionFormat>)>,
@@ -306,7 +306,7 @@ fn pipeline_entry(
 /// A pipeline's `aggregate`: bounds checked as the suite's are, and the keys set to `null`,
 /// which remove the suite's bound for this pipeline.
 fn pipeline_bounds(
-    here: &Here,
+    here: &InFile,
     name: &str,
     agg: &Spanned<PipelineAggregateSpec>,
 ) -> Result<PipelineBounds, LoadError> {
@@ -348,7 +348,7 @@ fn pipeline_bounds(
 /// `{document}`) is one file that every case would be scored against, and two pipelines whose
 /// paths lead to the same files score the same predictions twice, under two names.
 fn templates(
-    here: &Here,
+    here: &InFile,
     list: &[(String, Option<String>)],
     marks: &[Mark],
 ) -> Result<(), LoadError> {
@@ -386,7 +386,7 @@ fn templates(
 /// `aggregate`: the suite's bounds, each pipeline's own over them (`pipelines` in effect at
 /// this suite), and the name of its test.
 fn aggregate(
-    here: &Here,
+    here: &InFile,
     agg: Option<&Spanned<AggregateSpec>>,
     gate: Option<RegressionGate>,
     pipelines: Option<&Pipelines>,
@@ -460,7 +460,7 @@ const GATED: [Metric; 8] = [
 /// `regression_gate`: a case metric a baseline keeps, a `min_effect` in [0, 1), a
 /// `confidence` in [0.5, 1); the suite (or one above) must declare the baseline.
 fn regression_gate(
-    here: &Here,
+    here: &InFile,
     gate: &Spanned<RegressionGateSpec>,
     baseline: Option<&Arc<BaselineSpec>>,
 ) -> Result<RegressionGate, LoadError> {
@@ -529,7 +529,7 @@ fn regression_gate(
 }
 
 /// `aggregate.slices`: each `tag=value` with its bounds, checked as the suite's are.
-fn slice_bounds(here: &Here, agg: &AggregateSpec) -> Result<Vec<SliceBounds>, LoadError> {
+fn slice_bounds(here: &InFile, agg: &AggregateSpec) -> Result<Vec<SliceBounds>, LoadError> {
     let mut out = Vec::new();
     for (key, spec) in agg.slices.iter().flatten() {
         let at = Mark::of(&spec.referenced);
@@ -570,11 +570,8 @@ fn slice_bounds(here: &Here, agg: &AggregateSpec) -> Result<Vec<SliceBounds>, Lo
 
 /// A bound every run meets is refused as it is in a case: the aggregate test could not fail on
 /// it, and whoever wrote it meant a bound that can.
-fn can_fail(here: &Here, section: &str, thresholds: &[Threshold]) -> Result<(), LoadError> {
-    let Some(t) = thresholds
-        .iter()
-        .find(|t| super::bound_cannot_fail(t, false))
-    else {
+fn can_fail(here: &InFile, section: &str, thresholds: &[Threshold]) -> Result<(), LoadError> {
+    let Some(t) = thresholds.iter().find(|t| t.cannot_fail(false)) else {
         return Ok(());
     };
     let (worst, fix) = if t.is_max {
@@ -613,7 +610,7 @@ fn can_fail(here: &Here, section: &str, thresholds: &[Threshold]) -> Result<(), 
 
 /// A command's `timeout_s` (60 s unless given): more than 0, at most a week.
 fn timeout_of(
-    here: &Here,
+    here: &InFile,
     mark: Mark,
     path: &str,
     seconds: Option<f64>,
@@ -633,7 +630,11 @@ fn timeout_of(
 }
 
 /// `judge`: the command that answers `judge:` checks, its verdict file and how often it is asked.
-fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<Judge, LoadError> {
+fn judge_command(
+    here: &InFile,
+    judge: &Spanned<JudgeSpec>,
+    dir: &Path,
+) -> Result<Judge, LoadError> {
     let j = &judge.value;
     let mark = Mark::of(&judge.referenced);
     if j.command.is_empty() || j.command[0].trim().is_empty() {
@@ -705,7 +706,7 @@ fn judge_command(here: &Here, judge: &Spanned<JudgeSpec>, dir: &Path) -> Result<
 }
 
 /// `run`: the command that produces predictions, with its timeout.
-fn run_command(here: &Here, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCommand, LoadError> {
+fn run_command(here: &InFile, run: &Spanned<RunSpec>, dir: &Path) -> Result<RunCommand, LoadError> {
     let file = here.file;
     let r = &run.value;
     let mark = Mark::of(&run.referenced);
@@ -764,7 +765,7 @@ fn default_cache_folder(dir: &Path) -> PathBuf {
 }
 
 /// `run.retries`, `run.call_errors` and `run.concurrency`.
-fn call_policy(here: &Here, r: &RunSpec) -> Result<crate::model::suite::CallPolicy, LoadError> {
+fn call_policy(here: &InFile, r: &RunSpec) -> Result<crate::model::suite::CallPolicy, LoadError> {
     let mut policy = crate::model::suite::CallPolicy::default();
     if let Some(spec) = &r.retries {
         let at = Mark::of(&spec.referenced);
@@ -825,7 +826,7 @@ fn call_policy(here: &Here, r: &RunSpec) -> Result<crate::model::suite::CallPoli
 /// `run.cache`, `run.cache_folder`, `run.inputs` and `run.env`: how the command's outputs are
 /// kept and reused.
 fn call_cache(
-    here: &Here,
+    here: &InFile,
     mark: Mark,
     r: &RunSpec,
     dir: &Path,
@@ -987,7 +988,7 @@ fn apply(
     dir: &Path,
     root: &Path,
 ) -> Result<(), LoadError> {
-    let here = Here { file };
+    let here = InFile { file };
     if let Some(defaults) = &spec.defaults {
         suite.defaults.push((file.to_path_buf(), defaults.clone()));
     }
@@ -1077,7 +1078,7 @@ fn apply(
 
 /// `kieval:`: KIEval's settings, which only `profile: kieval` (here or above) reads.
 fn kieval(
-    here: &Here,
+    here: &InFile,
     suite: &mut Suite,
     spec: &Spanned<crate::spec::KievalSpec>,
     dir: &Path,
@@ -1097,7 +1098,7 @@ fn kieval(
 
 /// `bbox_units`, `grounded_iou` and `target_error`: a name of units, an IoU in (0, 1], an
 /// error rate in (0, 1).
-fn grounding(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
+fn grounding(here: &InFile, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
     use crate::model::case::BoxUnits;
     if let Some(units) = &spec.bbox_units {
         let mark = Mark::of(&units.referenced);
@@ -1146,7 +1147,7 @@ fn grounding(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), Loa
 /// suite's gated metric (the first, in the order of the metrics, that this suite's `aggregate`
 /// bounds, else the nearest suite's above; ANLS without one); or `all`, every pair.
 fn compare_to(
-    here: &Here,
+    here: &InFile,
     suite: &mut Suite,
     to: &Spanned<String>,
     aggregate: Option<&Spanned<AggregateSpec>>,
@@ -1217,7 +1218,7 @@ fn compare_to(
 }
 
 /// `pricing`: a deeper suite's price of a model replaces the one from above.
-fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
+fn pricing(here: &InFile, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadError> {
     let Some(prices) = &spec.pricing else {
         return Ok(());
     };
@@ -1249,7 +1250,7 @@ fn pricing(here: &Here, suite: &mut Suite, spec: &SuiteFile) -> Result<(), LoadE
 }
 
 /// `tolerance`, when given: 0 or more, and under 1, where it could flag a drop.
-fn tolerance(here: &Here, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64>, LoadError> {
+fn tolerance(here: &InFile, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64>, LoadError> {
     match tolerance {
         Some(t) if !(t.value >= 0.0 && t.value.is_finite()) => Err(here.err(
             Mark::of(&t.referenced),
@@ -1272,7 +1273,7 @@ fn tolerance(here: &Here, tolerance: Option<&Spanned<f64>>) -> Result<Option<f64
 /// `baseline` and `tolerance`: a suite may give a new baseline file, or only a new tolerance for
 /// the baseline from above; a new file without a tolerance keeps the one from above.
 fn baseline(
-    here: &Here,
+    here: &InFile,
     suite: &mut Suite,
     baseline: Option<&Spanned<String>>,
     tolerance: Option<f64>,
@@ -1314,7 +1315,7 @@ fn baseline(
 /// `history`: a file inside the project, by its absolute path (a split run's end step may run
 /// in another folder).
 fn history(
-    here: &Here,
+    here: &InFile,
     h: Option<&Spanned<String>>,
     dir: &Path,
 ) -> Result<Option<PathBuf>, LoadError> {
@@ -1338,7 +1339,7 @@ fn history(
 
 /// `pass`: `all`, `majority` or `any`.
 fn pass_rule(
-    here: &Here,
+    here: &InFile,
     name: &Spanned<String>,
 ) -> Result<crate::model::suite::PassRule, LoadError> {
     use crate::model::suite::PassRule;
@@ -1356,7 +1357,7 @@ fn pass_rule(
 }
 
 /// `easy_wrong_penalty`: in (0, 1], and above the slack scores are compared with.
-fn easy_wrong_penalty(here: &Here, penalty: &Spanned<f64>) -> Result<f64, LoadError> {
+fn easy_wrong_penalty(here: &InFile, penalty: &Spanned<f64>) -> Result<f64, LoadError> {
     if !(penalty.value > 0.0 && penalty.value <= 1.0) {
         return Err(here.err(
             Mark::of(&penalty.referenced),

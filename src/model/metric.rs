@@ -271,6 +271,23 @@ pub fn tolerance_can_bind(tolerance: f64) -> bool {
 }
 
 impl Threshold {
+    /// Whether no value can break the bound: `min_score` without a rubric (the score is then
+    /// 1), or a bound that holds at the worst value its metric can take, 0 for a `min_` and 1
+    /// for a `max_` on a metric in [0, 1]. The bound's own comparison decides, slack of 1e-9
+    /// included, so that `min_exact_match: 1e-10` cannot fail any more than
+    /// `min_exact_match: 0` can.
+    pub fn cannot_fail(&self, no_rubric: bool) -> bool {
+        let about = self.metric.about();
+        let worst = match (about.direction, about.range) {
+            // Every metric bounded from below is 0 or more.
+            (Direction::Higher, _) => Some(0.0),
+            (Direction::Lower, Range::Unit) => Some(1.0),
+            // Latency, cost and counts have no worst value.
+            (Direction::Lower, _) => None,
+        };
+        (self.metric == Metric::Score && no_rubric) || worst.is_some_and(|w| self.holds(w))
+    }
+
     /// Whether a value meets the bound, within [`SLACK`].
     pub fn holds(&self, value: f64) -> bool {
         if self.is_max {
