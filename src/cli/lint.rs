@@ -152,9 +152,7 @@ pub fn explain(cases: &Path, rubrics: &Path, case: &str) -> Result<String, Vec<S
     let matched = std::cell::RefCell::new(None);
     let wanted = |candidate: &str| {
         let hit = id.as_deref() == Some(candidate)
-            || case
-                .strip_prefix(candidate)
-                .is_some_and(|rest| rest.starts_with("::"));
+            || crate::model::test_name::is_of_a_pipeline_of(case, candidate);
         if hit {
             *matched.borrow_mut() = Some(candidate.to_owned());
         }

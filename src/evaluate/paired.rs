@@ -118,10 +118,7 @@ pub fn paired(records: &[CaseNumbers]) -> Vec<Paired> {
         else {
             continue;
         };
-        let case =
-            r.id.strip_suffix(pipeline)
-                .and_then(|c| c.strip_suffix("::"))
-                .unwrap_or(&r.id);
+        let case = crate::model::test_name::case_of(&r.id, pipeline);
         by_case
             .entry(reference)
             .or_default()

@@ -280,7 +280,7 @@ fn merge_same_names(found: &mut Vec<Found>) {
     let id_of = |f: &Found| match f {
         Found::Case { id, .. } | Found::Unreadable { id, .. } => id.clone(),
         Found::Listed(listed) => listed.id.clone(),
-        Found::NoGold { id, pipeline, .. } => format!("{id}::{pipeline}"),
+        Found::NoGold { id, pipeline, .. } => crate::model::test_name::of_case(id, Some(pipeline)),
         Found::Elsewhere | Found::Note(_) | Found::BrokenSet { .. } => String::new(),
     };
     let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();

@@ -278,10 +278,7 @@ impl Pending {
 
     /// The name of the test of `pipeline`.
     pub fn test_id(&self, pipeline: Option<&str>) -> String {
-        match pipeline {
-            Some(p) => format!("{}::{p}", self.id),
-            None => self.id.clone(),
-        }
+        crate::model::test_name::of_case(&self.id, pipeline)
     }
 
     /// The case file.
@@ -423,7 +420,7 @@ pub fn plan_folder(
             } if wanted(id) => plan.entries.push(Planned {
                 pipeline: Some(pipeline.clone()),
                 ..Planned::failed(
-                    format!("{id}::{pipeline}"),
+                    crate::model::test_name::of_case(id, Some(pipeline)),
                     PathBuf::new(),
                     unreadable(reason),
                 )
@@ -502,7 +499,8 @@ impl Plan<'_> {
     fn case(&mut self, id: &str, path: &Path) {
         let suite = self.suite(path).clone();
         let pipelines = pipelines_of(&suite);
-        let test_id = |pipeline: &Option<String>| test_name(id, pipeline.as_deref());
+        let test_id =
+            |pipeline: &Option<String>| crate::model::test_name::of_case(id, pipeline.as_deref());
         if let Ok(s) = &suite
             // (A path made absolute costs a `getcwd` a case: asked only of pipelines' files.)
             && (self.named_by_pipelines.is_empty()
@@ -541,7 +539,7 @@ impl Plan<'_> {
         self.pending.push(Arc::clone(&later));
         for pipeline in pipelines {
             self.entries.push(Planned {
-                id: test_name(id, pipeline.as_deref()),
+                id: crate::model::test_name::of_case(id, pipeline.as_deref()),
                 file: path.to_path_buf(),
                 named_by: path.to_path_buf(),
                 formerly_named_by: None,
@@ -559,7 +557,9 @@ impl Plan<'_> {
     fn listed(&mut self, listed: &super::cases::Listed) {
         let suite = self.suite(&listed.case_file).clone();
         let pipelines = pipelines_of(&suite);
-        let test_id = |pipeline: &Option<String>| test_name(&listed.id, pipeline.as_deref());
+        let test_id = |pipeline: &Option<String>| {
+            crate::model::test_name::of_case(&listed.id, pipeline.as_deref())
+        };
         let loaded = suite
             .as_ref()
             .map_err(Clone::clone)
@@ -836,13 +836,5 @@ fn pipelines_of<E>(suite: &Result<Arc<Suite>, E>) -> Vec<Option<String>> {
             p.list.iter().map(|(n, _)| Some(n.clone())).collect()
         }),
         Err(_) => vec![None],
-    }
-}
-
-/// A test's name: the case's, with `::pipeline` under pipelines.
-fn test_name(case: &str, pipeline: Option<&str>) -> String {
-    match pipeline {
-        Some(p) => format!("{case}::{p}"),
-        None => case.to_owned(),
     }
 }

@@ -7,3 +7,4 @@ pub mod place;
 pub mod prediction;
 pub mod rubric;
 pub mod suite;
+pub mod test_name;

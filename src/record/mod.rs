@@ -810,10 +810,10 @@ pub struct Report {
 impl TestRecord {
     /// The case this test belongs to: its name without `::pipeline`.
     pub fn case_name(&self) -> &str {
-        self.pipeline
-            .as_ref()
-            .and_then(|p| self.id.strip_suffix(&format!("::{p}")))
-            .unwrap_or(&self.id)
+        match &self.pipeline {
+            Some(p) => crate::model::test_name::case_of(&self.id, p),
+            None => &self.id,
+        }
     }
 
     /// Whether this test is a failed call that was scored all the same: a prediction that could

@@ -185,7 +185,7 @@ fn gate_items(aggregates: &[AggregateRecord], records: &[TestRecord]) -> Vec<Ite
             let verdict = a.regression_gate.clone().filter(|g| !g.held)?;
             // `SUITE::aggregate…`: the suite's tests are named `SUITE/…`, but for the root
             // suite's, named after the cases folder, whose tests have no common prefix.
-            let suite = a.id.split("::aggregate").next().unwrap_or_default();
+            let suite = crate::model::test_name::suite_of_aggregate(&a.id).unwrap_or(&a.id);
             let folder = format!("{suite}/");
             let folder = records
                 .iter()

@@ -27,6 +27,7 @@ use crate::load::cases::GoldSetNote;
 use crate::load::discover::{Found, discover, find_by_name};
 use crate::load::{Load, Planned, When, load_folder, plan_folder};
 use crate::model::suite::Aggregate;
+use crate::model::test_name;
 use crate::record::aggregate_record;
 use crate::render::{Notes, annotations, run_end, workflow_command};
 
@@ -198,13 +199,9 @@ impl Harness {
         };
         let conclusion = run_trials(args, trials, threads);
         session.end_progress();
-        let conclusion = match conclusion {
-            Ok(conclusion) => conclusion,
-            // The run's files are not written either: a run no one could read is not the run.
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Exit::Error.into();
-            }
+        // The run's files are not written either: a run no one could read is not the run.
+        let Ok(conclusion) = conclusion.map_err(|e| eprintln!("error: {e}")) else {
+            return Exit::Error.into();
         };
         if args.list {
             // nextest never starts an ignored test, but it lists them (`--list --ignored`) under
@@ -326,7 +323,7 @@ impl Harness {
     /// its own case alone; any other run walks the folder.
     fn found(&self, args: &Arguments) -> Result<Vec<Found>, crate::load::discover::NoCases> {
         let by_name = match (&args.filter, args.exact, args.list) {
-            (Some(name), true, false) if !name.contains("::aggregate") => {
+            (Some(name), true, false) if !test_name::is_aggregate(name) => {
                 find_by_name(&self.cases, name)
             }
             _ => None,
@@ -901,7 +898,7 @@ fn trials(
     // Aggregates run after the cases (their list stays in name order): by then their cases'
     // numbers are in, and no case is loaded twice.
     if !args.list {
-        trials.sort_by_key(|t| t.name().contains("::aggregate"));
+        trials.sort_by_key(|t| test_name::is_aggregate(t.name()));
     }
     trials
 }
@@ -915,14 +912,9 @@ fn plan_entries(found: &[Found], root: &Path, rubrics: &Path, args: &Arguments) 
     };
     let wanted = |file_id: &str| match &exact {
         // An aggregate needs every case of its suite.
-        Some(name) if name.contains("::aggregate") => true,
-        // The case's own test, or one of its pipelines' (a file may hold `::` in its name).
-        Some(name) => {
-            name == file_id
-                || name
-                    .strip_prefix(file_id)
-                    .is_some_and(|p| p.starts_with("::"))
-        }
+        Some(name) if test_name::is_aggregate(name) => true,
+        // The case's own test, or one of its pipelines'.
+        Some(name) => test_name::is_of_case(name, file_id),
         None => true,
     };
     let mut entries = plan_folder(found, root, rubrics, wanted, When::ByItsTest);

@@ -307,13 +307,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
 
 /// The name of a suite's aggregate test: `invoices::aggregate::guided`.
 pub(crate) fn aggregate_name(aggregate: &Aggregate, pipeline: Option<&str>) -> String {
-    // The id is never empty: the root suite's is the cases folder's name.
-    let mut name = format!("{}::aggregate", aggregate.id);
-    if let Some(p) = pipeline {
-        name.push_str("::");
-        name.push_str(p);
-    }
-    name
+    crate::model::test_name::of_aggregate(&aggregate.id, pipeline)
 }
 
 /// One aggregate test over the cases of `entries` under `aggregate` for one pipeline.
