@@ -373,11 +373,19 @@ pub const NO_PIPELINE: &str = "(none)";
 /// suite with a final `/` (`cases/receipts/`), which no pipeline name can hold: cases of two
 /// suites without pipelines are two rows, not one.
 pub fn row_of(r: &CaseNumbers) -> std::borrow::Cow<'_, str> {
+    match row_parts(r) {
+        (folder, true) => format!("{folder}/").into(),
+        (name, false) => name.into(),
+    }
+}
+
+/// A case test's row as its text and whether a `/` follows it (a suite's folder written without
+/// one): what [`row_of`] writes and [`in_row`] compares, without making the name.
+fn row_parts(r: &CaseNumbers) -> (&str, bool) {
     match (&r.pipeline, r.suite.as_str()) {
-        (Some(p), _) => p.as_str().into(),
-        (None, "") => NO_PIPELINE.into(),
-        (None, folder) if folder.ends_with('/') => folder.into(),
-        (None, folder) => format!("{folder}/").into(),
+        (Some(p), _) => (p.as_str(), false),
+        (None, "") => (NO_PIPELINE, false),
+        (None, folder) => (folder, !folder.ends_with('/')),
     }
 }
 
@@ -425,11 +433,9 @@ fn rows_of<'a>(
 
 /// Whether a case test is counted in the row `name` ([`row_of`] without making the name).
 fn in_row(r: &CaseNumbers, name: &str) -> bool {
-    match (&r.pipeline, r.suite.as_str()) {
-        (Some(p), _) => p == name,
-        (None, "") => name == NO_PIPELINE,
-        (None, folder) if folder.ends_with('/') => folder == name,
-        (None, folder) => name.strip_suffix('/') == Some(folder),
+    match row_parts(r) {
+        (folder, true) => name.strip_suffix('/') == Some(folder),
+        (text, false) => name == text,
     }
 }
 

@@ -228,7 +228,10 @@ fn print_run(
             Outcome::Passed => conclusion.passed += 1,
             Outcome::Failed(message) => {
                 conclusion.failed += 1;
-                failures.keep(name, message);
+                // JSON's events carry the messages already: it prints no `failures:` section.
+                if printer.format != FormatSetting::Json {
+                    failures.keep(name, message);
+                }
             }
             Outcome::Ignored | Outcome::IgnoredWith(_) => conclusion.ignored += 1,
         }
