@@ -2,6 +2,7 @@
 //! the written text of scalars, the YAML parser's messages, and the JSON Schema of each file.
 
 mod acceptance;
+mod block_yaml;
 mod case;
 mod cases;
 pub(crate) mod edit;

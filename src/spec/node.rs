@@ -156,6 +156,9 @@ impl<'de> Visitor<'de> for ParsedVisitor {
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parsed, D::Error> {
         d.deserialize_any(ParsedVisitor)
     }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Parsed, D::Error> {
+        d.deserialize_any(ParsedVisitor)
+    }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element::<Node>()? {
@@ -191,9 +194,15 @@ struct ParsedNode(Parsed);
 
 impl<'de> Deserialize<'de> for ParsedNode {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ParsedVisitor).map(ParsedNode)
+        // Named so that a reader which knows the node keeps scalars as written (`0173`, `no`)
+        // can hand them over as text; serde-saphyr reads the newtype as its content.
+        d.deserialize_newtype_struct(NODE, ParsedVisitor)
+            .map(ParsedNode)
     }
 }
+
+/// The name a [`Node`]'s content is asked for by.
+pub(super) const NODE: &str = "__goldgate_node";
 
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
