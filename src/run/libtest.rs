@@ -390,9 +390,24 @@ impl Printer {
                     ColorSetting::Always => anstream::ColorChoice::Always,
                     ColorSetting::Never => anstream::ColorChoice::Never,
                 };
-                let terminal = io::stdout().is_terminal();
-                let stdout = anstream::AutoStream::new(io::stdout(), choice);
-                (Box::new(io::BufWriter::new(stdout)), terminal)
+                let stdout = io::stdout();
+                let terminal = stdout.is_terminal();
+                let choice = match choice {
+                    anstream::ColorChoice::Auto => anstream::AutoStream::choice(&stdout),
+                    choice => choice,
+                };
+                // Colours are stripped before the buffer, not after it: stripped text reaches
+                // standard output piece by piece, and its line buffer writes at every newline
+                // (80,000 writes at 10,000 cases).
+                let out: Box<dyn Write> = if choice == anstream::ColorChoice::Never {
+                    let buffered: Box<dyn Write> = Box::new(io::BufWriter::new(stdout));
+                    Box::new(anstream::StripStream::new(buffered))
+                } else {
+                    Box::new(io::BufWriter::new(anstream::AutoStream::new(
+                        stdout, choice,
+                    )))
+                };
+                (out, terminal)
             }
         };
         let format = if args.quiet {
