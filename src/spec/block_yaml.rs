@@ -777,10 +777,7 @@ impl<'de> de::Deserializer<'de> for Value<'_, '_> {
         visitor: V,
     ) -> Result<V::Value, GiveUp> {
         if name == SPANNED {
-            visitor.visit_newtype_struct(Spanned {
-                node: self,
-                field: 0,
-            })
+            visitor.visit_newtype_struct(Fields::spanned(self))
         } else if name == NODE {
             visitor.visit_newtype_struct(Written(self))
         } else {
@@ -941,65 +938,72 @@ impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     }
 }
 
-/// A node as `serde_saphyr::Spanned` reads it: the map `{ marker: true, value, referenced,
-/// defined }`, the two locations the same (this reader takes no aliases).
-struct Spanned<'a, 's> {
-    node: Value<'a, 's>,
-    field: u8,
+/// What one field of the maps below holds.
+#[derive(Clone, Copy)]
+enum Part<'a, 's> {
+    /// `true`: the marker `Spanned` knows its own map by.
+    Marker,
+    Node(Value<'a, 's>),
+    Location(At),
+    Span(At),
+    Number(u32),
+    /// A span's offset and length in bytes.
+    Pair(u32, u32),
 }
 
-impl<'de> de::Deserializer<'de> for Spanned<'_, '_> {
-    type Error = GiveUp;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        visitor.visit_map(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
+/// A map of fixed fields, as serde-saphyr hands its own types over: `Spanned` reads
+/// `{ marker, value, referenced, defined }` (the two locations the same: this reader takes no
+/// aliases), `Location` reads `{ line, column, span, source_id }`, and `Span` reads
+/// `{ offset, len, byte_info }`.
+struct Fields<'a, 's> {
+    fields: [(&'static str, Part<'a, 's>); 4],
+    len: usize,
+    next: usize,
 }
 
-impl<'de> de::MapAccess<'de> for Spanned<'_, '_> {
-    type Error = GiveUp;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, GiveUp> {
-        let key = match self.field {
-            0 => SPANNED_MARKER,
-            1 => "value",
-            2 => "referenced",
-            3 => "defined",
-            _ => return Ok(None),
-        };
-        self.field += 1;
-        seed.deserialize(key.into_deserializer()).map(Some)
+impl<'a, 's> Fields<'a, 's> {
+    fn spanned(node: Value<'a, 's>) -> Self {
+        let at = node.0.at;
+        Fields {
+            fields: [
+                (SPANNED_MARKER, Part::Marker),
+                ("value", Part::Node(node)),
+                ("referenced", Part::Location(at)),
+                ("defined", Part::Location(at)),
+            ],
+            len: 4,
+            next: 0,
+        }
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, GiveUp> {
-        match self.field {
-            1 => seed.deserialize(true.into_deserializer()),
-            2 => seed.deserialize(self.node),
-            _ => seed.deserialize(Location {
-                at: self.node.0.at,
-                field: 0,
-            }),
+    fn location(at: At) -> Self {
+        Fields {
+            fields: [
+                ("line", Part::Number(at.line)),
+                ("column", Part::Number(at.column)),
+                ("span", Part::Span(at)),
+                ("source_id", Part::Number(0)),
+            ],
+            len: 4,
+            next: 0,
+        }
+    }
+
+    fn span(at: At) -> Self {
+        Fields {
+            fields: [
+                ("offset", Part::Number(at.chars)),
+                ("len", Part::Number(at.char_len)),
+                ("byte_info", Part::Pair(at.bytes, at.byte_len)),
+                ("", Part::Marker),
+            ],
+            len: 3,
+            next: 0,
         }
     }
 }
 
-/// A node's place as `serde_saphyr::Location` reads it: `{ line, column, span, source_id }`,
-/// the span `{ offset, len, byte_info: (offset, len) }`.
-struct Location {
-    at: At,
-    field: u8,
-}
-
-impl<'de> de::Deserializer<'de> for Location {
+impl<'de> de::Deserializer<'de> for Fields<'_, '_> {
     type Error = GiveUp;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
@@ -1013,82 +1017,32 @@ impl<'de> de::Deserializer<'de> for Location {
     }
 }
 
-impl<'de> de::MapAccess<'de> for Location {
+impl<'de> de::MapAccess<'de> for Fields<'_, '_> {
     type Error = GiveUp;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, GiveUp> {
-        let key = match self.field {
-            0 => "line",
-            1 => "column",
-            2 => "span",
-            3 => "source_id",
-            _ => return Ok(None),
-        };
-        self.field += 1;
-        seed.deserialize(key.into_deserializer()).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, GiveUp> {
-        let at = self.at;
-        match self.field {
-            1 => seed.deserialize(at.line.into_deserializer()),
-            2 => seed.deserialize(at.column.into_deserializer()),
-            3 => seed.deserialize(Span { at, field: 0 }),
-            _ => seed.deserialize(0u32.into_deserializer()),
+        if self.next == self.len {
+            return Ok(None);
         }
-    }
-}
-
-struct Span {
-    at: At,
-    field: u8,
-}
-
-impl<'de> de::Deserializer<'de> for Span {
-    type Error = GiveUp;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        visitor.visit_map(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-impl<'de> de::MapAccess<'de> for Span {
-    type Error = GiveUp;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, GiveUp> {
-        let key = match self.field {
-            0 => "offset",
-            1 => "len",
-            2 => "byte_info",
-            _ => return Ok(None),
-        };
-        self.field += 1;
-        seed.deserialize(key.into_deserializer()).map(Some)
+        self.next += 1;
+        seed.deserialize(self.fields[self.next - 1].0.into_deserializer())
+            .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, GiveUp> {
-        let at = self.at;
-        match self.field {
-            1 => seed.deserialize(at.chars.into_deserializer()),
-            2 => seed.deserialize(at.char_len.into_deserializer()),
-            _ => {
-                let pair = [at.bytes, at.byte_len];
-                seed.deserialize(de::value::SeqDeserializer::<_, GiveUp>::new(
-                    pair.into_iter(),
-                ))
-            }
+        let part = self.fields.get(self.next.wrapping_sub(1)).ok_or(GiveUp)?.1;
+        match part {
+            Part::Marker => seed.deserialize(true.into_deserializer()),
+            Part::Node(node) => seed.deserialize(node),
+            Part::Location(at) => seed.deserialize(Fields::location(at)),
+            Part::Span(at) => seed.deserialize(Fields::span(at)),
+            Part::Number(n) => seed.deserialize(n.into_deserializer()),
+            Part::Pair(offset, len) => seed.deserialize(
+                de::value::SeqDeserializer::<_, GiveUp>::new([offset, len].into_iter()),
+            ),
         }
     }
 }
