@@ -50,9 +50,17 @@ impl Canon {
 
     /// A key or a text, quoted.
     fn key(&mut self, text: &str) -> &mut Canon {
-        // Writing a `str` as JSON into a buffer cannot fail.
-        let _ = serde_json::to_writer(&mut *self, text);
-        self.0.push(b' ');
+        // Most texts hold nothing JSON escapes (a quote, a backslash, a control character):
+        // written as it writes them, without its writer.
+        if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            self.0.push(b'"');
+            self.0.extend_from_slice(text.as_bytes());
+            self.0.extend_from_slice(b"\" ");
+        } else {
+            // Writing a `str` as JSON into a buffer cannot fail.
+            let _ = serde_json::to_writer(&mut *self, text);
+            self.0.push(b' ');
+        }
         self
     }
 
@@ -371,6 +379,26 @@ fn probe(canon: &mut Canon, probe: &Probe) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_written_as_json_writes_it() {
+        for text in [
+            "",
+            "a",
+            "é 日本",
+            "a\"b",
+            "a\\b",
+            "\u{1}",
+            "tab\t",
+            "\u{7f}",
+            "line\n",
+        ] {
+            let mut canon = Canon(Vec::new());
+            canon.key(text);
+            let json = serde_json::to_string(text).unwrap() + " ";
+            assert_eq!(String::from_utf8(canon.0).unwrap(), json, "{text:?}");
+        }
+    }
 
     #[test]
     fn a_run_digest_is_the_same_whatever_order_its_tests_come_in() {

@@ -108,10 +108,13 @@ fn same_read_otherwise(gold: &Value, prediction: &Value) -> bool {
         return a == b;
     }
     let date = [false, true].into_iter().any(|day_first| {
-        parse_date(g, day_first).is_some() && parse_date(g, day_first) == parse_date(p, day_first)
+        let gold = parse_date(g, day_first);
+        gold.is_some() && gold == parse_date(p, day_first)
     });
-    let identifier = !identifier_key(g).is_empty() && identifier_key(g) == identifier_key(p);
-    date || identifier
+    date || {
+        let key = identifier_key(g);
+        !key.is_empty() && key == identifier_key(p)
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ impl<'s> Reader<'s> {
         for (i, text) in source.split('\n').enumerate() {
             let content = text.trim_start_matches(' ');
             let indent = text.len() - content.len();
+            let ascii = text.is_ascii();
             if content.starts_with("---")
                 || content.starts_with("...")
                 || text.starts_with('%')
@@ -103,7 +104,7 @@ impl<'s> Reader<'s> {
             if !content.is_empty() && !content.starts_with('#') {
                 lines.push(Line {
                     text,
-                    ascii: text.is_ascii(),
+                    ascii,
                     number: u32::try_from(i + 1).ok()?,
                     bytes,
                     chars,
@@ -111,7 +112,12 @@ impl<'s> Reader<'s> {
                 });
             }
             bytes = bytes.checked_add(u32::try_from(text.len() + 1).ok()?)?;
-            chars = chars.checked_add(u32::try_from(count_chars(text) + 1).ok()?)?;
+            let len = if ascii {
+                text.len()
+            } else {
+                text.chars().count()
+            };
+            chars = chars.checked_add(u32::try_from(len + 1).ok()?)?;
         }
         Some(Reader { lines, next: 0 })
     }
