@@ -892,6 +892,9 @@ impl<'de> de::Deserializer<'de> for Written<'_, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
         match self.0.0.kind {
+            // serde-saphyr hands an infinite or not-a-number float over as the text `.inf` or
+            // `.nan`, whatever was written (`1e999`): left to it, to read alike.
+            Kind::Plain(text) if non_finite(text) => Err(GiveUp),
             Kind::Plain(text) if !self.0.is_null() => visitor.visit_str(text),
             _ => self.0.deserialize_any(visitor),
         }
@@ -902,6 +905,18 @@ impl<'de> de::Deserializer<'de> for Written<'_, '_> {
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
     }
+}
+
+/// A plain scalar YAML may read as an infinite or not-a-number float: `.inf`, `-.NaN`, `1e999`.
+fn non_finite(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let word = |w: &[u8]| {
+        w[0] == b'.' && (w[1..].eq_ignore_ascii_case(b"inf") || w[1..].eq_ignore_ascii_case(b"nan"))
+    };
+    let numeric = bytes
+        .first()
+        .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.'));
+    bytes.windows(4).any(word) || numeric && text.parse::<f64>().is_ok_and(|n| !n.is_finite())
 }
 
 struct Items<'a, 's>(std::slice::Iter<'a, Node<'s>>);
@@ -1328,6 +1343,27 @@ mod tests {
         "日本",
         "\"日本\"",
         "𝒳 x",
+        "1e999",
+        "-1e999",
+        "0o8",
+        "0x",
+        "0b2",
+        "1__0",
+        "+.inf",
+        ".NaN",
+        "99999999999999999999999",
+        "1:2:3",
+        "0:30",
+        "1,234.5",
+        "12 rue",
+        "2024-01-05T10:00:00Z",
+        "~x",
+        "null x",
+        "<<",
+        "=",
+        "!",
+        "&",
+        "*",
     ];
 
     /// A small deterministic generator (a linear congruential one): the documents are the same
@@ -1451,6 +1487,6 @@ mod tests {
                 read_here += 1;
             }
         }
-        assert!(read_here > 700, "{read_here} of 3000 read here");
+        assert!(read_here > 500, "{read_here} of 3000 read here");
     }
 }
