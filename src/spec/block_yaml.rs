@@ -701,6 +701,15 @@ impl<'a, 's> Value<'a, 's> {
     }
 }
 
+/// The deserializer's methods for numbers: each reads a plain scalar by [`typed`].
+macro_rules! numbers {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
+            self.number(visitor)
+        })*
+    };
+}
+
 /// The name `serde_saphyr::Spanned` asks its deserializer for.
 const SPANNED: &str = "__yaml_spanned";
 /// The first key of the map `Spanned` reads its value and locations from.
@@ -737,16 +746,10 @@ impl<'de> de::Deserializer<'de> for Value<'_, '_> {
         }
     }
 
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_f32 deserialize_f64
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
@@ -829,28 +832,6 @@ impl<'de> de::Deserializer<'de> for Value<'_, '_> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
         visitor.visit_unit()
-    }
-
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        self.number(visitor)
     }
 
     /// Types case files never hold: serde-saphyr reads them.
