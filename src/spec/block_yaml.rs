@@ -72,19 +72,32 @@ struct Reader<'s> {
     lines: Vec<Line<'s>>,
     /// The next line not yet read.
     next: usize,
+    /// The last place counted in characters on a line that is not ASCII, (line, byte,
+    /// characters before it): nodes of a line are placed left to right, so each counts on from
+    /// the one before rather than from the line's start.
+    counted: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl<'s> Reader<'s> {
     /// The content lines of `source`, or `None` for what this reader leaves to serde-saphyr
-    /// whatever the lines say: tabs, carriage returns, a byte-order mark, directives and
-    /// document markers.
+    /// whatever the lines say: tabs, carriage returns, characters YAML does not print (which
+    /// it refuses), a byte-order mark, directives and document markers.
     fn new(source: &'s str) -> Option<Self> {
         // Past 64 KiB a file could hold more values than serde-saphyr's budget lets it read
-        // (250,000), and past 60 spaces of indentation be nested deeper than it reads (64): those
-        // are said by its messages.
+        // (250,000), and past 40 spaces of indentation be nested deeper than it reads (64: a
+        // level a column, with a sequence at its key's column, a mapping after its dash and two
+        // flow collections on the last line): those are said by its messages.
         if source.len() > 64 << 10
-            || source.bytes().any(|b| b == b'\t' || b == b'\r')
-            || source.contains('\u{feff}')
+            || source
+                .bytes()
+                .any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
+            || (!source.is_ascii()
+                && source.chars().any(|c| {
+                    matches!(
+                        c,
+                        '\u{80}'..='\u{9f}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                    )
+                }))
         {
             return None;
         }
@@ -97,7 +110,7 @@ impl<'s> Reader<'s> {
             if content.starts_with("---")
                 || content.starts_with("...")
                 || text.starts_with('%')
-                || indent > 60
+                || indent > 40
             {
                 return None;
             }
@@ -119,7 +132,11 @@ impl<'s> Reader<'s> {
             };
             chars = chars.checked_add(u32::try_from(len + 1).ok()?)?;
         }
-        Some(Reader { lines, next: 0 })
+        Some(Reader {
+            lines,
+            next: 0,
+            counted: std::cell::Cell::new((usize::MAX, 0, 0)),
+        })
     }
 
     /// The document's root: a block mapping or sequence.
@@ -137,10 +154,15 @@ impl<'s> Reader<'s> {
         let (before, len) = if l.ascii {
             (start, end - start)
         } else {
-            (
-                count_chars(l.text.get(..start)?),
-                count_chars(l.text.get(start..end)?),
-            )
+            let (at_line, at_byte, at_chars) = self.counted.get();
+            let (from, chars) = if at_line == line && at_byte <= start {
+                (at_byte, at_chars)
+            } else {
+                (0, 0)
+            };
+            let before = chars + count_chars(l.text.get(from..start)?);
+            self.counted.set((line, start, before));
+            (before, count_chars(l.text.get(start..end)?))
         };
         Some(At {
             line: l.number,
@@ -395,6 +417,7 @@ impl<'s> Reader<'s> {
             if !plain_in_flow(key)
                 || key.ends_with(' ')
                 || key.starts_with(|c: char| c.is_ascii_digit())
+                || key.len() > LONGEST_KEY
                 || taken(&entries, key)
             {
                 return None;
@@ -473,7 +496,7 @@ fn key_end(rest: &str) -> Option<usize> {
             // A key holds no colon of its own, and no space before its colon.
             b':' => {
                 let ends = bytes.get(i + 1).is_none_or(|&next| next == b' ');
-                return (ends && bytes[i - 1] != b' ').then_some(i);
+                return (ends && bytes[i - 1] != b' ' && i <= LONGEST_KEY).then_some(i);
             }
             b',' | b'[' | b']' | b'{' | b'}' | b'#' => return None,
             _ => {}
@@ -525,12 +548,21 @@ fn plain_in_flow(text: &str) -> bool {
             .any(|b| matches!(b, b',' | b'[' | b']' | b'{' | b'}' | b':' | b'#'))
 }
 
+/// The longest key YAML reads without a `?`, in characters (serde-saphyr's budget), counted
+/// here in bytes: never fewer.
+const LONGEST_KEY: usize = 1024;
+
+/// The most keys a mapping read here holds.
+const MOST_KEYS: usize = 256;
+
 /// Whether `key` is already among a mapping's keys (a handful: a scan beats a set).
 fn taken(entries: &[(Node<'_>, Node<'_>)], key: &str) -> bool {
-    entries.iter().any(|(k, _)| match k.kind {
-        Kind::Plain(t) => t.as_bytes().last() == key.as_bytes().last() && t == key,
-        _ => false,
-    })
+    // Past a few hundred keys the scan grows with their square: serde-saphyr reads the file.
+    entries.len() >= MOST_KEYS
+        || entries.iter().any(|(k, _)| match k.kind {
+            Kind::Plain(t) => t.as_bytes().last() == key.as_bytes().last() && t == key,
+            _ => false,
+        })
 }
 
 /// The text of a double-quoted scalar whose body starts `body`, and the body's length up to
@@ -1225,10 +1257,25 @@ mod tests {
                 "{source}"
             );
         }
-        // What could pass serde-saphyr's budget: more values than it reads, nested deeper.
+        // What could pass serde-saphyr's budget: more values than it reads, nested deeper, a
+        // longer key than it reads; and characters it refuses.
         let many = format!("a: [{}]\n", vec!["1"; 40_000].join(", "));
-        let deep: String = (0..70).map(|d| format!("{}k:\n", " ".repeat(d))).collect();
-        for source in [many, deep + &" ".repeat(70) + "k: 1\n"] {
+        let deep: String = (0..61).map(|d| format!("{}k:\n", " ".repeat(d))).collect();
+        let dashes: String = (0..30)
+            .map(|d| format!("{}- a:\n", " ".repeat(2 * d)))
+            .collect();
+        let long = "k".repeat(1025);
+        for source in [
+            many,
+            deep + &" ".repeat(60) + "- a: {b: [x]}\n",
+            "a:\n".to_owned() + &dashes + &" ".repeat(60) + "- a: {b: [x]}\n",
+            format!("{long}: 1\n"),
+            format!("a: {{{long}: 1}}\n"),
+            "a: x\u{1}y\n".to_owned(),
+            "# c\u{7f}\na: x\n".to_owned(),
+            "a: \"x\u{86}\"\n".to_owned(),
+            "a: x\u{ffff}\n".to_owned(),
+        ] {
             assert!(with_source(&source, || read::<Spanned<Any>>(&source)).is_none());
         }
     }
