@@ -87,18 +87,7 @@ impl<'s> Reader<'s> {
         // (250,000), and past 40 spaces of indentation be nested deeper than it reads (64: a
         // level a column, with a sequence at its key's column, a mapping after its dash and two
         // flow collections on the last line): those are said by its messages.
-        if source.len() > 64 << 10
-            || source
-                .bytes()
-                .any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
-            || (!source.is_ascii()
-                && source.chars().any(|c| {
-                    matches!(
-                        c,
-                        '\u{80}'..='\u{9f}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-                    )
-                }))
-        {
+        if source.len() > 64 << 10 || !printable(source.as_bytes()) {
             return None;
         }
         let mut lines = Vec::new();
@@ -467,6 +456,22 @@ impl<'s> Reader<'s> {
 
 fn spaces(text: &str) -> usize {
     text.len() - text.trim_start_matches(' ').len()
+}
+
+/// Whether a text holds only characters YAML prints (and no byte-order mark), in one pass
+/// over its bytes: no control character but the newline, no C1 control (U+0080–U+009F), no
+/// U+FEFF, U+FFFE or U+FFFF.
+fn printable(bytes: &[u8]) -> bool {
+    !bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'\n' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
+        0xef => matches!(
+            (bytes.get(i + 1), bytes.get(i + 2)),
+            (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
+        ),
+        _ => false,
+    })
 }
 
 fn count_chars(text: &str) -> usize {
@@ -1275,6 +1280,8 @@ mod tests {
             "# c\u{7f}\na: x\n".to_owned(),
             "a: \"x\u{86}\"\n".to_owned(),
             "a: x\u{ffff}\n".to_owned(),
+            "\u{feff}a: x\n".to_owned(),
+            "a: \u{9f}\n".to_owned(),
         ] {
             assert!(with_source(&source, || read::<Spanned<Any>>(&source)).is_none());
         }
