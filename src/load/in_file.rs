@@ -27,30 +27,46 @@ impl InFile<'_> {
 
     /// A scoring name.
     pub(crate) fn scoring(&self, name: &Spanned<String>) -> Result<Scoring, LoadError> {
-        Scoring::from_name(&name.value).ok_or_else(|| {
-            let e = self.err(
-                Mark::of(&name.referenced),
-                "scoring",
-                format!("unknown scoring `{}`", name.value),
-            );
-            match closest(&name.value, Scoring::NAMES) {
-                Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the scorings are `penalty` (the default) and `fraction`"),
-            }
-        })
+        let otherwise = "the scorings are `penalty` (the default) and `fraction`";
+        self.named(
+            name,
+            "scoring",
+            Scoring::from_name,
+            &Scoring::NAMES,
+            otherwise,
+        )
     }
 
     /// A profile name.
     pub(crate) fn profile(&self, name: &Spanned<String>) -> Result<Profile, LoadError> {
-        Profile::from_name(&name.value).ok_or_else(|| {
+        let otherwise = "the profiles are `dream` (the default) and `anls_star`";
+        self.named(
+            name,
+            "profile",
+            Profile::from_name,
+            &Profile::NAMES,
+            otherwise,
+        )
+    }
+
+    /// One of a kind's `names` under `key`, else an error that names the closest, or says them.
+    fn named<T>(
+        &self,
+        name: &Spanned<String>,
+        key: &str,
+        from_name: impl Fn(&str) -> Option<T>,
+        names: &[&str],
+        otherwise: &str,
+    ) -> Result<T, LoadError> {
+        from_name(&name.value).ok_or_else(|| {
             let e = self.err(
                 Mark::of(&name.referenced),
-                "profile",
-                format!("unknown profile `{}`", name.value),
+                key,
+                format!("unknown {key} `{}`", name.value),
             );
-            match closest(&name.value, Profile::NAMES) {
+            match closest(&name.value, names.iter().copied()) {
                 Some(best) => e.hint(format!("did you mean `{best}`?")),
-                None => e.hint("the profiles are `dream` (the default) and `anls_star`"),
+                None => e.hint(otherwise),
             }
         })
     }

@@ -373,11 +373,12 @@ impl<'s> Reader<'s> {
                     i = end;
                 }
             }
-            i += spaces(&text[i..]);
-            match *text.as_bytes().get(i)? {
-                b',' => i += 1,
-                b']' => break,
-                _ => return None,
+            match after_item(text, i, b']')? {
+                Next::Item(at) => i = at,
+                Next::Closed(at) => {
+                    i = at;
+                    break;
+                }
             }
         }
         let node = Node {
@@ -423,12 +424,12 @@ impl<'s> Reader<'s> {
                 _ => self.flow_plain(line, i, &[',', '}'])?,
             };
             entries.push((key, value.0));
-            i = value.1;
-            i += spaces(&text[i..]);
-            match *text.as_bytes().get(i)? {
-                b',' => i += 1,
-                b'}' => break,
-                _ => return None,
+            match after_item(text, value.1, b'}')? {
+                Next::Item(at) => i = at,
+                Next::Closed(at) => {
+                    i = at;
+                    break;
+                }
             }
         }
         let node = Node {
@@ -451,6 +452,24 @@ impl<'s> Reader<'s> {
             at: self.at(line, start, start + plain.len())?,
         };
         Some((node, start + plain.len()))
+    }
+}
+
+/// What follows an item of a flow collection.
+enum Next {
+    /// A comma: the next item starts at or after this byte.
+    Item(usize),
+    /// The closing bracket, at this byte.
+    Closed(usize),
+}
+
+/// After an item ending at byte `end` of `text`: spaces, then a comma or `close`.
+fn after_item(text: &str, end: usize, close: u8) -> Option<Next> {
+    let at = end + spaces(&text[end..]);
+    match *text.as_bytes().get(at)? {
+        b',' => Some(Next::Item(at + 1)),
+        b if b == close => Some(Next::Closed(at)),
+        _ => None,
     }
 }
 
@@ -530,7 +549,26 @@ fn starts_as_text(bytes: &[u8]) -> bool {
     match bytes.first() {
         None => false,
         Some(b'-') => bytes.len() > 1 && bytes[1] != b' ',
-        Some(first) => !br#"?:,[]{}#&*!|>'"%@`"#.contains(first),
+        Some(first) => !matches!(
+            first,
+            b'?' | b':'
+                | b','
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'|'
+                | b'>'
+                | b'\''
+                | b'"'
+                | b'%'
+                | b'@'
+                | b'`'
+        ),
     }
 }
 
@@ -637,21 +675,11 @@ fn typed(text: &str) -> Option<Typed<'_>> {
     }
     let first = text.chars().next()?;
     if first.is_alphabetic() || first == '_' {
-        let lower = text.to_ascii_lowercase();
-        let word = matches!(
-            lower.as_str(),
-            "y" | "n"
-                | "yes"
-                | "no"
-                | "on"
-                | "off"
-                | "true"
-                | "false"
-                | "null"
-                | "nan"
-                | "inf"
-                | "infinity"
-        );
+        // Compared whatever their case, without a lowercased copy of every scalar.
+        const WORDS: [&str; 12] = [
+            "y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf", "infinity",
+        ];
+        let word = WORDS.iter().any(|w| text.eq_ignore_ascii_case(w));
         return (!word).then_some(Typed::Text(text));
     }
     if text.starts_with('/') || text.starts_with("./") || text.starts_with("../") {
