@@ -14,7 +14,7 @@ pub struct Mark {
 }
 
 impl Mark {
-    pub(crate) fn of(location: &serde_saphyr::Location) -> Mark {
+    pub(crate) fn of(location: &super::spanned::Location) -> Mark {
         Mark {
             line: location.line(),
             column: location.column(),

@@ -16,6 +16,7 @@ pub mod name;
 pub mod normalize;
 pub mod pdf;
 pub mod shell;
+pub mod spanned;
 pub mod state;
 pub mod typed;
 pub mod value;

@@ -1,7 +1,7 @@
 //! `acceptance:` checked: thresholds in [0, 1], and the names of what a threshold accepts and
 //! what its approval rate is a share of.
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use crate::base::location::{LoadError, Mark, closest};
 use crate::load::in_file::InFile;

@@ -197,7 +197,7 @@ fn attributes(
     file: &Path,
     folder: &Path,
     cases: &CasesSpec,
-    metadata: &serde_saphyr::Spanned<String>,
+    metadata: &crate::base::spanned::Spanned<String>,
     names: &[&str],
 ) -> Result<Attributes, LoadError> {
     let path = folder.join(&metadata.value);
@@ -218,7 +218,7 @@ fn attributes(
         keep: &|name| known.contains(name),
     };
     let table = read_table(&path, &keep)?;
-    let column = |name: &serde_saphyr::Spanned<String>, yaml_path: &str| {
+    let column = |name: &crate::base::spanned::Spanned<String>, yaml_path: &str| {
         table_column(&table, (file, yaml_path), &path, name)
     };
     let Some(key) = &cases.key else {
@@ -267,7 +267,7 @@ fn table_column(
     table: &Table,
     (file, yaml_path): (&Path, &str),
     path: &Path,
-    name: &serde_saphyr::Spanned<String>,
+    name: &crate::base::spanned::Spanned<String>,
 ) -> Result<String, LoadError> {
     if table.columns.contains(&name.value) {
         return Ok(name.value.clone());

@@ -1,6 +1,6 @@
 //! `fields:` rules: how each gold field is compared and when it is correct.
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use super::in_file::InFile;
 use crate::base::field_path::FieldPath;

@@ -5,6 +5,7 @@ use crate::base::budget::{OVERSIZED_HINT, oversized};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
 use crate::base::normalize::Normalize;
+use crate::base::spanned::Spanned;
 use crate::base::value::Value;
 use crate::model::case::{
     BoxUnits, FieldRule, GoldField, Grounding, PredictionSource, Profile, Scoring, WrittenIn,
@@ -12,7 +13,6 @@ use crate::model::case::{
 use crate::model::metric::{DEFAULT_ECE_BINS, Direction, Metric, Range, Threshold};
 use crate::model::place::Place;
 use crate::spec::{CaseFile, Node, NodeKind};
-use serde_saphyr::Spanned;
 use std::path::Path;
 
 /// Checks over one file's nodes.

@@ -3,7 +3,7 @@
 //! a level says `replace`. A level is one file that writes the key: each suite's `defaults`,
 //! outermost first, then the case.
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use crate::model::metric::Metric;
 use crate::spec::ThresholdsSpec;

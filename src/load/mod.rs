@@ -27,7 +27,7 @@ pub use folder::{Entry, Load, Planned, Problem, When, is_a_prediction, load_fold
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use crate::base::fs::read_text;
 use crate::base::location::LoadError;

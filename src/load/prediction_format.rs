@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use crate::base::json::Json;
 use crate::base::location::{LoadError, Mark};

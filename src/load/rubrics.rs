@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::base::spanned::Spanned;
 use regex::Regex;
-use serde_saphyr::Spanned;
 
 use super::in_file::InFile;
 use crate::base::field_path::FieldPath;

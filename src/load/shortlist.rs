@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serde_saphyr::Spanned;
+use crate::base::spanned::Spanned;
 
 use crate::base::location::{LoadError, Mark};
 use crate::load::in_file::InFile;

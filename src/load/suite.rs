@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::base::fs::{is_project, read_text};
 use crate::base::location::Mark;
 use crate::base::location::{LoadError, closest};
+use crate::base::spanned::Spanned;
 use crate::load::in_file::InFile;
 use crate::model::case::{Price, Profile, Scoring};
 use crate::model::metric::{Metric, Threshold};
@@ -21,7 +22,6 @@ use crate::spec::{
     AggregateSpec, CaseFile, JudgeSpec, PipelineAggregateSpec, PipelineName, PipelineSpec,
     PipelineValue, PipelinesSpec, RegressionGateSpec, RunSpec, SuiteFile,
 };
-use serde_saphyr::Spanned;
 
 /// The names of a suite file.
 pub const SUITE_FILES: [&str; 2] = ["suite.yaml", "suite.yml"];

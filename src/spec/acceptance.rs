@@ -1,9 +1,9 @@
 //! `acceptance:`, as written: the thresholds at which a suite's confidences are pooled over
 //! every field.
 
+use crate::base::spanned::Spanned;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 
 /// Accepting every field's values at chosen thresholds, pooled over the fields: the approval
 /// rate and the precision at each (`{ thresholds: [0.9, 0.99], accept: above, share_of: labels }`).

@@ -17,6 +17,7 @@ use serde::de::value::StrDeserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::node::NODE;
+use crate::base::spanned::{NUMBERS, SPANNED};
 
 /// `source` read as a `T`, or `None` where serde-saphyr must read it.
 pub(crate) fn read<T: DeserializeOwned>(source: &str) -> Option<T> {
@@ -775,11 +776,6 @@ macro_rules! numbers {
     };
 }
 
-/// The name `serde_saphyr::Spanned` asks its deserializer for.
-const SPANNED: &str = "__yaml_spanned";
-/// The first key of the map `Spanned` reads its value and locations from.
-const SPANNED_MARKER: &str = "__serde_saphyr_private_spanned";
-
 impl<'de> de::Deserializer<'de> for Value<'_, '_> {
     type Error = GiveUp;
 
@@ -851,7 +847,10 @@ impl<'de> de::Deserializer<'de> for Value<'_, '_> {
         visitor: V,
     ) -> Result<V::Value, GiveUp> {
         if name == SPANNED {
-            visitor.visit_newtype_struct(Fields::spanned(self))
+            visitor.visit_newtype_struct(Located {
+                node: self,
+                next: 0,
+            })
         } else if name == NODE {
             visitor.visit_newtype_struct(Written(self))
         } else {
@@ -1005,76 +1004,19 @@ impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     }
 }
 
-/// What one field of the maps below holds.
-#[derive(Clone, Copy)]
-enum Part<'a, 's> {
-    /// `true`: the marker `Spanned` knows its own map by.
-    Marker,
-    Node(Value<'a, 's>),
-    Location(At),
-    Span(At),
-    Number(u32),
-    /// A span's offset and length in bytes.
-    Pair(u32, u32),
-}
-
-/// A map of fixed fields, as serde-saphyr hands its own types over: `Spanned` reads
-/// `{ marker, value, referenced, defined }` (the two locations the same: this reader takes no
-/// aliases), `Location` reads `{ line, column, span, source_id }`, and `Span` reads
-/// `{ offset, len, byte_info }`.
-struct Fields<'a, 's> {
-    fields: [(&'static str, Part<'a, 's>); 4],
-    len: usize,
+/// A located value as [`Spanned`](crate::base::spanned::Spanned) reads it from this reader: the
+/// numbers of its location, then the value (the two places of a `Spanned` are one: this reader
+/// takes no aliases).
+struct Located<'a, 's> {
+    node: Value<'a, 's>,
     next: usize,
 }
 
-impl<'a, 's> Fields<'a, 's> {
-    fn spanned(node: Value<'a, 's>) -> Self {
-        let at = node.0.at;
-        Fields {
-            fields: [
-                (SPANNED_MARKER, Part::Marker),
-                ("value", Part::Node(node)),
-                ("referenced", Part::Location(at)),
-                ("defined", Part::Location(at)),
-            ],
-            len: 4,
-            next: 0,
-        }
-    }
-
-    fn location(at: At) -> Self {
-        Fields {
-            fields: [
-                ("line", Part::Number(at.line)),
-                ("column", Part::Number(at.column)),
-                ("span", Part::Span(at)),
-                ("source_id", Part::Number(0)),
-            ],
-            len: 4,
-            next: 0,
-        }
-    }
-
-    fn span(at: At) -> Self {
-        Fields {
-            fields: [
-                ("offset", Part::Number(at.chars)),
-                ("len", Part::Number(at.char_len)),
-                ("byte_info", Part::Pair(at.bytes, at.byte_len)),
-                ("", Part::Marker),
-            ],
-            len: 3,
-            next: 0,
-        }
-    }
-}
-
-impl<'de> de::Deserializer<'de> for Fields<'_, '_> {
+impl<'de> de::Deserializer<'de> for Located<'_, '_> {
     type Error = GiveUp;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
-        visitor.visit_map(self)
+        visitor.visit_seq(self)
     }
 
     serde::forward_to_deserialize_any! {
@@ -1084,32 +1026,27 @@ impl<'de> de::Deserializer<'de> for Fields<'_, '_> {
     }
 }
 
-impl<'de> de::MapAccess<'de> for Fields<'_, '_> {
+impl<'de> de::SeqAccess<'de> for Located<'_, '_> {
     type Error = GiveUp;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(
+    fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, GiveUp> {
-        if self.next == self.len {
-            return Ok(None);
-        }
+        seed: T,
+    ) -> Result<Option<T::Value>, GiveUp> {
+        let at = self.node.0.at;
+        let numbers = [
+            at.line,
+            at.column,
+            at.chars,
+            at.char_len,
+            at.bytes,
+            at.byte_len,
+        ];
         self.next += 1;
-        seed.deserialize(self.fields[self.next - 1].0.into_deserializer())
-            .map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, GiveUp> {
-        let part = self.fields.get(self.next.wrapping_sub(1)).ok_or(GiveUp)?.1;
-        match part {
-            Part::Marker => seed.deserialize(true.into_deserializer()),
-            Part::Node(node) => seed.deserialize(node),
-            Part::Location(at) => seed.deserialize(Fields::location(at)),
-            Part::Span(at) => seed.deserialize(Fields::span(at)),
-            Part::Number(n) => seed.deserialize(n.into_deserializer()),
-            Part::Pair(offset, len) => seed.deserialize(
-                de::value::SeqDeserializer::<_, GiveUp>::new([offset, len].into_iter()),
-            ),
+        match numbers.get(self.next - 1) {
+            Some(&n) => seed.deserialize(n.into_deserializer()).map(Some),
+            None if self.next == NUMBERS + 1 => seed.deserialize(self.node).map(Some),
+            None => Ok(None),
         }
     }
 }
@@ -1119,8 +1056,8 @@ mod tests {
     use std::fmt::Debug;
     use std::path::Path;
 
+    use crate::base::spanned::Spanned;
     use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess};
-    use serde_saphyr::Spanned;
 
     use super::*;
     use crate::spec::node::with_source;

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::base::spanned::Spanned;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 
 use super::Node;
 use super::pipelines::PipelinesSpec;

@@ -1,8 +1,8 @@
 //! `cases:` of a suite file: every file of a pattern is a case, with no YAML file per document.
 
+use crate::base::spanned::Spanned;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 
 /// Where a suite's gold files are, and what is known of each document.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

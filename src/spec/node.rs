@@ -6,8 +6,8 @@
 
 use std::cell::RefCell;
 
+use crate::base::spanned::Spanned;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::Spanned;
 
 use crate::base::location::Mark;
 use crate::base::value::Value;
@@ -239,7 +239,7 @@ fn node<E: de::Error>(spanned: Spanned<ParsedNode>) -> Result<Node, E> {
 }
 
 /// Whether a mapping is written in flow style, `{ ... }`: only there does a comma end a value.
-fn is_flow(location: &serde_saphyr::Location) -> bool {
+fn is_flow(location: &crate::base::spanned::Location) -> bool {
     let Some(start) = location
         .span()
         .byte_offset()
@@ -303,7 +303,7 @@ pub(crate) fn number_like(text: &str) -> bool {
             .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '.' | '\'' | '_' | '\u{a0}'))
 }
 
-fn written_text(location: &serde_saphyr::Location) -> Option<String> {
+fn written_text(location: &crate::base::spanned::Location) -> Option<String> {
     let span = location.span();
     let start = usize::try_from(span.byte_offset()?).ok()?;
     let len = usize::try_from(span.byte_len()?).ok()?;

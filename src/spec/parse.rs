@@ -58,7 +58,10 @@ fn located(file: &Path, source: &str, path: &str, error: &serde_saphyr::Error) -
     if let Some(split) = take_split_decimal() {
         return split_decimal(file, path, split, false);
     }
-    let mark = error.location().map(|l| Mark::of(&l)).unwrap_or_default();
+    let mark = error
+        .location()
+        .map(|l| Mark::of(&l.into()))
+        .unwrap_or_default();
     let text = error.to_string();
     let text = strip_position(&text);
     // In a flow mapping of fixed keys (a rubric, thresholds) the second half of a French

@@ -2,11 +2,11 @@
 //! pipeline its own aggregate bounds and prediction format; or a list of names, when `run`
 //! produces the predictions.
 
+use crate::base::spanned::Spanned;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::Spanned;
 
 use super::case::PipelineAggregateSpec;
 

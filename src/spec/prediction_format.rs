@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::base::spanned::Spanned;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
-use serde_saphyr::Spanned;
 
 use super::Node;
 

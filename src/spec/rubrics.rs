@@ -1,9 +1,9 @@
 //! A case's `rubrics:` as written: a list, added to its suites' rubrics, or `{ replace: [...] }`,
 //! which stands instead of them.
 
+use crate::base::spanned::Spanned;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::Spanned;
 
 use super::RubricEntry;
 
