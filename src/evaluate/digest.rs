@@ -12,7 +12,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::base::value::Value;
-use crate::model::case::{Case, GoldField};
+use crate::model::case::{Case, Comparison, Correctness, FieldRule, GoldField};
 use crate::model::metric::Threshold;
 use crate::model::rubric::{Check, Probe, Rubric};
 use crate::model::suite::Aggregate;
@@ -22,6 +22,15 @@ use crate::model::suite::Aggregate;
 /// Tokens are gathered in one buffer and hashed once: a run digests every case, and hashing
 /// each of a case's hundreds of small tokens as it came cost more than the hashing itself.
 struct Canon(Vec<u8>);
+
+/// A value [`Canon::shared`] wrote, with its text.
+type Written = (Box<dyn std::any::Any>, Vec<u8>);
+
+thread_local! {
+    /// The last value of each type [`Canon::shared`] wrote.
+    static LAST_WRITTEN: std::cell::RefCell<Vec<Written>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 impl std::io::Write for Canon {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -73,6 +82,30 @@ impl Canon {
     /// Anything whose `Debug` form holds no place in a file (a profile, a comparison rule).
     fn debug(&mut self, thing: &impl std::fmt::Debug) -> &mut Canon {
         let _ = std::fmt::Write::write_fmt(self, format_args!("{thing:?} "));
+        self
+    }
+
+    /// [`debug`](Self::debug) of a rule most of a run's fields or cases share (a field's
+    /// comparison, a normalization): its text is written once per thread and copied while the
+    /// same rule comes again. Writing it field by field was a fifth of the digest. Only for
+    /// types whose equal values write alike (`Eq`: no float, where `-0.0 == 0.0`).
+    fn shared<T: std::fmt::Debug + Eq + Clone + 'static>(&mut self, thing: &T) -> &mut Canon {
+        LAST_WRITTEN.with_borrow_mut(|last| {
+            let at = last.iter().position(|(seen, _)| seen.is::<T>());
+            if let Some(i) = at
+                && last[i].0.downcast_ref::<T>() == Some(thing)
+            {
+                self.0.extend_from_slice(&last[i].1);
+                return;
+            }
+            let start = self.0.len();
+            self.debug(thing);
+            let entry: Written = (Box::new(thing.clone()), self.0[start..].to_vec());
+            match at {
+                Some(i) => last[i] = entry,
+                None => last.push(entry),
+            }
+        });
         self
     }
 
@@ -177,7 +210,7 @@ pub fn case_digest(case: &Case) -> KeptDigest {
         .key("critical")
         .unordered(case.critical.clone())
         .key("normalize")
-        .debug(&case.normalize)
+        .shared(&case.normalize)
         .key("profile")
         .debug(&case.profile)
         .key("scoring")
@@ -261,7 +294,15 @@ fn gold_field(field: &GoldField) -> String {
     for variant in &field.variants {
         value(&mut canon, variant);
     }
-    canon.open("]").debug(&field.rule);
+    canon.open("]");
+    match field.rule {
+        // The rules without a number (the default's text and exact match among them).
+        FieldRule {
+            compare: Comparison::Text | Comparison::Identifier | Comparison::Date { .. },
+            correct: Correctness::Exact,
+        } => canon.shared(&RuleWithoutNumber(field.rule)),
+        _ => canon.debug(&field.rule),
+    };
     let rules = field
         .path_rules
         .iter()
@@ -269,6 +310,18 @@ fn gold_field(field: &GoldField) -> String {
         .collect();
     canon.unordered(rules).debug(&field.place);
     canon.finish()
+}
+
+/// A field rule that holds no number: its equal values write alike.
+#[derive(Clone, PartialEq)]
+struct RuleWithoutNumber(FieldRule);
+
+impl Eq for RuleWithoutNumber {}
+
+impl std::fmt::Debug for RuleWithoutNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 fn value(canon: &mut Canon, value: &Value) {
@@ -349,7 +402,7 @@ fn probe(canon: &mut Canon, probe: &Probe) {
                 .map(|f| f.to_string())
                 .unwrap_or_default(),
         )
-        .debug(&probe.normalize)
+        .shared(&probe.normalize)
         .key(probe.check.key());
     match &probe.check {
         Check::All(probes) | Check::Any(probes) => {
@@ -397,6 +450,35 @@ mod tests {
             canon.key(text);
             let json = serde_json::to_string(text).unwrap() + " ";
             assert_eq!(String::from_utf8(canon.0).unwrap(), json, "{text:?}");
+        }
+    }
+
+    /// A shared rule's text is copied only while the same rule comes again: each write is its
+    /// `Debug` form, whatever came before it on the thread.
+    #[test]
+    fn a_shared_rule_writes_its_own_text_whatever_came_before() {
+        let rules = [
+            Comparison::Date { day_first: true },
+            Comparison::Date { day_first: false },
+            Comparison::Date { day_first: false },
+            Comparison::Identifier,
+            Comparison::Date { day_first: true },
+        ];
+        for compare in rules {
+            let rule = RuleWithoutNumber(FieldRule {
+                compare,
+                correct: Correctness::Exact,
+            });
+            let mut canon = Canon(Vec::new());
+            canon
+                .shared(&rule)
+                .shared(&Some(crate::base::normalize::Normalize::NONE));
+            let expected = format!(
+                "{:?} {:?} ",
+                rule.0,
+                Some(crate::base::normalize::Normalize::NONE)
+            );
+            assert_eq!(String::from_utf8(canon.0).unwrap(), expected);
         }
     }
 
