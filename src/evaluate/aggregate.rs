@@ -544,7 +544,11 @@ pub fn judge_slice(
 }
 
 /// The mean EM and ANLS of one gold field over the case tests of one pipeline.
-#[derive(Debug, Clone, PartialEq)]
+// A row of the report's `fields` as it is: the record has no copy of it, and its schema keeps
+// the record's name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "FieldStatRecord")]
 pub struct FieldStat {
     /// The field.
     pub field: String,

@@ -4,7 +4,7 @@
 use super::diff::{chars, lines};
 use super::*;
 use crate::base::value::Value;
-use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary, SliceRow};
+use crate::evaluate::aggregate::{Aggregated, RunSummary, SliceRow};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{FieldRow, ThresholdVerdict};
 use crate::evaluate::paired::{Paired, RESAMPLES, SEED};
@@ -372,18 +372,6 @@ impl From<&RunSummary> for RunSummaryRecord {
             brier: s.metrics.brier,
             ece: s.metrics.ece,
             calls: s.calls,
-        }
-    }
-}
-
-impl From<&FieldStat> for FieldStatRecord {
-    fn from(f: &FieldStat) -> Self {
-        FieldStatRecord {
-            field: f.field.clone(),
-            pipeline: f.pipeline.clone(),
-            cases: f.cases,
-            em: f.em,
-            anls: f.anls,
         }
     }
 }

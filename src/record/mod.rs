@@ -634,18 +634,6 @@ pub struct RunSummaryRecord {
     pub calls: Option<crate::model::prediction::CallTally>,
 }
 
-/// A field's mean scores for one pipeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct FieldStatRecord {
-    pub field: String,
-    pub pipeline: String,
-    pub cases: usize,
-    pub em: f64,
-    pub anls: f64,
-}
-
 /// The run's error analysis: what kind of miss each field that is not exact is, counted.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -792,7 +780,7 @@ pub struct Report {
     pub pipelines: Vec<PipelineMetrics>,
     /// The field × pipeline table (computed from the cases).
     #[serde(default)]
-    pub fields: Vec<FieldStatRecord>,
+    pub fields: Vec<crate::evaluate::aggregate::FieldStat>,
     /// Each pipeline per tag value (computed from the cases), when a case has a tag.
     #[serde(default)]
     pub slices: Vec<SliceRecord>,

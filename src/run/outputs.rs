@@ -17,8 +17,8 @@ use crate::evaluate::aggregate::{field_table, pipeline_rows, slice_rows, summari
 use crate::evaluate::paired::paired;
 use crate::evaluate::record::{CaseNumbers, ErrorKind};
 use crate::record::{
-    AggregateRecord, ComparisonRecord, FieldStatRecord, PipelineMetrics, RECORD_VERSION,
-    RunSummaryRecord, SliceRecord, TestRecord,
+    AggregateRecord, ComparisonRecord, PipelineMetrics, RECORD_VERSION, RunSummaryRecord,
+    SliceRecord, TestRecord,
 };
 use crate::render::{
     Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, junit_xml, step_summary,
@@ -542,7 +542,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
             ..PipelineMetrics::from(a)
         })
         .collect();
-    let fields: Vec<FieldStatRecord> = field_table(numbers).iter().map(Into::into).collect();
+    let fields = field_table(numbers);
     let comparisons: Vec<ComparisonRecord> = paired(numbers).iter().map(Into::into).collect();
     let slice_list = slice_rows(numbers);
     let slices: Vec<SliceRecord> = slice_list.iter().map(Into::into).collect();
