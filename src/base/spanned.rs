@@ -149,20 +149,16 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Located<T> {
         f.write_str("a value with its place in the file")
     }
 
-    /// goldgate's reader: the location's numbers, then the value (the two places are one: the
-    /// reader takes no aliases).
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut numbers = [0u32; NUMBERS];
-        for n in &mut numbers {
-            *n = seq
-                .next_element()?
-                .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        }
-        let value = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(NUMBERS, &self))?;
-        let at = Location::of(numbers);
-        Ok(Spanned::new(value, at, at))
+    /// goldgate's reader: a newtype of the location's numbers, then the value. (From serde-saphyr
+    /// a located value arrives as a map, from JSON as the value itself: a sequence there is a
+    /// value, never numbers.)
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(Numbers(PhantomData))
+    }
+
+    /// A sequence (from JSON) is the value itself, unlocated.
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Spanned::unknown)
     }
 
     /// serde-saphyr's map `{ marker, value, referenced, defined }`; any other map is the value
@@ -222,6 +218,31 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Located<T> {
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         T::deserialize(d).map(Spanned::unknown)
+    }
+}
+
+/// The numbers of a location then the value, as goldgate's reader hands them.
+struct Numbers<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for Numbers<T> {
+    type Value = Spanned<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the numbers of a place in the file, then a value")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut numbers = [0u32; NUMBERS];
+        for n in &mut numbers {
+            *n = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        }
+        let value = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(NUMBERS, &self))?;
+        let at = Location::of(numbers);
+        Ok(Spanned::new(value, at, at))
     }
 }
 
@@ -291,5 +312,8 @@ mod tests {
         assert_eq!(doc.name, Spanned::unknown("a".to_owned()));
         assert_eq!(doc.items[1].value, 2);
         assert_eq!(doc.items[1].referenced, Location::UNKNOWN);
+        // A list of numbers is a value, never taken for a location.
+        let list: Spanned<Vec<u32>> = serde_json::from_str("[1, 2, 3, 4, 5, 6, 7]").unwrap();
+        assert_eq!(list, Spanned::unknown(vec![1, 2, 3, 4, 5, 6, 7]));
     }
 }

@@ -847,10 +847,7 @@ impl<'de> de::Deserializer<'de> for Value<'_, '_> {
         visitor: V,
     ) -> Result<V::Value, GiveUp> {
         if name == SPANNED {
-            visitor.visit_newtype_struct(Located {
-                node: self,
-                next: 0,
-            })
+            visitor.visit_newtype_struct(Located(self))
         } else if name == NODE {
             visitor.visit_newtype_struct(Written(self))
         } else {
@@ -1004,15 +1001,36 @@ impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     }
 }
 
-/// A located value as [`Spanned`](crate::base::spanned::Spanned) reads it from this reader: the
-/// numbers of its location, then the value (the two places of a `Spanned` are one: this reader
-/// takes no aliases).
-struct Located<'a, 's> {
+/// A located value as [`Spanned`](crate::base::spanned::Spanned) reads it from this reader: a
+/// newtype (which neither serde-saphyr nor JSON hands it here) holding the numbers of its
+/// location, then the value (the two places of a `Spanned` are one: this reader takes no
+/// aliases).
+struct Located<'a, 's>(Value<'a, 's>);
+
+impl<'de> de::Deserializer<'de> for Located<'_, '_> {
+    type Error = GiveUp;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
+        visitor.visit_newtype_struct(Numbers {
+            node: self.0,
+            next: 0,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The numbers of a node's location, then the node.
+struct Numbers<'a, 's> {
     node: Value<'a, 's>,
     next: usize,
 }
 
-impl<'de> de::Deserializer<'de> for Located<'_, '_> {
+impl<'de> de::Deserializer<'de> for Numbers<'_, '_> {
     type Error = GiveUp;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, GiveUp> {
@@ -1026,7 +1044,7 @@ impl<'de> de::Deserializer<'de> for Located<'_, '_> {
     }
 }
 
-impl<'de> de::SeqAccess<'de> for Located<'_, '_> {
+impl<'de> de::SeqAccess<'de> for Numbers<'_, '_> {
     type Error = GiveUp;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -1063,6 +1081,21 @@ mod tests {
     use crate::spec::node::with_source;
     use crate::spec::parse::parse_with;
     use crate::spec::{CaseFile, RubricSetFile, SuiteFile};
+
+    /// Both readers place a located value alike, a list and its items included.
+    #[test]
+    fn a_located_list_is_placed_alike() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        struct Lists {
+            a: Spanned<Vec<Spanned<u32>>>,
+        }
+        let text = "a:\n  - 1\n  - 2\n";
+        let saphyr: Lists = serde_saphyr::from_str(text).unwrap();
+        let ours: Lists = read(text).expect("read here, not left to serde-saphyr");
+        assert_eq!(ours, saphyr);
+        assert_eq!(ours.a.referenced.line(), 2);
+        assert_eq!(ours.a.value[1].referenced.line(), 3);
+    }
 
     /// Any YAML value with the location of every node and key: what the two readers must agree on.
     #[derive(Debug)]
