@@ -17,6 +17,7 @@ pub(crate) use convert::{aggregate_record, gate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
 use crate::base::name::Name;
+pub use crate::evaluate::aggregate::FieldStat;
 use crate::evaluate::finding::{Absent, Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
@@ -780,7 +781,7 @@ pub struct Report {
     pub pipelines: Vec<PipelineMetrics>,
     /// The field × pipeline table (computed from the cases).
     #[serde(default)]
-    pub fields: Vec<crate::evaluate::aggregate::FieldStat>,
+    pub fields: Vec<FieldStat>,
     /// Each pipeline per tag value (computed from the cases), when a case has a tag.
     #[serde(default)]
     pub slices: Vec<SliceRecord>,
