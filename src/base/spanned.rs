@@ -130,7 +130,9 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Wrapper<T> {
 }
 
 /// What a located value is handed: goldgate's numbers and value, serde-saphyr's map, or (from
-/// JSON, or buffered by serde) the value alone.
+/// JSON, or buffered by serde) the value alone. (A JSON number serde_json's
+/// `arbitrary_precision` hands over as its own map, a float among them, is not read as a value,
+/// as serde-saphyr's `Spanned` does not read it: no file goldgate reads as a spec is JSON.)
 struct Located<T>(PhantomData<T>);
 
 /// Plain values arrive unlocated: each is read as `T`.

@@ -18,6 +18,9 @@ pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
 use crate::base::name::Name;
 pub use crate::evaluate::aggregate::FieldStat;
+/// The former name of a report's field row, which is now evaluate's own [`FieldStat`].
+#[deprecated(note = "a report's field rows are `FieldStat`")]
+pub type FieldStatRecord = FieldStat;
 use crate::evaluate::finding::{Absent, Finding, Note, Problem};
 pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
