@@ -115,13 +115,18 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
     }
 }
 
+/// What a located value is, in a message of serde's.
+const EXPECTED: &str = "a value with its place in the file";
+
+/// The newtype a located value asks for: serde-saphyr answers it with its map, goldgate's reader
+/// with its own newtype of numbers, JSON with the value (read by [`Located`]).
 struct Wrapper<T>(PhantomData<T>);
 
 impl<'de, T: Deserialize<'de>> Visitor<'de> for Wrapper<T> {
     type Value = Spanned<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a value with its place in the file")
+        f.write_str(EXPECTED)
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -148,7 +153,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Located<T> {
     type Value = Spanned<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a value with its place in the file")
+        f.write_str(EXPECTED)
     }
 
     /// goldgate's reader: a newtype of the location's numbers, then the value. (From serde-saphyr

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use crate::record::{
-    AggregateRecord, ComparisonRecord, PipelineMetrics, RECORD_VERSION, RunSummaryRecord,
-    SliceRecord,
+    AggregateRecord, ComparisonRecord, FieldStat, PipelineMetrics, RECORD_VERSION,
+    RunSummaryRecord, SliceRecord,
 };
 
 /// What a report holds besides its cases.
@@ -21,7 +21,7 @@ pub struct ReportParts<'a> {
     /// Each pipeline's metrics.
     pub pipelines: &'a [PipelineMetrics],
     /// The field × pipeline table.
-    pub fields: &'a [crate::evaluate::aggregate::FieldStat],
+    pub fields: &'a [FieldStat],
     /// Each pipeline against its reference.
     pub comparisons: &'a [ComparisonRecord],
     /// Each pipeline per tag value.

@@ -1052,20 +1052,23 @@ impl<'de> de::SeqAccess<'de> for Numbers<'_, '_> {
         seed: T,
     ) -> Result<Option<T::Value>, GiveUp> {
         let at = self.node.0.at;
-        let numbers = [
-            at.line,
-            at.column,
-            at.chars,
-            at.char_len,
-            at.bytes,
-            at.byte_len,
-        ];
+        // In the order `Location` reads them: line, column, then the span in characters and in
+        // bytes; then the node.
+        let number = match self.next {
+            0 => at.line,
+            1 => at.column,
+            2 => at.chars,
+            3 => at.char_len,
+            4 => at.bytes,
+            5 => at.byte_len,
+            NUMBERS => {
+                self.next += 1;
+                return seed.deserialize(self.node).map(Some);
+            }
+            _ => return Ok(None),
+        };
         self.next += 1;
-        match numbers.get(self.next - 1) {
-            Some(&n) => seed.deserialize(n.into_deserializer()).map(Some),
-            None if self.next == NUMBERS + 1 => seed.deserialize(self.node).map(Some),
-            None => Ok(None),
-        }
+        seed.deserialize(number.into_deserializer()).map(Some)
     }
 }
 
