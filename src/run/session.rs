@@ -949,22 +949,15 @@ impl Session {
     /// Keeps a finished case test: its numbers, its record (on disk, for the report), its
     /// baseline entry to bless, and what the summary lists.
     pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, EntryName)>) {
-        let mut kept = lock(&self.kept);
+        // What is kept is made before the lock is taken: the test threads finish their tests
+        // at once, and made under it, a record's numbers and lines kept the other thread
+        // waiting (a sleep and a wake a few tests, 600 of each in a run of 10,000 cases).
         let mut numbers = record.numbers();
         // Only the run's files show each field's numbers by pipeline.
         // Aggregates read each field's confidences (the acceptance of confidences), and so do
         // the pooled rows of a suite's `acceptance:` at the end of the run.
         if !self.keeps_records && !self.has_aggregates() && numbers.acceptance.is_none() {
             numbers.fields = Box::default();
-        }
-        kept.numbers.push(numbers);
-        // The test's scored result goes: its numbers are kept once, here, and found by name
-        // when an aggregate may ask for them.
-        let at = kept.numbers.len() - 1;
-        if self.has_aggregates() {
-            lock(&self.scored).insert(record.id.clone(), Slot::Finished(at));
-        } else {
-            lock(&self.scored).remove(&record.id);
         }
         // A run in one process leaves what `goldgate review` acts on: failed tests, new and
         // improved tests, and a pipeline's passing test with a field that is not an exact match (other pipelines
@@ -978,22 +971,43 @@ impl Session {
                         .outcome
                         .as_ref()
                         .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0)));
-        let mut line = None;
-        if reviewable {
-            let text = case_line(&test_record(record));
-            kept.keep_for_review(text.as_bytes());
-            line = Some(text);
+        // (A run keeps records when it spools them for a report or journals them.)
+        let line = (reviewable || self.keeps_records).then(|| case_line(&test_record(record)));
+        let journaled = match (&self.journal, &line) {
+            (Some(journal), Some(line)) => journal.append(&journal.line_of(line)),
+            _ => Ok(()),
+        };
+        let blessed = bless
+            .zip(record.outcome.as_ref())
+            .map(|((file, key), outcome)| {
+                let entry = Blessed {
+                    key,
+                    entry: baseline::entry_of(outcome),
+                    passed: record.status == Status::Passed,
+                };
+                (file, entry)
+            });
+        let improved = (!record.baseline.improvements.is_empty())
+            .then(|| format!("{}: {}", record.id, describe(&record.baseline.improvements)));
+
+        let mut kept = lock(&self.kept);
+        kept.numbers.push(numbers);
+        // The test's scored result goes: its numbers are kept once, here, and found by name
+        // when an aggregate may ask for them.
+        let at = kept.numbers.len() - 1;
+        if self.has_aggregates() {
+            lock(&self.scored).insert(record.id.clone(), Slot::Finished(at));
+        } else {
+            lock(&self.scored).remove(&record.id);
         }
-        if kept.spool.is_some() || self.journal.is_some() {
-            let line = line.unwrap_or_else(|| case_line(&test_record(record)));
+        if let Some(line) = &line {
+            if reviewable {
+                kept.keep_for_review(line.as_bytes());
+            }
             let spooled = kept
                 .spool
                 .as_mut()
                 .map_or(Ok(()), |spool| spool.write_all(line.as_bytes()));
-            let journaled = self
-                .journal
-                .as_ref()
-                .map_or(Ok(()), |j| j.append(&j.line_of(&line)));
             if let Err(source) = spooled.and(journaled) {
                 kept.spool_error.get_or_insert_with(|| {
                     Arc::new(RecordNotKept {
@@ -1003,20 +1017,13 @@ impl Session {
                 });
             }
         }
-        if let (Some((file, key)), Some(outcome)) = (bless, &record.outcome) {
-            kept.blessings.entry(file).or_default().push(Blessed {
-                key,
-                entry: baseline::entry_of(outcome),
-                passed: record.status == Status::Passed,
-            });
+        if let Some((file, entry)) = blessed {
+            kept.blessings.entry(file).or_default().push(entry);
         }
         if record.baseline.new {
             kept.new_cases.push(record.id.clone());
         }
-        if !record.baseline.improvements.is_empty() {
-            let line = format!("{}: {}", record.id, describe(&record.baseline.improvements));
-            kept.improvements.push(line);
-        }
+        kept.improvements.extend(improved);
     }
 
     /// Keeps a finished aggregate test.
