@@ -124,8 +124,20 @@ impl Canon {
         self.open("}")
     }
 
+    /// [`unordered`](Self::unordered) of digests' hex digits (which no key escapes).
+    fn unordered_digests(&mut self, mut digests: Vec<[u8; 64]>) -> &mut Canon {
+        digests.sort_unstable();
+        self.open("{");
+        for digits in &digests {
+            self.0.push(b'"');
+            self.0.extend_from_slice(digits);
+            self.0.extend_from_slice(b"\" ");
+        }
+        self.open("}")
+    }
+
     fn finish(self) -> String {
-        hex(&Sha256::digest(&self.0))
+        hex(&Sha256::digest(&self.0).into())
     }
 
     fn finish_kept(self) -> KeptDigest {
@@ -180,14 +192,20 @@ impl std::fmt::Display for KeptDigest {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        text.push(char::from(DIGITS[usize::from(b >> 4)]));
-        text.push(char::from(DIGITS[usize::from(b & 0xf)]));
+fn hex(digest: &[u8; 32]) -> String {
+    hex_digits(digest).into_iter().map(char::from).collect()
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// A SHA-256 digest's 64 hex digits, as [`hex`] writes them, without a string of their own.
+fn hex_digits(digest: &[u8; 32]) -> [u8; 64] {
+    let mut digits = [0u8; 64];
+    for (pair, b) in digits.chunks_exact_mut(2).zip(digest) {
+        pair[0] = HEX_DIGITS[usize::from(b >> 4)];
+        pair[1] = HEX_DIGITS[usize::from(b & 0xf)];
     }
-    text
+    digits
 }
 
 /// The digest of a case test: its gold (values, variants, places, field rules), its critical
@@ -197,7 +215,7 @@ pub fn case_digest(case: &Case) -> KeptDigest {
     canon.key("gold");
     match &case.gold {
         None => canon.open("none "),
-        Some(fields) => canon.unordered(fields.iter().map(gold_field).collect()),
+        Some(fields) => canon.unordered_digests(gold_fields(fields)),
     };
     canon.key("gold_json");
     match &case.gold_json {
@@ -288,11 +306,26 @@ pub fn short(digest: &str) -> &str {
     digest.get(..12).unwrap_or(digest)
 }
 
-fn gold_field(field: &GoldField) -> String {
-    let mut canon = Canon::new("field");
+/// The digest of each of a case's gold fields (the case's digest sorts them), each field's
+/// text written into one buffer in turn: a case has tens of fields, and a buffer and a string
+/// of its own for each was a third of the digest.
+fn gold_fields(fields: &[GoldField]) -> Vec<[u8; 64]> {
+    let mut canon = Canon(Vec::with_capacity(512));
+    fields
+        .iter()
+        .map(|field| {
+            canon.0.clear();
+            canon.key("field");
+            gold_field(&mut canon, field);
+            hex_digits(&Sha256::digest(&canon.0).into())
+        })
+        .collect()
+}
+
+fn gold_field(canon: &mut Canon, field: &GoldField) {
     canon.key(&field.name).open("[");
     for variant in &field.variants {
-        value(&mut canon, variant);
+        value(canon, variant);
     }
     canon.open("]");
     match field.rule {
@@ -304,13 +337,21 @@ fn gold_field(field: &GoldField) -> String {
         } => canon.shared(&RuleWithoutNumber(field.rule)),
         _ => canon.debug(&field.rule),
     };
-    let rules = field
-        .path_rules
-        .iter()
-        .map(|(path, rule)| format!("{path} {rule:?}"))
-        .collect();
-    canon.unordered(rules).debug(&field.place);
-    canon.finish()
+    if field.path_rules.is_empty() {
+        canon.open("{}");
+    } else {
+        let rules = field
+            .path_rules
+            .iter()
+            .map(|(path, rule)| format!("{path} {rule:?}"))
+            .collect();
+        canon.unordered(rules);
+    }
+    match &field.place {
+        // (As `Debug` writes it, without its machinery: most fields have no place.)
+        None => canon.open("None "),
+        Some(place) => canon.debug(place),
+    };
 }
 
 /// A field rule that holds no number: its equal values write alike.
