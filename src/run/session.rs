@@ -949,10 +949,20 @@ impl Session {
     /// Keeps a finished case test: its numbers, its record (on disk, for the report), its
     /// baseline entry to bless, and what the summary lists.
     pub(crate) fn finish_case(&self, record: &Record, bless: Option<(PathBuf, EntryName)>) {
+        self.finish_scored_case(record, record.numbers(), bless);
+    }
+
+    /// [`finish_case`](Self::finish_case) with the record's numbers, as its scoring made them
+    /// (not made again from the record).
+    pub(crate) fn finish_scored_case(
+        &self,
+        record: &Record,
+        mut numbers: CaseNumbers,
+        bless: Option<(PathBuf, EntryName)>,
+    ) {
         // What is kept is made before the lock is taken: the test threads finish their tests
         // at once, and made under it, a record's numbers and lines kept the other thread
         // waiting (a sleep and a wake a few tests, 600 of each in a run of 10,000 cases).
-        let mut numbers = record.numbers();
         // Only the run's files show each field's numbers by pipeline.
         // Aggregates read each field's confidences (the acceptance of confidences), and so do
         // the pooled rows of a suite's `acceptance:` at the end of the run.
