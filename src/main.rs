@@ -31,11 +31,13 @@ fn no_huge_pages() {
 }
 
 fn main() -> std::process::ExitCode {
-    // Freed pages go back at once, not 10 ms later: a test's parse and scoring free their pages
-    // while the next test's fill new ones, and with the delay a run of 100,000 cases held
-    // 125 MB for a heap of 70 MB (109 MB without it; the same CPU within noise).
+    // Freed pages go back 20 ms after they are freed, not at once: a test frees pages that the
+    // next one takes again, and given back at once (2,700 `madvise` calls in a run of 10,000
+    // cases, 500 with the delay) each made the kernel stop the other test thread's core to flush
+    // its TLB and fault the pages in again: a fifth of the run's CPU, as the allocation order of
+    // a run happened to fall. 100,000 cases peak at 109 MB with it (96 MB without).
     // SAFETY: mimalloc reads its options at any time; setting one is thread-safe.
-    unsafe { mi_option_set(PURGE_DELAY, 0) };
+    unsafe { mi_option_set(PURGE_DELAY, 20) };
     no_huge_pages();
     goldgate::cli::main()
 }
