@@ -969,18 +969,7 @@ impl Session {
         if !self.keeps_records && !self.has_aggregates() && numbers.acceptance.is_none() {
             numbers.fields = Box::default();
         }
-        // A run in one process leaves what `goldgate review` acts on: failed tests, new and
-        // improved tests, and a pipeline's passing test with a field that is not an exact match (other pipelines
-        // may predict it alike: the gold may be wrong).
-        let reviewable = self.journal.is_none()
-            && (record.status == Status::Failed
-                || record.baseline.new
-                || !record.baseline.improvements.is_empty()
-                || record.pipeline.is_some()
-                    && record
-                        .outcome
-                        .as_ref()
-                        .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0)));
+        let reviewable = self.journal.is_none() && reviewable(record);
         // (A run keeps records when it spools them for a report or journals them.)
         let line = (reviewable || self.keeps_records).then(|| case_line(&test_record(record)));
         let journaled = match (&self.journal, &line) {
@@ -1236,6 +1225,20 @@ fn reached_its_command(attempt: &Result<(Prediction, Outcome), Box<Unscored>>) -
             }
         },
     }
+}
+
+/// Whether a run in one process leaves a finished case test for `goldgate review` to act on: a
+/// failed test, a new or improved one, and a pipeline's passing test with a field that is not an
+/// exact match (other pipelines may predict it alike: the gold may be wrong).
+fn reviewable(record: &Record) -> bool {
+    record.status == Status::Failed
+        || record.baseline.new
+        || !record.baseline.improvements.is_empty()
+        || record.pipeline.is_some()
+            && record
+                .outcome
+                .as_ref()
+                .is_some_and(|o| o.fields.iter().any(|f| f.em < 1.0))
 }
 
 /// The numbers a run keeps of a case's test, its gold digest taken here once (the record takes
