@@ -348,9 +348,9 @@ fn gold_field(canon: &mut Canon, field: &GoldField) {
         canon.unordered(rules);
     }
     match &field.place {
-        // (As `Debug` writes it, without its machinery: most fields have no place.)
+        // (`None`, as `Debug` writes it, without its machinery: most fields have no place.)
         None => canon.open("None "),
-        Some(place) => canon.debug(place),
+        Some(_) => canon.debug(&field.place),
     };
 }
 
@@ -474,6 +474,90 @@ fn probe(canon: &mut Canon, probe: &Probe) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A field's digest as it was first written, a buffer and a string of its own per field: the
+    /// one buffer of [`gold_fields`] must hash the same bytes, or every run's history would say
+    /// that the gold changed.
+    fn field_digest_as_first_written(field: &GoldField) -> String {
+        let mut canon = Canon::new("field");
+        canon.key(&field.name).open("[");
+        for variant in &field.variants {
+            value(&mut canon, variant);
+        }
+        canon.open("]").debug(&field.rule);
+        let rules = field
+            .path_rules
+            .iter()
+            .map(|(path, rule)| format!("{path} {rule:?}"))
+            .collect();
+        canon.unordered(rules).debug(&field.place);
+        canon.finish()
+    }
+
+    #[test]
+    fn a_field_digests_as_it_was_first_written_with_a_place_and_path_rules_or_none() {
+        use crate::base::field_path::FieldPath;
+        use crate::model::place::Place;
+        let field = |name: &str, compare, place, path_rules| GoldField {
+            name: name.to_owned(),
+            variants: vec![
+                Value::Text("FA-1 \"x\"".to_owned()),
+                Value::List(vec![Value::Null, Value::Text("b".to_owned())]),
+            ],
+            line: 3,
+            rule: FieldRule {
+                compare,
+                correct: Correctness::Exact,
+            },
+            path_rules,
+            place,
+        };
+        let fields = vec![
+            field("plain", Comparison::Text, None, Vec::new()),
+            field(
+                "placed",
+                Comparison::Identifier,
+                Some(Place {
+                    page: Some(2),
+                    bbox: Some([0.1, 0.25, 0.5, -0.0]),
+                }),
+                Vec::new(),
+            ),
+            field(
+                "page_only",
+                Comparison::Date { day_first: true },
+                Some(Place {
+                    page: Some(1),
+                    bbox: None,
+                }),
+                Vec::new(),
+            ),
+            field(
+                "items",
+                Comparison::Number { tolerance: 0.01 },
+                None,
+                vec![
+                    (
+                        FieldPath::parse("items[*].amount").unwrap(),
+                        Comparison::Number { tolerance: 0.5 },
+                    ),
+                    (
+                        FieldPath::parse("items[*].code").unwrap(),
+                        Comparison::Identifier,
+                    ),
+                ],
+            ),
+        ];
+        let digests = gold_fields(&fields);
+        for (field, digits) in fields.iter().zip(&digests) {
+            assert_eq!(
+                std::str::from_utf8(digits).unwrap(),
+                field_digest_as_first_written(field),
+                "{}",
+                field.name
+            );
+        }
+    }
 
     #[test]
     fn a_text_is_written_as_json_writes_it() {
