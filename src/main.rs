@@ -17,19 +17,6 @@ unsafe extern "C" {
 /// system.
 const PURGE_DELAY: std::ffi::c_int = 15;
 
-/// No transparent huge pages for this process (what `MIMALLOC_ALLOW_THP=0` does, which mimalloc
-/// reads before `main`): mimalloc asks for them on its arenas, and a 2 MiB page zeroed at its
-/// first touch, for a heap that frees its pages as it goes, cost 9 MB more at 100,000 cases and
-/// up to a tenth of a run's CPU on two test threads (the kernel zeroing whole huge pages).
-fn no_huge_pages() {
-    // SAFETY: `prctl(PR_SET_THP_DISABLE)` only sets a flag of the process; a kernel without
-    // it refuses the call, and huge pages stay as they were.
-    #[cfg(target_os = "linux")]
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
 fn main() -> std::process::ExitCode {
     // Freed pages go back 20 ms after they are freed, not at once: a test frees pages that the
     // next one takes again, and given back at once (2,700 `madvise` calls in a run of 10,000
@@ -38,6 +25,7 @@ fn main() -> std::process::ExitCode {
     // a run happened to fall. 100,000 cases peak at 109 MB with it (96 MB without).
     // SAFETY: mimalloc reads its options at any time; setting one is thread-safe.
     unsafe { mi_option_set(PURGE_DELAY, 20) };
-    no_huge_pages();
+    // No transparent huge pages for goldgate itself (see `goldgate::cli::no_huge_pages`).
+    goldgate::cli::no_huge_pages();
     goldgate::cli::main()
 }

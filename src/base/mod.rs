@@ -7,6 +7,7 @@ pub mod budget;
 pub mod decimal;
 pub mod field_path;
 pub mod fs;
+pub mod huge_pages;
 pub mod image;
 pub mod inert;
 pub mod json;

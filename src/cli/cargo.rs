@@ -149,6 +149,7 @@ fn runner(asked: &Asked, run_id: &str) -> std::process::Command {
     if runs_a_subset(&asked.runner_args) {
         runner.env("GOLDGATE_SUBSET", "1");
     }
+    crate::base::huge_pages::as_before(&mut runner);
     runner
 }
 

@@ -224,6 +224,11 @@ fn tidy_cache(action: CacheAction) -> ExitCode {
     printed(cache::tidy(&dir, &what))
 }
 
+/// Turns transparent huge pages off for this process, not for the commands it starts (a
+/// pipeline's `run:`, `cargo`, `git`), which get back what it had: what the `goldgate` binary
+/// does for its allocator before it runs [`main`].
+pub use crate::base::huge_pages::turn_off as no_huge_pages;
+
 /// The `goldgate` command line: parses the process's arguments and runs the subcommand.
 pub fn main() -> ExitCode {
     crate::run::harness::end_quietly_when_the_reader_leaves();

@@ -101,6 +101,8 @@ fn started(
         .stdin(if input { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Measured as it runs without goldgate.
+    crate::base::huge_pages::as_before(&mut cmd);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;

@@ -168,13 +168,17 @@ pub(crate) fn branch() -> Option<String> {
             return Some(v);
         }
     }
-    let out = std::process::Command::new("git")
-        .args(["symbolic-ref", "--quiet", "--short", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
+    let out = git(&["symbolic-ref", "--quiet", "--short", "HEAD"])?;
     let name = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     (out.status.success() && !name.is_empty()).then_some(name)
+}
+
+/// What `git ARGS` printed, its standard error dropped; `None` without git.
+fn git(args: &[&str]) -> Option<std::process::Output> {
+    let mut command = std::process::Command::new("git");
+    command.args(args).stderr(std::process::Stdio::null());
+    crate::base::huge_pages::as_before(&mut command);
+    command.output().ok()
 }
 
 /// The commit a run's report is written at: `GITHUB_SHA` in GitHub Actions, else the `HEAD` of
@@ -183,11 +187,7 @@ pub(crate) fn commit() -> Option<String> {
     if let Some(sha) = std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()) {
         return Some(sha);
     }
-    let out = std::process::Command::new("git")
-        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
+    let out = git(&["rev-parse", "--verify", "--quiet", "HEAD"])?;
     let sha = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     (out.status.success() && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .then_some(sha)

@@ -88,6 +88,7 @@ impl Runner {
         for name in RUN_VARIABLES {
             command.env_remove(name);
         }
+        crate::base::huge_pages::as_before(&mut command);
         Ok(command)
     }
 
