@@ -300,7 +300,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         history: record.history.as_deref().map(Name::of),
         ..scored.numbers.clone()
     };
-    // (As written: a metric a case lacks is kept as NaN, which equals nothing.)
+    // (As written: a field without a confidence keeps it as NaN, which equals nothing.)
     debug_assert_eq!(format!("{numbers:?}"), format!("{:?}", record.numbers()));
     session.finish_scored_case(&record, numbers, bless);
     if scored.passed {
