@@ -1255,6 +1255,10 @@ fn case_numbers(
         slices: slices_of(&case.tags, &case.attributes),
         attempts: attempts.map(Box::new),
         gold_digest: Some(crate::evaluate::digest::case_digest(case)),
+        history: case
+            .history
+            .as_ref()
+            .map(|h| Name::of(&h.display().to_string())),
         ..CaseNumbers::of(&case.id, case.pipeline.as_deref(), status, outcome)
     }
 }

@@ -11,7 +11,6 @@ use super::libtest::Job;
 
 use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;
-use crate::base::name::Name;
 use crate::evaluate::aggregate as aggregation;
 use crate::evaluate::aggregate_result::AggregateRecord;
 use crate::evaluate::baseline::EntryName;
@@ -295,11 +294,8 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         .baseline
         .as_ref()
         .map(|spec| (spec.file.clone(), EntryName::of_case(spec, case)));
-    // The numbers its scoring made, and the record's history (which scoring does not name).
-    let numbers = CaseNumbers {
-        history: record.history.as_deref().map(Name::of),
-        ..scored.numbers.clone()
-    };
+    // The numbers its scoring made, the same as its record's.
+    let numbers = scored.numbers.clone();
     // (As written: a field without a confidence keeps it as NaN, which equals nothing.)
     debug_assert_eq!(format!("{numbers:?}"), format!("{:?}", record.numbers()));
     session.finish_scored_case(&record, numbers, bless);
