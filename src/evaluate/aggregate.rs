@@ -7,14 +7,36 @@ use crate::metrics::{Bin, Pooled};
 use crate::model::metric::DEFAULT_ECE_BINS;
 use crate::model::metric::{Metric, Threshold};
 
-/// Aggregate metrics: case means (each case weighs the same), Brier and ECE pooled over every
-/// field with a confidence, latency percentiles, cost, pass rate.
-#[derive(Debug, Clone, Default, PartialEq)]
+// The record writes these as they are (a report's table of pipelines, an aggregate test's
+// metrics, a history line), in this order and under the names of the record's schema; what only
+// the run's own tables read (misses, acceptance, latencies) is not written.
+/// The aggregate metrics of a group of case tests (a pipeline, a suite): case means (each case
+/// weighs the same), Brier and ECE pooled over every field with a confidence, latency
+/// percentiles, cost, pass rate.
+#[derive(
+    Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields, rename = "PipelineMetrics")]
 pub struct Aggregated {
+    /// The pipeline, in the report's table of pipelines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
     /// Case tests counted (skipped ones are not).
     pub cases: usize,
     /// Of which passed.
     pub passed: usize,
+    /// Share of case tests that passed.
+    pub pass_rate: Option<f64>,
+    /// Share of cases whose gate is open (one that could not be scored counts as closed); absent
+    /// when no case has rubrics.
+    pub gate_pass_rate: Option<f64>,
+    /// Mean gated score of the cases (one that could not be scored counts 0); absent when no
+    /// case has rubrics.
+    pub mean_score: Option<f64>,
+    /// Share of Must-Right rubric items that held, over every scored case.
+    pub must_right_accuracy: Option<f64>,
+    /// Share of Easy-Wrong rubric items that held, over every scored case.
+    pub easy_wrong_accuracy: Option<f64>,
     /// Mean EM.
     pub exact_match: Option<f64>,
     /// Mean ANLS.
@@ -26,73 +48,85 @@ pub struct Aggregated {
     /// Mean field-level F1; under `kieval`, KIEval's entity F1 of the pooled counts.
     pub f1: Option<f64>,
     /// Mean field-level precision; under `kieval`, KIEval's of the pooled counts.
+    #[serde(default)]
     pub precision: Option<f64>,
     /// Mean field-level recall; under `kieval`, KIEval's of the pooled counts.
+    #[serde(default)]
     pub recall: Option<f64>,
-    /// KIEval's aligned score of the pooled counts (`kieval`).
+    /// KIEval's aligned score of the pooled counts (`profile: kieval`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aligned: Option<f64>,
-    /// KIEval's counts summed over the cases that have them (`kieval`): KIEval scores a set by
-    /// its pooled counts (micro), not by a mean of its documents' scores.
+    /// KIEval's counts summed over the cases that have them (`profile: kieval`): KIEval scores
+    /// a set by its pooled counts (micro), not by a mean of its documents' scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kieval: Option<crate::metrics::kieval::Counts>,
     /// Pooled Brier score.
     pub brier: Option<f64>,
     /// Pooled ECE (5 bins).
     pub ece: Option<f64>,
-    /// Median latency.
+    /// Median latency, in milliseconds.
+    #[serde(rename = "latency_p50_ms")]
     pub latency_p50: Option<f64>,
-    /// 95th percentile of latency.
+    /// 95th percentile of latency, in milliseconds.
+    #[serde(rename = "latency_p95_ms")]
     pub latency_p95: Option<f64>,
-    /// Mean cost of a case.
+    /// Mean cost of a case, in US dollars.
+    #[serde(rename = "cost_usd_per_case")]
     pub cost_usd: Option<f64>,
-    /// Total cost.
+    /// Total cost, in US dollars.
+    #[serde(rename = "cost_usd_total")]
     pub cost_total_usd: Option<f64>,
-    /// Share of case tests that passed.
-    pub pass_rate: Option<f64>,
-    /// Scored cases that have rubrics. Without any, the gate's aggregates are absent: a case
-    /// without rubrics has its gate open and a score of 1 whatever its prediction says.
-    pub with_rubrics: usize,
-    /// Share of cases whose gate is open (one that could not be scored counts as closed); absent
-    /// when no case has rubrics.
-    pub gate_pass_rate: Option<f64>,
-    /// Mean gated score of the cases (one that could not be scored counts 0); absent when no
-    /// case has rubrics.
-    pub mean_score: Option<f64>,
-    /// Share of Must-Right rubric items that held, over every scored case.
-    pub must_right_accuracy: Option<f64>,
-    /// Share of Easy-Wrong rubric items that held, over every scored case.
-    pub easy_wrong_accuracy: Option<f64>,
+    /// The non-empty bins of the reliability diagram of the pooled confidences.
+    #[serde(rename = "calibration")]
+    pub bins: Vec<Bin>,
     /// Share of cases every attempt of which passed (a case run once counts its verdict);
     /// absent when no case was repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_all_k: Option<f64>,
     /// Share of cases one attempt of which passed; absent when no case was repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_any_k: Option<f64>,
     /// The largest flip rate of a field, pooled over the repeated cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_flip_rate: Option<f64>,
     /// Each field's flip rate pooled over the repeated cases, in the order fields first come.
-    pub flip_rates: Vec<(String, f64)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flip_rates: Vec<crate::evaluate::repeat::FlipRate>,
+    /// Mean share of grounded fields (right page, IoU at least `grounded_iou`), over the cases
+    /// that measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounded: Option<f64>,
+    /// Mean IoU of the predicted boxes with the gold ones, over the cases that measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iou: Option<f64>,
+    /// Mean share of fields found on the right page, over the cases that measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_match: Option<f64>,
+    /// The share of the values with a confidence accepted automatically, each field at its
+    /// advised threshold (none of a field that no threshold bounds): absent without confidences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automation_rate: Option<f64>,
+    /// Scored cases that have rubrics. Without any, the gate's aggregates are absent: a case
+    /// without rubrics has its gate open and a score of 1 whatever its prediction says.
+    #[serde(skip)]
+    pub with_rubrics: usize,
     /// The misses of the cases' fields, by kind.
+    #[serde(skip)]
     pub misses: crate::evaluate::miss::MissCounts,
     /// Each field's values with a confidence, counted by confidence and correctness: its
     /// acceptance curve.
+    #[serde(skip)]
     pub acceptance: std::collections::BTreeMap<String, crate::metrics::acceptance::Tally>,
     /// The error rate automatic acceptance may not exceed (the first case's suite's
     /// `target_error`).
+    #[serde(skip)]
     pub target_error: f64,
-    /// The share of the values with a confidence accepted automatically, each field at its
-    /// advised threshold (none of a field that no threshold bounds): absent without confidences.
-    pub automation_rate: Option<f64>,
     /// Every field's values accepted at the thresholds of the first case's suite's
     /// `acceptance`, pooled: empty when it gives none.
+    #[serde(skip)]
     pub pooled: Vec<crate::metrics::acceptance::PooledPoint>,
-    /// Mean share of grounded fields, over the cases that measure it.
-    pub grounded: Option<f64>,
-    /// Mean IoU, over the cases that measure it.
-    pub iou: Option<f64>,
-    /// Mean share of fields on the right page, over the cases that measure it.
-    pub page_match: Option<f64>,
-    /// The non-empty bins of the reliability diagram of the pooled confidences.
-    pub bins: Vec<Bin>,
     /// Every latency measured, sorted (for its distribution).
+    #[serde(skip)]
     pub latencies: Vec<f64>,
 }
 
@@ -230,7 +264,7 @@ fn attempts(results: &[&CaseNumbers], all: &mut Aggregated) {
     let flip_rates = crate::evaluate::repeat::pooled_flip_rates(repeated.iter().copied());
     all.pass_all_k = of_attempts(true);
     all.pass_any_k = of_attempts(false);
-    all.max_flip_rate = flip_rates.iter().map(|(_, r)| *r).reduce(f64::max);
+    all.max_flip_rate = flip_rates.iter().map(|f| f.rate).reduce(f64::max);
     all.flip_rates = flip_rates;
 }
 

@@ -135,16 +135,35 @@ impl Attempts {
     }
 
     /// Each gold field's flip rate: the share of attempts whose EM differs from the majority.
-    pub fn flip_rates(&self) -> Vec<(String, f64)> {
+    pub fn flip_rates(&self) -> Vec<FlipRate> {
         self.flips()
             .into_iter()
-            .map(|(name, flips, of)| (name, flips as f64 / of as f64))
+            .map(|(field, flips, of)| FlipRate::of(field, flips, of))
             .collect()
     }
 }
 
+/// A field's flip rate over the attempts of a case, or of a pipeline's cases.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlipRate {
+    /// The field.
+    pub field: String,
+    /// Attempts whose exact match differs from the majority, over the attempts.
+    pub rate: f64,
+}
+
+impl FlipRate {
+    fn of(field: String, flips: usize, of: usize) -> FlipRate {
+        FlipRate {
+            field,
+            rate: flips as f64 / of as f64,
+        }
+    }
+}
+
 /// Flip rates pooled over cases, by field: flips over attempts, in the order fields first come.
-pub fn pooled_flip_rates<'a>(all: impl IntoIterator<Item = &'a Attempts>) -> Vec<(String, f64)> {
+pub fn pooled_flip_rates<'a>(all: impl IntoIterator<Item = &'a Attempts>) -> Vec<FlipRate> {
     let mut pooled: Vec<(String, usize, usize)> = Vec::new();
     for attempts in all {
         for (name, flips, of) in attempts.flips() {
@@ -159,13 +178,23 @@ pub fn pooled_flip_rates<'a>(all: impl IntoIterator<Item = &'a Attempts>) -> Vec
     }
     pooled
         .into_iter()
-        .map(|(name, flips, of)| (name, flips as f64 / of as f64))
+        .map(|(field, flips, of)| FlipRate::of(field, flips, of))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rates(rates: &[(&str, f64)]) -> Vec<FlipRate> {
+        rates
+            .iter()
+            .map(|&(field, rate)| FlipRate {
+                field: field.to_owned(),
+                rate,
+            })
+            .collect()
+    }
 
     fn attempts(pass: PassRule, ems: &[&[(&str, f64)]], passed: &[bool]) -> Attempts {
         Attempts {
@@ -213,20 +242,17 @@ mod tests {
             &[true, false, true, false],
         );
         // A 2–2 tie: half the attempts flip.
-        assert_eq!(
-            a.flip_rates(),
-            [("total".to_string(), 0.5), ("date".to_string(), 0.0)]
-        );
+        assert_eq!(a.flip_rates(), rates(&[("total", 0.5), ("date", 0.0)]));
         let b = attempts(
             PassRule::All,
             &[&[("total", 1.0)], &[("total", 0.0)], &[("total", 1.0)]],
             &[true, false, true],
         );
-        assert_eq!(b.flip_rates(), [("total".to_string(), 1.0 / 3.0)]);
+        assert_eq!(b.flip_rates(), rates(&[("total", 1.0 / 3.0)]));
         // Pooled: (2 + 1) flips over (4 + 3) attempts.
         assert_eq!(
             pooled_flip_rates([&a, &b]),
-            [("total".to_string(), 3.0 / 7.0), ("date".to_string(), 0.0)]
+            rates(&[("total", 3.0 / 7.0), ("date", 0.0)])
         );
     }
 }

@@ -4,7 +4,7 @@
 use super::diff::{chars, lines};
 use super::*;
 use crate::base::value::Value;
-use crate::evaluate::aggregate::{Aggregated, RunSummary, SliceRow};
+use crate::evaluate::aggregate::{RunSummary, SliceRow};
 use crate::evaluate::baseline::Change;
 use crate::evaluate::outcome::{FieldRow, ThresholdVerdict};
 use crate::evaluate::paired::{Paired, RESAMPLES, SEED};
@@ -111,7 +111,7 @@ fn repeat(r: &crate::evaluate::repeat::Repeated) -> RepeatRecord {
         attempts: r.attempts.len(),
         passed: numbers.passed(),
         shown: r.shown() + 1,
-        flip_rates: flip_rates(&numbers.flip_rates()),
+        flip_rates: numbers.flip_rates(),
         each: r
             .attempts
             .iter()
@@ -137,17 +137,6 @@ fn repeat(r: &crate::evaluate::repeat::Repeated) -> RepeatRecord {
             })
             .collect(),
     }
-}
-
-/// Flip rates as records.
-pub(crate) fn flip_rates(rates: &[(String, f64)]) -> Vec<FlipRate> {
-    rates
-        .iter()
-        .map(|(field, rate)| FlipRate {
-            field: field.clone(),
-            rate: *rate,
-        })
-        .collect()
 }
 
 /// How a test compares with its baseline, when there is anything to say.
@@ -299,7 +288,7 @@ pub(crate) fn aggregate_record(
         regression_gate: a.gate.as_ref().map(gate_record),
         gold_digest: Some(a.gold_digest.clone()),
         message: a.message.clone(),
-        metrics: (&a.metrics).into(),
+        metrics: a.metrics.clone(),
         thresholds: a.thresholds.iter().map(threshold).collect(),
         slices: a
             .slices
@@ -315,45 +304,6 @@ pub(crate) fn aggregate_record(
                 column: s.column,
             })
             .collect(),
-    }
-}
-
-impl From<&Aggregated> for PipelineMetrics {
-    fn from(a: &Aggregated) -> Self {
-        PipelineMetrics {
-            pipeline: None,
-            cases: a.cases,
-            passed: a.passed,
-            pass_rate: a.pass_rate,
-            gate_pass_rate: a.gate_pass_rate,
-            mean_score: a.mean_score,
-            must_right_accuracy: a.must_right_accuracy,
-            easy_wrong_accuracy: a.easy_wrong_accuracy,
-            exact_match: a.exact_match,
-            anls: a.anls,
-            exact_critical: a.exact_critical,
-            anls_critical: a.anls_critical,
-            f1: a.f1,
-            precision: a.precision,
-            recall: a.recall,
-            aligned: a.aligned,
-            kieval: a.kieval,
-            brier: a.brier,
-            ece: a.ece,
-            latency_p50_ms: a.latency_p50,
-            latency_p95_ms: a.latency_p95,
-            cost_usd_per_case: a.cost_usd,
-            cost_usd_total: a.cost_total_usd,
-            calibration: a.bins.clone(),
-            pass_all_k: a.pass_all_k,
-            pass_any_k: a.pass_any_k,
-            max_flip_rate: a.max_flip_rate,
-            flip_rates: flip_rates(&a.flip_rates),
-            grounded: a.grounded,
-            iou: a.iou,
-            page_match: a.page_match,
-            automation_rate: a.automation_rate,
-        }
     }
 }
 

@@ -17,6 +17,9 @@ pub(crate) use convert::{aggregate_record, gate_record, test_record};
 pub use diff::{DiffOp, DiffSpan, FieldDiff};
 
 use crate::base::name::Name;
+/// The aggregate metrics of a group of case tests (a pipeline, a suite), as the record writes
+/// them: evaluate's own, serialized.
+pub use crate::evaluate::aggregate::Aggregated as PipelineMetrics;
 pub use crate::evaluate::aggregate::FieldStat;
 /// The former name of a report's field row, which is now evaluate's own [`FieldStat`].
 #[deprecated(note = "a report's field rows are `FieldStat`")]
@@ -26,6 +29,7 @@ pub use crate::evaluate::outcome::{MatchedItem, Metrics};
 pub use crate::evaluate::paired::{Interval, McNemar, Unmeasured, Unpaired};
 use crate::evaluate::record::{CaseNumbers, Compared, RubricTally};
 pub use crate::evaluate::record::{ErrorKind, Status};
+pub use crate::evaluate::repeat::FlipRate;
 pub use crate::metrics::Bin;
 pub use crate::metrics::acceptance::AcceptancePoint;
 pub use crate::model::prediction::Usage;
@@ -198,16 +202,6 @@ pub struct RepeatRecord {
     pub flip_rates: Vec<FlipRate>,
     /// Every attempt, in the order they ran.
     pub each: Vec<AttemptRecord>,
-}
-
-/// A field's flip rate over the attempts of a case, or of a pipeline's cases.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FlipRate {
-    /// The field.
-    pub field: String,
-    /// Attempts whose exact match differs from the majority, over the attempts.
-    pub rate: f64,
 }
 
 /// One attempt of a repeated case.
@@ -546,71 +540,6 @@ pub struct SliceVerdictRecord {
     pub line: u64,
     /// Its column.
     pub column: u64,
-}
-
-/// The aggregate metrics of a group of case tests (a pipeline, a suite).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
-pub struct PipelineMetrics {
-    /// The pipeline, in the report's table of pipelines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pipeline: Option<String>,
-    pub cases: usize,
-    pub passed: usize,
-    pub pass_rate: Option<f64>,
-    pub gate_pass_rate: Option<f64>,
-    pub mean_score: Option<f64>,
-    pub must_right_accuracy: Option<f64>,
-    pub easy_wrong_accuracy: Option<f64>,
-    pub exact_match: Option<f64>,
-    pub anls: Option<f64>,
-    pub exact_critical: Option<f64>,
-    pub anls_critical: Option<f64>,
-    pub f1: Option<f64>,
-    #[serde(default)]
-    pub precision: Option<f64>,
-    #[serde(default)]
-    pub recall: Option<f64>,
-    /// KIEval's aligned score of the pooled counts (`profile: kieval`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aligned: Option<f64>,
-    /// KIEval's counts pooled over the cases (`profile: kieval`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kieval: Option<crate::metrics::kieval::Counts>,
-    pub brier: Option<f64>,
-    pub ece: Option<f64>,
-    pub latency_p50_ms: Option<f64>,
-    pub latency_p95_ms: Option<f64>,
-    pub cost_usd_per_case: Option<f64>,
-    pub cost_usd_total: Option<f64>,
-    /// The non-empty bins of the reliability diagram.
-    pub calibration: Vec<Bin>,
-    /// Share of cases every attempt of which passed, when a case was repeated (`repeat`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pass_all_k: Option<f64>,
-    /// Share of cases one attempt of which passed, when a case was repeated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pass_any_k: Option<f64>,
-    /// The largest flip rate of a field over the repeated cases.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_flip_rate: Option<f64>,
-    /// Each field's flip rate pooled over the repeated cases.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub flip_rates: Vec<FlipRate>,
-    /// Mean share of grounded fields (right page, IoU at least `grounded_iou`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grounded: Option<f64>,
-    /// Mean IoU of the predicted boxes with the gold ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iou: Option<f64>,
-    /// Mean share of fields found on the right page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_match: Option<f64>,
-    /// The share of values with a confidence accepted automatically, each field from its
-    /// advised threshold.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub automation_rate: Option<f64>,
 }
 
 /// The summary of a run.

@@ -66,8 +66,8 @@ pub fn repeat_table(rows: &[(String, Aggregated)]) -> String {
         let flips: Vec<String> = a
             .flip_rates
             .iter()
-            .filter(|(_, r)| *r > 0.0)
-            .map(|(f, r)| format!("{f} {r:.4}"))
+            .filter(|f| f.rate > 0.0)
+            .map(|f| format!("{} {:.4}", f.field, f.rate))
             .collect();
         let _ = writeln!(
             out,

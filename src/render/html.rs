@@ -466,7 +466,7 @@ fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRe
             let flips: Vec<String> = a
                 .flip_rates
                 .iter()
-                .map(|(f, r)| format!("{f} {r:.4}"))
+                .map(|f| format!("{} {:.4}", f.field, f.rate))
                 .collect();
             vec![
                 name.clone(),

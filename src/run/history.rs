@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use crate::evaluate::aggregate::{is_pipeline_row, pipeline_rows, row_of};
 use crate::evaluate::record::{CaseNumbers, Status};
-use crate::record::PipelineMetrics;
 use crate::record::history::{HistoryRecord, Trend, trends};
 
 /// Each pipeline's trend (its last 20 runs) in the histories the run's case tests name, for the
@@ -121,7 +120,7 @@ fn records_of(
         .map(|(row, aggregated)| {
             let mine = tests.iter().filter(|t| row_of(t) == row.as_str());
             let count = |status| mine.clone().filter(|t| t.status == status).count();
-            let metrics = PipelineMetrics::from(aggregated);
+            let metrics = aggregated.clone();
             HistoryRecord {
                 time: time.to_owned(),
                 commit: commit.clone(),

@@ -539,7 +539,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
         .iter()
         .map(|(name, a)| PipelineMetrics {
             pipeline: Some(name.clone()),
-            ..PipelineMetrics::from(a)
+            ..a.clone()
         })
         .collect();
     let fields = field_table(numbers);
