@@ -283,6 +283,11 @@ const WEEKDAYS: [&str; 21] = [
 /// (`05/03/2024`, `5.3.24`) as `day_first` says, and English or French month names
 /// (`March 5, 2024`, `5 mars 2024`, `1er mars 2024`, `Tuesday, 5th March 2024`).
 pub fn parse_date(text: &str, day_first: bool) -> Option<Date> {
+    // Every date has digits (its year, its day): ASCII text without one is none, and folding
+    // ASCII adds no digit. (Other text is folded first: `２０２４` reads as 2024.)
+    if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let folded = crate::base::normalize::Normalize::ALL.apply(text);
     let folded = folded.trim().trim_end_matches('.');
     if let Some(date) = iso(folded) {
@@ -419,10 +424,19 @@ fn valid(year: i32, month: u32, day: u32) -> Option<Date> {
 /// An identifier as compared (`compare: identifier`): without whitespace and the separators
 /// `-` `.` `/`, in capitals. `FR 32 123 456 789` and `fr32-123.456/789` are both `FR32123456789`.
 pub fn identifier_key(text: &str) -> String {
+    identifier_chars(text).collect()
+}
+
+/// Whether two texts are one identifier: the same non-empty [`identifier_key`], compared as
+/// they are read (no key written).
+pub fn same_identifier(a: &str, b: &str) -> bool {
+    identifier_chars(a).next().is_some() && identifier_chars(a).eq(identifier_chars(b))
+}
+
+fn identifier_chars(text: &str) -> impl Iterator<Item = char> + '_ {
     text.chars()
         .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '.' | '/'))
         .flat_map(char::to_uppercase)
-        .collect()
 }
 
 #[cfg(test)]
@@ -647,6 +661,9 @@ mod examples {
         assert_eq!(identifier_key("FR 32 123 456 789"), "FR32123456789");
         assert_eq!(identifier_key("fr32-123.456/789"), "FR32123456789");
         assert_ne!(identifier_key("FR32123456788"), "FR32123456789");
+        assert!(same_identifier("FR 32 123 456 789", "fr32-123.456/789"));
+        assert!(!same_identifier("FR32123456788", "FR32123456789"));
+        assert!(!same_identifier(" - ", ""), "no identifier is an empty key");
     }
 
     #[test]

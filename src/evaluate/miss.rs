@@ -1,7 +1,7 @@
 //! What kind of miss a field that is not an exact match is: missing, invented, a format the
 //! rule does not accept, or wrong.
 
-use crate::base::typed::{identifier_key, parse_date, read_number};
+use crate::base::typed::{parse_date, read_number, same_identifier};
 use crate::base::value::Value;
 
 /// The kind of a miss.
@@ -111,10 +111,7 @@ fn same_read_otherwise(gold: &Value, prediction: &Value) -> bool {
         let gold = parse_date(g, day_first);
         gold.is_some() && gold == parse_date(p, day_first)
     });
-    date || {
-        let key = identifier_key(g);
-        !key.is_empty() && key == identifier_key(p)
-    }
+    date || same_identifier(g, p)
 }
 
 #[cfg(test)]

@@ -352,7 +352,13 @@ fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
     let text = crate::base::fs::read_text(path).ok()?;
     // The keys at the top of the file, in one pass over its lines.
     let (mut a_case, mut own_prediction) = (false, false);
-    for line in text.lines() {
+    for line in text.split('\n') {
+        // Only a line that starts with a key's first letter can be one of these keys (a key
+        // indented is a value's): the others are passed over unread.
+        if !matches!(line.as_bytes().first(), Some(b'g' | b'r' | b't' | b'p')) {
+            continue;
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
         let Some((key, _)) = line.split_once(':') else {
             continue;
         };
