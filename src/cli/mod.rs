@@ -435,83 +435,109 @@ fn test(args: Vec<String>) -> ExitCode {
         print!("{TEST_HELP}\n{}", crate::run::help::FLAGS_AND_ENVIRONMENT);
         return Exit::Success.into();
     }
-    // libtest flags that take a value: their value is not DIR.
-    const VALUED: [&str; 6] = [
-        "--test-threads",
-        "--skip",
-        "--format",
-        "--color",
-        "--logfile",
-        "-Z",
-    ];
-    let mut dir = None;
-    let (mut rubrics, mut report, mut junit, mut html) = (None, None, None, None);
-    let mut annotations = None;
-    let mut rest = vec!["goldgate test".to_owned()];
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        match flag.as_str() {
-            "--rubrics" | "--report" | "--junit" | "--html" => {
-                let Some(value) = inline.or_else(|| it.next()) else {
-                    return usage(&format!("`{flag}` needs a value"));
-                };
-                let slot = match flag.as_str() {
-                    "--rubrics" => &mut rubrics,
-                    "--report" => &mut report,
-                    "--junit" => &mut junit,
-                    _ => &mut html,
-                };
-                *slot = Some(PathBuf::from(value));
-            }
-            "--annotations" => match inline.or_else(|| it.next()).as_deref() {
-                Some("github") => annotations = Some(true),
-                Some("none") => annotations = Some(false),
-                other => {
-                    return usage(&format!(
-                        "`--annotations` takes `github` or `none`, not `{}`",
-                        other.unwrap_or("")
-                    ));
-                }
-            },
-            f if VALUED.contains(&f) && inline.is_none() => {
-                rest.push(arg);
-                if let Some(value) = it.next() {
-                    rest.push(value);
-                }
-            }
-            _ if !arg.starts_with('-') && dir.is_none() => dir = Some(PathBuf::from(arg)),
-            _ => rest.push(arg),
-        }
-    }
-    let dir = dir.unwrap_or_else(|| PathBuf::from("cases"));
+    let asked = match TestArgs::read(args) {
+        Ok(asked) => asked,
+        Err(Misused(why)) => return usage(&why),
+    };
+    let dir = asked.dir.unwrap_or_else(|| PathBuf::from("cases"));
     let quote = |p: &PathBuf| crate::base::shell::shell_quote(&p.to_string_lossy());
     let mut invocation = format!("goldgate test {}", quote(&dir));
-    if let Some(r) = &rubrics {
+    if let Some(r) = &asked.rubrics {
         invocation.push_str(&format!(" --rubrics {}", quote(r)));
     }
     let mut harness = crate::run::harness::Harness::new(dir)
-        .args(rest)
+        .args(asked.rest)
         .invocation(invocation);
-    if let Some(r) = rubrics {
+    if let Some(r) = asked.rubrics {
         harness = harness.rubrics(r);
     }
-    if let Some(r) = report {
+    if let Some(r) = asked.report {
         harness = harness.report(r);
     }
-    if let Some(j) = junit {
+    if let Some(j) = asked.junit {
         harness = harness.junit(j);
     }
-    if let Some(h) = html {
+    if let Some(h) = asked.html {
         harness = harness.html(h);
     }
-    if let Some(on) = annotations {
+    if let Some(on) = asked.annotations {
         harness = harness.github_annotations(on);
     }
     harness.run()
+}
+
+/// The arguments of `goldgate test`: its folder, goldgate's own options, and libtest's.
+#[derive(Default)]
+struct TestArgs {
+    dir: Option<PathBuf>,
+    rubrics: Option<PathBuf>,
+    report: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    html: Option<PathBuf>,
+    annotations: Option<bool>,
+    /// libtest's, behind the program name it prints.
+    rest: Vec<String>,
+}
+
+/// A `goldgate test` argument misused: what the usage line follows.
+struct Misused(String);
+
+impl TestArgs {
+    fn read(args: Vec<String>) -> Result<TestArgs, Misused> {
+        // libtest flags that take a value: their value is not DIR.
+        const VALUED: [&str; 6] = [
+            "--test-threads",
+            "--skip",
+            "--format",
+            "--color",
+            "--logfile",
+            "-Z",
+        ];
+        let mut asked = TestArgs {
+            rest: vec!["goldgate test".to_owned()],
+            ..TestArgs::default()
+        };
+        let mut it = args.into_iter();
+        while let Some(arg) = it.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+                _ => (arg.clone(), None),
+            };
+            match flag.as_str() {
+                "--rubrics" | "--report" | "--junit" | "--html" => {
+                    let Some(value) = inline.or_else(|| it.next()) else {
+                        return Err(Misused(format!("`{flag}` needs a value")));
+                    };
+                    let slot = match flag.as_str() {
+                        "--rubrics" => &mut asked.rubrics,
+                        "--report" => &mut asked.report,
+                        "--junit" => &mut asked.junit,
+                        _ => &mut asked.html,
+                    };
+                    *slot = Some(PathBuf::from(value));
+                }
+                "--annotations" => match inline.or_else(|| it.next()).as_deref() {
+                    Some("github") => asked.annotations = Some(true),
+                    Some("none") => asked.annotations = Some(false),
+                    other => {
+                        return Err(Misused(format!(
+                            "`--annotations` takes `github` or `none`, not `{}`",
+                            other.unwrap_or("")
+                        )));
+                    }
+                },
+                f if VALUED.contains(&f) && inline.is_none() => {
+                    asked.rest.push(arg);
+                    asked.rest.extend(it.next());
+                }
+                _ if !arg.starts_with('-') && asked.dir.is_none() => {
+                    asked.dir = Some(PathBuf::from(arg));
+                }
+                _ => asked.rest.push(arg),
+            }
+        }
+        Ok(asked)
+    }
 }
 
 /// goldgate's own flags of `goldgate test`, before libtest's.

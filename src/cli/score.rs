@@ -292,14 +292,7 @@ pub(crate) fn each_line_or(
         // A line that was at hand whole has been offered to `quick` already.
         let offered = line.len() <= at_hand && line.ends_with(b"\n");
         if too_long {
-            // The rest of the line is skipped, not kept.
-            let mut rest = Vec::new();
-            while !rest.ends_with(b"\n") {
-                rest.clear();
-                if (&mut io).take(1 << 20).read_until(b'\n', &mut rest)? == 0 {
-                    break;
-                }
-            }
+            skip_rest_of_line(&mut io)?;
         } else if !offered && quick(&line, true, &mut io.pending).is_some() {
             io.written_when_full()?;
             continue;
@@ -315,24 +308,47 @@ pub(crate) fn each_line_or(
                 .map_err(ScoreError::InvalidJson)
                 .and_then(|j| f(&j))
         };
-        match result {
-            Ok(v) => writeln!(io.pending, "{v}")?,
-            Err(e) => {
-                ok = false;
-                // The lines before it first, so that a terminal shows the message in its place.
-                io.send()?;
-                eprintln!("error: {name}:{}: {e}", i + 1);
-                writeln!(
-                    io.pending,
-                    "{}",
-                    json!({ "error": format!("line {}: {e}", i + 1) })
-                )?;
-            }
-        }
+        ok &= answer(&mut io, (name, i + 1), result)?;
         io.written_when_full()?;
     }
     io.send()?;
     Ok(ok)
+}
+
+/// Reads past the rest of a line too long to keep, without keeping it.
+fn skip_rest_of_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    let mut rest = Vec::new();
+    while !rest.ends_with(b"\n") {
+        rest.clear();
+        if std::io::Read::take(&mut *input, 1 << 20).read_until(b'\n', &mut rest)? == 0 {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a line's answer: its output, or its error as a line of its own and on standard error
+/// (`name:line: why`). False for an error.
+fn answer<I: BufRead, O: Write>(
+    io: &mut Exchange<I, O>,
+    (name, line): (&str, usize),
+    result: Result<Json, ScoreError>,
+) -> std::io::Result<bool> {
+    match result {
+        Ok(v) => writeln!(io.pending, "{v}")?,
+        Err(e) => {
+            // The lines before it first, so that a terminal shows the message in its place.
+            io.send()?;
+            eprintln!("error: {name}:{line}: {e}");
+            writeln!(
+                io.pending,
+                "{}",
+                json!({ "error": format!("line {line}: {e}") })
+            )?;
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The input and output of [`each_line`]: the lines out are held until reading the next line in

@@ -1342,13 +1342,37 @@ mod tests {
         Check::Matches(compiled(p).unwrap())
     }
 
+    /// A probe that holds on any value.
+    fn anything() -> Probe {
+        probe(pattern("(?s).*"))
+    }
+
+    /// A probe left unchecked where gold has no value.
+    fn decided() -> Probe {
+        probe(Check::Exact)
+    }
+
+    fn text() -> Probe {
+        probe(Check::Equals("x".into()))
+    }
+
+    fn not(p: Probe) -> Probe {
+        probe(Check::Not(Box::new(p)))
+    }
+
+    fn assert_holds_on_anything(cases: Vec<(Check, bool)>) {
+        for (check, holds) in cases {
+            assert_eq!(
+                holds_on_anything(&probe(check.clone()), &[]),
+                holds,
+                "{check:?}"
+            );
+        }
+    }
+
     #[test]
     fn what_holds_on_anything_is_seen_through_all_any_and_not() {
-        let anything = || probe(pattern("(?s).*"));
-        let decided = || probe(Check::Exact);
-        let text = || probe(Check::Equals("x".into()));
-        let not = |p: Probe| probe(Check::Not(Box::new(p)));
-        let cases = [
+        assert_holds_on_anything(vec![
             (pattern("(?s).*"), true),
             (pattern("^x"), false),
             (Check::All(vec![anything()]), true),
@@ -1385,7 +1409,12 @@ mod tests {
                 ]),
                 false,
             ),
-            // A check and its opposite at the same place.
+        ]);
+    }
+
+    #[test]
+    fn a_check_and_its_opposite_at_one_place_hold_on_anything() {
+        assert_holds_on_anything(vec![
             (
                 Check::Any(vec![
                     probe(Check::Present(true)),
@@ -1417,15 +1446,11 @@ mod tests {
             // Gold may be missing there: neither holds then.
             (Check::Any(vec![decided(), not(decided())]), false),
             (Check::MinAnls(0.5), false),
-        ];
-        for (check, holds) in cases {
-            assert_eq!(
-                holds_on_anything(&probe(check.clone()), &[]),
-                holds,
-                "{check:?}"
-            );
-        }
-        // Where gold has the rubric's field, `exact` is always made.
+        ]);
+    }
+
+    #[test]
+    fn where_gold_has_the_rubrics_field_exact_is_always_made() {
         let total = |check: Check| Probe {
             field: Some(FieldPath::parse("total").unwrap()),
             ..probe(check)

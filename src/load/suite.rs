@@ -1004,16 +1004,7 @@ fn apply(
     baseline(&here, suite, spec.baseline.as_ref(), tolerance, dir)?;
     suite.history = history(&here, spec.history.as_ref(), dir)?.or(suite.history.take());
     let gate = match &spec.regression_gate {
-        Some(g) => {
-            // Without a tolerance written, the gate replaces the per-case comparison.
-            if let Some(b) = suite.baseline.as_mut().filter(|_| !suite.tolerance_written) {
-                *b = Arc::new(BaselineSpec {
-                    per_case: false,
-                    ..(**b).clone()
-                });
-            }
-            Some(regression_gate(&here, g, suite.baseline.as_ref())?)
-        }
+        Some(g) => Some(gate_over_baseline(&here, suite, g)?),
         None => None,
     };
     if spec.aggregate.is_some() || gate.is_some() {
@@ -1031,21 +1022,7 @@ fn apply(
         suite.run = Some(Arc::new(run_command(&here, run, dir)?));
     }
     if let Some(p) = &spec.pass {
-        let rule = pass_rule(&here, p)?;
-        // A rule over attempts that never come would say nothing.
-        if suite.run.as_ref().is_none_or(|r| r.repeat < 2) {
-            return Err(here
-                .err(
-                    Mark::of(&p.referenced),
-                    "pass",
-                    format!(
-                        "`pass: {}` says how the attempts of a repeated case make its verdict, and no `run` here or above repeats its command",
-                        p.value
-                    ),
-                )
-                .hint("repeat the suite's command, `run: { command: […], repeat: 3 }`, or remove `pass`"));
-        }
-        suite.pass = Some(rule);
+        suite.pass = Some(pass_over_attempts(&here, suite, p)?);
     }
     if let Some(p) = &spec.profile {
         suite.profile = Some(here.profile(p)?);
@@ -1074,6 +1051,45 @@ fn apply(
     }
     grounding(&here, suite, spec)?;
     Ok(())
+}
+
+/// `regression_gate:` over the baseline here or above, which it makes the suite's comparison
+/// when no `tolerance` is written (the gate then replaces the per-case comparison).
+fn gate_over_baseline(
+    here: &InFile,
+    suite: &mut Suite,
+    gate: &Spanned<RegressionGateSpec>,
+) -> Result<RegressionGate, LoadError> {
+    if let Some(b) = suite.baseline.as_mut().filter(|_| !suite.tolerance_written) {
+        *b = Arc::new(BaselineSpec {
+            per_case: false,
+            ..(**b).clone()
+        });
+    }
+    regression_gate(here, gate, suite.baseline.as_ref())
+}
+
+/// `pass:`, the rule that makes a repeated case's verdict of its attempts: an error where no
+/// `run` here or above repeats its command (a rule over attempts that never come says nothing).
+fn pass_over_attempts(
+    here: &InFile,
+    suite: &Suite,
+    pass: &Spanned<String>,
+) -> Result<crate::model::suite::PassRule, LoadError> {
+    let rule = pass_rule(here, pass)?;
+    if suite.run.as_ref().is_none_or(|r| r.repeat < 2) {
+        return Err(here
+            .err(
+                Mark::of(&pass.referenced),
+                "pass",
+                format!(
+                    "`pass: {}` says how the attempts of a repeated case make its verdict, and no `run` here or above repeats its command",
+                    pass.value
+                ),
+            )
+            .hint("repeat the suite's command, `run: { command: […], repeat: 3 }`, or remove `pass`"));
+    }
+    Ok(rule)
 }
 
 /// `kieval:`: KIEval's settings, which only `profile: kieval` (here or above) reads.

@@ -112,51 +112,62 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
         out.push_str(&calls_line(calls));
         out.push('\n');
     }
+    tables(&mut out, pipelines, notes);
+    baseline_lines(&mut out, notes);
+    for note in notes.gold_sets {
+        out.push_str(&gold_set_note(note));
+    }
+    for m in notes.usage_mismatches {
+        out.push_str(&super::prediction::usage_mismatch(m));
+        out.push('\n');
+    }
+    if let Some(line) = failed_calls_scored(notes.failed_calls_scored) {
+        out.push_str(&line);
+    }
+    if let Some(digest) = &summary.gold_digest {
+        // A line of its own, apart from the tables and notes above.
+        out.push('\n');
+        out.push_str(&gold_digest_line(digest));
+    }
+    out.push('\n');
+    out
+}
+
+/// The run's tables, each after a blank line: the pipelines compared, repeated cases, grounding,
+/// slices, misses and the advice on confidences; a table without rows is left out.
+fn tables(out: &mut String, pipelines: &[(String, Aggregated)], notes: &Notes) {
+    let table = |out: &mut String, text: &str| {
+        if !text.is_empty() {
+            out.push('\n');
+            out.push_str(text);
+        }
+    };
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
-        let kieval = super::compare::kieval_table(pipelines);
-        if !kieval.is_empty() {
-            out.push('\n');
-            out.push_str(&kieval);
-        }
+        table(out, &super::compare::kieval_table(pipelines));
         out.push_str(&super::compare::paired_lines(notes.comparisons));
     }
-    let repeated = super::compare::repeat_table(pipelines);
-    if !repeated.is_empty() {
-        out.push('\n');
-        out.push_str(&repeated);
-    }
+    table(out, &super::compare::repeat_table(pipelines));
     for (pipeline, gate) in notes.gates {
         if let Some(line) = super::gate::power_line(pipeline.as_deref(), gate) {
             out.push_str(&line);
             out.push('\n');
         }
     }
-    let grounding = super::compare::grounding_table(pipelines);
-    if !grounding.is_empty() {
-        out.push('\n');
-        out.push_str(&grounding);
-    }
+    table(out, &super::compare::grounding_table(pipelines));
     if !notes.slices.is_empty() {
         out.push('\n');
         out.push_str(&super::compare::slice_table(notes.slices));
     }
-    let misses = super::analysis::miss_table(notes.misses);
-    if !misses.is_empty() {
-        out.push('\n');
-        out.push_str(&misses);
-    }
-    let advice = super::analysis::advice_table(notes.acceptance);
-    if !advice.is_empty() {
-        out.push('\n');
-        out.push_str(&advice);
-    }
-    let pooled = super::analysis::pooled_table(notes.pooled).text();
-    if !pooled.is_empty() {
-        out.push('\n');
-        out.push_str(&pooled);
-    }
+    table(out, &super::analysis::miss_table(notes.misses));
+    table(out, &super::analysis::advice_table(notes.acceptance));
+    table(out, &super::analysis::pooled_table(notes.pooled).text());
+}
+
+/// What the run says of its baselines: regressions and improvements beyond their tolerance, new
+/// tests, and baselines that could not be read.
+fn baseline_lines(out: &mut String, notes: &Notes) {
     for line in notes.regressions {
         out.push_str(&format!(
             "regressed beyond the baseline's tolerance, {line}\n"
@@ -176,23 +187,6 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     for why in notes.baseline_errors {
         out.push_str(&format!("error: {why}\n"));
     }
-    for note in notes.gold_sets {
-        out.push_str(&gold_set_note(note));
-    }
-    for m in notes.usage_mismatches {
-        out.push_str(&super::prediction::usage_mismatch(m));
-        out.push('\n');
-    }
-    if let Some(line) = failed_calls_scored(notes.failed_calls_scored) {
-        out.push_str(&line);
-    }
-    if let Some(digest) = &summary.gold_digest {
-        // A line of its own, apart from the tables and notes above.
-        out.push('\n');
-        out.push_str(&gold_digest_line(digest));
-    }
-    out.push('\n');
-    out
 }
 
 /// The gold set's identity, short as git shortens a commit: runs on another digest were scored

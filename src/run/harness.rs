@@ -171,26 +171,14 @@ impl Harness {
             return fail_early(&why);
         }
         let gold_sets = gold_set_notes(&found);
-        // What was found stays only for a listing of skipped tests: its paths are the trials'.
-        // Dropped here, not shadowed (a shadowed binding lives to the end of the run: 12 MB of
-        // paths at 100,000 cases).
-        let found = if args.list {
-            found
-        } else {
-            drop(found);
-            Vec::new()
-        };
+        let found = kept_for_listing(args, found);
         // A filter that matches no test runs nothing and libtest exits 0, as `cargo test FILTER`
         // needs of a filter meant for another test target: the summary line says so instead.
         let unmatched = args
             .filter
             .as_deref()
             .filter(|_| !matches_a_test(args, &trials));
-        if let Err(e) = note_the_run(args, env, &session, (&trials, filtered)) {
-            eprintln!("error: cannot note the run's tests: {e}");
-            return Exit::TestFailed.into();
-        }
-        let begun = match begin_process(args, &session, &trials) {
+        let begun = match note_the_run(args, env, &session, (&trials, filtered)) {
             Ok(begun) => begun,
             Err(e) => {
                 eprintln!("error: cannot note the run's tests: {e}");
@@ -645,15 +633,29 @@ fn note_listing(
 }
 
 /// Under a run id, what the run's end step needs to know of this process: the tests a listing
-/// lists, and whether the process runs a part of them.
+/// lists, whether the process runs a part of them, and the tests it runs, noted until its end
+/// ([`begin_process`]).
 fn note_the_run(
     args: &Arguments,
     env: &Env,
     session: &Session,
     (trials, filtered): (&[Job], bool),
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<super::journal::Begun>> {
     note_listing(args, env, session, trials)?;
-    note_part(args, env, session, filtered)
+    note_part(args, env, session, filtered)?;
+    begin_process(args, session, trials)
+}
+
+/// What was found, kept only for a listing of skipped tests (its paths are the trials'): dropped
+/// otherwise, not shadowed (a shadowed binding lives to the end of the run: 12 MB of paths at
+/// 100,000 cases).
+fn kept_for_listing(args: &Arguments, found: Vec<Found>) -> Vec<Found> {
+    if args.list {
+        found
+    } else {
+        drop(found);
+        Vec::new()
+    }
 }
 
 /// Under a run id, notes that this process runs a part of the tests (a filter, a partition): the
