@@ -162,6 +162,12 @@ fn read_through_formats(
     Ok(())
 }
 
+/// A case's mistakes in the order of their files and lines, so that the first is the first to fix.
+fn in_order(mut errors: Vec<LoadError>) -> Vec<LoadError> {
+    errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    errors
+}
+
 /// A `.csv` gold or prediction is KIEval's layout, which only `profile: kieval` reads.
 fn csv_outside_kieval(case: &Case) -> Option<LoadError> {
     if case.profile == crate::model::case::Profile::KiEval {
@@ -407,22 +413,13 @@ impl CaseIn<'_> {
         let prediction = self.prediction(own_prediction, &rubrics, &mut errors);
         errors.extend(self.missing_document());
         // Rubrics or thresholds that failed to load still meant to check something.
-        if errors.is_empty()
-            && let Some(e) = could_only_pass(
-                file,
-                suite,
-                (&rubrics, gold.as_deref().unwrap_or_default()),
-                &thresholds,
-                scoring,
-            )
-        {
-            errors.push(e);
+        if errors.is_empty() {
+            let checks = (&rubrics[..], gold.as_deref().unwrap_or_default());
+            errors.extend(could_only_pass(file, suite, checks, &thresholds, scoring));
         }
         let skip = self.skip(&mut errors);
         if !errors.is_empty() {
-            // In the order of the files and lines, so that the first is the first to fix.
-            errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
-            return Err(errors);
+            return Err(in_order(errors));
         }
         let case = Case {
             id: id.to_owned(),

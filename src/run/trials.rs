@@ -400,47 +400,7 @@ fn gate_verdict(
         }
         Ok(Some(base)) => base,
     };
-    let files: HashMap<&str, (&Path, Option<&Path>)> = cases
-        .iter()
-        .map(|c| {
-            (
-                c.id.as_str(),
-                (c.named_by.as_path(), c.formerly_named_by.as_deref()),
-            )
-        })
-        .collect();
-    let mut pairs = Vec::new();
-    let (mut unpaired, mut measured) = (0, 0);
-    let (mut entries, mut lacking) = (0, Vec::new());
-    for n in numbers {
-        let entry = files
-            .get(n.id.as_str())
-            .map(|(named_by, formerly)| {
-                EntryName::of(&gate.baseline, named_by, *formerly, n.pipeline.as_deref())
-            })
-            .and_then(|name| base.entry(&name));
-        let old = entry.and_then(|entry| entry.get(gate.metric.name()).copied());
-        entries += usize::from(entry.is_some());
-        // An entry without the metric of a case that measures it: blessing would record it.
-        if entry.is_some() && old.is_none() && gate::case_value(n, gate.metric).is_some() {
-            lacking.push(n.id.clone());
-        }
-        // A case that could not be scored counts at the metric's worst: it is a drop.
-        let worst = match gate.metric.about().direction {
-            Direction::Higher => 0.0,
-            Direction::Lower => 1.0,
-        };
-        let new = gate::case_value(n, gate.metric).or((n.metrics.is_none()).then_some(worst));
-        measured += usize::from(new.is_some());
-        match (old, new) {
-            (Some(old), Some(new)) => pairs.push(gate::Pair {
-                test: n.id.clone(),
-                old,
-                new,
-            }),
-            _ => unpaired += 1,
-        }
-    }
+    let paired = AgainstBaseline::of(gate, &base, cases, numbers);
     let attempts: Vec<Vec<Option<f64>>> = numbers
         .iter()
         .filter_map(|n| n.attempts.as_ref())
@@ -448,9 +408,85 @@ fn gate_verdict(
         .collect();
     GateVerdict {
         accept,
-        ..gate::judge(gate, &pairs, unpaired, measured, &attempts)
+        ..gate::judge(
+            gate,
+            &paired.pairs,
+            paired.unpaired,
+            paired.measured,
+            &attempts,
+        )
     }
-    .with_entries(entries, lacking)
+    .with_entries(paired.entries, paired.lacking)
+}
+
+/// A pipeline's cases against their baseline entries, by the gate's metric.
+struct AgainstBaseline {
+    /// The cases with a value in both.
+    pairs: Vec<gate::Pair>,
+    /// The cases without one or the other.
+    unpaired: usize,
+    /// The cases with a value now (one that could not be scored at the metric's worst).
+    measured: usize,
+    /// The cases with an entry.
+    entries: usize,
+    /// The cases whose entry lacks the metric they measure: blessing would record it.
+    lacking: Vec<String>,
+}
+
+impl AgainstBaseline {
+    fn of(
+        gate: &RegressionGate,
+        base: &crate::evaluate::baseline::Baseline,
+        cases: &[Planned],
+        numbers: &[CaseNumbers],
+    ) -> AgainstBaseline {
+        let files: HashMap<&str, (&Path, Option<&Path>)> = cases
+            .iter()
+            .map(|c| {
+                (
+                    c.id.as_str(),
+                    (c.named_by.as_path(), c.formerly_named_by.as_deref()),
+                )
+            })
+            .collect();
+        // A case that could not be scored counts at the metric's worst: it is a drop.
+        let worst = match gate.metric.about().direction {
+            Direction::Higher => 0.0,
+            Direction::Lower => 1.0,
+        };
+        let mut paired = AgainstBaseline {
+            pairs: Vec::new(),
+            unpaired: 0,
+            measured: 0,
+            entries: 0,
+            lacking: Vec::new(),
+        };
+        for n in numbers {
+            let entry = files
+                .get(n.id.as_str())
+                .map(|(named_by, formerly)| {
+                    EntryName::of(&gate.baseline, named_by, *formerly, n.pipeline.as_deref())
+                })
+                .and_then(|name| base.entry(&name));
+            let old = entry.and_then(|entry| entry.get(gate.metric.name()).copied());
+            paired.entries += usize::from(entry.is_some());
+            let now = gate::case_value(n, gate.metric);
+            if entry.is_some() && old.is_none() && now.is_some() {
+                paired.lacking.push(n.id.clone());
+            }
+            let new = now.or((n.metrics.is_none()).then_some(worst));
+            paired.measured += usize::from(new.is_some());
+            match (old, new) {
+                (Some(old), Some(new)) => paired.pairs.push(gate::Pair {
+                    test: n.id.clone(),
+                    old,
+                    new,
+                }),
+                _ => paired.unpaired += 1,
+            }
+        }
+        paired
+    }
 }
 
 /// The numbers of an aggregate's cases, in plan order, those that could not be loaded (failed
