@@ -25,23 +25,7 @@ pub fn miss_table(rows: &[MissRow]) -> String {
         return String::new();
     }
     let (rows, left_out) = most_missed(rows);
-    let scopes: Vec<String> = rows.iter().map(|r| scope_text(&r.scope)).collect();
-    let width = super::column_width(scopes.iter().map(String::as_str), 6);
-    let pwidth = super::column_width(rows.iter().map(|r| r.pipeline.as_str()), 8);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:<pwidth$}  {:>7}  {:>8}  {:>6}  {:>5}",
-        "misses", "pipeline", "missing", "invented", "format", "wrong"
-    );
-    for (r, scope) in rows.iter().zip(&scopes) {
-        let c = r.counts;
-        let _ = writeln!(
-            out,
-            "{scope:<width$}  {:<pwidth$}  {:>7}  {:>8}  {:>6}  {:>5}",
-            r.pipeline, c.missing, c.invented, c.format, c.wrong
-        );
-    }
+    let mut out = misses(&rows).text();
     if left_out > 0 {
         let _ = writeln!(
             out,
@@ -49,6 +33,35 @@ pub fn miss_table(rows: &[MissRow]) -> String {
         );
     }
     out
+}
+
+/// The misses of these rows by kind, for the terminal and Markdown writers.
+pub(crate) fn misses(rows: &[&MissRow]) -> Table {
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let c = r.counts;
+            vec![
+                scope_text(&r.scope),
+                r.pipeline.clone(),
+                c.missing.to_string(),
+                c.invented.to_string(),
+                c.format.to_string(),
+                c.wrong.to_string(),
+            ]
+        })
+        .collect();
+    Table::new(
+        vec![
+            Column::text("misses"),
+            Column::name("pipeline"),
+            Column::count("missing", 7),
+            Column::count("invented", 8),
+            Column::count("format", 6),
+            Column::count("wrong", 5),
+        ],
+        rows,
+    )
 }
 
 /// The most fields and slices a pipeline's misses show at the end of a run: one case of 100,000

@@ -189,27 +189,25 @@ pub fn comparison_table(rows: &[(String, Aggregated)]) -> String {
 /// One row per pipeline that grounds its values (a prediction gives pages or boxes where gold
 /// does): the share grounded, the mean IoU, the share on the right page; empty when none does.
 pub fn grounding_table(rows: &[(String, Aggregated)]) -> String {
-    let rows: Vec<_> = rows.iter().filter(|(_, a)| a.grounded.is_some()).collect();
-    if rows.is_empty() {
-        return String::new();
-    }
-    let width = super::column_width(rows.iter().map(|(n, _)| n.as_str()), 9);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:>8}  {:>7}  {:>10}",
-        "grounding", "grounded", "IoU", "page match"
-    );
-    for (name, a) in rows {
-        let _ = writeln!(
-            out,
-            "{name:<width$}  {:>8}  {:>7}  {:>10}",
-            num(a.grounded),
-            num(a.iou),
-            num(a.page_match)
-        );
-    }
-    out
+    grounding(rows).text()
+}
+
+/// The table of [`grounding_table`], for the terminal and Markdown writers.
+pub(crate) fn grounding(rows: &[(String, Aggregated)]) -> Table {
+    let rows = rows
+        .iter()
+        .filter(|(_, a)| a.grounded.is_some())
+        .map(|(name, a)| vec![name.clone(), num(a.grounded), num(a.iou), num(a.page_match)])
+        .collect();
+    Table::new(
+        vec![
+            Column::name("grounding"),
+            Column::count("grounded", 8),
+            Column::count("IoU", 7),
+            Column::count("page match", 10),
+        ],
+        rows,
+    )
 }
 
 /// Under `profile: kieval`, one row per pipeline of KIEval's scores and counts, pooled over its

@@ -55,8 +55,15 @@ pub fn step_summary(
         page.push_str(&table_markdown(&super::compare::slices_table(notes.slices)));
     }
     page.push_str(&fields_table(fields, pipelines));
-    page.push_str(&grounding_table(pipelines));
-    page.push_str(&misses_table(notes.misses));
+    page.push_str(&table_markdown(&super::compare::grounding(pipelines)));
+    // Every row that missed: the step summary is read once, in full, where the terminal shows
+    // the most missed.
+    let missed: Vec<_> = notes
+        .misses
+        .iter()
+        .filter(|r| r.counts.total() > 0)
+        .collect();
+    page.push_str(&table_markdown(&super::analysis::misses(&missed)));
     page.push_str(&advice_table(notes.acceptance));
     page.push_str(&table_markdown(&super::analysis::pooled_table(
         notes.pooled,
@@ -247,54 +254,6 @@ fn fields_table(
         page.push_str(&format!(
             "\n… and {} more fields: the HTML page and the report have every one.\n",
             rows.rows.len() - FIELD_ROWS
-        ));
-    }
-    page
-}
-
-/// Each pipeline that grounds its values: the share grounded, the mean IoU, the share on the
-/// right page; empty when none does.
-fn grounding_table(pipelines: &[(String, Aggregated)]) -> String {
-    let rows: Vec<_> = pipelines
-        .iter()
-        .filter(|(_, a)| a.grounded.is_some())
-        .collect();
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut page =
-        "\n| grounding | grounded | IoU | page match |\n|---|---:|---:|---:|\n".to_owned();
-    for (name, a) in rows {
-        page.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            escaped(&one_line(name)),
-            num(a.grounded),
-            num(a.iou),
-            num(a.page_match)
-        ));
-    }
-    page
-}
-
-/// The misses by kind, a row per pipeline, field and slice that missed; empty when none did.
-fn misses_table(rows: &[crate::evaluate::analysis::MissRow]) -> String {
-    let rows: Vec<_> = rows.iter().filter(|r| r.counts.total() > 0).collect();
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut page =
-        "\n| misses | pipeline | missing | invented | format | wrong |\n|---|---|---:|---:|---:|---:|\n"
-            .to_owned();
-    for r in rows {
-        let c = r.counts;
-        page.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            escaped(&one_line(&super::analysis::scope_text(&r.scope))),
-            escaped(&one_line(&r.pipeline)),
-            c.missing,
-            c.invented,
-            c.format,
-            c.wrong
         ));
     }
     page
