@@ -9,7 +9,8 @@ use crate::model::metric::{Metric, Threshold};
 
 // The record writes these as they are (a report's table of pipelines, an aggregate test's
 // metrics, a history line), in this order and under the names of the record's schema; what only
-// the run's own tables read (misses, acceptance, latencies) is not written.
+// the run itself reads (the last six fields: rubric counts, misses, acceptance, the target
+// error, pooled acceptance, latencies) is not written, and is empty in a record read back.
 /// The aggregate metrics of a group of case tests (a pipeline, a suite): case means (each case
 /// weighs the same), Brier and ECE pooled over every field with a confidence, latency
 /// percentiles, cost, pass rate.

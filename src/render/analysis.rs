@@ -187,3 +187,40 @@ pub(crate) fn pooled_table(all: &[crate::evaluate::analysis::PooledAcceptance]) 
         rows,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::miss::MissCounts;
+
+    fn row(scope: MissScope, wrong: u32) -> MissRow {
+        MissRow {
+            scope,
+            pipeline: "cases/".to_owned(),
+            counts: MissCounts {
+                missing: 0,
+                invented: 1,
+                format: 0,
+                wrong,
+            },
+        }
+    }
+
+    #[test]
+    fn a_count_wider_than_its_heading_widens_its_column() {
+        // The `(all fields)` row sums every field of every case: at 100,000 cases its count
+        // outgrows the heading. The column widens with it, as every table of the run does,
+        // instead of that one row running past its column (as the table's own format did
+        // before it was a `Table`).
+        let rows = [
+            row(MissScope::Pipeline, 123_456),
+            row(MissScope::Field("total".to_owned()), 12),
+        ];
+        assert_eq!(
+            miss_table(&rows),
+            "misses        pipeline  missing  invented  format   wrong\n\
+             (all fields)  cases/          0         1       0  123456\n\
+             total         cases/          0         1       0      12\n"
+        );
+    }
+}

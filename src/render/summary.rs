@@ -133,8 +133,10 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
     out
 }
 
-/// The run's tables, each after a blank line: the pipelines compared, repeated cases, grounding,
-/// slices, misses and the advice on confidences; a table without rows is left out.
+/// The run's tables, each after a blank line: the pipelines compared (with KIEval's scores and
+/// the paired comparisons' lines), repeated cases (with the gates' power lines), grounding,
+/// slices, misses, the advice on confidences and the pooled acceptance; a table without rows is
+/// left out.
 fn tables(out: &mut String, pipelines: &[(String, Aggregated)], notes: &Notes) {
     let table = |out: &mut String, text: &str| {
         if !text.is_empty() {

@@ -15,7 +15,8 @@ pub(crate) enum Kind {
     Figure,
     /// A pipeline's name: left-aligned, never broken.
     Name,
-    /// Text a user wrote (a field, a tag value, a reason): left-aligned, wrapped where it must.
+    /// Text a user wrote (a field, a tag value, a reason): left-aligned; on the page, wrapped
+    /// where it must.
     Text,
 }
 
