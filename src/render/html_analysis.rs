@@ -40,36 +40,12 @@ pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::
         return;
     }
     out.push_str("<section id=\"misses\">\n<h2>Misses</h2>\n<p>Each field that is not an exact match, by kind: <b>missing</b> (gold has a value, the prediction none), <b>invented</b> (the prediction has a value, gold none), <b>format</b> (equal read as a number, a date or an identifier, but not as the field's rule compares), <b>wrong</b> (the rest).</p>\n");
-    let columns = || {
-        vec![
-            Column::text("over"),
-            Column::name("pipeline"),
-            Column::count("missing", 0),
-            Column::count("invented", 0),
-            Column::count("format", 0),
-            Column::count("wrong", 0),
-        ]
-    };
-    let row = |r: &crate::evaluate::analysis::MissRow| {
-        let c = r.counts;
-        vec![
-            super::analysis::scope_text(&r.scope),
-            r.pipeline.clone(),
-            c.missing.to_string(),
-            c.invented.to_string(),
-            c.format.to_string(),
-            c.wrong.to_string(),
-        ]
-    };
     let (pipelines, parts): (Vec<_>, Vec<_>) = rows
         .iter()
         .filter(|r| r.counts.total() > 0)
         .partition(|r| matches!(r.scope, MissScope::Pipeline));
-    table_html(
-        out,
-        &Table::new(columns(), pipelines.iter().map(|r| row(r)).collect()),
-        "compare",
-    );
+    // The table the terminal and the step summary print, a pipeline's own rows first.
+    table_html(out, &super::analysis::misses(&pipelines), "compare");
     if !parts.is_empty() {
         let mut parts = parts;
         // Most misses first; the report's order between equals.
@@ -79,11 +55,7 @@ pub(super) fn misses_table(out: &mut String, rows: &[crate::evaluate::analysis::
             "<details class=\"more\"><summary>By field and by slice, most misses first ({} rows)</summary>",
             parts.len()
         );
-        table_html(
-            out,
-            &Table::new(columns(), parts.iter().map(|r| row(r)).collect()),
-            "compare",
-        );
+        table_html(out, &super::analysis::misses(&parts), "compare");
         out.push_str("</details>\n");
     }
     out.push_str("</section>\n");
