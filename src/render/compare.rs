@@ -192,7 +192,8 @@ pub fn grounding_table(rows: &[(String, Aggregated)]) -> String {
     grounding(rows).text()
 }
 
-/// The table of [`grounding_table`], for the terminal and Markdown writers.
+/// The table of [`grounding_table`], for the terminal, Markdown and HTML writers: IoU or page
+/// match left out, and said so once, when no prediction gives a box or a page.
 pub(crate) fn grounding(rows: &[(String, Aggregated)]) -> Table {
     let rows = rows
         .iter()
@@ -203,8 +204,8 @@ pub(crate) fn grounding(rows: &[(String, Aggregated)]) -> Table {
         vec![
             Column::name("grounding"),
             Column::count("grounded", 8),
-            Column::count("IoU", 7),
-            Column::count("page match", 10),
+            Column::figure("IoU", 7, "no prediction gives a box"),
+            Column::figure("page match", 10, "no prediction gives a page"),
         ],
         rows,
     )
@@ -519,6 +520,32 @@ fn slice_failure(s: &SliceVerdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grounding_without_a_box_leaves_out_iou_and_says_why() {
+        let pages_only = Aggregated {
+            grounded: Some(0.5),
+            page_match: Some(0.75),
+            ..Aggregated::default()
+        };
+        let boxes = Aggregated {
+            iou: Some(0.25),
+            ..pages_only.clone()
+        };
+        assert_eq!(
+            grounding_table(&[("a".to_owned(), pages_only.clone())]),
+            "grounding  grounded  page match\n\
+             a            0.5000      0.7500\n\
+             not measured: IoU (no prediction gives a box)\n"
+        );
+        // One pipeline with a box draws the column, the other's cell empty.
+        assert_eq!(
+            grounding_table(&[("a".to_owned(), pages_only), ("b".to_owned(), boxes)]),
+            "grounding  grounded      IoU  page match\n\
+             a            0.5000        -      0.7500\n\
+             b            0.5000   0.2500      0.7500\n"
+        );
+    }
 
     /// A reason every compared pair shares is said once, after the pairs; a pair's own reason
     /// stays on its line.

@@ -4,30 +4,16 @@
 use std::fmt::Write;
 
 use super::markup::{escape, table_html};
-use super::num;
 use super::table::{Column, Table};
 use crate::evaluate::aggregate::Aggregated;
 
 /// Grounding per pipeline, when a pipeline grounds its values.
 pub(super) fn grounding_table(out: &mut String, pipelines: &[(String, Aggregated)]) {
-    let rows: Vec<Vec<String>> = pipelines
-        .iter()
-        .filter(|(_, a)| a.grounded.is_some())
-        .map(|(name, a)| vec![name.clone(), num(a.grounded), num(a.iou), num(a.page_match)])
-        .collect();
-    if rows.is_empty() {
+    let table = super::compare::grounding(pipelines);
+    if table.rows.is_empty() {
         return;
     }
     out.push_str("<section id=\"grounding\">\n<h2>Grounding</h2>\n<p>Where each value was found: the share of gold fields with a place found on the right page with a box overlapping gold's enough (IoU at least the suite's <code>grounded_iou</code>, 0.5 by default), the mean IoU and the share on the right page.</p>\n");
-    let table = Table::new(
-        vec![
-            Column::name("pipeline"),
-            Column::count("grounded", 0),
-            Column::figure("IoU", 0, "no prediction gives a box"),
-            Column::figure("page match", 0, "no prediction gives a page"),
-        ],
-        rows,
-    );
     table_html(out, &table, "compare");
     out.push_str("</section>\n");
 }
