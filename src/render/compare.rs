@@ -63,23 +63,14 @@ pub fn repeat_table(rows: &[(String, Aggregated)]) -> String {
         "repeated", "pass^k", "pass@k", "max flip"
     );
     for (name, a) in rows {
-        let flips: Vec<String> = a
-            .flip_rates
-            .iter()
-            .filter(|f| f.rate > 0.0)
-            .map(|f| format!("{} {:.4}", f.field, f.rate))
-            .collect();
+        let flips = super::repeat::flip_rates_text(a.flip_rates.iter().filter(|f| f.rate > 0.0));
         let _ = writeln!(
             out,
             "{name:<width$}  {:>7}  {:>7}  {:>8}  {}",
             num(a.pass_all_k),
             num(a.pass_any_k),
             num(a.max_flip_rate),
-            if flips.is_empty() {
-                "none".to_owned()
-            } else {
-                flips.join(", ")
-            }
+            if flips.is_empty() { "none" } else { &flips }
         );
     }
     out

@@ -463,17 +463,12 @@ fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRe
         .iter()
         .filter(|(_, a)| a.pass_all_k.is_some())
         .map(|(name, a)| {
-            let flips: Vec<String> = a
-                .flip_rates
-                .iter()
-                .map(|f| format!("{} {:.4}", f.field, f.rate))
-                .collect();
             vec![
                 name.clone(),
                 super::num(a.pass_all_k),
                 super::num(a.pass_any_k),
                 super::num(a.max_flip_rate),
-                flips.join(", "),
+                super::repeat::flip_rates_text(&a.flip_rates),
             ]
         })
         .collect();
@@ -492,11 +487,6 @@ fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRe
         .iter()
         .filter_map(|case| {
             let r = case.repeat.as_ref()?;
-            let flips: Vec<String> = r
-                .flip_rates
-                .iter()
-                .map(|f| format!("{} {:.4}", f.field, f.rate))
-                .collect();
             Some(vec![
                 case.id.clone(),
                 format!("{} of {}", r.passed, r.attempts),
@@ -507,7 +497,7 @@ fn repeats(out: &mut String, pipelines: &[(String, Aggregated)], cases: &[TestRe
                     "failed"
                 }
                 .to_owned(),
-                flips.join(", "),
+                super::repeat::flip_rates_text(&r.flip_rates),
             ])
         })
         .collect();

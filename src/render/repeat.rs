@@ -1,7 +1,16 @@
 //! A repeated case in words: how many attempts passed under which rule, which attempt is shown,
 //! and the fields whose exact match flipped.
 
-use crate::evaluate::repeat::Attempts;
+use crate::evaluate::repeat::{Attempts, FlipRate};
+
+/// Flip rates as the tables of repeated cases write them: `total 0.3333, date 0.0000`.
+pub(crate) fn flip_rates_text<'a>(rates: impl IntoIterator<Item = &'a FlipRate>) -> String {
+    let rates: Vec<String> = rates
+        .into_iter()
+        .map(|f| format!("{} {:.4}", f.field, f.rate))
+        .collect();
+    rates.join(", ")
+}
 
 /// The line that leads the message of a repeated case: `1 of 3 attempts passed (pass: all);
 /// attempt 2 shown; flips: total 1 of 3`. `shown` is from 0.
