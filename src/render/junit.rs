@@ -7,10 +7,16 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use crate::record::{AggregateRecord, TestRecord};
 
-/// The JUnit document of a run's tests.
-pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String {
-    let mut suites: BTreeMap<(String, Option<String>), Vec<TestCase>> = BTreeMap::new();
-    for case in cases {
+/// A run's JUnit document, one test at a time: each record becomes its `testcase` as it comes,
+/// so that a run's records never need to be held together (100,000 of them would be a gigabyte).
+#[derive(Default)]
+pub struct Junit {
+    suites: BTreeMap<(String, Option<String>), Vec<TestCase>>,
+}
+
+impl Junit {
+    /// A case test's `testcase`, in its suite folder and pipeline's `testsuite`.
+    pub fn case(&mut self, case: &TestRecord) {
         let mut test = TestCase::new(xml(&case.id), case_status(case));
         let folder = case.suite_folder();
         test.set_classname(xml(&folder));
@@ -21,12 +27,15 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
         if let Some(metrics) = &case.metrics {
             properties(&mut test, metrics);
         }
-        suites
+        self.suites
             .entry((folder, case.pipeline.clone()))
             .or_default()
             .push(test);
     }
-    for aggregate in aggregates {
+
+    /// An aggregate test's `testcase`: failed with its gate's headline, else its message's first
+    /// line.
+    pub fn aggregate(&mut self, aggregate: &AggregateRecord) {
         let status = if aggregate.passed {
             TestCaseStatus::success()
         } else {
@@ -47,25 +56,27 @@ pub fn junit_xml(cases: &[TestRecord], aggregates: &[AggregateRecord]) -> String
         test.extra
             .insert("file".into(), xml(&aggregate.file).into());
         properties(&mut test, &aggregate.metrics);
-        suites
+        self.suites
             .entry((folder, aggregate.pipeline.clone()))
             .or_default()
             .push(test);
     }
-    let mut report = Report::new("goldgate");
-    for ((folder, pipeline), tests) in suites {
-        let folder = if folder.is_empty() { "." } else { &folder };
-        let name = match pipeline {
-            Some(p) => format!("{folder}::{p}"),
-            None => folder.to_owned(),
-        };
-        let mut suite = TestSuite::new(xml(&name));
-        suite.add_test_cases(tests);
-        report.add_test_suite(suite);
+
+    /// Writes the document: a `testsuite` per suite folder and pipeline, in name order.
+    pub fn write(self, out: impl std::io::Write) -> std::io::Result<()> {
+        let mut report = Report::new("goldgate");
+        for ((folder, pipeline), tests) in self.suites {
+            let folder = if folder.is_empty() { "." } else { &folder };
+            let name = match pipeline {
+                Some(p) => format!("{folder}::{p}"),
+                None => folder.to_owned(),
+            };
+            let mut suite = TestSuite::new(xml(&name));
+            suite.add_test_cases(tests);
+            report.add_test_suite(suite);
+        }
+        report.serialize(out).map_err(std::io::Error::other)
     }
-    report
-        .to_string()
-        .unwrap_or_else(|e| format!("<!-- goldgate could not write JUnit: {e} -->\n"))
 }
 
 /// Each number of a metrics record, by its name, as a property.
@@ -143,7 +154,11 @@ mod tests {
         case.status = crate::record::Status::Failed;
         case.passed = Some(false);
         case.message = Some("case failed: `\u{FFFE}` is not\u{0} exact\nmore \u{1B}[31m".into());
-        let out = junit_xml(&[case], &[]);
+        let mut junit = Junit::default();
+        junit.case(&case);
+        let mut out = Vec::new();
+        junit.write(&mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
         assert!(out.chars().all(allowed_in_xml), "{out:?}");
         assert!(out.contains("name=\"bad\u{FFFD}name\""), "{out}");
         assert!(out.contains("file=\"cases/bad\\u{1}.yaml\""), "{out}");

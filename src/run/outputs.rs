@@ -21,7 +21,7 @@ use crate::record::{
     SliceRecord, TestRecord,
 };
 use crate::render::{
-    Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, junit_xml, step_summary,
+    Junit, Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, step_summary,
     write_report,
 };
 
@@ -329,8 +329,8 @@ impl Records {
     }
 
     /// Every case record as the pages of a run read it, sorted by test name: a test that did
-    /// not fail keeps no field rows (no page shows them, and a run holds many), so that a run's
-    /// pages cost about its failures, not its whole gold set.
+    /// not fail keeps no field rows, rubrics or thresholds (no page shows them, and a run holds
+    /// many), so that a run's pages cost about its failures, not its whole gold set.
     pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, OutputError> {
         self.read_cases(false)
     }
@@ -342,18 +342,30 @@ impl Records {
     }
 
     fn read_cases(&self, whole: bool) -> Result<Vec<TestRecord>, OutputError> {
-        self.lines()
-            .map(|text| {
-                let text = text.map_err(OutputError::ReadBack)?;
-                let mut record = crate::base::json::read_back::<TestRecord>(&text)
-                    .map_err(OutputError::BadRecord)?;
-                if !whole && record.passed != Some(false) {
-                    record.fields = Vec::new();
-                    record.extra_fields = Vec::new();
-                }
-                Ok(record)
-            })
-            .collect()
+        let mut cases = Vec::with_capacity(self.index.len());
+        for record in self.case_records(whole) {
+            cases.push(record?);
+        }
+        Ok(cases)
+    }
+
+    /// Each case record in name order, read as it is asked for (see `cases` for `whole`).
+    fn case_records(
+        &self,
+        whole: bool,
+    ) -> impl Iterator<Item = Result<TestRecord, OutputError>> + '_ {
+        self.lines().map(move |text| {
+            let text = text.map_err(OutputError::ReadBack)?;
+            let mut record = crate::base::json::read_back::<TestRecord>(&text)
+                .map_err(OutputError::BadRecord)?;
+            if !whole && record.passed != Some(false) {
+                record.fields = Vec::new();
+                record.extra_fields = Vec::new();
+                record.rubrics = Vec::new();
+                record.thresholds = Vec::new();
+            }
+            Ok(record)
+        })
     }
 
     /// Every aggregate record, sorted by test name.
@@ -480,7 +492,7 @@ impl std::error::Error for OutputError {
 
 /// Writes the run's files from its records (read back only when a page needs them).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
-    let pages = outputs.junit.is_some() || outputs.html.is_some() || outputs.step_summary.is_some();
+    let pages = outputs.html.is_some() || outputs.step_summary.is_some();
     let cases = if pages { records.cases()? } else { Vec::new() };
     write_files(outputs, records, &cases)
 }
@@ -495,16 +507,13 @@ pub(crate) fn write_files(
     if let Some(path) = &outputs.report {
         write(path, records)?;
     }
-    if outputs.junit.is_none() && outputs.html.is_none() && outputs.step_summary.is_none() {
+    if let Some(path) = &outputs.junit {
+        write_junit(path, records)?;
+    }
+    if outputs.html.is_none() && outputs.step_summary.is_none() {
         return Ok(());
     }
     let aggregates = records.aggregate_list();
-    if let Some(path) = &outputs.junit {
-        write_atomically_with(path, |out| {
-            out.write_all(junit_xml(cases, &aggregates).as_bytes())
-        })
-        .map_err(|e| OutputError::write(OutputFile::Junit, path, e))?;
-    }
     let notes = RunNotes::of(cases, &records.numbers).with_gates(&aggregates);
     if let Some(path) = &outputs.html {
         let numbers = &records.numbers;
@@ -526,6 +535,18 @@ pub(crate) fn write_files(
         append_step_summary(path, records, cases, &aggregates, &notes)?;
     }
     Ok(())
+}
+
+/// Writes JUnit XML from the records read one at a time: the document holds each test's
+/// `testcase`, never the run's records together.
+fn write_junit(path: &Path, records: &Records) -> Result<(), OutputError> {
+    let mut junit = Junit::default();
+    for record in records.case_records(false) {
+        junit.case(&record?);
+    }
+    records.aggregates.values().for_each(|a| junit.aggregate(a));
+    write_atomically_with(path, |out| junit.write(out))
+        .map_err(|e| OutputError::write(OutputFile::Junit, path, e))
 }
 
 /// Writes the report: the summary and pipelines computed from the records' numbers, the cases
