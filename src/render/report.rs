@@ -84,7 +84,8 @@ pub fn write_report(
     pretty_list(out, parts.comparisons.iter().map(|c| indented(c, 2)))?;
     write!(out, ",\n  \"aggregates\": ")?;
     pretty_list(out, parts.aggregates.iter().map(|a| indented(a, 2)))?;
-    write!(out, ",\n  \"analysis\": {}", indented(parts.analysis, 1))?;
+    write!(out, ",\n  \"analysis\": ")?;
+    write_indented(out, parts.analysis, 1)?;
     writeln!(out, "\n}}")
 }
 
@@ -104,7 +105,46 @@ fn pretty_list(
 /// Pretty JSON whose lines after the first are indented `level` times two spaces, to sit inside
 /// the report's own pretty layout.
 fn indented(value: &impl Serialize, level: usize) -> String {
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
-    let pad = "  ".repeat(level);
-    text.replace('\n', &format!("\n{pad}"))
+    let mut text = Vec::new();
+    match write_indented(&mut text, value, level) {
+        Ok(()) => String::from_utf8(text).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// [`indented`], written straight into `out`: the analysis's acceptance curves hold a point per
+/// distinct confidence of each field, tens of megabytes that a `String` would hold twice.
+fn write_indented(
+    out: &mut dyn std::io::Write,
+    value: &impl Serialize,
+    level: usize,
+) -> std::io::Result<()> {
+    let mut indenting = Indenting {
+        out,
+        pad: "  ".repeat(level),
+    };
+    serde_json::to_writer_pretty(&mut indenting, value).map_err(std::io::Error::from)
+}
+
+/// A writer that writes `pad` after each newline it passes on.
+struct Indenting<'a> {
+    out: &'a mut dyn std::io::Write,
+    pad: String,
+}
+
+impl std::io::Write for Indenting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.out.write_all(&rest[..=at])?;
+            self.out.write_all(self.pad.as_bytes())?;
+            rest = &rest[at + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
