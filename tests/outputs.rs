@@ -661,3 +661,96 @@ fn skipped_cases_reach_the_files_of_a_run_nextest_never_starts_them_in() {
     assert_eq!(json["summary"]["ignored"], 3);
     assert_eq!(json["summary"]["cases"], 15);
 }
+
+/// Writes `files` (path, text) under `root`.
+fn write_all(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// The pages hold only the tests that failed or repeated, but what every passing test says of
+/// its baseline still reaches them: an improvement, a new test, and that every test is within
+/// its baseline's tolerance.
+#[test]
+fn the_pages_say_what_passing_tests_say_of_their_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = "baseline: baseline.json\ndefaults:\n  thresholds: { min_exact_match: 0.5 }\n";
+    write_all(
+        dir.path(),
+        &[
+            ("cases/suite.yaml", suite),
+            (
+                "cases/a.yaml",
+                "prediction: out/a.json\ngold:\n  total: \"12.50\"\n  vendor: ACME\n",
+            ),
+            (
+                "cases/out/a.json",
+                r#"{"total": "12.50", "vendor": "ACME"}"#,
+            ),
+            (
+                "cases/b.yaml",
+                "prediction: out/b.json\ngold:\n  total: \"9.00\"\n",
+            ),
+            ("cases/out/b.json", r#"{"total": "9.00"}"#),
+            (
+                "cases/baseline.json",
+                r#"{"goldgate_baseline": 1, "cases": {"a": {"exact_match": 0.5}}}"#,
+            ),
+        ],
+    );
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+            .env_remove("GOLDGATE_UPDATE")
+            .env_remove("GOLDGATE_RUN_ID")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    run(&[
+        "test",
+        "cases",
+        "--html",
+        "page.html",
+        "--report",
+        "report.json",
+    ]);
+    let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(
+        html.contains("<p>improved:</p>\n<ul class=\"added\">\n<li>a: exact_match 0.5000 -&gt; 1.0000</li>\n</ul>\n<p>new, not in the baseline yet: b</p>"),
+        "{html}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains(
+            "### Improvements beyond the tolerance\n\n- a: exact_match 0.5000 -> 1.0000\n"
+        ),
+        "{summary}"
+    );
+    // The same page from the saved report.
+    run(&["report", "report.json", "--html", "again.html"]);
+    let again = std::fs::read_to_string(dir.path().join("again.html")).unwrap();
+    assert_eq!(again, html);
+    // Both within the baseline: no test is shown or listed, and the page says the baseline held.
+    write_all(
+        dir.path(),
+        &[(
+            "cases/baseline.json",
+            r#"{"goldgate_baseline": 1, "cases": {"a": {"exact_match": 1.0}, "b": {"exact_match": 1.0}}}"#,
+        )],
+    );
+    run(&["test", "cases", "--html", "page.html"]);
+    let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(
+        html.contains("<h2>Regressions and improvements</h2>\n<p class=\"none\">None beyond the baselines' tolerance.</p>"),
+        "{html}"
+    );
+}

@@ -474,10 +474,11 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
             (records, Vec::new(), from, outputs, Some((id, noted)))
         }
     };
-    let cases = records.cases()?;
+    let mut notes = RunNotes::of(&records.numbers);
+    let cases = records.shown_cases(|case| notes.note(case))?;
+    let notes = notes.sorted().with_gates(&records.aggregate_list());
     let summary = records.summary();
     let complete = summary.never_ran.is_empty() && summary.never_ended.is_none();
-    let notes = RunNotes::of(&cases, &records.numbers).with_gates(&records.aggregate_list());
     let mut out = end_of_run(&records, &notes);
     if records.torn > 0 {
         out.push_str(&format!(
@@ -500,7 +501,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
     }
     // Before the page, which shows each pipeline's trend with this run.
     append_history(run_id, &records)?;
-    write_files(&outputs, &records, &cases)?;
+    write_files(&outputs, &records, &cases, &notes)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(
             "report: `{}`: {} case tests {from}\n",

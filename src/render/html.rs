@@ -21,12 +21,14 @@ pub struct Page<'a> {
     pub headlines: &'a [crate::evaluate::headline::Headline],
     /// The field × pipeline table.
     pub fields: &'a [FieldStat],
-    /// Every case test.
+    /// The case tests the page shows: those that failed and the repeated ones.
     pub cases: &'a [TestRecord],
     /// Every aggregate test.
     pub aggregates: &'a [AggregateRecord],
     /// Regressions, improvements, new tests.
     pub notes: &'a Notes<'a>,
+    /// Whether a test has a baseline entry or its suite declares a baseline file.
+    pub baselines: bool,
     /// The documents of the failing tests whose fields were not found where gold says, by test.
     pub documents: &'a [(String, super::html_analysis::DocumentImage)],
     /// Each pipeline's trend in its suite's history (its last runs), when the suite keeps one.
@@ -170,7 +172,7 @@ pub fn html_page(page: &Page) -> String {
     super::html_charts::calibration(&mut out, page.pipelines);
     super::html_charts::latency(&mut out, page.pipelines);
     super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
-    notes(&mut out, page.notes, page.cases);
+    notes(&mut out, page.notes, page.baselines);
     out.push_str("</main>\n");
     let _ = writeln!(
         out,
@@ -590,7 +592,7 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
 
 /// Regressions and improvements of tests against their baselines. A run whose regression gate
 /// failed never reads "none" here.
-fn notes(out: &mut String, notes: &Notes, cases: &[TestRecord]) {
+fn notes(out: &mut String, notes: &Notes, baselines: bool) {
     out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
     if notes.regressions.is_empty() && notes.improvements.is_empty() {
         let failed: Vec<&str> = notes
@@ -602,9 +604,7 @@ fn notes(out: &mut String, notes: &Notes, cases: &[TestRecord]) {
         let with_baseline = !notes.gates.is_empty()
             || !notes.baseline_errors.is_empty()
             || !notes.new_cases.is_empty()
-            || cases
-                .iter()
-                .any(|c| c.baseline.is_some() || c.baseline_file.is_some());
+            || baselines;
         if !failed.is_empty() {
             let _ = writeln!(
                 out,

@@ -775,7 +775,7 @@ fn vanished_entries(
 /// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
 /// JSON included).
 fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), OutputError> {
-    let cases = records.cases()?;
+    let cases = records.shown_cases(|_| {})?;
     let aggregates = records.aggregate_list();
     let mut err = std::io::stderr().lock();
     for a in annotations(&cases, &aggregates, workspace) {

@@ -341,6 +341,25 @@ impl Records {
         self.read_cases(true)
     }
 
+    /// The case records a run's pages and annotations show, in name order: the tests that
+    /// failed and the repeated ones, slim as [`Records::cases`] reads them. `each` sees every
+    /// record on the way (a run's notes read them all), so that the pages of 100,000 tests hold
+    /// their failures, not their gold set.
+    pub(crate) fn shown_cases(
+        &self,
+        mut each: impl FnMut(&TestRecord),
+    ) -> Result<Vec<TestRecord>, OutputError> {
+        let mut shown = Vec::new();
+        for record in self.case_records(false) {
+            let record = record?;
+            each(&record);
+            if record.passed == Some(false) || record.repeat.is_some() {
+                shown.push(record);
+            }
+        }
+        Ok(shown)
+    }
+
     fn read_cases(&self, whole: bool) -> Result<Vec<TestRecord>, OutputError> {
         let mut cases = Vec::with_capacity(self.index.len());
         for record in self.case_records(whole) {
@@ -492,17 +511,24 @@ impl std::error::Error for OutputError {
 
 /// Writes the run's files from its records (read back only when a page needs them).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
+    let mut notes = RunNotes::of(&records.numbers);
     let pages = outputs.html.is_some() || outputs.step_summary.is_some();
-    let cases = if pages { records.cases()? } else { Vec::new() };
-    write_files(outputs, records, &cases)
+    let cases = if pages {
+        records.shown_cases(|case| notes.note(case))?
+    } else {
+        Vec::new()
+    };
+    let notes = notes.sorted().with_gates(&records.aggregate_list());
+    write_files(outputs, records, &cases, &notes)
 }
 
-/// Writes the run's files from its records, the case records already read (`cases`; only the
-/// pages need them).
+/// Writes the run's files from its records, with what the pages show already read: the
+/// records of [`Records::shown_cases`] and the run's notes.
 pub(crate) fn write_files(
     outputs: &Outputs,
     records: &Records,
     cases: &[TestRecord],
+    notes: &RunNotes,
 ) -> Result<(), OutputError> {
     if let Some(path) = &outputs.report {
         write(path, records)?;
@@ -514,7 +540,6 @@ pub(crate) fn write_files(
         return Ok(());
     }
     let aggregates = records.aggregate_list();
-    let notes = RunNotes::of(cases, &records.numbers).with_gates(&aggregates);
     if let Some(path) = &outputs.html {
         let numbers = &records.numbers;
         let page = html_page(&Page {
@@ -525,6 +550,7 @@ pub(crate) fn write_files(
             cases,
             aggregates: &aggregates,
             notes: &notes.borrowed(),
+            baselines: notes.baselines,
             documents: &super::documents::document_images(cases),
             trends: &super::history::trends_of(numbers),
         });
@@ -532,7 +558,7 @@ pub(crate) fn write_files(
             .map_err(|e| OutputError::write(OutputFile::Html, path, e))?;
     }
     if let Some(path) = &outputs.step_summary {
-        append_step_summary(path, records, cases, &aggregates, &notes)?;
+        append_step_summary(path, records, cases, &aggregates, notes)?;
     }
     Ok(())
 }
@@ -610,6 +636,8 @@ pub(crate) struct RunNotes {
     misses: Vec<crate::evaluate::analysis::MissRow>,
     acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
     pooled: Vec<crate::evaluate::analysis::PooledAcceptance>,
+    /// Whether a test has a baseline entry or its suite declares a baseline file.
+    pub(crate) baselines: bool,
 }
 
 impl RunNotes {
@@ -622,10 +650,11 @@ impl RunNotes {
         self
     }
 
-    pub(crate) fn of(cases: &[TestRecord], numbers: &[CaseNumbers]) -> RunNotes {
+    /// The notes the run's numbers make, before any case record is noted.
+    pub(crate) fn of(numbers: &[CaseNumbers]) -> RunNotes {
         let slices = slice_rows(numbers);
         let rows = pipeline_rows(numbers);
-        let mut notes = RunNotes {
+        RunNotes {
             acceptance: crate::evaluate::analysis::acceptance_rows(&rows),
             pooled: crate::evaluate::analysis::pooled_rows(&rows),
             regressions: Vec::new(),
@@ -638,41 +667,49 @@ impl RunNotes {
             usage_mismatches: Vec::new(),
             failed_calls_scored: Vec::new(),
             gates: Vec::new(),
-        };
-        for case in cases {
-            if let Some(m) = &case.usage_mismatch
-                && !notes.usage_mismatches.iter().any(|n| n.file == m.file)
-            {
-                notes.usage_mismatches.push(m.clone());
-            }
-            if case.is_a_scored_failed_call() {
-                notes.failed_calls_scored.push(case.id.clone());
-            }
-            let compared = case.compared();
-            if !compared.regressions.is_empty() {
-                let line = format!("{}: {}", case.id, describe(&compared.regressions));
-                notes.regressions.push(line);
-            }
-            if !compared.improvements.is_empty() {
-                let line = format!("{}: {}", case.id, describe(&compared.improvements));
-                notes.improvements.push(line);
-            }
-            if compared.new {
-                notes.new_cases.push(case.id.clone());
-            }
-            if let Some(e) = case
-                .error
-                .as_ref()
-                .filter(|e| e.kind == ErrorKind::Baseline)
-                && !notes.baseline_errors.contains(&e.message)
-            {
-                notes.baseline_errors.push(e.message.clone());
-            }
+            baselines: false,
         }
-        notes.baseline_errors.sort();
-        notes.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
-        notes.failed_calls_scored.sort();
-        notes
+    }
+
+    /// Notes what one case record adds, the records coming in name order.
+    pub(crate) fn note(&mut self, case: &TestRecord) {
+        if let Some(m) = &case.usage_mismatch
+            && !self.usage_mismatches.iter().any(|n| n.file == m.file)
+        {
+            self.usage_mismatches.push(m.clone());
+        }
+        if case.is_a_scored_failed_call() {
+            self.failed_calls_scored.push(case.id.clone());
+        }
+        self.baselines |= case.baseline.is_some() || case.baseline_file.is_some();
+        let compared = case.compared();
+        if !compared.regressions.is_empty() {
+            let line = format!("{}: {}", case.id, describe(&compared.regressions));
+            self.regressions.push(line);
+        }
+        if !compared.improvements.is_empty() {
+            let line = format!("{}: {}", case.id, describe(&compared.improvements));
+            self.improvements.push(line);
+        }
+        if compared.new {
+            self.new_cases.push(case.id.clone());
+        }
+        if let Some(e) = case
+            .error
+            .as_ref()
+            .filter(|e| e.kind == ErrorKind::Baseline)
+            && !self.baseline_errors.contains(&e.message)
+        {
+            self.baseline_errors.push(e.message.clone());
+        }
+    }
+
+    /// The lists that are not in test-name order, sorted, once every record is noted.
+    pub(crate) fn sorted(mut self) -> RunNotes {
+        self.baseline_errors.sort();
+        self.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
+        self.failed_calls_scored.sort();
+        self
     }
 
     /// As the renderer takes them.
