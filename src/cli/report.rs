@@ -16,7 +16,7 @@ use crate::render::{FullComparison, comparison_markdown, comparison_text, run_en
 use crate::run::history::AppendError;
 use crate::run::journal::Journal;
 use crate::run::outputs::{
-    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_files,
+    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_files, write_pages,
 };
 
 /// Reports merged by test name: the last file's record of a test wins.
@@ -501,7 +501,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
     }
     // Before the page, which shows each pipeline's trend with this run.
     append_history(run_id, &records)?;
-    write_files(&outputs, &records, &cases, &notes)?;
+    write_files(&outputs, &records)?;
+    write_pages(&outputs, &records, &cases, &notes)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(
             "report: `{}`: {} case tests {from}\n",

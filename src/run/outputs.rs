@@ -509,33 +509,37 @@ impl std::error::Error for OutputError {
     }
 }
 
-/// Writes the run's files from its records (read back only when a page needs them).
+/// Writes the run's files from its records (the records the pages show read only for a page).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
-    let mut notes = RunNotes::of(&records.numbers);
-    let pages = outputs.html.is_some() || outputs.step_summary.is_some();
-    let cases = if pages {
-        records.shown_cases(|case| notes.note(case))?
-    } else {
-        Vec::new()
-    };
-    let notes = notes.sorted().with_gates(&records.aggregate_list());
-    write_files(outputs, records, &cases, &notes)
+    write_files(outputs, records)?;
+    if outputs.html.is_some() || outputs.step_summary.is_some() {
+        let mut notes = RunNotes::of(&records.numbers);
+        let cases = records.shown_cases(|case| notes.note(case))?;
+        let notes = notes.sorted().with_gates(&records.aggregate_list());
+        write_pages(outputs, records, &cases, &notes)?;
+    }
+    Ok(())
 }
 
-/// Writes the run's files from its records, with what the pages show already read: the
-/// records of [`Records::shown_cases`] and the run's notes.
-pub(crate) fn write_files(
-    outputs: &Outputs,
-    records: &Records,
-    cases: &[TestRecord],
-    notes: &RunNotes,
-) -> Result<(), OutputError> {
+/// Writes the report and JUnit, each from the records one at a time.
+pub(crate) fn write_files(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
     if let Some(path) = &outputs.report {
         write(path, records)?;
     }
     if let Some(path) = &outputs.junit {
         write_junit(path, records)?;
     }
+    Ok(())
+}
+
+/// Writes the HTML page and the step summary, when asked for, from the records they show
+/// ([`Records::shown_cases`]) and the run's notes.
+pub(crate) fn write_pages(
+    outputs: &Outputs,
+    records: &Records,
+    cases: &[TestRecord],
+    notes: &RunNotes,
+) -> Result<(), OutputError> {
     if outputs.html.is_none() && outputs.step_summary.is_none() {
         return Ok(());
     }
