@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::load_case_in;
+use super::{load_case_in, load_case_text};
 use crate::base::fs::{by_its_words, case_name};
 use crate::base::location::{LoadError, Mark};
 use crate::load::discover::Found;
@@ -179,6 +179,10 @@ pub struct Planned {
     pub load: Load,
 }
 
+/// How many bytes of case files' text a plan keeps for their tests, which then do not read the
+/// files again: every file of 10,000 cases of a kilobyte or so. A plan of more keeps none.
+const KEPT_TEXT: usize = 16 << 20;
+
 /// When the cases of a plan are loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
@@ -217,6 +221,8 @@ pub struct Pending {
     suite: Arc<Suite>,
     /// Each pipeline's case until its test takes it; `None` until loaded.
     cases: Mutex<Option<FileCases>>,
+    /// The file's text as the plan read it, for its first load (see [`KEPT_TEXT`]).
+    text: Mutex<Option<String>>,
     /// The pipelines whose tests run in this process (none noted: all).
     expected: Mutex<Vec<String>>,
 }
@@ -301,14 +307,18 @@ impl Pending {
     }
 
     fn load(&self) -> FileCases {
-        load_case_in(&self.path, &self.id, &self.rubrics, &self.suite)
-            .map(|cases| {
-                cases
-                    .into_iter()
-                    .map(|c| (c.pipeline.clone(), Some(c)))
-                    .collect()
-            })
-            .map_err(Problem::Load)
+        let kept = self.text.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match kept {
+            Some(text) => load_case_text(&self.path, &text, &self.id, &self.rubrics, &self.suite),
+            None => load_case_in(&self.path, &self.id, &self.rubrics, &self.suite),
+        }
+        .map(|cases| {
+            cases
+                .into_iter()
+                .map(|c| (c.pipeline.clone(), Some(c)))
+                .collect()
+        })
+        .map_err(Problem::Load)
     }
 
     /// The prediction files its cases read (loading it, and leaving it unloaded again).
@@ -332,12 +342,12 @@ impl Pending {
 }
 
 /// Whether a case file can wait for its test to be loaded, and whether it names a prediction of
-/// its own: nothing in the run's plan needs it now. The plan needs a file now when its suite
+/// its own, with its text as read: nothing in the run's plan needs it now. The plan needs a file now when its suite
 /// declares field rules or critical names (a name no case uses is an error of the suite), or
 /// `skip` (a skipped test is flagged before the run); when the file may hold `skip:` itself; and
 /// when it does not look like a case (a YAML prediction among the cases is no test of its own,
 /// known only by reading it).
-fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
+fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<(bool, Option<String>)> {
     let declares = suite.defaults.iter().any(|(_, d)| {
         d.skip.is_some()
             || d.fields.as_ref().is_some_and(|f| !f.is_empty())
@@ -346,7 +356,7 @@ fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
     match when {
         When::Now => return None,
         _ if declares => return None,
-        When::InTurn => return Some(false),
+        When::InTurn => return Some((false, None)),
         When::ByItsTest => {}
     }
     let text = crate::base::fs::read_text(path).ok()?;
@@ -376,7 +386,7 @@ fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<bool> {
     if text.contains("skip") || !a_case || !(own_prediction || given_one) {
         return None;
     }
-    Some(own_prediction)
+    Some((own_prediction, Some(text)))
 }
 
 /// The prediction files a suite's pipelines name for a case, where a path template says it
@@ -420,6 +430,7 @@ pub fn plan_folder(
         named_by_pipelines: HashSet::new(),
         broken: broken_sets(found),
         when,
+        text_room: Some(KEPT_TEXT),
     };
     if when == When::ByItsTest {
         plan.note_pipeline_predictions(found);
@@ -484,6 +495,9 @@ struct Plan<'a> {
     /// The gold sets whose `cases:` could not be read, by folder.
     broken: Vec<(&'a Path, &'a LoadError)>,
     when: When,
+    /// How many more bytes of case files' text the plan may keep for their tests; `None` once a
+    /// file did not fit, when the plan keeps none.
+    text_room: Option<usize>,
 }
 
 impl Plan<'_> {
@@ -521,9 +535,10 @@ impl Plan<'_> {
             && (self.named_by_pipelines.is_empty()
                 || !self.named_by_pipelines.contains(&by_its_words(path)))
             && set_broken_above(&self.broken, path).is_none()
-            && let Some(own_prediction) = can_wait(path, s, self.when)
+            && let Some((own_prediction, text)) = can_wait(path, s, self.when)
         {
-            self.later(id, path, s, own_prediction, pipelines);
+            let text = text.and_then(|text| self.keep(text));
+            self.later(id, path, s, (own_prediction, text), pipelines);
             return;
         }
         let loaded = suite
@@ -534,13 +549,28 @@ impl Plan<'_> {
         self.loaded((path, path, None), &suite, pipelines, &test_id, loaded);
     }
 
-    /// The tests of a case file its tests load, one per pipeline, sharing one load.
+    /// A case file's text, kept for its test while the plan has room for every file's: the
+    /// first that does not fit lets go of those kept, whose memory a larger gold set's run
+    /// needs for its numbers.
+    fn keep(&mut self, text: String) -> Option<String> {
+        let room = self.text_room?.checked_sub(text.len());
+        self.text_room = room;
+        if room.is_none() {
+            for pending in &self.pending {
+                *pending.text.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+        }
+        room.map(|_| text)
+    }
+
+    /// The tests of a case file its tests load, one per pipeline, sharing one load (of the
+    /// text the plan read, when it kept it).
     fn later(
         &mut self,
         id: &str,
         path: &Path,
         s: &Arc<Suite>,
-        own_prediction: bool,
+        (own_prediction, text): (bool, Option<String>),
         pipelines: Vec<Option<String>>,
     ) {
         let later = Arc::new(Pending {
@@ -549,6 +579,7 @@ impl Plan<'_> {
             rubrics: Arc::clone(&self.rubrics_dir),
             suite: Arc::clone(s),
             cases: Mutex::new(None),
+            text: Mutex::new(text),
             expected: Mutex::new(Vec::new()),
         });
         self.pending.push(Arc::clone(&later));
@@ -851,5 +882,40 @@ fn pipelines_of<E>(suite: &Result<Arc<Suite>, E>) -> Vec<Option<String>> {
             p.list.iter().map(|(n, _)| Some(n.clone())).collect()
         }),
         Err(_) => vec![None],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A test loads its case from the text its plan read (the plan decided from it that the file
+    /// is a case and not skipped), and a case taken again is read again.
+    #[test]
+    fn a_test_loads_the_text_its_plan_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = dir.path().join("cases");
+        std::fs::create_dir_all(&cases).unwrap();
+        let file = cases.join("a.yaml");
+        let case = |description: &str| {
+            format!(
+                "description: {description}\nprediction: a.json\ngold: {{total: \"5\"}}\nthresholds: {{min_exact_match: 1.0}}\n"
+            )
+        };
+        std::fs::write(&file, case("as planned")).unwrap();
+        std::fs::write(cases.join("a.json"), "{\"total\": \"5\"}").unwrap();
+        let found = crate::load::discover::discover(&cases).unwrap();
+        let plan = plan_folder(&found, &cases, &cases, |_| true, When::ByItsTest);
+        let [planned] = plan.as_slice() else {
+            panic!("one test: {plan:?}")
+        };
+        let Load::Later(pending) = &planned.load else {
+            panic!("loaded by its test: {planned:?}")
+        };
+        std::fs::write(&file, case("edited")).unwrap();
+        let first = pending.take(None).unwrap();
+        assert_eq!(first.description.as_deref(), Some("as planned"));
+        let again = pending.take(None).unwrap();
+        assert_eq!(again.description.as_deref(), Some("edited"));
     }
 }

@@ -53,7 +53,18 @@ pub fn load_case_in(
     suite: &Suite,
 ) -> Result<Vec<Case>, Vec<LoadError>> {
     let source = read_text(file).map_err(|e| vec![e])?;
-    let spec: CaseFile = parse(file, &source).map_err(|e| vec![e])?;
+    load_case_text(file, &source, id, rubrics_dir, suite)
+}
+
+/// [`load_case_in`] of the file's text, already read.
+pub(crate) fn load_case_text(
+    file: &Path,
+    source: &str,
+    id: &str,
+    rubrics_dir: &Path,
+    suite: &Suite,
+) -> Result<Vec<Case>, Vec<LoadError>> {
+    let spec: CaseFile = parse(file, source).map_err(|e| vec![e])?;
     load_spec(file, spec, id, rubrics_dir, suite, &cases::Given::default())
 }
 
