@@ -1252,9 +1252,19 @@ fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
             .unwrap();
     assert_eq!(merged["cases"][0]["passed"], false);
     std::fs::write(dir.path().join("list.json"), "[1, 2]").unwrap();
+    // A later version's report, with what this goldgate does not know: its version is read.
+    std::fs::write(
+        dir.path().join("later.json"),
+        r#"{"goldgate": "9.0.0", "record_version": 2, "cases": [{"id": "a", "more": [1]}], "kept_as": {}}"#,
+    )
+    .unwrap();
     for (file, says) in [
         ("nowhere.json", "cannot read the report `nowhere.json`"),
         ("list.json", "`list.json` is not a goldgate report"),
+        (
+            "later.json",
+            "`later.json` holds records of version 2, and this goldgate reads version 1",
+        ),
     ] {
         let out = goldgate(dir.path(), &["report", file]);
         assert_eq!(out.status.code(), Some(1), "{file}");
