@@ -385,3 +385,24 @@ fn runs_are_named_by_their_id_or_commit_and_a_failed_gate_heads_the_comment() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A test with rubrics is compared on its score, passing in both runs or not: an Easy-Wrong
+/// rubric that fails in HEAD lowers the score, and the test regressed though it still passes.
+#[test]
+fn a_passing_test_with_rubrics_is_compared_on_its_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |total: &str| {
+        format!(
+            "gold: {{total: \"12\", vendor: ACME}}\nprediction: {{total: \"{total}\", vendor: ACME}}\nrubrics:\n  - easy_wrong: the total is right\n    field: total\n    equals: \"12\"\n    penalty: 0.2\n  - easy_wrong: the vendor is right\n    field: vendor\n    equals: ACME\n    penalty: 0.2\nthresholds:\n  min_score: 0.7\n"
+        )
+    };
+    write_owned(dir.path(), &[("cases/a.yaml".to_owned(), case("12"))]);
+    run(dir.path(), "base.json");
+    write_owned(dir.path(), &[("cases/a.yaml".to_owned(), case("13"))]);
+    run(dir.path(), "head.json");
+    let text = compare(dir.path(), &[]);
+    assert!(
+        text.contains("regressed (1):\n  a: passed → passed; score 1.0000 → 0.8000\n"),
+        "{text}"
+    );
+}

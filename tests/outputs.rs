@@ -12,6 +12,7 @@ use serde_json::Value;
 
 #[path = "support/chromium.rs"]
 mod chromium;
+mod support;
 
 /// Every test of the fixture and whether it passes (`None`: skipped).
 const VERDICTS: [(&str, Option<bool>); 18] = [
@@ -662,15 +663,6 @@ fn skipped_cases_reach_the_files_of_a_run_nextest_never_starts_them_in() {
     assert_eq!(json["summary"]["cases"], 15);
 }
 
-/// Writes `files` (path, text) under `root`.
-fn write_all(root: &Path, files: &[(&str, &str)]) {
-    for (path, text) in files {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-}
-
 /// The pages hold only the tests that failed or repeated, but what every passing test says of
 /// its baseline still reaches them: an improvement, a new test, and that every test is within
 /// its baseline's tolerance.
@@ -678,7 +670,7 @@ fn write_all(root: &Path, files: &[(&str, &str)]) {
 fn the_pages_say_what_passing_tests_say_of_their_baseline() {
     let dir = tempfile::tempdir().unwrap();
     let suite = "baseline: baseline.json\ndefaults:\n  thresholds: { min_exact_match: 0.5 }\n";
-    write_all(
+    support::write_files(
         dir.path(),
         &[
             ("cases/suite.yaml", suite),
@@ -702,15 +694,8 @@ fn the_pages_say_what_passing_tests_say_of_their_baseline() {
         ],
     );
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("NO_COLOR", "1")
+        let out = support::command(dir.path(), args)
             .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
-            .env_remove("GOLDGATE_UPDATE")
-            .env_remove("GOLDGATE_RUN_ID")
-            .env_remove("NEXTEST_RUN_ID")
-            .env_remove("GITHUB_ACTIONS")
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out));
@@ -740,7 +725,7 @@ fn the_pages_say_what_passing_tests_say_of_their_baseline() {
     let again = std::fs::read_to_string(dir.path().join("again.html")).unwrap();
     assert_eq!(again, html);
     // Both within the baseline: no test is shown or listed, and the page says the baseline held.
-    write_all(
+    support::write_files(
         dir.path(),
         &[(
             "cases/baseline.json",

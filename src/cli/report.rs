@@ -16,7 +16,8 @@ use crate::render::{FullComparison, comparison_markdown, comparison_text, run_en
 use crate::run::history::AppendError;
 use crate::run::journal::Journal;
 use crate::run::outputs::{
-    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_files, write_pages,
+    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_pages,
+    write_report_and_junit,
 };
 
 /// Reports merged by test name: the last file's record of a test wins.
@@ -72,8 +73,10 @@ pub(crate) fn read_report(path: &Path) -> Result<Report, RecordsError> {
     struct Versioned {
         record_version: Option<u64>,
     }
+    // (A struct reads from a JSON list too, `[2]`, which is no report.)
     let version: Option<u32> = crate::base::json::read_back::<Versioned>(&text)
         .ok()
+        .filter(|_| text.trim_start().starts_with('{'))
         .and_then(|j| j.record_version)
         .and_then(|v| u32::try_from(v).ok());
     if let Some(v) = version
@@ -480,9 +483,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
             (records, Vec::new(), from, outputs, Some((id, noted)))
         }
     };
-    let mut notes = RunNotes::of(&records.numbers);
-    let cases = records.shown_cases(|case| notes.note(case))?;
-    let notes = notes.sorted().with_gates(&records.aggregate_list());
+    let (cases, notes) = records.shown()?;
     let summary = records.summary();
     let complete = summary.never_ran.is_empty() && summary.never_ended.is_none();
     let mut out = end_of_run(&records, &notes);
@@ -507,7 +508,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
     }
     // Before the page, which shows each pipeline's trend with this run.
     append_history(run_id, &records)?;
-    write_files(&outputs, &records)?;
+    write_report_and_junit(&outputs, &records)?;
     write_pages(&outputs, &records, &cases, &notes)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(

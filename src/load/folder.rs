@@ -342,9 +342,9 @@ impl Pending {
 }
 
 /// Whether a case file can wait for its test to be loaded, and whether it names a prediction of
-/// its own, with its text as read: nothing in the run's plan needs it now. The plan needs a file now when its suite
-/// declares field rules or critical names (a name no case uses is an error of the suite), or
-/// `skip` (a skipped test is flagged before the run); when the file may hold `skip:` itself; and
+/// its own, with its text as read: nothing in the run's plan needs it now. The plan needs a file
+/// now when its suite declares field rules or critical names (a name no case uses is an error of
+/// the suite), or `skip` (a skipped test is flagged before the run); when the file may hold `skip:` itself; and
 /// when it does not look like a case (a YAML prediction among the cases is no test of its own,
 /// known only by reading it).
 fn can_wait(path: &Path, suite: &Suite, when: When) -> Option<(bool, Option<String>)> {

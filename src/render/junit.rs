@@ -75,7 +75,40 @@ impl Junit {
             suite.add_test_cases(tests);
             report.add_test_suite(suite);
         }
-        report.serialize(out).map_err(std::io::Error::other)
+        // quick-junit's error says only that serializing failed: the writer keeps the system's
+        // error (a full disk) to say why.
+        let mut out = KeepsError { out, error: None };
+        report
+            .serialize(&mut out)
+            .map_err(|e| out.error.take().unwrap_or_else(|| std::io::Error::other(e)))
+    }
+}
+
+/// A writer that keeps the first error of the writer it writes to.
+struct KeepsError<W> {
+    out: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W> KeepsError<W> {
+    fn kept<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        result.inspect_err(|e| {
+            if self.error.is_none() {
+                self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        })
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for KeepsError<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.out.write(buf);
+        self.kept(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let flushed = self.out.flush();
+        self.kept(flushed)
     }
 }
 
@@ -147,6 +180,40 @@ fn allowed_in_xml(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer that takes `room` bytes, then fails as a full disk does.
+    struct Full {
+        room: usize,
+    }
+
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(std::io::Error::from_raw_os_error(28));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_says_what_the_system_said() {
+        let mut junit = Junit::default();
+        for i in 0..50 {
+            junit.case(&TestRecord::named(&format!("case-{i}"), "cases/a.yaml"));
+        }
+        let error = junit.write(Full { room: 100 }).unwrap_err();
+        assert_eq!(error.raw_os_error(), None);
+        assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
+        assert!(
+            error.to_string().starts_with("No space left on device"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn characters_xml_cannot_hold_are_replaced_everywhere() {

@@ -775,7 +775,8 @@ fn vanished_entries(
 /// standard error (GitHub reads workflow commands there too, and standard output stays libtest's,
 /// JSON included).
 fn print_annotations(records: &Records, workspace: Option<&Path>) -> Result<(), OutputError> {
-    let cases = records.shown_cases(|_| {})?;
+    // (What the annotations name: the tests that failed, kept whole.)
+    let cases = records.shown_noting(|_| {})?;
     let aggregates = records.aggregate_list();
     let mut err = std::io::stderr().lock();
     for a in annotations(&cases, &aggregates, workspace) {

@@ -328,9 +328,8 @@ impl Records {
         })
     }
 
-    /// Every case record as the pages of a run read it, sorted by test name: a test that did
-    /// not fail keeps no field rows, rubrics or thresholds (no page shows them, and a run holds
-    /// many), so that a run's pages cost about its failures, not its whole gold set.
+    /// Every case record, sorted by test name: a test that did not fail keeps no field rows
+    /// (what compares two runs reads none, and a run holds many).
     pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, OutputError> {
         self.read_cases(false)
     }
@@ -342,10 +341,17 @@ impl Records {
     }
 
     /// The case records a run's pages and annotations show, in name order: the tests that
-    /// failed and the repeated ones, slim as [`Records::cases`] reads them. `each` sees every
-    /// record on the way (a run's notes read them all), so that the pages of 100,000 tests hold
+    /// failed and the repeated ones, slim as [`Records::cases`] reads them; with the run's
+    /// notes, made from every record as it is read, so that the pages of 100,000 tests hold
     /// their failures, not their gold set.
-    pub(crate) fn shown_cases(
+    pub(crate) fn shown(&self) -> Result<(Vec<TestRecord>, RunNotes), OutputError> {
+        let mut notes = RunNotes::of(&self.numbers);
+        let shown = self.shown_noting(|record| notes.note(record))?;
+        Ok((shown, notes.sorted().with_gates(&self.aggregate_list())))
+    }
+
+    /// The records [`Records::shown`] keeps; `each` sees every record on the way.
+    pub(crate) fn shown_noting(
         &self,
         mut each: impl FnMut(&TestRecord),
     ) -> Result<Vec<TestRecord>, OutputError> {
@@ -380,8 +386,6 @@ impl Records {
             if !whole && record.passed != Some(false) {
                 record.fields = Vec::new();
                 record.extra_fields = Vec::new();
-                record.rubrics = Vec::new();
-                record.thresholds = Vec::new();
             }
             Ok(record)
         })
@@ -511,18 +515,19 @@ impl std::error::Error for OutputError {
 
 /// Writes the run's files from its records (the records the pages show read only for a page).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
-    write_files(outputs, records)?;
+    write_report_and_junit(outputs, records)?;
     if outputs.html.is_some() || outputs.step_summary.is_some() {
-        let mut notes = RunNotes::of(&records.numbers);
-        let cases = records.shown_cases(|case| notes.note(case))?;
-        let notes = notes.sorted().with_gates(&records.aggregate_list());
+        let (cases, notes) = records.shown()?;
         write_pages(outputs, records, &cases, &notes)?;
     }
     Ok(())
 }
 
 /// Writes the report and JUnit, each from the records one at a time.
-pub(crate) fn write_files(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
+pub(crate) fn write_report_and_junit(
+    outputs: &Outputs,
+    records: &Records,
+) -> Result<(), OutputError> {
     if let Some(path) = &outputs.report {
         write(path, records)?;
     }
@@ -532,8 +537,8 @@ pub(crate) fn write_files(outputs: &Outputs, records: &Records) -> Result<(), Ou
     Ok(())
 }
 
-/// Writes the HTML page and the step summary, when asked for, from the records they show
-/// ([`Records::shown_cases`]) and the run's notes.
+/// Writes the HTML page and the step summary, when asked for, from the records they show and
+/// the run's notes ([`Records::shown`]).
 pub(crate) fn write_pages(
     outputs: &Outputs,
     records: &Records,
@@ -646,7 +651,7 @@ pub(crate) struct RunNotes {
 
 impl RunNotes {
     /// With the regression gates of the run's aggregate tests, in their order.
-    pub(crate) fn with_gates(mut self, aggregates: &[AggregateRecord]) -> RunNotes {
+    fn with_gates(mut self, aggregates: &[AggregateRecord]) -> RunNotes {
         self.gates = aggregates
             .iter()
             .filter_map(|a| Some((a.pipeline.clone(), a.regression_gate.clone()?)))
@@ -655,7 +660,7 @@ impl RunNotes {
     }
 
     /// The notes the run's numbers make, before any case record is noted.
-    pub(crate) fn of(numbers: &[CaseNumbers]) -> RunNotes {
+    fn of(numbers: &[CaseNumbers]) -> RunNotes {
         let slices = slice_rows(numbers);
         let rows = pipeline_rows(numbers);
         RunNotes {
@@ -676,7 +681,7 @@ impl RunNotes {
     }
 
     /// Notes what one case record adds, the records coming in name order.
-    pub(crate) fn note(&mut self, case: &TestRecord) {
+    fn note(&mut self, case: &TestRecord) {
         if let Some(m) = &case.usage_mismatch
             && !self.usage_mismatches.iter().any(|n| n.file == m.file)
         {
@@ -709,7 +714,7 @@ impl RunNotes {
     }
 
     /// The lists that are not in test-name order, sorted, once every record is noted.
-    pub(crate) fn sorted(mut self) -> RunNotes {
+    fn sorted(mut self) -> RunNotes {
         self.baseline_errors.sort();
         self.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
         self.failed_calls_scored.sort();
