@@ -515,7 +515,7 @@ fn end_of_run(
         let _ = write!(out, "{}", crate::render::inert(&end));
     }
     let mut failed = false;
-    let vanished = vanished_entries(&kept.expected_entries);
+    let vanished = vanished_entries(&kept.expected_entries, session);
     if env.update == Update::Always && !bless(&kept.blessings, &vanished, &mut out) {
         failed = true;
     }
@@ -747,13 +747,15 @@ fn bless(
 }
 
 /// The entries of each baseline, within the part a full run covers, that no test of the run
-/// would write: their cases were deleted or renamed.
+/// would write: their cases were deleted or renamed. The baselines are the ones the run's tests
+/// compared with, as the process read them (a second reading held the file's JSON twice).
 fn vanished_entries(
     expected: &std::collections::BTreeMap<std::path::PathBuf, ExpectedEntries>,
+    session: &Session,
 ) -> std::collections::BTreeMap<std::path::PathBuf, Vec<String>> {
     let mut out = std::collections::BTreeMap::new();
     for (file, expected) in expected {
-        let Ok(Some(base)) = baseline_file::read(file) else {
+        let Ok(Some(base)) = session.baseline(file) else {
             continue;
         };
         let scope = &expected.scope;
