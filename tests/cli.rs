@@ -1252,6 +1252,7 @@ fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
             .unwrap();
     assert_eq!(merged["cases"][0]["passed"], false);
     std::fs::write(dir.path().join("list.json"), "[1, 2]").unwrap();
+    std::fs::write(dir.path().join("two.json"), "[2]").unwrap();
     // A later version's report, with what this goldgate does not know: its version is read.
     std::fs::write(
         dir.path().join("later.json"),
@@ -1265,6 +1266,8 @@ fn report_merges_names_conflicts_and_refuses_what_is_not_a_report() {
             "later.json",
             "`later.json` holds records of version 2, and this goldgate reads version 1",
         ),
+        // A list is no report, whatever it holds.
+        ("two.json", "`two.json` is not a goldgate report"),
     ] {
         let out = goldgate(dir.path(), &["report", file]);
         assert_eq!(out.status.code(), Some(1), "{file}");

@@ -419,6 +419,12 @@ impl Outputs {
             || self.step_summary.is_some()
     }
 
+    /// Whether a page is asked for (the HTML page or the step summary), which reads the records
+    /// of the tests it shows.
+    pub(crate) fn pages(&self) -> bool {
+        self.html.is_some() || self.step_summary.is_some()
+    }
+
     /// Each file of `self`, else of `other`.
     pub(crate) fn or(self, other: Outputs) -> Outputs {
         Outputs {
@@ -516,7 +522,7 @@ impl std::error::Error for OutputError {
 /// Writes the run's files from its records (the records the pages show read only for a page).
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
     write_report_and_junit(outputs, records)?;
-    if outputs.html.is_some() || outputs.step_summary.is_some() {
+    if outputs.pages() {
         let (cases, notes) = records.shown()?;
         write_pages(outputs, records, &cases, &notes)?;
     }
@@ -545,7 +551,7 @@ pub(crate) fn write_pages(
     cases: &[TestRecord],
     notes: &RunNotes,
 ) -> Result<(), OutputError> {
-    if outputs.html.is_none() && outputs.step_summary.is_none() {
+    if !outputs.pages() {
         return Ok(());
     }
     let aggregates = records.aggregate_list();
