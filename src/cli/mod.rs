@@ -485,7 +485,9 @@ struct Misused(String);
 impl TestArgs {
     fn read(args: Vec<String>) -> Result<TestArgs, Misused> {
         // libtest flags that take a value: their value is not DIR.
-        const VALUED: [&str; 6] = [
+        const VALUED: [&str; 8] = [
+            "--fail-on",
+            "--pipeline",
             "--test-threads",
             "--skip",
             "--format",
@@ -556,6 +558,8 @@ Options:
       --html FILE           Write the run's HTML page there (as GOLDGATE_HTML)
       --annotations WHEN    github: GitHub Actions annotations of the failures; none: never
                             (default: github when GITHUB_ACTIONS=true)
+      --fail-on RULE        failures: every failing test fails the run; regressions: only a test
+                            worse than its baseline entry (over the suites' `fail_on`)
   -h, --help                Print this help
 ";
 

@@ -332,6 +332,9 @@ pub struct RunSummary {
     pub failed: usize,
     /// Skipped.
     pub ignored: usize,
+    /// Failed as their baseline entries say, no worse (`fail_on: regressions`): neither passed
+    /// nor failed.
+    pub known_failures: usize,
     /// The metrics of every case test that ran, as a suite's aggregate computes them (means over
     /// the cases that have them, Brier and ECE pooled over every field with a confidence).
     pub metrics: Aggregated,
@@ -369,6 +372,7 @@ pub fn summarize(records: &[CaseNumbers]) -> RunSummary {
         passed: count(Status::Passed),
         failed: count(Status::Failed),
         ignored: count(Status::Ignored),
+        known_failures: count(Status::KnownFailure),
         metrics: aggregate(records.iter().filter(|r| r.status != Status::Ignored)),
         unmatched_filter: None,
         never_ran: Vec::new(),

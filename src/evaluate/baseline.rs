@@ -11,7 +11,46 @@ use crate::model::suite::BaselineSpec;
 
 /// The metrics of one case test, by name; each gold field's EM and ANLS under
 /// `fields.NAME.em` and `fields.NAME.anls` (a `fields` mapping in the file).
-pub type Entry = BTreeMap<String, f64>;
+pub type Metrics = BTreeMap<String, f64>;
+
+/// One test's entry: its metrics, and its verdict when the entry was written (entries written
+/// before goldgate kept verdicts have none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Entry {
+    /// The metrics, by name.
+    pub metrics: Metrics,
+    /// Whether the test passed, and the rules it failed.
+    pub verdict: Option<EntryVerdict>,
+}
+
+/// An entry of metrics alone, as older baselines wrote them (for tests).
+#[cfg(test)]
+impl<const N: usize> From<[(String, f64); N]> for Entry {
+    fn from(metrics: [(String, f64); N]) -> Entry {
+        Entry {
+            metrics: metrics.into(),
+            verdict: None,
+        }
+    }
+}
+
+/// A test's verdict as its entry keeps it: `fail_on: regressions` fails a test that is worse
+/// than this, and calls one that fails as this says a known failure.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryVerdict {
+    /// Whether it passed.
+    pub passed: bool,
+    /// The rules it failed, sorted: `must_right: LABEL`, `easy_wrong: LABEL`, a threshold's key
+    /// (`min_anls`), `problem: KIND`, `error: KIND` (it could not be scored).
+    pub failed: Vec<String>,
+}
+
+impl Entry {
+    /// A metric's value.
+    pub fn get(&self, metric: &str) -> Option<f64> {
+        self.metrics.get(metric).copied()
+    }
+}
 
 /// The key of a field's metric in an entry.
 fn field_key(field: &str, metric: &str) -> String {
@@ -95,9 +134,58 @@ impl EntryName {
     }
 }
 
+/// The entry of a scored test: its outcome's baselined metrics and its verdict.
+pub fn entry_of(outcome: &Outcome, passed: bool) -> Entry {
+    Entry {
+        metrics: metrics_of(outcome),
+        verdict: Some(EntryVerdict {
+            passed,
+            failed: failed_rules(outcome),
+        }),
+    }
+}
+
+/// The entry of a test that could not be scored (`kind`: `load`, `prediction`, `call`…): no
+/// metric, a failed verdict.
+pub fn unscored_entry(kind: &str) -> Entry {
+    Entry {
+        metrics: Metrics::new(),
+        verdict: Some(EntryVerdict {
+            passed: false,
+            failed: vec![format!("error: {kind}")],
+        }),
+    }
+}
+
+/// The rules an outcome fails, sorted: its rubrics that did not hold, its thresholds that did
+/// not, and what else fails it.
+pub fn failed_rules(outcome: &Outcome) -> Vec<String> {
+    let rubrics = outcome
+        .rubrics
+        .iter()
+        .filter(|r| !r.verdict.held)
+        .map(|r| format!("{}: {}", r.rubric.kind.key(), r.rubric.label));
+    let thresholds = outcome
+        .thresholds
+        .iter()
+        .filter(|t| !t.held)
+        .map(|t| t.name.clone());
+    let problems = outcome.problems.iter().map(|p| {
+        let kind = serde_json::to_value(p)
+            .ok()
+            .and_then(|v| v.get("problem")?.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        format!("problem: {kind}")
+    });
+    let mut failed: Vec<String> = rubrics.chain(thresholds).chain(problems).collect();
+    failed.sort();
+    failed.dedup();
+    failed
+}
+
 /// The baselined metrics of an outcome (those it has), from the table of metrics.
-pub fn entry_of(outcome: &Outcome) -> Entry {
-    let mut entry: Entry = Metric::ALL
+fn metrics_of(outcome: &Outcome) -> Metrics {
+    let mut entry: Metrics = Metric::ALL
         .into_iter()
         .filter(|m| m.about().baselined)
         .filter_map(|m| outcome.value(m).map(|v| (m.name().to_owned(), v)))
@@ -152,6 +240,7 @@ fn is_of_unit(key: &str) -> bool {
 pub fn out_of_range(baseline: &Baseline) -> Option<(&str, &str, f64)> {
     baseline.cases.iter().find_map(|(test, entry)| {
         entry
+            .metrics
             .iter()
             .find(|(key, value)| is_of_unit(key) && !(0.0..=1.0).contains(*value))
             .map(|(key, value)| (test.as_str(), key.as_str(), *value))
@@ -161,6 +250,7 @@ pub fn out_of_range(baseline: &Baseline) -> Option<(&str, &str, f64)> {
 /// Regressions and improvements of `new` against `old`, beyond `tolerance`.
 pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Change>) {
     let (mut worse, mut better) = (Vec::new(), Vec::new());
+    let (old, new) = (&old.metrics, &new.metrics);
     for (metric, &was) in old {
         // A metric the baseline had and this run lacks (confidences gone, say) is a regression.
         let Some(&now) = new.get(metric) else {
@@ -192,6 +282,126 @@ pub fn compare(old: &Entry, new: &Entry, tolerance: f64) -> (Vec<Change>, Vec<Ch
     (worse, better)
 }
 
+/// How a test stands against its entry under `fail_on: regressions`, when the entry keeps a
+/// verdict and the test is not just as it was. In the report: `{"kind": "known_failure"}`,
+/// `{"kind": "fixed"}`, `{"kind": "regressed", "worse": […]}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Standing {
+    /// It failed there and fails now, no worse: it fails nothing.
+    KnownFailure,
+    /// It failed there and passes now: blessing it makes its entry a passing one.
+    Fixed,
+    /// It is worse than its entry, in each of these ways: it fails the run.
+    Regressed {
+        /// Each way, in this order: it fails now, the fields it lost, the metric it is held
+        /// to, the rules it fails anew.
+        worse: Vec<Worse>,
+    },
+}
+
+/// One way a test is worse than its entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Worse {
+    /// It passed there and fails now.
+    NowFails,
+    /// A field exact there is not now (a test that fails now): the field, its ANLS then and now.
+    Field {
+        /// The field.
+        field: String,
+        /// Its ANLS in the entry.
+        old: Option<f64>,
+        /// Its ANLS now (none when the test could not be scored).
+        new: Option<f64>,
+    },
+    /// The metric it is held to dropped more than the tolerance below its entry.
+    Dropped {
+        /// The metric.
+        metric: String,
+        /// Its value in the entry.
+        old: f64,
+        /// Its value now.
+        new: f64,
+    },
+    /// It fails a rule it did not fail there.
+    Rule {
+        /// The rule: `must_right: LABEL`, a threshold's key, `error: KIND`…
+        rule: String,
+    },
+}
+
+/// How the test of `now` (this run's entry, with its verdict) stands against its entry `old`,
+/// held to the metric `gated` within `tolerance`; `None` when the entry keeps no verdict (an
+/// entry older than verdicts) or the test passes, as it did, no worse.
+pub fn stand(old: &Entry, now: &Entry, gated: Metric, tolerance: f64) -> Option<Standing> {
+    let (Some(was), Some(is)) = (&old.verdict, &now.verdict) else {
+        return None;
+    };
+    let mut worse = Vec::new();
+    if was.passed && !is.passed {
+        worse.push(Worse::NowFails);
+    }
+    if !is.passed {
+        worse.extend(fields_lost(old, now));
+    }
+    let metric = gated.name();
+    if let (Some(then), Some(since)) = (old.get(metric), now.get(metric)) {
+        let gain = match gated.about().direction {
+            Direction::Lower => then - since,
+            Direction::Higher => since - then,
+        };
+        if gain < -(tolerance + SLACK) {
+            worse.push(Worse::Dropped {
+                metric: metric.to_owned(),
+                old: then,
+                new: since,
+            });
+        }
+    }
+    worse.extend(
+        is.failed
+            .iter()
+            .filter(|rule| !was.failed.contains(rule))
+            .map(|rule| Worse::Rule { rule: rule.clone() }),
+    );
+    if !worse.is_empty() {
+        Some(Standing::Regressed { worse })
+    } else if is.passed {
+        (!was.passed).then_some(Standing::Fixed)
+    } else {
+        Some(Standing::KnownFailure)
+    }
+}
+
+/// The fields exact in `old` and not in `now`, each with its ANLS then and now.
+fn fields_lost(old: &Entry, now: &Entry) -> Vec<Worse> {
+    old.metrics
+        .iter()
+        .filter_map(|(key, &em)| {
+            let (field, "em") = field_of(key)? else {
+                return None;
+            };
+            let lost = em >= 1.0 && now.get(key).is_none_or(|em| em < 1.0);
+            lost.then(|| Worse::Field {
+                field: field.to_owned(),
+                old: old.get(&field_key(field, "anls")),
+                new: now.get(&field_key(field, "anls")),
+            })
+        })
+        .collect()
+}
+
+/// The metric a test of `spec` is held to under `fail_on: regressions`: its suite's
+/// `regression_gate` metric, else ANLS where the entry has it, else the score.
+pub fn gated_metric(gated: Option<Metric>, entry: &Entry) -> Metric {
+    gated.unwrap_or(if entry.get(Metric::Anls.name()).is_some() {
+        Metric::Anls
+    } else {
+        Metric::Score
+    })
+}
+
 /// Why a baseline file's text is not a baseline: the file as messages name it, and what is wrong.
 #[derive(Debug)]
 pub struct BaselineError {
@@ -212,6 +422,11 @@ pub enum BaselineFault {
     NoCases,
     /// A test's entry is not a mapping.
     NotMetrics {
+        /// The test.
+        test: String,
+    },
+    /// A test's `verdict` is not `passed` or `failed`, or its `failed` not a list of texts.
+    NotAVerdict {
         /// The test.
         test: String,
     },
@@ -244,6 +459,10 @@ impl std::fmt::Display for BaselineError {
             BaselineFault::NotMetrics { test } => write!(
                 f,
                 "the baseline `{name}`: `{test}` is not a mapping of metrics"
+            ),
+            BaselineFault::NotAVerdict { test } => write!(
+                f,
+                "the baseline `{name}`: `{test}.verdict` is not `passed` or `failed`, or its `failed` is not a list of the rules it failed"
             ),
             BaselineFault::FieldsNotMapping { test } => write!(
                 f,
@@ -307,8 +526,14 @@ pub fn parse(text: &str, name: &str) -> Result<Baseline, BaselineError> {
                 metric: metric.clone(),
             })
         };
-        let mut metrics = Entry::new();
+        let mut metrics = Metrics::new();
+        let verdict = entry_verdict(entry).map_err(|()| {
+            error(BaselineFault::NotAVerdict { test: test.clone() })
+        })?;
         for (k, v) in entry {
+            if k == "verdict" || k == "failed" {
+                continue;
+            }
             if k == "fields" {
                 let fields = v
                     .as_object()
@@ -326,9 +551,33 @@ pub fn parse(text: &str, name: &str) -> Result<Baseline, BaselineError> {
             let value = v.as_f64().ok_or_else(|| not_a_number(None, k))?;
             metrics.insert(k.clone(), value);
         }
-        out.cases.insert(test.clone(), metrics);
+        out.cases.insert(test.clone(), Entry { metrics, verdict });
     }
     Ok(out)
+}
+
+/// An entry's `verdict` (`passed` or `failed`) and `failed` (the rules it failed, texts);
+/// `Err` when either is there and is not that.
+fn entry_verdict(
+    entry: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Option<EntryVerdict>, ()> {
+    let passed = match entry.get("verdict") {
+        None => return if entry.contains_key("failed") { Err(()) } else { Ok(None) },
+        Some(v) if v == "passed" => true,
+        Some(v) if v == "failed" => false,
+        Some(_) => return Err(()),
+    };
+    let mut failed = match entry.get("failed") {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(rules)) => rules
+            .iter()
+            .map(|r| r.as_str().map(str::to_owned).ok_or(()))
+            .collect::<Result<Vec<_>, ()>>()?,
+        Some(_) => return Err(()),
+    };
+    failed.sort();
+    failed.dedup();
+    Ok(Some(EntryVerdict { passed, failed }))
 }
 
 /// A baseline file's text: sorted keys, one metric per line, so that a git diff shows what moved.
@@ -340,7 +589,7 @@ pub fn to_text(baseline: &Baseline) -> String {
             let mut object = serde_json::Map::new();
             let mut fields: BTreeMap<&str, serde_json::Map<String, serde_json::Value>> =
                 BTreeMap::new();
-            for (k, v) in entry {
+            for (k, v) in &entry.metrics {
                 match field_of(k) {
                     Some((field, metric)) => {
                         fields
@@ -362,6 +611,13 @@ pub fn to_text(baseline: &Baseline) -> String {
                         .collect::<serde_json::Map<_, _>>()
                         .into(),
                 );
+            }
+            if let Some(verdict) = &entry.verdict {
+                let word = if verdict.passed { "passed" } else { "failed" };
+                object.insert("verdict".into(), word.into());
+                if !verdict.failed.is_empty() {
+                    object.insert("failed".into(), serde_json::json!(verdict.failed));
+                }
             }
             (name.clone(), serde_json::Value::Object(object))
         })

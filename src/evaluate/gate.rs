@@ -281,6 +281,8 @@ mod tests {
                 per_case: false,
                 suite_file: "suite.yaml".into(),
                 at: Default::default(),
+                fail_on: Default::default(),
+                gated: None,
             }),
             at: ("suite.yaml".into(), Default::default()),
         }

@@ -18,6 +18,9 @@ pub enum Status {
     Failed,
     /// Skipped (`skip:`), not run.
     Ignored,
+    /// Failed as its baseline entry says, no worse, under `fail_on: regressions`: neither
+    /// passed nor failing the run.
+    KnownFailure,
 }
 
 /// The kinds of error that keep a case from being scored.
@@ -37,6 +40,19 @@ pub enum ErrorKind {
     /// A suite's `run:` call failed after its retries (a non-zero exit, a timeout, output that
     /// is not JSON, or the pipeline saying so): an error of the call, not a wrong answer.
     Call,
+}
+
+impl ErrorKind {
+    /// Its name, as the report writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Load => "load",
+            ErrorKind::Unreadable => "unreadable",
+            ErrorKind::Prediction => "prediction",
+            ErrorKind::Baseline => "baseline",
+            ErrorKind::Call => "call",
+        }
+    }
 }
 
 /// Why a case could not be scored: its kind, and what went wrong with its fix.
@@ -132,6 +148,11 @@ pub struct Compared {
     pub regressions: Vec<Change>,
     /// Metrics that rose beyond the tolerance.
     pub improvements: Vec<Change>,
+    /// How it stands against its entry under `fail_on: regressions`: a known failure, fixed,
+    /// or regressed (and how).
+    pub standing: Option<super::baseline::Standing>,
+    /// Whether it was held to its entry (`fail_on: regressions`): counted in the gate's account.
+    pub relative: bool,
 }
 
 /// The numbers of one case test that summaries and aggregates need: nothing proportional to

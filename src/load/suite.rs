@@ -1002,6 +1002,9 @@ fn apply(
     let tolerance = tolerance(&here, spec.tolerance.as_ref())?;
     suite.tolerance_written |= tolerance.is_some();
     baseline(&here, suite, spec.baseline.as_ref(), tolerance, dir)?;
+    if let Some(rule) = &spec.fail_on {
+        fail_on(&here, suite, rule)?;
+    }
     suite.history = history(&here, spec.history.as_ref(), dir)?.or(suite.history.take());
     let gate = match &spec.regression_gate {
         Some(g) => Some(gate_over_baseline(&here, suite, g)?),
@@ -1066,7 +1069,46 @@ fn gate_over_baseline(
             ..(**b).clone()
         });
     }
-    regression_gate(here, gate, suite.baseline.as_ref())
+    let gate = regression_gate(here, gate, suite.baseline.as_ref())?;
+    // Under `fail_on: regressions` each test is held to the gate's metric.
+    if let Some(b) = suite.baseline.as_mut() {
+        *b = Arc::new(BaselineSpec {
+            gated: Some(gate.metric),
+            ..(**b).clone()
+        });
+    }
+    Ok(gate)
+}
+
+/// `fail_on:` over the baseline here or above: `regressions` compares each test with its entry,
+/// and there is no entry without a baseline.
+fn fail_on(here: &InFile, suite: &mut Suite, rule: &Spanned<String>) -> Result<(), LoadError> {
+    use crate::model::suite::FailOn;
+    let at = Mark::of(&rule.referenced);
+    let Some(fail_on) = FailOn::from_name(&rule.value) else {
+        let e = here.err(at, "fail_on", format!("unknown `fail_on` rule `{}`", rule.value));
+        return Err(match closest(&rule.value, FailOn::NAMES) {
+            Some(best) => e.hint(format!("did you mean `{best}`?")),
+            None => e.hint("write `failures` (every failing test fails the run, the default) or `regressions` (a test worse than its baseline entry)"),
+        });
+    };
+    match suite.baseline.as_mut() {
+        Some(b) => {
+            *b = Arc::new(BaselineSpec {
+                fail_on,
+                ..(**b).clone()
+            });
+            Ok(())
+        }
+        None if fail_on == FailOn::Failures => Ok(()),
+        None => Err(here
+            .err(
+                at,
+                "fail_on",
+                "`fail_on: regressions` fails a test that is worse than its baseline entry, and no suite here or above declares a `baseline:`",
+            )
+            .hint("declare one beside it, `baseline: baseline.json`, and create it with `GOLDGATE_UPDATE=always`")),
+    }
 }
 
 /// `pass:`, the rule that makes a repeated case's verdict of its attempts: an error where no
@@ -1317,6 +1359,9 @@ fn baseline(
             per_case: true,
             suite_file: here.file.to_path_buf(),
             at: Mark::of(&b.referenced),
+            // What fails the run, and the metric a test is held to, carry to a new file.
+            fail_on: suite.baseline.as_ref().map(|b| b.fail_on).unwrap_or_default(),
+            gated: suite.baseline.as_ref().and_then(|b| b.gated),
         }));
     } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {
         suite.baseline = Some(Arc::new(BaselineSpec {

@@ -222,6 +222,36 @@ pub struct BaselineSpec {
     pub suite_file: PathBuf,
     /// Where `baseline:` is written in it.
     pub at: crate::base::location::Mark,
+    /// What fails the run (`fail_on`), of the suite here or the nearest above that says.
+    pub fail_on: FailOn,
+    /// The metric the suite's `regression_gate` compares, when it has one: what a test is held
+    /// to under `fail_on: regressions` (else ANLS, else the score).
+    pub gated: Option<Metric>,
+}
+
+/// What fails a run (`fail_on`, and `goldgate test --fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FailOn {
+    /// Every failing test (the default).
+    #[default]
+    Failures,
+    /// A test worse than its baseline entry: one that fails as its entry says is a known
+    /// failure, which fails nothing.
+    Regressions,
+}
+
+impl FailOn {
+    /// The words users write.
+    pub const NAMES: [&'static str; 2] = ["failures", "regressions"];
+
+    /// The rule a word names.
+    pub fn from_name(name: &str) -> Option<FailOn> {
+        match name {
+            "failures" => Some(FailOn::Failures),
+            "regressions" => Some(FailOn::Regressions),
+            _ => None,
+        }
+    }
 }
 
 impl BaselineSpec {

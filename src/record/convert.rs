@@ -21,7 +21,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
         status: record.status,
         passed: match record.status {
             Status::Passed => Some(true),
-            Status::Failed => Some(false),
+            Status::Failed | Status::KnownFailure => Some(false),
             Status::Ignored => None,
         },
         ignored: record.status == Status::Ignored,
@@ -141,10 +141,17 @@ fn repeat(r: &crate::evaluate::repeat::Repeated) -> RepeatRecord {
 
 /// How a test compares with its baseline, when there is anything to say.
 fn comparison(b: &evaluated::Compared) -> Option<BaselineComparison> {
-    (b.new || !b.regressions.is_empty() || !b.improvements.is_empty()).then(|| BaselineComparison {
+    let said = b.new
+        || !b.regressions.is_empty()
+        || !b.improvements.is_empty()
+        || b.standing.is_some()
+        || b.relative;
+    said.then(|| BaselineComparison {
         new: b.new,
         regressions: b.regressions.iter().map(change).collect(),
         improvements: b.improvements.iter().map(change).collect(),
+        standing: b.standing.clone(),
+        fail_on_regressions: b.relative,
     })
 }
 
@@ -315,6 +322,7 @@ impl From<&RunSummary> for RunSummaryRecord {
             passed: s.passed,
             failed: s.failed,
             ignored: s.ignored,
+            known_failures: s.known_failures,
             exact_match: s.metrics.exact_match,
             anls: s.metrics.anls,
             exact_critical: s.metrics.exact_critical,

@@ -8,6 +8,7 @@ pub mod compare;
 mod convert;
 pub mod diff;
 pub mod history;
+pub mod run_end;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -418,6 +419,17 @@ pub struct BaselineComparison {
     pub regressions: Vec<MetricChange>,
     /// Metrics that rose beyond the tolerance.
     pub improvements: Vec<MetricChange>,
+    /// Under `fail_on: regressions`: a known failure, fixed, or regressed and how.
+    // Through a value: a tagged enum's numbers are read as maps under `arbitrary_precision`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::base::json::through_a_value"
+    )]
+    pub standing: Option<crate::evaluate::baseline::Standing>,
+    /// Whether the test was held to its entry (`fail_on: regressions`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fail_on_regressions: bool,
 }
 
 /// One metric, then and now.
@@ -542,6 +554,11 @@ pub struct SliceVerdictRecord {
     pub column: u64,
 }
 
+/// Whether a count is 0 (left out of a record, as older records had no such count).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// The summary of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -555,6 +572,9 @@ pub struct RunSummaryRecord {
     pub passed: usize,
     pub failed: usize,
     pub ignored: usize,
+    /// Tests that failed as their baseline entries say, no worse (`fail_on: regressions`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub known_failures: usize,
     pub exact_match: Option<f64>,
     pub anls: Option<f64>,
     pub exact_critical: Option<f64>,
@@ -828,6 +848,8 @@ impl TestRecord {
                 new: b.new,
                 regressions: back(&b.regressions),
                 improvements: back(&b.improvements),
+                standing: b.standing.clone(),
+                relative: b.fail_on_regressions,
             }
         });
         Compared { file, ..compared }

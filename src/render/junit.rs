@@ -125,6 +125,16 @@ fn properties(test: &mut TestCase, metrics: &impl serde::Serialize) {
 }
 
 fn case_status(case: &TestRecord) -> TestCaseStatus {
+    // A known failure is pytest's xfail: skipped, with why, and its whole message kept.
+    if case.status == crate::record::Status::KnownFailure {
+        let mut status = TestCaseStatus::skipped();
+        let headline = super::annotations::case_headline(case);
+        status.set_message(xml(&format!("known failure: {headline}")));
+        if let Some(message) = &case.message {
+            status.set_description(xml(message));
+        }
+        return status;
+    }
     match case.passed {
         Some(true) => TestCaseStatus::success(),
         None => {

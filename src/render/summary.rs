@@ -6,8 +6,14 @@ use crate::evaluate::aggregate::{Aggregated, NeverEnded, RunSummary, is_pipeline
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
 /// filter that matched no test ran: nothing.
 pub fn summary_line(s: &RunSummary) -> String {
+    // Known failures are said where there are any: a run without a baseline has none.
+    let known = match s.known_failures {
+        0 => String::new(),
+        1 => ", 1 known failure".to_owned(),
+        n => format!(", {n} known failures"),
+    };
     let mut line = format!(
-        "goldgate: {} cases, {} passed, {} failed, {} ignored; mean EM {}, ANLS {}, critical EM {}, critical ANLS {}; Brier {}, ECE {}",
+        "goldgate: {} cases, {} passed, {} failed{known}, {} ignored; mean EM {}, ANLS {}, critical EM {}, critical ANLS {}; Brier {}, ECE {}",
         s.cases,
         s.passed,
         s.failed,

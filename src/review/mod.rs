@@ -524,6 +524,7 @@ mod tests {
                 new: Some(0.5),
             }],
             improvements: Vec::new(),
+            ..BaselineComparison::default()
         });
         let mut d = record("fresh", None, vec![field("x", "1", "1", None)]);
         d.baseline = Some(BaselineComparison {

@@ -12,7 +12,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use libtest_mimic::{Arguments, Completion, Failed};
+use libtest_mimic::{Arguments, Failed};
+
+use super::libtest::Completion;
 
 use super::libtest::{self, Job, Work};
 

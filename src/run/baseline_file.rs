@@ -189,7 +189,8 @@ fn empty_entry(text: &str) -> Option<(String, Option<String>)> {
         .as_object()?
         .iter()
         .find_map(|(test, entry)| {
-            if !holds_a_number(entry) {
+            // The entry of a test that could not be scored holds its verdict alone.
+            if !holds_a_number(entry) && entry.get("verdict").is_none() {
                 return Some((test.clone(), None));
             }
             let fields = entry.get("fields")?.as_object()?;

@@ -56,6 +56,10 @@ pub struct Env {
     /// end of the run (summary, table of pipelines) is printed once, by the end step, not by
     /// each process too.
     pub end_later: bool,
+    /// `GOLDGATE_FAIL_ON` (`failures` or `regressions`), which `--fail-on` overrides: what
+    /// fails the run, over each suite's `fail_on` (the way to say it to every process of a
+    /// split run).
+    pub fail_on: Option<crate::model::suite::FailOn>,
     /// `GOLDGATE_SUBSET=1` (set by `cargo goldgate test` when the runner's arguments give
     /// `--partition` or a filter expression): the run runs a part of the tests its runner lists,
     /// so a listed test that did not run is no test that never ran.
@@ -71,6 +75,8 @@ pub enum EnvError {
     Judge(std::ffi::OsString),
     /// `GOLDGATE_CACHE`.
     Cache(std::ffi::OsString),
+    /// `GOLDGATE_FAIL_ON`.
+    FailOn(std::ffi::OsString),
 }
 
 impl std::fmt::Display for EnvError {
@@ -89,6 +95,11 @@ impl std::fmt::Display for EnvError {
             EnvError::Cache(v) => write!(
                 f,
                 "GOLDGATE_CACHE=`{}` is not one of `use`, `refresh`, `replay`, `off`: set `GOLDGATE_CACHE=replay` to run on kept outputs alone, or unset it",
+                v.to_string_lossy()
+            ),
+            EnvError::FailOn(v) => write!(
+                f,
+                "GOLDGATE_FAIL_ON=`{}` is not one of `failures`, `regressions`: set `GOLDGATE_FAIL_ON=regressions` to fail only on what got worse than the baseline, or unset it",
                 v.to_string_lossy()
             ),
         }
@@ -137,6 +148,14 @@ impl Env {
                 None => return Err(EnvError::Cache(v)),
             },
         };
+        let fail_on = match lookup("GOLDGATE_FAIL_ON") {
+            None => None,
+            Some(v) if v.is_empty() => None,
+            Some(v) => match v.to_str().and_then(crate::model::suite::FailOn::from_name) {
+                Some(rule) => Some(rule),
+                None => return Err(EnvError::FailOn(v)),
+            },
+        };
         let run_id = ["GOLDGATE_RUN_ID", "NEXTEST_RUN_ID"]
             .iter()
             .find_map(|name| lookup(name).filter(|v| !v.is_empty()))
@@ -155,6 +174,7 @@ impl Env {
             under_nextest: lookup("NEXTEST_RUN_ID").is_some(),
             end_later: lookup("GOLDGATE_RUN_END").is_some_and(|v| v == "later"),
             subset: lookup("GOLDGATE_SUBSET").is_some_and(|v| v == "1"),
+            fail_on,
         })
     }
 }
@@ -182,15 +202,23 @@ fn git(args: &[&str]) -> Option<std::process::Output> {
 }
 
 /// The commit a run's report is written at: `GITHUB_SHA` in GitHub Actions, else the `HEAD` of
-/// the git checkout around the current folder; `None` outside one (or without git).
+/// the git checkout around the current folder, `SHA+dirty` when a tracked file differs from it
+/// (the run is not of that commit); `None` outside one (or without git).
 pub(crate) fn commit() -> Option<String> {
     if let Some(sha) = std::env::var("GITHUB_SHA").ok().filter(|s| !s.is_empty()) {
         return Some(sha);
     }
     let out = git(&["rev-parse", "--verify", "--quiet", "HEAD"])?;
     let sha = String::from_utf8(out.stdout).ok()?.trim().to_owned();
-    (out.status.success() && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then_some(sha)
+    let is_sha = sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit());
+    if !(out.status.success() && is_sha) {
+        return None;
+    }
+    // Untracked files are left out: a run's own outputs (a report, a history) are often
+    // untracked, and a checkout with them is still the commit's.
+    let changed = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|out| out.status.success() && !out.stdout.is_empty());
+    Some(if changed { format!("{sha}+dirty") } else { sha })
 }
 
 #[cfg(test)]

@@ -97,6 +97,8 @@ impl std::error::Error for StartError {
 pub(crate) enum ArgumentsError {
     /// `--pipeline` without a name.
     NoPipelineName,
+    /// `--fail-on` without `failures` or `regressions`: what it was given.
+    FailOn(String),
     /// `--test-threads 0`.
     NoThreads,
     /// `--test-threads` over the most a run starts.
@@ -114,6 +116,10 @@ impl std::fmt::Display for ArgumentsError {
             ArgumentsError::NoPipelineName => {
                 f.write_str("`--pipeline` needs the name of a pipeline (`--pipeline gemini`)")
             }
+            ArgumentsError::FailOn(given) => write!(
+                f,
+                "`--fail-on` takes `failures` (every failing test fails the run) or `regressions` (a test worse than its baseline entry), not `{given}`"
+            ),
             ArgumentsError::NoThreads => f.write_str("`--test-threads` must be at least 1"),
             ArgumentsError::TooManyThreads { asked, most } => write!(
                 f,

@@ -26,7 +26,7 @@ use crate::evaluate::paired::paired;
 use crate::load::cases::GoldSetNote;
 use crate::load::discover::{Found, discover, find_by_name};
 use crate::load::{Load, Planned, When, load_folder, plan_folder};
-use crate::model::suite::Aggregate;
+use crate::model::suite::{Aggregate, FailOn};
 use crate::model::test_name;
 use crate::record::aggregate_record;
 use crate::render::{Notes, annotations, run_end, workflow_command};
@@ -122,7 +122,7 @@ impl Harness {
             );
             return Exit::Success.into();
         }
-        let (args, pipeline) = match self.arguments() {
+        let (args, pipeline, fail_on) = match self.arguments() {
             Ok(args) => args,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -130,7 +130,11 @@ impl Harness {
             }
         };
         let env = match Env::from_process() {
-            Ok(env) => env,
+            // `--fail-on` wins over `GOLDGATE_FAIL_ON`.
+            Ok(env) => Env {
+                fail_on: fail_on.or(env.fail_on),
+                ..env
+            },
             Err(message) => {
                 eprintln!("error: {message}");
                 return Exit::Usage.into();
@@ -287,12 +291,13 @@ impl Harness {
 
     /// libtest's arguments, and the pipeline `--pipeline NAME` selects (goldgate's own flag,
     /// taken out before libtest reads the rest).
-    fn arguments(&self) -> Result<(Arguments, Option<String>), ArgumentsError> {
+    fn arguments(&self) -> Result<(Arguments, Option<String>, Option<FailOn>), ArgumentsError> {
         let given: Vec<OsString> = match &self.args {
             Some(a) => a.iter().map(OsString::from).collect(),
             None => std::env::args_os().collect(),
         };
         let (given, pipeline) = pipeline_flag(given)?;
+        let (given, fail_on) = fail_on_flag(given)?;
         let args = Arguments::from_iter(name_after_exact(given));
         if args.test_threads == Some(0) {
             return Err(ArgumentsError::NoThreads);
@@ -304,7 +309,7 @@ impl Harness {
                 most: MAX_TEST_THREADS,
             });
         }
-        Ok((args, pipeline))
+        Ok((args, pipeline, fail_on))
     }
 
     /// The case files of the run: one test by its name (nextest's one process per test) reads
@@ -378,6 +383,30 @@ fn pipeline_flag(
         return Err(ArgumentsError::NoPipelineName);
     }
     Ok((args, Some(name)))
+}
+
+/// `--fail-on RULE` (or `--fail-on=RULE`) taken out of the arguments before any `--`: what fails
+/// the run, over every suite's `fail_on`.
+fn fail_on_flag(
+    mut args: Vec<OsString>,
+) -> Result<(Vec<OsString>, Option<FailOn>), ArgumentsError> {
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let Some(at) = args[..end]
+        .iter()
+        .position(|a| a == "--fail-on" || a.to_string_lossy().starts_with("--fail-on="))
+    else {
+        return Ok((args, None));
+    };
+    let flag = args.remove(at).to_string_lossy().into_owned();
+    let rule = match flag.split_once('=') {
+        Some((_, rule)) => rule.to_owned(),
+        None if at < end - 1 => args.remove(at).to_string_lossy().into_owned(),
+        None => String::new(),
+    };
+    match FailOn::from_name(&rule) {
+        Some(rule) => Ok((args, Some(rule))),
+        None => Err(ArgumentsError::FailOn(rule)),
+    }
 }
 
 /// libtest's flags, as they are written before any `=value`.
@@ -534,7 +563,37 @@ fn end_of_run(
         eprintln!("error: {e}");
         failed = true;
     }
+    if args.format != Some(FormatSetting::Json) && !env.end_later {
+        // Last, whatever was said before it: what the gate made of the run.
+        let mut account = std::mem::take(&mut kept.account);
+        for a in &kept.aggregates {
+            let verdict = a.message.as_deref().and_then(|m| m.lines().next());
+            account.note_aggregate(&a.id, a.message.is_none(), verdict);
+        }
+        let account = account.sorted();
+        let _ = write!(
+            out,
+            "{}",
+            crate::render::fixed_lines(&account, &session.invocation)
+        );
+        if let Some(line) = crate::render::gate_line(&account) {
+            let _ = writeln!(out, "{}", paint(&line, account.regressions.is_empty()));
+        }
+    }
     !failed
+}
+
+/// The gate's line in green when nothing regressed, else red.
+fn paint(line: &str, held: bool) -> String {
+    let color = if held {
+        anstyle::AnsiColor::Green
+    } else {
+        anstyle::AnsiColor::Red
+    };
+    let style = anstyle::Style::new()
+        .fg_color(Some(color.into()))
+        .bold();
+    format!("{style}{}{style:#}", crate::render::inert(line))
 }
 
 /// What this process does with its records at its end: the annotations of its failures, and

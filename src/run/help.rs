@@ -19,6 +19,8 @@ Test selection and output (libtest's flags):
       --exact               Match FILTER exactly (one test: `--exact invoices/acme-173`)
       --skip FILTER         Skip the tests whose name contains FILTER (repeatable)
       --pipeline NAME       Run the tests of the pipeline NAME alone (goldgate's flag)
+      --fail-on RULE        failures: every failing test fails the run; regressions: a test worse
+                            than its baseline entry, a known failure fails nothing (goldgate's)
       --list                List the tests, run nothing (`--format terse` as nextest reads it)
       --ignored             Run only the cases marked `skip:`
       --include-ignored     Run the cases marked `skip:` too
@@ -35,6 +37,7 @@ Environment:
   GOLDGATE_REPORT=FILE      Write the JSON report there after the run
   GOLDGATE_JUNIT=FILE       Write JUnit XML there
   GOLDGATE_HTML=FILE        Write the run's HTML page there
+  GOLDGATE_FAIL_ON=RULE     failures or regressions, as `--fail-on` (which wins over it)
   GOLDGATE_JUDGE=MODE       replay (default: recorded verdicts only), record or refresh
   GOLDGATE_RUN_ID=ID        The run this process belongs to when a run spans processes (set by
                             `cargo goldgate test`; nextest's NEXTEST_RUN_ID counts the same)
@@ -42,7 +45,8 @@ Environment:
   GITHUB_STEP_SUMMARY=FILE  Append the run's Markdown summary there
   NO_COLOR                  No colour
 
-Exit status: 0 every test passed; 101 a test failed or no case could be found; 2 a usage error.
+Exit status: 0 every test passed (or, under `fail_on: regressions`, none got worse than its
+baseline entry); 101 a test failed or no case could be found; 2 a usage error.
 ";
 
 /// Whether the arguments ask for help: `-h` or `--help` before any `--`, the program's name

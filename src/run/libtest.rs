@@ -16,7 +16,34 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Color, Style};
-use libtest_mimic::{Arguments, ColorSetting, Completion, Failed, FormatSetting};
+use libtest_mimic::{Arguments, ColorSetting, Failed, FormatSetting};
+
+/// How a test that did not fail ended: libtest-mimic's two ways, and a known failure
+/// (`fail_on: regressions`), which fails no run and is said as such.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Completion {
+    /// It passed.
+    Completed,
+    /// It was not run, or was left out as it ran, with why.
+    Ignored { reason: Option<String> },
+    /// It failed as its baseline entry says it did, no worse: why, in a few words.
+    KnownFailure { reason: String },
+}
+
+impl Completion {
+    /// Ignored, with why.
+    pub(crate) fn ignored_with(reason: impl Into<String>) -> Completion {
+        Completion::Ignored {
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// Ignored.
+    #[cfg(test)]
+    pub(crate) fn ignored() -> Completion {
+        Completion::Ignored { reason: None }
+    }
+}
 
 /// The most bytes of failure messages kept in memory before they go to a temporary file.
 const KEPT_IN_MEMORY: usize = 1 << 20;
@@ -80,6 +107,8 @@ pub(crate) struct Conclusion {
     pub passed: u64,
     pub failed: u64,
     pub ignored: u64,
+    /// Tests that failed as their baseline entries say, no worse (`fail_on: regressions`).
+    pub known_failures: u64,
     pub filtered_out: u64,
 }
 
@@ -149,6 +178,8 @@ enum Outcome {
     Ignored,
     /// Ignored as it ran, with its reason.
     IgnoredWith(Option<String>),
+    /// Failed as its baseline entry says, no worse: why.
+    KnownFailure(String),
 }
 
 /// Whether the arguments leave the test named `name` out of the run (libtest's `--exact`,
@@ -234,6 +265,7 @@ fn print_run(
                 }
             }
             Outcome::Ignored | Outcome::IgnoredWith(_) => conclusion.ignored += 1,
+            Outcome::KnownFailure(_) => conclusion.known_failures += 1,
         }
         printer.end_of_test()?;
     }
@@ -250,6 +282,7 @@ fn run_one(work: Work) -> Outcome {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(Ok(Completion::Completed)) => Outcome::Passed,
         Ok(Ok(Completion::Ignored { reason })) => Outcome::IgnoredWith(reason),
+        Ok(Ok(Completion::KnownFailure { reason })) => Outcome::KnownFailure(reason),
         Ok(Err(failed)) => Outcome::Failed(failed.message().map(str::to_owned)),
         Err(payload) => Outcome::Failed(Some(panic_message(payload.as_ref()))),
     }
@@ -478,20 +511,30 @@ impl Printer {
                     Outcome::Passed => '.',
                     Outcome::Failed(_) => 'F',
                     Outcome::Ignored | Outcome::IgnoredWith(_) => 'i',
+                    // pytest's mark of an expected failure.
+                    Outcome::KnownFailure(_) => 'x',
                 };
                 let style = style_of(outcome);
                 write!(self.out, "{style}{c}{style:#}")
             }
             FormatSetting::Json => {
+                // A known failure is libtest's ignored test with a message, as an ignored
+                // test's reason is.
                 let event = match outcome {
                     Outcome::Passed => "ok",
                     Outcome::Failed(_) => "failed",
-                    Outcome::Ignored | Outcome::IgnoredWith(_) => "ignored",
+                    Outcome::Ignored | Outcome::IgnoredWith(_) | Outcome::KnownFailure(_) => {
+                        "ignored"
+                    }
                 };
                 let stdout: Cow<str> = match outcome {
                     Outcome::Failed(Some(message)) => Cow::Owned(format!(
                         r#", "stdout": "Error: \"{}\"\n""#,
                         escape8259::escape(message)
+                    )),
+                    Outcome::KnownFailure(reason) => Cow::Owned(format!(
+                        r#", "message": "known failure: {}""#,
+                        escape8259::escape(reason)
                     )),
                     _ => Cow::Borrowed(""),
                 };
@@ -512,6 +555,7 @@ impl Printer {
             Outcome::Failed(_) => ("FAILED", None),
             Outcome::Ignored => ("ignored", None),
             Outcome::IgnoredWith(reason) => ("ignored", reason.as_deref()),
+            Outcome::KnownFailure(reason) => ("known failure", Some(reason.as_str())),
         };
         write!(self.out, "{style}{word}")?;
         if let Some(reason) = reason {
@@ -570,9 +614,15 @@ impl Printer {
                 writeln!(self.out)?;
                 write!(self.out, "test result: ")?;
                 self.word(&outcome)?;
+                // libtest's line, with the known failures beside the failures when there are any.
+                let known = match c.known_failures {
+                    0 => String::new(),
+                    1 => "1 known failure; ".to_owned(),
+                    n => format!("{n} known failures; "),
+                };
                 writeln!(
                     self.out,
-                    ". {} passed; {} failed; {} ignored; 0 measured; {} filtered out; finished in {secs:.2}s",
+                    ". {} passed; {} failed; {known}{} ignored; 0 measured; {} filtered out; finished in {secs:.2}s",
                     c.passed, c.failed, c.ignored, c.filtered_out
                 )?;
                 writeln!(self.out)
@@ -583,7 +633,7 @@ impl Printer {
                 if c.failed > 0 { "failed" } else { "ok" },
                 c.passed,
                 c.failed,
-                c.ignored,
+                c.ignored + c.known_failures,
                 c.filtered_out
             ),
         }
@@ -603,7 +653,7 @@ fn style_of(outcome: &Outcome) -> Style {
     let color = match outcome {
         Outcome::Passed => AnsiColor::Green,
         Outcome::Failed(_) => AnsiColor::Red,
-        Outcome::Ignored | Outcome::IgnoredWith(_) => AnsiColor::Yellow,
+        Outcome::Ignored | Outcome::IgnoredWith(_) | Outcome::KnownFailure(_) => AnsiColor::Yellow,
     };
     Style::new().fg_color(Some(Color::Ansi(color)))
 }
@@ -728,6 +778,14 @@ mod tests {
             .into_iter()
             .map(|j| {
                 let (name, ignored, work) = j.into_parts();
+                let work = move || match work() {
+                    Ok(Completion::Completed) => Ok(libtest_mimic::Completion::Completed),
+                    Ok(Completion::Ignored { reason }) => {
+                        Ok(libtest_mimic::Completion::Ignored { reason })
+                    }
+                    Ok(Completion::KnownFailure { .. }) => unreachable!("no job here is one"),
+                    Err(e) => Err(e),
+                };
                 libtest_mimic::Trial::ignorable_test(name, work).with_ignored_flag(ignored)
             })
             .collect();

@@ -18,7 +18,7 @@ use crate::base::lock::lock_for;
 use crate::base::name::Name;
 use crate::base::shell::shell_quote;
 use crate::evaluate::aggregate_result::AggregateRecord;
-use crate::evaluate::baseline::{self, Baseline, Entry, EntryName};
+use crate::evaluate::baseline::{self, Baseline, Entry, EntryName, Standing};
 use crate::evaluate::judge::{JudgeFailed, JudgeVerdict, Judgments, Question};
 use crate::evaluate::outcome::Outcome;
 use crate::evaluate::record::{
@@ -30,7 +30,7 @@ use crate::load::Problem;
 use crate::model::case::{Case, PredictionSource};
 use crate::model::prediction::{CallSource, CallTally};
 use crate::model::prediction::{Prediction, Unscored, Usage};
-use crate::model::suite::{BaselineSpec, Judge};
+use crate::model::suite::{BaselineSpec, FailOn, Judge};
 use crate::record::{aggregate_record, test_record};
 use crate::render::{describe, failure_message, field_blocks};
 
@@ -110,6 +110,8 @@ pub(crate) struct Kept {
     pub(crate) improvements: Vec<String>,
     /// Tests the baseline has no entry for yet.
     pub(crate) new_cases: Vec<String>,
+    /// What the baselines say of the tests held to their entries (`fail_on: regressions`).
+    pub(crate) account: crate::record::run_end::GateAccount,
     /// Why a declared baseline file could not be compared with (it does not exist, or does not
     /// read), said once at the end of the run however many tests it failed.
     pub(crate) baseline_errors: std::collections::BTreeSet<String>,
@@ -306,6 +308,8 @@ pub(crate) enum Progress {
 pub(crate) struct Session {
     /// Whether baselines are being rewritten.
     pub(crate) update: Update,
+    /// What fails the run, over each suite's `fail_on` (`--fail-on`, `GOLDGATE_FAIL_ON`).
+    fail_on: Option<FailOn>,
     /// Whether judges are asked.
     judge_mode: JudgeMode,
     /// The verdict files read so far, by path.
@@ -356,6 +360,7 @@ impl Session {
         let keeps_records = report || journal.is_some();
         Ok(Arc::new(Session {
             update: env.update,
+            fail_on: env.fail_on,
             judge_mode: env.judge,
             verdicts: Mutex::default(),
             invocation,
@@ -786,7 +791,10 @@ impl Session {
             .map(|a| crate::render::attempts_line(a, repeated.as_ref().map_or(0, Repeated::shown)));
         let (prediction, outcome) = match attempt {
             Ok(scored) => scored,
-            Err(why) => return unscored(case, &why, attempts, attempts_line, repeated),
+            Err(why) => {
+                let scored = unscored(case, &why, attempts, attempts_line, repeated);
+                return self.unscored_against_baseline(case, scored);
+            }
         };
         // Said once at the end of the run; the case is scored as usual.
         if let Some(m) = &prediction.usage_mismatch {
@@ -795,6 +803,7 @@ impl Session {
                 .insert(m.file.clone(), m.clone());
         }
         let passed = attempts.as_ref().map_or(outcome.passed, Attempts::holds);
+        // (A known failure keeps its message too: its record shows why it fails.)
         let message = (!passed).then(|| {
             let message = match &prediction.failed {
                 Some(call) => crate::render::prediction::failed_call_scored(
@@ -809,12 +818,18 @@ impl Session {
             }
         });
         let against = match (&case.baseline, self.update) {
+            (Some(spec), _) if self.holds_to_entries(spec) => {
+                let now = baseline::entry_of(&outcome, passed);
+                self.relative_to_baseline(case, spec, Some(&outcome), &now)
+            }
             // Gated on a significant drop instead, in the aggregate tests.
             (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
             (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
             _ => Against::passing(),
         };
-        let passed = passed && against.passed;
+        let known = matches!(against.compared.standing, Some(Standing::KnownFailure));
+        // A known failure fails nothing, and has not passed.
+        let passed = known || passed && against.passed;
         let message = match (message, against.message) {
             (m, None) => m,
             (m, Some(more)) => Some(join(m, &more)),
@@ -824,7 +839,9 @@ impl Session {
         if let Some(call) = &prediction.failed {
             self.failed_call_scored(case, call, &mut error, &mut problems);
         }
-        let status = if passed {
+        let status = if known {
+            Status::KnownFailure
+        } else if passed {
             Status::Passed
         } else {
             Status::Failed
@@ -882,6 +899,144 @@ impl Session {
         against
     }
 
+    /// What fails the run for a test of `spec`: `--fail-on` (or `GOLDGATE_FAIL_ON`), else its
+    /// suite's `fail_on`.
+    fn fails_on(&self, spec: &BaselineSpec) -> FailOn {
+        self.fail_on.unwrap_or(spec.fail_on)
+    }
+
+    /// Whether the tests of `spec` are held to their entries: `fail_on: regressions`, in a run
+    /// that does not bless them.
+    pub(crate) fn holds_to_entries(&self, spec: &BaselineSpec) -> bool {
+        self.update == Update::No && self.fails_on(spec) == FailOn::Regressions
+    }
+
+    /// Under `fail_on: regressions`, how a test whose entry this run would write is `now`
+    /// stands against the entry it has (`outcome` when it was scored): worse fails it, the same
+    /// failure is a known one. A test without an entry, or whose entry keeps no verdict (written
+    /// before verdicts were), is compared as under `fail_on: failures`.
+    fn relative_to_baseline(
+        &self,
+        case: &Case,
+        spec: &BaselineSpec,
+        outcome: Option<&Outcome>,
+        now: &Entry,
+    ) -> Against {
+        let as_before = || {
+            let mut against = match outcome {
+                Some(outcome) if spec.per_case => self.against_baseline(case, spec, outcome),
+                _ => self.in_baseline(case, spec),
+            };
+            against.compared.relative = true;
+            against
+        };
+        let base = match self.baseline(&spec.file) {
+            Ok(Some(base)) => base,
+            // A baseline that is missing or does not read fails the test, and says so.
+            _ => return as_before(),
+        };
+        let Some(old) = base.entry(&EntryName::of_case(spec, case)) else {
+            return as_before();
+        };
+        let gated = baseline::gated_metric(spec.gated, old);
+        let Some(standing) = baseline::stand(old, now, gated, spec.tolerance) else {
+            if old.verdict.is_none() {
+                return as_before();
+            }
+            return self.improved(spec, old, now);
+        };
+        let mut against = self.improved(spec, old, now);
+        if let Standing::Regressed { worse } = &standing {
+            against.passed = false;
+            against.add(format!(
+                "regression against the baseline `{}` (fail_on: regressions): {}\naccept the new numbers with: {}",
+                spec.file.display(),
+                crate::render::worse(worse),
+                self.accept_command(&case.id)
+            ));
+        }
+        against.compared.standing = Some(standing);
+        against
+    }
+
+    /// Under `fail_on: regressions` (and not blessing), how a test that could not be scored
+    /// (`kind`: it did not load, its prediction could not be read) stands against its entry
+    /// `name` in `spec`'s baseline, with what its message adds when it regressed. `None` when it
+    /// is judged by its own rules: no entry, an entry without a verdict, no baseline to read.
+    pub(crate) fn unscored_standing(
+        &self,
+        spec: &BaselineSpec,
+        name: &EntryName,
+        kind: ErrorKind,
+        test: &str,
+    ) -> Option<(Standing, Option<String>)> {
+        if !self.holds_to_entries(spec) {
+            return None;
+        }
+        let base = self.baseline(&spec.file).ok()??;
+        let old = base.entry(name)?;
+        let now = baseline::unscored_entry(kind.name());
+        let gated = baseline::gated_metric(spec.gated, old);
+        let standing = baseline::stand(old, &now, gated, spec.tolerance)?;
+        let more = match &standing {
+            Standing::Regressed { worse } => Some(format!(
+                "regression against the baseline `{}` (fail_on: regressions): {}\naccept the new numbers with: {}",
+                spec.file.display(),
+                crate::render::worse(worse),
+                self.accept_command(test)
+            )),
+            _ => None,
+        };
+        Some((standing, more))
+    }
+
+    /// A case that could not be scored, as [`unscored`] makes it, stood against its entry
+    /// under `fail_on: regressions`: a known failure while its entry says it failed alike.
+    fn unscored_against_baseline(&self, case: &Case, mut scored: Scored) -> Scored {
+        let Some(spec) = &case.baseline else {
+            return scored;
+        };
+        let status = scored.numbers.status;
+        let holds = self.holds_to_entries(spec);
+        let full = scored.full.get_mut().unwrap_or_else(|e| e.into_inner());
+        let known = full.as_deref_mut().and_then(|full| {
+            if holds {
+                full.baseline.file = Some(spec.file.clone());
+                full.baseline.relative = true;
+            }
+            let kind = match (&full.error, status) {
+                (Some(error), Status::Failed) => error.kind,
+                _ => return None,
+            };
+            let name = EntryName::of_case(spec, case);
+            let (standing, more) = self.unscored_standing(spec, &name, kind, &case.id)?;
+            full.baseline.file = Some(spec.file.clone());
+            if let Some(more) = more {
+                full.message = Some(join(full.message.take(), &more));
+            }
+            let known = standing == Standing::KnownFailure;
+            full.baseline.standing = Some(standing);
+            Some(known)
+        });
+        if known == Some(true) {
+            scored.passed = true;
+            scored.numbers.status = Status::KnownFailure;
+        }
+        scored
+    }
+
+    /// A test that is no worse than its entry: passing (for now), with the metrics that rose
+    /// beyond the tolerance, when its suite compares each test within one.
+    fn improved(&self, spec: &BaselineSpec, old: &Entry, now: &Entry) -> Against {
+        let mut against = Against::passing();
+        against.compared.file = Some(spec.file.clone());
+        against.compared.relative = true;
+        if spec.per_case {
+            against.compared.improvements = baseline::compare(old, now, spec.tolerance).1;
+        }
+        against
+    }
+
     /// How an outcome stands against its baseline entry: a regression fails the test, a missing
     /// or unreadable baseline too.
     fn against_baseline(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Against {
@@ -923,8 +1078,8 @@ impl Session {
             Ok(Some(base)) => match base.entry(&EntryName::of_case(spec, case)) {
                 None => against.compared.new = true,
                 Some(old) => {
-                    let (worse, better) =
-                        baseline::compare(old, &baseline::entry_of(outcome), spec.tolerance);
+                    let now = baseline::entry_of(outcome, outcome.passed);
+                    let (worse, better) = baseline::compare(old, &now, spec.tolerance);
                     if !worse.is_empty() {
                         against.passed = false;
                         // The fields that dropped, each with its gold, prediction and diff.
@@ -976,16 +1131,17 @@ impl Session {
             (Some(journal), Some(line)) => journal.append(&journal.line_of(line)),
             _ => Ok(()),
         };
-        let blessed = bless
-            .zip(record.outcome.as_ref())
-            .map(|((file, key), outcome)| {
-                let entry = Blessed {
-                    key,
-                    entry: baseline::entry_of(outcome),
-                    passed: record.status == Status::Passed,
-                };
-                (file, entry)
-            });
+        let blessed = bless.and_then(|(file, key)| {
+            let passed = record.status == Status::Passed;
+            // A test that could not be scored has an entry too: its verdict, so that under
+            // `fail_on: regressions` it is a known failure while it fails the same way.
+            let entry = match (&record.outcome, &record.error) {
+                (Some(outcome), _) => baseline::entry_of(outcome, passed),
+                (None, Some(error)) => baseline::unscored_entry(error.kind.name()),
+                (None, None) => return None,
+            };
+            Some((file, Blessed { key, entry, passed }))
+        });
         let improved = (!record.baseline.improvements.is_empty())
             .then(|| format!("{}: {}", record.id, describe(&record.baseline.improvements)));
 
@@ -1022,6 +1178,8 @@ impl Session {
         if record.baseline.new {
             kept.new_cases.push(record.id.clone());
         }
+        kept.account
+            .note_case(&record.id, record.status, &record.baseline);
         kept.improvements.extend(improved);
     }
 

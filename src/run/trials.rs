@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use libtest_mimic::{Completion, Failed};
+use libtest_mimic::Failed;
+
+use super::libtest::Completion;
 
 use super::libtest::Job;
 
@@ -13,7 +15,8 @@ use super::session::Session;
 use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
 use crate::evaluate::aggregate_result::AggregateRecord;
-use crate::evaluate::baseline::EntryName;
+use crate::evaluate::baseline::{EntryName, Standing};
+use crate::model::suite::BaselineSpec;
 use crate::evaluate::gate::{self, GateVerdict};
 use crate::evaluate::record::{CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status};
 use crate::load::{Load, Planned, Problem};
@@ -70,6 +73,16 @@ pub(crate) fn case_trial(
 ) -> Job {
     let session = Arc::clone(session);
     session.runs_case(&entry.id);
+    // The entry a case that cannot be loaded has in its suite's baseline.
+    let entry_name = entry.baseline.as_ref().map(|spec| {
+        let name = EntryName::of(
+            spec,
+            &entry.named_by,
+            entry.formerly_named_by.as_deref(),
+            entry.pipeline.as_deref(),
+        );
+        (Arc::clone(spec), name)
+    });
     let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
     let history = entry.history;
     match entry.load {
@@ -80,6 +93,7 @@ pub(crate) fn case_trial(
                     file: &file,
                     pipeline,
                     history: history.as_deref(),
+                    entry: entry_name,
                 };
                 not_loaded(test, &problem, &session)
             }),
@@ -101,6 +115,7 @@ pub(crate) fn case_trial(
                     file: pending.file(),
                     pipeline,
                     history: pending.history(),
+                    entry: entry_name,
                 };
                 not_loaded(test, &problem, &session)
             }
@@ -108,12 +123,14 @@ pub(crate) fn case_trial(
     }
 }
 
-/// The test of a case that could not be loaded: its name, file, pipeline and suite's history.
+/// The test of a case that could not be loaded: its name, file, pipeline, suite's history, and
+/// its suite's baseline with its entry's name there.
 struct NotLoaded<'a> {
     id: String,
     file: &'a Path,
     pipeline: Option<String>,
     history: Option<&'a Path>,
+    entry: Option<(Arc<BaselineSpec>, EntryName)>,
 }
 
 /// The failing test of a case that could not be loaded.
@@ -123,6 +140,7 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         file,
         pipeline,
         history,
+        entry,
     } = test;
     let file = file.display().to_string();
     // Each error cut to a bound, in the message and the record alike: an error quotes the value
@@ -131,8 +149,29 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         Problem::Load(errors) => errors.iter().map(|e| bounded(&e.to_string())).collect(),
         Problem::Unreadable(reason) => vec![bounded(reason)],
     };
-    let message = not_loaded_message(problem, &errors);
+    let mut message = not_loaded_message(problem, &errors);
     let problems = located(problem, &errors, &file);
+    let kind = match problem {
+        Problem::Load(_) => ErrorKind::Load,
+        Problem::Unreadable(_) => ErrorKind::Unreadable,
+    };
+    // Under `fail_on: regressions`, a case whose entry says it could not be loaded either is a
+    // known failure.
+    let standing = entry
+        .as_ref()
+        .and_then(|(spec, name)| session.unscored_standing(spec, name, kind, &id));
+    let compared = Compared {
+        file: entry.as_ref().map(|(spec, _)| spec.file.clone()),
+        standing: standing.as_ref().map(|(s, _)| s.clone()),
+        relative: entry
+            .as_ref()
+            .is_some_and(|(spec, _)| session.holds_to_entries(spec)),
+        ..Compared::default()
+    };
+    if let Some((_, Some(more))) = &standing {
+        message = format!("{message}\n\n{more}");
+    }
+    let known = matches!(&standing, Some((Standing::KnownFailure, _)));
     let record = Record {
         id,
         pipeline,
@@ -145,12 +184,13 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         document: None,
         about: None,
         attributes: Vec::new(),
-        status: Status::Failed,
+        status: if known {
+            Status::KnownFailure
+        } else {
+            Status::Failed
+        },
         error: Some(Cause::new(
-            match problem {
-                Problem::Load(_) => ErrorKind::Load,
-                Problem::Unreadable(_) => ErrorKind::Unreadable,
-            },
+            kind,
             // Every error, each cut as in `problems`: the whole text would repeat them uncut.
             errors.join("\nerror: "),
         )),
@@ -159,7 +199,7 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         model: None,
         usage: None,
         usage_mismatch: None,
-        baseline: Compared::default(),
+        baseline: compared,
         message: Some(plain(&message)),
         problems,
         repeated: None,
@@ -167,7 +207,15 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         gold_digest: None,
         history: history.map(|h| h.display().to_string()),
     };
-    session.finish_case(&record, None);
+    let bless = entry.map(|(spec, name)| (spec.file.clone(), name));
+    session.finish_case(&record, bless);
+    if known {
+        let file = record.baseline.file.as_deref().unwrap_or(Path::new(""));
+        let rule = format!("error: {}", kind.name());
+        return Ok(Completion::KnownFailure {
+            reason: crate::render::known_failure(&[rule], &file.display().to_string()),
+        });
+    }
     Err(failed(message, session.plain))
 }
 
@@ -287,8 +335,9 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     record.problems = full.problems;
     record.repeated = full.repeated;
     record.calls = scored.numbers.calls.as_deref().copied();
-    // The record's copy of the message, without colour, is for the run's files only.
-    record.message = (!scored.passed && session.keeps_records())
+    // The record's copy of the message, without colour, is for the run's files only (a known
+    // failure's too: it says why the test fails).
+    record.message = (record.status != Status::Passed && session.keeps_records())
         .then(|| plain(full.message.as_deref().unwrap_or("case failed")));
     let bless = case
         .baseline
@@ -299,7 +348,16 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     // (As written: a field without a confidence keeps it as NaN, which equals nothing.)
     debug_assert_eq!(format!("{numbers:?}"), format!("{:?}", record.numbers()));
     session.finish_scored_case(&record, numbers, bless);
-    if scored.passed {
+    if record.status == Status::KnownFailure {
+        let failed = match &record.outcome {
+            Some(outcome) => crate::evaluate::baseline::failed_rules(outcome),
+            None => record.error.iter().map(|e| format!("error: {}", e.kind.name())).collect(),
+        };
+        let file = record.baseline.file.as_deref().unwrap_or(Path::new(""));
+        Ok(Completion::KnownFailure {
+            reason: crate::render::known_failure(&failed, &file.display().to_string()),
+        })
+    } else if scored.passed {
         Ok(Completion::Completed)
     } else {
         Err(failed(
@@ -468,7 +526,7 @@ impl AgainstBaseline {
                     EntryName::of(&gate.baseline, named_by, *formerly, n.pipeline.as_deref())
                 })
                 .and_then(|name| base.entry(&name));
-            let old = entry.and_then(|entry| entry.get(gate.metric.name()).copied());
+            let old = entry.and_then(|entry| entry.get(gate.metric.name()));
             paired.entries += usize::from(entry.is_some());
             let now = gate::case_value(n, gate.metric);
             if entry.is_some() && old.is_none() && now.is_some() {

@@ -117,6 +117,12 @@ pub struct SuiteFile {
     /// How far below its baseline a metric may drop (default 0).
     #[schemars(with = "Option<f64>")]
     pub tolerance: Option<Spanned<f64>>,
+    /// What fails the run: `failures` (every failing test, the default) or `regressions` (with
+    /// a baseline: a test worse than its entry; one that fails as its entry says is a known
+    /// failure). `goldgate test --fail-on` overrides it.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::spec::schema::fail_on")]
+    pub fail_on: Option<Spanned<String>>,
     /// The run history (JSON Lines, relative to this folder): every run appends one record per
     /// pipeline of the suite's tests, for `goldgate history`.
     #[schemars(with = "Option<String>")]

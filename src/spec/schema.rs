@@ -171,6 +171,14 @@ pub(crate) fn pass(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// `fail_on`: what fails the run.
+pub(crate) fn fail_on(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "What fails the run: every failing test, or (with a baseline) a test worse than its entry.",
+        "enum": ["failures", "regressions"]
+    })
+}
+
 /// `regression_gate.metric`: the case metrics a baseline keeps.
 pub(crate) fn gated_metric(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
