@@ -166,6 +166,9 @@ pub struct Planned {
     pub formerly_named_by: Option<PathBuf>,
     /// The pipeline, when the suite declares pipelines.
     pub pipeline: Option<String>,
+    /// The folder of its innermost suite, when it has one: the row of the comparison of
+    /// pipelines a test without a pipeline counts in, loaded or not.
+    pub suite_folder: Option<PathBuf>,
     /// The aggregates of the suites above it.
     pub aggregates: Vec<Arc<Aggregate>>,
     /// The baseline of its suite.
@@ -590,6 +593,7 @@ impl Plan<'_> {
                 named_by: path.to_path_buf(),
                 formerly_named_by: None,
                 pipeline,
+                suite_folder: s.folder.clone(),
                 aggregates: s.aggregates.clone(),
                 baseline: s.baseline.clone(),
                 history: s.history.clone(),
@@ -657,6 +661,7 @@ impl Planned {
             file,
             formerly_named_by: None,
             pipeline: None,
+            suite_folder: None,
             aggregates: Vec::new(),
             baseline: None,
             history: None,
@@ -710,6 +715,7 @@ fn push_loaded(
             named_by: case.named_by.clone(),
             formerly_named_by: case.formerly_named_by.clone(),
             pipeline: case.pipeline.clone(),
+            suite_folder: Some(case.suite_folder.clone()),
             aggregates: case.aggregates.clone(),
             baseline: case.baseline.clone(),
             history: case.history.clone(),
@@ -718,9 +724,14 @@ fn push_loaded(
         })),
         Err(error) => {
             // One failing test per pipeline, as the case would have had.
-            let (aggregates, baseline, history) = match &suite {
-                Ok(s) => (s.aggregates.clone(), s.baseline.clone(), s.history.clone()),
-                Err(_) => (Vec::new(), None, None),
+            let (aggregates, baseline, history, folder) = match &suite {
+                Ok(s) => (
+                    s.aggregates.clone(),
+                    s.baseline.clone(),
+                    s.history.clone(),
+                    s.folder.clone(),
+                ),
+                Err(_) => (Vec::new(), None, None, None),
             };
             for pipeline in pipelines {
                 entries.push(Planned {
@@ -729,6 +740,7 @@ fn push_loaded(
                     named_by: named_by.to_path_buf(),
                     formerly_named_by: formerly.map(Path::to_path_buf),
                     pipeline,
+                    suite_folder: folder.clone(),
                     aggregates: aggregates.clone(),
                     baseline: baseline.clone(),
                     history: history.clone(),

@@ -40,6 +40,9 @@ pub struct HistoryRecord {
     pub failed: usize,
     /// How many were skipped.
     pub ignored: usize,
+    /// How many failed as their baseline entries say, no worse (`fail_on: regressions`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub known_failures: usize,
     /// The share of the tests run that passed.
     pub pass_rate: Option<f64>,
     /// The pipeline's metrics, as the report's table of pipelines gives them.
@@ -274,4 +277,9 @@ mod tests {
         assert_eq!(bad.reason, "invalid type: integer `3`, expected a string");
         assert_eq!(read(&format!("{good}\n")).unwrap().len(), 1);
     }
+}
+
+/// Whether a count is 0: left out of a line, as lines written before the count had none.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

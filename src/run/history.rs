@@ -133,6 +133,7 @@ fn records_of(
                 passed: count(Status::Passed),
                 failed: count(Status::Failed),
                 ignored: count(Status::Ignored),
+                known_failures: count(Status::KnownFailure),
                 pass_rate: metrics.pass_rate,
                 metrics,
             }

@@ -84,7 +84,7 @@ pub(crate) fn case_trial(
         (Arc::clone(spec), name)
     });
     let (id, file, pipeline) = (entry.id, entry.file, entry.pipeline);
-    let history = entry.history;
+    let (history, suite_folder) = (entry.history, entry.suite_folder);
     match entry.load {
         Load::Now(loaded) => match *loaded {
             Err(problem) => Job::new(id.clone(), move || {
@@ -92,6 +92,7 @@ pub(crate) fn case_trial(
                     id,
                     file: &file,
                     pipeline,
+                    suite_folder,
                     history: history.as_deref(),
                     entry: entry_name,
                 };
@@ -114,6 +115,7 @@ pub(crate) fn case_trial(
                     id,
                     file: pending.file(),
                     pipeline,
+                    suite_folder,
                     history: pending.history(),
                     entry: entry_name,
                 };
@@ -129,6 +131,8 @@ struct NotLoaded<'a> {
     id: String,
     file: &'a Path,
     pipeline: Option<String>,
+    /// The folder of its innermost suite: it counts in that row, as a loaded case would.
+    suite_folder: Option<std::path::PathBuf>,
     history: Option<&'a Path>,
     entry: Option<(Arc<BaselineSpec>, EntryName)>,
 }
@@ -139,6 +143,7 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         id,
         file,
         pipeline,
+        suite_folder,
         history,
         entry,
     } = test;
@@ -176,8 +181,9 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         id,
         pipeline,
         reference: None,
-        suite: Path::new(&file)
-            .parent()
+        suite: suite_folder
+            .as_deref()
+            .or_else(|| Path::new(&file).parent())
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
         file,
