@@ -342,7 +342,8 @@ pub fn stand(old: &Entry, now: &Entry, gated: Metric, tolerance: f64) -> Option<
     if was.passed && !is.passed {
         worse.push(Worse::NowFails);
     }
-    if !is.passed {
+    // (A test that could not be scored lost every field: the error it fails with says why.)
+    if !is.passed && !now.metrics.is_empty() {
         worse.extend(fields_lost(old, now));
     }
     let metric = gated.name();
@@ -527,9 +528,8 @@ pub fn parse(text: &str, name: &str) -> Result<Baseline, BaselineError> {
             })
         };
         let mut metrics = Metrics::new();
-        let verdict = entry_verdict(entry).map_err(|()| {
-            error(BaselineFault::NotAVerdict { test: test.clone() })
-        })?;
+        let verdict = entry_verdict(entry)
+            .map_err(|()| error(BaselineFault::NotAVerdict { test: test.clone() }))?;
         for (k, v) in entry {
             if k == "verdict" || k == "failed" {
                 continue;
@@ -562,7 +562,13 @@ fn entry_verdict(
     entry: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<Option<EntryVerdict>, ()> {
     let passed = match entry.get("verdict") {
-        None => return if entry.contains_key("failed") { Err(()) } else { Ok(None) },
+        None => {
+            return if entry.contains_key("failed") {
+                Err(())
+            } else {
+                Ok(None)
+            };
+        }
         Some(v) if v == "passed" => true,
         Some(v) if v == "failed" => false,
         Some(_) => return Err(()),

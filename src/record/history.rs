@@ -225,6 +225,11 @@ fn trend(history: &str, pipeline: Option<String>, records: &[&HistoryRecord]) ->
     }
 }
 
+/// Whether a count is 0: left out of a line, as lines written before the count had none.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +247,7 @@ mod tests {
             passed: 1,
             failed: 1,
             ignored: 0,
+            known_failures: 0,
             pass_rate: Some(0.5),
             metrics: PipelineMetrics {
                 anls: Some(anls),
@@ -277,9 +283,4 @@ mod tests {
         assert_eq!(bad.reason, "invalid type: integer `3`, expected a string");
         assert_eq!(read(&format!("{good}\n")).unwrap().len(), 1);
     }
-}
-
-/// Whether a count is 0: left out of a line, as lines written before the count had none.
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
