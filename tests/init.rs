@@ -67,21 +67,25 @@ serde_json = "1"   # the pipeline writes JSON
 default = []
 "#;
 
-const CREATED: [&str; 7] = [
+const CREATED: [&str; 9] = [
     "created tests/goldgate.rs",
     "created schema/case.schema.json",
     "created schema/rubrics.schema.json",
     "created schema/suite.schema.json",
+    "created cases/suite.yaml",
+    "created cases/baseline.json",
     "created cases/example-invoice.yaml",
     "created cases/outputs/example-invoice.json",
     "created rubrics/invoice-basics.yaml",
 ];
 
-const SKIPPED: [&str; 7] = [
+const SKIPPED: [&str; 9] = [
     "skipped tests/goldgate.rs: it exists",
     "skipped schema/case.schema.json: it exists",
     "skipped schema/rubrics.schema.json: it exists",
     "skipped schema/suite.schema.json: it exists",
+    "skipped cases/suite.yaml: it exists",
+    "skipped cases/baseline.json: it exists",
     "skipped cases/example-invoice.yaml: it exists",
     "skipped cases/outputs/example-invoice.json: it exists",
     "skipped rubrics/invoice-basics.yaml: it exists",
@@ -530,6 +534,13 @@ fn the_example_case_passes() {
         stdout.contains("\ntest example-invoice ... ok\n"),
         "{stdout}"
     );
+    // The suite init writes holds the run to its baseline, empty until it is blessed.
+    assert!(
+        stdout.ends_with(
+            "goldgate: no regression against cases/baseline.json (0 known failures, 0 fixed, 1 new)\n"
+        ),
+        "{stdout}"
+    );
     let report: Value = serde_json::from_str(&fs::read_to_string(report).unwrap()).unwrap();
     let case = &report["cases"][0];
     assert_eq!(case["passed"], true);
@@ -561,7 +572,7 @@ fn cargo_test_passes_in_a_crate_it_set_up() {
         .unwrap();
     assert!(new.status.success(), "{new:?}");
     let report = init(&krate, Some(&here())).unwrap();
-    assert_eq!(report.lines.len(), 9, "{report}");
+    assert_eq!(report.lines.len(), 11, "{report}");
     assert!(
         report.lines.iter().all(|l| !l.starts_with("skipped")),
         "{report}"

@@ -330,7 +330,8 @@ fn the_step_summary_has_the_table_and_the_failing_tests() {
     );
     assert!(page.contains("\n### Failing tests\n"), "{page}");
     assert!(
-        page.contains("- `two::beta` — case failed: gate closed by must_right `the number is exact` (score 0.0000) — `cases/suite.yaml:6`\n"),
+        // With the values that failed, not only the rule's file.
+        page.contains("- `two::beta` — case failed: gate closed by must_right `the number is exact` (score 0.0000) — `cases/suite.yaml:6` — `number`: gold `\"F-002\"`, prediction `\"F-020\"`\n"),
         "{page}"
     );
     assert!(page.contains("- `cases::aggregate::beta` — "), "{page}");

@@ -75,11 +75,28 @@ fn main() -> std::process::ExitCode {
 "#;
 
 /// The example case, its prediction and the rubric set it includes: (path in the crate, text).
-const EXAMPLE: [(&str, &str); 3] = [
+const EXAMPLE: [(&str, &str); 5] = [
+    ("cases/suite.yaml", EXAMPLE_SUITE),
+    ("cases/baseline.json", EXAMPLE_BASELINE),
     ("cases/example-invoice.yaml", EXAMPLE_CASE),
     ("cases/outputs/example-invoice.json", EXAMPLE_PREDICTION),
     ("rubrics/invoice-basics.yaml", EXAMPLE_RUBRICS),
 ];
+
+/// The suite of the cases: a baseline, and a CI gate that fails on what got worse than it, so
+/// that the cases a pipeline already gets wrong do not turn every run red.
+const EXAMPLE_SUITE: &str = r#"# yaml-language-server: $schema=../schema/suite.schema.json
+# Settings for every case below this folder. The baseline keeps each test's last accepted numbers,
+# its verdict and the rules it failed; `fail_on: regressions` fails a run on what got worse than it
+# (a test that passed and fails now, a field it lost, a rule it breaks anew). A test that fails as
+# its entry says is a known failure: it fails nothing, and the run's last line counts it.
+# Accept a run's numbers as the baseline: GOLDGATE_UPDATE=always cargo test --test goldgate
+baseline: baseline.json
+fail_on: regressions
+"#;
+
+/// The baseline, empty: every test is new, judged by its own rules, until it is blessed.
+const EXAMPLE_BASELINE: &str = "{\n  \"goldgate_baseline\": 1,\n  \"cases\": {}\n}\n";
 
 const EXAMPLE_CASE: &str = r#"# yaml-language-server: $schema=../schema/case.schema.json
 # An example case: one invoice, the values the extraction must find, the checks that matter and

@@ -7,17 +7,17 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::evaluate::aggregate::pipeline_rows;
 use crate::evaluate::paired::compare_pairs;
 use crate::evaluate::record::{CaseNumbers, Status};
 use crate::record::compare::RunSide;
+use crate::record::run_end::RunEnd;
 use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
+use crate::render::Regressions;
 use crate::render::{FullComparison, comparison_markdown, comparison_text, run_end};
 use crate::run::history::AppendError;
 use crate::run::journal::Journal;
 use crate::run::outputs::{
-    OutputError, Outputs, Records, RunNotes, aggregate_line, case_line, write_pages,
-    write_report_and_junit,
+    OutputError, Outputs, Records, aggregate_line, case_line, write_pages, write_report_and_junit,
 };
 
 /// Reports merged by test name: the last file's record of a test wins.
@@ -483,10 +483,10 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
             (records, Vec::new(), from, outputs, Some((id, noted)))
         }
     };
-    let (cases, notes) = records.shown()?;
-    let summary = records.summary();
+    let (cases, end) = records.shown()?;
+    let summary = &end.summary;
     let complete = summary.never_ran.is_empty() && summary.never_ended.is_none();
-    let mut out = end_of_run(&records, &notes);
+    let mut out = end_of_run(&records, &end);
     if records.torn > 0 {
         out.push_str(&format!(
             "note: {} record line{} not whole (a process was killed while writing it) and {} skipped\n",
@@ -509,7 +509,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
     // Before the page, which shows each pipeline's trend with this run.
     append_history(run_id, &records)?;
     write_report_and_junit(&outputs, &records)?;
-    write_pages(&outputs, &records, &cases, &notes)?;
+    write_pages(&outputs, &records, &cases, &end)?;
     if let Some(path) = &outputs.report {
         out.push_str(&format!(
             "report: `{}`: {} case tests {from}\n",
@@ -522,6 +522,12 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
             out.push_str(&format!("{what}: `{}`\n", path.display()));
         }
     }
+    // Last, whatever was said before it: what the gate made of the run.
+    out.push_str(&crate::render::fixed_lines(&end.account));
+    if let Some(line) = crate::render::gate_line(&end.account) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     Ok(Reported {
         text: out,
         complete,
@@ -529,13 +535,8 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
 }
 
 /// The end of a run as the process that is the run prints it, and each aggregate's verdict.
-fn end_of_run(records: &Records, notes: &RunNotes) -> String {
-    let numbers = &records.numbers;
-    let mut out = run_end(
-        &records.summary(),
-        &pipeline_rows(numbers),
-        &notes.borrowed(),
-    );
+fn end_of_run(records: &Records, end: &RunEnd) -> String {
+    let mut out = run_end(end, Regressions::Listed);
     for aggregate in records.aggregates.values() {
         out.push_str(&format!(
             "aggregate {}: {}\n",

@@ -726,6 +726,9 @@ mod examples {
             calls: None,
             gold_digest: None,
             history: None,
+            baseline: None,
+            usage_mismatch: None,
+            failed_call_scored: false,
         }
     }
 

@@ -291,7 +291,11 @@ pub enum Standing {
     /// It failed there and fails now, no worse: it fails nothing.
     KnownFailure,
     /// It failed there and passes now: blessing it makes its entry a passing one.
-    Fixed,
+    Fixed {
+        /// The command that blesses it (the run knows how it was started; empty until then).
+        #[serde(default)]
+        bless: String,
+    },
     /// It is worse than its entry, in each of these ways: it fails the run.
     Regressed {
         /// Each way, in this order: it fails now, the fields it lost, the metric it is held
@@ -369,7 +373,9 @@ pub fn stand(old: &Entry, now: &Entry, gated: Metric, tolerance: f64) -> Option<
     if !worse.is_empty() {
         Some(Standing::Regressed { worse })
     } else if is.passed {
-        (!was.passed).then_some(Standing::Fixed)
+        (!was.passed).then(|| Standing::Fixed {
+            bless: String::new(),
+        })
     } else {
         Some(Standing::KnownFailure)
     }

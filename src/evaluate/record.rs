@@ -155,6 +155,54 @@ pub struct Compared {
     pub relative: bool,
 }
 
+impl Compared {
+    /// What a run keeps to its end of how a test compares with its baseline (`error`: its
+    /// error, when the baseline could not be compared with); `None` when there is nothing to
+    /// say, its suite declaring none.
+    pub fn note(&self, error: Option<&Cause>) -> Option<Box<BaselineNote>> {
+        let error = error
+            .filter(|e| e.kind == ErrorKind::Baseline)
+            .map(|e| e.message.clone());
+        let said = self.file.is_some()
+            || self.new
+            || !self.regressions.is_empty()
+            || !self.improvements.is_empty()
+            || error.is_some();
+        said.then(|| {
+            let file = self.file.as_ref().map(|f| f.display().to_string());
+            Box::new(BaselineNote {
+                file: file.as_deref().map(Name::of),
+                new: self.new,
+                regressions: self.regressions.clone(),
+                improvements: self.improvements.clone(),
+                error,
+                held_to: self.relative,
+                standing: self.standing.clone(),
+            })
+        })
+    }
+}
+
+/// How a test compares with its baseline, as a run keeps it to its end: what the end of the
+/// run, its pages and the gate's account are made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineNote {
+    /// The baseline file its suite declares, as the run names it.
+    pub file: Option<Name>,
+    /// Whether the baseline has no entry for it yet.
+    pub new: bool,
+    /// Metrics that dropped beyond the tolerance.
+    pub regressions: Vec<Change>,
+    /// Metrics that rose beyond the tolerance.
+    pub improvements: Vec<Change>,
+    /// Why the baseline could not be compared with (it does not exist, or does not read).
+    pub error: Option<String>,
+    /// Whether it was held to its entry (`fail_on: regressions`).
+    pub held_to: bool,
+    /// How it stands against its entry then, when it is not as it was.
+    pub standing: Option<super::baseline::Standing>,
+}
+
 /// The numbers of one case test that summaries and aggregates need: nothing proportional to
 /// the prediction, so that a run can hold one per test whatever the gold set's size. A run
 /// keeps one per test to its end, so what few cases have is boxed and repeated names are
@@ -202,6 +250,13 @@ pub struct CaseNumbers {
     pub gold_digest: Option<crate::evaluate::digest::KeptDigest>,
     /// The run history its suite appends to (`history:`), when the case loaded.
     pub history: Option<Name>,
+    /// How it compares with its baseline, when its suite declares one.
+    pub baseline: Option<Box<BaselineNote>>,
+    /// A usage whose parts do not add up to its own total, said once at the end of the run.
+    pub usage_mismatch: Option<Box<crate::model::prediction::UsageMismatch>>,
+    /// Whether it is a failed call scored all the same (`profile: docubench`), counted in its
+    /// pipeline's mean and said at the end of the run.
+    pub failed_call_scored: bool,
 }
 
 /// A case's [`Metrics`] as a run keeps them to its end: the values it has, in order, with a
@@ -485,6 +540,9 @@ impl CaseNumbers {
             calls: None,
             gold_digest: None,
             history: None,
+            baseline: None,
+            usage_mismatch: None,
+            failed_call_scored: false,
             rubrics: outcome.map(|o| {
                 RubricTally::of(
                     o.gate_open,
@@ -536,6 +594,32 @@ impl Record {
                 self.status,
                 self.outcome.as_ref(),
             )
+        }
+        .noting(self)
+    }
+
+    /// Whether it is a failed call scored all the same (`profile: docubench`): a prediction
+    /// error, and metrics.
+    pub fn is_a_scored_failed_call(&self) -> bool {
+        self.error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Prediction)
+            && self
+                .outcome
+                .as_ref()
+                .is_some_and(|o| o.metrics.anls.is_some())
+    }
+}
+
+impl CaseNumbers {
+    /// With what the end of the run says of the test of `record`: its baseline, a usage that
+    /// does not add up, a failed call scored.
+    pub fn noting(self, record: &Record) -> CaseNumbers {
+        CaseNumbers {
+            baseline: record.baseline.note(record.error.as_ref()),
+            usage_mismatch: record.usage_mismatch.clone().map(Box::new),
+            failed_call_scored: record.is_a_scored_failed_call(),
+            ..self
         }
     }
 }

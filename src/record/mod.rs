@@ -726,6 +726,14 @@ pub struct Report {
     /// The run's summary (computed from the cases: a reader may leave it out).
     #[serde(default)]
     pub summary: Option<RunSummaryRecord>,
+    /// What the baselines say of the tests held to their entries (`fail_on: regressions`),
+    /// when any was.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::base::json::through_a_value"
+    )]
+    pub gate: Option<run_end::GateAccount>,
     /// Every case test's record.
     pub cases: Vec<TestRecord>,
     /// Each pipeline's aggregate metrics (computed from the cases).
@@ -826,6 +834,14 @@ impl TestRecord {
                 .as_deref()
                 .map(crate::evaluate::digest::KeptDigest::of),
             history: self.history.as_deref().map(Name::of),
+            baseline: self.compared().note(
+                self.error
+                    .as_ref()
+                    .map(|e| crate::evaluate::record::Cause::new(e.kind, e.message.clone()))
+                    .as_ref(),
+            ),
+            usage_mismatch: self.usage_mismatch.clone().map(Box::new),
+            failed_call_scored: self.is_a_scored_failed_call(),
         }
         .with_misses(self.extra_fields.iter().map(|f| f.name.as_str()))
     }

@@ -7,16 +7,15 @@ use std::fmt::Write;
 
 use super::compare::interval_text;
 use super::markup::{escape, table_html};
-use super::summary::Notes;
-use crate::evaluate::aggregate::{Aggregated, FieldStat, RunSummary};
+use crate::evaluate::aggregate::{Aggregated, FieldStat};
+use crate::record::run_end::RunEnd;
 use crate::record::{AggregateRecord, TestRecord};
 
 /// Everything the page shows.
 pub struct Page<'a> {
-    /// The run's counts and means.
-    pub summary: &'a RunSummary,
-    /// Each pipeline's aggregate (bins and latencies included).
-    pub pipelines: &'a [(String, Aggregated)],
+    /// The end of the run: its counts and means, each pipeline's aggregate (bins and latencies
+    /// included), regressions, improvements, new tests, what the gate made of it.
+    pub end: &'a RunEnd,
     /// Each pipeline's headline metric with its interval, best first.
     pub headlines: &'a [crate::evaluate::headline::Headline],
     /// The field × pipeline table.
@@ -25,10 +24,6 @@ pub struct Page<'a> {
     pub cases: &'a [TestRecord],
     /// Every aggregate test.
     pub aggregates: &'a [AggregateRecord],
-    /// Regressions, improvements, new tests.
-    pub notes: &'a Notes<'a>,
-    /// Whether a test has a baseline entry or its suite declares a baseline file.
-    pub baselines: bool,
     /// The documents of the failing tests whose fields were not found where gold says, by test.
     pub documents: &'a [(String, super::html_analysis::DocumentImage)],
     /// Each pipeline's trend in its suite's history (its last runs), when the suite keeps one.
@@ -137,7 +132,8 @@ footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
 /// The page.
 pub fn html_page(page: &Page) -> String {
     let mut out = String::new();
-    let s = page.summary;
+    let s = &page.end.summary;
+    let pipelines = &page.end.pipelines[..];
     let _ = writeln!(
         out,
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>goldgate: {} cases, {} failed</title>\n<style>{STYLE}{}{}</style>\n</head>\n<body>",
@@ -148,31 +144,31 @@ pub fn html_page(page: &Page) -> String {
     );
     header(&mut out, page);
     out.push_str("<main>\n");
-    pipelines_table(&mut out, page.pipelines, page.headlines);
+    pipelines_table(&mut out, pipelines, page.headlines);
     super::history::trends_section(&mut out, page.trends);
     comparisons(
         &mut out,
-        page.notes.comparisons,
+        &page.end.comparisons,
         page.headlines.first().map(|h| h.metric),
     );
-    gates(&mut out, page.notes.gates);
-    repeats(&mut out, page.pipelines, page.cases);
+    gates(&mut out, &page.end.gates);
+    repeats(&mut out, pipelines, page.cases);
     let ranked: Vec<&str> = page.headlines.iter().map(|h| h.pipeline.as_str()).collect();
     super::html_slices::slices(
         &mut out,
-        page.notes.slices,
+        &page.end.slices,
         page.headlines.first().map(|h| h.metric),
         &ranked,
     );
-    fields_table(&mut out, page.fields, page.pipelines);
-    super::html_analysis::grounding_table(&mut out, page.pipelines);
-    super::html_analysis::misses_table(&mut out, page.notes.misses);
-    super::html_analysis::acceptance(&mut out, page.notes.acceptance);
-    super::html_analysis::pooled(&mut out, page.notes.pooled);
-    super::html_charts::calibration(&mut out, page.pipelines);
-    super::html_charts::latency(&mut out, page.pipelines);
+    fields_table(&mut out, page.fields, pipelines);
+    super::html_analysis::grounding_table(&mut out, pipelines);
+    super::html_analysis::misses_table(&mut out, &page.end.misses);
+    super::html_analysis::acceptance(&mut out, &page.end.acceptance);
+    super::html_analysis::pooled(&mut out, &page.end.pooled);
+    super::html_charts::calibration(&mut out, pipelines);
+    super::html_charts::latency(&mut out, pipelines);
     super::html_failures::failures(&mut out, page.cases, page.aggregates, page.documents);
-    notes(&mut out, page.notes, page.baselines);
+    notes(&mut out, page.end);
     out.push_str("</main>\n");
     let _ = writeln!(
         out,
@@ -186,13 +182,25 @@ pub fn html_page(page: &Page) -> String {
 /// gate that failed by name with why (an aggregate's bounds or slices, a regression gate); then
 /// the run's means that were measured.
 fn header(out: &mut String, page: &Page) {
-    let s = page.summary;
+    let s = &page.end.summary;
     let m = &s.metrics;
     let gates = failed_gates(page.aggregates);
-    let verdict = if s.failed == 0 && gates.is_empty() {
+    let account = &page.end.account;
+    let verdict = if account.holds() {
+        // Held to the baselines, the verdict is the gate's: known failures fail nothing.
+        if account.regressions.is_empty() {
+            "<span class=\"pass\">no regression</span>"
+        } else {
+            "<span class=\"fail\">regressed</span>"
+        }
+    } else if s.failed == 0 && gates.is_empty() {
         "<span class=\"pass\">all passed</span>"
     } else {
         "<span class=\"fail\">failed</span>"
+    };
+    let known = match s.known_failures {
+        0 => String::new(),
+        n => format!(", {n} known failure{}", if n == 1 { "" } else { "s" }),
     };
     let held = page.aggregates.iter().filter(|a| a.passed).count();
     let aggregates = match page.aggregates.len() {
@@ -205,9 +213,16 @@ fn header(out: &mut String, page: &Page) {
     };
     let _ = writeln!(
         out,
-        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed, {} ignored{aggregates}</p>",
+        "<header>\n<h1>goldgate</h1>\n<p class=\"verdict\" id=\"summary\">{verdict} · {} case tests: {} passed, {} failed{known}, {} ignored{aggregates}</p>",
         s.cases, s.passed, s.failed, s.ignored,
     );
+    if let Some(line) = super::gate_line(account) {
+        let _ = writeln!(
+            out,
+            "<p class=\"gate-line\" id=\"gate\">{}</p>",
+            escape(&line)
+        );
+    }
     if !gates.is_empty() {
         out.push_str("<ul class=\"failed-gates\">\n");
         for (name, why) in &gates {
@@ -590,55 +605,105 @@ fn fields_table(out: &mut String, fields: &[FieldStat], pipelines: &[(String, Ag
     out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
-/// Regressions and improvements of tests against their baselines. A run whose regression gate
-/// failed never reads "none" here.
-fn notes(out: &mut String, notes: &Notes, baselines: bool) {
+/// Regressions and improvements of tests against their baselines: what the gate made of the
+/// tests held to their entries, then each test's metrics beyond its tolerance. A run whose
+/// regression gate failed never reads "none" here; "none beyond the tolerance" is said only
+/// where a suite compares each test within one.
+fn notes(out: &mut String, end: &RunEnd) {
     out.push_str("<section id=\"regressions\">\n<h2>Regressions and improvements</h2>\n");
-    if notes.regressions.is_empty() && notes.improvements.is_empty() {
-        let failed: Vec<&str> = notes
-            .gates
-            .iter()
-            .filter(|(_, g)| !g.held)
-            .map(|(p, _)| p.as_deref().unwrap_or("its cases"))
-            .collect();
-        let with_baseline = !notes.gates.is_empty()
-            || !notes.baseline_errors.is_empty()
-            || !notes.new_cases.is_empty()
-            || baselines;
-        if !failed.is_empty() {
-            let _ = writeln!(
-                out,
-                "<p class=\"fail\">No test moved beyond its own tolerance, but the regression gate failed for {}: see <b>Regression gate</b> above.</p>",
-                escape(&failed.join(", "))
-            );
-        } else if with_baseline {
-            out.push_str("<p class=\"none\">None beyond the baselines' tolerance.</p>\n");
-        } else {
-            out.push_str("<p class=\"none\">No suite declares a baseline: nothing is compared with an earlier run.</p>\n");
-        }
+    account(out, &end.account);
+    if end.regressions.is_empty() && end.improvements.is_empty() && !end.account.holds() {
+        out.push_str(&format!(
+            "<p class=\"none\">{}</p>\n",
+            escape(&nothing_moved(end))
+        ));
     }
     for (title, list, class) in [
-        ("regressed", notes.regressions, "removed"),
-        ("improved", notes.improvements, "added"),
+        ("regressed", &end.regressions, "removed"),
+        ("improved", &end.improvements, "added"),
     ] {
         if list.is_empty() {
             continue;
         }
         let _ = write!(out, "<p>{title}:</p>\n<ul class=\"{class}\">\n");
-        for line in list {
-            let _ = writeln!(out, "<li>{}</li>", escape(line));
+        for (test, changes) in list {
+            let line = format!("{test}: {}", super::describe(changes));
+            let _ = writeln!(out, "<li>{}</li>", escape(&line));
         }
         out.push_str("</ul>\n");
     }
-    if !notes.new_cases.is_empty() {
+    if !end.new_cases.is_empty() {
         let _ = writeln!(
             out,
             "<p>new, not in the baseline yet: {}</p>",
-            escape(&notes.new_cases.join(", "))
+            escape(&end.new_cases.join(", "))
         );
     }
-    for why in notes.baseline_errors {
+    for why in &end.baseline_errors {
         let _ = writeln!(out, "<pre class=\"message\">error: {}</pre>", escape(why));
     }
     out.push_str("</section>\n");
+}
+
+/// Why no test is listed as regressed or improved: the regression gate failed, no test moved
+/// beyond a tolerance its suite sets, the suites gate on a significant drop instead, or no suite
+/// keeps a baseline.
+fn nothing_moved(end: &RunEnd) -> String {
+    let failed: Vec<&str> = end
+        .gates
+        .iter()
+        .filter(|(_, g)| !g.held)
+        .map(|(p, _)| p.as_deref().unwrap_or("its cases"))
+        .collect();
+    if !failed.is_empty() {
+        return format!(
+            "No test moved beyond its own tolerance, but the regression gate failed for {}: see Regression gate above.",
+            failed.join(", ")
+        );
+    }
+    if !end.gates.is_empty() {
+        return "No suite sets a per-test tolerance: the regression gate above compares the run with its baseline.".to_owned();
+    }
+    if end.baselines || !end.baseline_errors.is_empty() || !end.new_cases.is_empty() {
+        return "None beyond the baselines' tolerance.".to_owned();
+    }
+    "No suite declares a baseline: nothing is compared with an earlier run.".to_owned()
+}
+
+/// The tests held to their entries (`fail_on: regressions`): the regressions with how each is
+/// worse, the fixed tests with their bless commands, the known failures counted.
+fn account(out: &mut String, account: &crate::record::run_end::GateAccount) {
+    if !account.holds() {
+        return;
+    }
+    if !account.regressions.is_empty() {
+        out.push_str("<p class=\"fail\">worse than the baseline:</p>\n<ul class=\"removed\">\n");
+        for r in &account.regressions {
+            let why = match &r.fails {
+                _ if !r.worse.is_empty() => super::worse(&r.worse),
+                Some(why) => why.clone(),
+                None => "fails".to_owned(),
+            };
+            let _ = writeln!(out, "<li><b>{}</b>: {}</li>", escape(&r.test), escape(&why));
+        }
+        out.push_str("</ul>\n");
+    }
+    if !account.fixed.is_empty() {
+        out.push_str("<p>fixed:</p>\n<ul class=\"added\">\n");
+        for f in &account.fixed {
+            let _ = writeln!(
+                out,
+                "<li><b>{}</b>: bless it with <code>{}</code></li>",
+                escape(&f.test),
+                escape(&f.bless)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"known\">{} known failure{}: failing as their baseline entries say, no worse.</p>",
+        account.known_failures,
+        if account.known_failures == 1 { "" } else { "s" }
+    );
 }

@@ -3,27 +3,30 @@
 //! improvements; at most 1 MiB, as GitHub takes no more.
 
 use super::num;
-use super::summary::Notes;
 use super::table::{Kind, Table};
-use crate::evaluate::aggregate::{Aggregated, RunSummary, is_pipeline_row};
-use crate::record::{AggregateRecord, TestRecord};
+use crate::evaluate::aggregate::{Aggregated, is_pipeline_row};
+use crate::record::run_end::RunEnd;
+use crate::record::{AggregateRecord, Status, TestRecord};
 
 /// GitHub refuses a step summary over 1 MiB.
 pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 
 /// The step summary of a run, at most `limit` bytes: what does not fit is counted, not cut.
 pub fn step_summary(
-    summary: &RunSummary,
-    pipelines: &[(String, Aggregated)],
+    end: &RunEnd,
     fields: &[crate::evaluate::aggregate::FieldStat],
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
-    notes: &Notes,
     limit: usize,
 ) -> String {
+    let (summary, pipelines) = (&end.summary, &end.pipelines[..]);
     let m = &summary.metrics;
+    let known = match summary.known_failures {
+        0 => String::new(),
+        n => format!(", {n} known failure{}", if n == 1 { "" } else { "s" }),
+    };
     let mut page = format!(
-        "## goldgate\n\n**{} cases: {} passed, {} failed, {} ignored** · mean EM {} · ANLS {} · critical EM {} · critical ANLS {} · Brier {} · ECE {}\n",
+        "## goldgate\n\n**{} cases: {} passed, {} failed{known}, {} ignored** · mean EM {} · ANLS {} · critical EM {} · critical ANLS {} · Brier {} · ECE {}\n",
         summary.cases,
         summary.passed,
         summary.failed,
@@ -51,25 +54,22 @@ pub fn step_summary(
     if pipelines.iter().any(|(name, _)| is_pipeline_row(name)) {
         page.push_str(&table_markdown(&super::compare::pipelines_table(pipelines)));
     }
-    if !notes.slices.is_empty() {
-        page.push_str(&table_markdown(&super::compare::slices_table(notes.slices)));
+    if let Some(line) = super::gate_line(&end.account) {
+        page.push_str(&format!("\n**{}**\n", escaped(&line)));
+    }
+    if !end.slices.is_empty() {
+        page.push_str(&table_markdown(&super::compare::slices_table(&end.slices)));
     }
     page.push_str(&fields_table(fields, pipelines));
     page.push_str(&table_markdown(&super::compare::grounding(pipelines)));
     // Every row that missed: the step summary is read once, in full, where the terminal shows
     // the most missed.
-    let missed: Vec<_> = notes
-        .misses
-        .iter()
-        .filter(|r| r.counts.total() > 0)
-        .collect();
+    let missed: Vec<_> = end.misses.iter().filter(|r| r.counts.total() > 0).collect();
     page.push_str(&table_markdown(&super::analysis::misses(&missed)));
-    page.push_str(&advice_table(notes.acceptance));
-    page.push_str(&table_markdown(&super::analysis::pooled_table(
-        notes.pooled,
-    )));
-    page.push_str(&gate_section(notes.gates));
-    let items = listed(cases, aggregates, notes);
+    page.push_str(&advice_table(&end.acceptance));
+    page.push_str(&table_markdown(&super::analysis::pooled_table(&end.pooled)));
+    page.push_str(&gate_section(&end.gates));
+    let items = listed(cases, aggregates, end);
     let mut heading = String::new();
     for (i, (section, item)) in items.iter().enumerate() {
         let head = if *section != heading {
@@ -148,14 +148,20 @@ fn gate_section(gates: &[(Option<String>, crate::record::RegressionGateRecord)])
 fn listed(
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
-    notes: &Notes,
+    end: &RunEnd,
 ) -> Vec<(String, String)> {
     let mut items: Vec<(String, String)> = Vec::new();
-    for why in notes.baseline_errors {
+    for why in &end.baseline_errors {
         let why = why.lines().collect::<Vec<_>>().join(" — ");
         items.push(("Baselines".into(), format!("- {}\n", text(&why))));
     }
-    for case in cases.iter().filter(|c| c.passed == Some(false)) {
+    // The failing tests, then the known failures under their own heading.
+    let failing = cases.iter().filter(|c| c.status == Status::Failed);
+    let known = cases.iter().filter(|c| c.status == Status::KnownFailure);
+    for (heading, case) in failing
+        .map(|c| ("Failing tests", c))
+        .chain(known.map(|c| ("Known failures", c)))
+    {
         let at = case
             .place()
             .map(|(file, line)| {
@@ -167,11 +173,12 @@ fn listed(
             })
             .unwrap_or_default();
         items.push((
-            "Failing tests".into(),
+            heading.into(),
             format!(
-                "- {} — {}{at}\n",
+                "- {} — {}{at}{}\n",
                 code(&case.id),
-                text(&super::annotations::case_headline(case))
+                text(&super::annotations::case_headline(case)),
+                field_values(case)
             ),
         ));
     }
@@ -191,13 +198,81 @@ fn listed(
             ),
         ));
     }
-    for line in notes.regressions {
-        items.push(("Regressions".into(), format!("- {}\n", text(line))));
+    items.extend(gate_items(end));
+    for (test, changes) in &end.regressions {
+        let line = format!("{test}: {}", super::describe(changes));
+        items.push(("Regressions".into(), format!("- {}\n", text(&line))));
     }
-    for line in notes.improvements {
+    for (test, changes) in &end.improvements {
+        let line = format!("{test}: {}", super::describe(changes));
         items.push((
             "Improvements beyond the tolerance".into(),
-            format!("- {}\n", text(line)),
+            format!("- {}\n", text(&line)),
+        ));
+    }
+    items
+}
+
+/// The values of a failing test's first fields that are not exact, after its verdict: ` —
+/// total: gold `13.00`, prediction `99.00``; and how many more there are.
+fn field_values(case: &TestRecord) -> String {
+    const SHOWN: usize = 3;
+    const VALUE_CHARS: usize = 60;
+    let missed: Vec<&crate::record::FieldRecord> =
+        case.fields.iter().filter(|f| f.em < 1.0).collect();
+    let mut values: Vec<String> = missed
+        .iter()
+        .take(SHOWN)
+        .map(|f| {
+            let gold = f
+                .gold
+                .first()
+                .map_or_else(|| "null".to_owned(), ToString::to_string);
+            let short = |v: &str| {
+                let v = one_line(v);
+                match v.char_indices().nth(VALUE_CHARS) {
+                    Some((at, _)) => format!("{}…", &v[..at]),
+                    None => v,
+                }
+            };
+            format!(
+                "{}: gold {}, prediction {}",
+                code(&f.name),
+                code(&short(&gold)),
+                code(&short(&f.prediction.to_string()))
+            )
+        })
+        .collect();
+    if missed.len() > SHOWN {
+        values.push(format!("{} more", missed.len() - SHOWN));
+    }
+    if values.is_empty() {
+        return String::new();
+    }
+    format!(" — {}", values.join("; "))
+}
+
+/// What the gate made of the tests held to their entries: each regression with how it is
+/// worse, each fixed test with its bless command; the known failures are listed with the
+/// failing tests' lines, under their own heading.
+fn gate_items(end: &RunEnd) -> Vec<(String, String)> {
+    let account = &end.account;
+    let mut items = Vec::new();
+    for r in &account.regressions {
+        let why = match &r.fails {
+            _ if !r.worse.is_empty() => super::worse(&r.worse),
+            Some(why) => why.clone(),
+            None => "fails".to_owned(),
+        };
+        items.push((
+            "Worse than the baseline".into(),
+            format!("- {} — {}\n", code(&r.test), text(&why)),
+        ));
+    }
+    for f in &account.fixed {
+        items.push((
+            "Fixed".into(),
+            format!("- {} — bless it with {}\n", code(&f.test), code(&f.bless)),
         ));
     }
     items
@@ -418,23 +493,8 @@ mod tests {
     #[test]
     fn a_page_never_passes_its_limit_and_says_what_it_left_out() {
         let cases: Vec<TestRecord> = (0..5000).map(failing).collect();
-        let notes = Notes {
-            improvements: &[],
-            new_cases: &[],
-            regressions: &[],
-            comparisons: &[],
-            slices: &[],
-            baseline_errors: &[],
-            gold_sets: &[],
-            usage_mismatches: &[],
-            failed_calls_scored: &[],
-            gates: &[],
-            misses: &[],
-            acceptance: &[],
-            pooled: &[],
-        };
-        let summary = RunSummary::default();
-        let page = step_summary(&summary, &[], &[], &cases, &[], &notes, 64 * 1024);
+        let end = RunEnd::of(Default::default(), &[], &[]);
+        let page = step_summary(&end, &[], &cases, &[], 64 * 1024);
         assert!(page.len() <= 64 * 1024, "{} bytes", page.len());
         let listed = page.matches("\n- `invoices/").count();
         assert!(listed > 100 && listed < 5000, "{listed}");
@@ -447,7 +507,7 @@ mod tests {
             &page[page.len() - 300..]
         );
         assert!(page.contains("- `invoices/case-00000::guided` — case failed: gate closed by must_right `total` (score 0.0000) — `cases/invoices/suite.yaml:7`\n"));
-        let whole = step_summary(&summary, &[], &[], &cases, &[], &notes, STEP_SUMMARY_LIMIT);
+        let whole = step_summary(&end, &[], &cases, &[], STEP_SUMMARY_LIMIT);
         assert_eq!(whole.matches("\n- `invoices/").count(), 5000);
     }
 

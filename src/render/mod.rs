@@ -46,7 +46,7 @@ pub use repeat::attempts_line;
 pub use report::{ReportParts, write_report};
 pub use review::{edit_line, item_screen, queue_lines, session_line};
 pub use standing::{fixed_lines, gate_line, known_failure, worse};
-pub use summary::{Notes, describe, run_end};
+pub use summary::{Regressions, describe, run_end};
 pub use visible::{visible, visible_painted};
 
 use anstyle::{AnsiColor, Style};

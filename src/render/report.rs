@@ -18,6 +18,8 @@ pub struct ReportParts<'a> {
     pub commit: Option<&'a str>,
     /// The run's summary.
     pub summary: &'a RunSummaryRecord,
+    /// What the baselines say of the tests held to their entries (`fail_on: regressions`).
+    pub gate: &'a crate::record::run_end::GateAccount,
     /// Each pipeline's metrics.
     pub pipelines: &'a [PipelineMetrics],
     /// The field × pipeline table.
@@ -55,6 +57,9 @@ pub fn write_report(
         writeln!(out, "  \"commit\": {},", serde_json::to_string(commit)?)?;
     }
     writeln!(out, "  \"summary\": {},", indented(parts.summary, 1))?;
+    if parts.gate.holds() {
+        writeln!(out, "  \"gate\": {},", indented(parts.gate, 1))?;
+    }
     write!(out, "  \"cases\": [")?;
     let mut first = true;
     for case in cases {

@@ -123,14 +123,14 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The fixed tests, each with the command that blesses it, for the run's end.
-pub fn fixed_lines(account: &crate::record::run_end::GateAccount, invocation: &str) -> String {
+pub fn fixed_lines(account: &crate::record::run_end::GateAccount) -> String {
     account
         .fixed
         .iter()
-        .map(|test| {
+        .map(|f| {
             format!(
-                "fixed: {test} fails no more; bless it with: GOLDGATE_UPDATE=always {invocation} --exact {}\n",
-                crate::base::shell::shell_quote(test)
+                "fixed: {} fails no more; bless it with: {}\n",
+                f.test, f.bless
             )
         })
         .collect()

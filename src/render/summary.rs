@@ -1,7 +1,8 @@
 //! The run summary printed after libtest's result line.
 
 use super::{Styles, comparison_table, num, paint};
-use crate::evaluate::aggregate::{Aggregated, NeverEnded, RunSummary, is_pipeline_row};
+use crate::evaluate::aggregate::{NeverEnded, RunSummary, is_pipeline_row};
+use crate::record::run_end::RunEnd;
 
 /// `goldgate: 14 cases, 13 passed, 1 failed, 0 ignored; EM 0.9500  ANLS ...`, and what a
 /// filter that matched no test ran: nothing.
@@ -75,59 +76,36 @@ pub fn never_ran_line(never_ran: &[String]) -> Option<String> {
     ))
 }
 
-/// What the end of a run lists beyond its numbers.
-#[derive(Debug, Clone, Copy)]
-pub struct Notes<'a> {
-    /// `test: metric old -> new` beyond the tolerance, upward.
-    pub improvements: &'a [String],
-    /// Tests the baseline has no entry for yet.
-    pub new_cases: &'a [String],
-    /// `test: metric old -> new` beyond the tolerance, downward (the tests printed them already;
-    /// `goldgate report` lists them again).
-    pub regressions: &'a [String],
-    /// Each pipeline against its reference.
-    pub comparisons: &'a [crate::evaluate::paired::Paired],
-    /// Each pipeline per tag value (empty when no case has a tag).
-    pub slices: &'a [crate::evaluate::aggregate::SliceRow],
-    /// Why a declared baseline file could not be compared with (it does not exist, or does not
-    /// read), once each; a missing one is said only here, its tests say where to look.
-    pub baseline_errors: &'a [String],
-    /// What the gold sets' metadata tables and cases do not match: listed after the run.
-    pub gold_sets: &'a [crate::load::cases::GoldSetNote],
-    /// Usages whose parts do not add up to their totals, once per prediction file.
-    pub usage_mismatches: &'a [crate::model::prediction::UsageMismatch],
-    /// The tests whose pipeline's call failed, scored as DocuBench scores a failed call and
-    /// counted in their pipeline's mean (`profile: docubench`).
-    pub failed_calls_scored: &'a [String],
-    /// Each pipeline's regression gate (`regression_gate`), whose power lines follow the
-    /// comparison.
-    pub gates: &'a [(Option<String>, crate::record::RegressionGateRecord)],
-    /// The misses by kind, per pipeline, field and slice.
-    pub misses: &'a [crate::evaluate::analysis::MissRow],
-    /// Per pipeline and field with confidences, when values may be accepted automatically.
-    pub acceptance: &'a [crate::evaluate::analysis::FieldAcceptance],
-    /// Per pipeline whose suite gives `acceptance` thresholds, every field's values pooled.
-    pub pooled: &'a [crate::evaluate::analysis::PooledAcceptance],
+/// Whether the end of a run lists its tests' regressions beyond their tolerance: a run in one
+/// process printed them as its tests failed; the end of a split run lists them again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Regressions {
+    /// Listed.
+    Listed,
+    /// Said by the failures already.
+    SaidBefore,
 }
 
 /// The end of a run: the summary line, the comparison of pipelines (when there are any), then
-/// regressions, improvements and new tests.
-pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: &Notes) -> String {
+/// regressions, improvements and new tests; what the gate made of the run comes last
+/// ([`super::gate_line`]).
+pub fn run_end(end: &RunEnd, regressions: Regressions) -> String {
+    let summary = &end.summary;
     let mut out = format!("{}\n", paint(Styles::HEADING, summary_line(summary)));
     if let Some(calls) = &summary.calls {
         out.push_str(&calls_line(calls));
         out.push('\n');
     }
-    tables(&mut out, pipelines, notes);
-    baseline_lines(&mut out, notes);
-    for note in notes.gold_sets {
+    tables(&mut out, end);
+    baseline_lines(&mut out, end, regressions);
+    for note in &end.gold_sets {
         out.push_str(&gold_set_note(note));
     }
-    for m in notes.usage_mismatches {
+    for m in &end.usage_mismatches {
         out.push_str(&super::prediction::usage_mismatch(m));
         out.push('\n');
     }
-    if let Some(line) = failed_calls_scored(notes.failed_calls_scored) {
+    if let Some(line) = failed_calls_scored(&end.failed_calls_scored) {
         out.push_str(&line);
     }
     if let Some(digest) = &summary.gold_digest {
@@ -143,7 +121,8 @@ pub fn run_end(summary: &RunSummary, pipelines: &[(String, Aggregated)], notes: 
 /// the paired comparisons' lines), repeated cases (with the gates' power lines), grounding,
 /// slices, misses, the advice on confidences and the pooled acceptance; a table without rows is
 /// left out.
-fn tables(out: &mut String, pipelines: &[(String, Aggregated)], notes: &Notes) {
+fn tables(out: &mut String, end: &RunEnd) {
+    let pipelines = &end.pipelines[..];
     let table = |out: &mut String, text: &str| {
         if !text.is_empty() {
             out.push('\n');
@@ -154,45 +133,49 @@ fn tables(out: &mut String, pipelines: &[(String, Aggregated)], notes: &Notes) {
         out.push('\n');
         out.push_str(&comparison_table(pipelines));
         table(out, &super::compare::kieval_table(pipelines));
-        out.push_str(&super::compare::paired_lines(notes.comparisons));
+        out.push_str(&super::compare::paired_lines(&end.comparisons));
     }
     table(out, &super::compare::repeat_table(pipelines));
-    for (pipeline, gate) in notes.gates {
+    for (pipeline, gate) in &end.gates {
         if let Some(line) = super::gate::power_line(pipeline.as_deref(), gate) {
             out.push_str(&line);
             out.push('\n');
         }
     }
     table(out, &super::compare::grounding_table(pipelines));
-    if !notes.slices.is_empty() {
+    if !end.slices.is_empty() {
         out.push('\n');
-        out.push_str(&super::compare::slice_table(notes.slices));
+        out.push_str(&super::compare::slice_table(&end.slices));
     }
-    table(out, &super::analysis::miss_table(notes.misses));
-    table(out, &super::analysis::advice_table(notes.acceptance));
-    table(out, &super::analysis::pooled_table(notes.pooled).text());
+    table(out, &super::analysis::miss_table(&end.misses));
+    table(out, &super::analysis::advice_table(&end.acceptance));
+    table(out, &super::analysis::pooled_table(&end.pooled).text());
 }
 
 /// What the run says of its baselines: regressions and improvements beyond their tolerance, new
 /// tests, and baselines that could not be read.
-fn baseline_lines(out: &mut String, notes: &Notes) {
-    for line in notes.regressions {
+fn baseline_lines(out: &mut String, end: &RunEnd, regressions: Regressions) {
+    if regressions == Regressions::Listed {
+        for (test, changes) in &end.regressions {
+            out.push_str(&format!(
+                "regressed beyond the baseline's tolerance, {test}: {}\n",
+                describe(changes)
+            ));
+        }
+    }
+    for (test, changes) in &end.improvements {
         out.push_str(&format!(
-            "regressed beyond the baseline's tolerance, {line}\n"
+            "improved beyond the baseline's tolerance, {test}: {} (tighten it with GOLDGATE_UPDATE=always)\n",
+            describe(changes)
         ));
     }
-    for line in notes.improvements {
-        out.push_str(&format!(
-            "improved beyond the baseline's tolerance, {line} (tighten it with GOLDGATE_UPDATE=always)\n"
-        ));
-    }
-    if !notes.new_cases.is_empty() {
+    if !end.new_cases.is_empty() {
         out.push_str(&format!(
             "new, not in the baseline yet: {}\n",
-            notes.new_cases.join(", ")
+            end.new_cases.join(", ")
         ));
     }
-    for why in notes.baseline_errors {
+    for why in &end.baseline_errors {
         out.push_str(&format!("error: {why}\n"));
     }
 }

@@ -20,16 +20,16 @@ use super::libtest::{self, Conclusion, Job};
 use super::outputs::{OutputError, Outputs, Records, write_outputs};
 use super::session::{Blessed, ExpectedEntries, Progress, Session};
 use super::trials::{aggregate_name, aggregate_trial, case_record, case_trial};
-use crate::evaluate::aggregate::{pipeline_rows, summarize};
+use crate::evaluate::aggregate::summarize;
 use crate::evaluate::baseline::{Entry as BaselineEntry, EntryName};
-use crate::evaluate::paired::paired;
 use crate::load::cases::GoldSetNote;
 use crate::load::discover::{Found, discover, find_by_name};
 use crate::load::{Load, Planned, When, load_folder, plan_folder};
 use crate::model::suite::{Aggregate, FailOn};
 use crate::model::test_name;
 use crate::record::aggregate_record;
-use crate::render::{Notes, annotations, run_end, workflow_command};
+use crate::record::run_end::RunEnd;
+use crate::render::{Regressions, annotations, run_end, workflow_command};
 
 /// Runs a folder of YAML gold cases as tests.
 ///
@@ -510,38 +510,17 @@ fn end_of_run(
             .map(|a| (a.id.as_str(), &a.gold_digest)),
     );
     summary.unmatched_filter = unmatched.map(str::to_owned);
-    let pipelines = pipeline_rows(&kept.numbers);
     let mut out = anstream::AutoStream::new(std::io::stdout(), color_choice(args.color));
-    if args.format != Some(FormatSetting::Json) && !env.end_later {
-        // In name order, whatever order the tests finished in.
-        kept.improvements.sort();
-        kept.new_cases.sort();
-        let gates: Vec<_> = kept
-            .aggregates
-            .iter()
-            .filter_map(|a| {
-                let gate = a.gate.as_ref()?;
-                Some((a.pipeline.clone(), crate::record::gate_record(gate)))
-            })
-            .collect();
-        let slices = crate::evaluate::aggregate::slice_rows(&kept.numbers);
-        let notes = Notes {
-            gates: &gates,
-            improvements: &kept.improvements,
-            new_cases: &kept.new_cases,
-            regressions: &[],
-            comparisons: &paired(&kept.numbers),
-            misses: &crate::evaluate::analysis::miss_rows(&kept.numbers, &pipelines, &slices),
-            acceptance: &crate::evaluate::analysis::acceptance_rows(&pipelines),
-            pooled: &crate::evaluate::analysis::pooled_rows(&pipelines),
-            slices: &slices,
-            baseline_errors: &kept.baseline_errors.iter().cloned().collect::<Vec<_>>(),
-            gold_sets,
-            usage_mismatches: &kept.usage_mismatches.values().cloned().collect::<Vec<_>>(),
-            failed_calls_scored: &kept.failed_calls_scored.iter().cloned().collect::<Vec<_>>(),
-        };
-        let end = run_end(&summary, &pipelines, &notes);
-        let _ = write!(out, "{}", crate::render::inert(&end));
+    // The end of the run, built once from what the run kept; said unless the output is JSON
+    // or a later step says it (a split run's).
+    let end = (args.format != Some(FormatSetting::Json) && !env.end_later).then(|| {
+        let aggregates: Vec<_> = kept.aggregates.iter().map(aggregate_record).collect();
+        RunEnd::of(summary, &kept.numbers, &aggregates).with_gold_sets(gold_sets.to_vec())
+    });
+    if let Some(end) = &end {
+        // The tests printed their regressions as they failed.
+        let text = run_end(end, Regressions::SaidBefore);
+        let _ = write!(out, "{}", crate::render::inert(&text));
     }
     let mut failed = false;
     let vanished = vanished_entries(&kept.expected_entries, session);
@@ -563,20 +542,10 @@ fn end_of_run(
         eprintln!("error: {e}");
         failed = true;
     }
-    if args.format != Some(FormatSetting::Json) && !env.end_later {
+    if let Some(account) = end.as_ref().map(|e| &e.account) {
         // Last, whatever was said before it: what the gate made of the run.
-        let mut account = std::mem::take(&mut kept.account);
-        for a in &kept.aggregates {
-            let verdict = a.message.as_deref().and_then(|m| m.lines().next());
-            account.note_aggregate(&a.id, a.message.is_none(), verdict);
-        }
-        let account = account.sorted();
-        let _ = write!(
-            out,
-            "{}",
-            crate::render::fixed_lines(&account, &session.invocation)
-        );
-        if let Some(line) = crate::render::gate_line(&account) {
+        let _ = write!(out, "{}", crate::render::fixed_lines(account));
+        if let Some(line) = crate::render::gate_line(account) {
             let _ = writeln!(out, "{}", paint(&line, account.regressions.is_empty()));
         }
     }

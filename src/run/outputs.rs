@@ -7,6 +7,7 @@
 //! `aggregate/1`, the record's version after the slash), in files rather than in memory. The
 //! report copies each case's line as it is, so it costs a pass over bytes.
 
+use crate::record::run_end::RunEnd;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -15,14 +16,13 @@ use std::path::{Path, PathBuf};
 use crate::base::fs::write_atomically_with;
 use crate::evaluate::aggregate::{field_table, pipeline_rows, slice_rows, summarize};
 use crate::evaluate::paired::paired;
-use crate::evaluate::record::{CaseNumbers, ErrorKind};
+use crate::evaluate::record::CaseNumbers;
 use crate::record::{
     AggregateRecord, ComparisonRecord, PipelineMetrics, RECORD_VERSION, RunSummaryRecord,
     SliceRecord, TestRecord,
 };
 use crate::render::{
-    Junit, Notes, Page, ReportParts, STEP_SUMMARY_LIMIT, describe, html_page, step_summary,
-    write_report,
+    Junit, Page, ReportParts, STEP_SUMMARY_LIMIT, html_page, step_summary, write_report,
 };
 
 /// What a line holds.
@@ -344,10 +344,14 @@ impl Records {
     /// failed and the repeated ones, slim as [`Records::cases`] reads them; with the run's
     /// notes, made from every record as it is read, so that the pages of 100,000 tests hold
     /// their failures, not their gold set.
-    pub(crate) fn shown(&self) -> Result<(Vec<TestRecord>, RunNotes), OutputError> {
-        let mut notes = RunNotes::of(&self.numbers);
-        let shown = self.shown_noting(|record| notes.note(record))?;
-        Ok((shown, notes.sorted().with_gates(&self.aggregate_list())))
+    pub(crate) fn shown(&self) -> Result<(Vec<TestRecord>, RunEnd), OutputError> {
+        let shown = self.shown_noting(|_| {})?;
+        Ok((shown, self.end()))
+    }
+
+    /// The end of the run, as its numbers and aggregate tests make it.
+    pub(crate) fn end(&self) -> RunEnd {
+        RunEnd::of(self.summary(), &self.numbers, &self.aggregate_list())
     }
 
     /// The records [`Records::shown`] keeps; `each` sees every record on the way.
@@ -523,8 +527,8 @@ impl std::error::Error for OutputError {
 pub(crate) fn write_outputs(outputs: &Outputs, records: &Records) -> Result<(), OutputError> {
     write_report_and_junit(outputs, records)?;
     if outputs.pages() {
-        let (cases, notes) = records.shown()?;
-        write_pages(outputs, records, &cases, &notes)?;
+        let (cases, end) = records.shown()?;
+        write_pages(outputs, records, &cases, &end)?;
     }
     Ok(())
 }
@@ -544,12 +548,12 @@ pub(crate) fn write_report_and_junit(
 }
 
 /// Writes the HTML page and the step summary, when asked for, from the records they show and
-/// the run's notes ([`Records::shown`]).
+/// the end of the run ([`Records::shown`]).
 pub(crate) fn write_pages(
     outputs: &Outputs,
     records: &Records,
     cases: &[TestRecord],
-    notes: &RunNotes,
+    end: &RunEnd,
 ) -> Result<(), OutputError> {
     if !outputs.pages() {
         return Ok(());
@@ -558,14 +562,11 @@ pub(crate) fn write_pages(
     if let Some(path) = &outputs.html {
         let numbers = &records.numbers;
         let page = html_page(&Page {
-            summary: &records.summary(),
-            pipelines: &pipeline_rows(numbers),
+            end,
             headlines: &crate::evaluate::headline::headlines(numbers),
             fields: &field_table(numbers),
             cases,
             aggregates: &aggregates,
-            notes: &notes.borrowed(),
-            baselines: notes.baselines,
             documents: &super::documents::document_images(cases),
             trends: &super::history::trends_of(numbers),
         });
@@ -573,7 +574,7 @@ pub(crate) fn write_pages(
             .map_err(|e| OutputError::write(OutputFile::Html, path, e))?;
     }
     if let Some(path) = &outputs.step_summary {
-        append_step_summary(path, records, cases, &aggregates, notes)?;
+        append_step_summary(path, records, cases, &aggregates, end)?;
     }
     Ok(())
 }
@@ -621,7 +622,15 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
         pooled: crate::evaluate::analysis::pooled_rows(&rows),
     };
     let commit = super::env::commit();
+    let gate = crate::record::run_end::GateAccount::of(
+        numbers,
+        aggregates.iter().map(|a| {
+            let verdict = a.message.as_deref().and_then(|m| m.lines().next());
+            (a.id.as_str(), a.passed, verdict)
+        }),
+    );
     let parts = ReportParts {
+        gate: &gate,
         gold_digest: run.gold_digest.as_deref(),
         commit: commit.as_deref(),
         analysis: &analysis,
@@ -636,124 +645,13 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
         .map_err(|e| OutputError::write(OutputFile::Report, path, e))
 }
 
-/// What the end of a run lists beyond its numbers, from the cases' records: regressions,
-/// improvements and new tests (in name order), and each pipeline against its reference.
-pub(crate) struct RunNotes {
-    regressions: Vec<String>,
-    improvements: Vec<String>,
-    new_cases: Vec<String>,
-    comparisons: Vec<crate::evaluate::paired::Paired>,
-    slices: Vec<crate::evaluate::aggregate::SliceRow>,
-    baseline_errors: Vec<String>,
-    usage_mismatches: Vec<crate::model::prediction::UsageMismatch>,
-    failed_calls_scored: Vec<String>,
-    gates: Vec<(Option<String>, crate::record::RegressionGateRecord)>,
-    misses: Vec<crate::evaluate::analysis::MissRow>,
-    acceptance: Vec<crate::evaluate::analysis::FieldAcceptance>,
-    pooled: Vec<crate::evaluate::analysis::PooledAcceptance>,
-    /// Whether a test has a baseline entry or its suite declares a baseline file.
-    pub(crate) baselines: bool,
-}
-
-impl RunNotes {
-    /// With the regression gates of the run's aggregate tests, in their order.
-    fn with_gates(mut self, aggregates: &[AggregateRecord]) -> RunNotes {
-        self.gates = aggregates
-            .iter()
-            .filter_map(|a| Some((a.pipeline.clone(), a.regression_gate.clone()?)))
-            .collect();
-        self
-    }
-
-    /// The notes the run's numbers make, before any case record is noted.
-    fn of(numbers: &[CaseNumbers]) -> RunNotes {
-        let slices = slice_rows(numbers);
-        let rows = pipeline_rows(numbers);
-        RunNotes {
-            acceptance: crate::evaluate::analysis::acceptance_rows(&rows),
-            pooled: crate::evaluate::analysis::pooled_rows(&rows),
-            regressions: Vec::new(),
-            improvements: Vec::new(),
-            new_cases: Vec::new(),
-            comparisons: paired(numbers),
-            misses: crate::evaluate::analysis::miss_rows(numbers, &rows, &slices),
-            slices,
-            baseline_errors: Vec::new(),
-            usage_mismatches: Vec::new(),
-            failed_calls_scored: Vec::new(),
-            gates: Vec::new(),
-            baselines: false,
-        }
-    }
-
-    /// Notes what one case record adds, the records coming in name order.
-    fn note(&mut self, case: &TestRecord) {
-        if let Some(m) = &case.usage_mismatch
-            && !self.usage_mismatches.iter().any(|n| n.file == m.file)
-        {
-            self.usage_mismatches.push(m.clone());
-        }
-        if case.is_a_scored_failed_call() {
-            self.failed_calls_scored.push(case.id.clone());
-        }
-        self.baselines |= case.baseline.is_some() || case.baseline_file.is_some();
-        let compared = case.compared();
-        if !compared.regressions.is_empty() {
-            let line = format!("{}: {}", case.id, describe(&compared.regressions));
-            self.regressions.push(line);
-        }
-        if !compared.improvements.is_empty() {
-            let line = format!("{}: {}", case.id, describe(&compared.improvements));
-            self.improvements.push(line);
-        }
-        if compared.new {
-            self.new_cases.push(case.id.clone());
-        }
-        if let Some(e) = case
-            .error
-            .as_ref()
-            .filter(|e| e.kind == ErrorKind::Baseline)
-            && !self.baseline_errors.contains(&e.message)
-        {
-            self.baseline_errors.push(e.message.clone());
-        }
-    }
-
-    /// The lists that are not in test-name order, sorted, once every record is noted.
-    fn sorted(mut self) -> RunNotes {
-        self.baseline_errors.sort();
-        self.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
-        self.failed_calls_scored.sort();
-        self
-    }
-
-    /// As the renderer takes them.
-    pub(crate) fn borrowed(&self) -> Notes<'_> {
-        Notes {
-            improvements: &self.improvements,
-            new_cases: &self.new_cases,
-            regressions: &self.regressions,
-            comparisons: &self.comparisons,
-            slices: &self.slices,
-            baseline_errors: &self.baseline_errors,
-            gold_sets: &[],
-            usage_mismatches: &self.usage_mismatches,
-            failed_calls_scored: &self.failed_calls_scored,
-            gates: &self.gates,
-            misses: &self.misses,
-            acceptance: &self.acceptance,
-            pooled: &self.pooled,
-        }
-    }
-}
-
 /// Appends the run's page to the step summary, in what is left of GitHub's 1 MiB for the file.
 fn append_step_summary(
     path: &Path,
     records: &Records,
     cases: &[TestRecord],
     aggregates: &[AggregateRecord],
-    notes: &RunNotes,
+    end: &RunEnd,
 ) -> Result<(), OutputError> {
     let cannot = |e| OutputError::write(OutputFile::StepSummary, path, e);
     let mut file = std::fs::OpenOptions::new()
@@ -771,15 +669,7 @@ fn append_step_summary(
         );
         return Ok(());
     }
-    let page = step_summary(
-        &records.summary(),
-        &pipeline_rows(&records.numbers),
-        &field_table(&records.numbers),
-        cases,
-        aggregates,
-        &notes.borrowed(),
-        room,
-    );
+    let page = step_summary(end, &field_table(&records.numbers), cases, aggregates, room);
     file.write_all(page.as_bytes()).map_err(cannot)
 }
 

@@ -106,21 +106,6 @@ pub(crate) struct Kept {
     pub(crate) aggregates: Vec<AggregateRecord>,
     /// Baseline entries to write, by baseline file.
     pub(crate) blessings: BTreeMap<PathBuf, Vec<Blessed>>,
-    /// `test: metric old -> new` lines beyond the tolerance, upward.
-    pub(crate) improvements: Vec<String>,
-    /// Tests the baseline has no entry for yet.
-    pub(crate) new_cases: Vec<String>,
-    /// What the baselines say of the tests held to their entries (`fail_on: regressions`).
-    pub(crate) account: crate::record::run_end::GateAccount,
-    /// Why a declared baseline file could not be compared with (it does not exist, or does not
-    /// read), said once at the end of the run however many tests it failed.
-    pub(crate) baseline_errors: std::collections::BTreeSet<String>,
-    /// Usages whose parts do not add up to their totals, by prediction file: said once at the
-    /// end of the run.
-    pub(crate) usage_mismatches: BTreeMap<String, crate::model::prediction::UsageMismatch>,
-    /// The tests whose pipeline's call failed and that `profile: docubench` scored as its
-    /// benchmark scores a failed call, counted in their pipeline's mean: said at the run's end.
-    pub(crate) failed_calls_scored: std::collections::BTreeSet<String>,
     /// The records of the tests `goldgate review` acts on, in a run in one process: written
     /// as they come, put in place when the run ends.
     reviewable: ForReview,
@@ -796,12 +781,6 @@ impl Session {
                 return self.unscored_against_baseline(case, scored);
             }
         };
-        // Said once at the end of the run; the case is scored as usual.
-        if let Some(m) = &prediction.usage_mismatch {
-            lock(&self.kept)
-                .usage_mismatches
-                .insert(m.file.clone(), m.clone());
-        }
         let passed = attempts.as_ref().map_or(outcome.passed, Attempts::holds);
         // (A known failure keeps its message too: its record shows why it fails.)
         let message = (!passed).then(|| {
@@ -837,7 +816,7 @@ impl Session {
         let (mut error, mut problems, compared) =
             (against.error, against.problems, against.compared);
         if let Some(call) = &prediction.failed {
-            self.failed_call_scored(case, call, &mut error, &mut problems);
+            failed_call_scored(call, &mut error, &mut problems);
         }
         let status = if known {
             Status::KnownFailure
@@ -861,29 +840,6 @@ impl Session {
                 problems,
             }))),
         }
-    }
-
-    /// A failed call scored all the same (`profile: docubench`): its cause leads the test's
-    /// problems and is its error, and the run's end counts it.
-    fn failed_call_scored(
-        &self,
-        case: &Case,
-        call: &crate::model::prediction::FailedCall,
-        error: &mut Option<Cause>,
-        problems: &mut Vec<Located>,
-    ) {
-        if !self.plain {
-            lock(&self.kept).failed_calls_scored.insert(case.id.clone());
-        }
-        let cause = crate::render::prediction::failed_call(call);
-        let at = Located {
-            file: call.file.display().to_string(),
-            line: call.at.line,
-            column: call.at.column,
-            message: cause.clone(),
-        };
-        problems.insert(0, at);
-        error.get_or_insert(Cause::new(ErrorKind::Prediction, cause));
     }
 
     /// A test of a suite gated on a significant drop (no `tolerance`): not compared with its
@@ -946,6 +902,10 @@ impl Session {
             return self.improved(spec, old, now);
         };
         let mut against = self.improved(spec, old, now);
+        let mut standing = standing;
+        if let Standing::Fixed { bless } = &mut standing {
+            *bless = self.accept_command(&case.id);
+        }
         if let Standing::Regressed { worse } = &standing {
             against.passed = false;
             against.add(format!(
@@ -1049,9 +1009,6 @@ impl Session {
                 against.problems.push(at_suite(&spec.suite_file, &why));
                 against.error = Some(Cause::new(ErrorKind::Baseline, why.clone()));
                 against.add(format!("error: {why}"));
-                if !self.plain {
-                    lock(&self.kept).baseline_errors.insert(why);
-                }
             }
             Ok(None) => {
                 let why = format!(
@@ -1072,7 +1029,6 @@ impl Session {
                         "error: no baseline to compare with: `{}` is missing (the end of the run says how to create it)",
                         spec.file.display()
                     ));
-                    lock(&self.kept).baseline_errors.insert(why);
                 }
             }
             Ok(Some(base)) => match base.entry(&EntryName::of_case(spec, case)) {
@@ -1142,8 +1098,6 @@ impl Session {
             };
             Some((file, Blessed { key, entry, passed }))
         });
-        let improved = (!record.baseline.improvements.is_empty())
-            .then(|| format!("{}: {}", record.id, describe(&record.baseline.improvements)));
 
         let mut kept = lock(&self.kept);
         kept.numbers.push(numbers);
@@ -1175,12 +1129,6 @@ impl Session {
         if let Some((file, entry)) = blessed {
             kept.blessings.entry(file).or_default().push(entry);
         }
-        if record.baseline.new {
-            kept.new_cases.push(record.id.clone());
-        }
-        kept.account
-            .note_case(&record.id, record.status, &record.baseline);
-        kept.improvements.extend(improved);
     }
 
     /// Keeps a finished aggregate test.
@@ -1204,6 +1152,24 @@ impl Session {
     pub(crate) fn journal(&self) -> Option<&Journal> {
         self.journal.as_ref()
     }
+}
+
+/// A failed call scored all the same (`profile: docubench`): its cause leads the test's
+/// problems and is its error, and the run's end counts it (from its record).
+fn failed_call_scored(
+    call: &crate::model::prediction::FailedCall,
+    error: &mut Option<Cause>,
+    problems: &mut Vec<Located>,
+) {
+    let cause = crate::render::prediction::failed_call(call);
+    let at = Located {
+        file: call.file.display().to_string(),
+        line: call.at.line,
+        column: call.at.column,
+        message: cause.clone(),
+    };
+    problems.insert(0, at);
+    error.get_or_insert(Cause::new(ErrorKind::Prediction, cause));
 }
 
 /// A baseline's trouble, at the suite file that declares the baseline.

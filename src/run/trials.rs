@@ -350,7 +350,7 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
         .as_ref()
         .map(|spec| (spec.file.clone(), EntryName::of_case(spec, case)));
     // The numbers its scoring made, the same as its record's.
-    let numbers = scored.numbers.clone();
+    let numbers = scored.numbers.clone().noting(&record);
     // (As written: a field without a confidence keeps it as NaN, which equals nothing.)
     debug_assert_eq!(format!("{numbers:?}"), format!("{:?}", record.numbers()));
     session.finish_scored_case(&record, numbers, bless);
