@@ -456,3 +456,74 @@ fn a_case_that_cannot_load_counts_in_its_own_row_and_history_has_one_line_per_ru
         assert_eq!(line["pass_rate"], 0.5);
     }
 }
+
+/// A live pipeline gated on a significant drop: four receipts read by a script that reads
+/// `out/NAME.json`, and crashes for a receipt whose output is missing.
+fn gated(root: &Path) {
+    let mut files = vec![
+        ("Cargo.toml".to_owned(), "[package]\nname = \"g\"\n".to_owned()),
+        (
+            "cases/suite.yaml".to_owned(),
+            "run:\n  command: [sh, ../extract.sh, \"{case}\"]\n  cache: off\nbaseline: baseline.json\nregression_gate: { metric: anls, min_effect: 0.02 }\n".to_owned(),
+        ),
+        ("extract.sh".to_owned(), "cat \"../out/$1.json\" || exit 3\n".to_owned()),
+    ];
+    for n in ["001", "002", "003", "004"] {
+        files.push((
+            format!("cases/{n}.yaml"),
+            format!("gold:\n  address: {n} Main Street West\n  company: ACME\nthresholds:\n  min_anls: 0.5\n"),
+        ));
+        files.push((
+            format!("out/{n}.json"),
+            format!(r#"{{"address": "{n} Main Stret Wst", "company": "ACME"}}"#),
+        ));
+    }
+    support::write_owned(root, &files);
+}
+
+#[test]
+fn a_gate_says_a_run_improved_and_never_offers_to_bless_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    gated(dir.path());
+    let run = goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(run.status.success(), "{}", stdout(&run));
+    // Every address read right now: the run passes, and says it is better than its baseline.
+    for n in ["001", "002", "003", "004"] {
+        write_files(
+            dir.path(),
+            &[(
+                &format!("out/{n}.json"),
+                &format!(r#"{{"address": "{n} Main Street West", "company": "ACME"}}"#),
+            )],
+        );
+    }
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("improved against the baseline `cases/baseline.json`: ANLS rose 0.0"),
+        "{out}"
+    );
+    assert!(out.contains("paired cases (95% interval +0.0"), "{out}");
+    assert!(
+        out.contains("; bless the new values with: GOLDGATE_UPDATE=always goldgate test cases\n"),
+        "{out}"
+    );
+    // Three calls crash: the gate fails on their worst values, and does not offer to bless.
+    for n in ["001", "002", "003"] {
+        std::fs::remove_file(dir.path().join(format!("out/{n}.json"))).unwrap();
+    }
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(101), "{out}");
+    let block = support::failure_block(&out, "cases::aggregate");
+    assert!(
+        block.contains("3 of the paired cases could not be scored (001 and 2 more) and count at the metric's worst"),
+        "{block}"
+    );
+    assert!(!block.contains("accept the new values with"), "{block}");
+}

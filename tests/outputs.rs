@@ -447,7 +447,7 @@ fn the_html_page_stands_alone_and_shows_every_part() {
     assert!(html.contains("<figure class=\"latency\">"));
     // The diff of two::beta's number, coloured.
     assert!(html.contains("F-0<ins>2</ins>0<del>2</del>"), "{html}");
-    // A row per failing test: its case, pipeline, first field not exact, numbers and why.
+    // A row per failing test: its case, pipeline, the field that failed it, numbers and why.
     assert!(
         html.contains("<summary class=\"row\"><span class=\"test\">two</span><span class=\"name\">beta</span><span class=\"field\">number</span><span class=\"num\">0.6667</span><span class=\"num\">0.8667</span><span class=\"num\">0.0000</span><span class=\"why\">gate closed by must_right `the number is exact`</span></summary>"),
         "{html}"

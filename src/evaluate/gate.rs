@@ -102,6 +102,10 @@ pub struct GateVerdict {
     /// This run's cases that have a value of the metric (a case that could not be scored has
     /// its worst).
     pub measured: usize,
+    /// This run's paired cases that could not be scored (a call that crashed, a prediction that
+    /// could not be read), counted at the metric's worst, in name order: a drop they make is
+    /// theirs to fix, not values to accept.
+    pub unscored: Vec<String>,
     /// The smallest drop the gold set can detect.
     pub power: Option<Power>,
     /// The gate between repeated attempts, when cases were repeated.
@@ -188,6 +192,7 @@ pub fn judge(
         lacking: Vec::new(),
         entries: 0,
         measured,
+        unscored: Vec::new(),
         power: power(gate, pairs),
         false_alarms: false_alarms(gate, attempts),
         baseline_error: None,
@@ -208,6 +213,12 @@ impl GateVerdict {
             entries,
             ..self
         }
+    }
+
+    /// With the paired cases that could not be scored (`unscored`).
+    pub fn with_unscored(self, mut unscored: Vec<String>) -> GateVerdict {
+        unscored.sort();
+        GateVerdict { unscored, ..self }
     }
 }
 

@@ -91,6 +91,7 @@ pub(crate) fn gate_record(g: &crate::evaluate::gate::GateVerdict) -> RegressionG
             .collect(),
         unpaired: g.unpaired,
         lacking: g.lacking.clone(),
+        unscored: g.unscored.clone(),
         entries: g.entries,
         measured: g.measured,
         power: g.power,

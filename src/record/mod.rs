@@ -504,6 +504,10 @@ pub struct RegressionGateRecord {
     /// Cases of this run with a value of the metric (one that could not be scored at its worst).
     #[serde(default)]
     pub measured: usize,
+    /// The paired cases of this run that could not be scored, counted at the metric's worst, in
+    /// name order: a drop they make is theirs to fix, not values to accept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unscored: Vec<String>,
     /// The smallest drop the gold set detects at 80 % power, when it can be estimated.
     pub power: Option<crate::evaluate::gate::Power>,
     /// The gate between repeated attempts (A/A), when cases were repeated.

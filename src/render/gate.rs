@@ -23,6 +23,36 @@ fn percent(level: f64) -> String {
     p.strip_suffix(".0").map_or(p.clone(), str::to_owned)
 }
 
+/// A held gate whose run is better than its baseline beyond doubt (the interval wholly on the
+/// better side, by `min_effect` or more): `guided: improved against cases/baseline.json: ANLS
+/// rose 0.0450 on average over 4 paired cases (95% interval +0.0200 to +0.0700); bless the new
+/// values with: …`, so that a run that got better says so where it ends.
+pub fn improvement_line(pipeline: Option<&str>, g: &RegressionGateRecord) -> Option<String> {
+    let d = g.difference.as_ref().filter(|_| g.held)?;
+    let lower_is_better = matches!(g.metric.as_str(), "brier" | "ece");
+    let (gain, beyond) = if lower_is_better {
+        (-d.difference, d.high < 0.0)
+    } else {
+        (d.difference, d.low > 0.0)
+    };
+    if !(beyond && gain >= g.min_effect) {
+        return None;
+    }
+    let who = pipeline.map(|p| format!("{p}: ")).unwrap_or_default();
+    Some(format!(
+        "{who}improved against the baseline `{}`: {} {} {:.4} on average over {} paired cases ({}% interval {:+.4} to {:+.4}); bless the new values with: {}",
+        g.baseline,
+        label(&g.metric),
+        if lower_is_better { "fell" } else { "rose" },
+        gain,
+        d.cases,
+        percent(g.confidence),
+        d.low,
+        d.high,
+        g.accept
+    ))
+}
+
 /// Why the gate failed and where it is written, or `None` when it held.
 pub fn gate_failure(g: &RegressionGateRecord) -> Option<String> {
     Some(format!(
@@ -122,7 +152,19 @@ pub fn gate_reason(g: &RegressionGateRecord) -> Option<String> {
             if g.unpaired == 1 { "was" } else { "were" }
         ));
     }
-    out.push_str(&format!("\naccept the new values with: {}", g.accept));
+    // A drop made by cases that could not be scored is a crash to fix, not values to accept.
+    match g.unscored.split_first() {
+        None => out.push_str(&format!("\naccept the new values with: {}", g.accept)),
+        Some((first, rest)) => out.push_str(&format!(
+            "\n{} of the paired cases could not be scored ({}{}) and count at the metric's worst: their tests say why; run them again once they score (blessing would keep the crash as the baseline)",
+            g.unscored.len(),
+            first,
+            match rest.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            }
+        )),
+    }
     Some(out)
 }
 

@@ -90,7 +90,7 @@ struct Shown {
 
 impl Shown {
     fn columns(&self) -> Vec<&'static str> {
-        let mut columns = vec!["test", "pipeline", "first field not exact"];
+        let mut columns = vec!["test", "pipeline", "field that failed"];
         if self.metrics {
             columns.extend(["EM", "ANLS"]);
         }
@@ -115,7 +115,7 @@ fn grid_template<'a>(columns: &[&str], pipelines: impl Iterator<Item = &'a str>)
         .map(|c| match *c {
             "test" => "minmax(0,2.2fr)".to_owned(),
             "pipeline" => format!("{:.1}ch", longest_pipeline as f64 * 1.2 + 1.0),
-            "first field not exact" => "minmax(0,1.4fr)".to_owned(),
+            "field that failed" => "minmax(0,1.4fr)".to_owned(),
             "why" => "minmax(0,3fr)".to_owned(),
             _ => "4.6em".to_owned(),
         })
@@ -138,12 +138,7 @@ fn failing_case(
         ),
         format!(
             "<span class=\"field\">{}</span>",
-            escape(
-                case.fields
-                    .iter()
-                    .find(|f| f.em < 1.0)
-                    .map_or("-", |f| f.name.as_str())
-            )
+            escape(failing_field(case).unwrap_or("-"))
         ),
     ];
     if shown.metrics {
@@ -179,6 +174,29 @@ fn failing_case(
         super::html_analysis::document_view(out, case, image);
     }
     let _ = writeln!(out, "<p class=\"at\">{}</p>\n</details>", escape(&at(case)));
+}
+
+/// The field that failed a test: that of its first failing Must-Right rubric, else of its first
+/// failing Easy-Wrong one, else its first critical field that is not exact, else its first field
+/// that is not exact. (The first field not exact may be one no rule checks, while the case failed
+/// on another.)
+fn failing_field(case: &TestRecord) -> Option<&str> {
+    let rubric = |kind: &str| {
+        case.rubrics
+            .iter()
+            .find(|r| !r.held && r.kind == kind && r.field.is_some())
+            .and_then(|r| r.field.as_deref())
+    };
+    let missed = |critical: bool| {
+        case.fields
+            .iter()
+            .find(|f| f.em < 1.0 && (f.critical || !critical))
+            .map(|f| f.name.as_str())
+    };
+    rubric("must_right")
+        .or_else(|| rubric("easy_wrong"))
+        .or_else(|| missed(true))
+        .or_else(|| missed(false))
 }
 
 /// A failing aggregate test's row (`blanks` empty number cells), and its message beneath it.

@@ -127,10 +127,15 @@ fn gate_section(gates: &[(Option<String>, crate::record::RegressionGateRecord)])
                 cases.join(", ")
             ));
         }
-        if !g.held {
+        if !g.held && g.unscored.is_empty() {
             page.push_str(&format!(
                 "  - accept the new values with: {}\n",
                 code(&g.accept)
+            ));
+        } else if !g.held {
+            page.push_str(&format!(
+                "  - {} of the paired cases could not be scored and count at the metric's worst: run them again once they score\n",
+                g.unscored.len()
             ));
         }
         if let Some(power) = super::gate::power_line(None, g) {

@@ -137,7 +137,12 @@ fn tables(out: &mut String, end: &RunEnd) {
     }
     table(out, &super::compare::repeat_table(pipelines));
     for (pipeline, gate) in &end.gates {
-        if let Some(line) = super::gate::power_line(pipeline.as_deref(), gate) {
+        let pipeline = pipeline.as_deref();
+        let improved = super::gate::improvement_line(pipeline, gate);
+        for line in improved
+            .into_iter()
+            .chain(super::gate::power_line(pipeline, gate))
+        {
             out.push_str(&line);
             out.push('\n');
         }
@@ -202,10 +207,13 @@ pub fn calls_line(calls: &crate::model::prediction::CallTally) -> String {
         1 => about.push("1 a retry".into()),
         n => about.push(format!("{n} retries")),
     }
-    match calls.errors {
-        0 => {}
-        1 => about.push("1 call error: failed after its retries".into()),
-        n => about.push(format!("{n} call errors: failed after their retries")),
+    // "After their retries" only where there were retries: a suite without `retries` made none.
+    match (calls.errors, calls.retries) {
+        (0, _) => {}
+        (1, 0) => about.push("1 call error".into()),
+        (n, 0) => about.push(format!("{n} call errors")),
+        (1, _) => about.push("1 call error: failed after its retries".into()),
+        (n, _) => about.push(format!("{n} call errors: failed after their retries")),
     }
     if !about.is_empty() {
         made.push_str(&format!(" ({})", about.join(", ")));
@@ -331,6 +339,30 @@ pub fn describe(list: &[crate::evaluate::baseline::Change]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn call_errors_are_after_their_retries_only_when_there_were_retries() {
+        use crate::model::prediction::CallTally;
+        let none = CallTally {
+            called: 5,
+            errors: 5,
+            ..CallTally::default()
+        };
+        assert_eq!(
+            calls_line(&none),
+            "calls: 5 made (5 call errors), none from the cache"
+        );
+        let retried = CallTally {
+            called: 10,
+            retries: 5,
+            errors: 5,
+            ..CallTally::default()
+        };
+        assert_eq!(
+            calls_line(&retried),
+            "calls: 10 made (5 retries, 5 call errors: failed after their retries), none from the cache"
+        );
+    }
 
     #[test]
     fn a_filter_that_matched_no_test_is_said() {

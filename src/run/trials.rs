@@ -485,6 +485,7 @@ fn gate_verdict(
         )
     }
     .with_entries(paired.entries, paired.lacking)
+    .with_unscored(paired.unscored)
 }
 
 /// A pipeline's cases against their baseline entries, by the gate's metric.
@@ -499,6 +500,8 @@ struct AgainstBaseline {
     entries: usize,
     /// The cases whose entry lacks the metric they measure: blessing would record it.
     lacking: Vec<String>,
+    /// The paired cases that could not be scored, at the metric's worst.
+    unscored: Vec<String>,
 }
 
 impl AgainstBaseline {
@@ -528,6 +531,7 @@ impl AgainstBaseline {
             measured: 0,
             entries: 0,
             lacking: Vec::new(),
+            unscored: Vec::new(),
         };
         for n in numbers {
             let entry = files
@@ -544,6 +548,9 @@ impl AgainstBaseline {
             }
             let new = now.or((n.metrics.is_none()).then_some(worst));
             paired.measured += usize::from(new.is_some());
+            if old.is_some() && now.is_none() && new.is_some() {
+                paired.unscored.push(n.id.clone());
+            }
             match (old, new) {
                 (Some(old), Some(new)) => paired.pairs.push(gate::Pair {
                     test: n.id.clone(),
