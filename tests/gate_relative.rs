@@ -527,3 +527,30 @@ fn a_gate_says_a_run_improved_and_never_offers_to_bless_a_crash() {
     );
     assert!(!block.contains("accept the new values with"), "{block}");
 }
+
+#[test]
+fn review_bless_all_writes_every_tests_entry_not_only_the_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "tolerance: 0.5\nfail_on: regressions\n");
+    bless(dir.path());
+    // 003 reads its address right now: fixed, passing, within the tolerance, so no item of
+    // review's queue. Blessing everything must write its entry all the same.
+    predict(dir.path(), "003", "13.00", "003 Main St", "ACME");
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    let out = goldgate(dir.path(), &["review", "cases", "--bless", "--all"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("blessed every test's entry: 4 tests"),
+        "{}",
+        stdout(&out)
+    );
+    let text = std::fs::read_to_string(dir.path().join("cases/baseline.json")).unwrap();
+    let base: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // 003, fixed, passes in its entry now; every other entry is as this run scored it.
+    assert_eq!(base["cases"]["003"]["verdict"], "passed", "{text}");
+    assert_eq!(
+        base["cases"]["003"]["fields"]["address"]["em"], 1.0,
+        "{text}"
+    );
+}

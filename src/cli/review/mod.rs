@@ -327,7 +327,11 @@ fn reviewed(args: ReviewArgs, runner: Runner) -> Result<ExitCode, ReviewError> {
         records.written_at,
         runner,
     );
-    let done = session.apply(&items, &decisions, args.pipeline.as_deref());
+    let mut done = session.apply(&items, &decisions, args.pipeline.as_deref());
+    // Blessing everything writes every test's entry, not only the queue's.
+    if args.all && args.bless.is_some() {
+        done &= session.bless_every_test(args.pipeline.as_deref());
+    }
     Ok(if done {
         Exit::Success.into()
     } else {
