@@ -30,9 +30,18 @@ pub(super) fn failures(
     let failing_aggregates: Vec<&AggregateRecord> =
         aggregates.iter().filter(|a| !a.passed).collect();
     let count = failing.len() + failing_aggregates.len();
+    let known = failing
+        .iter()
+        .filter(|c| c.status == crate::record::Status::KnownFailure)
+        .count();
+    let known = match known {
+        0 => String::new(),
+        1 => ", 1 of them a known failure".to_owned(),
+        n => format!(", {n} of them known failures"),
+    };
     let _ = writeln!(
         out,
-        "<section id=\"failures\">\n<h2>Failing tests ({count})</h2>"
+        "<section id=\"failures\">\n<h2>Failing tests ({count}{known})</h2>"
     );
     if count == 0 {
         out.push_str("<p class=\"none\">None.</p>\n</section>\n");
@@ -156,8 +165,14 @@ fn failing_case(
         let score = (!case.rubrics.is_empty()).then_some(case.score).flatten();
         row.push(format!("<span class=\"num\">{}</span>", num(score)));
     }
+    // A known failure says so first: it fails as its baseline entry says, and fails nothing.
+    let known = if case.status == crate::record::Status::KnownFailure {
+        "known failure: "
+    } else {
+        ""
+    };
     row.push(format!(
-        "<span class=\"why\">{}</span>",
+        "<span class=\"why\">{known}{}</span>",
         escape(&why(case.verdict_line().unwrap_or("failed")))
     ));
     let _ = write!(
