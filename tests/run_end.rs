@@ -149,6 +149,23 @@ fn the_terminal_the_pages_and_the_report_give_the_same_account() {
         "{page}"
     );
     assert!(
+        page.contains("<h2>Failing tests (3, 1 of them a known failure)</h2>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<span class=\"why\">known failure: min_exact_match failed"),
+        "{page}"
+    );
+    // Annotations are errors of the run: none for the known failure.
+    let run = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--annotations", "github"],
+        &[],
+    );
+    let err = support::stderr(&run);
+    assert!(err.contains("title=c%3A "), "{err}");
+    assert!(!err.contains("title=b%3A "), "{err}");
+    assert!(
         page.contains("1 known failure: failing as their baseline entries say"),
         "{page}"
     );
