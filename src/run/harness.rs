@@ -360,52 +360,45 @@ fn selects_nothing(args: &Arguments, pipeline: Option<&str>, trials: &[Job]) -> 
     }
 }
 
-/// `--pipeline NAME` (or `--pipeline=NAME`) taken out of the arguments before any `--`: the tests
-/// of that pipeline alone, named exactly (a filter `::NAME` would also take a pipeline whose
-/// name starts with NAME).
-fn pipeline_flag(
-    mut args: Vec<OsString>,
-) -> Result<(Vec<OsString>, Option<String>), ArgumentsError> {
+/// goldgate's own flag `FLAG VALUE` (or `FLAG=VALUE`) taken out of the arguments before any
+/// `--`, libtest knowing nothing of it: the value, empty when the flag ends the arguments.
+fn take_flag(mut args: Vec<OsString>, flag: &str) -> (Vec<OsString>, Option<String>) {
     let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let with_value = format!("{flag}=");
     let Some(at) = args[..end]
         .iter()
-        .position(|a| a == "--pipeline" || a.to_string_lossy().starts_with("--pipeline="))
+        .position(|a| a == flag || a.to_string_lossy().starts_with(&with_value))
     else {
-        return Ok((args, None));
+        return (args, None);
     };
-    let flag = args.remove(at).to_string_lossy().into_owned();
-    let name = match flag.split_once('=') {
-        Some((_, name)) => name.to_owned(),
+    let given = args.remove(at).to_string_lossy().into_owned();
+    let value = match given.split_once('=') {
+        Some((_, value)) => value.to_owned(),
         None if at < end - 1 => args.remove(at).to_string_lossy().into_owned(),
         None => String::new(),
     };
-    if name.is_empty() || name.starts_with('-') {
-        return Err(ArgumentsError::NoPipelineName);
-    }
-    Ok((args, Some(name)))
+    (args, Some(value))
 }
 
-/// `--fail-on RULE` (or `--fail-on=RULE`) taken out of the arguments before any `--`: what fails
-/// the run, over every suite's `fail_on`.
-fn fail_on_flag(
-    mut args: Vec<OsString>,
-) -> Result<(Vec<OsString>, Option<FailOn>), ArgumentsError> {
-    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
-    let Some(at) = args[..end]
-        .iter()
-        .position(|a| a == "--fail-on" || a.to_string_lossy().starts_with("--fail-on="))
-    else {
-        return Ok((args, None));
-    };
-    let flag = args.remove(at).to_string_lossy().into_owned();
-    let rule = match flag.split_once('=') {
-        Some((_, rule)) => rule.to_owned(),
-        None if at < end - 1 => args.remove(at).to_string_lossy().into_owned(),
-        None => String::new(),
-    };
-    match FailOn::from_name(&rule) {
-        Some(rule) => Ok((args, Some(rule))),
-        None => Err(ArgumentsError::FailOn(rule)),
+/// `--pipeline NAME`: the tests of that pipeline alone, named exactly (a filter `::NAME` would
+/// also take a pipeline whose name starts with NAME).
+fn pipeline_flag(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<String>), ArgumentsError> {
+    match take_flag(args, "--pipeline") {
+        (_, Some(name)) if name.is_empty() || name.starts_with('-') => {
+            Err(ArgumentsError::NoPipelineName)
+        }
+        taken => Ok(taken),
+    }
+}
+
+/// `--fail-on RULE`: what fails the run, over every suite's `fail_on`.
+fn fail_on_flag(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<FailOn>), ArgumentsError> {
+    match take_flag(args, "--fail-on") {
+        (args, None) => Ok((args, None)),
+        (args, Some(rule)) => match FailOn::from_name(&rule) {
+            Some(rule) => Ok((args, Some(rule))),
+            None => Err(ArgumentsError::FailOn(rule)),
+        },
     }
 }
 
