@@ -103,6 +103,7 @@ fn known_failures_pass_the_run_and_are_said_as_such_everywhere() {
     // The report: its own status, never passed; the summary counts them apart.
     let case = support::case(&report, "004");
     assert_eq!(case["status"], "known_failure");
+    assert_eq!(case["known_failure"], true);
     assert_eq!(case["passed"], false);
     assert_eq!(case["baseline"]["standing"]["kind"], "known_failure");
     assert_eq!(report["summary"]["known_failures"], 2);

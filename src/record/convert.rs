@@ -25,6 +25,7 @@ pub(crate) fn test_record(record: &Record) -> TestRecord {
             Status::Ignored => None,
         },
         ignored: record.status == Status::Ignored,
+        known_failure: record.status == Status::KnownFailure,
         skip: record.skip.clone(),
         error: record.error.as_ref().map(|c| TestError {
             kind: c.kind,

@@ -95,6 +95,10 @@ pub struct TestRecord {
     pub passed: Option<bool>,
     /// Whether it was skipped.
     pub ignored: bool,
+    /// Whether it failed as its baseline entry says, no worse (`fail_on: regressions`): the
+    /// same as `status` `known_failure`, for readers of one key. Neither passed nor failing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub known_failure: bool,
     /// The skip reason.
     pub skip: Option<String>,
     /// What stopped the case from being scored (load, prediction or baseline error), by kind.
@@ -925,6 +929,7 @@ impl TestRecord {
             status: Status::Passed,
             passed: Some(true),
             ignored: false,
+            known_failure: false,
             skip: None,
             error: None,
             description: None,
