@@ -527,9 +527,8 @@ pub fn parse(text: &str, name: &str) -> Result<Baseline, BaselineError> {
             })
         };
         let mut metrics = Metrics::new();
-        let verdict = entry_verdict(entry).map_err(|()| {
-            error(BaselineFault::NotAVerdict { test: test.clone() })
-        })?;
+        let verdict = entry_verdict(entry)
+            .map_err(|()| error(BaselineFault::NotAVerdict { test: test.clone() }))?;
         for (k, v) in entry {
             if k == "verdict" || k == "failed" {
                 continue;
@@ -562,7 +561,13 @@ fn entry_verdict(
     entry: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<Option<EntryVerdict>, ()> {
     let passed = match entry.get("verdict") {
-        None => return if entry.contains_key("failed") { Err(()) } else { Ok(None) },
+        None => {
+            return if entry.contains_key("failed") {
+                Err(())
+            } else {
+                Ok(None)
+            };
+        }
         Some(v) if v == "passed" => true,
         Some(v) if v == "failed" => false,
         Some(_) => return Err(()),

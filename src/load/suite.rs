@@ -1086,7 +1086,11 @@ fn fail_on(here: &InFile, suite: &mut Suite, rule: &Spanned<String>) -> Result<(
     use crate::model::suite::FailOn;
     let at = Mark::of(&rule.referenced);
     let Some(fail_on) = FailOn::from_name(&rule.value) else {
-        let e = here.err(at, "fail_on", format!("unknown `fail_on` rule `{}`", rule.value));
+        let e = here.err(
+            at,
+            "fail_on",
+            format!("unknown `fail_on` rule `{}`", rule.value),
+        );
         return Err(match closest(&rule.value, FailOn::NAMES) {
             Some(best) => e.hint(format!("did you mean `{best}`?")),
             None => e.hint("write `failures` (every failing test fails the run, the default) or `regressions` (a test worse than its baseline entry)"),
@@ -1360,7 +1364,11 @@ fn baseline(
             suite_file: here.file.to_path_buf(),
             at: Mark::of(&b.referenced),
             // What fails the run, and the metric a test is held to, carry to a new file.
-            fail_on: suite.baseline.as_ref().map(|b| b.fail_on).unwrap_or_default(),
+            fail_on: suite
+                .baseline
+                .as_ref()
+                .map(|b| b.fail_on)
+                .unwrap_or_default(),
             gated: suite.baseline.as_ref().and_then(|b| b.gated),
         }));
     } else if let (Some(t), Some(b)) = (tolerance, &suite.baseline) {

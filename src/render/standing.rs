@@ -14,7 +14,11 @@ fn one(w: &Worse) -> String {
     match w {
         Worse::NowFails => "passed in the baseline, fails now".to_owned(),
         Worse::Field { field, old, new } => {
-            format!("field `{field}` was exact, ANLS {} -> {}", value(*old), value(*new))
+            format!(
+                "field `{field}` was exact, ANLS {} -> {}",
+                value(*old),
+                value(*new)
+            )
         }
         Worse::Dropped { metric, old, new } => format!("{metric} {old:.4} -> {new:.4}"),
         Worse::Rule { rule } => format!("fails `{rule}`, which it did not there"),
@@ -36,7 +40,9 @@ pub fn first_worse(list: &[Worse]) -> String {
         .or_else(|| list.iter().find(|w| matches!(w, Worse::Rule { .. })))
         .or(list.first());
     match lead {
-        Some(Worse::Field { field, old, new }) => format!("{field} {} → {}", short(*old), short(*new)),
+        Some(Worse::Field { field, old, new }) => {
+            format!("{field} {} → {}", short(*old), short(*new))
+        }
         Some(Worse::Dropped { metric, old, new }) => {
             format!("{metric} {} → {}", short(Some(*old)), short(Some(*new)))
         }
@@ -49,7 +55,11 @@ pub fn first_worse(list: &[Worse]) -> String {
 /// cases/baseline.json)`): the rules it fails, the first three.
 pub fn known_failure(failed: &[String], baseline: &str) -> String {
     const SHOWN: usize = 3;
-    let mut rules: Vec<String> = failed.iter().take(SHOWN).map(|r| format!("`{r}`")).collect();
+    let mut rules: Vec<String> = failed
+        .iter()
+        .take(SHOWN)
+        .map(|r| format!("`{r}`"))
+        .collect();
     if failed.len() > SHOWN {
         rules.push(format!("{} more", failed.len() - SHOWN));
     }
@@ -57,43 +67,6 @@ pub fn known_failure(failed: &[String], baseline: &str) -> String {
         format!("fails as in {baseline}")
     } else {
         format!("fails {}, as in {baseline}", rules.join(", "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lost_field_leads_the_last_line() {
-        let list = [
-            Worse::NowFails,
-            Worse::Rule {
-                rule: "min_anls".into(),
-            },
-            Worse::Field {
-                field: "address".into(),
-                old: Some(0.7),
-                new: Some(0.35),
-            },
-        ];
-        assert_eq!(first_worse(&list), "address 0.70 → 0.35");
-        assert_eq!(first_worse(&list[..2]), "fails min_anls");
-        assert_eq!(first_worse(&list[..1]), "passed → failed");
-        assert_eq!(
-            worse(&list),
-            "passed in the baseline, fails now; fails `min_anls`, which it did not there; field `address` was exact, ANLS 0.7000 -> 0.3500"
-        );
-    }
-
-    #[test]
-    fn a_known_failure_names_its_first_rules() {
-        let rules: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).into();
-        assert_eq!(
-            known_failure(&rules, "b.json"),
-            "fails `a`, `b`, `c`, 2 more, as in b.json"
-        );
-        assert_eq!(known_failure(&[], "b.json"), "fails as in b.json");
     }
 }
 
@@ -118,7 +91,9 @@ pub fn gate_line(account: &crate::record::run_end::GateAccount) -> Option<String
         account.new
     );
     let Some((first, rest)) = account.regressions.split_first() else {
-        return Some(format!("goldgate: no regression against {against} ({counts})"));
+        return Some(format!(
+            "goldgate: no regression against {against} ({counts})"
+        ));
     };
     let mut named = format!("first: {}", regression(first));
     if !rest.is_empty() {
@@ -159,4 +134,41 @@ pub fn fixed_lines(account: &crate::record::run_end::GateAccount, invocation: &s
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_field_leads_the_last_line() {
+        let list = [
+            Worse::NowFails,
+            Worse::Rule {
+                rule: "min_anls".into(),
+            },
+            Worse::Field {
+                field: "address".into(),
+                old: Some(0.7),
+                new: Some(0.35),
+            },
+        ];
+        assert_eq!(first_worse(&list), "address 0.70 → 0.35");
+        assert_eq!(first_worse(&list[..2]), "fails min_anls");
+        assert_eq!(first_worse(&list[..1]), "passed → failed");
+        assert_eq!(
+            worse(&list),
+            "passed in the baseline, fails now; fails `min_anls`, which it did not there; field `address` was exact, ANLS 0.7000 -> 0.3500"
+        );
+    }
+
+    #[test]
+    fn a_known_failure_names_its_first_rules() {
+        let rules: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).into();
+        assert_eq!(
+            known_failure(&rules, "b.json"),
+            "fails `a`, `b`, `c`, 2 more, as in b.json"
+        );
+        assert_eq!(known_failure(&[], "b.json"), "fails as in b.json");
+    }
 }

@@ -590,9 +590,7 @@ fn paint(line: &str, held: bool) -> String {
     } else {
         anstyle::AnsiColor::Red
     };
-    let style = anstyle::Style::new()
-        .fg_color(Some(color.into()))
-        .bold();
+    let style = anstyle::Style::new().fg_color(Some(color.into())).bold();
     format!("{style}{}{style:#}", crate::render::inert(line))
 }
 

@@ -16,12 +16,12 @@ use crate::base::budget::MESSAGE_ITEMS;
 use crate::evaluate::aggregate as aggregation;
 use crate::evaluate::aggregate_result::AggregateRecord;
 use crate::evaluate::baseline::{EntryName, Standing};
-use crate::model::suite::BaselineSpec;
 use crate::evaluate::gate::{self, GateVerdict};
 use crate::evaluate::record::{CaseNumbers, Cause, Compared, ErrorKind, Located, Record, Status};
 use crate::load::{Load, Planned, Problem};
 use crate::model::case::Case;
 use crate::model::metric::Direction;
+use crate::model::suite::BaselineSpec;
 use crate::model::suite::{Aggregate, RegressionGate};
 use crate::render::aggregate_message;
 use std::collections::HashMap;
@@ -351,7 +351,11 @@ fn run_case(case: &Case, session: &Session, run_skipped: bool) -> Result<Complet
     if record.status == Status::KnownFailure {
         let failed = match &record.outcome {
             Some(outcome) => crate::evaluate::baseline::failed_rules(outcome),
-            None => record.error.iter().map(|e| format!("error: {}", e.kind.name())).collect(),
+            None => record
+                .error
+                .iter()
+                .map(|e| format!("error: {}", e.kind.name()))
+                .collect(),
         };
         let file = record.baseline.file.as_deref().unwrap_or(Path::new(""));
         Ok(Completion::KnownFailure {
