@@ -545,6 +545,66 @@ fn tests_are_ranked_by_their_pipelines_regression_gate_metric() {
     assert_eq!(json["tests"][0]["metrics"][0]["metric"], "exact_match");
 }
 
+/// 400 pipelines of two cases each, every case regressed and every pipeline's gate failed: the
+/// pipelines' tables alone would outgrow GitHub's limit. The comment keeps within it, verdict
+/// and tables counted, lists regressed tests with their fields, and says what it left out.
+#[test]
+fn the_comment_of_many_pipelines_stays_within_githubs_limit_with_its_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |total: &str| {
+        let pipelines: String = (0..400)
+            .map(|j| format!("  p{j:03}: out/p{j:03}/{{case}}.json\n"))
+            .collect();
+        let mut files = vec![(
+            "cases/suite.yaml".to_owned(),
+            format!("pipelines:\n{pipelines}aggregate:\n  min_exact_match: 1\n"),
+        )];
+        for case in ["a", "b"] {
+            files.push((
+                format!("cases/{case}.yaml"),
+                "gold:\n  total: \"1.00\"\nthresholds: {min_exact_match: 1}\n".to_owned(),
+            ));
+            for j in 0..400 {
+                files.push((
+                    format!("cases/out/p{j:03}/{case}.json"),
+                    format!("{{\"total\": \"{total}\"}}"),
+                ));
+            }
+        }
+        write_owned(dir.path(), &files);
+    };
+    write("1.00");
+    run(dir.path(), "base.json");
+    write("9");
+    run(dir.path(), "head.json");
+    let comment = compare(
+        dir.path(),
+        &["--markdown", "--page-url", "https://ci.example/runs/7"],
+    );
+    let length = comment.chars().count();
+    assert!(length <= LIMIT, "{length} characters");
+    assert!(
+        comment.starts_with("❌ **goldgate**: 400 of 400 aggregate gates failed: "),
+        "{}",
+        &comment[..300]
+    );
+    assert!(comment.contains("#### regressed (800)\n"), "{length}");
+    let tables = tables(&comment);
+    let (head, rows) = tables.last().unwrap();
+    assert_eq!(head, &["test", "verdict", "metric", "fields: BASE → HEAD"]);
+    assert!(rows.len() > 20, "{} rows", rows.len());
+    assert!(
+        rows.iter()
+            .all(|r| r[3].starts_with("total: \"1.00\" → \"9\" (EM 1.0000 → 0.0000")),
+        "{rows:?}"
+    );
+    let last = comment.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("_") && last.contains("pipeline tables and ") && last.contains(" rows left out to stay within GitHub's 65,536 characters: [the full page](https://ci.example/runs/7)_"),
+        "{last}"
+    );
+}
+
 /// A suite without pipelines whose case in a subfolder does not load in BASE (2 of its 4 tests
 /// passed) and does in HEAD (3 of 4): one group, each run's pass rate over its own 4 tests; the
 /// means are over the tests both runs scored, so that HEAD − BASE is their difference; and the

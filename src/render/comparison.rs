@@ -1,6 +1,7 @@
 //! Two runs compared (`goldgate report --compare BASE HEAD`), written two ways from one
 //! [`RunComparison`]: for the terminal, and as a pull-request comment (`--markdown`) that stays
-//! within GitHub's 65,536 characters by leaving out its least important rows, and says so.
+//! within GitHub's 65,536 characters, its verdict and tables counted, by leaving out the least
+//! important rows, and says so.
 
 use std::fmt::Write;
 
@@ -31,6 +32,8 @@ pub enum FullComparison {
 const FIELDS_SHOWN: usize = 3;
 /// The longest value a row quotes, in characters.
 const VALUE_SHOWN: usize = 60;
+/// How many failed gates the verdict names before `and N more`, and how many reasons of each.
+const GATES_SHOWN: usize = 10;
 
 /// The comparison for the terminal: the runs, the gold, HEAD's verdict, a table per group of
 /// tests, then the tests that changed, each kind under its heading, each with its fields.
@@ -77,9 +80,10 @@ fn nothing_listed(c: &RunComparison) -> String {
 }
 
 /// The comparison as a pull-request comment: one verdict line, the runs and the gold, a table
-/// per group, then the tests that changed (regressed first) with their fields, cut to
-/// [`COMMENT_LIMIT`] characters by leaving out the last rows, with a line saying how many and
-/// where all is.
+/// per group, then the tests that changed (regressed first) with their fields. Whatever the
+/// runs' size it keeps within [`COMMENT_LIMIT`] characters: when the whole does not fit, the
+/// groups' tables get half the room (more when the tests need less), the tests the rest, and a
+/// last line says how many tables and rows were left out and where the whole is.
 pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
     let mut out = format!("{}\n\n", markdown_verdict(c));
     let _ = writeln!(
@@ -89,25 +93,58 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
         code(&c.head),
         escaped(&gold_line(&c.gold))
     );
-    for p in &c.pipelines {
-        out.push_str(&pipeline_markdown(p));
-    }
+    let tables: Vec<String> = c.pipelines.iter().map(pipeline_markdown).collect();
     let sections = test_sections(c);
     let rows: usize = sections.iter().map(|s| s.rows.len()).sum();
-    let reserve = reserved(left_out_line(rows, full));
+    let reserve = reserved(left_out_line(tables.len(), rows, full));
     let room = COMMENT_LIMIT.saturating_sub(out.chars().count() + reserve);
-    let shown = write_sections(&mut out, &sections, room);
-    if shown < rows {
-        out.push_str(&left_out_line(rows - shown, full));
+    let tests_length: usize = sections.iter().map(Section::length).sum();
+    let tables_length: usize = tables.iter().map(|t| t.chars().count()).sum();
+    let tables_room = if tables_length + tests_length <= room {
+        room
+    } else {
+        (room / 2).max(room.saturating_sub(tests_length))
+    };
+    let (shown_tables, used) = fitting(&tables, tables_room);
+    for table in &tables[..shown_tables] {
+        out.push_str(table);
+    }
+    let shown_rows = write_sections(&mut out, &sections, room.saturating_sub(used));
+    if shown_tables < tables.len() || shown_rows < rows {
+        out.push_str(&left_out_line(
+            tables.len() - shown_tables,
+            rows - shown_rows,
+            full,
+        ));
         out.push('\n');
     }
     out
+}
+
+/// How many of `parts`, from the first, fit in `room` characters, and their length.
+fn fitting(parts: &[String], room: usize) -> (usize, usize) {
+    let mut used = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let length = part.chars().count();
+        if used + length > room {
+            return (i, used);
+        }
+        used += length;
+    }
+    (parts.len(), used)
 }
 
 /// The tests of one kind, as the comment's table rows.
 struct Section {
     head: String,
     rows: Vec<String>,
+}
+
+impl Section {
+    /// Its length written whole: heading, rows and the blank line after.
+    fn length(&self) -> usize {
+        self.head.chars().count() + self.rows.iter().map(|r| r.chars().count()).sum::<usize>() + 1
+    }
 }
 
 fn test_sections(c: &RunComparison) -> Vec<Section> {
@@ -169,8 +206,7 @@ fn reserved(line: String) -> usize {
 }
 
 /// `_12 rows left out to stay within GitHub's 65,536 characters: the full comparison is …_`.
-fn left_out_line(n: usize, full: &FullComparison) -> String {
-    let rows = if n == 1 { "row" } else { "rows" };
+fn left_out_line(tables: usize, rows: usize, full: &FullComparison) -> String {
     let whole = match full {
         FullComparison::Page(url) => format!("[the full page]({url})"),
         FullComparison::Report(file) => {
@@ -180,7 +216,17 @@ fn left_out_line(n: usize, full: &FullComparison) -> String {
             format!("the full comparison is `goldgate report --compare` on the run `{id}`")
         }
     };
-    format!("_{n} {rows} left out to stay within GitHub's 65,536 characters: {whole}_")
+    let rows_text = if rows == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{rows} rows")
+    };
+    let what = match tables {
+        0 => rows_text,
+        n if rows == 0 => plural(n, "pipeline table"),
+        n => format!("{} and {rows_text}", plural(n, "pipeline table")),
+    };
+    format!("_{what} left out to stay within GitHub's 65,536 characters: {whole}_")
 }
 
 const KINDS: [ChangeKind; 4] = [
@@ -282,7 +328,15 @@ fn verdict_text(c: &RunComparison) -> String {
             format!("{cases}{gates}")
         };
     }
-    let gates: Vec<String> = v.failed_gates.iter().map(gate_text).collect();
+    let mut gates: Vec<String> = v
+        .failed_gates
+        .iter()
+        .take(GATES_SHOWN)
+        .map(gate_text)
+        .collect();
+    if v.failed_gates.len() > GATES_SHOWN {
+        gates.push(format!("and {} more", v.failed_gates.len() - GATES_SHOWN));
+    }
     format!(
         "{} of {} failed: {}; {cases}",
         v.failed_gates.len(),
@@ -319,6 +373,11 @@ fn gate_text(g: &FailedGate) -> String {
     }
     for s in &g.slices {
         why.push(format!("slice {s}"));
+    }
+    if why.len() > GATES_SHOWN {
+        let more = why.len() - GATES_SHOWN;
+        why.truncate(GATES_SHOWN);
+        why.push(format!("and {more} more"));
     }
     format!("{} ({})", g.test, why.join(", "))
 }
@@ -573,14 +632,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_left_out_line_names_where_the_whole_is() {
+    fn the_left_out_line_names_what_it_left_out_and_where_the_whole_is() {
         assert_eq!(
-            left_out_line(1, &FullComparison::Page("https://x/y".into())),
+            left_out_line(0, 1, &FullComparison::Page("https://x/y".into())),
             "_1 row left out to stay within GitHub's 65,536 characters: [the full page](https://x/y)_"
         );
         assert_eq!(
-            left_out_line(4980, &FullComparison::Report("head.json".into())),
+            left_out_line(0, 4980, &FullComparison::Report("head.json".into())),
             "_4980 rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the report `head.json`_"
+        );
+        assert_eq!(
+            left_out_line(3, 0, &FullComparison::Run("r1".into())),
+            "_3 pipeline tables left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the run `r1`_"
+        );
+        assert_eq!(
+            left_out_line(1, 2, &FullComparison::Run("r1".into())),
+            "_1 pipeline table and 2 rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the run `r1`_"
         );
     }
 }
