@@ -782,3 +782,48 @@ fn text_markdown_and_json_are_one_grouping_of_the_same_tests() {
     let in_comment: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(in_comment, tests);
 }
+
+/// Under a regression gate on EM, a test whose EM held and whose ANLS rose is not listed, and
+/// the text does not say that no test changed: it says one moved on another metric. Two runs
+/// where nothing moved say "no test changed".
+#[test]
+fn no_test_changed_is_said_only_when_no_paired_tests_metric_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |a: &str| {
+        write_owned(
+            dir.path(),
+            &[
+                (
+                    "cases/suite.yaml".to_owned(),
+                    "pipelines:\n  llm: out/{case}.json\nbaseline: baseline.json\nregression_gate: { metric: exact_match, min_effect: 0.02 }\n".to_owned(),
+                ),
+                (
+                    "cases/t1.yaml".to_owned(),
+                    "gold:\n  a: abcdefghij\n  b: klmnopqrst\nthresholds: {min_anls: 0.1}\n".to_owned(),
+                ),
+                (
+                    "cases/out/t1.json".to_owned(),
+                    format!("{{\"a\": \"{a}\", \"b\": \"klmnopqrst\"}}"),
+                ),
+            ],
+        );
+    };
+    write("zzzzzzzzzz");
+    let base = support::goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", "base.json"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(base.status.success(), "{}", stdout(&base));
+    write("abcdefghiX");
+    run(dir.path(), "head.json");
+    let text = compare(dir.path(), &[]);
+    assert!(
+        text.ends_with(
+            "\nno test's verdict or gated metric changed (1 test moved on EM, ANLS or the score)\n"
+        ),
+        "{text}"
+    );
+    std::fs::copy(dir.path().join("base.json"), dir.path().join("head.json")).unwrap();
+    assert!(compare(dir.path(), &[]).ends_with("\nno test changed\n"));
+}
