@@ -2514,14 +2514,12 @@ fn judged_rubrics_are_recorded_once_and_replayed_offline() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let runs: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let b = runs
+    let b = runs["pipelines"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["pipeline"] == "HEAD b")
+        .find(|c| c["pipeline"] == "b")
         .unwrap();
-    // The runs are named by their side, not by their files' paths.
-    assert_eq!(b["reference"], "BASE b");
     assert_eq!(b["score"]["difference"], 0.5);
     assert_eq!(b["mcnemar"]["only_pipeline"], 1);
     let text = stdout(&goldgate(

@@ -66,7 +66,9 @@ fn the_text_gives_each_pipeline_and_each_changed_test_with_its_field() {
     run(dir.path(), "base.json");
     // c0001 regresses (a total of `1.0`: ANLS 0.75 for the field, 0.875 for the case), c0003
     // goes, c0004 comes; c0000's gold name becomes `Acme Co` (ANLS 4/7 for `Acme`): it regresses
-    // too, on other gold. Paired over 3 tests, EM drops by a third, not significantly.
+    // too, on other gold. The means are over the 3 tests in both runs, whose EM drops by a third,
+    // not significantly; each run's pass rate is over its own 4 tests. The fields' old values
+    // are BASE's, though its tests passed.
     write_run(
         dir.path(),
         5,
@@ -89,16 +91,16 @@ different gold: the gold or rules of 1 test changed (c0000::llm), so their diffe
 HEAD: 2 of 4 case tests failed
 
 llm, 3 tests in both runs:
-metric       base    head  HEAD − BASE, 95 % interval                                  significant
-EM         1.0000  0.7500  -0.3333 [-0.5000, +0.0000]                                  no
-ANLS       1.0000  0.9152  -0.1131 [-0.2143, +0.0000]                                  no
-pass rate  100.0%   50.0%  passed only in BASE 2, only in HEAD 0 (McNemar p = 0.5000)  no
+metric     tests             base            head  HEAD − BASE, 95 % interval                                  significant
+EM             3           1.0000          0.6667  -0.3333 [-0.5000, +0.0000]                                  no
+ANLS           3           1.0000          0.8869  -0.1131 [-0.2143, +0.0000]                                  no
+pass rate      3  100.0% (4 of 4)  50.0% (2 of 4)  passed only in BASE 2, only in HEAD 0 (McNemar p = 0.5000)  no
 
 regressed (2):
-  c0000::llm: passed → failed; ANLS 1.0000 → 0.7857; its gold changed
-    name: (passed) → \"Acme\" (gold \"Acme Co\")
-  c0001::llm: passed → failed; ANLS 1.0000 → 0.8750
-    total: (passed) → \"1.0\" (gold \"1.00\")
+  c0000::llm: passed → failed; ANLS 1.0000 → 0.7857, EM 1.0000 → 0.5000; its gold changed
+    name: \"Acme\" → \"Acme\" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.5714; gold \"Acme\" → \"Acme Co\")
+  c0001::llm: passed → failed; ANLS 1.0000 → 0.8750, EM 1.0000 → 0.5000
+    total: \"1.00\" → \"1.0\" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.7500; gold \"1.00\")
 
 new (1):
   c0004::llm: passed; ANLS 1.0000
@@ -179,14 +181,15 @@ fn the_comment_for_20_changed_tests_has_every_row_regressions_first_in_real_tabl
         head,
         &[
             "metric",
+            "tests",
             "base",
             "head",
             "HEAD − BASE, 95 % interval",
             "significant"
         ]
     );
-    assert_eq!(rows[1][..3], ["ANLS", "1.0000", "0.8792"]);
-    assert_eq!(rows[1][4], "yes");
+    assert_eq!(rows[1][..4], ["ANLS", "30", "1.0000", "0.8792"]);
+    assert_eq!(rows[1][5], "yes");
     let (head, rows) = &tables[1];
     assert_eq!(head, &["test", "verdict", "metric", "fields: BASE → HEAD"]);
     assert_eq!(rows.len(), 20);
@@ -201,8 +204,8 @@ fn the_comment_for_20_changed_tests_has_every_row_regressions_first_in_real_tabl
         [
             "c0001::llm",
             "passed → failed",
-            "ANLS 1.0000 → 0.8750",
-            "total: passed → \"1.0\" (gold \"1.00\")"
+            "ANLS 1.0000 → 0.8750, EM 1.0000 → 0.5000",
+            "total: \"1.00\" → \"1.0\" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.7500; gold \"1.00\")"
         ]
     );
     assert!(comment.contains("#### regressed (20)\n"), "{comment}");
@@ -230,11 +233,15 @@ fn the_comment_for_5000_changed_tests_stays_within_githubs_limit_and_says_what_i
     assert!(rows.len() > 100, "{} rows", rows.len());
     // Regressions first, the largest drops (every seventh case) before the others.
     assert!(rows.iter().all(|r| r[1] == "passed → failed"));
-    // The 715 largest drops come first: the rows that fit (each with its field, old → new and
-    // gold's value) are all of them.
+    // The 715 largest drops come first: the rows that fit (each with its field, old → new,
+    // their EM and ANLS and gold's value) are all of them.
     assert_eq!(rows[0][0], "c0000::llm");
     assert!(rows.len() < 715, "{} rows", rows.len());
-    assert!(rows.iter().all(|r| r[2] == "ANLS 1.0000 → 0.5000"));
+    assert!(
+        rows.iter()
+            .all(|r| r[2] == "ANLS 1.0000 → 0.5000, EM 1.0000 → 0.5000"),
+        "{rows:?}"
+    );
     let expected = format!(
         "_{} rows left out to stay within GitHub's 65,536 characters: [the full page](https://ci.example/runs/7/page.html)_\n",
         5_000 - rows.len()
@@ -386,10 +393,11 @@ fn runs_are_named_by_their_id_or_commit_and_a_failed_gate_heads_the_comment() {
     );
 }
 
-/// A test with rubrics is compared on its score, passing in both runs or not: an Easy-Wrong
-/// rubric that fails in HEAD lowers the score, and the test regressed though it still passes.
+/// A test with rubrics is compared on its ANLS (its pipeline has no regression gate), passing in
+/// both runs or not, and its score is shown beside: an Easy-Wrong rubric that fails in HEAD
+/// lowers the score, and the test regressed though it still passes.
 #[test]
-fn a_passing_test_with_rubrics_is_compared_on_its_score() {
+fn a_passing_test_with_rubrics_is_compared_on_its_anls_with_its_score() {
     let dir = tempfile::tempdir().unwrap();
     let case = |total: &str| {
         format!(
@@ -402,7 +410,420 @@ fn a_passing_test_with_rubrics_is_compared_on_its_score() {
     run(dir.path(), "head.json");
     let text = compare(dir.path(), &[]);
     assert!(
-        text.contains("regressed (1):\n  a: passed → passed; score 1.0000 → 0.8000\n"),
+        text.contains("regressed (1):\n  a: passed → passed; ANLS 1.0000 → 0.5000, EM 1.0000 → 0.5000, score 1.0000 → 0.8000\n    total: \"12\" → \"13\" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.0000; gold \"12\")\n"),
         "{text}"
     );
+}
+
+/// Three receipts whose rubrics check the total and the vendor, under the pipeline `llm`; each
+/// output gives `address` (gold's is `12 Main Street Springfield`).
+fn write_receipts(dir: &Path, address: &str) {
+    let receipt = "gold:\n  total: \"10.00\"\n  vendor: ACME\n  address: 12 Main Street Springfield\nrubrics:\n  - must_right: the total is right\n    field: total\n    equals: \"10.00\"\n  - easy_wrong: the vendor is right\n    field: vendor\n    equals: ACME\n    penalty: 0.2\n";
+    let mut files = vec![(
+        "cases/suite.yaml".to_owned(),
+        "pipelines:\n  llm: out/{case}.json\n".to_owned(),
+    )];
+    for i in 1..=3 {
+        files.push((format!("cases/r{i}.yaml"), receipt.to_owned()));
+        files.push((
+            format!("cases/out/r{i}.json"),
+            format!("{{\"total\": \"10.00\", \"vendor\": \"ACME\", \"address\": \"{address}\"}}"),
+        ));
+    }
+    write_owned(dir, &files);
+}
+
+/// `report --compare base.json head.json --json`, read.
+fn compare_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&compare(dir, &["--json"])).unwrap()
+}
+
+/// The names of the tests the text lists under a kind (`  name: …` lines).
+fn listed_in_text(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .filter_map(|l| l.trim_start().split(": ").next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The address regresses on every receipt (ANLS 1 → 0.8462) while the rubrics, on other
+/// fields, hold and the tests pass: each receipt is listed, ranked by ANLS (the score did not
+/// move), with the address old → new read from BASE's report, EM and ANLS, in the text, the
+/// comment and the JSON alike; no placeholder stands for a value a passing test kept.
+#[test]
+fn a_drop_on_a_field_no_rubric_checks_lists_every_test_with_its_old_and_new_values() {
+    let dir = tempfile::tempdir().unwrap();
+    write_receipts(dir.path(), "12 Main Street Springfield");
+    run(dir.path(), "base.json");
+    write_receipts(dir.path(), "12 Main St Springfield");
+    run(dir.path(), "head.json");
+    let field = "address: \"12 Main Street Springfield\" → \"12 Main St Springfield\" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.8462; gold \"12 Main Street Springfield\")";
+
+    let text = compare(dir.path(), &[]);
+    assert!(!text.contains("no test changed"), "{text}");
+    assert!(!text.contains("(passed)"), "{text}");
+    assert!(text.contains("\nregressed (3):\n"), "{text}");
+    for i in 1..=3 {
+        assert!(
+            text.contains(&format!(
+                "\n  r{i}::llm: passed → passed; ANLS 1.0000 → 0.9487, EM 1.0000 → 0.6667\n    {field}\n"
+            )),
+            "{text}"
+        );
+    }
+
+    let comment = compare(dir.path(), &["--markdown"]);
+    assert!(!comment.contains("_passed_"), "{comment}");
+    assert!(comment.contains("#### regressed (3)\n"), "{comment}");
+    let tables = tables(&comment);
+    let (_, rows) = tables.last().unwrap();
+    assert_eq!(rows.len(), 3, "{comment}");
+    for row in rows {
+        assert_eq!(row[1], "passed → passed");
+        assert_eq!(row[2], "ANLS 1.0000 → 0.9487, EM 1.0000 → 0.6667");
+        assert_eq!(row[3], field);
+    }
+
+    let json = compare_json(dir.path());
+    let tests = json["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();
+    assert_eq!(names, listed_in_text(&text));
+    let address = &tests[0]["fields"][0];
+    assert_eq!(address["field"], "address");
+    assert_eq!(address["base"]["prediction"], "12 Main Street Springfield");
+    assert_eq!(address["head"]["prediction"], "12 Main St Springfield");
+    assert_eq!(tests[0]["metrics"][0]["metric"], "anls");
+}
+
+/// Tests are ranked by their pipeline's `regression_gate` metric, here EM: t1 (each field one
+/// character off: EM 1 → 0, ANLS 1 → 0.9) before t2 (one field wholly wrong: EM 1 → 0.5, ANLS
+/// 1 → 0.5), where ANLS would rank t2 first.
+#[test]
+fn tests_are_ranked_by_their_pipelines_regression_gate_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let outputs = |t1: &str, t2: &str| {
+        let mut files = vec![(
+            "cases/suite.yaml".to_owned(),
+            "pipelines:\n  llm: out/{case}.json\nbaseline: baseline.json\nregression_gate: { metric: exact_match, min_effect: 0.02 }\n".to_owned(),
+        )];
+        for (name, output) in [("t1", t1), ("t2", t2)] {
+            files.push((
+                format!("cases/{name}.yaml"),
+                "gold:\n  a: abcdefghij\n  b: klmnopqrst\nthresholds: {min_anls: 0.1}\n".to_owned(),
+            ));
+            files.push((format!("cases/out/{name}.json"), output.to_owned()));
+        }
+        write_owned(dir.path(), &files);
+    };
+    let right = r#"{"a": "abcdefghij", "b": "klmnopqrst"}"#;
+    outputs(right, right);
+    let base = support::goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", "base.json"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(base.status.success(), "{}", stdout(&base));
+    outputs(
+        r#"{"a": "abcdefghiX", "b": "klmnopqrsX"}"#,
+        r#"{"a": "abcdefghij", "b": "zzzzzzzzzz"}"#,
+    );
+    run(dir.path(), "head.json");
+    let text = compare(dir.path(), &[]);
+    assert!(
+        text.contains(
+            "\nregressed (2):\n  t1::llm: passed → passed; EM 1.0000 → 0.0000, ANLS 1.0000 → 0.9000\n"
+        ),
+        "{text}"
+    );
+    let t2 = text.find("\n  t2::llm: passed → passed; EM 1.0000 → 0.5000, ANLS 1.0000 → 0.5000\n");
+    assert!(
+        t2.is_some_and(|at| at > text.find("t1::llm").unwrap()),
+        "{text}"
+    );
+    let json = compare_json(dir.path());
+    assert_eq!(json["tests"][0]["metrics"][0]["metric"], "exact_match");
+}
+
+/// 400 pipelines of two cases each, every case regressed and every pipeline's gate failed: the
+/// pipelines' tables alone would outgrow GitHub's limit. The comment keeps within it, verdict
+/// and tables counted, lists regressed tests with their fields, and says what it left out.
+#[test]
+fn the_comment_of_many_pipelines_stays_within_githubs_limit_with_its_regressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |total: &str| {
+        let pipelines: String = (0..400)
+            .map(|j| format!("  p{j:03}: out/p{j:03}/{{case}}.json\n"))
+            .collect();
+        let mut files = vec![(
+            "cases/suite.yaml".to_owned(),
+            format!("pipelines:\n{pipelines}aggregate:\n  min_exact_match: 1\n"),
+        )];
+        for case in ["a", "b"] {
+            files.push((
+                format!("cases/{case}.yaml"),
+                "gold:\n  total: \"1.00\"\nthresholds: {min_exact_match: 1}\n".to_owned(),
+            ));
+            for j in 0..400 {
+                files.push((
+                    format!("cases/out/p{j:03}/{case}.json"),
+                    format!("{{\"total\": \"{total}\"}}"),
+                ));
+            }
+        }
+        write_owned(dir.path(), &files);
+    };
+    write("1.00");
+    run(dir.path(), "base.json");
+    write("9");
+    run(dir.path(), "head.json");
+    let comment = compare(
+        dir.path(),
+        &["--markdown", "--page-url", "https://ci.example/runs/7"],
+    );
+    let length = comment.chars().count();
+    assert!(length <= LIMIT, "{length} characters");
+    assert!(
+        comment.starts_with("❌ **goldgate**: 400 of 400 aggregate gates failed: "),
+        "{}",
+        &comment[..300]
+    );
+    assert!(comment.contains("#### regressed (800)\n"), "{length}");
+    let tables = tables(&comment);
+    let (head, rows) = tables.last().unwrap();
+    assert_eq!(head, &["test", "verdict", "metric", "fields: BASE → HEAD"]);
+    assert!(rows.len() > 20, "{} rows", rows.len());
+    assert!(
+        rows.iter()
+            .all(|r| r[3].starts_with("total: \"1.00\" → \"9\" (EM 1.0000 → 0.0000")),
+        "{rows:?}"
+    );
+    let last = comment.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("_") && last.contains("pipeline tables and ") && last.contains(" rows left out to stay within GitHub's 65,536 characters: [the full page](https://ci.example/runs/7)_"),
+        "{last}"
+    );
+}
+
+/// A suite without pipelines whose case in a subfolder does not load in BASE (2 of its 4 tests
+/// passed) and does in HEAD (3 of 4): one group, each run's pass rate over its own 4 tests; the
+/// means are over the tests both runs scored, so that HEAD − BASE is their difference; and the
+/// gold of the case BASE could not load is not said to be the same.
+#[test]
+fn counts_use_each_runs_own_denominator_and_means_agree_with_their_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |total: &str| {
+        format!(
+            "gold:\n  total: \"1.00\"\nprediction:\n  total: \"{total}\"\nthresholds: {{min_exact_match: 1}}\n"
+        )
+    };
+    let mut files = vec![(
+        "cases/suite.yaml".to_owned(),
+        "aggregate:\n  min_anls: 0.1\n".to_owned(),
+    )];
+    for (name, total) in [("c1", "1.00"), ("c2", "1.00"), ("c3", "2"), ("c4", "1.00")] {
+        files.push((format!("cases/sub/{name}.yaml"), case(total)));
+    }
+    write_owned(dir.path(), &files);
+    std::fs::write(
+        dir.path().join("cases/sub/c4.yaml"),
+        "gold:\n  total: [unclosed\n",
+    )
+    .unwrap();
+    run(dir.path(), "base.json");
+    std::fs::write(dir.path().join("cases/sub/c4.yaml"), case("1.00")).unwrap();
+    run(dir.path(), "head.json");
+
+    let text = compare(dir.path(), &[]);
+    assert!(text.contains("\ncases/, 4 tests in both runs:\n"), "{text}");
+    assert!(!text.contains("cases/sub/"), "{text}");
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}: {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        row("pass rate").starts_with(
+            "pass rate 4 50.0% (2 of 4) 75.0% (3 of 4) passed only in BASE 0, only in HEAD 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        row("EM").starts_with("EM 3 0.6667 0.6667 +0.0000 "),
+        "{text}"
+    );
+    assert!(
+        row("ANLS").starts_with("ANLS 3 0.6667 0.6667 +0.0000 "),
+        "{text}"
+    );
+    assert!(!text.contains("the same gold"), "{text}");
+    assert!(text.contains("sub/c4"), "{text}");
+
+    let json = compare_json(dir.path());
+    let groups = json["pipelines"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{json}");
+    assert_eq!(
+        groups[0]["pass_rate"]["base"],
+        serde_json::json!({"passed": 2, "cases": 4, "rate": 0.5})
+    );
+    for metric in ["exact_match", "anls"] {
+        let m = &groups[0][metric];
+        let (base, head, difference) = (
+            m["base"].as_f64().unwrap(),
+            m["head"].as_f64().unwrap(),
+            m["difference"].as_f64().unwrap(),
+        );
+        assert!((head - base - difference).abs() < 1e-12, "{m}");
+        assert_eq!(m["cases"], 3, "{m}");
+    }
+}
+
+/// Under `fail_on: regressions`, a test that fails as its baseline entry says is a known
+/// failure: not a failure of HEAD's verdict, not passed in its pass rate, and no change from a
+/// test that failed in BASE.
+#[test]
+fn a_known_failure_is_counted_as_such_and_not_as_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    write_run(dir.path(), 4, |i| if i == 3 { "9" } else { "1.00" }, "Acme");
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "pipelines:\n  llm: out/{case}.json\nbaseline: baseline.json\n",
+    )
+    .unwrap();
+    let base = support::goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", "base.json"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert_eq!(base.status.code(), Some(101), "{}", stdout(&base));
+    std::fs::write(
+        dir.path().join("cases/suite.yaml"),
+        "pipelines:\n  llm: out/{case}.json\nbaseline: baseline.json\nfail_on: regressions\n",
+    )
+    .unwrap();
+    let head = goldgate(dir.path(), &["test", "cases", "--report", "head.json"]);
+    assert!(head.status.success(), "{}", stdout(&head));
+    let text = compare(dir.path(), &[]);
+    assert!(
+        text.contains("\nHEAD: 0 of 4 case tests failed, 1 known failure\n"),
+        "{text}"
+    );
+    assert!(text.contains("75.0% (3 of 4)  75.0% (3 of 4)"), "{text}");
+    assert!(text.ends_with("\nno test changed\n"), "{text}");
+    let comment = compare(dir.path(), &["--markdown"]);
+    assert_eq!(
+        comment.lines().next().unwrap(),
+        "✅ **goldgate**: 0 of 4 case tests failed, 1 known failure"
+    );
+}
+
+/// Two suites without pipelines: the text, the comment and the JSON group the tests by the
+/// same folders and list the same tests.
+#[test]
+fn text_markdown_and_json_are_one_grouping_of_the_same_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |x1: &str, y1: &str| {
+        let case = |total: &str| {
+            format!(
+                "gold:\n  total: \"1.00\"\nprediction:\n  total: \"{total}\"\nthresholds: {{min_anls: 0.1}}\n"
+            )
+        };
+        write_owned(
+            dir.path(),
+            &[
+                ("cases/a/suite.yaml".to_owned(), "defaults: {}\n".to_owned()),
+                ("cases/a/x1.yaml".to_owned(), case(x1)),
+                ("cases/a/x2.yaml".to_owned(), case("1.00")),
+                ("cases/b/suite.yaml".to_owned(), "defaults: {}\n".to_owned()),
+                ("cases/b/y1.yaml".to_owned(), case(y1)),
+            ],
+        );
+    };
+    write("1.00", "1.00");
+    run(dir.path(), "base.json");
+    write("1.0", "1.000");
+    run(dir.path(), "head.json");
+    let text = compare(dir.path(), &[]);
+    let headings: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_suffix(" in both runs:"))
+        .filter_map(|l| l.rsplit_once(", ").map(|(name, _)| name))
+        .collect();
+    assert_eq!(headings, ["cases/a/", "cases/b/"], "{text}");
+    let json = compare_json(dir.path());
+    let groups: Vec<&str> = json["pipelines"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json}"))
+        .iter()
+        .map(|p| p["pipeline"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups, headings);
+    let tests: Vec<&str> = json["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(tests, listed_in_text(&text), "{text}");
+    assert_eq!(tests.len(), 2, "{text}");
+    let groups_of_tests: Vec<&str> = json["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["pipeline"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups_of_tests, ["cases/a/", "cases/b/"], "{json}");
+    let comment = compare(dir.path(), &["--markdown"]);
+    let tables = tables(&comment);
+    let rows = &tables.last().unwrap().1;
+    let in_comment: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(in_comment, tests);
+}
+
+/// Under a regression gate on EM, a test whose EM held and whose ANLS rose is not listed, and
+/// the text does not say that no test changed: it says one moved on another metric. Two runs
+/// where nothing moved say "no test changed".
+#[test]
+fn no_test_changed_is_said_only_when_no_paired_tests_metric_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |a: &str| {
+        write_owned(
+            dir.path(),
+            &[
+                (
+                    "cases/suite.yaml".to_owned(),
+                    "pipelines:\n  llm: out/{case}.json\nbaseline: baseline.json\nregression_gate: { metric: exact_match, min_effect: 0.02 }\n".to_owned(),
+                ),
+                (
+                    "cases/t1.yaml".to_owned(),
+                    "gold:\n  a: abcdefghij\n  b: klmnopqrst\nthresholds: {min_anls: 0.1}\n".to_owned(),
+                ),
+                (
+                    "cases/out/t1.json".to_owned(),
+                    format!("{{\"a\": \"{a}\", \"b\": \"klmnopqrst\"}}"),
+                ),
+            ],
+        );
+    };
+    write("zzzzzzzzzz");
+    let base = support::goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", "base.json"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    assert!(base.status.success(), "{}", stdout(&base));
+    write("abcdefghiX");
+    run(dir.path(), "head.json");
+    let text = compare(dir.path(), &[]);
+    assert!(
+        text.ends_with(
+            "\nno test's verdict or gated metric changed (1 test moved on EM, ANLS or the score)\n"
+        ),
+        "{text}"
+    );
+    std::fs::copy(dir.path().join("base.json"), dir.path().join("head.json")).unwrap();
+    assert!(compare(dir.path(), &[]).ends_with("\nno test changed\n"));
 }

@@ -149,7 +149,7 @@ enum Command {
         /// against BASE, with confidence.
         #[arg(long, num_args = 2, value_names = ["BASE", "HEAD"], conflicts_with_all = ["files", "output", "html", "junit", "run", "last"])]
         compare: Option<Vec<PathBuf>>,
-        /// With `--compare`: print each pipeline's paired comparison as JSON.
+        /// With `--compare`: print the comparison as JSON (the same groups and tests as the text).
         #[arg(long, requires = "compare", conflicts_with = "markdown")]
         json: bool,
         /// With `--compare`: write a pull-request comment (GitHub Markdown, at most 65,536

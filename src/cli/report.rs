@@ -7,11 +7,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::evaluate::paired::compare_pairs;
-use crate::evaluate::record::{CaseNumbers, Status};
-use crate::record::compare::RunSide;
+use crate::record::compare::{Pairing, RunSide};
 use crate::record::run_end::RunEnd;
-use crate::record::{ComparisonRecord, RECORD_VERSION, Report};
+use crate::record::{AggregateRecord, RECORD_VERSION, Report};
 use crate::render::Regressions;
 use crate::render::{FullComparison, comparison_markdown, comparison_text, run_end};
 use crate::run::history::AppendError;
@@ -277,7 +275,7 @@ impl std::error::Error for ReportError {
 pub enum CompareFormat {
     /// For the terminal.
     Text,
-    /// Each pipeline's paired comparison as JSON.
+    /// The comparison itself, serialized: the same groups and tests as the text.
     Json,
     /// A pull-request comment, with the page it links to for what it leaves out.
     Markdown {
@@ -331,39 +329,55 @@ impl Side {
             whole: FullComparison::Run(id),
         })
     }
+
+    /// The digest of its gold set, as its run's end gives it.
+    fn gold_digest(&self, aggregates: &[AggregateRecord]) -> Option<String> {
+        crate::evaluate::aggregate::gold_digest(
+            &self.records.numbers,
+            aggregates
+                .iter()
+                .filter_map(|a| Some((a.id.as_str(), a.gold_digest.as_ref()?))),
+        )
+    }
 }
 
-/// `goldgate report --compare BASE HEAD`: each pipeline in both runs (means, and HEAD minus
-/// BASE over the tests both ran, with a 95 % paired bootstrap interval and McNemar's exact test),
-/// the tests that regressed, improved, appeared or went, and whether the gold is the same; as
-/// text, JSON (the pipelines' paired comparisons) or a pull-request comment.
+/// `goldgate report --compare BASE HEAD`: the tests of both runs paired and grouped once (per
+/// pipeline, else suite folder: each run's pass rate, the paired tests' means and difference with
+/// a 95 % paired bootstrap interval and McNemar's exact test), the tests that regressed, improved,
+/// appeared or went with their fields old → new, and whether the gold is the same; written as
+/// text or a pull-request comment, or serialized as JSON.
 pub fn compare_runs(
     base: &Path,
     head: &Path,
     format: &CompareFormat,
 ) -> Result<String, ReportError> {
     let (before, after) = (Side::read(base)?, Side::read(head)?);
-    let (base_cases, head_cases) = (before.records.cases()?, after.records.cases()?);
     let (base_aggregates, head_aggregates) = (
         before.records.aggregate_list(),
         after.records.aggregate_list(),
     );
-    let (base_summary, head_summary) = (before.records.summary(), after.records.summary());
-    let comparison = crate::record::compare::compare_runs(
-        &RunSide {
-            label: before.label.clone(),
-            cases: &base_cases,
-            numbers: &before.records.numbers,
-            aggregates: &base_aggregates,
-            gold_digest: base_summary.gold_digest.as_deref(),
-        },
-        &RunSide {
-            label: after.label.clone(),
-            cases: &head_cases,
-            numbers: &after.records.numbers,
-            aggregates: &head_aggregates,
-            gold_digest: head_summary.gold_digest.as_deref(),
-        },
+    let (base_digest, head_digest) = (
+        before.gold_digest(&base_aggregates),
+        after.gold_digest(&head_aggregates),
+    );
+    let base_side = RunSide {
+        label: before.label.clone(),
+        numbers: &before.records.numbers,
+        aggregates: &base_aggregates,
+        gold_digest: base_digest.as_deref(),
+    };
+    let head_side = RunSide {
+        label: after.label.clone(),
+        numbers: &after.records.numbers,
+        aggregates: &head_aggregates,
+        gold_digest: head_digest.as_deref(),
+    };
+    let pairing = Pairing::of(&base_side, &head_side);
+    // The records of the tests listed only, each with its fields, a passing test's too.
+    let listed = pairing.listed();
+    let comparison = pairing.compare(
+        &before.records.whole_cases_of(|id| listed.contains(id))?,
+        &after.records.whole_cases_of(|id| listed.contains(id))?,
     );
     if comparison.pipelines.iter().all(|p| p.paired == 0) && comparison.tests.is_empty() {
         return Err(ReportError::NothingToCompare {
@@ -371,48 +385,17 @@ pub fn compare_runs(
             head: head.to_path_buf(),
         });
     }
-    match format {
-        CompareFormat::Text => Ok(comparison_text(&comparison)),
+    Ok(match format {
+        CompareFormat::Text => comparison_text(&comparison),
         CompareFormat::Markdown { page_url } => {
             let whole = page_url.clone().map_or(after.whole, FullComparison::Page);
-            Ok(comparison_markdown(&comparison, &whole))
+            comparison_markdown(&comparison, &whole)
         }
-        CompareFormat::Json => {
-            let paired: Vec<ComparisonRecord> = paired_by_pipeline(&before.records, &after.records)
-                .iter()
-                .map(Into::into)
-                .collect();
-            Ok(format!(
-                "{}\n",
-                serde_json::to_string_pretty(&paired).unwrap_or_default()
-            ))
-        }
-    }
-}
-
-/// Each pipeline's tests in both runs, HEAD against BASE (the JSON of `--compare --json`).
-fn paired_by_pipeline(base: &Records, head: &Records) -> Vec<crate::evaluate::paired::Paired> {
-    let before: BTreeMap<&str, &CaseNumbers> =
-        base.numbers.iter().map(|n| (n.id.as_str(), n)).collect();
-    let mut groups: BTreeMap<Option<String>, Vec<(&CaseNumbers, &CaseNumbers)>> = BTreeMap::new();
-    for n in &head.numbers {
-        if let Some(b) = before.get(n.id.as_str())
-            && n.status != Status::Ignored
-            && b.status != Status::Ignored
-        {
-            groups.entry(n.pipeline.clone()).or_default().push((b, n));
-        }
-    }
-    let label = |side: &str, pipeline: &Option<String>| match pipeline {
-        Some(p) => format!("{side} {p}"),
-        None => side.to_owned(),
-    };
-    groups
-        .iter()
-        .map(|(pipeline, pairs)| {
-            compare_pairs(&label("HEAD", pipeline), &label("BASE", pipeline), pairs)
-        })
-        .collect()
+        CompareFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&comparison).unwrap_or_default()
+        ),
+    })
 }
 
 /// Where `goldgate report` reads a run's records from.

@@ -1,14 +1,17 @@
 //! Two runs compared (`goldgate report --compare BASE HEAD`), written two ways from one
 //! [`RunComparison`]: for the terminal, and as a pull-request comment (`--markdown`) that stays
-//! within GitHub's 65,536 characters by leaving out its least important rows, and says so.
+//! within GitHub's 65,536 characters, its verdict and tables counted, by leaving out the least
+//! important rows, and says so.
 
 use std::fmt::Write;
 
 use super::compare::interval_text;
 use super::markdown::{code, escaped, table_markdown};
 use super::table::{Column, Table};
+use crate::evaluate::record::{ErrorKind, Status};
 use crate::record::compare::{
-    ChangeKind, FailedGate, FieldChange, GoldChange, PipelineChange, RunComparison, TestChange,
+    ChangeKind, FailedGate, FieldChange, FieldValue, GoldChange, Passes, PipelineChange,
+    RunComparison, TestChange,
 };
 
 /// The most characters GitHub keeps of a comment's body.
@@ -27,11 +30,13 @@ pub enum FullComparison {
 
 /// How many fields a test's row names before `and N more`.
 const FIELDS_SHOWN: usize = 3;
-/// The longest prediction a row quotes, in characters.
+/// The longest value a row quotes, in characters.
 const VALUE_SHOWN: usize = 60;
+/// How many failed gates the verdict names before `and N more`, and how many reasons of each.
+const GATES_SHOWN: usize = 10;
 
-/// The comparison for the terminal: the runs, the gold, HEAD's verdict, a table per pipeline,
-/// then the tests that changed, each kind under its heading.
+/// The comparison for the terminal: the runs, the gold, HEAD's verdict, a table per group of
+/// tests, then the tests that changed, each kind under its heading, each with its fields.
 pub fn comparison_text(c: &RunComparison) -> String {
     let mut out = format!("comparing BASE `{}` with HEAD `{}`\n", c.base, c.head);
     let _ = writeln!(out, "{}", gold_line(&c.gold));
@@ -58,14 +63,27 @@ pub fn comparison_text(c: &RunComparison) -> String {
         }
     }
     if c.tests.is_empty() {
-        out.push_str("\nno test changed\n");
+        let _ = writeln!(out, "\n{}", nothing_listed(c));
     }
     out
 }
 
+/// Why no test is listed: none changed, or none by its verdict and gated metric.
+fn nothing_listed(c: &RunComparison) -> String {
+    match c.moved_otherwise {
+        0 => "no test changed".to_owned(),
+        n => format!(
+            "no test's verdict or gated metric changed ({} moved on EM, ANLS or the score)",
+            plural(n, "test")
+        ),
+    }
+}
+
 /// The comparison as a pull-request comment: one verdict line, the runs and the gold, a table
-/// per pipeline, then the tests that changed (regressed first), cut to [`COMMENT_LIMIT`]
-/// characters by leaving out the last rows, with a line saying how many and where all is.
+/// per group, then the tests that changed (regressed first) with their fields. Whatever the
+/// runs' size it keeps within [`COMMENT_LIMIT`] characters: when the whole does not fit, the
+/// groups' tables get half the room (more when the tests need less), the tests the rest, and a
+/// last line says how many tables and rows were left out and where the whole is.
 pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
     let mut out = format!("{}\n\n", markdown_verdict(c));
     let _ = writeln!(
@@ -75,74 +93,120 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
         code(&c.head),
         escaped(&gold_line(&c.gold))
     );
-    for p in &c.pipelines {
-        let _ = write!(
-            out,
-            "#### {}\n\n{}\n",
-            escaped(&pipeline_heading(p)),
-            table_markdown(&pipeline_table(p)).trim_start()
-        );
+    let tables: Vec<String> = c.pipelines.iter().map(pipeline_markdown).collect();
+    let sections = test_sections(c);
+    let rows: usize = sections.iter().map(|s| s.rows.len()).sum();
+    let reserve = reserved(left_out_line(tables.len(), rows, full));
+    let room = COMMENT_LIMIT.saturating_sub(out.chars().count() + reserve);
+    let tests_length: usize = sections.iter().map(Section::length).sum();
+    let tables_length: usize = tables.iter().map(|t| t.chars().count()).sum();
+    let tables_room = if tables_length + tests_length <= room {
+        room
+    } else {
+        (room / 2).max(room.saturating_sub(tests_length))
+    };
+    let (shown_tables, used) = fitting(&tables, tables_room);
+    for table in &tables[..shown_tables] {
+        out.push_str(table);
     }
-    let sections: Vec<(ChangeKind, Vec<String>)> = KINDS
-        .iter()
-        .map(|&kind| {
-            let rows = c
-                .tests
-                .iter()
-                .filter(|t| t.kind == kind)
-                .map(|t| markdown_row(&test_cells(t)))
-                .collect();
-            (kind, rows)
-        })
-        .filter(|(_, rows): &(ChangeKind, Vec<String>)| !rows.is_empty())
-        .collect();
-    let total: usize = sections.iter().map(|(_, rows)| rows.len()).sum();
-    // Room for the line about rows left out, whatever their number.
-    let reserve = left_out_line(total, full).chars().count() + 2;
-    let mut used = out.chars().count();
-    let mut shown = 0;
-    'sections: for (kind, rows) in &sections {
-        let head = format!(
-            "#### {} ({})\n\n{}",
-            kind_name(*kind),
-            rows.len(),
-            tests_table_head()
-        );
-        let mut part = String::new();
-        for row in rows {
-            let extra = if part.is_empty() {
-                head.chars().count()
-            } else {
-                0
-            };
-            if used + extra + row.chars().count() + 1 + reserve > COMMENT_LIMIT {
-                if !part.is_empty() {
-                    out.push_str(&part);
-                    out.push('\n');
-                }
-                break 'sections;
-            }
-            if part.is_empty() {
-                part.push_str(&head);
-            }
-            part.push_str(row);
-            used += extra + row.chars().count();
-            shown += 1;
-        }
-        out.push_str(&part);
-        out.push('\n');
-        used += 1;
-    }
-    if shown < total {
-        out.push_str(&left_out_line(total - shown, full));
+    let shown_rows = write_sections(&mut out, &sections, room.saturating_sub(used));
+    if shown_tables < tables.len() || shown_rows < rows {
+        out.push_str(&left_out_line(
+            tables.len() - shown_tables,
+            rows - shown_rows,
+            full,
+        ));
         out.push('\n');
     }
     out
 }
 
+/// How many of `parts`, from the first, fit in `room` characters, and their length.
+fn fitting(parts: &[String], room: usize) -> (usize, usize) {
+    let mut used = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let length = part.chars().count();
+        if used + length > room {
+            return (i, used);
+        }
+        used += length;
+    }
+    (parts.len(), used)
+}
+
+/// The tests of one kind, as the comment's table rows.
+struct Section {
+    head: String,
+    rows: Vec<String>,
+}
+
+impl Section {
+    /// Its length written whole: heading, rows and the blank line after.
+    fn length(&self) -> usize {
+        self.head.chars().count() + self.rows.iter().map(|r| r.chars().count()).sum::<usize>() + 1
+    }
+}
+
+fn test_sections(c: &RunComparison) -> Vec<Section> {
+    KINDS
+        .iter()
+        .map(|&kind| {
+            let rows: Vec<String> = c
+                .tests
+                .iter()
+                .filter(|t| t.kind == kind)
+                .map(|t| markdown_row(&test_cells(t)))
+                .collect();
+            let head = format!(
+                "#### {} ({})\n\n{}",
+                kind_name(kind),
+                rows.len(),
+                tests_table_head()
+            );
+            Section { head, rows }
+        })
+        .filter(|s| !s.rows.is_empty())
+        .collect()
+}
+
+/// Writes the sections' rows, in order, that fit in `room` characters; returns how many.
+fn write_sections(out: &mut String, sections: &[Section], room: usize) -> usize {
+    let (mut used, mut shown) = (0, 0);
+    for section in sections {
+        let head = section.head.chars().count();
+        let mut part = String::new();
+        for row in &section.rows {
+            let extra = if part.is_empty() { head + 1 } else { 0 };
+            let length = row.chars().count();
+            if used + extra + length > room {
+                if !part.is_empty() {
+                    out.push_str(&part);
+                    out.push('\n');
+                }
+                return shown;
+            }
+            if part.is_empty() {
+                part.push_str(&section.head);
+            }
+            part.push_str(row);
+            used += extra + length;
+            shown += 1;
+        }
+        out.push_str(&part);
+        out.push('\n');
+    }
+    shown
+}
+
+/// The room kept for the line about what was left out, whatever its number: the same for any
+/// place of the whole comparison of a usual length, so that the comment shows the same rows
+/// whether it links to a page or names a report.
+fn reserved(line: String) -> usize {
+    line.chars().count().max(400) + 1
+}
+
 /// `_12 rows left out to stay within GitHub's 65,536 characters: the full comparison is …_`.
-fn left_out_line(n: usize, full: &FullComparison) -> String {
-    let rows = if n == 1 { "row" } else { "rows" };
+fn left_out_line(tables: usize, rows: usize, full: &FullComparison) -> String {
     let whole = match full {
         FullComparison::Page(url) => format!("[the full page]({url})"),
         FullComparison::Report(file) => {
@@ -152,7 +216,17 @@ fn left_out_line(n: usize, full: &FullComparison) -> String {
             format!("the full comparison is `goldgate report --compare` on the run `{id}`")
         }
     };
-    format!("_{n} {rows} left out to stay within GitHub's 65,536 characters: {whole}_")
+    let rows_text = if rows == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{rows} rows")
+    };
+    let what = match tables {
+        0 => rows_text,
+        n if rows == 0 => plural(n, "pipeline table"),
+        n => format!("{} and {rows_text}", plural(n, "pipeline table")),
+    };
+    format!("_{what} left out to stay within GitHub's 65,536 characters: {whole}_")
 }
 
 const KINDS: [ChangeKind; 4] = [
@@ -174,25 +248,56 @@ fn kind_name(kind: ChangeKind) -> &'static str {
 fn gold_line(gold: &GoldChange) -> String {
     match gold {
         GoldChange::Same => "the same gold in both runs".to_owned(),
+        GoldChange::SameForPaired => {
+            "the same gold for every test both runs hold (the gold sets differ by the tests added or removed)".to_owned()
+        }
         GoldChange::Unknown => {
             "gold not compared (a report has no gold digest: it was written by an older goldgate)"
                 .to_owned()
         }
-        GoldChange::Different(tests) if tests.is_empty() => {
-            "the same gold for every test both runs hold (the gold sets differ by the tests added or removed)".to_owned()
-        }
-        GoldChange::Different(tests) => {
-            let named: Vec<&str> = tests.iter().take(10).map(String::as_str).collect();
-            let more = match tests.len().saturating_sub(named.len()) {
-                0 => String::new(),
-                n => format!(" and {n} more"),
-            };
-            format!(
-                "different gold: the gold or rules of {} changed ({}{more}), so their differences are not the pipeline's alone",
+        GoldChange::Different { tests, unchecked } => {
+            let mut line = format!(
+                "different gold: the gold or rules of {} changed ({}), so their differences are not the pipeline's alone",
                 plural(tests.len(), "test"),
-                named.join(", ")
+                some_of(tests)
+            );
+            if !unchecked.is_empty() {
+                let _ = write!(line, "; {}", unchecked_text(unchecked, true));
+            }
+            line
+        }
+        GoldChange::Unchecked { tests } => {
+            format!(
+                "{}; the other tests' gold is unchanged",
+                unchecked_text(tests, false)
             )
         }
+    }
+}
+
+/// `the gold of 1 test both runs hold cannot be compared, a run having not loaded it (c4)`.
+fn unchecked_text(tests: &[String], more: bool) -> String {
+    let (n, it) = match tests.len() {
+        1 => ("1".to_owned(), "it"),
+        n => (n.to_string(), "them"),
+    };
+    let what = match (more, tests.len()) {
+        (true, _) => format!("{n} more"),
+        (false, 1) => "1 test both runs hold".to_owned(),
+        (false, _) => format!("{n} tests both runs hold"),
+    };
+    format!(
+        "the gold of {what} cannot be compared, a run having not loaded {it} ({})",
+        some_of(tests)
+    )
+}
+
+/// The first ten names, and how many more.
+fn some_of(names: &[String]) -> String {
+    let named: Vec<&str> = names.iter().take(10).map(String::as_str).collect();
+    match names.len() - named.len() {
+        0 => named.join(", "),
+        n => format!("{} and {n} more", named.join(", ")),
     }
 }
 
@@ -204,22 +309,34 @@ fn plural(n: usize, what: &str) -> String {
     }
 }
 
-/// `1 of 2 aggregate gates failed: … ; 3 of 40 case tests failed`, or `all passed: …`.
+/// `1 of 2 aggregate gates failed: … ; 3 of 40 case tests failed, 2 known failures`, or
+/// `all passed: …`.
 fn verdict_text(c: &RunComparison) -> String {
     let v = &c.verdict;
-    let cases = format!("{} of {} case tests failed", v.failed_cases, v.cases);
+    let mut cases = format!("{} of {} case tests failed", v.failed_cases, v.cases);
+    if v.known_failures > 0 {
+        let _ = write!(cases, ", {}", plural(v.known_failures, "known failure"));
+    }
     if v.failed_gates.is_empty() {
         let gates = match v.aggregates {
             0 => String::new(),
             n => format!(", {} held", plural(n, "aggregate gate")),
         };
-        return if v.failed_cases == 0 {
+        return if v.failed_cases == 0 && v.known_failures == 0 {
             format!("all passed ({} case tests{gates})", v.cases)
         } else {
             format!("{cases}{gates}")
         };
     }
-    let gates: Vec<String> = v.failed_gates.iter().map(gate_text).collect();
+    let mut gates: Vec<String> = v
+        .failed_gates
+        .iter()
+        .take(GATES_SHOWN)
+        .map(gate_text)
+        .collect();
+    if v.failed_gates.len() > GATES_SHOWN {
+        gates.push(format!("and {} more", v.failed_gates.len() - GATES_SHOWN));
+    }
     format!(
         "{} of {} failed: {}; {cases}",
         v.failed_gates.len(),
@@ -257,6 +374,11 @@ fn gate_text(g: &FailedGate) -> String {
     for s in &g.slices {
         why.push(format!("slice {s}"));
     }
+    if why.len() > GATES_SHOWN {
+        let more = why.len() - GATES_SHOWN;
+        why.truncate(GATES_SHOWN);
+        why.push(format!("and {more} more"));
+    }
     format!("{} ({})", g.test, why.join(", "))
 }
 
@@ -264,23 +386,42 @@ fn pipeline_heading(p: &PipelineChange) -> String {
     format!("{}, {} in both runs", p.pipeline, plural(p.paired, "test"))
 }
 
-/// A pipeline's metrics in each run, with the paired difference and whether it is significant.
+fn pipeline_markdown(p: &PipelineChange) -> String {
+    format!(
+        "#### {}\n\n{}\n",
+        escaped(&pipeline_heading(p)),
+        table_markdown(&pipeline_table(p)).trim_start()
+    )
+}
+
+fn figure(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"))
+}
+
+/// `50.0% (2 of 4)`.
+fn passes_text(p: &Passes) -> String {
+    p.rate.map_or_else(
+        || "-".to_owned(),
+        |r| format!("{:.1}% ({} of {})", r * 100.0, p.passed, p.cases),
+    )
+}
+
+/// A group's metrics: each the means of the tests both runs measured (`tests`) and their paired
+/// difference, whether significant; the pass rates, each over its own run's tests.
 fn pipeline_table(p: &PipelineChange) -> Table {
-    let figure = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
-    let percent =
-        |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0));
     let yes_no = |s: Option<bool>| match s {
         Some(true) => "yes".to_owned(),
         Some(false) => "no".to_owned(),
         None => "-".to_owned(),
     };
     let mut rows: Vec<Vec<String>> = p
-        .metrics
-        .iter()
+        .metrics()
+        .into_iter()
         .filter(|m| m.base.is_some() || m.head.is_some())
         .map(|m| {
             vec![
                 m.metric.to_owned(),
+                m.difference.map_or(0, |i| i.cases).to_string(),
                 figure(m.base),
                 figure(m.head),
                 interval_text(m.difference.as_ref()),
@@ -291,8 +432,9 @@ fn pipeline_table(p: &PipelineChange) -> Table {
     let m = &p.mcnemar;
     rows.push(vec![
         "pass rate".to_owned(),
-        percent(p.pass_rate.0),
-        percent(p.pass_rate.1),
+        p.paired.to_string(),
+        passes_text(&p.pass_rate.base),
+        passes_text(&p.pass_rate.head),
         format!(
             "passed only in BASE {}, only in HEAD {} (McNemar p = {:.4})",
             m.only_reference, m.only_pipeline, m.p_value
@@ -302,6 +444,7 @@ fn pipeline_table(p: &PipelineChange) -> Table {
     Table::new(
         vec![
             Column::name("metric"),
+            Column::count("tests", 5),
             Column::count("base", 6),
             Column::count("head", 6),
             Column::text("HEAD − BASE, 95 % interval"),
@@ -322,19 +465,34 @@ fn markdown_row(cells: &[String]) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
-fn verdict_word(v: Option<bool>) -> &'static str {
-    match v {
-        Some(true) => "passed",
-        Some(false) => "failed",
+fn status_word(s: Option<Status>) -> &'static str {
+    match s {
+        Some(Status::Passed) => "passed",
+        Some(Status::Failed) => "failed",
+        Some(Status::KnownFailure) => "known failure",
+        Some(Status::Ignored) => "skipped",
         None => "-",
     }
 }
 
-/// `passed → failed; ANLS 1.0000 → 0.8000 (gold changed)`.
+/// ` (not loaded)`: why a run could not score the test.
+fn error_word(e: Option<ErrorKind>) -> &'static str {
+    match e {
+        Some(ErrorKind::Load) => " (not loaded)",
+        Some(ErrorKind::Unreadable) => " (unreadable)",
+        Some(ErrorKind::Prediction) => " (no prediction)",
+        Some(ErrorKind::Baseline) => " (no baseline)",
+        Some(ErrorKind::Call) => " (its call failed)",
+        None => "",
+    }
+}
+
+/// `passed → failed; ANLS 1.0000 → 0.8000, EM 1.0000 → 0.5000; its gold changed`.
 fn test_summary(t: &TestChange) -> String {
     let mut parts = vec![verdict_change(t)];
-    if let Some(metric) = metric_change(t) {
-        parts.push(metric);
+    let metrics = metrics_text(t);
+    if !metrics.is_empty() {
+        parts.push(metrics);
     }
     if t.gold_changed {
         parts.push("its gold changed".to_owned());
@@ -343,26 +501,46 @@ fn test_summary(t: &TestChange) -> String {
 }
 
 fn verdict_change(t: &TestChange) -> String {
+    let side =
+        |s: Option<Status>, e: Option<ErrorKind>| format!("{}{}", status_word(s), error_word(e));
     match t.kind {
-        ChangeKind::New => verdict_word(t.passed.1).to_owned(),
-        ChangeKind::Removed => format!("{} in BASE", verdict_word(t.passed.0)),
-        _ => format!(
+        ChangeKind::New => side(t.status.head, t.error.head),
+        ChangeKind::Removed => format!("{} in BASE", side(t.status.base, t.error.base)),
+        ChangeKind::Regressed | ChangeKind::Improved => format!(
             "{} → {}",
-            verdict_word(t.passed.0),
-            verdict_word(t.passed.1)
+            side(t.status.base, t.error.base),
+            side(t.status.head, t.error.head)
         ),
     }
 }
 
-fn metric_change(t: &TestChange) -> Option<String> {
-    let (name, old, new) = t.metric?;
-    let figure = |v: Option<f64>| v.map(|v| format!("{v:.4}"));
-    Some(match (figure(old), figure(new)) {
-        (Some(o), Some(n)) => format!("{name} {o} → {n}"),
-        (Some(o), None) => format!("{name} {o}"),
-        (None, Some(n)) => format!("{name} {n}"),
-        (None, None) => return None,
-    })
+/// How the tables head a metric.
+fn metric_heading(name: &str) -> &str {
+    match name {
+        "exact_match" => "EM",
+        "anls" => "ANLS",
+        other => other,
+    }
+}
+
+/// `ANLS 1.0000 → 0.8000, EM 1.0000 → 0.5000`; a new or removed test's values alone.
+fn metrics_text(t: &TestChange) -> String {
+    let one_run = matches!(t.kind, ChangeKind::New | ChangeKind::Removed);
+    let parts: Vec<String> = t
+        .metrics
+        .iter()
+        .filter_map(|m| {
+            let name = metric_heading(m.metric);
+            match (m.base, m.head) {
+                (None, None) => None,
+                (Some(v), None) | (None, Some(v)) if one_run => {
+                    Some(format!("{name} {}", figure(Some(v))))
+                }
+                (b, h) => Some(format!("{name} {} → {}", figure(b), figure(h))),
+            }
+        })
+        .collect();
+    parts.join(", ")
 }
 
 fn test_cells(t: &TestChange) -> Vec<String> {
@@ -379,10 +557,15 @@ fn test_cells(t: &TestChange) -> Vec<String> {
     if t.fields.len() > FIELDS_SHOWN {
         fields.push(format!("and {} more", t.fields.len() - FIELDS_SHOWN));
     }
+    let metrics = metrics_text(t);
     vec![
         code(&t.test),
         escaped(&verdict),
-        escaped(&metric_change(t).unwrap_or_else(|| "-".to_owned())),
+        if metrics.is_empty() {
+            "-".to_owned()
+        } else {
+            escaped(&metrics)
+        },
         if fields.is_empty() {
             "-".to_owned()
         } else {
@@ -391,25 +574,48 @@ fn test_cells(t: &TestChange) -> Vec<String> {
     ]
 }
 
-/// `total: "10.00" → "10.0"`; in Markdown each value as code. A side that kept no fields (its
-/// test passed) reads `passed`, and gold's value follows, which that side matched or came near.
+/// `total: "10.00" → "10.0" (EM 1.0000 → 0.0000, ANLS 1.0000 → 0.7500; gold "10.00")`; in
+/// Markdown each value as code. Gold's value is given where a run's prediction is not exact,
+/// old → new where it changed; a run whose gold has no such field reads `no such field`.
 fn field_text(f: &FieldChange, markdown: bool) -> String {
-    let side = |v: &Option<String>| match v {
-        None if markdown => "_passed_".to_owned(),
-        None => "(passed)".to_owned(),
-        Some(v) if markdown => code(&shortened(v)),
-        Some(v) => shortened(v),
+    let value = |v: &serde_json::Value| {
+        let text = shortened(&v.to_string());
+        if markdown { code(&text) } else { text }
+    };
+    let side = |s: &Option<FieldValue>| {
+        s.as_ref()
+            .map_or_else(|| "(no such field)".to_owned(), |s| value(&s.prediction))
+    };
+    let score = |get: fn(&FieldValue) -> f64| {
+        let of = |s: &Option<FieldValue>| figure(s.as_ref().map(get));
+        format!("{} → {}", of(&f.base), of(&f.head))
+    };
+    let inexact = [&f.base, &f.head]
+        .iter()
+        .any(|s| s.as_ref().is_some_and(|s| s.em < 1.0));
+    let gold_text = match (gold_of(&f.base), gold_of(&f.head)) {
+        (Some(b), Some(h)) if b != h => format!("; gold {} → {}", value(b), value(h)),
+        (b, h) if inexact => h
+            .or(b)
+            .map_or_else(String::new, |g| format!("; gold {}", value(g))),
+        _ => String::new(),
     };
     let name = if markdown {
         code(&f.field)
     } else {
         f.field.clone()
     };
-    let gold = match (&f.gold, f.old.is_none() || f.new.is_none()) {
-        (Some(gold), true) => format!(" (gold {})", side(&Some(gold.clone()))),
-        _ => String::new(),
-    };
-    format!("{name}: {} → {}{gold}", side(&f.old), side(&f.new))
+    format!(
+        "{name}: {} → {} (EM {}, ANLS {}{gold_text})",
+        side(&f.base),
+        side(&f.head),
+        score(|s| s.em),
+        score(|s| s.anls)
+    )
+}
+
+fn gold_of(side: &Option<FieldValue>) -> Option<&serde_json::Value> {
+    side.as_ref().and_then(|s| s.gold.as_ref())
 }
 
 fn shortened(text: &str) -> String {
@@ -426,14 +632,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_left_out_line_names_where_the_whole_is() {
+    fn the_left_out_line_names_what_it_left_out_and_where_the_whole_is() {
         assert_eq!(
-            left_out_line(1, &FullComparison::Page("https://x/y".into())),
+            left_out_line(0, 1, &FullComparison::Page("https://x/y".into())),
             "_1 row left out to stay within GitHub's 65,536 characters: [the full page](https://x/y)_"
         );
         assert_eq!(
-            left_out_line(4980, &FullComparison::Report("head.json".into())),
+            left_out_line(0, 4980, &FullComparison::Report("head.json".into())),
             "_4980 rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the report `head.json`_"
+        );
+        assert_eq!(
+            left_out_line(3, 0, &FullComparison::Run("r1".into())),
+            "_3 pipeline tables left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the run `r1`_"
+        );
+        assert_eq!(
+            left_out_line(1, 2, &FullComparison::Run("r1".into())),
+            "_1 pipeline table and 2 rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the run `r1`_"
         );
     }
 }

@@ -328,20 +328,30 @@ impl Records {
         })
     }
 
-    /// Every case record, sorted by test name: a test that did not fail keeps no field rows
-    /// (what compares two runs reads none, and a run holds many).
-    pub(crate) fn cases(&self) -> Result<Vec<TestRecord>, OutputError> {
-        self.read_cases(false)
-    }
-
     /// Every case record whole, field rows of passing tests included (review finds there the
     /// values two pipelines predict alike), sorted by test name.
     pub(crate) fn whole_cases(&self) -> Result<Vec<TestRecord>, OutputError> {
         self.read_cases(true)
     }
 
+    /// The records, whole, of the case tests whose names `wanted` takes, in name order: what
+    /// compares two runs reads of the tests it lists (the others are read and dropped).
+    pub(crate) fn whole_cases_of(
+        &self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<TestRecord>, OutputError> {
+        let mut cases = Vec::new();
+        for record in self.case_records(true) {
+            let record = record?;
+            if wanted(&record.id) {
+                cases.push(record);
+            }
+        }
+        Ok(cases)
+    }
+
     /// The case records a run's pages and annotations show, in name order: the tests that
-    /// failed and the repeated ones, slim as [`Records::cases`] reads them; with the run's
+    /// failed and the repeated ones, slim (see `case_records`); with the run's
     /// notes, made from every record as it is read, so that the pages of 100,000 tests hold
     /// their failures, not their gold set.
     pub(crate) fn shown(&self) -> Result<(Vec<TestRecord>, RunEnd), OutputError> {
@@ -378,7 +388,8 @@ impl Records {
         Ok(cases)
     }
 
-    /// Each case record in name order, read as it is asked for (see `cases` for `whole`).
+    /// Each case record in name order, read as it is asked for: unless `whole`, a test that did
+    /// not fail keeps no field rows (a run holds many).
     fn case_records(
         &self,
         whole: bool,
