@@ -555,3 +555,36 @@ fn review_bless_all_writes_every_tests_entry_not_only_the_queues() {
         "{text}"
     );
 }
+
+#[test]
+fn the_pull_request_comment_leads_with_the_gate_and_names_what_got_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    let base = goldgate(dir.path(), &["test", "cases", "--report", "base.json"]);
+    assert_eq!(base.status.code(), Some(0), "{}", stdout(&base));
+    predict(dir.path(), "002", "12.00", "002 Main Street", "ACME");
+    let head = goldgate(dir.path(), &["test", "cases", "--report", "head.json"]);
+    assert_eq!(head.status.code(), Some(101), "{}", stdout(&head));
+    let out = goldgate(
+        dir.path(),
+        &[
+            "report",
+            "--compare",
+            "base.json",
+            "head.json",
+            "--markdown",
+        ],
+    );
+    let comment = stdout(&out);
+    assert!(
+        comment.starts_with("❌ **goldgate**: 1 regression against cases/baseline.json (first: 002 address 1.00 → 0.73; 2 known failures, 0 fixed, 0 new); 1 of 4 case tests failed\n"),
+        "{comment}"
+    );
+    // The field that got worse, with its old value as the base report holds it.
+    assert!(comment.contains("| `002` | passed → failed |"), "{comment}");
+    assert!(
+        comment.contains("`address`: `\"002 Main St\"` → `\"002 Main Street\"`"),
+        "{comment}"
+    );
+}

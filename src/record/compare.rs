@@ -77,6 +77,10 @@ pub struct HeadVerdict {
     pub aggregates: usize,
     /// The aggregate tests that failed, in name order.
     pub failed_gates: Vec<FailedGate>,
+    /// What HEAD's baselines say of its tests held to their entries (`fail_on: regressions`):
+    /// the verdict a pull request is judged by, when any test was.
+    #[serde(skip_serializing_if = "super::run_end::GateAccount::is_empty")]
+    pub gate: super::run_end::GateAccount,
 }
 
 /// A failed aggregate test of HEAD and what closed it.

@@ -58,6 +58,11 @@ impl GateAccount {
         !self.baselines.is_empty()
     }
 
+    /// Whether no test was (what a serialization leaves out).
+    pub fn is_empty(&self) -> bool {
+        !self.holds()
+    }
+
     /// The account of a run: every case test's numbers, and its aggregate tests as (name,
     /// passed, the first line of their message).
     pub(crate) fn of<'a>(

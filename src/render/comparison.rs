@@ -313,6 +313,14 @@ fn plural(n: usize, what: &str) -> String {
 /// `all passed: …`.
 fn verdict_text(c: &RunComparison) -> String {
     let v = &c.verdict;
+    // Held to its baselines, HEAD is judged by its gate: what got worse, not what was wrong.
+    if let Some(line) = super::gate_line(&v.gate) {
+        let line = line.strip_prefix("goldgate: ").unwrap_or(&line).to_owned();
+        return format!(
+            "{line}; {} of {} case tests failed",
+            v.failed_cases, v.cases
+        );
+    }
     let mut cases = format!("{} of {} case tests failed", v.failed_cases, v.cases);
     if v.known_failures > 0 {
         let _ = write!(cases, ", {}", plural(v.known_failures, "known failure"));
@@ -347,11 +355,12 @@ fn verdict_text(c: &RunComparison) -> String {
 
 fn markdown_verdict(c: &RunComparison) -> String {
     let v = &c.verdict;
-    let mark = if v.failed_gates.is_empty() && v.failed_cases == 0 {
-        "✅"
+    let held = if v.gate.holds() {
+        v.gate.regressions.is_empty()
     } else {
-        "❌"
+        v.failed_gates.is_empty() && v.failed_cases == 0
     };
+    let mark = if held { "✅" } else { "❌" };
     format!("{mark} **goldgate**: {}", escaped(&verdict_text(c)))
 }
 
