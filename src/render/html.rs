@@ -186,18 +186,7 @@ fn header(out: &mut String, page: &Page) {
     let m = &s.metrics;
     let gates = failed_gates(page.aggregates);
     let account = &page.end.account;
-    let verdict = if account.holds() {
-        // Held to the baselines, the verdict is the gate's: known failures fail nothing.
-        if account.regressions.is_empty() {
-            "<span class=\"pass\">no regression</span>"
-        } else {
-            "<span class=\"fail\">regressed</span>"
-        }
-    } else if s.failed == 0 && gates.is_empty() {
-        "<span class=\"pass\">all passed</span>"
-    } else {
-        "<span class=\"fail\">failed</span>"
-    };
+    let verdict = verdict(page.end, gates.is_empty());
     let known = match s.known_failures {
         0 => String::new(),
         n => format!(", {n} known failure{}", if n == 1 { "" } else { "s" }),
@@ -262,6 +251,22 @@ fn header(out: &mut String, page: &Page) {
         );
     }
     out.push_str("</header>\n");
+}
+
+/// The page's one word: the gate's when tests are held to their baselines (known failures fail
+/// nothing), else whether every test and aggregate passed.
+fn verdict(end: &RunEnd, no_gate_failed: bool) -> &'static str {
+    if end.account.holds() {
+        if end.account.regressions.is_empty() {
+            "<span class=\"pass\">no regression</span>"
+        } else {
+            "<span class=\"fail\">regressed</span>"
+        }
+    } else if end.summary.failed == 0 && no_gate_failed {
+        "<span class=\"pass\">all passed</span>"
+    } else {
+        "<span class=\"fail\">failed</span>"
+    }
 }
 
 /// Every gate that failed, named, with why: a failing aggregate test's bounds or slices (its

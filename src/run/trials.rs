@@ -160,23 +160,11 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         Problem::Load(_) => ErrorKind::Load,
         Problem::Unreadable(_) => ErrorKind::Unreadable,
     };
-    // Under `fail_on: regressions`, a case whose entry says it could not be loaded either is a
-    // known failure.
-    let standing = entry
-        .as_ref()
-        .and_then(|(spec, name)| session.unscored_standing(spec, name, kind, &id));
-    let compared = Compared {
-        file: entry.as_ref().map(|(spec, _)| spec.file.clone()),
-        standing: standing.as_ref().map(|(s, _)| s.clone()),
-        relative: entry
-            .as_ref()
-            .is_some_and(|(spec, _)| session.holds_to_entries(spec)),
-        ..Compared::default()
-    };
-    if let Some((_, Some(more))) = &standing {
+    let (compared, more) = unloaded_against_baseline(entry.as_ref(), kind, &id, session);
+    if let Some(more) = more {
         message = format!("{message}\n\n{more}");
     }
-    let known = matches!(&standing, Some((Standing::KnownFailure, _)));
+    let known = matches!(compared.standing, Some(Standing::KnownFailure));
     let record = Record {
         id,
         pipeline,
@@ -223,6 +211,31 @@ fn not_loaded(test: NotLoaded, problem: &Problem, session: &Session) -> Result<C
         });
     }
     Err(failed(message, session.plain))
+}
+
+/// How a case that could not be loaded (`kind`) compares with its entry, when its suite keeps a
+/// baseline (`entry`: the spec and its entry's name), and what its message adds when it
+/// regressed: under `fail_on: regressions`, a case whose entry says it could not be loaded
+/// either is a known failure.
+fn unloaded_against_baseline(
+    entry: Option<&(Arc<BaselineSpec>, EntryName)>,
+    kind: ErrorKind,
+    test: &str,
+    session: &Session,
+) -> (Compared, Option<String>) {
+    let Some((spec, name)) = entry else {
+        return (Compared::default(), None);
+    };
+    let (standing, more) = session
+        .unscored_standing(spec, name, kind, test)
+        .map_or((None, None), |(s, more)| (Some(s), more));
+    let compared = Compared {
+        file: Some(spec.file.clone()),
+        standing,
+        relative: session.holds_to_entries(spec),
+        ..Compared::default()
+    };
+    (compared, more)
 }
 
 /// The message of a case that could not be loaded: its first errors, and how many more.
