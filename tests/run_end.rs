@@ -133,6 +133,13 @@ fn the_terminal_the_pages_and_the_report_give_the_same_account() {
     assert!(md.contains("\n- `e` — new, fails\n"), "{md}");
     assert!(md.contains("\n### Fixed\n\n- `d` — bless it with "), "{md}");
     assert!(md.contains("\n### Known failures\n\n- `b` — "), "{md}");
+    // Every test that moved against its entry, worst first, with its fields' EM and ANLS.
+    let moved = &md[md
+        .find("\n### Moved against the baseline, worst first\n\n")
+        .expect(&md)..];
+    let c = moved.find("\n- `c` — anls 0.8788 -> 0.8121, field `total` ANLS 1.0000 -> 0.8000, field `total` EM 1.0000 -> 0.0000\n");
+    let d = moved.find("\n- `d` — anls 0.8667 -> 1.0000");
+    assert!(c.is_some() && d.is_some() && c < d, "{moved}");
     assert!(!md.contains("### Failing tests\n\n- `b`"), "{md}");
     // The page: the gate's verdict, the same counts and line.
     let page = std::fs::read_to_string(&html).unwrap();
@@ -167,6 +174,10 @@ fn the_terminal_the_pages_and_the_report_give_the_same_account() {
     assert!(!err.contains("title=b%3A "), "{err}");
     assert!(
         page.contains("1 known failure: failing as their baseline entries say"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<p>moved against the baseline (2), worst first:</p>\n<ul class=\"moved\">\n<li><b>c</b>: anls 0.8788 -&gt; 0.8121"),
         "{page}"
     );
 }

@@ -381,6 +381,26 @@ pub fn stand(old: &Entry, now: &Entry, gated: Metric, tolerance: f64) -> Option<
     }
 }
 
+/// What moved between a test's entry and this run, however little: the metric it is held to
+/// first (`gated`), then each field's EM and ANLS that changed, in name order. What the pages
+/// list of each test against its baseline, worst first.
+pub fn moved(old: &Entry, now: &Entry, gated: Metric) -> Vec<Change> {
+    let change = |metric: &str| {
+        let (was, is) = (old.get(metric)?, now.get(metric)?);
+        ((is - was).abs() > SLACK).then(|| Change {
+            metric: metric.to_owned(),
+            old: was,
+            new: is,
+        })
+    };
+    let fields = old
+        .metrics
+        .keys()
+        .filter(|k| field_of(k).is_some())
+        .filter_map(|k| change(k));
+    change(gated.name()).into_iter().chain(fields).collect()
+}
+
 /// The fields exact in `old` and not in `now`, each with its ANLS then and now.
 fn fields_lost(old: &Entry, now: &Entry) -> Vec<Worse> {
     old.metrics

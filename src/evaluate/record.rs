@@ -153,6 +153,9 @@ pub struct Compared {
     pub standing: Option<super::baseline::Standing>,
     /// Whether it was held to its entry (`fail_on: regressions`): counted in the gate's account.
     pub relative: bool,
+    /// What moved against its entry however little: the metric it is held to, then its fields'
+    /// EM and ANLS.
+    pub moved: Vec<Change>,
 }
 
 impl Compared {
@@ -164,6 +167,7 @@ impl Compared {
             .filter(|e| e.kind == ErrorKind::Baseline)
             .map(|e| e.message.clone());
         let said = self.file.is_some()
+            || !self.moved.is_empty()
             || self.new
             || !self.regressions.is_empty()
             || !self.improvements.is_empty()
@@ -178,6 +182,7 @@ impl Compared {
                 error,
                 held_to: self.relative,
                 standing: self.standing.clone(),
+                moved: self.moved.clone(),
             })
         })
     }
@@ -201,6 +206,9 @@ pub struct BaselineNote {
     pub held_to: bool,
     /// How it stands against its entry then, when it is not as it was.
     pub standing: Option<super::baseline::Standing>,
+    /// What moved against its entry however little: the metric it is held to, then its fields'
+    /// EM and ANLS.
+    pub moved: Vec<Change>,
 }
 
 /// The numbers of one case test that summaries and aggregates need: nothing proportional to

@@ -147,13 +147,15 @@ fn comparison(b: &evaluated::Compared) -> Option<BaselineComparison> {
         || !b.regressions.is_empty()
         || !b.improvements.is_empty()
         || b.standing.is_some()
-        || b.relative;
+        || b.relative
+        || !b.moved.is_empty();
     said.then(|| BaselineComparison {
         new: b.new,
         regressions: b.regressions.iter().map(change).collect(),
         improvements: b.improvements.iter().map(change).collect(),
         standing: b.standing.clone(),
         fail_on_regressions: b.relative,
+        moved: b.moved.iter().map(change).collect(),
     })
 }
 

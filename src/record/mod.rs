@@ -434,6 +434,10 @@ pub struct BaselineComparison {
     /// Whether the test was held to its entry (`fail_on: regressions`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fail_on_regressions: bool,
+    /// What moved against its entry however little: the metric it is held to (its suite's
+    /// `regression_gate` metric, else ANLS, else the score), then its fields' EM and ANLS.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<MetricChange>,
 }
 
 /// One metric, then and now.
@@ -874,6 +878,7 @@ impl TestRecord {
                 improvements: back(&b.improvements),
                 standing: b.standing.clone(),
                 relative: b.fail_on_regressions,
+                moved: back(&b.moved),
             }
         });
         Compared { file, ..compared }

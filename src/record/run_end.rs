@@ -135,6 +135,20 @@ impl GateAccount {
     }
 }
 
+/// How far a test's held metric rose (a fall is negative; a metric better low counts its fall
+/// as a rise), 0 when only its fields moved.
+fn gain(changes: &[Change]) -> f64 {
+    use crate::evaluate::baseline::field_of;
+    use crate::model::metric::{Direction, Metric};
+    let Some(c) = changes.first().filter(|c| field_of(&c.metric).is_none()) else {
+        return 0.0;
+    };
+    match Metric::from_name(&c.metric).map(|m| m.about().direction) {
+        Some(Direction::Lower) => c.old - c.new,
+        _ => c.new - c.old,
+    }
+}
+
 /// The end of a run as typed data, built once from its tests' numbers and its aggregate tests'
 /// records, whether the run was one process or many: what the terminal, the step summary and
 /// the HTML page write, and what the JSON report holds of it.
@@ -150,6 +164,9 @@ pub(crate) struct RunEnd {
     pub improvements: Vec<(String, Vec<Change>)>,
     /// Tests the baseline has no entry for yet, in name order.
     pub new_cases: Vec<String>,
+    /// Each test whose metric or fields moved against its entry however little, worst first:
+    /// the metric it is held to, then its fields' EM and ANLS.
+    pub moved: Vec<(String, Vec<Change>)>,
     /// Each pipeline against its reference.
     pub comparisons: Vec<Paired>,
     /// Each pipeline per tag value (empty when no case has a tag).
@@ -198,6 +215,7 @@ impl RunEnd {
             regressions: Vec::new(),
             improvements: Vec::new(),
             new_cases: Vec::new(),
+            moved: Vec::new(),
             baseline_errors: Vec::new(),
             gold_sets: Vec::new(),
             usage_mismatches: Vec::new(),
@@ -220,6 +238,10 @@ impl RunEnd {
         }
         end.baseline_errors.sort();
         end.baseline_errors.dedup();
+        // Worst first: the largest fall of the metric each is held to (a rise of one better
+        // low), the name breaking ties; a test whose fields alone moved after.
+        end.moved
+            .sort_by(|(a, x), (b, y)| gain(x).total_cmp(&gain(y)).then(a.cmp(b)));
         end.usage_mismatches.sort_by(|a, b| a.file.cmp(&b.file));
         end.usage_mismatches.dedup_by(|a, b| a.file == b.file);
         end
@@ -252,6 +274,9 @@ impl RunEnd {
         }
         if b.new {
             self.new_cases.push(n.id.clone());
+        }
+        if !b.moved.is_empty() {
+            self.moved.push((n.id.clone(), b.moved.clone()));
         }
         self.baseline_errors.extend(b.error.clone());
     }

@@ -637,6 +637,7 @@ fn notes(out: &mut String, end: &RunEnd) {
         }
         out.push_str("</ul>\n");
     }
+    moved(out, &end.moved);
     if !end.new_cases.is_empty() {
         let _ = writeln!(
             out,
@@ -648,6 +649,36 @@ fn notes(out: &mut String, end: &RunEnd) {
         let _ = writeln!(out, "<pre class=\"message\">error: {}</pre>", escape(why));
     }
     out.push_str("</section>\n");
+}
+
+/// Every test that moved against its entry however little, worst first: the metric it is held
+/// to, then its fields' EM and ANLS; the first [`MOVED_SHOWN`], the report holding them all.
+fn moved(out: &mut String, moved: &[(String, Vec<crate::evaluate::baseline::Change>)]) {
+    const MOVED_SHOWN: usize = 200;
+    if moved.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<p>moved against the baseline ({}), worst first:</p>\n<ul class=\"moved\">\n",
+        moved.len()
+    );
+    for (test, changes) in moved.iter().take(MOVED_SHOWN) {
+        let _ = writeln!(
+            out,
+            "<li><b>{}</b>: {}</li>",
+            escape(test),
+            escape(&super::describe(changes))
+        );
+    }
+    if moved.len() > MOVED_SHOWN {
+        let _ = writeln!(
+            out,
+            "<li>… and {} more: the report has them all</li>",
+            moved.len() - MOVED_SHOWN
+        );
+    }
+    out.push_str("</ul>\n");
 }
 
 /// Why no test is listed as regressed or improved: the regression gate failed, no test moved

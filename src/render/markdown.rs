@@ -204,6 +204,12 @@ fn listed(
         ));
     }
     items.extend(gate_items(end));
+    for (test, changes) in &end.moved {
+        items.push((
+            "Moved against the baseline, worst first".into(),
+            format!("- {} — {}\n", code(test), text(&super::describe(changes))),
+        ));
+    }
     for (test, changes) in &end.regressions {
         let line = format!("{test}: {}", super::describe(changes));
         items.push(("Regressions".into(), format!("- {}\n", text(&line))));

@@ -806,6 +806,10 @@ impl Session {
             (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
             _ => Against::passing(),
         };
+        let mut against = against;
+        if let Some(spec) = case.baseline.as_ref().filter(|_| self.update == Update::No) {
+            against.compared.moved = self.moved(case, spec, &outcome);
+        }
         let known = matches!(against.compared.standing, Some(Standing::KnownFailure));
         // A known failure fails nothing, and has not passed.
         let passed = known || passed && against.passed;
@@ -853,6 +857,19 @@ impl Session {
             against.compared.new = base.entry(&EntryName::of_case(spec, case)).is_none();
         }
         against
+    }
+
+    /// What moved between a scored test's entry and its outcome, however little: the metric it
+    /// is held to, then its fields' EM and ANLS (nothing without an entry).
+    fn moved(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Vec<baseline::Change> {
+        let Ok(Some(base)) = self.baseline(&spec.file) else {
+            return Vec::new();
+        };
+        let Some(old) = base.entry(&EntryName::of_case(spec, case)) else {
+            return Vec::new();
+        };
+        let now = baseline::entry_of(outcome, outcome.passed);
+        baseline::moved(old, &now, baseline::gated_metric(spec.gated, old))
     }
 
     /// What fails the run for a test of `spec`: `--fail-on` (or `GOLDGATE_FAIL_ON`), else its
