@@ -389,6 +389,36 @@ fn a_report_made_on_a_tree_with_changes_names_its_commit_dirty() {
     predict(dir.path(), "004", "14.00", "004 Main St", "ACME");
     let (_, report) = goldgate_report(dir.path(), &["test", "cases"]);
     assert_eq!(commit(&report), Some(format!("{sha}+dirty")));
+    // A comparison names the dirty run so.
+    let files = tempfile::tempdir().unwrap();
+    let (clean, dirty) = (
+        files.path().join("clean.json"),
+        files.path().join("dirty.json"),
+    );
+    goldgate(
+        dir.path(),
+        &["test", "cases", "--report", dirty.to_str().unwrap()],
+    );
+    git(&["stash", "-q"]);
+    goldgate(
+        dir.path(),
+        &["test", "cases", "--report", clean.to_str().unwrap()],
+    );
+    git(&["stash", "pop", "-q"]);
+    let out = goldgate(
+        dir.path(),
+        &[
+            "report",
+            "--compare",
+            clean.to_str().unwrap(),
+            dirty.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        stdout(&out).contains(&format!("HEAD `commit {}+dirty`", &sha[..12])),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// A gold set kept as its labelling tool wrote it (a `cases:` suite, no pipelines), read by a
@@ -587,4 +617,122 @@ fn the_pull_request_comment_leads_with_the_gate_and_names_what_got_worse() {
         comment.contains("`address`: `\"002 Main St\"` → `\"002 Main Street\"`"),
         "{comment}"
     );
+}
+
+#[test]
+fn a_passing_test_whose_held_metric_dropped_shows_the_fields_that_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[package]\nname = \"r\"\n"),
+            (
+                "cases/suite.yaml",
+                "baseline: baseline.json\ntolerance: 0.01\nfail_on: regressions\n",
+            ),
+            (
+                "cases/a.yaml",
+                "prediction: out.json\ngold: { name: Corner Bakery, id: \"7\" }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+            ("cases/out.json", r#"{"name": "Corner Bakery", "id": "7"}"#),
+        ],
+    );
+    bless_all(dir.path());
+    write_files(
+        dir.path(),
+        &[("cases/out.json", r#"{"name": "Corner Bakry", "id": "7"}"#)],
+    );
+    let (run, report) = support::goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(101), "{out}");
+    let block = support::failure_block(&out, "a");
+    assert!(block.contains("anls 1.0000 -> 0.9615"), "{block}");
+    assert!(
+        block.contains("field `name`\n  gold        Corner Bakery\n  prediction  Corner Bakry"),
+        "{block}"
+    );
+    // The record lists the metrics that dropped, as it does under `fail_on: failures`.
+    let dropped = &support::case(&report, "a")["baseline"]["regressions"];
+    assert_eq!(dropped[0]["metric"], "anls", "{dropped:#}");
+}
+
+/// Blesses every test, whatever they do.
+fn bless_all(root: &Path) {
+    let run = goldgate_with(root, &["test", "cases"], &[("GOLDGATE_UPDATE", "always")]);
+    assert!(stdout(&run).contains("baseline: "), "{}", stdout(&run));
+}
+
+#[test]
+fn a_new_case_that_cannot_load_is_new_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    write_files(dir.path(), &[("cases/broken.yaml", "gold: { a: \"x\"\n")]);
+    let (run, report) = support::goldgate_report(dir.path(), &["test", "cases"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(101), "{out}");
+    assert_eq!(
+        last_line(&out),
+        "goldgate: 1 regression against cases/baseline.json (first: broken new, fails; 2 known failures, 0 fixed, 1 new)"
+    );
+    assert_eq!(support::case(&report, "broken")["baseline"]["new"], true);
+}
+
+#[test]
+fn fail_on_regressions_without_a_baseline_fails_the_test_that_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[package]\nname = \"r\"\n"),
+            (
+                "cases/a.yaml",
+                "prediction: { x: \"1\" }\ngold: { x: \"1\" }\nthresholds: { min_anls: 0.5 }\n",
+            ),
+        ],
+    );
+    let run = goldgate(dir.path(), &["test", "cases", "--fail-on", "regressions"]);
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(101), "{out}");
+    assert!(
+        out.contains("error: `--fail-on regressions` holds each test to its baseline entry, and no suite of this case declares a `baseline:`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn blessing_under_regressions_makes_the_failing_tests_known_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    let run = goldgate_with(
+        dir.path(),
+        &["test", "cases"],
+        &[("GOLDGATE_UPDATE", "always")],
+    );
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(0), "{out}");
+    assert!(out.contains("test 003 ... known failure ("), "{out}");
+    assert_eq!(
+        last_line(&out),
+        "goldgate: no regression against cases/baseline.json (2 known failures, 0 fixed, 0 new)"
+    );
+}
+
+#[test]
+fn fixing_a_case_that_could_not_load_passes_its_regression_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    gated(dir.path());
+    write_files(dir.path(), &[("cases/004.yaml", "gold: [\n")]);
+    bless_all(dir.path());
+    let text = std::fs::read_to_string(dir.path().join("cases/baseline.json")).unwrap();
+    assert!(text.contains("\"error: load\""), "{text}");
+    write_files(
+        dir.path(),
+        &[(
+            "cases/004.yaml",
+            "gold:\n  address: 004 Main Street West\n  company: ACME\nthresholds:\n  min_anls: 0.5\n",
+        )],
+    );
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
 }

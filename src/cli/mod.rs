@@ -558,8 +558,6 @@ Options:
       --html FILE           Write the run's HTML page there (as GOLDGATE_HTML)
       --annotations WHEN    github: GitHub Actions annotations of the failures; none: never
                             (default: github when GITHUB_ACTIONS=true)
-      --fail-on RULE        failures: every failing test fails the run; regressions: only a test
-                            worse than its baseline entry (over the suites' `fail_on`)
   -h, --help                Print this help
 ";
 

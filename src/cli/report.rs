@@ -303,10 +303,9 @@ impl Side {
                 |n| n.to_string_lossy().into_owned(),
             );
             // A run is named by its commit; a report written outside git by its file's name.
-            let label = report
-                .commit
-                .as_deref()
-                .map_or(name, |c| format!("commit {}", c.get(..12).unwrap_or(c)));
+            let label = report.commit.as_deref().map_or(name, |c| {
+                format!("commit {}", crate::render::short_commit(c, 12))
+            });
             return Ok(Side {
                 records,
                 label,

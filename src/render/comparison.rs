@@ -591,9 +591,20 @@ fn field_text(f: &FieldChange, markdown: bool) -> String {
         let text = shortened(&v.to_string());
         if markdown { code(&text) } else { text }
     };
+    // Both predictions cut from where they differ, so that a change at the end of a long value
+    // shows.
+    let from = first_difference(
+        f.base.as_ref().map(|s| s.prediction.to_string()),
+        f.head.as_ref().map(|s| s.prediction.to_string()),
+    );
     let side = |s: &Option<FieldValue>| {
-        s.as_ref()
-            .map_or_else(|| "(no such field)".to_owned(), |s| value(&s.prediction))
+        s.as_ref().map_or_else(
+            || "(no such field)".to_owned(),
+            |s| {
+                let text = from_char(&s.prediction.to_string(), from);
+                if markdown { code(&text) } else { text }
+            },
+        )
     };
     let score = |get: fn(&FieldValue) -> f64| {
         let of = |s: &Option<FieldValue>| figure(s.as_ref().map(get));
@@ -627,6 +638,33 @@ fn gold_of(side: &Option<FieldValue>) -> Option<&serde_json::Value> {
     side.as_ref().and_then(|s| s.gold.as_ref())
 }
 
+/// Where two long values part, less a little context, in characters: 0 when either is short
+/// enough to show whole, or they part early.
+fn first_difference(old: Option<String>, new: Option<String>) -> usize {
+    const CONTEXT: usize = 12;
+    let (Some(old), Some(new)) = (old, new) else {
+        return 0;
+    };
+    if old.chars().count() <= VALUE_SHOWN && new.chars().count() <= VALUE_SHOWN {
+        return 0;
+    }
+    let same = old
+        .chars()
+        .zip(new.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    same.saturating_sub(CONTEXT)
+}
+
+/// `text` shown from its character `from` (after `…` when that is not its start), shortened.
+fn from_char(text: &str, from: usize) -> String {
+    if from == 0 {
+        return shortened(text);
+    }
+    let rest: String = text.chars().skip(from).collect();
+    shortened(&format!("…{rest}"))
+}
+
 fn shortened(text: &str) -> String {
     if text.chars().count() <= VALUE_SHOWN {
         return text.to_owned();
@@ -639,6 +677,29 @@ fn shortened(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_at_the_end_of_a_long_value_shows() {
+        let base = format!(
+            "\"Long description of a line item number 2 that goes on and on, {}\"",
+            "x".repeat(40)
+        );
+        let head = base.replace("xxxx\"", "xxyy\"");
+        let from = first_difference(Some(base.clone()), Some(head.clone()));
+        assert!(from > 0, "{from}");
+        let (old, new) = (from_char(&base, from), from_char(&head, from));
+        assert_ne!(old, new);
+        assert!(
+            old.starts_with('…') && new.ends_with("xxyy\""),
+            "{old} / {new}"
+        );
+        assert!(new.chars().count() <= VALUE_SHOWN, "{new}");
+        // Short values show whole.
+        assert_eq!(
+            first_difference(Some("\"a\"".into()), Some("\"b\"".into())),
+            0
+        );
+    }
 
     #[test]
     fn the_left_out_line_names_what_it_left_out_and_where_the_whole_is() {

@@ -89,7 +89,7 @@ fn run_line(run: &TrendRun, name: &str) -> String {
     let commit = run
         .commit
         .as_deref()
-        .map_or("-------", |c| c.get(..7).unwrap_or(c));
+        .map_or("-------".to_owned(), |c| super::short_commit(c, 7));
     let mut marks = Vec::new();
     if !run.comparable {
         marks.push("not comparable: other gold");
@@ -192,7 +192,8 @@ fn chart(out: &mut String, trend: &Trend, (width, height): (f64, f64), axes: boo
             escape(
                 run.commit
                     .as_deref()
-                    .map_or("", |c| c.get(..7).unwrap_or(c))
+                    .map_or(String::new(), |c| super::short_commit(c, 7))
+                    .as_str()
             ),
             if run.comparable {
                 ""
@@ -248,7 +249,8 @@ tr.other td { color:#8a94a0; } .legend { color:#5b6673; font-size:13px; }\n",
                 escape(
                     run.commit
                         .as_deref()
-                        .map_or("", |c| c.get(..7).unwrap_or(c))
+                        .map_or(String::new(), |c| super::short_commit(c, 7))
+                        .as_str()
                 ),
                 percent(run.pass_rate).trim(),
                 number(run.value).trim(),

@@ -49,6 +49,16 @@ pub use standing::{fixed_lines, gate_line, known_failure, worse};
 pub use summary::{Regressions, describe, run_end};
 pub use visible::{visible, visible_painted};
 
+/// A commit shortened to `digits` as git shortens it, keeping a `+dirty` mark (a run made on a
+/// tree with uncommitted changes is not the commit's).
+pub fn short_commit(commit: &str, digits: usize) -> String {
+    let (sha, dirty) = match commit.strip_suffix("+dirty") {
+        Some(sha) => (sha, "+dirty"),
+        None => (commit, ""),
+    };
+    format!("{}{dirty}", sha.get(..digits).unwrap_or(sha))
+}
+
 use anstyle::{AnsiColor, Style};
 
 /// Text printed to a terminal or a CI log, made safe to print: control characters shown escaped

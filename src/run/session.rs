@@ -797,9 +797,15 @@ impl Session {
             }
         });
         let against = match (&case.baseline, self.update) {
+            (Some(spec), Update::Always) if self.judged_relative(spec) => {
+                self.blessed_relative(spec, passed)
+            }
             (Some(spec), _) if self.holds_to_entries(spec) => {
                 let now = baseline::entry_of(&outcome, passed);
                 self.relative_to_baseline(case, spec, Some(&outcome), &now)
+            }
+            (None, Update::No) if self.fail_on == Some(FailOn::Regressions) => {
+                self.no_baseline_to_hold_to()
             }
             // Gated on a significant drop instead, in the aggregate tests.
             (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
@@ -884,6 +890,23 @@ impl Session {
         self.update == Update::No && self.fails_on(spec) == FailOn::Regressions
     }
 
+    /// Whether the tests of `spec` are judged against their entries, held to them or blessed
+    /// under `fail_on: regressions`: a blessing run writes each test's verdict, so a test that
+    /// fails is a known failure of the entry it writes, as the next run will call it.
+    pub(crate) fn judged_relative(&self, spec: &BaselineSpec) -> bool {
+        self.fails_on(spec) == FailOn::Regressions
+    }
+
+    /// A test blessed under `fail_on: regressions`: a known failure of the entry it writes when
+    /// it fails.
+    fn blessed_relative(&self, spec: &BaselineSpec, passed: bool) -> Against {
+        let mut against = Against::passing();
+        against.compared.file = Some(spec.file.clone());
+        against.compared.relative = true;
+        against.compared.standing = (!passed).then_some(Standing::KnownFailure);
+        against
+    }
+
     /// Under `fail_on: regressions`, how a test whose entry this run would write is `now`
     /// stands against the entry it has (`outcome` when it was scored): worse fails it, the same
     /// failure is a known one. A test without an entry, or whose entry keeps no verdict (written
@@ -925,15 +948,48 @@ impl Session {
         }
         if let Standing::Regressed { worse } = &standing {
             against.passed = false;
+            // The metrics that dropped beyond the tolerance, in the record as under `failures`;
+            // a test that passes its own rules has no failure message to show its fields, so
+            // the fields that dropped follow, each with its gold, prediction and diff.
+            let dropped = baseline::compare(old, now, spec.tolerance).0;
+            let passes = now.verdict.as_ref().is_some_and(|v| v.passed);
+            let fields = match outcome {
+                Some(outcome) if passes && !dropped.is_empty() => format!(
+                    "\n{}",
+                    field_blocks(case, outcome, &baseline::fields_among(&dropped))
+                ),
+                _ => String::new(),
+            };
             against.add(format!(
-                "regression against the baseline `{}` (fail_on: regressions): {}\naccept the new numbers with: {}",
+                "regression against the baseline `{}` (fail_on: regressions): {}{fields}\naccept the new numbers with: {}",
                 spec.file.display(),
                 crate::render::worse(worse),
                 self.accept_command(&case.id)
             ));
+            against.compared.regressions = dropped;
         }
         against.compared.standing = Some(standing);
         against
+    }
+
+    /// `--fail-on regressions` (or `GOLDGATE_FAIL_ON`) for a case whose suites declare no
+    /// baseline: it has no entry to be held to, and a run held to nothing would pass having
+    /// compared nothing. Its test fails, saying so.
+    fn no_baseline_to_hold_to(&self) -> Against {
+        let why = "`--fail-on regressions` holds each test to its baseline entry, and no suite of this case declares a `baseline:`; declare one (`baseline: baseline.json` in its suite.yaml, created with GOLDGATE_UPDATE=always) or run it with `--fail-on failures`";
+        Against {
+            passed: false,
+            message: Some(format!("error: {why}")),
+            error: Some(Cause::new(ErrorKind::Baseline, why)),
+            ..Against::default()
+        }
+    }
+
+    /// Whether the test named `name` has an entry in `spec`'s baseline (`None`: the baseline is
+    /// missing or does not read).
+    pub(crate) fn has_entry(&self, spec: &BaselineSpec, name: &EntryName) -> Option<bool> {
+        let base = self.baseline(&spec.file).ok()??;
+        Some(base.entry(name).is_some())
     }
 
     /// Under `fail_on: regressions` (and not blessing), how a test that could not be scored
@@ -947,8 +1003,11 @@ impl Session {
         kind: ErrorKind,
         test: &str,
     ) -> Option<(Standing, Option<String>)> {
-        if !self.holds_to_entries(spec) {
+        if !self.judged_relative(spec) {
             return None;
+        }
+        if self.update == Update::Always {
+            return Some((Standing::KnownFailure, None));
         }
         let base = self.baseline(&spec.file).ok()??;
         let old = base.entry(name)?;
@@ -974,12 +1033,14 @@ impl Session {
             return scored;
         };
         let status = scored.numbers.status;
-        let holds = self.holds_to_entries(spec);
+        let holds = self.judged_relative(spec);
         let full = scored.full.get_mut().unwrap_or_else(|e| e.into_inner());
         let known = full.as_deref_mut().and_then(|full| {
             if holds {
                 full.baseline.file = Some(spec.file.clone());
                 full.baseline.relative = true;
+                let name = EntryName::of_case(spec, case);
+                full.baseline.new = self.has_entry(spec, &name) == Some(false);
             }
             let kind = match (&full.error, status) {
                 (Some(error), Status::Failed) => error.kind,

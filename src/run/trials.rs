@@ -232,7 +232,9 @@ fn unloaded_against_baseline(
     let compared = Compared {
         file: Some(spec.file.clone()),
         standing,
-        relative: session.holds_to_entries(spec),
+        relative: session.judged_relative(spec),
+        // A case its baseline has no entry for is new, loaded or not.
+        new: session.has_entry(spec, name) == Some(false),
         ..Compared::default()
     };
     (compared, more)
@@ -556,7 +558,10 @@ impl AgainstBaseline {
             let old = entry.and_then(|entry| entry.get(gate.metric.name()));
             paired.entries += usize::from(entry.is_some());
             let now = gate::case_value(n, gate.metric);
-            if entry.is_some() && old.is_none() && now.is_some() {
+            // An entry of a test that could not be scored holds its verdict alone: no value to
+            // pair, not one blessed on another metric.
+            let scored_then = entry.is_some_and(|e| !e.metrics.is_empty());
+            if scored_then && old.is_none() && now.is_some() {
                 paired.lacking.push(n.id.clone());
             }
             let new = now.or((n.metrics.is_none()).then_some(worst));
