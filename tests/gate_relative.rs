@@ -736,3 +736,20 @@ fn fixing_a_case_that_could_not_load_passes_its_regression_gate() {
     let run = goldgate(dir.path(), &["test", "cases"]);
     assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
 }
+
+#[test]
+fn the_last_line_names_the_worst_regression_first() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    predict(dir.path(), "001", "11.00", "001 Main Sx", "ACME");
+    predict(dir.path(), "002", "12.00", "Nowhere at all", "ACME");
+    let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
+    assert!(
+        last_line(&out).starts_with(
+            "goldgate: 2 regressions against cases/baseline.json (first: 002 address 1.00 → "
+        ),
+        "{out}"
+    );
+    assert!(last_line(&out).contains("; also 001;"), "{out}");
+}

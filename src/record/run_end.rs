@@ -127,12 +127,32 @@ impl GateAccount {
         });
     }
 
-    /// The lists in name order, once every test is noted.
+    /// The regressions worst first (the largest fall of a held metric or a lost field's ANLS,
+    /// then the name), the fixed tests in name order, once every test is noted: the last line's
+    /// "first" is the worst, as the comparison of two runs lists them.
     fn sorted(mut self) -> GateAccount {
-        self.regressions.sort_by(|a, b| a.test.cmp(&b.test));
+        self.regressions
+            .sort_by(|a, b| fall(a).total_cmp(&fall(b)).then(a.test.cmp(&b.test)));
         self.fixed.sort_by(|a, b| a.test.cmp(&b.test));
         self
     }
+}
+
+/// How far a regression's metric or lost field fell, the most of its ways (0 for a test judged
+/// by its rules alone, or worse only by its verdict or a rule).
+fn fall(r: &Regression) -> f64 {
+    r.worse
+        .iter()
+        .filter_map(|w| match w {
+            Worse::Dropped { old, new, .. } => Some(new - old),
+            Worse::Field {
+                old: Some(old),
+                new,
+                ..
+            } => Some(new.unwrap_or(0.0) - old),
+            _ => None,
+        })
+        .fold(0.0, f64::min)
 }
 
 /// How far a test's held metric rose (a fall is negative; a metric better low counts its fall
