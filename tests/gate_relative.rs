@@ -753,3 +753,44 @@ fn the_last_line_names_the_worst_regression_first() {
     );
     assert!(last_line(&out).contains("; also 001;"), "{out}");
 }
+
+#[test]
+fn a_run_split_across_processes_gives_one_account_at_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    predict(dir.path(), "002", "12.00", "002 Main Street", "ACME");
+    let split = [
+        ("GOLDGATE_RUN_ID", "split-1"),
+        ("GOLDGATE_RUN_END", "later"),
+    ];
+    // Two processes, each a part of the run: one holds the known failures, the other the
+    // regression; each exits as its own tests say.
+    let first = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--skip", "001", "--skip", "002"],
+        &split,
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", stdout(&first));
+    assert!(
+        stdout(&first).contains("test 003 ... known failure ("),
+        "{}",
+        stdout(&first)
+    );
+    let second = goldgate_with(
+        dir.path(),
+        &["test", "cases", "--skip", "003", "--skip", "004"],
+        &split,
+    );
+    assert_eq!(second.status.code(), Some(101), "{}", stdout(&second));
+    let end = goldgate(dir.path(), &["report", "--run", "split-1"]);
+    let out = stdout(&end);
+    assert!(
+        out.contains("goldgate: 4 cases, 1 passed, 1 failed, 2 known failures, 0 ignored;"),
+        "{out}"
+    );
+    assert_eq!(
+        last_line(&out),
+        "goldgate: 1 regression against cases/baseline.json (first: 002 address 1.00 → 0.73; 2 known failures, 0 fixed, 0 new)"
+    );
+}
