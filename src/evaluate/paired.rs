@@ -232,15 +232,6 @@ pub fn compare_pairs(
         r.metrics.as_ref()?.metrics().exact_match
     });
     let anls = metric("anls", &|r| r.metrics.as_ref()?.metrics().anls);
-    let passed = |r: &CaseNumbers| r.status == Status::Passed;
-    let only_reference = pairs
-        .iter()
-        .filter(|(b, p)| passed(b) && !passed(p))
-        .count();
-    let only_pipeline = pairs
-        .iter()
-        .filter(|(b, p)| !passed(b) && passed(p))
-        .count();
     Paired {
         pairing: Pairing::Reference,
         unmeasured,
@@ -250,11 +241,27 @@ pub fn compare_pairs(
         score,
         exact_match,
         anls,
-        mcnemar: McNemar {
+        mcnemar: McNemar::of(pairs),
+    }
+}
+
+impl McNemar {
+    /// McNemar's exact test on the pass/fail of paired tests (reference first): the pairs
+    /// only one side passed, and the binomial test on them. A known failure has not passed.
+    pub(crate) fn of(pairs: &[(&CaseNumbers, &CaseNumbers)]) -> McNemar {
+        let passed = |r: &CaseNumbers| r.status == Status::Passed;
+        let only = |first: bool| {
+            pairs
+                .iter()
+                .filter(|(b, p)| passed(b) == first && passed(p) != first)
+                .count()
+        };
+        let (only_reference, only_pipeline) = (only(true), only(false));
+        McNemar {
             only_reference,
             only_pipeline,
             p_value: mcnemar_exact(only_reference, only_pipeline),
-        },
+        }
     }
 }
 

@@ -9,7 +9,6 @@ use super::{
 use crate::evaluate::gate::case_value;
 use crate::evaluate::paired::{McNemar, bootstrap};
 use crate::evaluate::record::{CaseNumbers, Status};
-use crate::metrics::agreement::mcnemar_exact;
 use crate::model::metric::Metric;
 use crate::record::{FieldRecord, TestRecord};
 
@@ -38,15 +37,6 @@ pub(super) fn group_change(
 ) -> PipelineChange {
     let pairs: Vec<(&CaseNumbers, &CaseNumbers)> =
         entries.iter().filter_map(|e| e.paired()).collect();
-    let passed = |n: &CaseNumbers| n.status == Status::Passed;
-    let only_base = pairs
-        .iter()
-        .filter(|(b, h)| passed(b) && !passed(h))
-        .count();
-    let only_head = pairs
-        .iter()
-        .filter(|(b, h)| !passed(b) && passed(h))
-        .count();
     // A test without rubrics has a score of 1 whatever its prediction: it measures nothing.
     let score = |n: &CaseNumbers| {
         n.rubrics
@@ -64,11 +54,7 @@ pub(super) fn group_change(
             base: Passes::of(entries.iter().filter_map(|e| e.numbers.base)),
             head: Passes::of(entries.iter().filter_map(|e| e.numbers.head)),
         },
-        mcnemar: McNemar {
-            only_reference: only_base,
-            only_pipeline: only_head,
-            p_value: mcnemar_exact(only_base, only_head),
-        },
+        mcnemar: McNemar::of(&pairs),
     }
 }
 
