@@ -794,3 +794,16 @@ fn a_run_split_across_processes_gives_one_account_at_its_end() {
         "goldgate: 1 regression against cases/baseline.json (first: 002 address 1.00 → 0.73; 2 known failures, 0 fixed, 0 new)"
     );
 }
+
+#[test]
+fn review_lists_a_known_failures_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    let run = goldgate(dir.path(), &["test", "cases"]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    // 003 reads its address wrong, 004 its total: gold or pipeline, each is an item to decide.
+    let list = stdout(&goldgate(dir.path(), &["review", "cases", "--list"]));
+    assert!(list.contains("003#address"), "{list}");
+    assert!(list.contains("004#total"), "{list}");
+}

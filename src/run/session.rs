@@ -1433,7 +1433,7 @@ fn reached_its_command(attempt: &Result<(Prediction, Outcome), Box<Unscored>>) -
 /// failed test, a new or improved one, and a pipeline's passing test with a field that is not an
 /// exact match (other pipelines may predict it alike: the gold may be wrong).
 fn reviewable(record: &Record) -> bool {
-    record.status == Status::Failed
+    matches!(record.status, Status::Failed | Status::KnownFailure)
         || record.baseline.new
         || !record.baseline.improvements.is_empty()
         || record.pipeline.is_some()
