@@ -247,3 +247,52 @@ fn no_tolerance_is_named_where_the_suites_set_none() {
         "{page}"
     );
 }
+
+#[test]
+fn two_runs_that_share_no_test_are_not_said_to_share_their_gold() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = "prediction: { x: \"1\" }\ngold: { x: \"1\" }\nthresholds: { min_anls: 0.5 }\n";
+    write_files(
+        dir.path(),
+        &[
+            ("Cargo.toml", "[package]\nname = \"g\"\n"),
+            ("cases/a.yaml", case),
+        ],
+    );
+    let files = tempfile::tempdir().unwrap();
+    let (base, head) = (
+        files.path().join("base.json"),
+        files.path().join("head.json"),
+    );
+    goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", base.to_str().unwrap()],
+        &[],
+    );
+    std::fs::rename(
+        dir.path().join("cases/a.yaml"),
+        dir.path().join("cases/b.yaml"),
+    )
+    .unwrap();
+    goldgate_with(
+        dir.path(),
+        &["test", "cases", "--report", head.to_str().unwrap()],
+        &[],
+    );
+    let out = goldgate_with(
+        dir.path(),
+        &[
+            "report",
+            "--compare",
+            base.to_str().unwrap(),
+            head.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("gold not compared: no case test is in both runs"),
+        "{text}"
+    );
+    assert!(!text.contains("the same gold"), "{text}");
+}

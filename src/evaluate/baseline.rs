@@ -482,7 +482,10 @@ impl std::fmt::Display for BaselineError {
                 f,
                 "the baseline `{name}` is of version {version}, written by a newer goldgate: this one reads version 1"
             ),
-            BaselineFault::NoCases => write!(f, "the baseline `{name}` has no `cases` mapping"),
+            BaselineFault::NoCases => write!(
+                f,
+                "the baseline `{name}` has no `cases` mapping (an empty baseline is `{{\"goldgate_baseline\": 1, \"cases\": {{}}}}`; GOLDGATE_UPDATE=always fills it)"
+            ),
             BaselineFault::NotMetrics { test } => write!(
                 f,
                 "the baseline `{name}`: `{test}` is not a mapping of metrics"
@@ -679,6 +682,15 @@ mod tests {
         // The parser's own error stays reachable, for its line and column.
         let json = std::error::Error::source(&e).unwrap();
         assert!(json.is::<serde_json::Error>(), "{json}");
+    }
+
+    #[test]
+    fn a_baseline_without_cases_says_what_an_empty_one_is() {
+        let e = parse("{}", "b.json").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the baseline `b.json` has no `cases` mapping (an empty baseline is `{\"goldgate_baseline\": 1, \"cases\": {}}`; GOLDGATE_UPDATE=always fills it)"
+        );
     }
 
     #[test]

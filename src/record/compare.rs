@@ -256,4 +256,6 @@ pub enum GoldChange {
     },
     /// A run's report carries no digest (written by an older goldgate).
     Unknown,
+    /// No test is in both runs: there is no gold to compare.
+    NothingPaired,
 }

@@ -255,6 +255,9 @@ fn gold_line(gold: &GoldChange) -> String {
             "gold not compared (a report has no gold digest: it was written by an older goldgate)"
                 .to_owned()
         }
+        GoldChange::NothingPaired => {
+            "gold not compared: no case test is in both runs".to_owned()
+        }
         GoldChange::Different { tests, unchecked } => {
             let mut line = format!(
                 "different gold: the gold or rules of {} changed ({}), so their differences are not the pipeline's alone",

@@ -214,10 +214,12 @@ impl<'a> Pairing<'a> {
             return GoldChange::Unknown;
         };
         let (mut tests, mut unchecked) = (Vec::new(), Vec::new());
+        let mut paired = 0;
         for entry in &self.entries {
             let (Some(b), Some(h)) = (entry.numbers.base, entry.numbers.head) else {
                 continue;
             };
+            paired += 1;
             match (&b.gold_digest, &h.gold_digest) {
                 (Some(b), Some(h)) if b == h => {}
                 (Some(_), Some(_)) => tests.push(entry.id.to_owned()),
@@ -241,6 +243,10 @@ impl<'a> Pairing<'a> {
         }
         tests.sort();
         unchecked.sort();
+        if paired == 0 {
+            // "The same gold for every test both runs hold" would be true of no test.
+            return GoldChange::NothingPaired;
+        }
         match (tests.is_empty(), unchecked.is_empty()) {
             (false, _) => GoldChange::Different { tests, unchecked },
             (true, false) => GoldChange::Unchecked { tests: unchecked },
