@@ -807,3 +807,21 @@ fn review_lists_a_known_failures_fields() {
     assert!(list.contains("003#address"), "{list}");
     assert!(list.contains("004#total"), "{list}");
 }
+
+#[test]
+fn a_comparison_gives_a_fixed_test_its_bless_command() {
+    let dir = tempfile::tempdir().unwrap();
+    receipts(dir.path(), "fail_on: regressions\n");
+    bless(dir.path());
+    goldgate(dir.path(), &["test", "cases", "--report", "base.json"]);
+    predict(dir.path(), "004", "14.00", "004 Main St", "ACME");
+    goldgate(dir.path(), &["test", "cases", "--report", "head.json"]);
+    let text = stdout(&goldgate(
+        dir.path(),
+        &["report", "--compare", "base.json", "head.json"],
+    ));
+    assert!(
+        text.contains("  004: known failure → passed (fixed: bless it with GOLDGATE_UPDATE=always goldgate test cases --exact 004);"),
+        "{text}"
+    );
+}

@@ -196,6 +196,10 @@ pub struct TestChange {
     pub fields: Vec<FieldChange>,
     /// Whether its gold digest differs between the runs.
     pub gold_changed: bool,
+    /// The command that blesses it, when HEAD fixed it (it failed as its entry says, and
+    /// passes now).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bless: Option<String>,
 }
 
 /// A metric of a test in each run.

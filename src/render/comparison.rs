@@ -518,11 +518,18 @@ fn verdict_change(t: &TestChange) -> String {
     match t.kind {
         ChangeKind::New => side(t.status.head, t.error.head),
         ChangeKind::Removed => format!("{} in BASE", side(t.status.base, t.error.base)),
-        ChangeKind::Regressed | ChangeKind::Improved => format!(
-            "{} → {}",
-            side(t.status.base, t.error.base),
-            side(t.status.head, t.error.head)
-        ),
+        ChangeKind::Regressed | ChangeKind::Improved => {
+            let mut change = format!(
+                "{} → {}",
+                side(t.status.base, t.error.base),
+                side(t.status.head, t.error.head)
+            );
+            // A fixed test says how its entry catches up, as the run's end does.
+            if let Some(bless) = &t.bless {
+                let _ = write!(change, " (fixed: bless it with {bless})");
+            }
+            change
+        }
     }
 }
 

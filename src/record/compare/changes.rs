@@ -115,6 +115,13 @@ pub(super) fn test_change<'a>(
             (digest(numbers.base), digest(numbers.head)),
             (Some(a), Some(b)) if a != b
         ),
+        bless: records
+            .head
+            .and_then(|r| r.baseline.as_ref()?.standing.as_ref())
+            .and_then(|s| match s {
+                crate::evaluate::baseline::Standing::Fixed { bless } => Some(bless.clone()),
+                _ => None,
+            }),
     }
 }
 
