@@ -796,26 +796,7 @@ impl Session {
                 None => message,
             }
         });
-        let against = match (&case.baseline, self.update) {
-            (Some(spec), Update::Always) if self.judged_relative(spec) => {
-                self.blessed_relative(spec, passed)
-            }
-            (Some(spec), _) if self.holds_to_entries(spec) => {
-                let now = baseline::entry_of(&outcome, passed);
-                self.relative_to_baseline(case, spec, Some(&outcome), &now)
-            }
-            (None, Update::No) if self.fail_on == Some(FailOn::Regressions) => {
-                self.no_baseline_to_hold_to()
-            }
-            // Gated on a significant drop instead, in the aggregate tests.
-            (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
-            (Some(spec), Update::No) => self.against_baseline(case, spec, &outcome),
-            _ => Against::passing(),
-        };
-        let mut against = against;
-        if let Some(spec) = case.baseline.as_ref().filter(|_| self.update == Update::No) {
-            against.compared.moved = self.moved(case, spec, &outcome);
-        }
+        let against = self.against(case, &outcome, passed);
         let known = matches!(against.compared.standing, Some(Standing::KnownFailure));
         // A known failure fails nothing, and has not passed.
         let passed = known || passed && against.passed;
@@ -861,6 +842,33 @@ impl Session {
         against.compared.file = Some(spec.file.clone());
         if let Ok(Some(base)) = self.baseline(&spec.file) {
             against.compared.new = base.entry(&EntryName::of_case(spec, case)).is_none();
+        }
+        against
+    }
+
+    /// How a scored case (`passed` by its own rules) stands against its baseline, as its suite
+    /// and the run say it is judged: held to its entry (`fail_on: regressions`), blessed, gated
+    /// on a significant drop by its aggregate, or compared within its tolerance; with what moved
+    /// against its entry.
+    fn against(&self, case: &Case, outcome: &Outcome, passed: bool) -> Against {
+        let mut against = match (&case.baseline, self.update) {
+            (Some(spec), Update::Always) if self.judged_relative(spec) => {
+                self.blessed_relative(spec, passed)
+            }
+            (Some(spec), _) if self.holds_to_entries(spec) => {
+                let now = baseline::entry_of(outcome, passed);
+                self.relative_to_baseline(case, spec, Some(outcome), &now)
+            }
+            (None, Update::No) if self.fail_on == Some(FailOn::Regressions) => {
+                self.no_baseline_to_hold_to()
+            }
+            // Gated on a significant drop instead, in the aggregate tests.
+            (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
+            (Some(spec), Update::No) => self.against_baseline(case, spec, outcome),
+            _ => Against::passing(),
+        };
+        if let Some(spec) = case.baseline.as_ref().filter(|_| self.update == Update::No) {
+            against.compared.moved = self.moved(case, spec, outcome);
         }
         against
     }
