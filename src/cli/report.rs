@@ -505,11 +505,7 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
         }
     }
     // Last, whatever was said before it: what the gate made of the run.
-    out.push_str(&crate::render::fixed_lines(&end.account));
-    if let Some(line) = crate::render::gate_line(&end.account) {
-        out.push_str(&line);
-        out.push('\n');
-    }
+    out.push_str(&crate::render::gate_end(&end.account));
     Ok(Reported {
         text: out,
         complete,

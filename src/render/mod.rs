@@ -45,7 +45,7 @@ pub use message::{failure_message, field_blocks};
 pub use repeat::attempts_line;
 pub use report::{ReportParts, write_report};
 pub use review::{edit_line, item_screen, queue_lines, session_line};
-pub use standing::{fixed_lines, gate_line, known_failure, worse};
+pub use standing::{fixed_lines, gate_end, gate_line, known_failure, worse};
 pub use summary::{Regressions, describe, run_end};
 pub use visible::{visible, visible_painted};
 

@@ -122,6 +122,17 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What ends a run held to its baselines: its fixed tests with their bless commands, then the
+/// gate's line; nothing for a run that held no test to one.
+pub fn gate_end(account: &crate::record::run_end::GateAccount) -> String {
+    let mut out = fixed_lines(account);
+    if let Some(line) = gate_line(account) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// The fixed tests, each with the command that blesses it, for the run's end.
 pub fn fixed_lines(account: &crate::record::run_end::GateAccount) -> String {
     account
