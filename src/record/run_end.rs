@@ -63,18 +63,18 @@ impl GateAccount {
         !self.holds()
     }
 
-    /// The account of a run: every case test's numbers, and its aggregate tests as (name,
-    /// passed, the first line of their message).
-    pub(crate) fn of<'a>(
+    /// The account of a run: every case test's numbers, and its aggregate tests' records.
+    pub(crate) fn of(
         numbers: &[CaseNumbers],
-        aggregates: impl IntoIterator<Item = (&'a str, bool, Option<&'a str>)>,
+        aggregates: &[super::AggregateRecord],
     ) -> GateAccount {
         let mut account = GateAccount::default();
         for n in numbers {
             account.note_case(n);
         }
-        for (test, passed, verdict) in aggregates {
-            account.note_aggregate(test, passed, verdict);
+        for a in aggregates {
+            let verdict = a.message.as_deref().and_then(|m| m.lines().next());
+            account.note_aggregate(&a.id, a.passed, verdict);
         }
         account.sorted()
     }
@@ -245,13 +245,7 @@ impl RunEnd {
                 .filter_map(|a| Some((a.pipeline.clone(), a.regression_gate.clone()?)))
                 .collect(),
             baselines: false,
-            account: GateAccount::of(
-                numbers,
-                aggregates.iter().map(|a| {
-                    let verdict = a.message.as_deref().and_then(|m| m.lines().next());
-                    (a.id.as_str(), a.passed, verdict)
-                }),
-            ),
+            account: GateAccount::of(numbers, aggregates),
         };
         for n in numbers {
             end.note(n);

@@ -633,13 +633,7 @@ pub(crate) fn write(path: &Path, records: &Records) -> Result<(), OutputError> {
         pooled: crate::evaluate::analysis::pooled_rows(&rows),
     };
     let commit = super::env::commit();
-    let gate = crate::record::run_end::GateAccount::of(
-        numbers,
-        aggregates.iter().map(|a| {
-            let verdict = a.message.as_deref().and_then(|m| m.lines().next());
-            (a.id.as_str(), a.passed, verdict)
-        }),
-    );
+    let gate = crate::record::run_end::GateAccount::of(numbers, &aggregates);
     let parts = ReportParts {
         gate: &gate,
         gold_digest: run.gold_digest.as_deref(),

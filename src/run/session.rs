@@ -851,39 +851,40 @@ impl Session {
     /// on a significant drop by its aggregate, or compared within its tolerance; with what moved
     /// against its entry.
     fn against(&self, case: &Case, outcome: &Outcome, passed: bool) -> Against {
-        let mut against = match (&case.baseline, self.update) {
+        let spec = match (&case.baseline, self.update) {
             (Some(spec), Update::Always) if self.judged_relative(spec) => {
-                self.blessed_relative(spec, passed)
-            }
-            (Some(spec), _) if self.holds_to_entries(spec) => {
-                let now = baseline::entry_of(outcome, passed);
-                self.relative_to_baseline(case, spec, Some(outcome), &now)
+                return self.blessed_relative(spec, passed);
             }
             (None, Update::No) if self.fail_on == Some(FailOn::Regressions) => {
-                self.no_baseline_to_hold_to()
+                return self.no_baseline_to_hold_to();
             }
-            // Gated on a significant drop instead, in the aggregate tests.
-            (Some(spec), Update::No) if !spec.per_case => self.in_baseline(case, spec),
-            (Some(spec), Update::No) => self.against_baseline(case, spec, outcome),
-            _ => Against::passing(),
+            (Some(spec), Update::No) => spec,
+            _ => return Against::passing(),
         };
-        if let Some(spec) = case.baseline.as_ref().filter(|_| self.update == Update::No) {
-            against.compared.moved = self.moved(case, spec, outcome);
-        }
+        // The entry this run would write, made once for every comparison with the one it has.
+        let now = baseline::entry_of(outcome, passed);
+        let mut against = if self.holds_to_entries(spec) {
+            self.relative_to_baseline(case, spec, outcome, &now)
+        } else if spec.per_case {
+            self.against_baseline(case, spec, outcome, &now)
+        } else {
+            // Gated on a significant drop instead, in the aggregate tests.
+            self.in_baseline(case, spec)
+        };
+        against.compared.moved = self.moved(case, spec, &now);
         against
     }
 
     /// What moved between a scored test's entry and its outcome, however little: the metric it
     /// is held to, then its fields' EM and ANLS (nothing without an entry).
-    fn moved(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Vec<baseline::Change> {
+    fn moved(&self, case: &Case, spec: &BaselineSpec, now: &Entry) -> Vec<baseline::Change> {
         let Ok(Some(base)) = self.baseline(&spec.file) else {
             return Vec::new();
         };
         let Some(old) = base.entry(&EntryName::of_case(spec, case)) else {
             return Vec::new();
         };
-        let now = baseline::entry_of(outcome, outcome.passed);
-        baseline::moved(old, &now, baseline::gated_metric(spec.gated, old))
+        baseline::moved(old, now, baseline::gated_metric(spec.gated, old))
     }
 
     /// What fails the run for a test of `spec`: `--fail-on` (or `GOLDGATE_FAIL_ON`), else its
@@ -915,21 +916,22 @@ impl Session {
         against
     }
 
-    /// Under `fail_on: regressions`, how a test whose entry this run would write is `now`
-    /// stands against the entry it has (`outcome` when it was scored): worse fails it, the same
-    /// failure is a known one. A test without an entry, or whose entry keeps no verdict (written
-    /// before verdicts were), is compared as under `fail_on: failures`.
+    /// Under `fail_on: regressions`, how a scored test whose entry this run would write is
+    /// `now` stands against the entry it has: worse fails it, the same failure is a known one.
+    /// A test without an entry, or whose entry keeps no verdict (written before verdicts were),
+    /// is compared as under `fail_on: failures`.
     fn relative_to_baseline(
         &self,
         case: &Case,
         spec: &BaselineSpec,
-        outcome: Option<&Outcome>,
+        outcome: &Outcome,
         now: &Entry,
     ) -> Against {
         let as_before = || {
-            let mut against = match outcome {
-                Some(outcome) if spec.per_case => self.against_baseline(case, spec, outcome),
-                _ => self.in_baseline(case, spec),
+            let mut against = if spec.per_case {
+                self.against_baseline(case, spec, outcome, now)
+            } else {
+                self.in_baseline(case, spec)
             };
             against.compared.relative = true;
             against
@@ -961,12 +963,11 @@ impl Session {
             // the fields that dropped follow, each with its gold, prediction and diff.
             let dropped = baseline::compare(old, now, spec.tolerance).0;
             let passes = now.verdict.as_ref().is_some_and(|v| v.passed);
-            let fields = match outcome {
-                Some(outcome) if passes && !dropped.is_empty() => format!(
-                    "\n{}",
-                    field_blocks(case, outcome, &baseline::fields_among(&dropped))
-                ),
-                _ => String::new(),
+            let fields = if passes && !dropped.is_empty() {
+                let fields = field_blocks(case, outcome, &baseline::fields_among(&dropped));
+                format!("\n{fields}")
+            } else {
+                String::new()
             };
             against.add(format!(
                 "regression against the baseline `{}` (fail_on: regressions): {}{fields}\naccept the new numbers with: {}",
@@ -1085,7 +1086,13 @@ impl Session {
 
     /// How an outcome stands against its baseline entry: a regression fails the test, a missing
     /// or unreadable baseline too.
-    fn against_baseline(&self, case: &Case, spec: &BaselineSpec, outcome: &Outcome) -> Against {
+    fn against_baseline(
+        &self,
+        case: &Case,
+        spec: &BaselineSpec,
+        outcome: &Outcome,
+        now: &Entry,
+    ) -> Against {
         let mut against = Against::passing();
         against.compared.file = Some(spec.file.clone());
         match self.baseline(&spec.file) {
@@ -1120,8 +1127,7 @@ impl Session {
             Ok(Some(base)) => match base.entry(&EntryName::of_case(spec, case)) {
                 None => against.compared.new = true,
                 Some(old) => {
-                    let now = baseline::entry_of(outcome, outcome.passed);
-                    let (worse, better) = baseline::compare(old, &now, spec.tolerance);
+                    let (worse, better) = baseline::compare(old, now, spec.tolerance);
                     if !worse.is_empty() {
                         against.passed = false;
                         // The fields that dropped, each with its gold, prediction and diff.

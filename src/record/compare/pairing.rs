@@ -368,13 +368,7 @@ fn head_verdict(head: &RunSide) -> HeadVerdict {
                     .collect(),
             })
             .collect(),
-        gate: crate::record::run_end::GateAccount::of(
-            head.numbers,
-            head.aggregates.iter().map(|a| {
-                let verdict = a.message.as_deref().and_then(|m| m.lines().next());
-                (a.id.as_str(), a.passed, verdict)
-            }),
-        ),
+        gate: crate::record::run_end::GateAccount::of(head.numbers, head.aggregates),
     }
 }
 
