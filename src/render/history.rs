@@ -189,12 +189,7 @@ fn chart(out: &mut String, trend: &Trend, (width, height): (f64, f64), axes: boo
             y(v),
             if axes { 4 } else { 2 },
             escape(&run.time),
-            escape(
-                run.commit
-                    .as_deref()
-                    .map_or(String::new(), |c| super::short_commit(c, 7))
-                    .as_str()
-            ),
+            escape(&commit_of(run)),
             if run.comparable {
                 ""
             } else {
@@ -246,12 +241,7 @@ tr.other td { color:#8a94a0; } .legend { color:#5b6673; font-size:13px; }\n",
                     " class=\"other\""
                 },
                 escape(&run.time),
-                escape(
-                    run.commit
-                        .as_deref()
-                        .map_or(String::new(), |c| super::short_commit(c, 7))
-                        .as_str()
-                ),
+                escape(&commit_of(run)),
                 percent(run.pass_rate).trim(),
                 number(run.value).trim(),
                 if run.comparable {
@@ -289,4 +279,10 @@ pub(super) fn trends_section(out: &mut String, trends: &[Trend]) {
         );
     }
     out.push_str("</table>\n</section>\n");
+}
+/// A run's commit as git shortens it (its `+dirty` kept), empty when it has none.
+fn commit_of(run: &TrendRun) -> String {
+    run.commit
+        .as_deref()
+        .map_or(String::new(), |c| super::short_commit(c, 7))
 }
