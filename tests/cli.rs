@@ -231,8 +231,11 @@ fn report_values() {
 fn report_from_the_environment() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_goldgate"))
-        .env_remove("NEXTEST_RUN_ID")
+    // None of the caller's run settings: under `cargo goldgate test` with GOLDGATE_UPDATE=always
+    // this run would bless the fixture's baseline and join the caller's run.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
+    support::clear_run_settings(&mut cmd);
+    let out = cmd
         .args(["test", "cases", "--exact", "exact/pass"])
         .current_dir(fixtures().join("verdicts"))
         .env("GOLDGATE_REPORT", &file)
