@@ -519,9 +519,12 @@ fn the_example_case_passes() {
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
         .env("GOLDGATE_REPORT", &report)
-        // Under nextest, this run is not part of the outer one.
+        // Under nextest, this run is not part of the outer one; and a caller's
+        // GOLDGATE_UPDATE or GOLDGATE_FAIL_ON is not this run's.
         .env_remove("NEXTEST_RUN_ID")
         .env_remove("GOLDGATE_RUN_ID")
+        .env_remove("GOLDGATE_UPDATE")
+        .env_remove("GOLDGATE_FAIL_ON")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
