@@ -565,7 +565,42 @@ pub(crate) fn write_atomically_with(
         }
         _ => path,
     };
-    if let Ok(m) = std::fs::metadata(path)
+    replace_in_place(path, write)
+}
+
+/// Replaces the file at `path` (no link: a link there is replaced by the rename) with what `write`
+/// writes, through a temporary file beside it; a device, a FIFO or a folder is never replaced.
+pub(crate) fn replace_in_place(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    replace_checked(path, write, || Ok(true)).map(drop)
+}
+
+/// Replaces the file at `path` with `bytes` unless it no longer holds `was`, the bytes its edit
+/// was made from: an editor that saved it since (its write is not under goldgate's lock) keeps its
+/// save, and `Ok(false)` says the edit was not written. The bytes are compared after the new file
+/// is written whole and just before the rename, so that a save is lost only if it lands within
+/// that compare-and-rename, not anywhere in an edit's reading, checking and writing.
+pub(crate) fn replace_unless_changed(
+    path: &Path,
+    was: &[u8],
+    bytes: &[u8],
+) -> std::io::Result<bool> {
+    replace_checked(
+        path,
+        |out| out.write_all(bytes),
+        || Ok(std::fs::read(path)? == was),
+    )
+}
+
+/// [`replace_in_place`], the rename made only when `still` says yes (`Ok(false)` otherwise).
+fn replace_checked(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    still: impl FnOnce() -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
+    if let Ok(m) = std::fs::symlink_metadata(path)
         && !m.is_file()
     {
         return Err(std::io::Error::other(format!(
@@ -595,8 +630,11 @@ pub(crate) fn write_atomically_with(
             .set_permissions(std::fs::Permissions::from_mode(mode))?;
     }
     tmp.as_file().sync_all()?;
+    if !still()? {
+        return Ok(false);
+    }
     tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(true)
 }
 
 /// The name of the temporary files written beside `path` (`.report.json.goldgate-XXXXXX`): one

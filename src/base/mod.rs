@@ -21,3 +21,4 @@ pub mod spanned;
 pub mod state;
 pub mod typed;
 pub mod value;
+pub mod writing;

@@ -673,18 +673,14 @@ fn judge_command(
             .err(mark, "judge.verdicts", "`verdicts` is empty")
             .hint("write `verdicts: verdicts.json`"));
     }
-    if let Some(root) = outside_the_project(dir, &j.verdicts) {
-        return Err(here
-            .err(
-                mark,
-                "judge.verdicts",
-                format!(
-                    "the verdict file `{}` is outside the project `{}`",
-                    j.verdicts,
-                    root.display()
-                ),
-            )
-            .hint("keep it beside the suite, committed with the cases"));
+    if let Some(e) = not_writable(
+        here,
+        mark,
+        "judge.verdicts",
+        ("verdict file", &j.verdicts),
+        dir,
+    ) {
+        return Err(e);
     }
     let timeout = match &j.timeout_s {
         Some(t) => timeout_of(
@@ -846,18 +842,25 @@ fn call_cache(
             }
         })?,
     };
-    let folder = match &r.cache_folder {
-        None => default_cache_folder(dir),
-        Some(f) => {
-            let folder = dir.join(&f.value);
-            crate::base::fs::inside_the_project(
-                &folder,
-                "cache folder",
-                (here.file, Mark::of(&f.referenced), "run.cache_folder"),
-            )?;
-            folder
+    // Checked as it will be written, made or not: a folder that does not exist yet can lead out
+    // as well as one that does, and `.goldgate` may be a committed link.
+    let (folder, at, written) = match &r.cache_folder {
+        None => {
+            let folder = default_cache_folder(dir);
+            let written = std::path::absolute(&folder).unwrap_or_else(|_| folder.clone());
+            (folder, mark, written.to_string_lossy().into_owned())
         }
+        Some(f) => (dir.join(&f.value), Mark::of(&f.referenced), f.value.clone()),
     };
+    if let Some(e) = not_writable(
+        here,
+        at,
+        "run.cache_folder",
+        ("cache folder", &written),
+        dir,
+    ) {
+        return Err(e);
+    }
     for (i, pattern) in r.inputs.iter().enumerate() {
         if let Err(e) = glob::Pattern::new(pattern) {
             return Err(here
@@ -949,35 +952,43 @@ fn above(root: &Path) -> Vec<PathBuf> {
     chain
 }
 
-/// The project root (else the suite's own folder) when a suite's `baseline` path leads out of it:
-/// a blessing run would create folders and files anywhere (`/anywhere/deep/x.json`).
-fn outside_the_project(dir: &Path, written: &str) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    let root = dir
+/// Why goldgate cannot write the file a suite in `dir` names as `written` (a baseline, a history,
+/// a judge's verdicts, a cache folder), as a located error at `key`; `None` when it can. The file
+/// is resolved as it will be written ([`crate::base::writing`]): inside the project (else the
+/// suite's own folder), no link on the way, `..` taken as the folder it leads to.
+fn not_writable(
+    here: &InFile,
+    at: Mark,
+    key: &str,
+    (what, written): (&str, &str),
+    dir: &Path,
+) -> Option<LoadError> {
+    let real = std::fs::canonicalize(dir).ok()?;
+    let root = real
         .ancestors()
         .find(|a| is_project(a))
-        .map_or_else(|| dir.clone(), Path::to_path_buf);
-    // Resolved by its words: the file and its folders may not exist yet.
-    let mut at = PathBuf::new();
-    for part in dir.join(written).components() {
-        match part {
-            std::path::Component::ParentDir => {
-                at.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => at.push(other),
+        .map_or_else(|| real.clone(), Path::to_path_buf);
+    let why = match crate::base::writing::resolve_in(&root, &dir.join(written)) {
+        Ok(_) => return None,
+        Err(crate::base::writing::Refused::Outside { root }) => format!(
+            "the {what} `{written}` is outside the project `{}`: goldgate writes only inside it",
+            root.display()
+        ),
+        Err(crate::base::writing::Refused::Link { link }) => format!(
+            "the {what} `{written}` goes through the link `{}`: goldgate writes nothing of a project through a link, which a commit can point anywhere",
+            link.display()
+        ),
+        Err(crate::base::writing::Refused::Io(e)) => {
+            format!("the {what} `{written}` cannot be looked at: {e}")
         }
-    }
-    // A folder on the way that exists may be a link out of the project.
-    let real = at
-        .ancestors()
-        .find_map(|a| {
-            std::fs::canonicalize(a)
-                .ok()
-                .map(|c| c.join(at.strip_prefix(a).unwrap_or(Path::new(""))))
-        })
-        .unwrap_or(at);
-    (!real.starts_with(&root)).then_some(root)
+    };
+    let fix = format!(
+        "keep it in a real folder inside the project, beside the suite, as `{key}: {}`",
+        Path::new(written)
+            .file_name()
+            .map_or_else(|| written.into(), |n| n.to_string_lossy())
+    );
+    Some(here.err(at, key, why).hint(fix))
 }
 
 /// Folds one suite file into the settings merged so far, key by key.
@@ -1342,18 +1353,14 @@ fn baseline(
     dir: &Path,
 ) -> Result<(), LoadError> {
     if let Some(b) = baseline {
-        if let Some(root) = outside_the_project(dir, &b.value) {
-            return Err(here
-                .err(
-                    Mark::of(&b.referenced),
-                    "baseline",
-                    format!(
-                        "the baseline `{}` is outside the project `{}`: goldgate writes baselines only inside it",
-                        b.value,
-                        root.display()
-                    ),
-                )
-                .hint("keep it beside the suite, as `baseline: baseline.json`"));
+        if let Some(e) = not_writable(
+            here,
+            Mark::of(&b.referenced),
+            "baseline",
+            ("baseline", &b.value),
+            dir,
+        ) {
+            return Err(e);
         }
         suite.baseline = Some(Arc::new(BaselineSpec {
             file: dir.join(&b.value),
@@ -1389,18 +1396,14 @@ fn history(
     dir: &Path,
 ) -> Result<Option<PathBuf>, LoadError> {
     let Some(h) = h else { return Ok(None) };
-    if let Some(root) = outside_the_project(dir, &h.value) {
-        return Err(here
-            .err(
-                Mark::of(&h.referenced),
-                "history",
-                format!(
-                    "the history `{}` is outside the project `{}`: goldgate appends histories only inside it",
-                    h.value,
-                    root.display()
-                ),
-            )
-            .hint("keep it beside the suite, as `history: history.jsonl`"));
+    if let Some(e) = not_writable(
+        here,
+        Mark::of(&h.referenced),
+        "history",
+        ("history", &h.value),
+        dir,
+    ) {
+        return Err(e);
     }
     let file = dir.join(&h.value);
     Ok(Some(std::path::absolute(&file).unwrap_or(file)))

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::fs::{read_text_if_present, write_atomically};
+use crate::base::fs::read_text_if_present;
 use crate::base::location::LoadError;
 use crate::base::lock::lock_for;
 use crate::evaluate::baseline::{
@@ -262,7 +262,8 @@ pub(crate) fn merge(
     }
     // In name order, whatever order the tests finished in.
     renamed.sort();
-    write_atomically(path, to_text(&base).as_bytes()).map_err(cannot)?;
+    // A baseline is committed: never written through a link, nor outside the project.
+    crate::base::writing::replace(path, to_text(&base).as_bytes()).map_err(|r| cannot(r.into()))?;
     Ok(Written {
         entries: base.cases.len(),
         new,

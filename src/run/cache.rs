@@ -16,7 +16,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::command::Ran;
-use crate::base::fs::{read_bytes, write_atomically};
+use crate::base::fs::read_bytes;
+use crate::base::writing;
 
 /// The version of an entry's layout: an entry of another is a miss.
 const VERSION: u64 = 1;
@@ -248,6 +249,11 @@ impl std::error::Error for CacheError {
     }
 }
 
+/// Whether `path` is a symbolic link (a committed cache may hold one; it is never read through).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// A cache folder, made ready to be used.
 pub(crate) struct Folder {
     dir: PathBuf,
@@ -255,12 +261,14 @@ pub(crate) struct Folder {
 
 impl Folder {
     /// The folder `dir`, made (with its marker and a `.gitignore` for its locks) when new.
+    /// The cache is committed, so a pull request can plant a link in it: every file and folder
+    /// of it is made and written through [`crate::base::writing`], which refuses links.
     pub(crate) fn open(dir: &Path) -> std::io::Result<Folder> {
-        std::fs::create_dir_all(dir.join("index"))?;
-        std::fs::create_dir_all(dir.join(".locks"))?;
+        writing::create_folders(&dir.join("index"))?;
+        writing::create_folders(&dir.join(".locks"))?;
         let marker = dir.join(MARKER);
         if !marker.is_file() {
-            write_atomically(
+            writing::replace(
                 &marker,
                 format!(
                     "{{\"goldgate_cache\": {VERSION}, \"about\": \"outputs of the suites' run: commands, keyed by what decides them; commit this folder to replay them without calling (GOLDGATE_CACHE=replay)\"}}\n"
@@ -270,7 +278,7 @@ impl Folder {
         }
         let ignore = dir.join(".gitignore");
         if !ignore.is_file() {
-            write_atomically(
+            writing::replace(
                 &ignore,
                 b"# Locks of calls in progress.\n.locks/\n.*.tmp*\n",
             )?;
@@ -299,6 +307,10 @@ impl Folder {
     /// now, so that `goldgate cache prune` removes what no run uses, not what is old.
     pub(crate) fn kept(&self, key: &CallKey) -> Option<(Ran, Option<String>)> {
         let path = self.entry(key);
+        // A link in an entry's place is no entry: never read through, replaced when kept.
+        if is_link(&path) {
+            return None;
+        }
         let bytes = read_bytes(&path, ENTRY_BYTES).ok()?;
         if let Ok(file) = std::fs::File::options().append(true).open(&path) {
             let _ = file.set_modified(std::time::SystemTime::now());
@@ -320,7 +332,12 @@ impl Folder {
 
     /// Keeps a successful output, and names its key in the index of its case's call.
     /// `run` names the run that made it (a digest, never a path), when it spans processes.
-    pub(crate) fn keep(&self, key: &CallKey, ran: &Ran, run: Option<&str>) -> std::io::Result<()> {
+    pub(crate) fn keep(
+        &self,
+        key: &CallKey,
+        ran: &Ran,
+        run: Option<&str>,
+    ) -> Result<(), writing::Refused> {
         let mut entry = json!({
             "goldgate_cache": VERSION,
             "key": key.digest,
@@ -332,20 +349,22 @@ impl Folder {
         if let Some(run) = run {
             entry["run"] = json!(run);
         }
-        write_atomically(&self.entry(key), entry.to_string().as_bytes())?;
+        writing::replace(&self.entry(key), entry.to_string().as_bytes())?;
         let parts: serde_json::Map<String, serde_json::Value> = key
             .parts
             .iter()
             .map(|(n, v)| (n.clone(), json!(v)))
             .collect();
         let index = json!({"call": key.call, "key": key.digest, "parts": parts});
-        write_atomically(&self.index(key), index.to_string().as_bytes())
+        writing::replace(&self.index(key), index.to_string().as_bytes())
     }
 
     /// Why `key` has no entry, part by part against the key its call last had.
     pub(crate) fn why_missed(&self, key: &CallKey) -> String {
-        let last = read_bytes(&self.index(key), ENTRY_BYTES)
-            .ok()
+        let index = self.index(key);
+        let last = (!is_link(&index))
+            .then(|| read_bytes(&index, ENTRY_BYTES).ok())
+            .flatten()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
         let Some(last) = last else {
             return "no output of this call was ever kept".into();

@@ -144,23 +144,17 @@ fn records_of(
 /// Appends `records` to the history at `path` in one write, under the lock of the file itself,
 /// unless the run is in it already.
 fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)?;
+    // A history is committed: never appended through a link, nor outside the project.
+    let mut file = crate::base::writing::open_to_append(path)?;
     // The lock is on the file, which is only ever appended to (never replaced by a rename).
     file.lock()?;
-    let mut text = String::new();
-    file.seek(SeekFrom::Start(0))?;
-    file.read_to_string(&mut text)?;
     let marker = format!("\"run\":{}", serde_json::to_string(run)?);
-    if text.lines().any(|l| l.contains(&marker)) {
+    if has_run(&mut file, &marker)? {
         return Ok(());
     }
     // A hand edit may have left the last line without its newline: a new line starts after it.
     let mut out = String::new();
-    if !text.is_empty() && !text.ends_with('\n') {
+    if file.metadata()?.len() > 0 && !ends_with_newline(&mut file)? {
         out.push('\n');
     }
     for record in records {
@@ -169,6 +163,32 @@ fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Resu
     }
     file.write_all(out.as_bytes())?;
     file.flush()
+}
+
+/// Whether a line of the history read from `file` holds `marker` (the run's id): read a line at
+/// a time, so that a history of years costs one line of memory.
+fn has_run(file: &mut std::fs::File, marker: &str) -> std::io::Result<bool> {
+    use std::io::BufRead;
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = std::io::BufReader::new(&*file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(false);
+        }
+        if line.windows(marker.len()).any(|w| w == marker.as_bytes()) {
+            return Ok(true);
+        }
+    }
+}
+
+/// Whether the (non-empty) `file` ends with a line break.
+fn ends_with_newline(file: &mut std::fs::File) -> std::io::Result<bool> {
+    let mut last = [0u8];
+    file.seek(SeekFrom::End(-1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
 }
 
 /// The time now, in RFC 3339 (UTC, to the second); `SOURCE_DATE_EPOCH` (seconds) sets it, as it

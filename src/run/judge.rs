@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value as Json, json};
 
 use super::command::{CommandError, run_with_input};
-use crate::base::fs::{read_text, write_atomically};
+use crate::base::fs::read_text;
 use crate::base::location::LoadError;
 use crate::evaluate::judge::{JudgeVerdict, Question};
 use crate::model::suite::Judge;
@@ -137,7 +137,8 @@ pub(crate) fn merge_held(path: &Path, new: &[Recorded]) -> Result<(), JudgeError
         }
         all.insert(r.question.key.clone(), r);
     }
-    write_atomically(path, to_text(&all).as_bytes()).map_err(cannot)
+    // Verdicts are committed: never written through a link, nor outside the project.
+    crate::base::writing::replace(path, to_text(&all).as_bytes()).map_err(|r| cannot(r.into()))
 }
 
 /// Asks the judge `judge.repeat` times and keeps the majority. A command that fails, or prints

@@ -95,9 +95,15 @@ pub(crate) struct Keep {
 }
 
 impl Keep {
-    /// Keeps `ran`; an output that cannot be kept is still right, only called again next time.
-    fn keep(self, ran: &Ran) {
-        let _ = self.folder.keep(&self.key, ran, self.run.as_deref());
+    /// Keeps `ran`; an output that cannot be kept (a full disk) is still right, only called again
+    /// next time. A link in the cache is no such accident but a committed trap (an entry leading to
+    /// a file of the reviewer's): refused, and said, as the reason the case fails.
+    fn keep(self, ran: &Ran) -> Result<(), String> {
+        use crate::base::writing::Refused;
+        match self.folder.keep(&self.key, ran, self.run.as_deref()) {
+            Err(why @ (Refused::Link { .. } | Refused::Outside { .. })) => Err(why.to_string()),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -462,8 +468,21 @@ fn one_call(commands: &Commands, call: &CallOf, run_of: &RunOf) -> Result<Predic
     )
     .map_err(Failure::Again)?;
     // Kept only when it reads as a prediction of a call that did not fail (`ok: false`).
-    if let Some(keep) = keep.filter(|_| prediction.failed.is_none()) {
-        keep.keep(&ran);
+    if let Some(keep) = keep.filter(|_| prediction.failed.is_none())
+        && let Err(why) = keep.keep(&ran)
+    {
+        return Err(Failure::Final(
+            LoadError::at(
+                &at.0,
+                at.1,
+                "run",
+                format!(
+                    "the output of the call for `{}` cannot be kept in the cache: {why}",
+                    case_file.display()
+                ),
+            )
+            .hint("remove the link (`git rm` it if it is committed) and run again: goldgate makes the file itself"),
+        ));
     }
     prediction.call = Some(source);
     Ok(prediction)

@@ -351,13 +351,8 @@ impl Session {
 
     /// Writes an edited gold file atomically, keeping the byte-order mark it had (the reader
     /// drops it), and notes the text as this session's.
-    fn write(&mut self, file: &Path, text: String) -> Result<(), Refused> {
-        let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
-        let bytes = [if bom { BOM } else { &[] }, text.as_bytes()].concat();
-        crate::base::fs::write_atomically(file, &bytes).map_err(|source| Refused::NotWritten {
-            file: file.to_path_buf(),
-            source,
-        })?;
+    fn write(&mut self, file: &Path, read: &str, text: String) -> Result<(), Refused> {
+        write_gold(file, read, &text)?;
         self.written.insert(file.to_path_buf(), text);
         Ok(())
     }
@@ -407,7 +402,7 @@ impl Session {
         }
         let path: Vec<&str> = prefix.iter().map(String::as_str).chain([field]).collect();
         let edit = edited(file, &text, &path, item, (action, &value))?;
-        self.write(file, edit.text)?;
+        self.write(file, &text, edit.text)?;
         self.edited.insert(key);
         Ok(crate::render::edit_line(
             &name,
@@ -416,6 +411,32 @@ impl Session {
             edit.before.as_deref(),
             &edit.after,
         ))
+    }
+}
+
+/// Writes `text`, an edit of `read` (the text of `file` as it was read under the lock), keeping
+/// the byte-order mark the file had (the reader drops it). An editor does not take goldgate's
+/// lock: a save of theirs since `read` is found just before the rename and refused, never lost.
+fn write_gold(file: &Path, read: &str, text: &str) -> Result<(), Refused> {
+    let bom = std::fs::read(file).is_ok_and(|b| b.starts_with(BOM));
+    let mark: &[u8] = if bom { BOM } else { &[] };
+    let (was, bytes) = (
+        [mark, read.as_bytes()].concat(),
+        [mark, text.as_bytes()].concat(),
+    );
+    let written =
+        crate::base::fs::replace_unless_changed(file, &was, &bytes).map_err(|source| {
+            Refused::NotWritten {
+                file: file.to_path_buf(),
+                source,
+            }
+        })?;
+    if written {
+        Ok(())
+    } else {
+        Err(Refused::FileChanged {
+            file: file.to_path_buf(),
+        })
     }
 }
 
@@ -909,5 +930,43 @@ mod tests {
             .and_then(|s| s.downcast_ref::<std::io::Error>())
             .unwrap();
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    /// An editor's save between review's reading of a gold file and its rename (review holds
+    /// its lock; the editor takes none) is kept, and the edit refused with the fix: on main the
+    /// edit replaced the file and the save was lost while review said it wrote.
+    #[test]
+    fn an_editors_save_during_an_edit_is_kept_and_the_edit_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("gold.json");
+        let read = "{\"total\": \"1\"}\n";
+        std::fs::write(&file, read).unwrap();
+        // Nothing changed since the read: the edit is written.
+        write_gold(&file, read, "{\"total\": \"2\"}\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "{\"total\": \"2\"}\n"
+        );
+        // The editor saves after review read `read`: review's edit of `read` is refused.
+        std::fs::write(&file, "{\"total\": \"3\", \"note\": \"saved\"}\n").unwrap();
+        let refused = write_gold(&file, read, "{\"total\": \"4\"}\n").unwrap_err();
+        assert!(matches!(refused, Refused::FileChanged { .. }), "{refused}");
+        assert!(
+            refused.to_string().contains("changed since the run"),
+            "{refused}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "{\"total\": \"3\", \"note\": \"saved\"}\n"
+        );
+        // A byte-order mark the file has is kept, and counted in what was read.
+        std::fs::write(&file, [BOM, read.as_bytes()].concat()).unwrap();
+        write_gold(&file, read, "{\"total\": \"5\"}\n").unwrap();
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            [BOM, "{\"total\": \"5\"}\n".as_bytes()].concat()
+        );
+        // No temporary file is left beside it.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }
