@@ -7,7 +7,8 @@ use unicode_normalization::UnicodeNormalization;
 pub struct Normalize {
     /// Unicode lowercase.
     pub lowercase: bool,
-    /// NFD, drop combining diacritical marks, NFC.
+    /// NFD, drop combining diacritical marks, NFC. Off, the text is still brought to NFC when
+    /// another step is on: "Société" typed precomposed and decomposed is one text to a person.
     pub strip_accents: bool,
     /// Every run of Unicode White_Space becomes one space; trimmed.
     pub collapse_whitespace: bool,
@@ -162,6 +163,7 @@ impl Normalize {
     fn in_one_pass(&self, text: impl Iterator<Item = char>, out: &mut impl Characters) -> bool {
         let table = self.strip_accents.then(latin_table);
         let folded = (self.lowercase && self.strip_accents).then(latin_folded_table);
+        let composed = self.composes_only();
         let mut space = false;
         // The character before, as NFC would see it: two that compose are left to the steps.
         let mut before = ' ';
@@ -229,6 +231,16 @@ impl Normalize {
                         _ => return false,
                     }
                 }
+                // Accents kept, the text in NFC: a character that NFC may change (a mark that
+                // composes or is reordered, a singleton such as the Ångström sign) is left to the
+                // steps.
+                _ if composed
+                    && (unicode_normalization::char::canonical_combining_class(lower) != 0
+                        || unicode_normalization::is_nfc_quick(std::iter::once(lower))
+                            != unicode_normalization::IsNormalized::Yes) =>
+                {
+                    return false;
+                }
                 _ => lower,
             };
             before = base;
@@ -239,6 +251,12 @@ impl Normalize {
             out.push(base);
         }
         true
+    }
+
+    /// Whether the text is brought to NFC without its accents stripped: accents kept while
+    /// another step is on (all off is the raw text, compared as written).
+    fn composes_only(&self) -> bool {
+        !self.strip_accents && (self.lowercase || self.collapse_whitespace)
     }
 
     /// The steps one after the other, on any text.
@@ -253,6 +271,8 @@ impl Normalize {
         if self.strip_accents && !out.is_ascii() {
             out = latin_without_accents(&out)
                 .unwrap_or_else(|| out.nfd().filter(|c| !is_accent(*c)).nfc().collect());
+        } else if self.composes_only() && !out.is_ascii() {
+            out = out.nfc().collect();
         }
         if self.collapse_whitespace {
             let mut collapsed = String::with_capacity(out.len());
@@ -589,5 +609,15 @@ mod tests {
             ..Normalize::ALL
         };
         assert_eq!(keep_space.apply(" a  b "), " a  b ");
+        // Accents kept, one Unicode form: precomposed and decomposed are one text, and a
+        // singleton (the Ångström sign) is its letter; all steps off is the text as written.
+        let accents = Normalize {
+            strip_accents: false,
+            ..Normalize::ALL
+        };
+        assert_eq!(accents.apply("Socie\u{301}te\u{301}"), "soci\u{e9}t\u{e9}");
+        assert_eq!(accents.apply("\u{212B}"), "\u{e5}");
+        assert_eq!(accents.apply("pay\u{e9}e"), "pay\u{e9}e");
+        assert_eq!(Normalize::NONE.apply("e\u{301}"), "e\u{301}");
     }
 }
