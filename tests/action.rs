@@ -137,6 +137,8 @@ fn a_pull_request_gets_one_comment_however_often_it_runs() {
             "gold.yml",
             "--branch",
             "main",
+            "--event",
+            "push",
             "--status",
             "completed",
             "--limit",
@@ -250,7 +252,11 @@ fn a_comparison_that_fails_is_said_in_the_comment() {
     let artifact = runner.path("gh/artifacts/2222/goldgate-report");
     std::fs::create_dir_all(&artifact).unwrap();
     std::fs::write(artifact.join("report.json"), "{\"not\": \"a report\"").unwrap();
-    std::fs::write(runner.path("gh/runs.json"), r#"[{"databaseId": 2222}]"#).unwrap();
+    std::fs::write(
+        runner.path("gh/runs.json"),
+        r#"[{"databaseId": 2222, "event": "push", "headBranch": "main"}]"#,
+    )
+    .unwrap();
     let run = runner.run(&[]);
     assert_eq!(
         run.exit_of("Comment on the pull request"),
@@ -285,7 +291,7 @@ fn the_comment_compares_with_the_base_branchs_last_report() {
     std::fs::rename(workspace.join("base.json"), artifact.join("report.json")).unwrap();
     std::fs::write(
         runner.path("gh/runs.json"),
-        r#"[{"databaseId": 3333}, {"databaseId": 2222}]"#,
+        r#"[{"databaseId": 3333, "event": "push", "headBranch": "main"}, {"databaseId": 2222, "event": "push", "headBranch": "main"}]"#,
     )
     .unwrap();
 
@@ -350,4 +356,105 @@ fn the_comment_compares_with_the_base_branchs_last_report() {
     let updated = comments[0]["body"].as_str().unwrap();
     assert_eq!(updated, compare(&head));
     assert_ne!(updated, body);
+}
+
+/// The base report comes from a push to the base repository only: a fork's pull request from a
+/// branch also named `main` runs the workflow too (event `pull_request`), and its artifact, newer,
+/// is never taken as the base.
+#[test]
+fn a_forks_run_on_a_branch_of_the_same_name_never_supplies_the_base_report() {
+    let runner = Runner::new("pull_request");
+    let workspace = runner.path("workspace");
+    write_project(&workspace);
+    runner.publish_release("0.1.0", "x86_64-unknown-linux-musl");
+    let base_run = support::goldgate(&workspace, &["test", "cases", "--report", "base.json"]);
+    assert!(base_run.status.success(), "{}", support::stdout(&base_run));
+    for run in ["2222", "3333"] {
+        let artifact = runner.path(&format!("gh/artifacts/{run}/goldgate-report"));
+        std::fs::create_dir_all(&artifact).unwrap();
+        std::fs::copy(workspace.join("base.json"), artifact.join("report.json")).unwrap();
+    }
+    std::fs::write(
+        runner.path("gh/runs.json"),
+        r#"[{"databaseId": 3333, "event": "pull_request", "headBranch": "main"}, {"databaseId": 2222, "event": "push", "headBranch": "main"}]"#,
+    )
+    .unwrap();
+    let run = runner.run(&[]);
+    assert_eq!(
+        run.exit_of("Comment on the pull request"),
+        Some(0),
+        "{}",
+        run.log
+    );
+    let downloads: Vec<String> = runner
+        .calls("gh")
+        .iter()
+        .filter(|c| c[..2] == ["run", "download"])
+        .map(|c| c[2].clone())
+        .collect();
+    assert_eq!(downloads, ["2222"]);
+}
+
+/// An artifact name with a quote and a filter of its own in it is the marker's text, never part
+/// of the program that finds the comment: the one comment is found again and updated.
+#[test]
+fn an_artifact_name_never_becomes_part_of_the_comments_filter() {
+    let runner = Runner::new("pull_request");
+    write_project(&runner.path("workspace"));
+    runner.publish_release("0.1.0", "x86_64-unknown-linux-musl");
+    let name = r#"x") or true | not | not or ("#;
+    let first = runner.run(&[("artifact-name", name)]);
+    assert_eq!(
+        first.exit_of("Comment on the pull request"),
+        Some(0),
+        "{}",
+        first.log
+    );
+    // Another tool's comment, which an injected `or true` would select and overwrite.
+    let mut comments = runner.comments();
+    comments.insert(
+        0,
+        serde_json::json!({"id": 7, "body": "another bot's comment"}),
+    );
+    std::fs::write(
+        runner.path("gh/comments.json"),
+        serde_json::to_string(&comments).unwrap(),
+    )
+    .unwrap();
+    let second = runner.run(&[("artifact-name", name)]);
+    assert_eq!(
+        second.exit_of("Comment on the pull request"),
+        Some(0),
+        "{}",
+        second.log
+    );
+    let comments = runner.comments();
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!(comments[0]["body"], "another bot's comment");
+    assert!(
+        comments[1]["body"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("<!-- goldgate: {name} -->")),
+        "{comments:?}"
+    );
+}
+
+/// `args` is split into words and nothing more: a glob in it reaches goldgate as written, whatever
+/// files the working folder holds (`--report k*.json` would become `--report keep.json`, and
+/// overwrite it).
+#[test]
+fn the_args_input_is_never_expanded_as_a_glob() {
+    let runner = Runner::new("push");
+    let workspace = runner.path("workspace");
+    write_project(&workspace);
+    std::fs::write(workspace.join("keep.json"), "precious").unwrap();
+    runner.publish_release("0.1.0", "x86_64-unknown-linux-musl");
+    let run = runner.run(&[("args", "--report  k*.json")]);
+    assert_eq!(run.gate["exit-code"], "0", "{}", run.log);
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("keep.json")).unwrap(),
+        "precious"
+    );
+    assert!(workspace.join("k*.json").is_file(), "{}", run.log);
 }

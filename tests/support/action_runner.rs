@@ -29,7 +29,8 @@ pub fn action() -> Value {
 }
 
 /// The `gh` a runner has, faked: each call is appended to `$FAKE_GH/calls.jsonl` as a JSON array
-/// of its arguments; `run list` prints `runs.json` through the `--jq` filter, `run download` copies
+/// of its arguments; `run list` prints the runs of `runs.json` its `--branch` and `--event` select
+/// through the `--jq` filter, `run download` copies
 /// `artifacts/RUN/NAME/`, and `api` reads and writes `comments.json` (a filter is applied with jq,
 /// as gh applies its own).
 pub const FAKE_GH: &str = r#"#!/usr/bin/env bash
@@ -40,7 +41,10 @@ flag() { local name="$1"; shift; while [ $# -gt 0 ]; do if [ "$1" = "$name" ]; t
 filter="$(flag --jq "$@")"
 case "$1 ${2:-}" in
   "run list")
-    jq -r "${filter:-.}" "$state/runs.json" ;;
+    # As gh filters: `--branch` by the run's head branch, `--event` by what triggered it.
+    jq -r --arg b "$(flag --branch "$@")" --arg e "$(flag --event "$@")" \
+      "[.[] | select((\$b == \"\" or .headBranch == \$b) and (\$e == \"\" or .event == \$e))] | ${filter:-.}" \
+      "$state/runs.json" ;;
   "run download")
     src="$state/artifacts/$3/$(flag --name "$@")"
     [ -d "$src" ] || { echo "no valid artifacts found to download" >&2; exit 1; }
