@@ -222,3 +222,34 @@ fn a_goldgate_folder_that_links_out_is_refused_and_nothing_is_written_there() {
     );
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
 }
+
+/// A state folder goldgate refuses (here open to others; another user's is refused alike) leaves
+/// the run without records for `goldgate review` and `report --last`: the run says so and why,
+/// its verdict standing, where it once kept nothing in silence.
+#[test]
+fn a_state_folder_goldgate_refuses_is_said_not_kept_silently() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let (_tmp, proj, outside) = project_and_outside();
+    write_files(
+        &proj,
+        &[(
+            "cases/a.yaml",
+            "prediction: { total: \"1\" }\ngold: { total: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+        )],
+    );
+    let uid = std::fs::metadata(&proj).unwrap().uid();
+    let state = outside.join(format!("goldgate-{uid}"));
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = goldgate_with(&proj, &["test", "cases"], &[("TMPDIR", outside.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = support::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "warning: goldgate kept no records of this run for `goldgate review` and `goldgate report --last`: goldgate's state folder `{}` has mode 755",
+            state.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+}

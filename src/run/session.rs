@@ -201,12 +201,14 @@ impl Kept {
         let Some((cases, filtered)) = self.review_of.clone() else {
             return;
         };
-        let Ok(project) = crate::base::state::Project::of(&cases) else {
-            return;
+        let project = match crate::base::state::Project::of(&cases) {
+            Ok(project) => project,
+            Err(e) => return not_kept_for_review(&e),
         };
         let last = super::journal::Journal::of_the_last_run_in_one_process(&project);
-        let Ok(_held) = last.hold() else {
-            return;
+        let _held = match last.hold() {
+            Ok(held) => held,
+            Err(e) => return not_kept_for_review(&e),
         };
         let own = match std::mem::replace(&mut self.reviewable, ForReview::Failed) {
             ForReview::Writing(file) => file.into_inner().map(Some).map_err(|e| e.into_error()),
@@ -239,8 +241,11 @@ impl Kept {
             next.write(aggregates.as_bytes())?;
             next.finish()
         });
-        if done.is_err() && !filtered {
-            last.forget();
+        if let Err(e) = &done {
+            not_kept_for_review(e);
+            if !filtered {
+                last.forget();
+            }
         }
     }
 
@@ -251,6 +256,16 @@ impl Kept {
         }
         Ok(self.spool.take())
     }
+}
+
+/// Says, on standard error, that a run kept no records for `goldgate review` and `goldgate report
+/// --last`, and why: a state folder goldgate refuses (another user's, open to others) once left
+/// those commands finding nothing with no word of the reason. The run's verdict stands.
+fn not_kept_for_review(why: &std::io::Error) {
+    eprintln!(
+        "warning: goldgate kept no records of this run for `goldgate review` and `goldgate report --last`: {}",
+        crate::render::inert(&why.to_string())
+    );
 }
 
 /// A test against its baseline entry.
