@@ -241,7 +241,11 @@ fn a_state_folder_goldgate_refuses_is_said_not_kept_silently() {
     let state = outside.join(format!("goldgate-{uid}"));
     std::fs::create_dir(&state).unwrap();
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = goldgate_with(&proj, &["test", "cases"], &[("TMPDIR", outside.to_str().unwrap())]);
+    let out = goldgate_with(
+        &proj,
+        &["test", "cases"],
+        &[("TMPDIR", outside.to_str().unwrap())],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let err = support::stderr(&out);
     assert!(
@@ -252,4 +256,60 @@ fn a_state_folder_goldgate_refuses_is_said_not_kept_silently() {
         "{err}"
     );
     assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+}
+
+/// A `cases` folder that links to a gold set kept in a project of its own is this project's for
+/// the run's records: the processes of a split run keep them where the end step, run from the
+/// crate, reads them (once, under the gold set's project, and the end step found no run).
+#[test]
+fn a_cases_folder_that_links_to_a_gold_set_elsewhere_is_one_run_of_this_project() {
+    let (_tmp, proj, outside) = project_and_outside();
+    let gold = outside.join("gold-set");
+    std::fs::create_dir_all(gold.join(".git")).unwrap();
+    write_files(
+        &gold,
+        &[
+            (
+                "cases/a.yaml",
+                "prediction: { total: \"1\" }\ngold: { total: \"1\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+            (
+                "cases/b.yaml",
+                "prediction: { total: \"2\" }\ngold: { total: \"2\" }\nthresholds: { min_exact_match: 1.0 }\n",
+            ),
+        ],
+    );
+    symlink(gold.join("cases"), proj.join("cases")).unwrap();
+    let id = format!("linked-{}", std::process::id());
+    for name in ["a", "b"] {
+        let out = goldgate_with(
+            &proj,
+            &["test", "cases", "--exact", name],
+            &[
+                ("GOLDGATE_RUN_ID", &id),
+                (
+                    "GOLDGATE_REPORT",
+                    proj.join("report.json").to_str().unwrap(),
+                ),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    }
+    let end = goldgate_with(&proj, &["report", "--run", &id], &[]);
+    assert_eq!(
+        end.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&end),
+        support::stderr(&end)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(proj.join("report.json")).unwrap()).unwrap();
+    let ids: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
 }

@@ -171,9 +171,16 @@ pub(crate) struct Project {
 
 impl Project {
     /// The root of the project `dir` is in: the nearest folder up with `Cargo.toml` or `.git`,
-    /// canonical; a folder in no project is its own root.
+    /// canonical; a folder in no project is its own root. Found by the folder's path as written,
+    /// not where a link leads: a `cases` folder that links to a gold set kept elsewhere is this
+    /// project's, as the end step of a split run, run from here, looks for its records.
     pub(crate) fn root_of(dir: &Path) -> PathBuf {
-        crate::base::fs::project_root(dir).unwrap_or_else(|| crate::base::fs::canonical(dir))
+        let words = crate::base::fs::by_its_words(dir);
+        words
+            .ancestors()
+            .find(|a| crate::base::fs::is_project(a))
+            .map(crate::base::fs::canonical)
+            .unwrap_or_else(|| crate::base::fs::canonical(dir))
     }
 
     /// The project `dir` is in, as a reader finds it: nothing is made.
