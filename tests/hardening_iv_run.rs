@@ -38,7 +38,8 @@ fn project(run_extra: &str, script: &str, cases: &[(&str, &str)]) -> tempfile::T
 }
 
 /// Prints the document's text as the field `total`.
-const ECHO: &str = "printf '{\"ok\": true, \"fields\": {\"total\": \"%s\"}}\\n' \"$(cat \"$1\")\"\n";
+const ECHO: &str =
+    "printf '{\"ok\": true, \"fields\": {\"total\": \"%s\"}}\\n' \"$(cat \"$1\")\"\n";
 
 /// The `parts` of every index entry of the project's cache.
 fn index_parts(dir: &Path) -> Vec<serde_json::Value> {
@@ -58,11 +59,7 @@ fn index_parts(dir: &Path) -> Vec<serde_json::Value> {
 /// followed: the prompt is one input, its folder walked once.
 #[test]
 fn an_input_folder_that_links_to_itself_is_walked_once() {
-    let dir = project(
-        "  inputs: [\"../prompts/**/*.txt\"]\n",
-        ECHO,
-        &[("a", "1")],
-    );
+    let dir = project("  inputs: [\"../prompts/**/*.txt\"]\n", ECHO, &[("a", "1")]);
     // Beside the cases folder: the cases' own discovery is not what is tested.
     write_files(dir.path(), &[("prompts/system.txt", "Extract.")]);
     std::os::unix::fs::symlink(".", dir.path().join("prompts/again")).unwrap();
@@ -194,7 +191,10 @@ fn no_secret_is_kept_in_the_cache_or_the_run_files() {
     let out = run(&[]);
     let text = stdout(&out);
     assert_eq!(verdict_of(&text, "a"), "test a ... ok", "{text}");
-    assert!(text.contains("[OPENAI_API_KEY] and [SERVICE_TOKEN]"), "{text}");
+    assert!(
+        text.contains("[OPENAI_API_KEY] and [SERVICE_TOKEN]"),
+        "{text}"
+    );
     let digest = format!("{:x}", sha2::Sha256::digest(KEY.as_bytes()));
     let mut files = every_file(dir.path());
     files.extend(every_file(report_dir.path()));
@@ -214,9 +214,13 @@ fn no_secret_is_kept_in_the_cache_or_the_run_files() {
     // The key still holds the value: replayed with it, the output is kept; with another, not.
     let replayed = run(&[("GOLDGATE_CACHE", "replay")]);
     assert_eq!(verdict_of(&stdout(&replayed), "a"), "test a ... ok");
-    let other = run(&[("GOLDGATE_CACHE", "replay"), ("OPENAI_API_KEY", "sk-other-key")]);
+    let other = run(&[
+        ("GOLDGATE_CACHE", "replay"),
+        ("OPENAI_API_KEY", "sk-other-key"),
+    ]);
     assert!(
-        stdout(&other).contains("(the value of a variable `run.env` names changed (`OPENAI_API_KEY`))"),
+        stdout(&other)
+            .contains("(the value of a variable `run.env` names changed (`OPENAI_API_KEY`))"),
         "{}",
         stdout(&other)
     );

@@ -201,7 +201,8 @@ impl InputBudget {
         let over = match what {
             Spent::Entry => {
                 self.entries += 1;
-                (self.entries > INPUT_ENTRIES).then(|| format!("walks more than {INPUT_ENTRIES} files and folders"))
+                (self.entries > INPUT_ENTRIES)
+                    .then(|| format!("walks more than {INPUT_ENTRIES} files and folders"))
             }
             Spent::File(bytes) => {
                 self.files += 1;
@@ -249,7 +250,11 @@ fn input_files(globs: &[String], dir: &Path) -> Result<Vec<(String, Vec<PathBuf>
 /// The files `written` matches under `dir`: only the folder before its first wildcard is
 /// walked (through a link, when it is one: a linked folder is named so, `prompts/shared/*.txt`),
 /// and only as deep as the glob reaches (any depth under `**`).
-fn matched(written: &str, dir: &Path, budget: &mut InputBudget) -> Result<Vec<PathBuf>, CacheError> {
+fn matched(
+    written: &str,
+    dir: &Path,
+    budget: &mut InputBudget,
+) -> Result<Vec<PathBuf>, CacheError> {
     let pattern = glob::Pattern::new(written).map_err(|source| CacheError::NotAGlob {
         written: written.to_owned(),
         source,
@@ -275,8 +280,8 @@ fn matched(written: &str, dir: &Path, budget: &mut InputBudget) -> Result<Vec<Pa
         let Ok(entry) = entry else { continue };
         let name = entry.path().strip_prefix(dir).unwrap_or(entry.path());
         // A link is taken when it leads to a file (its target's bytes decide the call).
-        let is_file = entry.file_type().is_file()
-            || entry.path_is_symlink() && entry.path().is_file();
+        let is_file =
+            entry.file_type().is_file() || entry.path_is_symlink() && entry.path().is_file();
         if !is_file || !pattern.matches_path_with(name, options) {
             continue;
         }
