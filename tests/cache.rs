@@ -16,8 +16,14 @@ use support::{case, stdout, verdict_of, write_files, write_owned};
 /// The command: appends `PIPELINE DOCUMENT` to `$COUNTER`, then prints the document's text as
 /// the field `total` (a document starting `fail` exits 3, one starting `text` prints no JSON,
 /// one starting `notok` says its call failed, `ok: false`). `$SLOW` seconds of sleep first.
+/// With `$GATE`, a call after the first two writes its process id to `$GATE.pid` and waits for
+/// the file `$GATE` to exist.
 const EXTRACT: &str = r#"echo "$2 $1" >> "$COUNTER"
 [ -n "$SLOW" ] && sleep "$SLOW"
+if [ -n "$GATE" ] && [ "$(wc -l < "$COUNTER")" -gt 2 ]; then
+  echo $$ > "$GATE.pid.tmp" && mv "$GATE.pid.tmp" "$GATE.pid"
+  while [ ! -e "$GATE" ]; do sleep 0.05; done
+fi
 text=$(cat "$1")
 case "$text" in
   fail*) echo "the model is down" >&2; exit 3;;
@@ -64,6 +70,7 @@ fn command(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Command {
     cmd.env("COUNTER", counter(dir))
         .env_remove("GOLDGATE_CACHE")
         .env_remove("SLOW")
+        .env_remove("GATE")
         .envs(envs.iter().copied());
     cmd
 }
@@ -784,31 +791,46 @@ fn calls_run_as_many_at_once_as_the_suite_says() {
 #[test]
 fn a_killed_run_resumes_where_it_stopped() {
     let dir = project("");
+    let gate = dir.path().join("gate");
     let mut child = command(
         dir.path(),
         &["test", "cases", "--test-threads", "1"],
-        &[("SLOW", "0.3")],
+        &[("GATE", gate.to_str().unwrap())],
     )
     .stdout(std::process::Stdio::null())
     .spawn()
     .unwrap();
-    // Killed once two outputs are kept, long before the sixth.
-    let waited = std::time::Instant::now();
-    while entries(dir.path()).len() < 2 && waited.elapsed().as_secs() < 60 {
+    // The third call holds the run until the gate opens: two outputs are kept, whatever the
+    // machine's speed. It says so by writing its process id.
+    let pid_file = gate.with_extension("pid");
+    while !pid_file.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before its third call");
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.kill().unwrap();
     child.wait().unwrap();
+    // The call runs in a process group of its own, which outlives the run: ended before the
+    // next run starts, so that it writes nothing into it. The gate opens too, should a process
+    // of it have escaped the kill.
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill(2) with a negative pid signals the group the call leads; no memory is touched.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+    std::fs::write(&gate, "").unwrap();
     let kept = entries(dir.path()).len();
-    assert!((2..6).contains(&kept), "{kept} outputs kept");
+    assert_eq!(kept, 2, "{kept} outputs kept");
     let (out, calls) = run(dir.path(), &[]);
     assert!(out.status.success(), "{}", stdout(&out));
-    assert_eq!(calls.len(), 6 - kept, "{calls:?}");
+    assert_eq!(calls.len(), 4, "{calls:?}");
     assert!(
-        calls_line(&out).starts_with(&format!(
-            "calls: {} made, {kept} outputs from the cache (",
-            6 - kept
-        )),
+        calls_line(&out).starts_with("calls: 4 made, 2 outputs from the cache ("),
         "{}",
         calls_line(&out)
     );

@@ -209,7 +209,8 @@ fn hex_digits(digest: &[u8; 32]) -> [u8; 64] {
 }
 
 /// The digest of a case test: its gold (values, variants, places, field rules), its critical
-/// fields, normalization, profile and scoring, rubrics, thresholds and `pass` rule.
+/// fields, normalization, profile and scoring, rubrics, thresholds, `pass` rule and
+/// `target_error`.
 pub fn case_digest(case: &Case) -> KeptDigest {
     let mut canon = Canon::new("case");
     canon.key("gold");
@@ -248,6 +249,11 @@ pub fn case_digest(case: &Case) -> KeptDigest {
         .open("]")
         .key("thresholds")
         .unordered(case.thresholds.iter().map(threshold).collect());
+    // The bound automatic acceptance is held to decides the run's advice as a threshold does;
+    // the default writes nothing, so that digests of earlier versions stay what they were.
+    if case.target_error != crate::metrics::acceptance::DEFAULT_TARGET_ERROR {
+        canon.key("target_error").number(case.target_error);
+    }
     canon.finish_kept()
 }
 

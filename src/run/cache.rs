@@ -3,8 +3,9 @@
 //!
 //! The key of a call is a SHA-256 digest of its parts: the command after substitution, the suite's
 //! folder (relative to the cache's), the bytes of every file an argument names (the document, the
-//! script), the files `run.inputs` names, the values of the variables `run.env` names (never kept
-//! in plain text), the pipeline and the attempt. An entry is written whole (a temporary file
+//! script), the files `run.inputs` names, the values of the variables `run.env` names (in the
+//! key alone, stretched: never in plain text, nor a digest of their own), the pipeline and the
+//! attempt. An entry is written whole (a temporary file
 //! renamed), so a process killed at any point leaves either the entry or nothing; a lock per key
 //! makes a second process wait for the first one's call instead of calling again. Beside the
 //! entries, an index names the key each case's call last had, so that a miss in `replay` says which
@@ -36,6 +37,8 @@ pub(crate) struct CallKey {
     pub(crate) digest: String,
     /// What decided the call, each part's name and its digest, in a stable order.
     pub(crate) parts: Vec<(String, String)>,
+    /// The variables `run.env` names: their values are in `digest`, never in `parts`.
+    pub(crate) env: Vec<String>,
     /// The case's name, pipeline and attempt: which index entry names this call.
     pub(crate) call: String,
 }
@@ -98,13 +101,13 @@ impl Call<'_> {
                 .unwrap_or_else(|| document.to_path_buf());
             parts.push((format!("document {}", shown(&name)), digest_of(document)?));
         }
-        for arg in self.command {
-            let path = self.dir.join(arg);
+        for named in self.command.iter().flat_map(|arg| named_files(arg)) {
+            let path = self.dir.join(named);
             let is_document = self
                 .document
-                .is_some_and(|d| path == d || Path::new(arg) == d);
+                .is_some_and(|d| path == d || Path::new(named) == d);
             if !is_document && path.is_file() {
-                parts.push((format!("file {arg}"), digest_of(&path)?));
+                parts.push((format!("file {named}"), digest_of(&path)?));
             }
         }
         for (written, files) in input_files(&self.settings.inputs, self.dir)? {
@@ -116,14 +119,6 @@ impl Call<'_> {
                 parts.push((format!("input {}", shown(&name)), digest_of(&file)?));
             }
         }
-        for name in &self.settings.env {
-            let value = match std::env::var_os(name) {
-                // Only its digest: a value may be a secret.
-                Some(v) => sha256(v.as_encoded_bytes()),
-                None => "unset".into(),
-            };
-            parts.push((format!("env {name}"), value));
-        }
         if let Some(p) = self.pipeline {
             parts.push(("pipeline".into(), p.to_owned()));
         }
@@ -134,6 +129,13 @@ impl Call<'_> {
             all.update(name.as_bytes());
             all.update([0]);
             all.update(value.as_bytes());
+            all.update([0]);
+        }
+        // The variables' values decide the key, yet are no part the index shows (see
+        // `env_digest`).
+        if !self.settings.env.is_empty() {
+            all.update(b"env\0");
+            all.update(env_digest(&self.settings.env).as_bytes());
             all.update([0]);
         }
         let case = crate::base::fs::relative_to(self.case_file, self.dir)
@@ -149,30 +151,201 @@ impl Call<'_> {
         Ok(CallKey {
             digest: hex(&all.finalize()),
             parts,
+            env: self.settings.env.clone(),
             call,
         })
     }
 }
 
-/// The files each glob of `run.inputs` matches (relative to `dir`), sorted.
+/// The words of an argument that may name a file the command reads: the whole argument, what
+/// follows the first `=` (`--config=conf.json`, `if=scan.pdf`), and what follows a short option
+/// (`-oconf.json`). A word that names no file costs nothing, and one that names a file the
+/// command does not read only makes a miss more, never a stale hit.
+fn named_files(arg: &str) -> Vec<&str> {
+    let mut words = vec![arg];
+    if let Some((_, value)) = arg.split_once('=')
+        && !value.is_empty()
+    {
+        words.push(value);
+    }
+    let mut chars = arg.chars();
+    if chars.next() == Some('-')
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && arg.len() > 2
+    {
+        words.push(&arg[2..]);
+    }
+    words
+}
+
+/// The most files the globs of `run.inputs` may match for one call: prompts, schemas and
+/// configurations are tens; a thousand is a glob that matches what it does not mean.
+const INPUT_FILES: usize = 1_000;
+
+/// The most entries (files, folders, links) the globs of `run.inputs` may walk for one call.
+const INPUT_ENTRIES: usize = 100_000;
+
+/// The most bytes of the files `run.inputs` matches hashed for one call (each call is keyed).
+const INPUT_BYTES: u64 = 256 << 20;
+
+/// What the globs of `run.inputs` have cost one call so far.
+#[derive(Default)]
+struct InputBudget {
+    files: usize,
+    entries: usize,
+    bytes: u64,
+}
+
+impl InputBudget {
+    /// Counts one more of `what`, or says which bound `written` went over.
+    fn spend(&mut self, written: &str, what: Spent) -> Result<(), CacheError> {
+        let over = match what {
+            Spent::Entry => {
+                self.entries += 1;
+                (self.entries > INPUT_ENTRIES)
+                    .then(|| format!("walks more than {INPUT_ENTRIES} files and folders"))
+            }
+            Spent::File(bytes) => {
+                self.files += 1;
+                self.bytes = self.bytes.saturating_add(bytes);
+                if self.files > INPUT_FILES {
+                    Some(format!("matches more than {INPUT_FILES} files"))
+                } else {
+                    (self.bytes > INPUT_BYTES)
+                        .then(|| format!("matches more than {} MiB", INPUT_BYTES >> 20))
+                }
+            }
+        };
+        match over {
+            Some(over) => Err(CacheError::TooMuchInput {
+                written: written.to_owned(),
+                over,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What one step of a walk of `run.inputs` costs.
+enum Spent {
+    Entry,
+    File(u64),
+}
+
+/// The files each glob of `run.inputs` matches (relative to `dir`), sorted. A link to a folder
+/// under a wildcard is not followed (links to their own folders made the walk endless), the
+/// walk is bounded ([`InputBudget`]), and a file that lies outside the project, by its path or
+/// through a link, is refused as every other read is.
 fn input_files(globs: &[String], dir: &Path) -> Result<Vec<(String, Vec<PathBuf>)>, CacheError> {
+    let mut budget = InputBudget::default();
     globs
         .iter()
         .map(|written| {
-            let pattern = dir.join(written);
-            let matched =
-                glob::glob(&pattern.to_string_lossy()).map_err(|source| CacheError::NotAGlob {
-                    written: written.clone(),
-                    source,
-                })?;
-            let mut files: Vec<PathBuf> = matched
-                .filter_map(Result::ok)
-                .filter(|p| p.is_file())
-                .collect();
+            let mut files = matched(written, dir, &mut budget)?;
             files.sort();
             Ok((written.clone(), files))
         })
         .collect()
+}
+
+/// The files `written` matches under `dir`: only the folder before its first wildcard is
+/// walked (through a link, when it is one: a linked folder is named so, `prompts/shared/*.txt`),
+/// and only as deep as the glob reaches (any depth under `**`).
+fn matched(
+    written: &str,
+    dir: &Path,
+    budget: &mut InputBudget,
+) -> Result<Vec<PathBuf>, CacheError> {
+    let pattern = glob::Pattern::new(written).map_err(|source| CacheError::NotAGlob {
+        written: written.to_owned(),
+        source,
+    })?;
+    // `*` stays within a folder, as in a shell (and as `glob::glob` read it).
+    let options = glob::MatchOptions {
+        require_literal_separator: true,
+        ..glob::MatchOptions::new()
+    };
+    let words: Vec<&str> = written.split('/').collect();
+    let literal = words
+        .iter()
+        .take_while(|w| !w.contains(['*', '?', '[']))
+        .count();
+    let mut walk = walkdir::WalkDir::new(dir.join(words[..literal].join("/"))).sort_by_file_name();
+    if !written.contains("**") {
+        walk = walk.max_depth(words.len() - literal);
+    }
+    let mut files = Vec::new();
+    for entry in walk {
+        budget.spend(written, Spent::Entry)?;
+        // An entry gone meanwhile, or a folder that cannot be read: not matched.
+        let Ok(entry) = entry else { continue };
+        let name = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        // A link is taken when it leads to a file (its target's bytes decide the call).
+        let is_file =
+            entry.file_type().is_file() || entry.path_is_symlink() && entry.path().is_file();
+        if !is_file || !pattern.matches_path_with(name, options) {
+            continue;
+        }
+        if let Some(root) = crate::base::fs::outside_the_project(dir, entry.path()) {
+            return Err(CacheError::Outside {
+                written: written.to_owned(),
+                path: entry.path().to_path_buf(),
+                root,
+            });
+        }
+        let bytes = std::fs::metadata(entry.path()).map_or(0, |m| m.len());
+        budget.spend(written, Spent::File(bytes))?;
+        files.push(entry.into_path());
+    }
+    Ok(files)
+}
+
+/// How many times the values of `run.env` are hashed over: a guess at a secret checked against
+/// a committed key costs that many hashes instead of one (some 10 ms a call in an optimised
+/// build, once per process and values).
+const ENV_ROUNDS: u32 = 10_000;
+
+/// One digest of the values of the variables `names` (unset is a value of its own), stretched
+/// over [`ENV_ROUNDS`]. The index keeps no digest of a variable of its own: an unsalted SHA-256
+/// of each value, committed, let a short secret be confirmed offline in one hash a guess. The
+/// digest must be the same on every machine for a committed cache to hit, so it is salted by
+/// goldgate and the names, not by anything random.
+fn env_digest(names: &[String]) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static KNOWN: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let mut material = b"goldgate run.env\0".to_vec();
+    for name in names {
+        material.extend_from_slice(name.as_bytes());
+        material.push(0);
+        match std::env::var_os(name) {
+            Some(v) => {
+                material.push(b'=');
+                material.extend_from_slice(v.as_encoded_bytes());
+            }
+            None => material.push(b'-'),
+        }
+        material.push(0);
+    }
+    // Remembered by a digest of the values, never by the values.
+    let known = KNOWN.get_or_init(Mutex::default);
+    let memo = sha256(&material);
+    if let Some(found) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&memo) {
+        return found.clone();
+    }
+    let mut round: [u8; 32] = Sha256::digest(&material).into();
+    for _ in 0..ENV_ROUNDS {
+        let mut hash = Sha256::new();
+        hash.update(round);
+        hash.update(&material);
+        round = hash.finalize().into();
+    }
+    let stretched = hex(&round);
+    known
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(memo, stretched.clone());
+    stretched
 }
 
 /// The path from the folder `from` to `to` (`../..` from `cases/.goldgate/cache` to `cases`),
@@ -223,6 +396,22 @@ pub(crate) enum CacheError {
         /// The parser's error.
         source: glob::PatternError,
     },
+    /// A glob of `run.inputs` goes over a bound of [`InputBudget`].
+    TooMuchInput {
+        /// The glob as written.
+        written: String,
+        /// Which bound, as a message says it.
+        over: String,
+    },
+    /// A glob of `run.inputs` matches a file outside the project.
+    Outside {
+        /// The glob as written.
+        written: String,
+        /// The file, as the walk reached it.
+        path: PathBuf,
+        /// The project's root.
+        root: PathBuf,
+    },
 }
 
 impl std::fmt::Display for CacheError {
@@ -236,6 +425,20 @@ impl std::fmt::Display for CacheError {
             CacheError::NotAGlob { written, source } => {
                 write!(f, "`run.inputs` `{written}` is not a glob: {}", source.msg)
             }
+            CacheError::TooMuchInput { written, over } => write!(
+                f,
+                "`run.inputs` `{written}` {over}, more than goldgate hashes to key one call (name only the files that decide the output, such as `prompts/*.txt`)"
+            ),
+            CacheError::Outside {
+                written,
+                path,
+                root,
+            } => write!(
+                f,
+                "`run.inputs` `{written}` matches `{}`, outside the project `{}`, and goldgate reads nothing outside it (move the file into the project; a link that leads out counts as outside)",
+                path.display(),
+                root.display()
+            ),
         }
     }
 }
@@ -245,6 +448,7 @@ impl std::error::Error for CacheError {
         match self {
             CacheError::Unreadable { source, .. } => Some(source),
             CacheError::NotAGlob { source, .. } => Some(source),
+            CacheError::TooMuchInput { .. } | CacheError::Outside { .. } => None,
         }
     }
 }
@@ -324,7 +528,8 @@ impl Folder {
         let ran = Ran {
             stdout: json.get("stdout")?.as_str()?.to_owned(),
             latency_ms: json.get("latency_ms")?.as_f64()?,
-            stderr_tail: json.get("stderr_tail")?.as_str()?.to_owned(),
+            // Never kept (an entry of an earlier version may hold one: it is not shown).
+            stderr_tail: String::new(),
         };
         let run = json.get("run").and_then(|r| r.as_str()).map(str::to_owned);
         Some((ran, run))
@@ -332,6 +537,8 @@ impl Folder {
 
     /// Keeps a successful output, and names its key in the index of its case's call.
     /// `run` names the run that made it (a digest, never a path), when it spans processes.
+    /// Its standard error is not kept: a pipeline that logs its key or token would put it in a
+    /// folder a team commits, and a successful call's standard error is never shown.
     pub(crate) fn keep(
         &self,
         key: &CallKey,
@@ -344,7 +551,6 @@ impl Folder {
             "call": key.call,
             "stdout": ran.stdout,
             "latency_ms": ran.latency_ms,
-            "stderr_tail": ran.stderr_tail,
         });
         if let Some(run) = run {
             entry["run"] = json!(run);
@@ -355,7 +561,8 @@ impl Folder {
             .iter()
             .map(|(n, v)| (n.clone(), json!(v)))
             .collect();
-        let index = json!({"call": key.call, "key": key.digest, "parts": parts});
+        // The variables by name only: their values are in the key alone.
+        let index = json!({"call": key.call, "key": key.digest, "parts": parts, "env": key.env});
         writing::replace(&self.index(key), index.to_string().as_bytes())
     }
 
@@ -381,10 +588,18 @@ impl Folder {
                 None => changed.push(format!("{} is new", part_name(name))),
             }
         }
-        for name in before.keys() {
+        // (An index of an earlier version keeps a digest per variable: no part of a key now.)
+        for name in before.keys().filter(|n| !n.starts_with("env ")) {
             if !key.parts.iter().any(|(n, _)| n == name) {
                 changed.push(format!("{} is gone", part_name(name)));
             }
+        }
+        if changed.is_empty() && !key.env.is_empty() {
+            let names: Vec<String> = key.env.iter().map(|n| format!("`{n}`")).collect();
+            return format!(
+                "the value of a variable `run.env` names changed ({})",
+                names.join(", ")
+            );
         }
         if changed.is_empty() {
             return "its key changed".into();
@@ -399,7 +614,6 @@ fn part_name(part: &str) -> String {
         Some(("file", f)) => format!("the file `{f}`"),
         Some(("input", f)) => format!("the input `{f}`"),
         Some(("inputs", g)) => format!("what `{g}` matches"),
-        Some(("env", v)) => format!("the variable `{v}`"),
         Some(("document", d)) => format!("the document `{d}`"),
         _ => format!("the {part}"),
     }

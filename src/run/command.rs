@@ -19,10 +19,66 @@ pub struct Ran {
     pub stderr_tail: String,
 }
 
+/// The values a command's standard error is cleaned of before goldgate keeps a byte of it (in a
+/// message, a record, a report, the outputs shared by a run's processes): those of the variables
+/// its suite's `run.env` names, and of every variable whose name says it holds a secret
+/// (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`). Each is shown as its name, `[NAME]`.
+#[derive(Debug, Clone, Default)]
+pub struct Secrets(Vec<(String, String)>);
+
+/// The shortest value [`Secrets`] cleans: shorter ones are words and numbers (`true`, `1`,
+/// `gpt-4`) that would blank ordinary text, and no credential is that short.
+const SECRET_CHARS: usize = 6;
+
+/// Words in a variable's name that say its value is a secret.
+const SECRET_WORDS: [&str; 8] = [
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "AUTH",
+    "PRIVATE",
+];
+
+impl Secrets {
+    /// The values of the process's variables that `run_env` names or that look secret.
+    pub fn of(run_env: &[String]) -> Secrets {
+        let mut found: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .filter(|(name, value)| {
+                let upper = name.to_ascii_uppercase();
+                (run_env.contains(name) || SECRET_WORDS.iter().any(|w| upper.contains(w)))
+                    && value.chars().count() >= SECRET_CHARS
+            })
+            .collect();
+        // The longest first: a value that holds another is replaced whole.
+        found.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        Secrets(found)
+    }
+
+    /// `text` with every secret value replaced by its variable's name.
+    pub fn clean(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (name, value) in &self.0 {
+            if text.contains(value.as_str()) {
+                text = text.replace(value.as_str(), &format!("[{name}]"));
+            }
+        }
+        text
+    }
+}
+
 /// Runs `command` in `dir`. A non-zero exit, a timeout or output that is not UTF-8 is an error
-/// naming the command and ending with the last lines of its standard error.
-pub fn run(command: &[String], dir: &Path, timeout: Duration) -> Result<Ran, CommandError> {
-    run_with_input(command, dir, timeout, None)
+/// naming the command and ending with the last lines of its standard error, cleaned of `secrets`.
+pub fn run(
+    command: &[String],
+    dir: &Path,
+    timeout: Duration,
+    secrets: &Secrets,
+) -> Result<Ran, CommandError> {
+    run_with_input(command, dir, timeout, None, secrets)
 }
 
 /// [`run`], with `input` written to the command's standard input (then closed).
@@ -31,6 +87,7 @@ pub fn run_with_input(
     dir: &Path,
     timeout: Duration,
     input: Option<&[u8]>,
+    secrets: &Secrets,
 ) -> Result<Ran, CommandError> {
     let start = Instant::now();
     let mut child = started(command, dir, input.is_some())?;
@@ -72,7 +129,9 @@ pub fn run_with_input(
     let deadline = Instant::now() + PIPE_GRACE;
     let stdout = out_reader.take(deadline);
     let stderr = err_reader.take(deadline);
-    let tail = stderr_tail(&stderr.bytes, stderr.cut);
+    // Cleaned before it is cut into lines: a value cut at a line's end would be shown in part.
+    let cleaned = secrets.clean(&String::from_utf8_lossy(&stderr.bytes));
+    let tail = stderr_tail(cleaned.as_bytes(), stderr.cut);
     for (flooded, stream) in [
         (stdout.overflowed, Stream::Output),
         (stderr.overflowed, Stream::Error),
@@ -543,6 +602,7 @@ mod tests {
             &["goldgate-no-such-program".to_owned()],
             dir.path(),
             Duration::from_secs(5),
+            &Secrets::default(),
         )
         .unwrap_err();
         assert!(
@@ -555,10 +615,22 @@ mod tests {
             .unwrap();
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
         assert_eq!(
-            run(&[], dir.path(), Duration::from_secs(5))
+            run(&[], dir.path(), Duration::from_secs(5), &Secrets::default())
                 .unwrap_err()
                 .to_string(),
             "the command is empty"
+        );
+    }
+
+    #[test]
+    fn secrets_are_replaced_by_their_names_longest_first() {
+        let secrets = Secrets(vec![
+            ("LONG_KEY".into(), "sk-abcdef-123".into()),
+            ("SHORT_KEY".into(), "sk-abcdef".into()),
+        ]);
+        assert_eq!(
+            secrets.clean("key sk-abcdef-123 and sk-abcdef."),
+            "key [LONG_KEY] and [SHORT_KEY]."
         );
     }
 

@@ -31,6 +31,44 @@ impl std::error::Error for RecordNotKept {
     }
 }
 
+/// A suite folder and pipeline whose every case test was left out for a call error
+/// (`run.call_errors: skip`): the run scored nothing of it, and a run that checked nothing
+/// must not pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NothingScored {
+    /// The suite's folder.
+    pub(crate) suite: String,
+    /// The pipeline, under pipelines.
+    pub(crate) pipeline: Option<String>,
+    /// The case tests left out: all there were.
+    pub(crate) skipped: usize,
+    /// The first of them by name.
+    pub(crate) test: String,
+    /// Its call's error, its first line.
+    pub(crate) error: String,
+}
+
+impl std::fmt::Display for NothingScored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let of = match &self.pipeline {
+            Some(p) => format!("the pipeline `{p}` of `{}`", self.suite),
+            None => format!("`{}`", self.suite),
+        };
+        let (each, calls) = if self.skipped == 1 {
+            ("its", "call")
+        } else {
+            ("all", "calls")
+        };
+        write!(
+            f,
+            "nothing of {of} was scored: {each} {} {calls} failed and `run.call_errors: skip` left their cases out, so the run checked nothing of it; the first, `{}`: {} (fix the pipeline's calls and run again; `run.call_errors: fail` shows each case's error)",
+            self.skipped, self.test, self.error
+        )
+    }
+}
+
+impl std::error::Error for NothingScored {}
+
 /// Why a run's state could not be made.
 #[derive(Debug)]
 pub enum SessionError {

@@ -535,6 +535,14 @@ fn end_of_run(
         eprintln!("error: {e}");
         failed = true;
     }
+    // A process of a run split over processes holds a part of a suite's tests: only the whole
+    // run can tell that it scored nothing.
+    if env.run_id.is_none()
+        && let Err(e) = kept.nothing_scored()
+    {
+        eprintln!("error: {e}");
+        failed = true;
+    }
     if let Some(account) = end.as_ref().map(|e| &e.account) {
         // Last, whatever was said before it: what the gate made of the run.
         let _ = write!(out, "{}", crate::render::fixed_lines(account));

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 
-use super::command::{CommandError, run_with_input};
+use super::command::{CommandError, Secrets, run_with_input};
 use crate::base::fs::read_text;
 use crate::base::location::LoadError;
 use crate::evaluate::judge::{JudgeVerdict, Question};
@@ -152,6 +152,7 @@ pub(crate) fn ask(judge: &Judge, question: &Question) -> Result<JudgeVerdict, Ju
             &judge.dir,
             judge.timeout,
             Some(input.as_bytes()),
+            &Secrets::of(&[]),
         )
         .map_err(JudgeError::Command)?;
         let answer: Json =

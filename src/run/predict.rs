@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::cache::{self, CacheError};
-use super::command::{CommandError, Ran, run};
+use super::command::{CommandError, Ran, Secrets, run};
 use crate::base::fs::{canonical, document_digest, hash_hex, read_bytes, write_atomically};
 use crate::base::location::LoadError;
 use crate::base::state;
@@ -291,7 +291,8 @@ impl Commands {
     /// The command run now, in its place among those running at once.
     fn call_now(&self, call: &CallOf) -> Result<Ran, CallError> {
         let _slot = self.slot(call);
-        run(call.command, call.dir, call.timeout).map_err(CallError::Command)
+        let secrets = Secrets::of(&call.cache.env);
+        run(call.command, call.dir, call.timeout, &secrets).map_err(CallError::Command)
     }
 
     /// The output of a call run now or taken from another process of the run.
@@ -467,6 +468,9 @@ fn one_call(commands: &Commands, call: &CallOf, run_of: &RunOf) -> Result<Predic
         case_file,
     )
     .map_err(Failure::Again)?;
+    if let Some(failed) = &mut prediction.failed {
+        clean_said(&mut failed.because, &Secrets::of(&call.cache.env));
+    }
     // Kept only when it reads as a prediction of a call that did not fail (`ok: false`).
     if let Some(keep) = keep.filter(|_| prediction.failed.is_none())
         && let Err(why) = keep.keep(&ran)
@@ -486,6 +490,20 @@ fn one_call(commands: &Commands, call: &CallOf, run_of: &RunOf) -> Result<Predic
     }
     prediction.call = Some(source);
     Ok(prediction)
+}
+
+/// A pipeline's own words of its failure cleaned of `secrets`, as its standard error is: they
+/// go into the records and the reports (an error that quotes the request's headers).
+fn clean_said(because: &mut crate::model::prediction::CallFailure, secrets: &Secrets) {
+    use crate::model::prediction::CallFailure;
+    let (said, found) = match because {
+        CallFailure::NotOk { said, found, .. } => (said, found.as_mut()),
+        CallFailure::NullFields { said, .. } | CallFailure::NoFields { said, .. } => (said, None),
+        CallFailure::NotFields { said, found, .. } => (said, Some(found)),
+    };
+    for text in said.iter_mut().chain(found) {
+        *text = secrets.clean(text);
+    }
 }
 
 /// A failed call, located at the suite's `run`, naming the case; the tail of its standard error

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
-use super::errors::{RecordNotKept, SessionError};
+use super::errors::{NothingScored, RecordNotKept, SessionError};
 use super::journal::Journal;
 use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
@@ -115,6 +115,20 @@ pub(crate) struct Kept {
     /// and whether the run was filtered (it then updates those records instead of replacing
     /// them).
     pub(crate) review_of: Option<(PathBuf, bool)>,
+    /// The case tests of each suite folder and pipeline, and those a call error left out
+    /// (`run.call_errors: skip`): a group that had nothing else scored nothing.
+    call_skips: BTreeMap<(String, Option<String>), CallSkips>,
+}
+
+/// The case tests of a suite folder and pipeline, and those skipped for a call error.
+#[derive(Debug, Default)]
+struct CallSkips {
+    /// Case tests that ran (not those a case's `skip:` left out).
+    ran: usize,
+    /// Of them, those a call error left out.
+    skipped: usize,
+    /// The first of those, by name, and its call's error.
+    first: Option<(String, String)>,
 }
 
 /// The records a run in one process keeps for `goldgate review`.
@@ -166,6 +180,50 @@ impl ExpectedEntries {
 }
 
 impl Kept {
+    /// Counts a finished case test in its suite folder and pipeline: a call error its suite
+    /// skips, or a test that ran.
+    fn count_call_skip(&mut self, record: &Record) {
+        let call_error = record.error.as_ref().filter(|e| e.kind == ErrorKind::Call);
+        let skipped = record.status == Status::Ignored && call_error.is_some();
+        if record.status == Status::Ignored && !skipped {
+            return;
+        }
+        let group = self
+            .call_skips
+            .entry((record.suite.clone(), record.pipeline.clone()))
+            .or_default();
+        group.ran += 1;
+        if let (true, Some(error)) = (skipped, call_error) {
+            group.skipped += 1;
+            let first_line = error.message.lines().next().unwrap_or_default();
+            if group.first.as_ref().is_none_or(|(id, _)| record.id < *id) {
+                group.first = Some((record.id.clone(), first_line.to_owned()));
+            }
+        }
+    }
+
+    /// A suite folder and pipeline whose every case test a call error left out (`run.call_errors:
+    /// skip`): the run checked nothing of it, which must not pass.
+    pub(crate) fn nothing_scored(&self) -> Result<(), NothingScored> {
+        let all_skipped = self
+            .call_skips
+            .iter()
+            .find(|(_, g)| g.ran > 0 && g.skipped == g.ran);
+        match all_skipped {
+            Some(((suite, pipeline), group)) => {
+                let (test, error) = group.first.clone().unwrap_or_default();
+                Err(NothingScored {
+                    suite: suite.clone(),
+                    pipeline: pipeline.clone(),
+                    skipped: group.skipped,
+                    test,
+                    error,
+                })
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Why a record could not be kept, if one could not.
     pub(crate) fn take_error(&self) -> Result<(), Arc<RecordNotKept>> {
         match &self.spool_error {
@@ -1207,6 +1265,7 @@ impl Session {
         });
 
         let mut kept = lock(&self.kept);
+        kept.count_call_skip(record);
         kept.numbers.push(numbers);
         // The test's scored result goes: its numbers are kept once, here, and found by name
         // when an aggregate may ask for them.
