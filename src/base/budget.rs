@@ -85,8 +85,21 @@ pub const PDF_IMAGE_PIXELS: u64 = 150_000_000;
 /// page decodes to some 25 MiB).
 pub const PDF_STREAM_BYTES: u64 = 128 << 20;
 
-/// See [`PDF_STREAM_BYTES`].
+/// See [`PDF_STREAM_BYTES`]. Every filter of a stream's chain counts: `[/ASCIIHexDecode
+/// /FlateDecode]` is the hex decoded plus the deflate inflated.
 pub const PDF_STREAMS_BYTES: u64 = 512 << 20;
+
+/// The deepest PDF dictionaries may nest: a reader's parser recurses into them (1.5 million
+/// nested took it 15 s), and real documents nest a handful deep (a page's resources, a font's
+/// descriptor), by reference beyond that.
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))] // read only with the feature
+pub const PDF_NESTING: usize = 100;
+
+/// The most pages a PDF's page tree may list: a reader builds every page when the document
+/// opens, some 1.2 KB each (2 million took 2.4 GB). A document within [`DOCUMENT_BYTES`] of real
+/// pages (a few KB each at the least) has far fewer; at this bound a reader holds some 120 MB.
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))] // read only with the feature
+pub const PDF_PAGES: usize = 100_000;
 
 /// How long drawing one PDF page may take: a real page takes 10–200 ms.
 pub const PDF_PAGE_SECONDS: f64 = 10.0;

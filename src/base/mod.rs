@@ -16,6 +16,10 @@ pub(crate) mod lock;
 pub mod name;
 pub mod normalize;
 pub mod pdf;
+#[cfg(feature = "pdf")]
+pub(crate) mod pdf_filters;
+#[cfg(feature = "pdf")]
+pub(crate) mod pdf_scan;
 pub mod shell;
 pub mod spanned;
 pub mod state;

@@ -2,9 +2,10 @@
 //! the HTML page, in-process (hayro, pure Rust: no system library, no server, nothing fetched).
 //!
 //! A PDF is an input goldgate does not control, so everything here is bounded (see
-//! [`super::budget`]): the file is read within a size, its compressed streams are measured before
-//! anything decodes them (a few kilobytes of deflate can claim gigabytes), images are held to a
-//! number of pixels, a page is drawn at a bounded size on a thread of its own that is waited for a
+//! [`super::budget`]): the file is read within a size, its streams are decoded through their
+//! whole filter chains and counted before any reader decodes them (a few kilobytes of deflate
+//! can claim gigabytes), its dictionaries' nesting and its pages are counted (`pdf_scan`),
+//! images are held to a number of pixels, a page is drawn at a bounded size on a thread of its own that is waited for a
 //! bounded time, and a run draws a bounded number of pages. Going over a bound gives a reason, never
 //! a hang or a blow-up.
 
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::budget::{
     PDF_IMAGE_PIXELS, PDF_PAGE_PIXELS, PDF_PAGE_SECONDS, PDF_PAGE_WIDTH, PDF_RUN_PAGES,
-    PDF_RUN_SECONDS, PDF_STREAM_BYTES, PDF_STREAMS_BYTES,
+    PDF_RUN_SECONDS,
 };
 
 /// Whether these bytes are a PDF: known by its header, as readers do (within the first
@@ -49,7 +50,7 @@ impl std::fmt::Display for NotReadable {
 
 /// The size of every page of a PDF, in order (page 1 first).
 pub fn page_sizes(bytes: &[u8]) -> Result<Vec<PageSize>, NotReadable> {
-    within_streams_budget(bytes)?;
+    imp::within_bounds(bytes)?;
     imp::page_sizes(bytes)
 }
 
@@ -109,7 +110,9 @@ pub fn draw_pages(
     pages: &[u32],
     budget: &mut DrawingBudget,
 ) -> Vec<(u32, Result<DrawnPage, NotReadable>)> {
-    if let Err(why) = within_streams_budget(bytes).and_then(|()| imp::within_image_budget(bytes)) {
+    // The whole file is measured before the reader opens it: its content streams, whatever
+    // their filters, are then within the budget when a page is drawn.
+    if let Err(why) = imp::within_bounds(bytes).and_then(|()| imp::within_image_budget(bytes)) {
         return pages.iter().map(|&p| (p, Err(why.clone()))).collect();
     }
     pages
@@ -178,47 +181,6 @@ pub fn scale_for(size: PageSize) -> Result<f64, NotReadable> {
     Ok(scale)
 }
 
-/// Every compressed stream of the file, measured as it decodes (counted, never held), within
-/// [`PDF_STREAM_BYTES`] each and [`PDF_STREAMS_BYTES`] in all. The file's bytes are searched for
-/// streams rather than its objects read, so that no reader decodes a stream before it is measured
-/// (an object stream is decoded to find the objects in it).
-fn within_streams_budget(bytes: &[u8]) -> Result<(), NotReadable> {
-    let mut total: u64 = 0;
-    let mut at = 0;
-    while let Some(found) = find(&bytes[at..], b"stream") {
-        let mut start = at + found + b"stream".len();
-        at = start;
-        // `endstream` holds `stream` too; the keyword is followed by an end of line.
-        if bytes[..start - b"stream".len()].ends_with(b"end") {
-            continue;
-        }
-        match bytes.get(start) {
-            Some(b'\r') if bytes.get(start + 1) == Some(&b'\n') => start += 2,
-            Some(b'\n' | b'\r') => start += 1,
-            _ => continue,
-        }
-        let size = imp::inflated_size(&bytes[start..], PDF_STREAM_BYTES);
-        if size > PDF_STREAM_BYTES {
-            return Err(NotReadable(format!(
-                "a stream of it decodes to more than {} MiB",
-                PDF_STREAM_BYTES >> 20
-            )));
-        }
-        total += size;
-        if total > PDF_STREAMS_BYTES {
-            return Err(NotReadable(format!(
-                "its streams decode to more than {} MiB",
-                PDF_STREAMS_BYTES >> 20
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(feature = "pdf")]
 mod imp {
     use super::{NotReadable, PDF_IMAGE_PIXELS, PageSize, scale_for};
@@ -227,7 +189,8 @@ mod imp {
     use hayro::hayro_syntax::object::{Dict, Name, Object};
     use hayro::vello_cpu::color::palette::css::WHITE;
     use hayro::{PixmapSettings, RenderCache, RenderSettings};
-    use std::io::Read;
+
+    pub(super) use crate::base::pdf_scan::within_bounds;
 
     /// A PDF whose page tree gives no page: broken, or its pages beyond the reader's bounds
     /// (objects nested more than 512 deep).
@@ -265,30 +228,6 @@ mod imp {
                 }
             })
             .collect())
-    }
-
-    /// The size a stream decodes to through deflate, up to `limit` + 1: the more of zlib's and
-    /// raw deflate's (PDF readers try both), counted up to where decoding stops, an error
-    /// included (a reader keeps what a broken stream gave before it broke); 0 for a stream that
-    /// is not deflated.
-    pub(super) fn inflated_size(from: &[u8], limit: u64) -> u64 {
-        struct Counted(u64);
-        impl std::io::Write for Counted {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0 += bytes.len() as u64;
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let count = |reader: &mut dyn Read| {
-            let mut counted = Counted(0);
-            let _ = std::io::copy(&mut reader.take(limit + 1), &mut counted);
-            counted.0
-        };
-        count(&mut flate2::read::ZlibDecoder::new(from))
-            .max(count(&mut flate2::read::DeflateDecoder::new(from)))
     }
 
     /// Every image of the file within [`PDF_IMAGE_PIXELS`]: a reader allocates an image at the
@@ -368,8 +307,8 @@ mod imp {
         Err(without())
     }
 
-    pub(super) fn inflated_size(_: &[u8], _: u64) -> u64 {
-        0
+    pub(super) fn within_bounds(_: &[u8]) -> Result<(), NotReadable> {
+        Err(without())
     }
 
     pub(super) fn within_image_budget(_: &[u8]) -> Result<(), NotReadable> {

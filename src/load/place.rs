@@ -146,28 +146,51 @@ pub(crate) fn pdf_pages(
     if !document.path.is_file() {
         return Ok(None);
     }
-    let bytes =
-        match crate::base::fs::read_document(&document.path, crate::base::budget::DOCUMENT_BYTES) {
-            Ok(bytes) => bytes,
-            Err(e) if points => return Err(e),
-            Err(_) => return Ok(None),
-        };
-    if !crate::base::pdf::is_pdf(&bytes) {
-        return if points {
-            Err(mistake(format!(
-                "this case's boxes are in PDF points (`bbox_units: points`), but its document `{shown}` is not a PDF"
-            )))
-        } else {
-            Ok(None)
-        };
-    }
-    match crate::base::pdf::page_sizes(&bytes) {
-        Ok(sizes) => Ok(Some(sizes.iter().map(|s| (s.width, s.height)).collect())),
-        Err(why) if points => Err(mistake(format!(
+    match pages_of(&document.path) {
+        Pages::Unread(e) if points => Err(e),
+        Pages::NotPdf if points => Err(mistake(format!(
+            "this case's boxes are in PDF points (`bbox_units: points`), but its document `{shown}` is not a PDF"
+        ))),
+        Pages::Read(Ok(sizes)) => Ok(Some(sizes)),
+        Pages::Read(Err(why)) if points => Err(mistake(format!(
             "the pages of the PDF `{shown}` cannot be read: {why}"
         ))),
-        Err(_) => Ok(None),
+        _ => Ok(None),
     }
+}
+
+/// A document as its pages were read: why it could not be, that it is no PDF, or its pages'
+/// sizes (or why not).
+#[derive(Clone)]
+enum Pages {
+    Unread(crate::base::location::LoadError),
+    NotPdf,
+    Read(Result<std::sync::Arc<[(f64, f64)]>, crate::base::pdf::NotReadable>),
+}
+
+/// The pages of the document at `path`, read once per run: every case naming a document asks
+/// for the same, and reading a large or hostile one takes up to its bounds each time.
+fn pages_of(path: &std::path::Path) -> Pages {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static KNOWN: OnceLock<Mutex<HashMap<std::path::PathBuf, Pages>>> = OnceLock::new();
+    let known = KNOWN.get_or_init(Mutex::default);
+    if let Some(found) = known.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+        return found.clone();
+    }
+    let found = match crate::base::fs::read_document(path, crate::base::budget::DOCUMENT_BYTES) {
+        Err(e) => Pages::Unread(e),
+        Ok(bytes) if !crate::base::pdf::is_pdf(&bytes) => Pages::NotPdf,
+        Ok(bytes) => Pages::Read(
+            crate::base::pdf::page_sizes(&bytes)
+                .map(|sizes| sizes.iter().map(|s| (s.width, s.height)).collect()),
+        ),
+    };
+    known
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(path.to_path_buf(), found.clone());
+    found
 }
 
 #[cfg(test)]
