@@ -184,3 +184,35 @@ fn dictionaries_nested_past_the_bound_are_refused() {
         stdout(&lint) + &support::stderr(&lint)
     );
 }
+
+/// An encrypted document's streams would be measured on their encrypted bytes (nothing a
+/// decoder reads) and decoded whole once a reader decrypts them: it is refused, with the fix.
+/// `/EncryptMetadata` alone (a key of an encryption dictionary, not one) is no encryption.
+#[test]
+fn an_encrypted_document_is_refused_with_the_fix() {
+    let mut document = pdf::pdf(&[Page::new(612.0, 792.0)], &[]);
+    let at = document
+        .windows(7)
+        .rposition(|w| w == b"/Root 1")
+        .expect("a trailer");
+    document.splice(
+        at..at,
+        b"/Encrypt << /Filter /Standard /V 1 /R 2 >> "
+            .iter()
+            .copied(),
+    );
+    let why = "it is encrypted, and goldgate cannot measure what an encrypted stream decodes to before a reader decodes it whole; save a decrypted copy (`qpdf --decrypt in.pdf out.pdf`) and name that";
+    refused_at_load(&document, why);
+    let plain = Page {
+        extra: "/EncryptMetadata false".into(),
+        ..Page::new(612.0, 792.0)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    three_cases(dir.path(), "points", &pdf::pdf(&[plain], &[]));
+    let lint = goldgate(dir.path(), &["lint", "cases"]);
+    assert!(
+        lint.status.success(),
+        "{}",
+        stdout(&lint) + &support::stderr(&lint)
+    );
+}

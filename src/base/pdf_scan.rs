@@ -32,9 +32,30 @@ const OBJECT_STREAM_LEVELS: u32 = 2;
 /// Every stream of the file decoded and counted, its dictionaries' nesting and its pages
 /// counted, each within its bound.
 pub(crate) fn within_bounds(bytes: &[u8]) -> Result<(), NotReadable> {
+    // An encrypted document's streams are measured on their encrypted bytes, which decode to
+    // nothing here and to anything once a reader decrypts them: it cannot be bounded unread.
+    if is_encrypted(bytes) {
+        return Err(NotReadable(
+            "it is encrypted, and goldgate cannot measure what an encrypted stream decodes to before a reader decodes it whole; save a decrypted copy (`qpdf --decrypt in.pdf out.pdf`) and name that".into(),
+        ));
+    }
     let mut scan = Scan::default();
     scan.buffer(bytes, 0)?;
     scan.pages()
+}
+
+/// Whether the file names an encryption dictionary (`/Encrypt` in its trailer or its xref
+/// stream's dictionary): the name followed by a delimiter, so that `/EncryptMetadata`, a key of
+/// that dictionary, is not taken for it.
+fn is_encrypted(bytes: &[u8]) -> bool {
+    const NAME: &[u8] = b"/Encrypt";
+    bytes.windows(NAME.len() + 1).any(|w| {
+        w.starts_with(NAME)
+            && matches!(
+                w[NAME.len()],
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' | b'\0' | b'/' | b'<' | b'[' | b'('
+            )
+    })
 }
 
 #[derive(Default)]
