@@ -316,3 +316,34 @@ fn target_error_is_in_the_gold_digest() {
     assert_ne!(five, unset);
     assert_ne!(digest("target_error: 0.1\n"), five);
 }
+
+/// The same run split over processes (one test each, as nextest runs them): no process holds the
+/// whole suite, so the run's end step finds that nothing was scored, and fails saying so.
+#[test]
+fn a_split_run_whose_skips_scored_nothing_fails_at_its_end() {
+    let script = "exit 3\n";
+    let dir = project("  call_errors: skip\n", script, &[("a", "1"), ("b", "2")]);
+    let id = format!("skips-{}", std::process::id());
+    for name in ["a", "b"] {
+        let out = support::goldgate_with(
+            dir.path(),
+            &["test", "cases", "--exact", name],
+            &[("GOLDGATE_RUN_ID", &id)],
+        );
+        // One test, ignored: the process cannot tell the suite scored nothing.
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    }
+    let end = support::goldgate_with(dir.path(), &["report", "--run", &id], &[]);
+    assert_eq!(
+        end.status.code(),
+        Some(101),
+        "{}{}",
+        stdout(&end),
+        stderr(&end)
+    );
+    assert!(
+        stdout(&end).contains("error: nothing of `cases` was scored: all 2 calls failed and `run.call_errors: skip` left their cases out, so the run checked nothing of it; the first, `a`: "),
+        "{}",
+        stdout(&end)
+    );
+}

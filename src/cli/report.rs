@@ -467,8 +467,15 @@ pub(crate) fn report(source: &Source, outputs: Outputs) -> Result<Reported, Repo
     };
     let (cases, end) = records.shown()?;
     let summary = &end.summary;
-    let complete = summary.never_ran.is_empty() && summary.never_ended.is_none();
+    // A suite or pipeline whose every call failed under `call_errors: skip` was checked in no
+    // process of the run: only its end can tell, and a run that checked nothing fails.
+    let nothing_scored = records.call_skips.nothing_scored().err();
+    let complete =
+        summary.never_ran.is_empty() && summary.never_ended.is_none() && nothing_scored.is_none();
     let mut out = end_of_run(&records, &end);
+    if let Some(e) = &nothing_scored {
+        out.push_str(&format!("error: {e}\n"));
+    }
     if records.torn > 0 {
         out.push_str(&format!(
             "note: {} record line{} not whole (a process was killed while writing it) and {} skipped\n",

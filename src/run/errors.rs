@@ -69,6 +69,81 @@ impl std::fmt::Display for NothingScored {
 
 impl std::error::Error for NothingScored {}
 
+/// The case tests of each suite folder and pipeline, and those a call error left out
+/// (`run.call_errors: skip`): a group that had nothing else scored nothing. Counted by the
+/// process that is the run, and by the end step of a run split over processes, from the
+/// records, since each of its processes holds only a part of a suite.
+#[derive(Debug, Default)]
+pub(crate) struct CallSkips {
+    groups: std::collections::BTreeMap<(String, Option<String>), Group>,
+}
+
+/// A suite folder and pipeline's case tests, as [`CallSkips`] counts them.
+#[derive(Debug, Default)]
+struct Group {
+    /// Case tests that ran (not those a case's `skip:` left out).
+    ran: usize,
+    /// Of them, those a call error left out.
+    skipped: usize,
+    /// The first of those, by name, and the first line of its call's error.
+    first: Option<(String, String)>,
+}
+
+impl CallSkips {
+    /// Counts a finished case test of `(suite, pipeline)`: one skipped for its call's error
+    /// (`call_error`), one a `skip:` left out (not counted), or one that ran.
+    pub(crate) fn count(
+        &mut self,
+        (suite, pipeline): (&str, Option<&str>),
+        id: &str,
+        status: crate::evaluate::record::Status,
+        call_error: Option<&str>,
+    ) {
+        use crate::evaluate::record::Status;
+        let skipped = status == Status::Ignored && call_error.is_some();
+        if status == Status::Ignored && !skipped {
+            return;
+        }
+        let group = self
+            .groups
+            .entry((suite.to_owned(), pipeline.map(str::to_owned)))
+            .or_default();
+        group.ran += 1;
+        if let (true, Some(error)) = (skipped, call_error) {
+            group.skipped += 1;
+            let first_line = error.lines().next().unwrap_or_default();
+            if group
+                .first
+                .as_ref()
+                .is_none_or(|(first, _)| id < first.as_str())
+            {
+                group.first = Some((id.to_owned(), first_line.to_owned()));
+            }
+        }
+    }
+
+    /// The first group whose every case test a call error left out, if one was.
+    pub(crate) fn nothing_scored(&self) -> Result<(), NothingScored> {
+        let all_skipped = self
+            .groups
+            .iter()
+            .find(|(_, g)| g.ran > 0 && g.skipped == g.ran);
+        match all_skipped {
+            Some(((suite, pipeline), group)) => {
+                let (test, error) = group.first.clone().unwrap_or_default();
+                Err(NothingScored {
+                    suite: suite.clone(),
+                    pipeline: pipeline.clone(),
+                    skipped: group.skipped,
+                    test,
+                    error,
+                })
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 /// Why a run's state could not be made.
 #[derive(Debug)]
 pub enum SessionError {

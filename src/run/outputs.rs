@@ -151,6 +151,8 @@ pub(crate) struct Records {
     listed: std::collections::BTreeSet<String>,
     /// The processes of the run that never ended, and the tests they were to run.
     unended: Unended,
+    /// Each suite folder and pipeline's case tests, and those a call error left out.
+    pub(crate) call_skips: super::errors::CallSkips,
 }
 
 /// A line a killed process left unfinished: its JSON ends early (or was cut mid-token). A whole
@@ -193,6 +195,7 @@ impl Records {
         let mut numbers = BTreeMap::new();
         let mut aggregates = BTreeMap::new();
         let mut torn = 0;
+        let mut call_skips = super::errors::CallSkips::default();
         let mut reader = BufReader::new(&file);
         let (mut offset, mut buf) = (0u64, Vec::new());
         loop {
@@ -212,6 +215,16 @@ impl Records {
                     if parse {
                         match crate::base::json::read_back::<TestRecord>(json) {
                             Ok(record) => {
+                                let call_error = record
+                                    .error
+                                    .as_ref()
+                                    .filter(|e| e.kind == crate::evaluate::record::ErrorKind::Call);
+                                call_skips.count(
+                                    (&record.suite, record.pipeline.as_deref()),
+                                    &record.id,
+                                    record.status,
+                                    call_error.map(|e| e.message.as_str()),
+                                );
                                 numbers.insert(id.clone(), record.numbers());
                             }
                             Err(e) if torn_off(&e) => {
@@ -244,6 +257,7 @@ impl Records {
             torn,
             listed: std::collections::BTreeSet::new(),
             unended: Default::default(),
+            call_skips,
         })
     }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::baseline_file::{self, BaselineFileError};
 use super::env::{Env, JudgeMode, Update};
-use super::errors::{NothingScored, RecordNotKept, SessionError};
+use super::errors::{CallSkips, NothingScored, RecordNotKept, SessionError};
 use super::journal::Journal;
 use super::judge::{self, JudgeError, Recorded, Verdicts};
 use super::outputs::{aggregate_line, case_line};
@@ -117,18 +117,7 @@ pub(crate) struct Kept {
     pub(crate) review_of: Option<(PathBuf, bool)>,
     /// The case tests of each suite folder and pipeline, and those a call error left out
     /// (`run.call_errors: skip`): a group that had nothing else scored nothing.
-    call_skips: BTreeMap<(String, Option<String>), CallSkips>,
-}
-
-/// The case tests of a suite folder and pipeline, and those skipped for a call error.
-#[derive(Debug, Default)]
-struct CallSkips {
-    /// Case tests that ran (not those a case's `skip:` left out).
-    ran: usize,
-    /// Of them, those a call error left out.
-    skipped: usize,
-    /// The first of those, by name, and its call's error.
-    first: Option<(String, String)>,
+    call_skips: CallSkips,
 }
 
 /// The records a run in one process keeps for `goldgate review`.
@@ -180,48 +169,21 @@ impl ExpectedEntries {
 }
 
 impl Kept {
-    /// Counts a finished case test in its suite folder and pipeline: a call error its suite
-    /// skips, or a test that ran.
+    /// Counts a finished case test in its suite folder and pipeline (see [`CallSkips`]).
     fn count_call_skip(&mut self, record: &Record) {
         let call_error = record.error.as_ref().filter(|e| e.kind == ErrorKind::Call);
-        let skipped = record.status == Status::Ignored && call_error.is_some();
-        if record.status == Status::Ignored && !skipped {
-            return;
-        }
-        let group = self
-            .call_skips
-            .entry((record.suite.clone(), record.pipeline.clone()))
-            .or_default();
-        group.ran += 1;
-        if let (true, Some(error)) = (skipped, call_error) {
-            group.skipped += 1;
-            let first_line = error.message.lines().next().unwrap_or_default();
-            if group.first.as_ref().is_none_or(|(id, _)| record.id < *id) {
-                group.first = Some((record.id.clone(), first_line.to_owned()));
-            }
-        }
+        self.call_skips.count(
+            (&record.suite, record.pipeline.as_deref()),
+            &record.id,
+            record.status,
+            call_error.map(|e| e.message.as_str()),
+        );
     }
 
     /// A suite folder and pipeline whose every case test a call error left out (`run.call_errors:
     /// skip`): the run checked nothing of it, which must not pass.
     pub(crate) fn nothing_scored(&self) -> Result<(), NothingScored> {
-        let all_skipped = self
-            .call_skips
-            .iter()
-            .find(|(_, g)| g.ran > 0 && g.skipped == g.ran);
-        match all_skipped {
-            Some(((suite, pipeline), group)) => {
-                let (test, error) = group.first.clone().unwrap_or_default();
-                Err(NothingScored {
-                    suite: suite.clone(),
-                    pipeline: pipeline.clone(),
-                    skipped: group.skipped,
-                    test,
-                    error,
-                })
-            }
-            None => Ok(()),
-        }
+        self.call_skips.nothing_scored()
     }
 
     /// Why a record could not be kept, if one could not.
