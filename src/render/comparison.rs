@@ -104,7 +104,9 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
     let mut room = COMMENT_LIMIT.saturating_sub(out.chars().count() + reserve);
     // What a reviewer acts on first: the regressions, then the groups' numbers, then the rest.
     let mut shown = vec![0; sections.len()];
-    let regressed = sections.iter().position(|s| s.kind == ChangeKind::Regressed);
+    let regressed = sections
+        .iter()
+        .position(|s| s.kind == ChangeKind::Regressed);
     if let Some(i) = regressed {
         let (n, used) = sections[i].fitting(room);
         (shown[i], room) = (n, room - used);

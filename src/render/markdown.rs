@@ -330,11 +330,7 @@ fn fields_table(
                 )
             })
             .collect();
-        page.push_str(&format!(
-            "| {} | {} |\n",
-            escaped(field),
-            cells.join(" | ")
-        ));
+        page.push_str(&format!("| {} | {} |\n", escaped(field), cells.join(" | ")));
     }
     if rows.rows.len() > FIELD_ROWS {
         page.push_str(&format!(
