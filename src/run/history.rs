@@ -22,8 +22,8 @@ pub(crate) fn trends_of(numbers: &[CaseNumbers]) -> Vec<Trend> {
     paths
         .into_iter()
         .filter_map(|path| {
-            let text = std::fs::read_to_string(path).ok()?;
-            let records = crate::record::history::read(&text).ok()?;
+            let reader = crate::record::history::open(Path::new(path)).ok()??;
+            let records = crate::record::history::read(reader, PAGE_RUNS).ok()?;
             Some(trends(path, &records, Some(PAGE_RUNS)))
         })
         .flatten()
@@ -151,16 +151,15 @@ fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Resu
         .open(path)?;
     // The lock is on the file, which is only ever appended to (never replaced by a rename).
     file.lock()?;
-    let mut text = String::new();
     file.seek(SeekFrom::Start(0))?;
-    file.read_to_string(&mut text)?;
     let marker = format!("\"run\":{}", serde_json::to_string(run)?);
-    if text.lines().any(|l| l.contains(&marker)) {
+    let (present, ends_open) = holds_run(&file, marker.as_bytes())?;
+    if present {
         return Ok(());
     }
     // A hand edit may have left the last line without its newline: a new line starts after it.
     let mut out = String::new();
-    if !text.is_empty() && !text.ends_with('\n') {
+    if ends_open {
         out.push('\n');
     }
     for record in records {
@@ -169,6 +168,25 @@ fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Resu
     }
     file.write_all(out.as_bytes())?;
     file.flush()
+}
+
+/// Whether a line of the history holds `marker`, and whether its last line lacks its newline:
+/// read a piece at a time, so that a history of years is checked in the memory of one line.
+fn holds_run(file: &std::fs::File, marker: &[u8]) -> std::io::Result<(bool, bool)> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, file);
+    let (mut line, mut ends_open) = (Vec::new(), false);
+    loop {
+        line.clear();
+        let limit = crate::record::history::LINE_BYTES as u64;
+        if (&mut reader).take(limit).read_until(b'\n', &mut line)? == 0 {
+            return Ok((false, ends_open));
+        }
+        ends_open = !line.ends_with(b"\n");
+        if line.windows(marker.len()).any(|w| w == marker) {
+            return Ok((true, ends_open));
+        }
+    }
 }
 
 /// The time now, in RFC 3339 (UTC, to the second); `SOURCE_DATE_EPOCH` (seconds) sets it, as it
