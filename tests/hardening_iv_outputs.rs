@@ -26,7 +26,13 @@ fn run(dir: &Path, name: &str) {
 fn comment(dir: &Path) -> String {
     let out = goldgate(
         dir,
-        &["report", "--compare", "base.json", "head.json", "--markdown"],
+        &[
+            "report",
+            "--compare",
+            "base.json",
+            "head.json",
+            "--markdown",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     stdout(&out)
@@ -125,7 +131,10 @@ fn names_in_the_comment_and_the_step_summary_mention_no_one() {
                     "cases/@mona.yaml",
                     "gold:\n  total: \"1.00\"\nthresholds: {min_exact_match: 1}\n",
                 ),
-                ("cases/out/@mona.json", &format!("{{\"total\": \"{total}\"}}")),
+                (
+                    "cases/out/@mona.json",
+                    &format!("{{\"total\": \"{total}\"}}"),
+                ),
             ],
         );
     };
@@ -163,7 +172,9 @@ fn a_newline_in_a_test_id_opens_no_block_in_the_comment() {
             dir.path(),
             &[(
                 "cases/c1.yaml",
-                &format!("gold:\n  total: \"{gold}\"\nprediction: {{ total: \"1.00\" }}\nthresholds: {{min_exact_match: 1}}\n"),
+                &format!(
+                    "gold:\n  total: \"{gold}\"\nprediction: {{ total: \"1.00\" }}\nthresholds: {{min_exact_match: 1}}\n"
+                ),
             )],
         );
     };
@@ -191,4 +202,154 @@ fn a_newline_in_a_test_id_opens_no_block_in_the_comment() {
             && gold.contains("(c1 # Heading - item > quote)"),
         "{comment}"
     );
+}
+
+/// A suite keeping its history, run once: its history's one line.
+fn history_line(dir: &Path) -> String {
+    write_files(
+        dir,
+        &[
+            ("cases/suite.yaml", "history: history.jsonl\n"),
+            (
+                "cases/a.yaml",
+                "gold:\n  total: \"1.00\"\nprediction: { total: \"1.00\" }\nthresholds: {min_exact_match: 1}\n",
+            ),
+        ],
+    );
+    run(dir, "report.json");
+    let text = std::fs::read_to_string(dir.join("cases/history.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    text.trim_end().to_owned()
+}
+
+/// A history of 1,500 runs: `goldgate history` keeps each pipeline's newest 1,000 (the older
+/// lines read, checked and let go, so its memory is that of the runs kept); a line over 1 MiB
+/// is no record, an error at its line.
+#[test]
+fn a_history_is_read_line_by_line_keeping_the_newest_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = history_line(dir.path());
+    let run_id = serde_json::from_str::<serde_json::Value>(&line).unwrap()["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let lines: Vec<String> = (0..1_500)
+        .map(|i| line.replace(&run_id, &format!("run-{i:04}")))
+        .collect();
+    let history = dir.path().join("cases/history.jsonl");
+    std::fs::write(&history, lines.join("\n") + "\n").unwrap();
+    let out = goldgate(dir.path(), &["history", "cases", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let runs = json["trends"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1_000);
+    assert_eq!(runs[0]["run"], "run-0500");
+    assert_eq!(runs[999]["run"], "run-1499");
+    // One line of 2 MiB among them.
+    let mut long = lines.clone();
+    long[3] = format!("{}{}", line, " ".repeat(2 << 20));
+    std::fs::write(&history, long.join("\n") + "\n").unwrap();
+    let out = goldgate(dir.path(), &["history", "cases"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("history.jsonl:4:1: this line of the run history does not read as a run's record (a line of more than 1048576 bytes, longer than any record); goldgate appends every line itself: restore the line from version control, or delete it"),
+        "{err}"
+    );
+}
+
+/// Numbers out of their range in a hand-edited history: each is an error at its file, line and
+/// key, saying the range and the fix, never a chart of ANLS 2.5 or a pass rate of `inf%`.
+#[test]
+fn a_number_out_of_range_in_a_history_is_an_error_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = history_line(dir.path());
+    let history = dir.path().join("cases/history.jsonl");
+    let mut record: serde_json::Value = serde_json::from_str(&line).unwrap();
+    for (key, value, said) in [
+        ("pass_rate", "1e308", "`pass_rate` is 1e308, outside 0 to 1"),
+        ("anls", "-1e308", "`metrics.anls` is -1e308, outside 0 to 1"),
+        ("anls", "2.5", "`metrics.anls` is 2.5, outside 0 to 1"),
+        ("pass_rate", "-5", "`pass_rate` is -5, outside 0 to 1"),
+    ] {
+        let value: serde_json::Value = serde_json::from_str(value).unwrap();
+        let mut edited = record.clone();
+        match key {
+            "pass_rate" => edited["pass_rate"] = value,
+            _ => edited["metrics"][key] = value,
+        }
+        std::fs::write(&history, format!("{line}\n{edited}\n")).unwrap();
+        let out = goldgate(dir.path(), &["history", "cases"]);
+        assert!(!out.status.success(), "{}", stdout(&out));
+        let err = stderr(&out);
+        let text = edited.to_string();
+        let column = match key {
+            "pass_rate" => text.find("\"pass_rate\"").unwrap(),
+            _ => {
+                text.find("\"metrics\"").unwrap()
+                    + text[text.find("\"metrics\"").unwrap()..]
+                        .find(&format!("\"{key}\""))
+                        .unwrap()
+            }
+        } + 1;
+        assert!(
+            err.contains(&format!("history.jsonl:2:{column}: this line of the run history does not read as a run's record ({said}, the range of a share); goldgate appends every line itself: restore the line from version control, or delete it")),
+            "{err}"
+        );
+        assert!(!stdout(&out).contains("inf"), "{}", stdout(&out));
+    }
+    record["metrics"]["anls"] = serde_json::json!(0.5);
+    std::fs::write(&history, format!("{record}\n")).unwrap();
+    let out = goldgate(dir.path(), &["history", "cases"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Twenty failing grounded cases on one image: the HTML page holds the image once, and each
+/// case's figure uses it by its id, drawn at the image's size with its boxes over it.
+#[test]
+fn the_page_embeds_a_document_once_however_many_tests_show_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = std::fs::read(support::fixtures("grounding").join("invoice.png")).unwrap();
+    std::fs::write(dir.path().join("invoice.png"), &png).unwrap();
+    let mut files = vec![(
+        "cases/suite.yaml".to_owned(),
+        "bbox_units: pixels\npipelines:\n  ocr: out/{case}.json\n".to_owned(),
+    )];
+    for i in 0..20 {
+        files.push((
+            format!("cases/c{i:02}.yaml"),
+            "document: ../invoice.png\npage_size: { width: 800, height: 500 }\ngold:\n  total: { value: \"12.50\", page: 1, bbox: [600, 400, 720, 450] }\nthresholds: {min_exact_match: 1, min_grounded: 1}\n".to_owned(),
+        ));
+        files.push((
+            format!("cases/out/c{i:02}.json"),
+            r#"{"fields": {"total": {"value": "12.50", "page": 1, "bbox": [600, 280, 640, 300]}}}"#
+                .to_owned(),
+        ));
+    }
+    write_owned(dir.path(), &files);
+    let out = goldgate(dir.path(), &["test", "cases", "--html", "page.html"]);
+    assert_eq!(out.status.code(), Some(101), "{}", stdout(&out));
+    let html = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    let encoded = png.len().div_ceil(3) * 4;
+    assert_eq!(html.matches("data:image/png;base64,").count(), 1);
+    assert!(
+        html.contains("<svg class=\"images\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs>\n<image id=\"document-0\" width=\"800\" height=\"500\" href=\"data:image/png;base64,iVBORw0KGgo"),
+        "{}",
+        &html[..html.len().min(4000)]
+    );
+    assert!(html.len() < encoded + 200_000, "{} bytes", html.len());
+    for i in 0..20 {
+        let figure = html
+            .split(&format!(
+                "<figure class=\"page\" data-test=\"c{i:02}::ocr\">"
+            ))
+            .nth(1)
+            .and_then(|rest| rest.split("</figure>").next())
+            .unwrap_or_else(|| panic!("no figure of c{i:02}"));
+        assert!(
+            figure.contains(&format!("<svg class=\"page-image\" width=\"800\" height=\"500\" viewBox=\"0 0 800 500\" role=\"img\" aria-label=\"the document of c{i:02}::ocr\"><use href=\"#document-0\"/></svg>")),
+            "{figure}"
+        );
+        assert!(figure.contains("<rect class=\"gold\""), "{figure}");
+    }
 }
