@@ -466,7 +466,8 @@ mod tests {
             edit(&mut r);
             serde_json::to_string(&r).unwrap()
         };
-        let cases: [(&dyn Fn(&mut HistoryRecord), &str); 4] = [
+        type Edit = dyn Fn(&mut HistoryRecord);
+        let cases: [(&Edit, &str); 4] = [
             (
                 &|r| r.pass_rate = Some(1e308),
                 "`pass_rate` is 1e308, outside 0 to 1",

@@ -94,10 +94,8 @@ impl Documents {
             .filter(|&p| !self.drawn.contains_key(&(path.to_owned(), p)))
             .collect();
         for (page, drawn) in crate::base::pdf::draw_pages(&bytes, &missing, &mut self.budget) {
-            let drawn = drawn.and_then(|p| {
-                self.embed(&p.png)
-                    .map_err(|why| crate::base::pdf::NotReadable(why))
-            });
+            let drawn =
+                drawn.and_then(|p| self.embed(&p.png).map_err(crate::base::pdf::NotReadable));
             self.drawn.insert((path.to_owned(), page), drawn);
         }
         DocumentImage::Pages {
