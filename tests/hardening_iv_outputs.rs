@@ -64,7 +64,7 @@ fn rendered(markdown: &str) -> (String, Vec<String>) {
 fn a_comment_over_many_failing_suites_keeps_every_regression_within_the_limit() {
     const SUITES: usize = 120;
     let dir = tempfile::tempdir().unwrap();
-    let write = |total: &str| {
+    let write = |total: &str, vendor: &str| {
         let mut files = Vec::new();
         for i in 0..SUITES {
             let suite = format!("cases/a-suite-of-invoices-with-a-rather-long-folder-name-{i:03}");
@@ -74,14 +74,15 @@ fn a_comment_over_many_failing_suites_keeps_every_regression_within_the_limit() 
             ));
             files.push((
                 format!("{suite}/a.yaml"),
-                format!("gold:\n  total: \"1.00\"\nprediction: {{ total: \"{total}\" }}\nthresholds: {{min_exact_match: 1}}\n"),
+                format!("gold:\n  total: \"1.00\"\n  vendor: ACME\nprediction: {{ total: \"{total}\", vendor: \"{vendor}\" }}\nthresholds: {{min_exact_match: 1}}\n"),
             ));
         }
         write_owned(dir.path(), &files);
     };
-    write("1.00");
+    write("1.00", "ACME");
     run(dir.path(), "base.json");
-    write("a total read from the wrong line of the invoice, long enough to be cut in its row");
+    let wrong = "a value read from the wrong line of the invoice, long enough to be cut in its row";
+    write(wrong, wrong);
     run(dir.path(), "head.json");
     let comment = comment(dir.path());
     let length = comment.chars().count();
