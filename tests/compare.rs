@@ -242,8 +242,9 @@ fn the_comment_for_5000_changed_tests_stays_within_githubs_limit_and_says_what_i
             .all(|r| r[2] == "ANLS 1.0000 → 0.5000, EM 1.0000 → 0.5000"),
         "{rows:?}"
     );
+    // The regressions are kept before the group's table, which is what is left out.
     let expected = format!(
-        "_{} rows left out to stay within GitHub's 65,536 characters: [the full page](https://ci.example/runs/7/page.html)_\n",
+        "_1 pipeline table and {} rows left out to stay within GitHub's 65,536 characters: [the full page](https://ci.example/runs/7/page.html)_\n",
         5_000 - rows.len()
     );
     assert!(
@@ -255,7 +256,7 @@ fn the_comment_for_5000_changed_tests_stays_within_githubs_limit_and_says_what_i
     let comment = compare(dir.path(), &["--markdown"]);
     assert!(
         comment.ends_with(&format!(
-            "_{} rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the report `head.json`_\n",
+            "_1 pipeline table and {} rows left out to stay within GitHub's 65,536 characters: the full comparison is `goldgate report --compare` on the report `head.json`_\n",
             5_000 - tables.last().unwrap().1.len()
         )),
         "{}",

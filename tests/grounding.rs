@@ -483,7 +483,7 @@ fn the_page_embeds_the_document_with_gold_and_predicted_boxes() {
     // The image itself, byte for byte, and nothing fetched.
     let png = std::fs::read(dir.path().join("invoice.png")).unwrap();
     let data = html
-        .split("src=\"data:image/png;base64,")
+        .split("href=\"data:image/png;base64,")
         .nth(1)
         .and_then(|rest| rest.split('"').next())
         .expect("an embedded PNG");

@@ -71,7 +71,7 @@ fn field<'a>(test: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no field {name}"))
 }
 
-/// The PNGs the HTML page embeds, each with the `data-page` of its figure.
+/// The PNGs the HTML page's figures show, each with the `data-page` of its figure.
 fn embedded_pages(html: &str) -> Vec<(u32, Vec<u8>)> {
     html.split("<figure class=\"page\"")
         .skip(1)
@@ -83,8 +83,12 @@ fn embedded_pages(html: &str) -> Vec<(u32, Vec<u8>)> {
                 .next()?
                 .parse()
                 .ok()?;
-            let data = figure
-                .split("src=\"data:image/png;base64,")
+            // The figure uses the page's image, which the page holds once, by its id.
+            let id = figure.split("<use href=\"#").nth(1)?.split('"').next()?;
+            let data = html
+                .split(&format!("<image id=\"{id}\" "))
+                .nth(1)?
+                .split("href=\"data:image/png;base64,")
                 .nth(1)?
                 .split('"')
                 .next()?;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::fs::write_atomically_with;
 use crate::base::location::LoadError;
-use crate::record::history::{BadLine, Trend, read, trends};
+use crate::record::history::{BadLine, RUNS_KEPT, Trend, open, read, trends};
 use crate::render::{bad_line, history_page, history_text};
 
 /// What `goldgate history` prints: the trends as text, or as JSON; with `html`, the page too.
@@ -40,12 +40,12 @@ fn trends_under(dir: &Path) -> Result<Vec<Trend>, HistoryError> {
     let declared = crate::load::suite::histories(dir).map_err(HistoryError::Suites)?;
     let mut all = Vec::new();
     for (_, file) in declared {
-        let text = match std::fs::read_to_string(&file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+        let reader = match open(&file) {
+            Ok(Some(reader)) => reader,
+            Ok(None) => continue,
             Err(source) => return Err(HistoryError::Unreadable { file, source }),
         };
-        let records = match read(&text) {
+        let records = match read(reader, RUNS_KEPT) {
             Ok(records) => records,
             Err(bad) => return Err(HistoryError::BadLine { file, bad }),
         };

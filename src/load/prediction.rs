@@ -176,7 +176,9 @@ pub fn typed_fields(source: &PredictionSource) -> Option<serde_json::Value> {
     if !is_json(path) {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
+    // Through the one reader of recorded outputs: within the 64 MiB a command may print, as
+    // when the prediction itself was read (which said why a larger one is not).
+    let text = read_text(path).ok()?;
     let doc = crate::base::json::prediction_json(&text).ok()?;
     match format {
         Some(format) => {
@@ -247,7 +249,9 @@ pub fn docubench_result(
     if !is_json(path) {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
+    // Through the one reader of recorded outputs: within the 64 MiB a command may print, as
+    // when the prediction itself was read (which said why a larger one is not).
+    let text = read_text(path).ok()?;
     let doc = crate::base::json::prediction_json(&text).ok()?;
     let said = || format::said(&prediction_tree(&text).ok()?);
     let shown = format.fields.join(".");

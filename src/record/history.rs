@@ -60,20 +60,162 @@ pub struct BadLine {
     pub reason: String,
 }
 
-/// Reads a history's text: its records in the order they were appended. Blank lines are
-/// nothing; any other line that is not a record is an error at its line.
-pub fn read(text: &str) -> Result<Vec<HistoryRecord>, BadLine> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(n, line)| {
-            serde_json::from_str(line).map_err(|e| BadLine {
-                line: n + 1,
-                column: e.column().max(1),
-                reason: without_place(&e.to_string()),
-            })
+/// The longest line of a history read, in bytes: a record is one or two KB, a pipeline of
+/// hundreds of fields some tens; a longer line is no record goldgate wrote.
+pub const LINE_BYTES: usize = 1 << 20;
+
+/// How many runs of each pipeline a history's reading keeps, the newest: what `goldgate history`
+/// shows (the run's page shows fewer). Older lines are read and checked, then let go, so that a
+/// history of years is read in the memory of these runs.
+pub const RUNS_KEPT: usize = 1_000;
+
+/// How many pipelines a history may hold: a suite has a few, and each keeps its runs.
+pub const PIPELINES: usize = 1_000;
+
+/// Reads a history line by line: each pipeline's newest `last` records (at most
+/// [`RUNS_KEPT`]), the pipelines in the order they first appear, each's records in the order
+/// they were appended. Blank lines are nothing; any other line that is not a record, longer than
+/// [`LINE_BYTES`] or holding a number out of its range, is an error at its line.
+pub fn read(reader: impl std::io::BufRead, last: usize) -> Result<Vec<HistoryRecord>, BadLine> {
+    use std::collections::VecDeque;
+    let last = last.clamp(1, RUNS_KEPT);
+    let mut kept: Vec<(Option<String>, VecDeque<HistoryRecord>)> = Vec::new();
+    let mut reader = std::io::Read::take(reader, 0);
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        // One more byte than a line may hold: a line that reaches it is too long.
+        reader.set_limit(LINE_BYTES as u64 + 1);
+        let read =
+            std::io::BufRead::read_until(&mut reader, b'\n', &mut line).map_err(|e| BadLine {
+                line: n,
+                column: 1,
+                reason: format!("it cannot be read: {e}"),
+            })?;
+        if read == 0 {
+            break;
+        }
+        let record = match record_of(&line, n)? {
+            Some(record) => record,
+            None => continue,
+        };
+        let at = match kept.iter().position(|(p, _)| *p == record.pipeline) {
+            Some(at) => at,
+            None if kept.len() < PIPELINES => {
+                kept.push((record.pipeline.clone(), VecDeque::new()));
+                kept.len() - 1
+            }
+            None => {
+                return Err(BadLine {
+                    line: n,
+                    column: 1,
+                    reason: format!("a pipeline past the {PIPELINES} a history may hold"),
+                });
+            }
+        };
+        let runs = &mut kept[at].1;
+        if runs.len() == last {
+            runs.pop_front();
+        }
+        runs.push_back(record);
+    }
+    Ok(kept.into_iter().flat_map(|(_, runs)| runs).collect())
+}
+
+/// Opens a history to [`read`] it: `None` when no run has written it yet. A folder, a FIFO or a
+/// device is refused before a byte is read (a FIFO would be waited on).
+pub fn open(file: &std::path::Path) -> std::io::Result<Option<std::io::BufReader<std::fs::File>>> {
+    let opened = match std::fs::File::open(file) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !opened.metadata()?.is_file() {
+        return Err(std::io::Error::other("it is not a regular file"));
+    }
+    Ok(Some(std::io::BufReader::with_capacity(64 << 10, opened)))
+}
+
+/// The record of line `n` of a history (its bytes, the newline included), `None` for a blank one.
+fn record_of(bytes: &[u8], n: usize) -> Result<Option<HistoryRecord>, BadLine> {
+    let bad = |column: usize, reason: String| BadLine {
+        line: n,
+        column,
+        reason,
+    };
+    if bytes.len() > LINE_BYTES {
+        return Err(bad(
+            1,
+            format!("a line of more than {LINE_BYTES} bytes, longer than any record"),
+        ));
+    }
+    let line = std::str::from_utf8(bytes)
+        .map_err(|e| bad(e.valid_up_to() + 1, "it is not UTF-8 text".to_owned()))?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let record: HistoryRecord = serde_json::from_str(line)
+        .map_err(|e| bad(e.column().max(1), without_place(&e.to_string())))?;
+    if let Some((key, value, range)) = out_of_range(&record) {
+        // The key's place: under `metrics` for a metric, else the record's own.
+        let (path, from) = match key.strip_prefix("metrics.") {
+            Some(name) => (name, line.find("\"metrics\"").unwrap_or(0)),
+            None => (key.as_str(), 0),
+        };
+        let column = line[from..]
+            .find(&format!("\"{path}\""))
+            .map_or(1, |at| from + at + 1);
+        // 1e308 as written, not its 309 digits.
+        let value = if value != 0.0 && !(1e-4..1e6).contains(&value.abs()) {
+            format!("{value:e}")
+        } else {
+            value.to_string()
+        };
+        return Err(bad(column, format!("`{key}` is {value}, outside {range}")));
+    }
+    Ok(Some(record))
+}
+
+/// The first number of a record outside the range its metric takes (a share in 0 to 1, a
+/// latency or a cost 0 or more, every one finite): its key, its value and the range said.
+fn out_of_range(record: &HistoryRecord) -> Option<(String, f64, &'static str)> {
+    use crate::model::metric::{Metric, Range};
+    let said = |range: Range| match range {
+        Range::Unit => "0 to 1, the range of a share",
+        Range::Count => "the whole numbers 0 or more",
+        Range::NonNegative => "the finite numbers 0 or more",
+    };
+    let m = &record.metrics;
+    let own = [
+        ("pass_rate".to_owned(), record.pass_rate, Range::Unit),
+        (
+            "metrics.latency_p50_ms".to_owned(),
+            m.latency_p50,
+            Range::NonNegative,
+        ),
+        (
+            "metrics.cost_usd_total".to_owned(),
+            m.cost_total_usd,
+            Range::NonNegative,
+        ),
+    ];
+    let metrics = Metric::ALL.into_iter().filter_map(|metric| {
+        let value = m.get(metric)?;
+        let name = match metric {
+            // The names the record is written with (`Aggregated`'s serde names).
+            Metric::LatencyMs => "latency_p95_ms",
+            Metric::CostUsd => "cost_usd_per_case",
+            Metric::FlipRate => "max_flip_rate",
+            other => other.name(),
+        };
+        Some((format!("metrics.{name}"), Some(value), metric.about().range))
+    });
+    own.into_iter()
+        .chain(metrics)
+        .find_map(|(key, value, range)| {
+            let value = value?;
+            (!(value.is_finite() && range.holds(value))).then(|| (key, value, said(range)))
         })
-        .collect()
 }
 
 /// serde's message without its own " at line L column C": the caller says where, in the file.
@@ -274,13 +416,85 @@ mod tests {
         assert_eq!(trends("h", &records, Some(2))[0].runs.len(), 2);
     }
 
+    fn read_text(text: &str, last: usize) -> Result<Vec<HistoryRecord>, BadLine> {
+        read(text.as_bytes(), last)
+    }
+
     #[test]
     fn a_line_that_does_not_read_is_located() {
         let good = serde_json::to_string(&record("a", "d", 0.5)).unwrap();
         let text = format!("{good}\n\n{{\"time\": 3}}\n");
-        let bad = read(&text).unwrap_err();
+        let bad = read_text(&text, RUNS_KEPT).unwrap_err();
         assert_eq!((bad.line, bad.column), (3, 10));
         assert_eq!(bad.reason, "invalid type: integer `3`, expected a string");
-        assert_eq!(read(&format!("{good}\n")).unwrap().len(), 1);
+        assert_eq!(read_text(&format!("{good}\n"), RUNS_KEPT).unwrap().len(), 1);
+        // A last line without its newline reads.
+        assert_eq!(read_text(&good, RUNS_KEPT).unwrap().len(), 1);
+        let long = format!("{good}\n{}\n", " ".repeat(LINE_BYTES + 1));
+        let bad = read_text(&long, RUNS_KEPT).unwrap_err();
+        assert_eq!((bad.line, bad.column), (2, 1));
+    }
+
+    #[test]
+    fn only_each_pipelines_newest_runs_are_kept() {
+        let lines: Vec<String> = (0..10)
+            .map(|i| {
+                let pipeline = if i % 2 == 0 { "a" } else { "b" };
+                serde_json::to_string(&record(pipeline, "d", f64::from(i) / 10.0)).unwrap()
+            })
+            .collect();
+        let kept = read_text(&lines.join("\n"), 2).unwrap();
+        let shown: Vec<(Option<&str>, Option<f64>)> = kept
+            .iter()
+            .map(|r| (r.pipeline.as_deref(), r.metrics.anls))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("a"), Some(0.6)),
+                (Some("a"), Some(0.8)),
+                (Some("b"), Some(0.7)),
+                (Some("b"), Some(0.9))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_number_out_of_its_range_is_an_error_at_its_key() {
+        let line = |edit: &dyn Fn(&mut HistoryRecord)| {
+            let mut r = record("a", "d", 0.5);
+            edit(&mut r);
+            serde_json::to_string(&r).unwrap()
+        };
+        type Edit = dyn Fn(&mut HistoryRecord);
+        let cases: [(&Edit, &str); 4] = [
+            (
+                &|r| r.pass_rate = Some(1e308),
+                "`pass_rate` is 1e308, outside 0 to 1",
+            ),
+            (
+                &|r| r.metrics.anls = Some(-1e308),
+                "`metrics.anls` is -1e308, outside 0 to 1",
+            ),
+            (
+                &|r| r.metrics.anls = Some(2.5),
+                "`metrics.anls` is 2.5, outside 0 to 1",
+            ),
+            (
+                &|r| r.metrics.latency_p50 = Some(-5.0),
+                "`metrics.latency_p50_ms` is -5, outside the finite numbers 0 or more",
+            ),
+        ];
+        for (edit, reason) in cases {
+            let text = line(edit);
+            let bad = read_text(&text, RUNS_KEPT).unwrap_err();
+            assert!(bad.reason.starts_with(reason), "{}", bad.reason);
+            let key = reason[1..].split('`').next().unwrap();
+            let name = key.rsplit('.').next().unwrap();
+            assert_eq!(
+                &text[bad.column - 1..][..name.len() + 2],
+                format!("\"{name}\"")
+            );
+        }
     }
 }

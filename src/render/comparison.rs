@@ -81,35 +81,51 @@ fn nothing_listed(c: &RunComparison) -> String {
 
 /// The comparison as a pull-request comment: one verdict line, the runs and the gold, a table
 /// per group, then the tests that changed (regressed first) with their fields. Whatever the
-/// runs' size it keeps within [`COMMENT_LIMIT`] characters: when the whole does not fit, the
-/// groups' tables get half the room (more when the tests need less), the tests the rest, and a
-/// last line says how many tables and rows were left out and where the whole is.
+/// runs' size it keeps within [`COMMENT_LIMIT`] characters, every part counted: the first lines
+/// (within [`HEAD_CHARS`]) and the line about what is left out are kept first, then the
+/// regressed tests, the groups' tables and the other tests, each in that order while they fit;
+/// the last line says how many tables and rows were left out and where the whole is.
 pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
-    let mut out = format!("{}\n\n", markdown_verdict(c));
+    let mut out = format!(
+        "{}\n\n",
+        markdown_verdict(c, HEAD_CHARS - 2 * LABEL_CHARS - GOLD_CHARS)
+    );
     let _ = writeln!(
         out,
         "BASE {} → HEAD {} · {}\n",
-        code(&c.base),
-        code(&c.head),
-        escaped(&gold_line(&c.gold))
+        code(&shortened_to(&c.base, LABEL_CHARS)),
+        code(&shortened_to(&c.head, LABEL_CHARS)),
+        escaped_within(&gold_line(&c.gold), GOLD_CHARS)
     );
     let tables: Vec<String> = c.pipelines.iter().map(pipeline_markdown).collect();
     let sections = test_sections(c);
     let rows: usize = sections.iter().map(|s| s.rows.len()).sum();
     let reserve = reserved(left_out_line(tables.len(), rows, full));
-    let room = COMMENT_LIMIT.saturating_sub(out.chars().count() + reserve);
-    let tests_length: usize = sections.iter().map(Section::length).sum();
-    let tables_length: usize = tables.iter().map(|t| t.chars().count()).sum();
-    let tables_room = if tables_length + tests_length <= room {
-        room
-    } else {
-        (room / 2).max(room.saturating_sub(tests_length))
-    };
-    let (shown_tables, used) = fitting(&tables, tables_room);
+    let mut room = COMMENT_LIMIT.saturating_sub(out.chars().count() + reserve);
+    // What a reviewer acts on first: the regressions, then the groups' numbers, then the rest.
+    let mut shown = vec![0; sections.len()];
+    let regressed = sections
+        .iter()
+        .position(|s| s.kind == ChangeKind::Regressed);
+    if let Some(i) = regressed {
+        let (n, used) = sections[i].fitting(room);
+        (shown[i], room) = (n, room - used);
+    }
+    let (shown_tables, used) = fitting(&tables, room);
+    room -= used;
+    for (i, section) in sections.iter().enumerate() {
+        if Some(i) != regressed {
+            let (n, used) = section.fitting(room);
+            (shown[i], room) = (n, room - used);
+        }
+    }
     for table in &tables[..shown_tables] {
         out.push_str(table);
     }
-    let shown_rows = write_sections(&mut out, &sections, room.saturating_sub(used));
+    for (section, &n) in sections.iter().zip(&shown) {
+        section.write(&mut out, n);
+    }
+    let shown_rows: usize = shown.iter().sum();
     if shown_tables < tables.len() || shown_rows < rows {
         out.push_str(&left_out_line(
             tables.len() - shown_tables,
@@ -119,6 +135,44 @@ pub fn comparison_markdown(c: &RunComparison, full: &FullComparison) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The most characters of the comment's first lines (verdict, runs, gold): the names in them
+/// are the user's, of any length, and the tests need the room.
+const HEAD_CHARS: usize = 16_000;
+/// The most characters of a run's label (its report's path, its id) in the comment.
+const LABEL_CHARS: usize = 200;
+/// The most characters of the line about the gold.
+const GOLD_CHARS: usize = 4_000;
+
+/// `text` escaped for Markdown within `max` characters: cut (before escaping, so that no escape
+/// is cut in two) with `…` where it would be longer.
+fn escaped_within(text: &str, max: usize) -> String {
+    let whole = escaped(text);
+    if whole.chars().count() <= max {
+        return whole;
+    }
+    // The longest start whose escaped form fits; an escape is at most a dozen characters.
+    let (mut low, mut high) = (0, text.chars().count().min(max));
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        if escaped(&shortened_to(text, mid)).chars().count() <= max {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    escaped(&shortened_to(text, low))
+}
+
+/// `text` within `max` characters, its end cut to `…` when longer.
+fn shortened_to(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// How many of `parts`, from the first, fit in `room` characters, and their length.
@@ -136,14 +190,33 @@ fn fitting(parts: &[String], room: usize) -> (usize, usize) {
 
 /// The tests of one kind, as the comment's table rows.
 struct Section {
+    kind: ChangeKind,
     head: String,
     rows: Vec<String>,
 }
 
 impl Section {
-    /// Its length written whole: heading, rows and the blank line after.
-    fn length(&self) -> usize {
-        self.head.chars().count() + self.rows.iter().map(|r| r.chars().count()).sum::<usize>() + 1
+    /// How many of its rows, from the first, fit in `room` characters with its heading and the
+    /// blank line after, and their length: none when not even one row fits.
+    fn fitting(&self, room: usize) -> (usize, usize) {
+        let frame = self.head.chars().count() + 1;
+        let (shown, used) = fitting(&self.rows, room.saturating_sub(frame));
+        match shown {
+            0 => (0, 0),
+            n => (n, used + frame),
+        }
+    }
+
+    /// Writes its heading and its first `shown` rows; nothing when `shown` is 0.
+    fn write(&self, out: &mut String, shown: usize) {
+        if shown == 0 {
+            return;
+        }
+        out.push_str(&self.head);
+        for row in &self.rows[..shown] {
+            out.push_str(row);
+        }
+        out.push('\n');
     }
 }
 
@@ -163,39 +236,10 @@ fn test_sections(c: &RunComparison) -> Vec<Section> {
                 rows.len(),
                 tests_table_head()
             );
-            Section { head, rows }
+            Section { kind, head, rows }
         })
         .filter(|s| !s.rows.is_empty())
         .collect()
-}
-
-/// Writes the sections' rows, in order, that fit in `room` characters; returns how many.
-fn write_sections(out: &mut String, sections: &[Section], room: usize) -> usize {
-    let (mut used, mut shown) = (0, 0);
-    for section in sections {
-        let head = section.head.chars().count();
-        let mut part = String::new();
-        for row in &section.rows {
-            let extra = if part.is_empty() { head + 1 } else { 0 };
-            let length = row.chars().count();
-            if used + extra + length > room {
-                if !part.is_empty() {
-                    out.push_str(&part);
-                    out.push('\n');
-                }
-                return shown;
-            }
-            if part.is_empty() {
-                part.push_str(&section.head);
-            }
-            part.push_str(row);
-            used += extra + length;
-            shown += 1;
-        }
-        out.push_str(&part);
-        out.push('\n');
-    }
-    shown
 }
 
 /// The room kept for the line about what was left out, whatever its number: the same for any
@@ -208,13 +252,15 @@ fn reserved(line: String) -> usize {
 /// `_12 rows left out to stay within GitHub's 65,536 characters: the full comparison is …_`.
 fn left_out_line(tables: usize, rows: usize, full: &FullComparison) -> String {
     let whole = match full {
-        FullComparison::Page(url) => format!("[the full page]({url})"),
-        FullComparison::Report(file) => {
-            format!("the full comparison is `goldgate report --compare` on the report `{file}`")
-        }
-        FullComparison::Run(id) => {
-            format!("the full comparison is `goldgate report --compare` on the run `{id}`")
-        }
+        FullComparison::Page(url) => format!("[the full page]({})", link_target(url)),
+        FullComparison::Report(file) => format!(
+            "the full comparison is `goldgate report --compare` on the report {}",
+            code(file)
+        ),
+        FullComparison::Run(id) => format!(
+            "the full comparison is `goldgate report --compare` on the run {}",
+            code(id)
+        ),
     };
     let rows_text = if rows == 1 {
         "1 row".to_owned()
@@ -227,6 +273,23 @@ fn left_out_line(tables: usize, rows: usize, full: &FullComparison) -> String {
         n => format!("{} and {rows_text}", plural(n, "pipeline table")),
     };
     format!("_{what} left out to stay within GitHub's 65,536 characters: {whole}_")
+}
+
+/// A link's target as written, kept to the link: what would end it or the line (a bracket, a
+/// space, a line break, a control character) percent-encoded, as a URL holds them.
+fn link_target(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        if matches!(c, '<' | '>' | '(' | ')' | '\\') || c.is_whitespace() || c.is_control() {
+            let mut bytes = [0; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 const KINDS: [ChangeKind; 4] = [
@@ -356,7 +419,8 @@ fn verdict_text(c: &RunComparison) -> String {
     )
 }
 
-fn markdown_verdict(c: &RunComparison) -> String {
+/// The comment's first line, its text within `max` characters.
+fn markdown_verdict(c: &RunComparison, max: usize) -> String {
     let v = &c.verdict;
     let held = if v.gate.holds() {
         v.gate.regressions.is_empty()
@@ -364,7 +428,10 @@ fn markdown_verdict(c: &RunComparison) -> String {
         v.failed_gates.is_empty() && v.failed_cases == 0
     };
     let mark = if held { "✅" } else { "❌" };
-    format!("{mark} **goldgate**: {}", escaped(&verdict_text(c)))
+    format!(
+        "{mark} **goldgate**: {}",
+        escaped_within(&verdict_text(c), max)
+    )
 }
 
 /// `cases::aggregate::llm (regression gate: ANLS -0.1177 [-0.1600, -0.0800])`.

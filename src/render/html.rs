@@ -75,10 +75,10 @@ ins { background:#dcf5e3; color:#14532d; text-decoration:none; }
 .at { color:var(--muted); font-size:12.5px; padding:0 14px 8px; margin:0; }
 figure.page { margin:0 14px 12px; display:inline-block; }
 .page-view { position:relative; display:inline-block; max-width:100%; line-height:0; border:1px solid var(--line); }
-.page-view img { display:block; max-width:100%; height:auto; }
+.page-view svg.page-image { display:block; max-width:100%; height:auto; }
 .page-view svg.boxes { position:absolute; left:0; top:0; width:100%; height:100%; }
 figure.page[data-page] { width:min(440px, calc(100% - 28px)); vertical-align:top; }
-figure.page[data-page] .page-view, figure.page[data-page] img { width:100%; }
+figure.page[data-page] .page-view, figure.page[data-page] svg.page-image { width:100%; }
 rect.gold, rect.predicted { fill:none; stroke-width:2.5; vector-effect:non-scaling-stroke; }
 rect.gold { stroke:var(--good); } rect.predicted { stroke:var(--bad); stroke-dasharray:6 3; }
 .key-gold { color:var(--good); font-weight:600; } .key-predicted { color:var(--bad); font-weight:600; }

@@ -138,23 +138,35 @@ pub(super) fn pooled(out: &mut String, rows: &[crate::evaluate::analysis::Pooled
     out.push_str("</section>\n");
 }
 
+/// An image the page holds once, in one place ([`image_definitions`]), and every figure that
+/// shows it refers to by its id: a document shown by twenty failing tests is embedded once.
+#[derive(Debug, PartialEq)]
+pub struct PageImage {
+    /// Its id on the page (`document-3`).
+    pub id: String,
+    /// `image/png` or `image/jpeg`.
+    pub media_type: &'static str,
+    /// Its width and height, in pixels.
+    pub size: (u32, u32),
+    /// The bytes, as base64.
+    pub base64: String,
+}
+
 /// A failing test's document, as the page embeds it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocumentImage {
-    /// A PNG or JPEG image: its media type and its bytes as base64.
-    Embedded {
-        /// `image/png` or `image/jpeg`.
-        media_type: &'static str,
-        /// The bytes, as base64.
-        base64: String,
-    },
-    /// A PDF's pages that the failing fields are on, each drawn as a PNG (base64), or why it is
-    /// not shown; by page number, from 1.
+    /// A PNG or JPEG image, shared by every test that shows it.
+    Embedded(std::sync::Arc<PageImage>),
+    /// A PDF's pages that the failing fields are on, each drawn as a PNG, or why it is not
+    /// shown; by page number, from 1.
     Pages {
         /// The document's path.
         path: String,
         /// The pages, in the order the fields name them.
-        pages: Vec<(u32, Result<String, crate::base::pdf::NotReadable>)>,
+        pages: Vec<(
+            u32,
+            Result<std::sync::Arc<PageImage>, crate::base::pdf::NotReadable>,
+        )>,
     },
     /// A document that cannot be shown, and why (not an image, unreadable, too large).
     NotShown {
@@ -163,6 +175,39 @@ pub enum DocumentImage {
         /// Why, in a few words.
         why: String,
     },
+}
+
+/// Every image the tests' documents show, each once, as SVG definitions that the figures use
+/// (`<use href="#document-3">`): no script, and the page holds each document's bytes once.
+pub(super) fn image_definitions(out: &mut String, documents: &[(String, DocumentImage)]) {
+    let mut written: Vec<&str> = Vec::new();
+    let images = documents.iter().flat_map(|(_, d)| match d {
+        DocumentImage::Embedded(image) => vec![image],
+        DocumentImage::Pages { pages, .. } => {
+            pages.iter().filter_map(|(_, p)| p.as_ref().ok()).collect()
+        }
+        DocumentImage::NotShown { .. } => Vec::new(),
+    });
+    for image in images {
+        if written.contains(&image.id.as_str()) {
+            continue;
+        }
+        if written.is_empty() {
+            out.push_str(
+                "<svg class=\"images\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs>\n",
+            );
+        }
+        let (width, height) = image.size;
+        let _ = writeln!(
+            out,
+            "<image id=\"{}\" width=\"{width}\" height=\"{height}\" href=\"data:{};base64,{}\"/>",
+            image.id, image.media_type, image.base64
+        );
+        written.push(&image.id);
+    }
+    if !written.is_empty() {
+        out.push_str("</defs></svg>\n");
+    }
 }
 
 /// A failing test's fields not found where gold says, drawn on its document: gold's boxes and
@@ -187,16 +232,14 @@ pub(super) fn document_view(
         return;
     }
     match image {
-        DocumentImage::Embedded { media_type, base64 } => {
-            let src = format!("data:{media_type};base64,{base64}");
-            page_figure(out, &case.id, &missed, (1, None), &src);
+        DocumentImage::Embedded(image) => {
+            page_figure(out, &case.id, &missed, (1, None), image);
         }
         DocumentImage::Pages { path, pages } => {
             for (page, drawn) in pages {
                 match drawn {
-                    Ok(base64) => {
-                        let src = format!("data:image/png;base64,{base64}");
-                        page_figure(out, &case.id, &missed, (*page, Some(path)), &src);
+                    Ok(image) => {
+                        page_figure(out, &case.id, &missed, (*page, Some(path)), image);
                     }
                     Err(why) => {
                         let _ = writeln!(
@@ -227,7 +270,7 @@ fn page_figure(
     id: &str,
     missed: &[(&str, crate::evaluate::outcome::FieldGrounding)],
     (shown, pdf): (u32, Option<&String>),
-    src: &str,
+    image: &PageImage,
 ) {
     let on_this_page = |page: Option<u32>| page.unwrap_or(1) == shown;
     let mut boxes = String::new();
@@ -274,11 +317,13 @@ fn page_figure(
         ),
         None => (String::new(), String::new()),
     };
+    let (width, height) = image.size;
     let _ = writeln!(
         out,
-        "<figure class=\"page\" data-test=\"{}\"{data_page}>\n<div class=\"page-view\"><img alt=\"the document of {}\" src=\"{src}\">\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg>\n<svg class=\"boxes labels\" aria-hidden=\"true\">\n{labels}</svg></div>\n<figcaption>{caption}not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
+        "<figure class=\"page\" data-test=\"{}\"{data_page}>\n<div class=\"page-view\"><svg class=\"page-image\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"the document of {}\"><use href=\"#{}\"/></svg>\n<svg class=\"boxes\" viewBox=\"0 0 1 1\" preserveAspectRatio=\"none\" aria-hidden=\"true\">\n{boxes}</svg>\n<svg class=\"boxes labels\" aria-hidden=\"true\">\n{labels}</svg></div>\n<figcaption>{caption}not found where gold says: {}. <span class=\"key-gold\">gold</span> boxes solid, <span class=\"key-predicted\">predicted</span> dashed{}</figcaption>\n</figure>",
         escape(id),
         escape(id),
+        image.id,
         escape(&names.join(", ")),
         escape(&notes)
     );

@@ -47,6 +47,7 @@ pub(super) fn failures(
         out.push_str("<p class=\"none\">None.</p>\n</section>\n");
         return;
     }
+    super::html_analysis::image_definitions(out, documents);
     let open = if count <= OPEN_UP_TO { " open" } else { "" };
     // The numbers of the rows: a column no failing test has is not drawn.
     let shown = Shown {

@@ -315,7 +315,7 @@ fn fields_table(
         },
         names
             .iter()
-            .map(|n| escaped(&one_line(n)))
+            .map(|n| escaped(n))
             .collect::<Vec<_>>()
             .join(" | "),
         "---:|".repeat(names.len())
@@ -330,11 +330,7 @@ fn fields_table(
                 )
             })
             .collect();
-        page.push_str(&format!(
-            "| {} | {} |\n",
-            escaped(&one_line(field)),
-            cells.join(" | ")
-        ));
+        page.push_str(&format!("| {} | {} |\n", escaped(field), cells.join(" | ")));
     }
     if rows.rows.len() > FIELD_ROWS {
         page.push_str(&format!(
@@ -361,7 +357,7 @@ pub(super) fn table_markdown(table: &Table) -> String {
     }
     page.push('\n');
     for row in &table.rows {
-        let cells: Vec<String> = row.iter().map(|c| escaped(&one_line(c))).collect();
+        let cells: Vec<String> = row.iter().map(|c| escaped(c)).collect();
         page.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     if let Some(left_out) = table.left_out_line() {
@@ -381,8 +377,8 @@ fn advice_table(all: &[crate::evaluate::analysis::FieldAcceptance]) -> String {
         page.push_str(&format!(
             "| {} | {} | {} | {:.4} | {:.4} | {} |\n",
             p.threshold,
-            escaped(&one_line(&r.field)),
-            escaped(&one_line(&r.pipeline)),
+            escaped(&r.field),
+            escaped(&r.pipeline),
             p.share,
             p.error_upper,
             r.target_error
@@ -418,13 +414,16 @@ fn text(raw: &str) -> String {
     out
 }
 
-/// Text a Markdown reader shows as is: HTML's `<` and `&` as entities, the punctuation that
-/// makes links, images, emphasis, tables and spans backslash-escaped. An underscore inside a
-/// word (`must_right`) emphasises nothing and stays as it is, and so do `(`, `)` and `!`: with
-/// `[` and `]` escaped they make no link or image.
+/// Text a Markdown reader shows as is, on one line: HTML's `<` and `&` as entities, the
+/// punctuation that makes links, images, emphasis, tables and spans backslash-escaped, and a
+/// word joiner (U+2060, invisible) after each `@`, so that a name like `@octocat` notifies no
+/// one where GitHub reads it. An underscore inside a word (`must_right`) emphasises nothing and
+/// stays as it is, and so do `(`, `)` and `!`: with `[` and `]` escaped they make no link or
+/// image. Every text the Markdown pages write goes through here or [`code`].
 pub(super) fn escaped(text: &str) -> String {
-    // Control characters shown first (`\u{1b}`); their backslash is then escaped as any other.
-    let chars: Vec<char> = super::visible(text).chars().collect();
+    // A newline would end the item, row or heading the text is in, and open a block of its own
+    // (`# …`, `- …`); control characters are shown (`\u{1b}`), their backslash then escaped.
+    let chars: Vec<char> = one_line(text).chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
         let word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
@@ -434,6 +433,8 @@ pub(super) fn escaped(text: &str) -> String {
             '_' if word(i.checked_sub(1).and_then(|j| chars.get(j))) && word(chars.get(i + 1)) => {
                 out.push(c)
             }
+            // GitHub links a mention in text, never in a code span: the joiner breaks it.
+            '@' => out.push_str("@\u{2060}"),
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
                 out.push(c);
@@ -444,9 +445,9 @@ pub(super) fn escaped(text: &str) -> String {
     out
 }
 
-/// A code span of any text: its fence one backtick longer than the longest run inside, padded
-/// with a space when the text starts or ends with a backtick or a space (CommonMark strips one
-/// from each side).
+/// A code span of any text, on one line: its fence one backtick longer than the longest run
+/// inside, padded with a space when the text starts or ends with a backtick or a space
+/// (CommonMark strips one from each side). GitHub makes no mention or link inside it.
 pub(super) fn code(raw: &str) -> String {
     let raw = one_line(raw);
     if raw.is_empty() {
@@ -467,7 +468,7 @@ pub(super) fn code(raw: &str) -> String {
     format!("{fence}{pad}{raw}{pad}{fence}")
 }
 
-/// A line of a list or a table: a newline would end the item or the row.
+/// A line of a list, a table or a heading: a newline (a lone CR too, for GitHub) would end it.
 fn one_line(text: &str) -> String {
     super::visible(&text.replace(['\n', '\r'], " ")).into_owned()
 }

@@ -38,7 +38,7 @@ pub use explain::explain;
 pub use finding::{before_scoring, verdict};
 pub use history::{bad_line, history_page, history_text};
 pub use html::{Page, html_page};
-pub use html_analysis::DocumentImage;
+pub use html_analysis::{DocumentImage, PageImage};
 pub use junit::Junit;
 pub use markdown::{STEP_SUMMARY_LIMIT, step_summary};
 pub use message::{failure_message, field_blocks};

@@ -22,8 +22,8 @@ pub(crate) fn trends_of(numbers: &[CaseNumbers]) -> Vec<Trend> {
     paths
         .into_iter()
         .filter_map(|path| {
-            let text = std::fs::read_to_string(path).ok()?;
-            let records = crate::record::history::read(&text).ok()?;
+            let reader = crate::record::history::open(Path::new(path)).ok()??;
+            let records = crate::record::history::read(reader, PAGE_RUNS).ok()?;
             Some(trends(path, &records, Some(PAGE_RUNS)))
         })
         .flatten()
@@ -148,13 +148,15 @@ fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Resu
     let mut file = crate::base::writing::open_to_append(path)?;
     // The lock is on the file, which is only ever appended to (never replaced by a rename).
     file.lock()?;
+    file.seek(SeekFrom::Start(0))?;
     let marker = format!("\"run\":{}", serde_json::to_string(run)?);
-    if has_run(&mut file, &marker)? {
+    let (present, ends_open) = holds_run(&file, marker.as_bytes())?;
+    if present {
         return Ok(());
     }
     // A hand edit may have left the last line without its newline: a new line starts after it.
     let mut out = String::new();
-    if file.metadata()?.len() > 0 && !ends_with_newline(&mut file)? {
+    if ends_open {
         out.push('\n');
     }
     for record in records {
@@ -165,30 +167,23 @@ fn append_to(path: &Path, run: &str, records: &[HistoryRecord]) -> std::io::Resu
     file.flush()
 }
 
-/// Whether a line of the history read from `file` holds `marker` (the run's id): read a line at
-/// a time, so that a history of years costs one line of memory.
-fn has_run(file: &mut std::fs::File, marker: &str) -> std::io::Result<bool> {
+/// Whether a line of the history holds `marker`, and whether its last line lacks its newline:
+/// read a piece at a time, so that a history of years is checked in the memory of one line.
+fn holds_run(file: &std::fs::File, marker: &[u8]) -> std::io::Result<(bool, bool)> {
     use std::io::BufRead;
-    file.seek(SeekFrom::Start(0))?;
-    let mut reader = std::io::BufReader::new(&*file);
-    let mut line = Vec::new();
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, file);
+    let (mut line, mut ends_open) = (Vec::new(), false);
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            return Ok(false);
+        let limit = crate::record::history::LINE_BYTES as u64;
+        if (&mut reader).take(limit).read_until(b'\n', &mut line)? == 0 {
+            return Ok((false, ends_open));
         }
-        if line.windows(marker.len()).any(|w| w == marker.as_bytes()) {
-            return Ok(true);
+        ends_open = !line.ends_with(b"\n");
+        if line.windows(marker.len()).any(|w| w == marker) {
+            return Ok((true, ends_open));
         }
     }
-}
-
-/// Whether the (non-empty) `file` ends with a line break.
-fn ends_with_newline(file: &mut std::fs::File) -> std::io::Result<bool> {
-    let mut last = [0u8];
-    file.seek(SeekFrom::End(-1))?;
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
 }
 
 /// The time now, in RFC 3339 (UTC, to the second); `SOURCE_DATE_EPOCH` (seconds) sets it, as it
