@@ -347,3 +347,42 @@ fn a_split_run_whose_skips_scored_nothing_fails_at_its_end() {
         stdout(&end)
     );
 }
+
+/// A kept output's file is read back within what a command may print, as JSON writes it (129
+/// MiB), where a committed entry padded to 385 MiB was read whole (1.25 GB resident): an entry
+/// over the bound is no entry, the call made again, and its output kept anew.
+#[test]
+fn a_cache_entry_over_what_a_command_may_print_is_never_read() {
+    use std::io::Write;
+    let dir = project("", ECHO, &[("a", "1")]);
+    let out = goldgate(dir.path(), &["test", "cases"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let cache = dir.path().join(".goldgate/cache");
+    let entry = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.ends_with(".json") && name != "goldgate-cache.json"
+        })
+        .expect("an entry");
+    // The same entry, still JSON, past the bound by trailing white space.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&entry)
+        .unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..130 {
+        file.write_all(&spaces).unwrap();
+    }
+    drop(file);
+    let again = goldgate(dir.path(), &["test", "cases"]);
+    assert!(again.status.success(), "{}", stdout(&again));
+    assert!(
+        stdout(&again).contains("calls: 1 made, none from the cache"),
+        "{}",
+        stdout(&again)
+    );
+    assert!(std::fs::metadata(&entry).unwrap().len() < 1 << 20);
+}

@@ -8,6 +8,14 @@ use super::value::Value;
 /// of a command's output: a recorded output and a live one are held to one size.
 pub const FILE_BYTES: u64 = 64 << 20;
 
+/// The most a kept output's file may hold (an entry of the cache, an output a run's processes
+/// share): a command's standard output at its limit ([`FILE_BYTES`]) as JSON writes it, its quotes
+/// and backslashes escaped (twice its bytes at most, for text), and the rest of the entry. An
+/// output whose entry would be larger (control characters, six bytes each once escaped) is not
+/// kept, only called again; a file over it is no entry, never read: a committed cache cannot make
+/// a run read 385 MiB (and hold 1.25 GB) for an output a command may not print.
+pub const KEPT_OUTPUT_BYTES: u64 = 2 * FILE_BYTES + (1 << 20);
+
 /// How much of a document is read to key a shared command output (keyed by the
 /// document's bytes): its first 64 MiB, with its size and, beyond that, its modification time. A
 /// scan of gigabytes is keyed in a fraction of a second, never held in memory.

@@ -26,9 +26,8 @@ const VERSION: u64 = 1;
 /// The file that marks a folder as a goldgate cache (`goldgate cache` looks for it).
 pub(crate) const MARKER: &str = "goldgate-cache.json";
 
-/// The most an entry may hold: its standard output at the capture limit, every byte of it escaped
-/// by JSON (`\u0000`, six bytes), and the rest of the entry.
-const ENTRY_BYTES: u64 = 6 * crate::base::budget::FILE_BYTES + (1 << 20);
+/// The most an entry may hold ([`crate::base::budget::KEPT_OUTPUT_BYTES`]).
+const ENTRY_BYTES: u64 = crate::base::budget::KEPT_OUTPUT_BYTES;
 
 /// One call of a case's command, as the cache keys it.
 #[derive(Debug, Clone, PartialEq)]
@@ -531,6 +530,10 @@ impl Folder {
             // Never kept (an entry of an earlier version may hold one: it is not shown).
             stderr_tail: String::new(),
         };
+        // No more than a command may print: an entry written by hand is held to it too.
+        if ran.stdout.len() as u64 > crate::base::budget::FILE_BYTES {
+            return None;
+        }
         let run = json.get("run").and_then(|r| r.as_str()).map(str::to_owned);
         Some((ran, run))
     }
@@ -555,7 +558,12 @@ impl Folder {
         if let Some(run) = run {
             entry["run"] = json!(run);
         }
-        writing::replace(&self.entry(key), entry.to_string().as_bytes())?;
+        let entry = entry.to_string();
+        // Larger than a reader takes back: not kept, only called again next time.
+        if entry.len() as u64 > ENTRY_BYTES {
+            return Ok(());
+        }
+        writing::replace(&self.entry(key), entry.as_bytes())?;
         let parts: serde_json::Map<String, serde_json::Value> = key
             .parts
             .iter()

@@ -340,16 +340,17 @@ impl Commands {
             Err(why) => json!({"error": why.to_string()}),
         };
         // Without the lock or the folder the output is still right, only not shared.
-        if held.is_ok() {
-            let _ = write_atomically(&entry, kept.to_string().as_bytes());
+        // An output larger than a reader takes back is not shared: each process calls.
+        let kept = kept.to_string();
+        if held.is_ok() && kept.len() as u64 <= KEPT_BYTES {
+            let _ = write_atomically(&entry, kept.as_bytes());
         }
         result.map_err(Uncalled::Failed)
     }
 }
 
-/// The most a kept output's file may hold: its standard output at the capture limit (the input
-/// budget), every byte of it escaped by JSON (`\u0000`, six bytes), and the rest of the entry.
-const KEPT_BYTES: u64 = 6 * crate::base::budget::FILE_BYTES + (1 << 20);
+/// The most a kept output's file may hold ([`crate::base::budget::KEPT_OUTPUT_BYTES`]).
+const KEPT_BYTES: u64 = crate::base::budget::KEPT_OUTPUT_BYTES;
 
 fn read_kept(entry: &Path) -> Option<Result<Ran, CallError>> {
     let json: serde_json::Value =
