@@ -253,6 +253,22 @@ impl Normalize {
         true
     }
 
+    /// Whether `needle` is in `text`, both normalized by these steps. With accents kept (and
+    /// another step on) a text is in NFC, where an accent may be inside a letter: both are then
+    /// searched decomposed (NFD), so that a mark is found however it was typed (`\u{301}` in
+    /// `Café`), and a match never ends inside a letter (`cafe` is not in `café`).
+    pub(crate) fn contains(&self, text: &str, needle: &str) -> bool {
+        if !self.composes_only() || (text.is_ascii() && needle.is_ascii()) {
+            return text.contains(needle);
+        }
+        let (text, needle): (String, String) = (text.nfd().collect(), needle.nfd().collect());
+        text.match_indices(needle.as_str()).any(|(at, _)| {
+            text[at + needle.len()..].chars().next().is_none_or(|next| {
+                unicode_normalization::char::canonical_combining_class(next) == 0
+            })
+        })
+    }
+
     /// Whether the text is brought to NFC without its accents stripped: accents kept while
     /// another step is on (all off is the raw text, compared as written).
     fn composes_only(&self) -> bool {
@@ -619,5 +635,11 @@ mod tests {
         assert_eq!(accents.apply("\u{212B}"), "\u{e5}");
         assert_eq!(accents.apply("pay\u{e9}e"), "pay\u{e9}e");
         assert_eq!(Normalize::NONE.apply("e\u{301}"), "e\u{301}");
+        // Searched decomposed: a mark is found inside a letter, a match never ends inside one.
+        let (cafe, composed) = (accents.apply("Cafe\u{301}"), accents.apply("Caf\u{e9}"));
+        assert!(accents.contains(&cafe, "\u{301}") && accents.contains(&composed, "\u{301}"));
+        assert!(accents.contains(&composed, "f\u{e9}") && accents.contains(&cafe, "caf"));
+        assert!(!accents.contains(&composed, "cafe"));
+        assert!(!accents.contains(&accents.apply("pay\u{e9}e"), "payee"));
     }
 }

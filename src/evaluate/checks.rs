@@ -563,7 +563,7 @@ fn needles_said(
 ) -> (bool, Vec<String>) {
     let failing: Vec<String> = needles
         .iter()
-        .filter(|s| norm.contains(&normalize.apply_visible(s)) != wanted)
+        .filter(|s| normalize.contains(norm, &normalize.apply_visible(s)) != wanted)
         .cloned()
         .collect();
     let held = failing.is_empty();
