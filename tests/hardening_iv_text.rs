@@ -3,19 +3,7 @@
 //! `not_contains: [payée]` finds a decomposed "payée".
 
 mod support;
-use support::{goldgate, stdout, write_files};
-
-/// The tests of a run's output with their verdicts, sorted.
-fn verdicts(out: &str) -> Vec<(String, String)> {
-    let mut lines: Vec<(String, String)> = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("test "))
-        .filter_map(|l| l.split_once(" ... "))
-        .map(|(name, verdict)| (name.trim().to_owned(), verdict.to_owned()))
-        .collect();
-    lines.sort();
-    lines
-}
+use support::{goldgate, stdout, verdict_of, write_files};
 
 #[test]
 fn accents_kept_still_compare_one_unicode_form() {
@@ -45,14 +33,16 @@ fn accents_kept_still_compare_one_unicode_form() {
         ],
     );
     let out = stdout(&goldgate(dir.path(), &["test", "cases"]));
-    let expected: Vec<(String, String)> = [
+    for (name, verdict) in [
         ("em", "ok"),
         ("not_contains", "FAILED"),
         ("other_letter", "FAILED"),
         ("raw", "FAILED"),
-    ]
-    .iter()
-    .map(|(n, v)| (n.to_string(), v.to_string()))
-    .collect();
-    assert_eq!(verdicts(&out), expected, "{out}");
+    ] {
+        assert_eq!(
+            verdict_of(&out, name),
+            format!("test {name} ... {verdict}"),
+            "{out}"
+        );
+    }
 }

@@ -78,6 +78,12 @@ pub fn pdf(pages: &[Page], streams: &[(&str, Vec<u8>)]) -> Vec<u8> {
     for (dict, bytes) in streams {
         objects.push(stream(dict, bytes));
     }
+    with_xref(&objects)
+}
+
+/// A PDF of these objects (1 is the catalog), numbered in order, with a cross-reference table:
+/// for a test that writes its objects itself.
+pub fn with_xref(objects: &[Vec<u8>]) -> Vec<u8> {
     let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
