@@ -795,14 +795,10 @@ fn scratch(fixture: &str) -> tempfile::TempDir {
 
 fn goldgate_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_goldgate"));
-    // A run of this crate's tests under nextest must not make the fixtures' runs one run.
-    cmd.env_remove("NEXTEST_RUN_ID")
-        .env_remove("GOLDGATE_RUN_ID");
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("GOLDGATE_REPORT")
-        .env_remove("GOLDGATE_UPDATE");
+    // A run of this crate's tests under nextest or `cargo goldgate test` must not make the
+    // fixtures' runs part of it: none of the caller's run settings reach them.
+    support::clear_run_settings(&mut cmd);
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
     for (k, v) in env {
         cmd.env(k, v);
     }
